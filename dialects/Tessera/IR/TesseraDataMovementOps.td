@@ -1,0 +1,163 @@
+// TesseraDataMovementOps.td - reshape, transpose, expand, concat, split, slice, gather.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#ifndef TESSERA_DATA_MOVEMENT_OPS_TD
+#define TESSERA_DATA_MOVEMENT_OPS_TD
+
+include "Tessera/IR/TesseraBase.td"
+
+def Tessera_ReshapeOp : Tessera_PureOp<"reshape", [
+    SameOperandsAndResultElementType]> {
+  let summary = "reinterpret a tensor with a new shape";
+  let description = [{
+    Returns the elements of `input`, in row-major order, with the result's
+    shape. When the result has dynamic dimensions, the optional 1-D `shape`
+    operand gives the runtime shape (one entry per result dimension).
+
+    ```mlir
+    %r = tessera.reshape %x : tensor<1x128x768xf32> -> tensor<1x128x12x64xf32>
+    %d = tessera.reshape %y shape(%s : tensor<3xi64>) : tensor<?x768xf32> -> tensor<?x12x64xf32>
+    ```
+  }];
+  let arguments = (ins Tessera_Tensor:$input,
+                       Optional<Tessera_IndexTensor>:$shape);
+  let results = (outs Tessera_Tensor:$result);
+  let assemblyFormat = [{
+    $input (`shape` `(` $shape^ `:` type($shape) `)`)? attr-dict `:`
+    type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Tessera_TransposeOp : Tessera_PureOp<"transpose", [
+    SameOperandsAndResultElementType,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = "permute dimensions";
+  let description = [{
+    Result dimension `i` is input dimension `permutation[i]` (ONNX Transpose).
+
+    ```mlir
+    %t = tessera.transpose %x [0, 2, 1, 3] : tensor<1x128x12x64xf32> -> tensor<1x12x128x64xf32>
+    ```
+  }];
+  let arguments = (ins Tessera_Tensor:$input, DenseI64ArrayAttr:$permutation);
+  let results = (outs Tessera_Tensor:$result);
+  let assemblyFormat = [{
+    $input $permutation attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasFolder = 1;
+}
+
+def Tessera_ExpandOp : Tessera_PureOp<"expand", [
+    SameOperandsAndResultElementType]> {
+  let summary = "broadcast a tensor to a larger shape";
+  let description = [{
+    Broadcasts `input` numpy-style to the result's shape (ONNX Expand, with
+    the result shape already resolved). The optional `shape` operand gives
+    the runtime shape when the result has dynamic dimensions.
+
+    ```mlir
+    %e = tessera.expand %x : tensor<1x768xf32> -> tensor<128x768xf32>
+    ```
+  }];
+  let arguments = (ins Tessera_Tensor:$input,
+                       Optional<Tessera_IndexTensor>:$shape);
+  let results = (outs Tessera_Tensor:$result);
+  let assemblyFormat = [{
+    $input (`shape` `(` $shape^ `:` type($shape) `)`)? attr-dict `:`
+    type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Tessera_ConcatOp : Tessera_PureOp<"concat", [
+    SameOperandsAndResultElementType,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = "join tensors along one axis";
+  let description = [{
+    Concatenates `inputs` along `axis` (negative counts from the back); all
+    other dimensions must agree.
+
+    ```mlir
+    %c = tessera.concat %a, %b axis 1 : tensor<1x1x768xf32>, tensor<1x196x768xf32> -> tensor<1x197x768xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Tessera_Tensor>:$inputs, I64Attr:$axis);
+  let results = (outs Tessera_Tensor:$result);
+  let assemblyFormat = [{
+    $inputs `axis` $axis attr-dict `:` type($inputs) `->` type($result)
+  }];
+  let hasFolder = 1;
+}
+
+def Tessera_SplitOp : Tessera_PureOp<"split"> {
+  let summary = "cut a tensor into pieces along one axis";
+  let description = [{
+    Splits `input` along `axis` into one result per entry of `sizes`, or
+    into equal pieces, one per result, when `sizes` is absent (ONNX Split).
+
+    ```mlir
+    %q, %k, %v = tessera.split %qkv axis 2 : tensor<1x128x2304xf32> -> tensor<1x128x768xf32>, tensor<1x128x768xf32>, tensor<1x128x768xf32>
+    ```
+  }];
+  let arguments = (ins Tessera_Tensor:$input, I64Attr:$axis,
+                       OptionalAttr<DenseI64ArrayAttr>:$sizes);
+  let results = (outs Variadic<Tessera_Tensor>:$results);
+  let assemblyFormat = [{
+    $input `axis` $axis (`sizes` $sizes^)? attr-dict `:` type($input) `->`
+    type($results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tessera_SliceOp : Tessera_PureOp<"slice", [
+    SameOperandsAndResultElementType,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = "strided slice along chosen axes";
+  let description = [{
+    ONNX Slice with constant bounds: for each `axes[i]` (all axes in order
+    when `axes` is absent) take `starts[i]` up to but excluding `ends[i]`
+    with stride `steps[i]` (default 1). Negative starts and ends count from
+    the back and out-of-range values clamp, as in ONNX; a negative step
+    walks backwards.
+
+    ```mlir
+    %s = tessera.slice %x starts [0] ends [64] axes [2] : tensor<1x128x128xf32> -> tensor<1x128x64xf32>
+    ```
+  }];
+  let arguments = (ins Tessera_Tensor:$input, DenseI64ArrayAttr:$starts,
+                       DenseI64ArrayAttr:$ends,
+                       OptionalAttr<DenseI64ArrayAttr>:$axes,
+                       OptionalAttr<DenseI64ArrayAttr>:$steps);
+  let results = (outs Tessera_Tensor:$result);
+  let assemblyFormat = [{
+    $input `starts` $starts `ends` $ends (`axes` $axes^)? (`steps` $steps^)?
+    attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasFolder = 1;
+}
+
+def Tessera_GatherOp : Tessera_PureOp<"gather", [
+    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = "index along one axis (embedding lookup)";
+  let description = [{
+    ONNX Gather: the result is `input[:axis] + indices.shape +
+    input[axis+1:]`, taking the `input` slices that `indices` name along
+    `axis`. Negative indices count from the back; an index out of range is
+    undefined behaviour at run time, as in ONNX.
+
+    ```mlir
+    %e = tessera.gather %table[%ids] axis 0 : tensor<30522x768xf32>, tensor<1x128xi64> -> tensor<1x128x768xf32>
+    ```
+  }];
+  let arguments = (ins Tessera_Tensor:$input, Tessera_IndexTensor:$indices,
+                       DefaultValuedAttr<I64Attr, "0">:$axis);
+  let results = (outs Tessera_Tensor:$result);
+  let assemblyFormat = [{
+    $input `[` $indices `]` `axis` $axis attr-dict `:` type($input) `,`
+    type($indices) `->` type($result)
+  }];
+}
+
+#endif // TESSERA_DATA_MOVEMENT_OPS_TD

@@ -1,0 +1,104 @@
+// TesseraReductionOps.td - reductions, softmax and normalization ops.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#ifndef TESSERA_REDUCTION_OPS_TD
+#define TESSERA_REDUCTION_OPS_TD
+
+include "Tessera/IR/TesseraBase.td"
+
+class Tessera_ReduceOp<string mnemonic, string desc>
+    : Tessera_PureOp<mnemonic, [
+          SameOperandsAndResultElementType,
+          DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = desc # " over the given axes";
+  let description = [{
+    Reduces `input` over `axes` (negative axes count from the back) with
+    the }] # desc # [{. With `keepdims` (the default, as in ONNX) reduced
+    dimensions stay as size 1; without it they are removed.
+
+    ```mlir
+    %m = tessera.}] # mnemonic # [{ %x [-1] : tensor<2x8xf32> -> tensor<2x1xf32>
+    ```
+  }];
+  let arguments = (ins Tessera_IntOrFloatTensor:$input,
+                       DenseI64ArrayAttr:$axes,
+                       DefaultValuedAttr<BoolAttr, "true">:$keepdims);
+  let results = (outs Tessera_IntOrFloatTensor:$result);
+  let assemblyFormat = [{
+    $input $axes attr-dict `:` type($input) `->` type($result)
+  }];
+}
+
+def Tessera_ReduceSumOp : Tessera_ReduceOp<"reduce_sum", "sum">;
+def Tessera_ReduceMeanOp : Tessera_ReduceOp<"reduce_mean", "arithmetic mean">;
+def Tessera_ReduceMaxOp : Tessera_ReduceOp<"reduce_max", "maximum">;
+def Tessera_ReduceMinOp : Tessera_ReduceOp<"reduce_min", "minimum">;
+
+class Tessera_SoftmaxOpBase<string mnemonic, string desc>
+    : Tessera_PureOp<mnemonic, [SameOperandsAndResultType]> {
+  let summary = desc # " along one axis";
+  let description = [{
+    Computes the }] # desc # [{ of `input` along `axis` (default -1, the
+    last), with the maximum subtracted first for stability (ONNX opset 13
+    semantics; the importer rewrites older coerce-to-2D forms).
+  }];
+  let arguments = (ins Tessera_FloatTensor:$input,
+                       DefaultValuedAttr<I64Attr, "-1">:$axis);
+  let results = (outs Tessera_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+def Tessera_SoftmaxOp : Tessera_SoftmaxOpBase<"softmax", "softmax">;
+def Tessera_LogSoftmaxOp : Tessera_SoftmaxOpBase<"log_softmax", "log of softmax">;
+
+def Tessera_LayerNormOp : Tessera_PureOp<"layer_norm", [
+    AttrSizedOperandSegments, AllTypesMatch<["input", "result"]>]> {
+  let summary = "layer normalization over the trailing dimensions";
+  let description = [{
+    Normalizes `input` over the dimensions from `axis` to the last to zero
+    mean and unit variance (`(x - mean) / sqrt(var + epsilon)`), then
+    multiplies by `scale` and adds `bias` when given. `scale` and `bias`
+    broadcast to the normalized shape (ONNX LayerNormalization).
+
+    ```mlir
+    %y = tessera.layer_norm %x scale(%g : tensor<768xf32>) bias(%b : tensor<768xf32>) {epsilon = 1.0e-12 : f32} : tensor<1x128x768xf32>
+    ```
+  }];
+  let arguments = (ins Tessera_FloatTensor:$input,
+                       Optional<Tessera_FloatTensor>:$scale,
+                       Optional<Tessera_FloatTensor>:$bias,
+                       DefaultValuedAttr<I64Attr, "-1">:$axis,
+                       DefaultValuedAttr<F32Attr, "1.0e-5f">:$epsilon);
+  let results = (outs Tessera_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input (`scale` `(` $scale^ `:` type($scale) `)`)?
+    (`bias` `(` $bias^ `:` type($bias) `)`)? attr-dict `:` type($input)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tessera_RmsNormOp : Tessera_PureOp<"rms_norm", [
+    AllTypesMatch<["input", "result"]>]> {
+  let summary = "root-mean-square normalization over the trailing dimensions";
+  let description = [{
+    `x / sqrt(mean(x^2) + epsilon) * scale` with the mean taken over the
+    dimensions from `axis` to the last (LLaMA's RMSNorm). `scale`
+    broadcasts to the normalized shape.
+
+    ```mlir
+    %y = tessera.rms_norm %x scale(%g : tensor<4096xf32>) {epsilon = 1.0e-6 : f32} : tensor<1x16x4096xf32>
+    ```
+  }];
+  let arguments = (ins Tessera_FloatTensor:$input,
+                       Optional<Tessera_FloatTensor>:$scale,
+                       DefaultValuedAttr<I64Attr, "-1">:$axis,
+                       DefaultValuedAttr<F32Attr, "1.0e-6f">:$epsilon);
+  let results = (outs Tessera_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input (`scale` `(` $scale^ `:` type($scale) `)`)? attr-dict `:`
+    type($input)
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // TESSERA_REDUCTION_OPS_TD

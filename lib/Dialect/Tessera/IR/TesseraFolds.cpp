@@ -1,0 +1,259 @@
+//===- TesseraFolds.cpp - folders of the tessera ops ----------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// Folds never change a value's type: an identity folds only when the
+// surviving operand already has the result's type (no implicit broadcast).
+// Constant folding stays small so that weights are never expanded in the
+// compiler's memory.
+//
+//===----------------------------------------------------------------------===//
+#include "OpUtils.h"
+#include "tessera/Dialect/Tessera/IR/TesseraOps.h"
+
+#include "mlir/Dialect/CommonFolders.h"
+#include "mlir/IR/Matchers.h"
+
+using namespace mlir;
+using namespace mlir::tessera;
+
+/// Constants with more elements than this are not folded elementwise.
+static constexpr int64_t kMaxFoldedElements = 1 << 16;
+
+static bool isSmallConstant(Attribute attr) {
+  auto elements = dyn_cast_or_null<ElementsAttr>(attr);
+  return elements && (elements.isSplat() ||
+                      elements.getNumElements() <= kMaxFoldedElements);
+}
+
+/// Folds `op(lhs, rhs)` over constant operands of the result's type with
+/// `floatFn` or `intFn` (either may be null to skip that element kind).
+template <typename FloatFn, typename IntFn>
+static OpFoldResult foldConstants(ArrayRef<Attribute> operands,
+                                  Type resultType, FloatFn floatFn,
+                                  IntFn intFn) {
+  if (operands.size() != 2 || !isSmallConstant(operands[0]) ||
+      !isSmallConstant(operands[1]))
+    return {};
+  if (cast<ElementsAttr>(operands[0]).getType() != resultType ||
+      cast<ElementsAttr>(operands[1]).getType() != resultType)
+    return {};
+  Type elementType = cast<ShapedType>(resultType).getElementType();
+  if constexpr (!std::is_same_v<FloatFn, std::nullptr_t>)
+    if (isa<FloatType>(elementType))
+      return constFoldBinaryOp<FloatAttr, APFloat, void>(operands, resultType,
+                                                         floatFn);
+  if constexpr (!std::is_same_v<IntFn, std::nullptr_t>)
+    if (isa<IntegerType>(elementType))
+      return constFoldBinaryOpConditional<IntegerAttr, APInt, void>(
+          operands, resultType, intFn);
+  return {};
+}
+
+/// Returns `value` when it already has `type`, so that an identity fold does
+/// not silently drop a broadcast.
+static OpFoldResult sameTypeOrNull(Value value, Type type) {
+  return value.getType() == type ? OpFoldResult(value) : OpFoldResult();
+}
+
+static bool isZero(Value value) {
+  return matchPattern(value, m_AnyZeroFloat()) || matchPattern(value, m_Zero());
+}
+
+static bool isOne(Value value) {
+  return matchPattern(value, m_OneFloat()) || matchPattern(value, m_One());
+}
+
+static std::optional<APInt> wrap(APInt value) { return value; }
+
+//===----------------------------------------------------------------------===//
+// Binary arithmetic
+//===----------------------------------------------------------------------===//
+
+OpFoldResult AddOp::fold(FoldAdaptor adaptor) {
+  if (isZero(getRhs()))
+    if (OpFoldResult same = sameTypeOrNull(getLhs(), getType()))
+      return same;
+  return foldConstants(
+      adaptor.getOperands(), getType(),
+      [](const APFloat &a, const APFloat &b) { return a + b; },
+      [](const APInt &a, const APInt &b) { return wrap(a + b); });
+}
+
+OpFoldResult SubOp::fold(FoldAdaptor adaptor) {
+  if (isZero(getRhs()))
+    if (OpFoldResult same = sameTypeOrNull(getLhs(), getType()))
+      return same;
+  return foldConstants(
+      adaptor.getOperands(), getType(),
+      [](const APFloat &a, const APFloat &b) { return a - b; },
+      [](const APInt &a, const APInt &b) { return wrap(a - b); });
+}
+
+OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
+  if (isOne(getRhs()))
+    if (OpFoldResult same = sameTypeOrNull(getLhs(), getType()))
+      return same;
+  return foldConstants(
+      adaptor.getOperands(), getType(),
+      [](const APFloat &a, const APFloat &b) { return a * b; },
+      [](const APInt &a, const APInt &b) { return wrap(a * b); });
+}
+
+OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
+  if (isOne(getRhs()))
+    if (OpFoldResult same = sameTypeOrNull(getLhs(), getType()))
+      return same;
+  // Integer division by zero or INT_MIN / -1 is left to run time.
+  return foldConstants(
+      adaptor.getOperands(), getType(),
+      [](const APFloat &a, const APFloat &b) { return a / b; },
+      [](const APInt &a, const APInt &b) -> std::optional<APInt> {
+        if (b.isZero() || (a.isMinSignedValue() && b.isAllOnes()))
+          return std::nullopt;
+        return a.sdiv(b);
+      });
+}
+
+OpFoldResult PowOp::fold(FoldAdaptor) {
+  if (isOne(getRhs()))
+    return sameTypeOrNull(getLhs(), getType());
+  return {};
+}
+
+OpFoldResult MaxOp::fold(FoldAdaptor adaptor) {
+  if (getLhs() == getRhs())
+    return sameTypeOrNull(getLhs(), getType());
+  return foldConstants(
+      adaptor.getOperands(), getType(),
+      [](const APFloat &a, const APFloat &b) { return llvm::maximum(a, b); },
+      [](const APInt &a, const APInt &b) { return wrap(llvm::APIntOps::smax(a, b)); });
+}
+
+OpFoldResult MinOp::fold(FoldAdaptor adaptor) {
+  if (getLhs() == getRhs())
+    return sameTypeOrNull(getLhs(), getType());
+  return foldConstants(
+      adaptor.getOperands(), getType(),
+      [](const APFloat &a, const APFloat &b) { return llvm::minimum(a, b); },
+      [](const APInt &a, const APInt &b) { return wrap(llvm::APIntOps::smin(a, b)); });
+}
+
+//===----------------------------------------------------------------------===//
+// Logic
+//===----------------------------------------------------------------------===//
+
+OpFoldResult AndOp::fold(FoldAdaptor adaptor) {
+  if (getLhs() == getRhs() || matchPattern(getRhs(), m_One()))
+    if (OpFoldResult same = sameTypeOrNull(getLhs(), getType()))
+      return same;
+  return foldConstants(adaptor.getOperands(), getType(), nullptr,
+                       [](const APInt &a, const APInt &b) { return wrap(a & b); });
+}
+
+OpFoldResult OrOp::fold(FoldAdaptor adaptor) {
+  if (getLhs() == getRhs() || matchPattern(getRhs(), m_Zero()))
+    if (OpFoldResult same = sameTypeOrNull(getLhs(), getType()))
+      return same;
+  return foldConstants(adaptor.getOperands(), getType(), nullptr,
+                       [](const APInt &a, const APInt &b) { return wrap(a | b); });
+}
+
+OpFoldResult XorOp::fold(FoldAdaptor adaptor) {
+  if (matchPattern(getRhs(), m_Zero()))
+    if (OpFoldResult same = sameTypeOrNull(getLhs(), getType()))
+      return same;
+  return foldConstants(adaptor.getOperands(), getType(), nullptr,
+                       [](const APInt &a, const APInt &b) { return wrap(a ^ b); });
+}
+
+OpFoldResult NotOp::fold(FoldAdaptor) {
+  if (auto inner = getInput().getDefiningOp<NotOp>())
+    return inner.getInput();
+  return {};
+}
+
+OpFoldResult WhereOp::fold(FoldAdaptor) {
+  if (getOnTrue() == getOnFalse())
+    return sameTypeOrNull(getOnTrue(), getType());
+  if (matchPattern(getCondition(), m_One()))
+    return sameTypeOrNull(getOnTrue(), getType());
+  if (matchPattern(getCondition(), m_Zero()))
+    return sameTypeOrNull(getOnFalse(), getType());
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// Unary
+//===----------------------------------------------------------------------===//
+
+OpFoldResult NegOp::fold(FoldAdaptor) {
+  if (auto inner = getInput().getDefiningOp<NegOp>())
+    return inner.getInput();
+  return {};
+}
+
+OpFoldResult CastOp::fold(FoldAdaptor) {
+  return sameTypeOrNull(getInput(), getType());
+}
+
+//===----------------------------------------------------------------------===//
+// Data movement
+//===----------------------------------------------------------------------===//
+
+OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
+  // reshape(reshape(x)) is one reshape of x: only the final shape matters.
+  if (auto inner = getInput().getDefiningOp<ReshapeOp>()) {
+    getInputMutable().assign(inner.getInput());
+    return getResult();
+  }
+  if (auto dense = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput()))
+    if (getType().hasStaticShape())
+      return dense.reshape(getType());
+  return {};
+}
+
+OpFoldResult TransposeOp::fold(FoldAdaptor) {
+  ArrayRef<int64_t> perm = getPermutation();
+  if (llvm::equal(perm, llvm::seq<int64_t>(0, perm.size())))
+    return getInput();
+  // transpose(transpose(x, inner), outer) == transpose(x, inner o outer).
+  if (auto inner = getInput().getDefiningOp<TransposeOp>()) {
+    ArrayRef<int64_t> innerPerm = inner.getPermutation();
+    SmallVector<int64_t> composed;
+    for (int64_t dim : perm)
+      composed.push_back(innerPerm[dim]);
+    getInputMutable().assign(inner.getInput());
+    setPermutation(composed);
+    return getResult();
+  }
+  return {};
+}
+
+OpFoldResult ExpandOp::fold(FoldAdaptor) {
+  return sameTypeOrNull(getInput(), getType());
+}
+
+OpFoldResult ConcatOp::fold(FoldAdaptor) {
+  if (getInputs().size() == 1)
+    return sameTypeOrNull(getInputs().front(), getType());
+  return {};
+}
+
+OpFoldResult SliceOp::fold(FoldAdaptor) {
+  // A unit-stride slice with the input's static shape takes everything.
+  std::optional<ArrayRef<int64_t>> steps = getSteps();
+  bool unitSteps = !steps || llvm::all_of(*steps, [](int64_t s) {
+    return s == 1;
+  });
+  if (unitSteps && getInput().getType().hasStaticShape())
+    return sameTypeOrNull(getInput(), getType());
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// Constants
+//===----------------------------------------------------------------------===//
+
+OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }

@@ -1,0 +1,31 @@
+//===- InitTessera.cpp - registration of every dialect and pass Tessera uses //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#include "tessera/InitTessera.h"
+#include "tessera/Dialect/Tessera/IR/TesseraDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+void tessera::registerAllDialects(mlir::DialectRegistry &registry) {
+  registry.insert<mlir::tessera::TesseraDialect, mlir::func::FuncDialect,
+                  mlir::arith::ArithDialect, mlir::math::MathDialect,
+                  mlir::tensor::TensorDialect, mlir::linalg::LinalgDialect,
+                  mlir::bufferization::BufferizationDialect,
+                  mlir::memref::MemRefDialect, mlir::scf::SCFDialect,
+                  mlir::vector::VectorDialect, mlir::LLVM::LLVMDialect>();
+}
+
+void tessera::registerAllPasses() {
+  // Generic transformations: canonicalize, cse, inline, symbol-dce, ...
+  mlir::registerTransformsPasses();
+}

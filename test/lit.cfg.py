@@ -1,0 +1,23 @@
+# lit.cfg.py - configuration of Tessera's lit test suites.
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "Tessera"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir"]
+config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Inputs", "Unit"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.tessera_obj_root, "test")
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+llvm_config.with_system_environment(["HOME", "TMP", "TEMP"])
+llvm_config.use_default_substitutions()
+
+# Tessera's tools come first, then FileCheck, not, split-file from LLVM.
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+tool_dirs = [config.tessera_tools_dir, config.llvm_tools_dir]
+llvm_config.add_tool_substitutions(["tessera-opt"], tool_dirs)
+
