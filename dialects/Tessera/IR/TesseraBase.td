@@ -71,6 +71,21 @@ def Tessera_FusionKind : I32EnumAttr<"FusionKind",
 }
 
 //===----------------------------------------------------------------------===//
+// Traits
+//===----------------------------------------------------------------------===//
+
+// Verifies an op by running its shape inference with its location, so users
+// see why a shape is wrong. Every op that infers its result type carries it
+// next to InferTypeOpInterface (see Tessera_InferredResult).
+def Tessera_InferredResultShape : NativeOpTrait<"InferredResultShape"> {
+  let cppNamespace = "::mlir::tessera::OpTrait";
+}
+
+// Result type inference plus the verifier that reports its errors.
+defvar Tessera_InferredResult = [
+  DeclareOpInterfaceMethods<InferTypeOpInterface>, Tessera_InferredResultShape];
+
+//===----------------------------------------------------------------------===//
 // Op base classes
 //===----------------------------------------------------------------------===//
 

@@ -35,8 +35,7 @@ def Tessera_MatmulOp : Tessera_PureOp<"matmul"> {
   let hasVerifier = 1;
 }
 
-def Tessera_Conv2dOp : Tessera_PureOp<"conv2d", [
-    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+def Tessera_Conv2dOp : Tessera_PureOp<"conv2d", Tessera_InferredResult> {
   let summary = "2-D convolution in NCHW layout (patch embeddings)";
   let description = [{
     ONNX Conv on 4-D tensors: `input` is `N x C x H x W`, `filter` is
@@ -60,8 +59,7 @@ def Tessera_Conv2dOp : Tessera_PureOp<"conv2d", [
   }];
 }
 
-def Tessera_AttentionOp : Tessera_PureOp<"attention", [
-    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+def Tessera_AttentionOp : Tessera_PureOp<"attention", Tessera_InferredResult> {
   let summary = "scaled dot-product attention";
   let description = [{
     `softmax(scale * q @ k^T + mask) @ v` over the last two dimensions;

@@ -6,7 +6,7 @@
 include "Tessera/IR/TesseraBase.td"
 
 def Tessera_ReshapeOp : Tessera_PureOp<"reshape", [
-    SameOperandsAndResultElementType]> {
+    AllElementTypesMatch<["input", "result"]>]> {
   let summary = "reinterpret a tensor with a new shape";
   let description = [{
     Returns the elements of `input`, in row-major order, with the result's
@@ -30,8 +30,7 @@ def Tessera_ReshapeOp : Tessera_PureOp<"reshape", [
 }
 
 def Tessera_TransposeOp : Tessera_PureOp<"transpose", [
-    SameOperandsAndResultElementType,
-    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+    SameOperandsAndResultElementType] # Tessera_InferredResult> {
   let summary = "permute dimensions";
   let description = [{
     Result dimension `i` is input dimension `permutation[i]` (ONNX Transpose).
@@ -49,7 +48,7 @@ def Tessera_TransposeOp : Tessera_PureOp<"transpose", [
 }
 
 def Tessera_ExpandOp : Tessera_PureOp<"expand", [
-    SameOperandsAndResultElementType]> {
+    AllElementTypesMatch<["input", "result"]>]> {
   let summary = "broadcast a tensor to a larger shape";
   let description = [{
     Broadcasts `input` numpy-style to the result's shape (ONNX Expand, with
@@ -72,8 +71,7 @@ def Tessera_ExpandOp : Tessera_PureOp<"expand", [
 }
 
 def Tessera_ConcatOp : Tessera_PureOp<"concat", [
-    SameOperandsAndResultElementType,
-    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+    SameOperandsAndResultElementType] # Tessera_InferredResult> {
   let summary = "join tensors along one axis";
   let description = [{
     Concatenates `inputs` along `axis` (negative counts from the back); all
@@ -112,8 +110,7 @@ def Tessera_SplitOp : Tessera_PureOp<"split"> {
 }
 
 def Tessera_SliceOp : Tessera_PureOp<"slice", [
-    SameOperandsAndResultElementType,
-    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+    SameOperandsAndResultElementType] # Tessera_InferredResult> {
   let summary = "strided slice along chosen axes";
   let description = [{
     ONNX Slice with constant bounds: for each `axes[i]` (all axes in order
@@ -138,8 +135,7 @@ def Tessera_SliceOp : Tessera_PureOp<"slice", [
   let hasFolder = 1;
 }
 
-def Tessera_GatherOp : Tessera_PureOp<"gather", [
-    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+def Tessera_GatherOp : Tessera_PureOp<"gather", Tessera_InferredResult> {
   let summary = "index along one axis (embedding lookup)";
   let description = [{
     ONNX Gather: the result is `input[:axis] + indices.shape +

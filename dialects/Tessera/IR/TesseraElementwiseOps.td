@@ -14,8 +14,7 @@ include "Tessera/IR/TesseraBase.td"
 class Tessera_BinaryOp<string mnemonic, string desc, list<Trait> traits = [],
                        Type operandType = Tessera_IntOrFloatTensor>
     : Tessera_PureOp<mnemonic, !listconcat(traits, [
-          SameOperandsAndResultElementType,
-          DeclareOpInterfaceMethods<InferTypeOpInterface>])> {
+          SameOperandsAndResultElementType] # Tessera_InferredResult)> {
   let summary = "elementwise " # desc # " with broadcasting";
   let description = [{
     Computes `}] # desc # [{` elementwise. Operands of different shapes
@@ -43,7 +42,7 @@ def Tessera_MinOp : Tessera_BinaryOp<"min", "minimum", [Commutative]>;
 //===----------------------------------------------------------------------===//
 
 def Tessera_CompareOp : Tessera_PureOp<"compare", [
-    SameTypeOperands, DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+    SameOperandsElementType] # Tessera_InferredResult> {
   let summary = "elementwise comparison with broadcasting, producing i1";
   let description = [{
     Compares `lhs` and `rhs` elementwise with `direction` (`eq`, `ne`, `lt`,
@@ -70,8 +69,7 @@ def Tessera_AndOp : Tessera_LogicalBinaryOp<"and", "logical and">;
 def Tessera_OrOp : Tessera_LogicalBinaryOp<"or", "logical or">;
 def Tessera_XorOp : Tessera_LogicalBinaryOp<"xor", "logical exclusive or">;
 
-def Tessera_WhereOp : Tessera_PureOp<"where", [
-    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+def Tessera_WhereOp : Tessera_PureOp<"where", Tessera_InferredResult> {
   let summary = "elementwise select with broadcasting";
   let description = [{
     Picks `on_true` where `condition` holds and `on_false` elsewhere, after

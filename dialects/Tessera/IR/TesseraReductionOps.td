@@ -7,8 +7,7 @@ include "Tessera/IR/TesseraBase.td"
 
 class Tessera_ReduceOp<string mnemonic, string desc>
     : Tessera_PureOp<mnemonic, [
-          SameOperandsAndResultElementType,
-          DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+          SameOperandsAndResultElementType] # Tessera_InferredResult> {
   let summary = desc # " over the given axes";
   let description = [{
     Reduces `input` over `axes` (negative axes count from the back) with

@@ -10,7 +10,7 @@ LogicalResult FusionOp::verify() {
   Block &body = getBody().front();
   if (body.getNumArguments() != 0)
     return emitOpError("body must not have block arguments");
-  auto yield = dyn_cast<YieldOp>(body.getTerminator());
+  auto yield = body.empty() ? YieldOp() : dyn_cast<YieldOp>(body.back());
   if (!yield)
     return emitOpError("body must end with tessera.yield");
   if (yield.getValues().getTypes() != getResultTypes())

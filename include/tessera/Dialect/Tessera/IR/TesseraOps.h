@@ -9,6 +9,7 @@
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "tessera/Dialect/Tessera/IR/TesseraTraits.h"
 #include "tessera/Dialect/Tessera/IR/TesseraDialect.h"
 
 #define GET_OP_CLASSES

@@ -1,0 +1,79 @@
+// RUN: tessera-opt %s --split-input-file | tessera-opt --split-input-file | FileCheck %s
+// RUN: tessera-opt %s --split-input-file --mlir-print-op-generic | tessera-opt --split-input-file | FileCheck %s
+
+// CHECK-LABEL: func @reshapes
+func.func @reshapes(%x: tensor<1x128x768xf32>, %y: tensor<?x768xf32>, %s: tensor<3xi64>) -> (tensor<1x128x12x64xf32>, tensor<?x12x64xf32>, tensor<?x12x?xf32>) {
+  // CHECK: tessera.reshape %{{.*}} : tensor<1x128x768xf32> -> tensor<1x128x12x64xf32>
+  %0 = tessera.reshape %x : tensor<1x128x768xf32> -> tensor<1x128x12x64xf32>
+  // CHECK: tessera.reshape %{{.*}} : tensor<?x768xf32> -> tensor<?x12x64xf32>
+  %1 = tessera.reshape %y : tensor<?x768xf32> -> tensor<?x12x64xf32>
+  // CHECK: tessera.reshape %{{.*}} shape(%{{.*}} : tensor<3xi64>) : tensor<?x768xf32> -> tensor<?x12x?xf32>
+  %2 = tessera.reshape %y shape(%s : tensor<3xi64>) : tensor<?x768xf32> -> tensor<?x12x?xf32>
+  return %0, %1, %2 : tensor<1x128x12x64xf32>, tensor<?x12x64xf32>, tensor<?x12x?xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @transpose
+func.func @transpose(%x: tensor<1x?x12x64xf32>) -> tensor<1x12x?x64xf32> {
+  // CHECK: tessera.transpose %{{.*}} [0, 2, 1, 3] : tensor<1x?x12x64xf32> -> tensor<1x12x?x64xf32>
+  %0 = tessera.transpose %x [0, 2, 1, 3] : tensor<1x?x12x64xf32> -> tensor<1x12x?x64xf32>
+  return %0 : tensor<1x12x?x64xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @expand
+func.func @expand(%x: tensor<1x768xf32>, %y: tensor<1x1xi64>, %s: tensor<2xi64>) -> (tensor<4x128x768xf32>, tensor<?x?xi64>) {
+  // CHECK: tessera.expand %{{.*}} : tensor<1x768xf32> -> tensor<4x128x768xf32>
+  %0 = tessera.expand %x : tensor<1x768xf32> -> tensor<4x128x768xf32>
+  // CHECK: tessera.expand %{{.*}} shape(%{{.*}} : tensor<2xi64>) : tensor<1x1xi64> -> tensor<?x?xi64>
+  %1 = tessera.expand %y shape(%s : tensor<2xi64>) : tensor<1x1xi64> -> tensor<?x?xi64>
+  return %0, %1 : tensor<4x128x768xf32>, tensor<?x?xi64>
+}
+
+// -----
+
+// CHECK-LABEL: func @concat
+func.func @concat(%cls: tensor<1x1x768xf32>, %patches: tensor<1x196x768xf32>, %d: tensor<1x?x768xf32>) -> (tensor<1x197x768xf32>, tensor<1x?x768xf32>) {
+  // CHECK: tessera.concat %{{.*}}, %{{.*}} axis 1 : tensor<1x1x768xf32>, tensor<1x196x768xf32> -> tensor<1x197x768xf32>
+  %0 = tessera.concat %cls, %patches axis 1 : tensor<1x1x768xf32>, tensor<1x196x768xf32> -> tensor<1x197x768xf32>
+  // CHECK: tessera.concat %{{.*}}, %{{.*}} axis -2 : tensor<1x1x768xf32>, tensor<1x?x768xf32> -> tensor<1x?x768xf32>
+  %1 = tessera.concat %cls, %d axis -2 : tensor<1x1x768xf32>, tensor<1x?x768xf32> -> tensor<1x?x768xf32>
+  return %0, %1 : tensor<1x197x768xf32>, tensor<1x?x768xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @split
+func.func @split(%x: tensor<1x128x2304xf32>) -> (tensor<1x128x768xf32>, tensor<1x128x512xf32>, tensor<1x128x1024xf32>) {
+  // CHECK: %{{.*}}:3 = tessera.split %{{.*}} axis 2 : tensor<1x128x2304xf32> -> tensor<1x128x768xf32>, tensor<1x128x768xf32>, tensor<1x128x768xf32>
+  %q, %k, %v = tessera.split %x axis 2 : tensor<1x128x2304xf32> -> tensor<1x128x768xf32>, tensor<1x128x768xf32>, tensor<1x128x768xf32>
+  // CHECK: %{{.*}}:3 = tessera.split %{{.*}} axis -1 sizes [768, 512, 1024] : tensor<1x128x2304xf32> -> tensor<1x128x768xf32>, tensor<1x128x512xf32>, tensor<1x128x1024xf32>
+  %a, %b, %c = tessera.split %x axis -1 sizes [768, 512, 1024] : tensor<1x128x2304xf32> -> tensor<1x128x768xf32>, tensor<1x128x512xf32>, tensor<1x128x1024xf32>
+  return %a, %b, %c : tensor<1x128x768xf32>, tensor<1x128x512xf32>, tensor<1x128x1024xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @slices
+func.func @slices(%x: tensor<1x128x128xf32>, %d: tensor<?x10xf32>) -> (tensor<1x128x64xf32>, tensor<1x64x128xf32>, tensor<?x5xf32>) {
+  // CHECK: tessera.slice %{{.*}} starts [0] ends [64] axes [2] : tensor<1x128x128xf32> -> tensor<1x128x64xf32>
+  %0 = tessera.slice %x starts [0] ends [64] axes [2] : tensor<1x128x128xf32> -> tensor<1x128x64xf32>
+  // CHECK: tessera.slice %{{.*}} starts [-1] ends [-9223372036854775808] axes [1] steps [-2] : tensor<1x128x128xf32> -> tensor<1x64x128xf32>
+  %1 = tessera.slice %x starts [-1] ends [-9223372036854775808] axes [1] steps [-2] : tensor<1x128x128xf32> -> tensor<1x64x128xf32>
+  // CHECK: tessera.slice %{{.*}} starts [0, 0] ends [9223372036854775807, 5] : tensor<?x10xf32> -> tensor<?x5xf32>
+  %2 = tessera.slice %d starts [0, 0] ends [9223372036854775807, 5] : tensor<?x10xf32> -> tensor<?x5xf32>
+  return %0, %1, %2 : tensor<1x128x64xf32>, tensor<1x64x128xf32>, tensor<?x5xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @gather
+func.func @gather(%table: tensor<30522x768xf32>, %ids: tensor<?x128xi64>, %x: tensor<2x3x4xf32>, %i: tensor<i32>) -> (tensor<?x128x768xf32>, tensor<2x4xf32>) {
+  // CHECK: tessera.gather %{{.*}}[%{{.*}}] axis 0 : tensor<30522x768xf32>, tensor<?x128xi64> -> tensor<?x128x768xf32>
+  %0 = tessera.gather %table[%ids] axis 0 : tensor<30522x768xf32>, tensor<?x128xi64> -> tensor<?x128x768xf32>
+  // CHECK: tessera.gather %{{.*}}[%{{.*}}] axis -2 : tensor<2x3x4xf32>, tensor<i32> -> tensor<2x4xf32>
+  %1 = tessera.gather %x[%i] axis -2 : tensor<2x3x4xf32>, tensor<i32> -> tensor<2x4xf32>
+  return %0, %1 : tensor<?x128x768xf32>, tensor<2x4xf32>
+}

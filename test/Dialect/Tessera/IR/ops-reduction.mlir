@@ -1,0 +1,60 @@
+// RUN: tessera-opt %s --split-input-file | tessera-opt --split-input-file | FileCheck %s
+// RUN: tessera-opt %s --split-input-file --mlir-print-op-generic | tessera-opt --split-input-file | FileCheck %s
+
+// CHECK-LABEL: func @reductions
+// CHECK-SAME: (%[[X:.*]]: tensor<2x?x8xf32>)
+func.func @reductions(%x: tensor<2x?x8xf32>) -> (tensor<2x?x1xf32>, tensor<?xf32>, tensor<1x?x1xf32>, tensor<2x?xf32>) {
+  // CHECK: tessera.reduce_sum %[[X]] [-1] : tensor<2x?x8xf32> -> tensor<2x?x1xf32>
+  %0 = tessera.reduce_sum %x [-1] : tensor<2x?x8xf32> -> tensor<2x?x1xf32>
+  // CHECK: tessera.reduce_mean %[[X]] [0, 2] {keepdims = false} : tensor<2x?x8xf32> -> tensor<?xf32>
+  %1 = tessera.reduce_mean %x [0, 2] {keepdims = false} : tensor<2x?x8xf32> -> tensor<?xf32>
+  // CHECK: tessera.reduce_max %[[X]] [2, 0] : tensor<2x?x8xf32> -> tensor<1x?x1xf32>
+  %2 = tessera.reduce_max %x [2, 0] : tensor<2x?x8xf32> -> tensor<1x?x1xf32>
+  // CHECK: tessera.reduce_min %[[X]] [2] {keepdims = false} : tensor<2x?x8xf32> -> tensor<2x?xf32>
+  %3 = tessera.reduce_min %x [2] {keepdims = false} : tensor<2x?x8xf32> -> tensor<2x?xf32>
+  return %0, %1, %2, %3 : tensor<2x?x1xf32>, tensor<?xf32>, tensor<1x?x1xf32>, tensor<2x?xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @integer_reduction
+func.func @integer_reduction(%x: tensor<4x4xi32>) -> tensor<4x1xi32> {
+  // CHECK: tessera.reduce_sum %{{.*}} [1] : tensor<4x4xi32> -> tensor<4x1xi32>
+  %0 = tessera.reduce_sum %x [1] : tensor<4x4xi32> -> tensor<4x1xi32>
+  return %0 : tensor<4x1xi32>
+}
+
+// -----
+
+// CHECK-LABEL: func @softmaxes
+func.func @softmaxes(%x: tensor<1x12x128x128xf32>) -> (tensor<1x12x128x128xf32>, tensor<1x12x128x128xf32>) {
+  // CHECK: tessera.softmax %{{.*}} : tensor<1x12x128x128xf32>
+  %0 = tessera.softmax %x : tensor<1x12x128x128xf32>
+  // CHECK: tessera.log_softmax %{{.*}} {axis = 1 : i64} : tensor<1x12x128x128xf32>
+  %1 = tessera.log_softmax %x {axis = 1} : tensor<1x12x128x128xf32>
+  return %0, %1 : tensor<1x12x128x128xf32>, tensor<1x12x128x128xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @layer_norm_forms
+func.func @layer_norm_forms(%x: tensor<?x128x768xbf16>, %g: tensor<768xbf16>, %b: tensor<768xbf16>, %g2: tensor<128x768xbf16>) -> (tensor<?x128x768xbf16>, tensor<?x128x768xbf16>, tensor<?x128x768xbf16>) {
+  // CHECK: tessera.layer_norm %{{.*}} scale(%{{.*}} : tensor<768xbf16>) bias(%{{.*}} : tensor<768xbf16>) {epsilon = 9.99999996E-13 : f32} : tensor<?x128x768xbf16>
+  %0 = tessera.layer_norm %x scale(%g : tensor<768xbf16>) bias(%b : tensor<768xbf16>) {epsilon = 1.0e-12 : f32} : tensor<?x128x768xbf16>
+  // CHECK: tessera.layer_norm %{{.*}} : tensor<?x128x768xbf16>
+  %1 = tessera.layer_norm %x : tensor<?x128x768xbf16>
+  // CHECK: tessera.layer_norm %{{.*}} scale(%{{.*}} : tensor<128x768xbf16>) {axis = 1 : i64} : tensor<?x128x768xbf16>
+  %2 = tessera.layer_norm %x scale(%g2 : tensor<128x768xbf16>) {axis = 1} : tensor<?x128x768xbf16>
+  return %0, %1, %2 : tensor<?x128x768xbf16>, tensor<?x128x768xbf16>, tensor<?x128x768xbf16>
+}
+
+// -----
+
+// CHECK-LABEL: func @rms_norm_forms
+func.func @rms_norm_forms(%x: tensor<1x16x512xf32>, %g: tensor<512xf32>) -> (tensor<1x16x512xf32>, tensor<1x16x512xf32>) {
+  // CHECK: tessera.rms_norm %{{.*}} scale(%{{.*}} : tensor<512xf32>) {epsilon = 9.99999974E-6 : f32} : tensor<1x16x512xf32>
+  %0 = tessera.rms_norm %x scale(%g : tensor<512xf32>) {epsilon = 1.0e-5 : f32} : tensor<1x16x512xf32>
+  // CHECK: tessera.rms_norm %{{.*}} : tensor<1x16x512xf32>
+  %1 = tessera.rms_norm %x : tensor<1x16x512xf32>
+  return %0, %1 : tensor<1x16x512xf32>, tensor<1x16x512xf32>
+}
