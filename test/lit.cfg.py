@@ -21,3 +21,4 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tool_dirs = [config.tessera_tools_dir, config.llvm_tools_dir]
 llvm_config.add_tool_substitutions(["tessera-opt"], tool_dirs)
 
+config.substitutions.append(("%tessera_src_root", config.tessera_src_root))

@@ -1,0 +1,225 @@
+// RUN: tessera-opt %s --split-input-file --canonicalize | FileCheck %s
+
+// CHECK-LABEL: func @add_zero
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3xf32>)
+func.func @add_zero(%x: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>) {
+  %zero = tessera.constant dense<0.0> : tensor<3xf32>
+  %0 = tessera.add %x, %zero : tensor<2x3xf32>, tensor<3xf32> -> tensor<2x3xf32>
+  // A constant on the left moves right, then folds.
+  %1 = tessera.add %zero, %x : tensor<3xf32>, tensor<2x3xf32> -> tensor<2x3xf32>
+  // CHECK-NOT: tessera.add
+  // CHECK: return %[[X]], %[[X]]
+  return %0, %1 : tensor<2x3xf32>, tensor<2x3xf32>
+}
+
+// -----
+
+// Adding a zero of a larger shape broadcasts x: the add must stay.
+// CHECK-LABEL: func @add_zero_broadcast_kept
+func.func @add_zero_broadcast_kept(%x: tensor<3xf32>) -> tensor<2x3xf32> {
+  %zero = tessera.constant dense<0.0> : tensor<2x3xf32>
+  // CHECK: %[[R:.*]] = tessera.add
+  %0 = tessera.add %x, %zero : tensor<3xf32>, tensor<2x3xf32> -> tensor<2x3xf32>
+  // CHECK: return %[[R]]
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @constant_fold_arith
+func.func @constant_fold_arith() -> (tensor<2xf32>, tensor<2xf32>, tensor<2xi64>, tensor<2xf32>, tensor<2xf32>) {
+  %a = tessera.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %b = tessera.constant dense<[3.0, 4.0]> : tensor<2xf32>
+  %i = tessera.constant dense<[7, -8]> : tensor<2xi64>
+  %j = tessera.constant dense<[2, 3]> : tensor<2xi64>
+  // CHECK-DAG: %[[ADD:.*]] = tessera.constant dense<[4.000000e+00, 6.000000e+00]> : tensor<2xf32>
+  %0 = tessera.add %a, %b : tensor<2xf32>, tensor<2xf32> -> tensor<2xf32>
+  // CHECK-DAG: %[[SUB:.*]] = tessera.constant dense<-2.000000e+00> : tensor<2xf32>
+  %1 = tessera.sub %a, %b : tensor<2xf32>, tensor<2xf32> -> tensor<2xf32>
+  // CHECK-DAG: %[[DIV:.*]] = tessera.constant dense<[3, -2]> : tensor<2xi64>
+  %2 = tessera.div %i, %j : tensor<2xi64>, tensor<2xi64> -> tensor<2xi64>
+  // CHECK-DAG: %[[MAX:.*]] = tessera.constant dense<[3.000000e+00, 4.000000e+00]> : tensor<2xf32>
+  %3 = tessera.max %a, %b : tensor<2xf32>, tensor<2xf32> -> tensor<2xf32>
+  // CHECK-DAG: %[[MUL:.*]] = tessera.constant dense<[3.000000e+00, 8.000000e+00]> : tensor<2xf32>
+  %4 = tessera.mul %a, %b : tensor<2xf32>, tensor<2xf32> -> tensor<2xf32>
+  // CHECK: return %[[ADD]], %[[SUB]], %[[DIV]], %[[MAX]], %[[MUL]]
+  return %0, %1, %2, %3, %4 : tensor<2xf32>, tensor<2xf32>, tensor<2xi64>, tensor<2xf32>, tensor<2xf32>
+}
+
+// -----
+
+// Integer division by zero is left for run time.
+// CHECK-LABEL: func @int_div_by_zero_kept
+func.func @int_div_by_zero_kept() -> tensor<2xi32> {
+  %a = tessera.constant dense<[4, 5]> : tensor<2xi32>
+  %b = tessera.constant dense<[2, 0]> : tensor<2xi32>
+  // CHECK: tessera.div
+  %0 = tessera.div %a, %b : tensor<2xi32>, tensor<2xi32> -> tensor<2xi32>
+  return %0 : tensor<2xi32>
+}
+
+// -----
+
+// CHECK-LABEL: func @identities
+// CHECK-SAME: (%[[X:.*]]: tensor<4xbf16>)
+func.func @identities(%x: tensor<4xbf16>) -> (tensor<4xbf16>, tensor<4xbf16>, tensor<4xbf16>, tensor<4xbf16>, tensor<4xbf16>, tensor<4xbf16>) {
+  %zero = tessera.constant dense<0.0> : tensor<4xbf16>
+  %one = tessera.constant dense<1.0> : tensor<4xbf16>
+  %0 = tessera.sub %x, %zero : tensor<4xbf16>, tensor<4xbf16> -> tensor<4xbf16>
+  %1 = tessera.mul %one, %x : tensor<4xbf16>, tensor<4xbf16> -> tensor<4xbf16>
+  %2 = tessera.div %x, %one : tensor<4xbf16>, tensor<4xbf16> -> tensor<4xbf16>
+  %3 = tessera.pow %x, %one : tensor<4xbf16>, tensor<4xbf16> -> tensor<4xbf16>
+  %4 = tessera.max %x, %x : tensor<4xbf16>, tensor<4xbf16> -> tensor<4xbf16>
+  %5 = tessera.min %x, %x : tensor<4xbf16>, tensor<4xbf16> -> tensor<4xbf16>
+  // CHECK-NOT: tessera.
+  // CHECK: return %[[X]], %[[X]], %[[X]], %[[X]], %[[X]], %[[X]]
+  return %0, %1, %2, %3, %4, %5 : tensor<4xbf16>, tensor<4xbf16>, tensor<4xbf16>, tensor<4xbf16>, tensor<4xbf16>, tensor<4xbf16>
+}
+
+// -----
+
+// x - 1, x * 0 and x ^ 2 are not identities.
+// CHECK-LABEL: func @non_identities_kept
+func.func @non_identities_kept(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+  %one = tessera.constant dense<1.0> : tensor<4xf32>
+  %zero = tessera.constant dense<0.0> : tensor<4xf32>
+  %two = tessera.constant dense<2.0> : tensor<4xf32>
+  // CHECK: tessera.sub
+  %0 = tessera.sub %x, %one : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+  // CHECK: tessera.mul
+  %1 = tessera.mul %x, %zero : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+  // CHECK: tessera.pow
+  %2 = tessera.pow %x, %two : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+  return %0, %1, %2 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @logic
+// CHECK-SAME: (%[[C:.*]]: tensor<4xi1>, %[[D:.*]]: tensor<4xi1>)
+func.func @logic(%c: tensor<4xi1>, %d: tensor<4xi1>) -> (tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>) {
+  %t = tessera.constant dense<true> : tensor<4xi1>
+  %f = tessera.constant dense<false> : tensor<4xi1>
+  %0 = tessera.and %c, %t : tensor<4xi1>, tensor<4xi1> -> tensor<4xi1>
+  %1 = tessera.or %c, %f : tensor<4xi1>, tensor<4xi1> -> tensor<4xi1>
+  %2 = tessera.xor %c, %f : tensor<4xi1>, tensor<4xi1> -> tensor<4xi1>
+  %3 = tessera.and %c, %c : tensor<4xi1>, tensor<4xi1> -> tensor<4xi1>
+  %n = tessera.not %c : tensor<4xi1>
+  %4 = tessera.not %n : tensor<4xi1>
+  // CHECK: %[[AND:.*]] = tessera.and %[[C]], %[[D]]
+  %5 = tessera.and %c, %d : tensor<4xi1>, tensor<4xi1> -> tensor<4xi1>
+  // CHECK-NOT: tessera.not
+  // CHECK: return %[[C]], %[[C]], %[[C]], %[[C]], %[[C]], %[[AND]]
+  return %0, %1, %2, %3, %4, %5 : tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>
+}
+
+// -----
+
+// CHECK-LABEL: func @constant_fold_logic
+func.func @constant_fold_logic() -> tensor<2xi1> {
+  %a = tessera.constant dense<[true, false]> : tensor<2xi1>
+  %b = tessera.constant dense<[true, true]> : tensor<2xi1>
+  // CHECK: %[[C:.*]] = tessera.constant dense<[false, true]> : tensor<2xi1>
+  %0 = tessera.xor %a, %b : tensor<2xi1>, tensor<2xi1> -> tensor<2xi1>
+  // CHECK: return %[[C]]
+  return %0 : tensor<2xi1>
+}
+
+// -----
+
+// CHECK-LABEL: func @neg_neg
+// CHECK-SAME: (%[[X:.*]]: tensor<4xf32>)
+func.func @neg_neg(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  // CHECK: %[[N:.*]] = tessera.neg %[[X]]
+  %0 = tessera.neg %x : tensor<4xf32>
+  %1 = tessera.neg %0 : tensor<4xf32>
+  // CHECK: return %[[X]], %[[N]]
+  return %1, %0 : tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @where_folds
+// CHECK-SAME: (%[[X:.*]]: tensor<4xf32>, %[[Y:.*]]: tensor<4xf32>, %[[C:.*]]: tensor<4xi1>)
+func.func @where_folds(%x: tensor<4xf32>, %y: tensor<4xf32>, %c: tensor<4xi1>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+  %t = tessera.constant dense<true> : tensor<4xi1>
+  %f = tessera.constant dense<false> : tensor<4xi1>
+  %0 = tessera.where %t, %x, %y : tensor<4xi1>, tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+  %1 = tessera.where %f, %x, %y : tensor<4xi1>, tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+  %2 = tessera.where %c, %x, %x : tensor<4xi1>, tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+  // CHECK: %[[W:.*]] = tessera.where %[[C]], %[[X]], %[[Y]]
+  %3 = tessera.where %c, %x, %y : tensor<4xi1>, tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+  // CHECK: return %[[X]], %[[Y]], %[[X]], %[[W]]
+  return %0, %1, %2, %3 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @cast_same_type
+// CHECK-SAME: (%[[X:.*]]: tensor<4xf32>)
+func.func @cast_same_type(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xbf16>) {
+  %0 = tessera.cast %x : tensor<4xf32> to tensor<4xf32>
+  // CHECK: %[[C:.*]] = tessera.cast %[[X]] : tensor<4xf32> to tensor<4xbf16>
+  %1 = tessera.cast %x : tensor<4xf32> to tensor<4xbf16>
+  // CHECK: return %[[X]], %[[C]]
+  return %0, %1 : tensor<4xf32>, tensor<4xbf16>
+}
+
+// -----
+
+// CHECK-LABEL: func @reshape_folds
+// CHECK-SAME: (%[[X:.*]]: tensor<2x6xf32>)
+func.func @reshape_folds(%x: tensor<2x6xf32>) -> (tensor<2x6xf32>, tensor<3x4xf32>, tensor<2x3xi64>) {
+  %0 = tessera.reshape %x : tensor<2x6xf32> -> tensor<2x6xf32>
+  // CHECK-DAG: %[[R:.*]] = tessera.reshape %[[X]] : tensor<2x6xf32> -> tensor<3x4xf32>
+  %1 = tessera.reshape %x : tensor<2x6xf32> -> tensor<12xf32>
+  %2 = tessera.reshape %1 : tensor<12xf32> -> tensor<3x4xf32>
+  // CHECK-DAG: %[[C:.*]] = tessera.constant dense<{{\[}}[1, 2, 3], [4, 5, 6]]> : tensor<2x3xi64>
+  %c = tessera.constant dense<[1, 2, 3, 4, 5, 6]> : tensor<6xi64>
+  %3 = tessera.reshape %c : tensor<6xi64> -> tensor<2x3xi64>
+  // CHECK: return %[[X]], %[[R]], %[[C]]
+  return %0, %2, %3 : tensor<2x6xf32>, tensor<3x4xf32>, tensor<2x3xi64>
+}
+
+// -----
+
+// CHECK-LABEL: func @transpose_folds
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3x4xf32>)
+func.func @transpose_folds(%x: tensor<2x3x4xf32>) -> (tensor<2x3x4xf32>, tensor<4x2x3xf32>, tensor<2x3x4xf32>) {
+  %0 = tessera.transpose %x [0, 1, 2] : tensor<2x3x4xf32> -> tensor<2x3x4xf32>
+  // CHECK: %[[T:.*]] = tessera.transpose %[[X]] [2, 0, 1] : tensor<2x3x4xf32> -> tensor<4x2x3xf32>
+  %1 = tessera.transpose %x [1, 0, 2] : tensor<2x3x4xf32> -> tensor<3x2x4xf32>
+  %2 = tessera.transpose %1 [2, 1, 0] : tensor<3x2x4xf32> -> tensor<4x2x3xf32>
+  // A transpose followed by its inverse cancels.
+  %3 = tessera.transpose %x [1, 2, 0] : tensor<2x3x4xf32> -> tensor<3x4x2xf32>
+  %4 = tessera.transpose %3 [2, 0, 1] : tensor<3x4x2xf32> -> tensor<2x3x4xf32>
+  // CHECK: return %[[X]], %[[T]], %[[X]]
+  return %0, %2, %4 : tensor<2x3x4xf32>, tensor<4x2x3xf32>, tensor<2x3x4xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @movement_identities
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>)
+func.func @movement_identities(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {
+  %0 = tessera.expand %x : tensor<4x8xf32> -> tensor<4x8xf32>
+  %1 = tessera.concat %x axis 0 : tensor<4x8xf32> -> tensor<4x8xf32>
+  %2 = tessera.slice %x starts [0] ends [9223372036854775807] axes [1] : tensor<4x8xf32> -> tensor<4x8xf32>
+  // Reversing keeps the shape but not the data: it must stay.
+  // CHECK: %[[REV:.*]] = tessera.slice %[[X]] starts [-1] ends [-9223372036854775808] axes [1] steps [-1]
+  %3 = tessera.slice %x starts [-1] ends [-9223372036854775808] axes [1] steps [-1] : tensor<4x8xf32> -> tensor<4x8xf32>
+  // CHECK: return %[[X]], %[[X]], %[[X]], %[[REV]]
+  return %0, %1, %2, %3 : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// -----
+
+// Broadcasting expands and real concatenations stay.
+// CHECK-LABEL: func @movement_kept
+func.func @movement_kept(%x: tensor<1x8xf32>) -> (tensor<4x8xf32>, tensor<2x8xf32>) {
+  // CHECK: tessera.expand
+  %0 = tessera.expand %x : tensor<1x8xf32> -> tensor<4x8xf32>
+  // CHECK: tessera.concat
+  %1 = tessera.concat %x, %x axis 0 : tensor<1x8xf32>, tensor<1x8xf32> -> tensor<2x8xf32>
+  return %0, %1 : tensor<4x8xf32>, tensor<2x8xf32>
+}
