@@ -154,9 +154,12 @@ int64_t tessera::convOutputSize(int64_t input, int64_t kernel, int64_t stride,
                                 int64_t dilation) {
   if (input == kDynamicDim || kernel == kDynamicDim)
     return kDynamicDim;
-  int64_t span = dilation * (kernel - 1) + 1;
-  int64_t padded = input + padBegin + padEnd;
-  if (padded < span)
+  int64_t span, padded;
+  // Absurd attribute values must not wrap around into a plausible size.
+  if (__builtin_mul_overflow(dilation, kernel - 1, &span) ||
+      __builtin_add_overflow(span, 1, &span) ||
+      __builtin_add_overflow(input, padBegin, &padded) ||
+      __builtin_add_overflow(padded, padEnd, &padded) || padded < span)
     return 0;
   return (padded - span) / stride + 1;
 }

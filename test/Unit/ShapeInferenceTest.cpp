@@ -137,6 +137,9 @@ TEST(Conv, OutputSize) {
   EXPECT_EQ(convOutputSize(7, 3, 2, 0, 0, 2), 2);
   EXPECT_EQ(convOutputSize(2, 3, 1, 0, 0, 1), 0);
   EXPECT_EQ(convOutputSize(D, 3, 1, 0, 0, 1), D);
+  // Values that would overflow mean the window cannot fit.
+  EXPECT_EQ(convOutputSize(8, 3, 1, 0, 0, INT64_MAX), 0);
+  EXPECT_EQ(convOutputSize(8, 3, 1, INT64_MAX, 1, 1), 0);
 }
 
 TEST(Shape, ElementCountAndFormat) {

@@ -169,7 +169,8 @@ LogicalResult SplitOp::verify() {
       return emitOpError("sizes must be non-negative");
     int64_t total = 0;
     for (int64_t s : *given)
-      total += s;
+      if (__builtin_add_overflow(total, s, &total))
+        return emitOpError("sizes overflow when added");
     if (!ShapedType::isDynamic(dimSize) && total != dimSize)
       return emitOpError("sizes add up to ")
              << total << " but dimension " << *axis << " has " << dimSize;

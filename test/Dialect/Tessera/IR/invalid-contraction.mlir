@@ -229,3 +229,11 @@ func.func @attention_scale(%q: tensor<8x4xf32>) {
   %0 = tessera.attention %q, %q, %q {scale = -1.0 : f32} : tensor<8x4xf32>, tensor<8x4xf32>, tensor<8x4xf32> -> tensor<8x4xf32>
   return
 }
+
+// -----
+
+func.func @conv2d_absurd_dilation(%x: tensor<1x3x8x8xf32>, %w: tensor<8x3x3x3xf32>) {
+  // expected-error @+1 {{'tessera.conv2d' op the kernel window does not fit in spatial dimension 2 of the input}}
+  %0 = tessera.conv2d %x, %w {dilations = array<i64: 9223372036854775807, 1>} : tensor<1x3x8x8xf32>, tensor<8x3x3x3xf32> -> tensor<1x8x6x6xf32>
+  return
+}

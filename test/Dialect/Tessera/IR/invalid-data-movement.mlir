@@ -229,3 +229,11 @@ func.func @gather_float_indices(%x: tensor<8x4xf32>, %i: tensor<2xf32>) {
   %0 = tessera.gather %x[%i] axis 0 : tensor<8x4xf32>, tensor<2xf32> -> tensor<2x4xf32>
   return
 }
+
+// -----
+
+func.func @split_sizes_overflow(%x: tensor<4x6xf32>) {
+  // expected-error @+1 {{'tessera.split' op sizes overflow when added}}
+  %0:2 = tessera.split %x axis 1 sizes [9223372036854775807, 7] : tensor<4x6xf32> -> tensor<4x3xf32>, tensor<4x3xf32>
+  return
+}
