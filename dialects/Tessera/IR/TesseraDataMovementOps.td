@@ -11,7 +11,9 @@ def Tessera_ReshapeOp : Tessera_PureOp<"reshape", [
   let description = [{
     Returns the elements of `input`, in row-major order, with the result's
     shape. When the result has dynamic dimensions, the optional 1-D `shape`
-    operand gives the runtime shape (one entry per result dimension).
+    operand gives the runtime shape, one entry per result dimension, with
+    ONNX Reshape's conventions: 0 copies the input's dimension at the same
+    position and -1 is inferred from the element count.
 
     ```mlir
     %r = tessera.reshape %x : tensor<1x128x768xf32> -> tensor<1x128x12x64xf32>
@@ -52,8 +54,9 @@ def Tessera_ExpandOp : Tessera_PureOp<"expand", [
   let summary = "broadcast a tensor to a larger shape";
   let description = [{
     Broadcasts `input` numpy-style to the result's shape (ONNX Expand, with
-    the result shape already resolved). The optional `shape` operand gives
-    the runtime shape when the result has dynamic dimensions.
+    the result shape already resolved). When the result has dynamic
+    dimensions, the optional `shape` operand gives them at run time as in
+    ONNX: the result's shape is the broadcast of the input's and `shape`.
 
     ```mlir
     %e = tessera.expand %x : tensor<1x768xf32> -> tensor<128x768xf32>
@@ -154,6 +157,46 @@ def Tessera_GatherOp : Tessera_PureOp<"gather", Tessera_InferredResult> {
     $input `[` $indices `]` `axis` $axis attr-dict `:` type($input) `,`
     type($indices) `->` type($result)
   }];
+}
+
+def Tessera_ShapeOp : Tessera_PureOp<"shape"> {
+  let summary = "the dimensions of a tensor, as a 1-D i64 tensor";
+  let description = [{
+    ONNX Shape: one entry per dimension of `input`. Folds to a constant
+    when the input's shape is static; with dynamic dims it carries the
+    sizes into shape computations (gather, concat, reshape's shape operand).
+
+    ```mlir
+    %s = tessera.shape %x : tensor<?x128xf32> -> tensor<2xi64>
+    ```
+  }];
+  let arguments = (ins Tessera_Tensor:$input);
+  let results = (outs 1DTensorOf<[I64]>:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Tessera_RangeOp : Tessera_PureOp<"range", [
+    AllTypesMatch<["start", "limit", "delta"]>]> {
+  let summary = "an arithmetic sequence";
+  let description = [{
+    ONNX Range: `start, start + delta, ...` up to but excluding `limit`,
+    `max(ceil((limit - start) / delta), 0)` elements. The operands are
+    scalars (0-D); the result's length is static only when they are known.
+
+    ```mlir
+    %r = tessera.range %zero, %n, %one : tensor<i64> -> tensor<?xi64>
+    ```
+  }];
+  let arguments = (ins 0DTensorOf<[Tessera_Float, Tessera_Int]>:$start,
+                       0DTensorOf<[Tessera_Float, Tessera_Int]>:$limit,
+                       0DTensorOf<[Tessera_Float, Tessera_Int]>:$delta);
+  let results = (outs 1DTensorOf<[Tessera_Float, Tessera_Int]>:$result);
+  let assemblyFormat = [{
+    $start `,` $limit `,` $delta attr-dict `:` type($start) `->` type($result)
+  }];
+  let hasVerifier = 1;
 }
 
 #endif // TESSERA_DATA_MOVEMENT_OPS_TD

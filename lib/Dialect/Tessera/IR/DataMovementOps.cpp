@@ -274,3 +274,24 @@ LogicalResult GatherOp::inferReturnTypes(
   inferred.push_back(RankedTensorType::get(shape, type.getElementType()));
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// ShapeOp and RangeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ShapeOp::verify() {
+  int64_t rank = getInput().getType().getRank();
+  if (!::tessera::dimsCompatible(getType().getDimSize(0), rank))
+    return emitOpError("result has ")
+           << getType().getDimSize(0) << " entries for an input of rank "
+           << rank;
+  return success();
+}
+
+LogicalResult RangeOp::verify() {
+  if (getType().getElementType() != getStart().getType().getElementType())
+    return emitOpError("result element type ")
+           << getType().getElementType() << " differs from the operands' "
+           << getStart().getType().getElementType();
+  return success();
+}

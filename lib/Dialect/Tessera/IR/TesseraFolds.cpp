@@ -257,3 +257,10 @@ OpFoldResult SliceOp::fold(FoldAdaptor) {
 //===----------------------------------------------------------------------===//
 
 OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
+
+OpFoldResult ShapeOp::fold(FoldAdaptor) {
+  RankedTensorType inputType = getInput().getType();
+  if (!inputType.hasStaticShape() || !getType().hasStaticShape())
+    return {};
+  return DenseElementsAttr::get(getType(), inputType.getShape());
+}

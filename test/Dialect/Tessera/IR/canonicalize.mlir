@@ -223,3 +223,16 @@ func.func @movement_kept(%x: tensor<1x8xf32>) -> (tensor<4x8xf32>, tensor<2x8xf3
   %1 = tessera.concat %x, %x axis 0 : tensor<1x8xf32>, tensor<1x8xf32> -> tensor<2x8xf32>
   return %0, %1 : tensor<4x8xf32>, tensor<2x8xf32>
 }
+
+// -----
+
+// CHECK-LABEL: func @shape_folds
+func.func @shape_folds(%x: tensor<2x3xf32>, %y: tensor<?x3xf32>) -> (tensor<2xi64>, tensor<2xi64>) {
+  // CHECK-DAG: %[[C:.*]] = tessera.constant dense<[2, 3]> : tensor<2xi64>
+  %0 = tessera.shape %x : tensor<2x3xf32> -> tensor<2xi64>
+  // A dynamic dimension keeps the op.
+  // CHECK-DAG: %[[S:.*]] = tessera.shape %{{.*}} : tensor<?x3xf32> -> tensor<2xi64>
+  %1 = tessera.shape %y : tensor<?x3xf32> -> tensor<2xi64>
+  // CHECK: return %[[C]], %[[S]]
+  return %0, %1 : tensor<2xi64>, tensor<2xi64>
+}

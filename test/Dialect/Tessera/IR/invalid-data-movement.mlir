@@ -237,3 +237,27 @@ func.func @split_sizes_overflow(%x: tensor<4x6xf32>) {
   %0:2 = tessera.split %x axis 1 sizes [9223372036854775807, 7] : tensor<4x6xf32> -> tensor<4x3xf32>, tensor<4x3xf32>
   return
 }
+
+// -----
+
+func.func @shape_length(%x: tensor<?x128xf32>) {
+  // expected-error @+1 {{'tessera.shape' op result has 3 entries for an input of rank 2}}
+  %0 = tessera.shape %x : tensor<?x128xf32> -> tensor<3xi64>
+  return
+}
+
+// -----
+
+func.func @range_element_type(%n: tensor<i64>) {
+  // expected-error @+1 {{'tessera.range' op result element type 'i32' differs from the operands' 'i64'}}
+  %0 = tessera.range %n, %n, %n : tensor<i64> -> tensor<?xi32>
+  return
+}
+
+// -----
+
+func.func @range_operands_differ(%n: tensor<i64>, %m: tensor<i32>) {
+  // expected-error @+1 {{'tessera.range' op failed to verify that all of {start, limit, delta} have same type}}
+  %0 = "tessera.range"(%n, %m, %n) : (tensor<i64>, tensor<i32>, tensor<i64>) -> tensor<?xi64>
+  return
+}

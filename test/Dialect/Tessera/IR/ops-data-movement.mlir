@@ -77,3 +77,16 @@ func.func @gather(%table: tensor<30522x768xf32>, %ids: tensor<?x128xi64>, %x: te
   %1 = tessera.gather %x[%i] axis -2 : tensor<2x3x4xf32>, tensor<i32> -> tensor<2x4xf32>
   return %0, %1 : tensor<?x128x768xf32>, tensor<2x4xf32>
 }
+
+// -----
+
+// CHECK-LABEL: func @shape_and_range
+func.func @shape_and_range(%x: tensor<?x128xf32>, %n: tensor<i64>, %f: tensor<f32>) -> (tensor<2xi64>, tensor<?xi64>, tensor<?xf32>) {
+  // CHECK: tessera.shape %{{.*}} : tensor<?x128xf32> -> tensor<2xi64>
+  %0 = tessera.shape %x : tensor<?x128xf32> -> tensor<2xi64>
+  // CHECK: tessera.range %{{.*}}, %{{.*}}, %{{.*}} : tensor<i64> -> tensor<?xi64>
+  %1 = tessera.range %n, %n, %n : tensor<i64> -> tensor<?xi64>
+  // CHECK: tessera.range %{{.*}}, %{{.*}}, %{{.*}} : tensor<f32> -> tensor<?xf32>
+  %2 = tessera.range %f, %f, %f : tensor<f32> -> tensor<?xf32>
+  return %0, %1, %2 : tensor<2xi64>, tensor<?xi64>, tensor<?xf32>
+}
