@@ -1,6 +1,7 @@
 //===- InitTessera.cpp - registration of every dialect and pass Tessera uses //
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "tessera/InitTessera.h"
+#include "tessera/Driver/Pipelines.h"
 #include "tessera/Dialect/Tessera/IR/TesseraDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -28,4 +29,5 @@ void tessera::registerAllDialects(mlir::DialectRegistry &registry) {
 void tessera::registerAllPasses() {
   // Generic transformations: canonicalize, cse, inline, symbol-dce, ...
   mlir::registerTransformsPasses();
+  registerPipelines();
 }

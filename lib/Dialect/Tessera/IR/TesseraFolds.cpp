@@ -201,10 +201,14 @@ OpFoldResult CastOp::fold(FoldAdaptor) {
 //===----------------------------------------------------------------------===//
 
 OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
-  if (getInput().getType() == getType())
+  // Equal types mean equal shapes only when at most one dim is unknown (it
+  // then follows from the element count); ?x? -> ?x? may transpose 2x3 to
+  // 3x2.
+  if (getInput().getType() == getType() && getType().getNumDynamicDims() <= 1)
     return getInput();
-  // reshape(reshape(x)) is one reshape of x: only the final shape matters.
-  if (auto inner = getInput().getDefiningOp<ReshapeOp>()) {
+  // reshape(reshape(x)) is one reshape of x when the outer shape does not
+  // depend on the inner result (a shape operand may copy its dims with 0).
+  if (auto inner = getInput().getDefiningOp<ReshapeOp>(); inner && !getShape()) {
     getInputMutable().assign(inner.getInput());
     return getResult();
   }
@@ -232,6 +236,9 @@ OpFoldResult TransposeOp::fold(FoldAdaptor) {
 }
 
 OpFoldResult ExpandOp::fold(FoldAdaptor) {
+  // With a dynamic dim, ?x4 -> ?x4 may still stretch a 1 at run time.
+  if (!getType().hasStaticShape())
+    return {};
   return sameTypeOrNull(getInput(), getType());
 }
 

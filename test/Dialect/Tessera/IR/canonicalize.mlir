@@ -236,3 +236,32 @@ func.func @shape_folds(%x: tensor<2x3xf32>, %y: tensor<?x3xf32>) -> (tensor<2xi6
   // CHECK: return %[[C]], %[[S]]
   return %0, %1 : tensor<2xi64>, tensor<2xi64>
 }
+
+// -----
+
+// Equal dynamic types do not prove equal shapes: these must stay.
+// CHECK-LABEL: func @dynamic_movement_kept
+func.func @dynamic_movement_kept(%x: tensor<?x?xf32>, %s: tensor<2xi64>, %y: tensor<?x4xf32>) -> (tensor<?x?xf32>, tensor<?x4xf32>, tensor<?x?xf32>) {
+  // CHECK: tessera.reshape %{{.*}} shape
+  %0 = tessera.reshape %x shape(%s : tensor<2xi64>) : tensor<?x?xf32> -> tensor<?x?xf32>
+  // CHECK: tessera.expand %{{.*}} shape
+  %1 = tessera.expand %y shape(%s : tensor<2xi64>) : tensor<?x4xf32> -> tensor<?x4xf32>
+  // The outer shape operand may copy dims of the inner result (0 entries).
+  // CHECK: %[[INNER:.*]] = tessera.reshape %{{.*}} : tensor<?x?xf32> -> tensor<?xf32>
+  // CHECK: tessera.reshape %[[INNER]] shape
+  %2 = tessera.reshape %x : tensor<?x?xf32> -> tensor<?xf32>
+  %3 = tessera.reshape %2 shape(%s : tensor<2xi64>) : tensor<?xf32> -> tensor<?x?xf32>
+  return %0, %1, %3 : tensor<?x?xf32>, tensor<?x4xf32>, tensor<?x?xf32>
+}
+
+// -----
+
+// One unknown dim follows from the element count: this reshape is a no-op.
+// CHECK-LABEL: func @dynamic_reshape_identity
+// CHECK-SAME: (%[[X:.*]]: tensor<?x64xf32>)
+func.func @dynamic_reshape_identity(%x: tensor<?x64xf32>) -> tensor<?x64xf32> {
+  // CHECK-NOT: tessera.reshape
+  %0 = tessera.reshape %x : tensor<?x64xf32> -> tensor<?x64xf32>
+  // CHECK: return %[[X]]
+  return %0 : tensor<?x64xf32>
+}

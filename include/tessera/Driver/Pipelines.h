@@ -1,0 +1,45 @@
+//===- Pipelines.h - Tessera's compilation phases and pass pipelines ------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// The one place that says which passes run in which phase; the tools, the C
+// API and the tests all build their pipelines from here.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSERA_DRIVER_PIPELINES_H
+#define TESSERA_DRIVER_PIPELINES_H
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/LLVM.h"
+
+#include <optional>
+
+namespace tessera {
+
+/// The phases of a compilation, in order; `--compile-to` stops after one.
+enum class CompilePhase {
+  /// The imported tessera IR, as the importer produced it.
+  Import,
+  /// After target-independent graph passes (folding, simplification).
+  Graph,
+};
+
+/// Parses a phase name ("import", "graph"); nullopt for anything else.
+std::optional<CompilePhase> parseCompilePhase(llvm::StringRef name);
+
+/// The names of all phases, for --help: "import|graph".
+llvm::StringRef compilePhaseNames();
+
+/// Target-independent graph passes on tessera IR: canonicalization (shape
+/// folding, identities) and CSE.
+void buildGraphPipeline(mlir::OpPassManager &pm);
+
+/// Adds the passes from the import phase up to `phase` to `pm`.
+void buildPipelineUpTo(mlir::OpPassManager &pm, CompilePhase phase);
+
+/// Registers the pipelines with the pass registry (tessera-opt can run them
+/// by name, e.g. --tessera-graph-pipeline).
+void registerPipelines();
+
+} // namespace tessera
+
+#endif // TESSERA_DRIVER_PIPELINES_H

@@ -1,0 +1,44 @@
+//===- ImportONNX.h - ONNX models into the tessera dialect ----------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// The front door of the compiler: reads an ONNX model (opsets 11 to 21 of the
+// default domain) into a module holding one func.func of tessera ops.
+// Diagnostics go through the context's diagnostic engine and name the ONNX
+// node they concern.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSERA_IMPORT_ONNX_IMPORTONNX_H
+#define TESSERA_IMPORT_ONNX_IMPORTONNX_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "mlir/Support/LLVM.h"
+
+#include <string>
+
+namespace tessera {
+
+struct ONNXImportOptions {
+  /// Name of the function the graph becomes.
+  std::string functionName = "main";
+  /// Tensors with at most this many elements become inline dense constants
+  /// (readable, foldable); larger ones become dense resource blobs, which
+  /// print elided and are never copied into attribute storage.
+  int64_t inlineElementLimit = 16;
+};
+
+/// The oldest and newest default-domain opsets the importer accepts.
+constexpr int64_t kMinONNXOpset = 11;
+constexpr int64_t kMaxONNXOpset = 21;
+
+/// Imports the model at `path`; external data is read relative to its folder.
+mlir::FailureOr<mlir::OwningOpRef<mlir::ModuleOp>>
+importONNXFile(llvm::StringRef path, mlir::MLIRContext &context,
+               const ONNXImportOptions &options = {});
+
+/// Registers the dialects an imported module uses.
+void registerONNXImportDialects(mlir::MLIRContext &context);
+
+} // namespace tessera
+
+#endif // TESSERA_IMPORT_ONNX_IMPORTONNX_H

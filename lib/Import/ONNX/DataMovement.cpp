@@ -1,0 +1,433 @@
+//===- DataMovement.cpp - ONNX reshapes, transposes, slices and gathers ---===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// These ops also carry shape arithmetic (Shape -> Gather -> Unsqueeze ->
+// Concat -> Reshape): when their inputs are known integers they fold to
+// constants here, and partial knowledge (some dims dynamic) is recorded so
+// that reshapes still get the most static result type.
+//
+//===----------------------------------------------------------------------===//
+#include "GraphImporter.h"
+
+using namespace mlir;
+
+namespace tessera::onnx_import {
+namespace ts = mlir::tessera;
+using ::tessera::kDynamicDim;
+
+static LogicalResult convertTranspose(GraphImporter &im,
+                                      const onnx::NodeProto &) {
+  Value x = im.input(0);
+  if (!x)
+    return failure();
+  int64_t rank = tensorType(x).getRank();
+  SmallVector<int64_t> perm = im.intsAttr("perm").value_or(
+      llvm::to_vector(llvm::reverse(llvm::seq<int64_t>(0, rank))));
+  return im.setOutput(0, im.inferred<ts::TransposeOp>(x, perm));
+}
+
+/// A reshape to `dims` (ONNX conventions: 0 copies, -1 infers, unknown
+/// entries kDynamicDim); `shape` is the runtime shape value when the result
+/// is not static.
+static Value buildReshape(GraphImporter &im, Value x, ArrayRef<int64_t> dims,
+                          Value shape, bool allowZero) {
+  RankedTensorType type = tensorType(x);
+  SmallVector<int64_t> result;
+  int inferIndex = -1;
+  for (auto [i, d] : llvm::enumerate(dims)) {
+    if (d == kDynamicDim) {
+      result.push_back(kDynamicDim); // known only at run time
+    } else if (d == 0 && !allowZero) {
+      if (static_cast<int64_t>(i) >= type.getRank()) {
+        im.emitError() << "shape entry " << i
+                       << " is 0 (copy) but the input has rank "
+                       << type.getRank();
+        return {};
+      }
+      result.push_back(type.getDimSize(i));
+    } else if (d == -1) {
+      if (inferIndex >= 0) {
+        im.emitError() << "shape has more than one -1 entry";
+        return {};
+      }
+      inferIndex = i;
+      result.push_back(kDynamicDim);
+    } else if (d < -1) {
+      im.emitError() << "shape entry " << i << " is " << d
+                     << "; entries must be >= -1";
+      return {};
+    } else {
+      result.push_back(d);
+    }
+  }
+  if (inferIndex >= 0) {
+    auto total = ::tessera::staticElementCount(type.getShape());
+    SmallVector<int64_t> others(result);
+    others.erase(others.begin() + inferIndex);
+    auto known = ::tessera::staticElementCount(others);
+    if (total && known && *known != 0) {
+      if (*total % *known != 0) {
+        im.emitError() << "cannot reshape "
+                       << ::tessera::formatShape(type.getShape()) << " to "
+                       << ::tessera::formatShape(dims);
+        return {};
+      }
+      result[inferIndex] = *total / *known;
+    }
+  }
+  auto resultType = RankedTensorType::get(result, type.getElementType());
+  if (resultType == type)
+    return x;
+  // One unknown dimension follows from the element count at run time.
+  bool needsShape = resultType.getNumDynamicDims() > 1;
+  return im.create<ts::ReshapeOp>(resultType, x,
+                                  needsShape ? shape : Value());
+}
+
+static LogicalResult convertReshape(GraphImporter &im,
+                                    const onnx::NodeProto &) {
+  Value x = im.input(0), shape = im.input(1);
+  if (!x || !shape)
+    return failure();
+  std::optional<ArrayRef<int64_t>> dims = im.knownInts(shape);
+  if (!dims) {
+    if (tensorType(shape).getRank() != 1 ||
+        tensorType(shape).isDynamicDim(0))
+      return im.emitError() << "the shape input must be 1-D with a static "
+                               "length";
+    SmallVector<int64_t> unknown(tensorType(shape).getDimSize(0), kDynamicDim);
+    return im.setOutput(0, buildReshape(im, x, unknown, shape, false));
+  }
+  Value result = buildReshape(im, x, *dims, shape, im.intAttr("allowzero", 0));
+  // Reshaping a known integer value keeps it known.
+  if (result && result != x && im.knownInts(x))
+    im.setKnownInts(result, *im.knownInts(x));
+  return im.setOutput(0, result);
+}
+
+/// Flatten: [d0 .. d(axis-1)] and [d(axis) ..] each become one dimension.
+static LogicalResult convertFlatten(GraphImporter &im,
+                                    const onnx::NodeProto &) {
+  Value x = im.input(0);
+  if (!x)
+    return failure();
+  RankedTensorType type = tensorType(x);
+  int64_t axis = im.intAttr("axis", 1);
+  if (axis < 0)
+    axis += type.getRank();
+  if (axis < 0 || axis > type.getRank())
+    return im.emitError() << "axis " << im.intAttr("axis", 1)
+                          << " is out of range for rank " << type.getRank();
+  auto outer = ::tessera::staticElementCount(type.getShape().take_front(axis));
+  auto inner = ::tessera::staticElementCount(type.getShape().drop_front(axis));
+  if (!outer && !inner)
+    return im.emitError() << "needs static dimensions on one side of axis "
+                          << axis;
+  auto resultType = RankedTensorType::get(
+      {outer.value_or(kDynamicDim), inner.value_or(kDynamicDim)},
+      type.getElementType());
+  if (resultType == type)
+    return im.setOutput(0, x);
+  return im.setOutput(0, im.create<ts::ReshapeOp>(resultType, x, Value()));
+}
+
+/// Squeeze (axes from input since opset 13; none means every unit dim) and
+/// Unsqueeze (axes from input since opset 13, refer to the output's rank).
+static LogicalResult convertSqueeze(GraphImporter &im,
+                                    const onnx::NodeProto &node) {
+  Value x = im.input(0);
+  if (!x)
+    return failure();
+  auto axes = im.intsAttrOrInput("axes", 1, 13);
+  if (failed(axes))
+    return failure();
+  RankedTensorType type = tensorType(x);
+  bool unsqueeze = node.op_type() == "Unsqueeze";
+  int64_t outRank = type.getRank() + (unsqueeze && *axes ? (*axes)->size() : 0);
+  SmallVector<bool> selected(std::max<int64_t>(outRank, type.getRank()));
+  if (*axes) {
+    int64_t rank = unsqueeze ? outRank : type.getRank();
+    for (int64_t axis : **axes) {
+      std::optional<int64_t> dim = ::tessera::normalizeAxis(axis, rank);
+      if (!dim || selected[*dim])
+        return im.emitError() << "axis " << axis
+                              << " is out of range or repeated for rank "
+                              << rank;
+      selected[*dim] = true;
+    }
+  } else if (unsqueeze) {
+    return im.emitError() << "needs axes";
+  } else {
+    for (int64_t i = 0; i < type.getRank(); ++i)
+      selected[i] = type.getDimSize(i) == 1;
+  }
+  SmallVector<int64_t> shape;
+  if (unsqueeze) {
+    auto in = type.getShape().begin();
+    for (int64_t i = 0; i < outRank; ++i)
+      shape.push_back(selected[i] ? 1 : *in++);
+  } else {
+    for (int64_t i = 0; i < type.getRank(); ++i) {
+      if (!selected[i]) {
+        shape.push_back(type.getDimSize(i));
+      } else if (type.getDimSize(i) != 1 && !type.isDynamicDim(i)) {
+        return im.emitError() << "cannot squeeze dimension " << i
+                              << " of size " << type.getDimSize(i);
+      }
+    }
+  }
+  auto resultType = RankedTensorType::get(shape, type.getElementType());
+  if (resultType == type)
+    return im.setOutput(0, x);
+  if (auto ints = im.knownInts(x);
+      ints && !llvm::is_contained(*ints, kDynamicDim) &&
+      type.getElementType().isInteger(64) && shape.size() <= 1)
+    return im.setOutput(0, im.constantI64(*ints, ArrayRef<int64_t>(shape)));
+  Value result = im.create<ts::ReshapeOp>(resultType, x, Value());
+  if (auto ints = im.knownInts(x))
+    im.setKnownInts(result, *ints);
+  return im.setOutput(0, result);
+}
+
+static LogicalResult convertConcat(GraphImporter &im,
+                                   const onnx::NodeProto &node) {
+  SmallVector<Value> inputs;
+  SmallVector<int64_t> ints;
+  bool allKnown = true;
+  for (int i = 0; i < node.input_size(); ++i) {
+    Value v = im.input(i);
+    if (!v)
+      return failure();
+    inputs.push_back(v);
+    std::optional<ArrayRef<int64_t>> known = im.knownInts(v);
+    allKnown &= known && tensorType(v).getRank() == 1;
+    if (known)
+      ints.append(known->begin(), known->end());
+  }
+  if (inputs.empty())
+    return im.emitError() << "needs at least one input";
+  Value result =
+      im.inferred<ts::ConcatOp>(inputs, im.intAttr("axis", 0));
+  if (!result || !allKnown)
+    return im.setOutput(0, result);
+  // A shape built from pieces: fold, or record what is known.
+  result.getDefiningOp()->erase();
+  return im.setIntsOutput(ints, {static_cast<int64_t>(ints.size())}, [&] {
+    return im.inferred<ts::ConcatOp>(inputs, im.intAttr("axis", 0));
+  });
+}
+
+/// Split: sizes from the `split` attribute, from input 1 (opset 13), or
+/// num_outputs (opset 18) / the number of outputs for equal pieces.
+static LogicalResult convertSplit(GraphImporter &im,
+                                  const onnx::NodeProto &node) {
+  Value x = im.input(0);
+  if (!x)
+    return failure();
+  auto sizes = im.intsAttrOrInput("split", 1, 13);
+  if (failed(sizes))
+    return failure();
+  RankedTensorType type = tensorType(x);
+  int64_t axis = im.intAttr("axis", 0);
+  std::optional<int64_t> dim = ::tessera::normalizeAxis(axis, type.getRank());
+  if (!dim)
+    return im.emitError() << "axis " << axis << " is out of range for rank "
+                          << type.getRank();
+  int64_t count = node.output_size();
+  SmallVector<int64_t> pieces;
+  if (*sizes) {
+    pieces = **sizes;
+  } else {
+    int64_t size = type.getDimSize(*dim);
+    if (ShapedType::isDynamic(size)) {
+      pieces.assign(count, kDynamicDim);
+    } else {
+      // Opset 18: the last piece may be smaller.
+      int64_t piece = (size + count - 1) / std::max<int64_t>(count, 1);
+      for (int64_t i = 0; i < count; ++i)
+        pieces.push_back(std::max<int64_t>(
+            0, std::min(piece, size - i * piece)));
+    }
+  }
+  if (static_cast<int64_t>(pieces.size()) != count)
+    return im.emitError() << "has " << pieces.size() << " split sizes for "
+                          << count << " outputs";
+  SmallVector<Type> types;
+  for (int64_t piece : pieces) {
+    SmallVector<int64_t> shape(type.getShape());
+    shape[*dim] = piece;
+    types.push_back(RankedTensorType::get(shape, type.getElementType()));
+  }
+  bool equal = !*sizes && llvm::all_equal(pieces);
+  auto op = im.create<ts::SplitOp>(
+      types, x, *dim,
+      equal ? DenseI64ArrayAttr() : DenseI64ArrayAttr::get(&im.context(), pieces));
+  for (int64_t i = 0; i < count; ++i)
+    if (failed(im.setOutput(i, op.getResult(i))))
+      return failure();
+  return success();
+}
+
+/// Slice: bounds are inputs from opset 10 on (so always here).
+static LogicalResult convertSlice(GraphImporter &im, const onnx::NodeProto &) {
+  Value x = im.input(0);
+  if (!x)
+    return failure();
+  auto starts = im.intsAttrOrInput("starts", 1, 10);
+  auto ends = im.intsAttrOrInput("ends", 2, 10);
+  auto axes = im.intsAttrOrInput("axes", 3, 10);
+  auto steps = im.intsAttrOrInput("steps", 4, 10);
+  if (failed(starts) || failed(ends) || failed(axes) || failed(steps))
+    return failure();
+  if (!*starts || !*ends)
+    return im.emitError() << "needs starts and ends";
+  Builder b(&im.context());
+  auto optionalArray = [&](const std::optional<SmallVector<int64_t>> &v) {
+    return v ? b.getDenseI64ArrayAttr(*v) : DenseI64ArrayAttr();
+  };
+  Value result = im.inferred<ts::SliceOp>(
+      x, b.getDenseI64ArrayAttr(**starts), b.getDenseI64ArrayAttr(**ends),
+      optionalArray(*axes), optionalArray(*steps));
+  if (!result)
+    return failure();
+  // Slicing a known 1-D integer value (a shape) stays known.
+  std::optional<ArrayRef<int64_t>> known = im.knownInts(x);
+  if (!known || tensorType(x).getRank() != 1)
+    return im.setOutput(0, result);
+  int64_t n = known->size(), start = (**starts)[0], end = (**ends)[0];
+  int64_t step = *steps ? (**steps)[0] : 1;
+  SmallVector<int64_t> taken;
+  if (start < 0)
+    start += n;
+  if (end < 0)
+    end += n;
+  start = step > 0 ? std::clamp<int64_t>(start, 0, n)
+                   : std::clamp<int64_t>(start, 0, n - 1);
+  end = step > 0 ? std::clamp<int64_t>(end, 0, n)
+                 : std::clamp<int64_t>(end, -1, n - 1);
+  for (int64_t i = start; step > 0 ? i < end : i > end; i += step)
+    taken.push_back((*known)[i]);
+  result.getDefiningOp()->erase();
+  return im.setIntsOutput(taken, {static_cast<int64_t>(taken.size())}, [&] {
+    return im.inferred<ts::SliceOp>(
+        x, b.getDenseI64ArrayAttr(**starts), b.getDenseI64ArrayAttr(**ends),
+        optionalArray(*axes), optionalArray(*steps));
+  });
+}
+
+static LogicalResult convertGather(GraphImporter &im, const onnx::NodeProto &) {
+  Value x = im.input(0), indices = im.input(1);
+  if (!x || !indices)
+    return failure();
+  int64_t axis = im.intAttr("axis", 0);
+  // Gathering from a known shape with constant indices: fold or record.
+  std::optional<ArrayRef<int64_t>> known = im.knownInts(x);
+  std::optional<SmallVector<int64_t>> idx = im.constantInts(indices);
+  if (known && idx && tensorType(x).getRank() == 1 &&
+      tensorType(indices).getRank() <= 1) {
+    SmallVector<int64_t> picked;
+    int64_t n = known->size();
+    for (int64_t i : *idx) {
+      if (i < -n || i >= n)
+        return im.emitError() << "index " << i << " is out of range for "
+                              << n << " entries";
+      picked.push_back((*known)[i < 0 ? i + n : i]);
+    }
+    return im.setIntsOutput(picked, tensorType(indices).getShape(), [&] {
+      return im.inferred<ts::GatherOp>(x, indices, axis);
+    });
+  }
+  return im.setOutput(0, im.inferred<ts::GatherOp>(x, indices, axis));
+}
+
+/// Expand broadcasts the input with `shape` (ONNX semantics: the result is
+/// the broadcast of both shapes).
+static LogicalResult convertExpand(GraphImporter &im, const onnx::NodeProto &) {
+  Value x = im.input(0), shape = im.input(1);
+  if (!x || !shape)
+    return failure();
+  std::optional<ArrayRef<int64_t>> dims = im.knownInts(shape);
+  SmallVector<int64_t> target;
+  if (dims)
+    target.assign(dims->begin(), dims->end());
+  else if (tensorType(shape).getRank() == 1 && !tensorType(shape).isDynamicDim(0))
+    target.assign(tensorType(shape).getDimSize(0), kDynamicDim);
+  else
+    return im.emitError() << "the shape input must be 1-D with a static "
+                             "length";
+  // An unknown target entry against a static input dim > 1 must equal it.
+  ArrayRef<int64_t> in = tensorType(x).getShape();
+  size_t rank = std::max(in.size(), target.size());
+  SmallVector<int64_t> result(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t a = i < in.size() ? in[in.size() - 1 - i] : 1;
+    int64_t t = i < target.size() ? target[target.size() - 1 - i] : 1;
+    int64_t r;
+    if (t == kDynamicDim)
+      r = (a != 1 && a != kDynamicDim) ? a : kDynamicDim;
+    else if (t == 1 || t == a)
+      r = a;
+    else if (a == 1 || a == kDynamicDim)
+      r = t;
+    else
+      return im.emitError() << "input shape " << ::tessera::formatShape(in)
+                            << " does not broadcast with "
+                            << ::tessera::formatShape(target);
+    result[rank - 1 - i] = r;
+  }
+  auto type = RankedTensorType::get(result, elementType(x));
+  if (type == x.getType())
+    return im.setOutput(0, x);
+  return im.setOutput(0, im.create<ts::ExpandOp>(
+                             type, x, type.hasStaticShape() ? Value() : shape));
+}
+
+/// Trilu keeps the upper (or lower) triangle of the last two dimensions,
+/// shifted by k; built as a select against a constant mask.
+static LogicalResult convertTrilu(GraphImporter &im, const onnx::NodeProto &) {
+  Value x = im.input(0);
+  if (!x)
+    return failure();
+  int64_t k = 0;
+  if (Value kValue = im.optionalInput(1)) {
+    std::optional<SmallVector<int64_t>> ks = im.constantInts(kValue);
+    if (!ks || ks->size() != 1)
+      return im.emitError() << "k must be a constant scalar";
+    k = (*ks)[0];
+  }
+  RankedTensorType type = tensorType(x);
+  if (type.getRank() < 2)
+    return im.emitError() << "expects an input of rank >= 2";
+  int64_t rows = type.getDimSize(type.getRank() - 2);
+  int64_t cols = type.getDimSize(type.getRank() - 1);
+  if (ShapedType::isDynamic(rows) || ShapedType::isDynamic(cols))
+    return im.emitError() << "needs static sizes in the last two dimensions";
+  bool upper = im.intAttr("upper", 1) != 0;
+  SmallVector<bool> mask;
+  mask.reserve(rows * cols);
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j)
+      mask.push_back(upper ? j - i >= k : j - i <= k);
+  auto maskType = RankedTensorType::get({rows, cols}, im.builder().getI1Type());
+  Value maskValue = im.create<ts::ConstantOp>(
+      cast<ElementsAttr>(DenseElementsAttr::get(maskType, mask)));
+  Value zero = im.constantScalar(0.0, type.getElementType());
+  return im.setOutput(0, im.inferred<ts::WhereOp>(maskValue, x, zero));
+}
+
+void registerDataMovementConverters(
+    ConverterRegistry &r) {
+  r["Transpose"] = convertTranspose;
+  r["Reshape"] = convertReshape;
+  r["Flatten"] = convertFlatten;
+  r["Squeeze"] = convertSqueeze;
+  r["Unsqueeze"] = convertSqueeze;
+  r["Concat"] = convertConcat;
+  r["Split"] = convertSplit;
+  r["Slice"] = convertSlice;
+  r["Gather"] = convertGather;
+  r["Expand"] = convertExpand;
+  r["Trilu"] = convertTrilu;
+}
+
+} // namespace tessera::onnx_import

@@ -1,0 +1,232 @@
+//===- Elementwise.cpp - ONNX arithmetic, logic and activations -----------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#include "GraphImporter.h"
+
+using namespace mlir;
+
+namespace tessera::onnx_import {
+namespace ts = mlir::tessera;
+
+/// Integer arithmetic on known (shape) values, entry by entry with scalar
+/// broadcasting; an unknown entry stays unknown.
+static std::optional<SmallVector<int64_t>>
+foldKnown(GraphImporter &im, Value lhs, Value rhs,
+          int64_t (*fn)(int64_t, int64_t)) {
+  auto a = im.knownInts(lhs), b = im.knownInts(rhs);
+  if (!a || !b || tensorType(lhs).getRank() > 1 ||
+      tensorType(rhs).getRank() > 1)
+    return std::nullopt;
+  if (a->size() != b->size() && a->size() != 1 && b->size() != 1)
+    return std::nullopt;
+  size_t n = std::max(a->size(), b->size());
+  SmallVector<int64_t> result;
+  for (size_t i = 0; i < n; ++i) {
+    int64_t x = (*a)[a->size() == 1 ? 0 : i], y = (*b)[b->size() == 1 ? 0 : i];
+    result.push_back(x == ::tessera::kDynamicDim || y == ::tessera::kDynamicDim
+                         ? ::tessera::kDynamicDim
+                         : fn(x, y));
+  }
+  return result;
+}
+
+template <typename OpTy>
+static LogicalResult convertBinary(GraphImporter &im,
+                                   const onnx::NodeProto &) {
+  Value lhs = im.input(0), rhs = im.input(1);
+  if (!lhs || !rhs)
+    return failure();
+  Value result = im.inferred<OpTy>(lhs, rhs);
+  if (!result)
+    return failure();
+  // Shape arithmetic (Shape -> Mul -> Reshape) keeps folding.
+  int64_t (*fn)(int64_t, int64_t) = nullptr;
+  if constexpr (std::is_same_v<OpTy, ts::AddOp>)
+    fn = [](int64_t x, int64_t y) { return x + y; };
+  if constexpr (std::is_same_v<OpTy, ts::SubOp>)
+    fn = [](int64_t x, int64_t y) { return x - y; };
+  if constexpr (std::is_same_v<OpTy, ts::MulOp>)
+    fn = [](int64_t x, int64_t y) { return x * y; };
+  if constexpr (std::is_same_v<OpTy, ts::DivOp>)
+    fn = [](int64_t x, int64_t y) {
+      return y == 0 ? ::tessera::kDynamicDim : x / y;
+    };
+  if (fn && isa<IntegerType>(elementType(lhs)))
+    if (auto ints = foldKnown(im, lhs, rhs, fn)) {
+      if (!llvm::is_contained(*ints, ::tessera::kDynamicDim)) {
+        result.getDefiningOp()->erase();
+        return im.setOutput(
+            0, im.constantI64(*ints, tensorType(result).getShape()));
+      }
+      im.setKnownInts(result, *ints);
+    }
+  return im.setOutput(0, result);
+}
+
+/// ONNX Pow allows an exponent of another type; tessera.pow wants one type.
+static LogicalResult convertPow(GraphImporter &im, const onnx::NodeProto &) {
+  Value base = im.input(0), exponent = im.input(1);
+  if (!base || !exponent)
+    return failure();
+  if (elementType(exponent) != elementType(base))
+    exponent = im.create<ts::CastOp>(
+        RankedTensorType::get(tensorType(exponent).getShape(),
+                              elementType(base)),
+        exponent);
+  return im.setOutput(0, im.inferred<ts::PowOp>(base, exponent));
+}
+
+/// Max and Min take one or more inputs.
+template <typename OpTy>
+static LogicalResult convertVariadic(GraphImporter &im,
+                                     const onnx::NodeProto &node) {
+  Value result = im.input(0);
+  for (int i = 1; result && i < node.input_size(); ++i) {
+    Value next = im.input(i);
+    result = next ? im.inferred<OpTy>(result, next) : Value();
+  }
+  return im.setOutput(0, result);
+}
+
+template <ts::CompareDirection direction>
+static LogicalResult convertCompare(GraphImporter &im,
+                                    const onnx::NodeProto &) {
+  Value lhs = im.input(0), rhs = im.input(1);
+  if (!lhs || !rhs)
+    return failure();
+  return im.setOutput(0, im.inferred<ts::CompareOp>(direction, lhs, rhs));
+}
+
+template <typename OpTy>
+static LogicalResult convertUnary(GraphImporter &im, const onnx::NodeProto &) {
+  Value x = im.input(0);
+  if (!x)
+    return failure();
+  return im.setOutput(0, im.create<OpTy>(x));
+}
+
+/// Identity, and Dropout at inference: the input passes through.
+static LogicalResult convertIdentity(GraphImporter &im,
+                                     const onnx::NodeProto &node) {
+  Value x = im.input(0);
+  if (!x)
+    return failure();
+  if (node.op_type() == "Dropout") {
+    if (Value training = im.optionalInput(2)) {
+      std::optional<double> flag = im.constantFloat(training);
+      if (!flag || *flag != 0.0)
+        return im.emitError() << "only inference (training_mode = false) "
+                                 "is supported";
+    }
+    if (node.output_size() > 1 && !node.output(1).empty())
+      return im.emitError() << "the mask output is not supported";
+  }
+  return im.setOutput(0, x);
+}
+
+/// LeakyRelu(x) = x < 0 ? alpha * x : x.
+static LogicalResult convertLeakyRelu(GraphImporter &im,
+                                      const onnx::NodeProto &) {
+  Value x = im.input(0);
+  if (!x)
+    return failure();
+  Type type = elementType(x);
+  Value zero = im.constantScalar(0.0, type);
+  Value alpha = im.constantScalar(im.floatAttr("alpha", 0.01f), type);
+  Value negative = im.inferred<ts::CompareOp>(ts::CompareDirection::lt, x, zero);
+  Value scaled = im.inferred<ts::MulOp>(x, alpha);
+  return im.setOutput(0, im.inferred<ts::WhereOp>(negative, scaled, x));
+}
+
+static LogicalResult convertGelu(GraphImporter &im, const onnx::NodeProto &) {
+  Value x = im.input(0);
+  if (!x)
+    return failure();
+  std::string approximate = im.stringAttr("approximate", "none");
+  if (approximate != "none" && approximate != "tanh")
+    return im.emitError() << "unknown approximate = '" << approximate
+                          << "' (expected 'none' or 'tanh')";
+  auto form = approximate == "tanh" ? ts::GeluApproximation::tanh
+                                    : ts::GeluApproximation::erf;
+  return im.setOutput(0, im.create<ts::GeluOp>(x, form));
+}
+
+static LogicalResult convertWhere(GraphImporter &im, const onnx::NodeProto &) {
+  Value cond = im.input(0), x = im.input(1), y = im.input(2);
+  if (!cond || !x || !y)
+    return failure();
+  return im.setOutput(0, im.inferred<ts::WhereOp>(cond, x, y));
+}
+
+static LogicalResult convertCast(GraphImporter &im, const onnx::NodeProto &) {
+  Value x = im.input(0);
+  if (!x)
+    return failure();
+  int64_t to = im.intAttr("to", 0);
+  Type target = convertElementType(to, im.context());
+  if (!target)
+    return im.emitError() << "cannot cast to "
+                          << dataTypeName(static_cast<int32_t>(to))
+                          << ", which Tessera does not support";
+  auto type = RankedTensorType::get(tensorType(x).getShape(), target);
+  if (type == x.getType())
+    return im.setOutput(0, x);
+  Value result = im.create<ts::CastOp>(type, x);
+  // Integer shape values survive casts between integer types.
+  if (isa<IntegerType>(target) && !target.isInteger(1))
+    if (auto ints = im.knownInts(x); ints && isa<IntegerType>(elementType(x)))
+      im.setKnownInts(result, *ints);
+  return im.setOutput(0, result);
+}
+
+/// Clip: bounds from attributes before opset 11, optional inputs after.
+static LogicalResult convertClip(GraphImporter &im, const onnx::NodeProto &) {
+  Value x = im.input(0);
+  if (!x)
+    return failure();
+  Value low = im.optionalInput(1), high = im.optionalInput(2);
+  Value result = x;
+  if (low)
+    result = im.inferred<ts::MaxOp>(result, low);
+  if (result && high)
+    result = im.inferred<ts::MinOp>(result, high);
+  return im.setOutput(0, result);
+}
+
+void registerElementwiseConverters(
+    ConverterRegistry &r) {
+  r["Add"] = convertBinary<ts::AddOp>;
+  r["Sub"] = convertBinary<ts::SubOp>;
+  r["Mul"] = convertBinary<ts::MulOp>;
+  r["Div"] = convertBinary<ts::DivOp>;
+  r["And"] = convertBinary<ts::AndOp>;
+  r["Or"] = convertBinary<ts::OrOp>;
+  r["Xor"] = convertBinary<ts::XorOp>;
+  r["Pow"] = convertPow;
+  r["Max"] = convertVariadic<ts::MaxOp>;
+  r["Min"] = convertVariadic<ts::MinOp>;
+  r["Equal"] = convertCompare<ts::CompareDirection::eq>;
+  r["Less"] = convertCompare<ts::CompareDirection::lt>;
+  r["LessOrEqual"] = convertCompare<ts::CompareDirection::le>;
+  r["Greater"] = convertCompare<ts::CompareDirection::gt>;
+  r["GreaterOrEqual"] = convertCompare<ts::CompareDirection::ge>;
+  r["Sqrt"] = convertUnary<ts::SqrtOp>;
+  r["Reciprocal"] = convertUnary<ts::ReciprocalOp>;
+  r["Neg"] = convertUnary<ts::NegOp>;
+  r["Abs"] = convertUnary<ts::AbsOp>;
+  r["Exp"] = convertUnary<ts::ExpOp>;
+  r["Log"] = convertUnary<ts::LogOp>;
+  r["Erf"] = convertUnary<ts::ErfOp>;
+  r["Tanh"] = convertUnary<ts::TanhOp>;
+  r["Sigmoid"] = convertUnary<ts::SigmoidOp>;
+  r["Relu"] = convertUnary<ts::ReluOp>;
+  r["Not"] = convertUnary<ts::NotOp>;
+  r["Identity"] = convertIdentity;
+  r["Dropout"] = convertIdentity;
+  r["LeakyRelu"] = convertLeakyRelu;
+  r["Gelu"] = convertGelu;
+  r["Where"] = convertWhere;
+  r["Cast"] = convertCast;
+  r["Clip"] = convertClip;
+}
+
+} // namespace tessera::onnx_import

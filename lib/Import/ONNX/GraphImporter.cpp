@@ -1,0 +1,243 @@
+//===- GraphImporter.cpp - values, attributes and constants of the importer ===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#include "GraphImporter.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Diagnostics.h"
+
+using namespace mlir;
+
+namespace tessera::onnx_import {
+
+GraphImporter::GraphImporter(MLIRContext &context, OpBuilder &builder,
+                             int64_t opset, StringRef modelPath,
+                             StringRef modelDir,
+                             const ONNXImportOptions &options)
+    : ctx(context), b(builder), opsetVersion(opset), modelPath(modelPath),
+      modelDir(modelDir), options(options), nodeLoc(UnknownLoc::get(&context)) {
+}
+
+void GraphImporter::addInitializer(onnx::TensorProto &tensor) {
+  initializers[tensor.name()] = &tensor;
+}
+
+Value GraphImporter::lookup(StringRef name, Location useLoc) {
+  auto it = values.find(name);
+  if (it != values.end())
+    return it->second;
+  auto init = initializers.find(name);
+  if (init == initializers.end()) {
+    mlir::emitError(useLoc) << describeNode() << " uses '" << name
+                      << "', which no earlier node, graph input or "
+                         "initializer defines";
+    return {};
+  }
+  // Initializers become constants where first used; the func has one block,
+  // so that point dominates every later use.
+  Location loc = NameLoc::get(StringAttr::get(&ctx, name),
+                              FileLineColLoc::get(&ctx, modelPath, 0, 0));
+  FailureOr<ElementsAttr> attr = convertTensor(
+      *init->second, modelDir, options.inlineElementLimit, loc);
+  if (failed(attr))
+    return {};
+  Value value = mlir::tessera::ConstantOp::create(b, loc, *attr);
+  if (auto dense = dyn_cast<DenseIntElementsAttr>(*attr))
+    if (dense.getType().getRank() <= 1)
+      setKnownInts(value, llvm::to_vector(llvm::map_range(
+                              dense.getValues<APInt>(), [](const APInt &v) {
+                                return v.getSExtValue();
+                              })));
+  values[name] = value;
+  return value;
+}
+
+void GraphImporter::beginNode(const onnx::NodeProto &node, int index) {
+  currentNode = &node;
+  currentIndex = index;
+  std::string name = node.name().empty()
+                         ? node.op_type() + "#" + std::to_string(index)
+                         : node.name();
+  nodeLoc = NameLoc::get(StringAttr::get(&ctx, name),
+                         FileLineColLoc::get(&ctx, modelPath, 0, 0));
+}
+
+std::string GraphImporter::describeNode() const {
+  if (!currentNode)
+    return "the graph";
+  std::string name = currentNode->name().empty()
+                         ? "#" + std::to_string(currentIndex)
+                         : "'" + currentNode->name() + "'";
+  return "node " + name + " (" + currentNode->op_type() + ")";
+}
+
+InFlightDiagnostic GraphImporter::emitError() const {
+  return mlir::emitError(nodeLoc) << describeNode() << ": ";
+}
+
+Value GraphImporter::input(int index) {
+  if (index >= currentNode->input_size() ||
+      currentNode->input(index).empty()) {
+    emitError() << "expects input " << index << ", which is missing";
+    return {};
+  }
+  return lookup(currentNode->input(index), nodeLoc);
+}
+
+Value GraphImporter::optionalInput(int index) {
+  if (index >= currentNode->input_size() ||
+      currentNode->input(index).empty())
+    return {};
+  return lookup(currentNode->input(index), nodeLoc);
+}
+
+LogicalResult GraphImporter::setOutput(int index, Value value) {
+  if (!value)
+    return failure();
+  if (index < currentNode->output_size() &&
+      !currentNode->output(index).empty())
+    values[currentNode->output(index)] = value;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Attributes
+//===----------------------------------------------------------------------===//
+
+const onnx::AttributeProto *GraphImporter::attr(StringRef name) const {
+  for (const onnx::AttributeProto &a : currentNode->attribute())
+    if (a.name() == name)
+      return &a;
+  return nullptr;
+}
+
+int64_t GraphImporter::intAttr(StringRef name, int64_t defaultValue) const {
+  const onnx::AttributeProto *a = attr(name);
+  return a && a->has_i() ? a->i() : defaultValue;
+}
+
+float GraphImporter::floatAttr(StringRef name, float defaultValue) const {
+  const onnx::AttributeProto *a = attr(name);
+  return a && a->has_f() ? a->f() : defaultValue;
+}
+
+std::string GraphImporter::stringAttr(StringRef name,
+                                      StringRef defaultValue) const {
+  const onnx::AttributeProto *a = attr(name);
+  return a && a->has_s() ? a->s() : defaultValue.str();
+}
+
+std::optional<SmallVector<int64_t>>
+GraphImporter::intsAttr(StringRef name) const {
+  const onnx::AttributeProto *a = attr(name);
+  if (!a)
+    return std::nullopt;
+  return SmallVector<int64_t>(a->ints().begin(), a->ints().end());
+}
+
+FailureOr<std::optional<SmallVector<int64_t>>>
+GraphImporter::intsAttrOrInput(StringRef name, int inputIndex,
+                               int64_t movedAt) {
+  if (opsetVersion < movedAt)
+    return intsAttr(name);
+  Value value = optionalInput(inputIndex);
+  if (!value) {
+    if (inputIndex < numInputs() && !node().input(inputIndex).empty())
+      return failure(); // lookup already reported the dangling name.
+    return std::optional<SmallVector<int64_t>>();
+  }
+  std::optional<SmallVector<int64_t>> ints = constantInts(value);
+  if (!ints)
+    return emitError() << "input " << inputIndex << " (" << name
+                       << ") must be a constant";
+  return ints;
+}
+
+//===----------------------------------------------------------------------===//
+// Constants
+//===----------------------------------------------------------------------===//
+
+FailureOr<ElementsAttr>
+GraphImporter::convertTensorAttr(const onnx::TensorProto &tensor) {
+  // The importer owns the parsed model, so the tensor's bytes may move into
+  // the attribute instead of being copied.
+  return convertTensor(const_cast<onnx::TensorProto &>(tensor), modelDir,
+                       options.inlineElementLimit, nodeLoc);
+}
+
+Value GraphImporter::constantI64(ArrayRef<int64_t> ints,
+                                 std::optional<ArrayRef<int64_t>> shape) {
+  SmallVector<int64_t, 1> dims;
+  if (shape)
+    dims.assign(shape->begin(), shape->end());
+  else
+    dims.push_back(ints.size());
+  auto type = RankedTensorType::get(dims, b.getI64Type());
+  Value value = create<mlir::tessera::ConstantOp>(DenseIntElementsAttr::get(type, ints));
+  setKnownInts(value, ints);
+  return value;
+}
+
+Value GraphImporter::constantScalar(double value, Type elementType) {
+  auto type = RankedTensorType::get({}, elementType);
+  Attribute attr;
+  if (auto floatType = dyn_cast<FloatType>(elementType)) {
+    attr = DenseElementsAttr::get(type, FloatAttr::get(floatType, value)
+                                             .getValue());
+  } else {
+    auto intType = cast<IntegerType>(elementType);
+    attr = DenseElementsAttr::get(
+        type, APInt(intType.getWidth(), static_cast<int64_t>(value),
+                    /*isSigned=*/true));
+  }
+  Value result = create<mlir::tessera::ConstantOp>(cast<ElementsAttr>(attr));
+  if (isa<IntegerType>(elementType))
+    setKnownInts(result, {static_cast<int64_t>(value)});
+  return result;
+}
+
+void GraphImporter::setKnownInts(Value value, ArrayRef<int64_t> ints) {
+  known[value] = SmallVector<int64_t>(ints);
+}
+
+std::optional<ArrayRef<int64_t>> GraphImporter::knownInts(Value value) const {
+  auto it = known.find(value);
+  if (it == known.end())
+    return std::nullopt;
+  return ArrayRef<int64_t>(it->second);
+}
+
+std::optional<SmallVector<int64_t>>
+GraphImporter::constantInts(Value value) const {
+  std::optional<ArrayRef<int64_t>> ints = knownInts(value);
+  if (!ints || llvm::is_contained(*ints, ::tessera::kDynamicDim))
+    return std::nullopt;
+  return SmallVector<int64_t>(*ints);
+}
+
+std::optional<double> GraphImporter::constantFloat(Value value) const {
+  auto constant = value.getDefiningOp<mlir::tessera::ConstantOp>();
+  if (!constant)
+    return std::nullopt;
+  auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
+  if (!dense || !dense.isSplat())
+    return std::nullopt;
+  if (isa<FloatType>(dense.getElementType()))
+    return dense.getSplatValue<APFloat>().convertToDouble();
+  if (dense.getElementType().isInteger(1))
+    return dense.getSplatValue<bool>() ? 1.0 : 0.0;
+  return static_cast<double>(dense.getSplatValue<APInt>().getSExtValue());
+}
+
+LogicalResult GraphImporter::setIntsOutput(ArrayRef<int64_t> ints,
+                                           ArrayRef<int64_t> shape,
+                                           function_ref<Value()> fallback) {
+  if (!llvm::is_contained(ints, ::tessera::kDynamicDim))
+    return setOutput(0, constantI64(ints, shape));
+  Value value = fallback();
+  if (!value)
+    return failure();
+  setKnownInts(value, ints);
+  return setOutput(0, value);
+}
+
+} // namespace tessera::onnx_import

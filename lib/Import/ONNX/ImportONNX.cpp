@@ -1,0 +1,242 @@
+//===- ImportONNX.cpp - reads an ONNX model into a tessera function -------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#include "tessera/Import/ONNX/ImportONNX.h"
+#include "GraphImporter.h"
+
+#include "tessera/Dialect/Tessera/IR/TesseraDialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+#include <google/protobuf/io/coded_stream.h>
+
+using namespace mlir;
+
+namespace tessera {
+using namespace onnx_import;
+
+void registerONNXImportDialects(MLIRContext &context) {
+  context.loadDialect<mlir::tessera::TesseraDialect, func::FuncDialect>();
+}
+
+static const ConverterRegistry &converters() {
+  static const ConverterRegistry registry = [] {
+    ConverterRegistry r;
+    registerElementwiseConverters(r);
+    registerContractionConverters(r);
+    registerNormalizationConverters(r);
+    registerDataMovementConverters(r);
+    registerShapeConverters(r);
+    return r;
+  }();
+  return registry;
+}
+
+static bool isDefaultDomain(StringRef domain) {
+  return domain.empty() || domain == "ai.onnx";
+}
+
+/// The default-domain opset the model imports, checked against the range
+/// Tessera supports.
+static FailureOr<int64_t> checkOpset(const onnx::ModelProto &model,
+                                     Location loc) {
+  std::optional<int64_t> opset;
+  for (const onnx::OperatorSetIdProto &id : model.opset_import())
+    if (isDefaultDomain(id.domain()))
+      opset = id.version();
+  if (!opset)
+    return emitError(loc) << "the model does not import the default ONNX "
+                             "operator set";
+  if (*opset < ::tessera::kMinONNXOpset || *opset > ::tessera::kMaxONNXOpset)
+    return emitError(loc) << "the model uses ONNX opset " << *opset
+                          << "; Tessera supports opsets "
+                          << ::tessera::kMinONNXOpset << " to "
+                          << ::tessera::kMaxONNXOpset
+                          << " (onnx.version_converter can convert it)";
+  return *opset;
+}
+
+/// Reports every unsupported operator once, with how many nodes use it and
+/// the first of them, so one run lists all that a model needs.
+static LogicalResult checkOperators(const onnx::GraphProto &graph,
+                                    int64_t opset, StringRef modelPath,
+                                    MLIRContext &ctx) {
+  struct Use {
+    std::string firstNode;
+    int count = 0;
+  };
+  llvm::MapVector<std::string, Use, llvm::StringMap<unsigned>> unsupported;
+  const ConverterRegistry &registry = converters();
+  for (auto [index, node] : llvm::enumerate(graph.node())) {
+    bool known = isDefaultDomain(node.domain()) &&
+                 registry.count(node.op_type());
+    if (known)
+      continue;
+    std::string key = isDefaultDomain(node.domain())
+                          ? node.op_type()
+                          : node.domain() + "." + node.op_type();
+    Use &use = unsupported[key];
+    if (use.count++ == 0)
+      use.firstNode = node.name().empty()
+                          ? node.op_type() + "#" + std::to_string(index)
+                          : node.name();
+  }
+  for (auto &[op, use] : unsupported) {
+    Location loc = NameLoc::get(StringAttr::get(&ctx, use.firstNode),
+                                FileLineColLoc::get(&ctx, modelPath, 0, 0));
+    emitError(loc) << "unsupported ONNX operator '" << op << "' (opset "
+                   << opset << "): used by " << use.count
+                   << (use.count == 1 ? " node" : " nodes") << ", first '"
+                   << use.firstNode << "'";
+  }
+  return success(unsupported.empty());
+}
+
+/// The tensor type of a graph input or output; dim_param names go to `names`.
+static FailureOr<RankedTensorType>
+convertValueInfo(const onnx::ValueInfoProto &info, MLIRContext &ctx,
+                 SmallVectorImpl<Attribute> &names, Location loc) {
+  if (!info.type().has_tensor_type())
+    return emitError(loc) << "graph input '" << info.name()
+                          << "' is not a tensor";
+  const onnx::TypeProto::Tensor &tensor = info.type().tensor_type();
+  Type elementType = convertElementType(tensor.elem_type(), ctx);
+  if (!elementType)
+    return emitError(loc) << "graph input '" << info.name()
+                          << "' has element type "
+                          << dataTypeName(tensor.elem_type())
+                          << ", which Tessera does not support";
+  if (!tensor.has_shape())
+    return emitError(loc) << "graph input '" << info.name()
+                          << "' has no shape; Tessera needs at least its "
+                             "rank";
+  SmallVector<int64_t> dims;
+  for (const onnx::TensorShapeProto::Dimension &dim : tensor.shape().dim()) {
+    if (dim.has_dim_value()) {
+      if (dim.dim_value() < 0)
+        return emitError(loc) << "graph input '" << info.name()
+                              << "' has a negative dimension "
+                              << dim.dim_value();
+      dims.push_back(dim.dim_value());
+      names.push_back(StringAttr::get(&ctx, ""));
+    } else {
+      dims.push_back(ShapedType::kDynamic);
+      names.push_back(StringAttr::get(&ctx, dim.dim_param()));
+    }
+  }
+  return RankedTensorType::get(dims, elementType);
+}
+
+static FailureOr<OwningOpRef<ModuleOp>>
+importGraph(onnx::ModelProto &model, StringRef path, MLIRContext &ctx,
+            const ::tessera::ONNXImportOptions &options) {
+  Location fileLoc = FileLineColLoc::get(&ctx, path, 0, 0);
+  FailureOr<int64_t> opset = checkOpset(model, fileLoc);
+  if (failed(opset))
+    return failure();
+  onnx::GraphProto &graph = *model.mutable_graph();
+  if (failed(checkOperators(graph, *opset, path, ctx)))
+    return failure();
+
+  OpBuilder b(&ctx);
+  OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);
+  b.setInsertionPointToEnd(module->getBody());
+  SmallString<256> modelDir(path);
+  llvm::sys::path::remove_filename(modelDir);
+  if (modelDir.empty())
+    modelDir = ".";
+  GraphImporter importer(ctx, b, *opset, path, modelDir, options);
+  for (onnx::TensorProto &tensor : *graph.mutable_initializer())
+    importer.addInitializer(tensor);
+
+  // Inputs that an initializer also names are constants (old exporters).
+  SmallVector<Type> argTypes;
+  SmallVector<Attribute> argAttrs;
+  SmallVector<std::string> argNames;
+  for (const onnx::ValueInfoProto &input : graph.input()) {
+    if (importer.isInitializer(input.name()))
+      continue;
+    SmallVector<Attribute> dimNames;
+    FailureOr<RankedTensorType> type =
+        convertValueInfo(input, ctx, dimNames, fileLoc);
+    if (failed(type))
+      return failure();
+    argTypes.push_back(*type);
+    argNames.push_back(input.name());
+    argAttrs.push_back(b.getDictionaryAttr(
+        {b.getNamedAttr("tessera.name", b.getStringAttr(input.name())),
+         b.getNamedAttr("tessera.dim_params", b.getArrayAttr(dimNames))}));
+  }
+
+  auto func = func::FuncOp::create(b, fileLoc, options.functionName,
+                                   b.getFunctionType(argTypes, {}));
+  Block *body = func.addEntryBlock();
+  func.setAllArgAttrs(argAttrs);
+  for (auto [name, arg] : llvm::zip(argNames, body->getArguments()))
+    importer.define(name, arg);
+  b.setInsertionPointToStart(body);
+
+  const ConverterRegistry &registry = converters();
+  for (auto [index, node] : llvm::enumerate(graph.node())) {
+    importer.beginNode(node, index);
+    if (failed(registry.lookup(node.op_type())(importer, node)))
+      return failure();
+  }
+
+  SmallVector<Value> results;
+  SmallVector<Attribute> resultAttrs;
+  for (const onnx::ValueInfoProto &output : graph.output()) {
+    Value value = importer.lookup(output.name(), fileLoc);
+    if (!value)
+      return failure();
+    results.push_back(value);
+    resultAttrs.push_back(b.getDictionaryAttr(
+        b.getNamedAttr("tessera.name", b.getStringAttr(output.name()))));
+  }
+  func::ReturnOp::create(b, fileLoc, results);
+  func.setFunctionType(
+      b.getFunctionType(argTypes, ValueRange(results).getTypes()));
+  func.setAllResultAttrs(resultAttrs);
+  if (failed(mlir::verify(*module)))
+    return failure();
+  return std::move(module);
+}
+
+FailureOr<OwningOpRef<ModuleOp>>
+importONNXFile(StringRef path, MLIRContext &ctx,
+                        const ONNXImportOptions &options) {
+  registerONNXImportDialects(ctx);
+  Location fileLoc = FileLineColLoc::get(&ctx, path, 0, 0);
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+  if (!buffer)
+    return emitError(fileLoc) << "cannot read '" << path
+                              << "': " << buffer.getError().message();
+  onnx::ModelProto model;
+  {
+    google::protobuf::io::CodedInputStream stream(
+        reinterpret_cast<const uint8_t *>((*buffer)->getBufferStart()),
+        static_cast<int>(std::min<size_t>((*buffer)->getBufferSize(),
+                                          std::numeric_limits<int>::max())));
+    stream.SetTotalBytesLimit(std::numeric_limits<int>::max());
+    if ((*buffer)->getBufferSize() > std::numeric_limits<int>::max() ||
+        !model.ParseFromCodedStream(&stream) ||
+        !stream.ConsumedEntireMessage())
+      return emitError(fileLoc)
+             << "'" << path
+             << "' is not a valid ONNX model: its protobuf does not parse "
+                "(truncated or not an ONNX file; models over 2 GB must keep "
+                "weights in external data)";
+  }
+  buffer->reset(); // The parsed model holds its own copy of the bytes.
+  if (!model.has_graph() || model.ir_version() <= 0)
+    return emitError(fileLoc) << "'" << path
+                              << "' is not an ONNX model: it has no graph or "
+                                 "no IR version";
+  return importGraph(model, path, ctx, options);
+}
+
+} // namespace tessera

@@ -1,0 +1,138 @@
+//===- Normalization.cpp - ONNX reductions, softmax and normalizations ----===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#include "GraphImporter.h"
+
+using namespace mlir;
+
+namespace tessera::onnx_import {
+namespace ts = mlir::tessera;
+
+/// ReduceSum took its axes as an input from opset 13, the other reductions
+/// from opset 18; with no axes they reduce everything, or nothing when
+/// noop_with_empty_axes is set.
+template <typename OpTy, int64_t AxesMovedAt>
+static LogicalResult convertReduce(GraphImporter &im,
+                                   const onnx::NodeProto &) {
+  Value x = im.input(0);
+  if (!x)
+    return failure();
+  auto axes = im.intsAttrOrInput("axes", 1, AxesMovedAt);
+  if (failed(axes))
+    return failure();
+  SmallVector<int64_t> list = axes->value_or(SmallVector<int64_t>());
+  if (list.empty()) {
+    if (im.intAttr("noop_with_empty_axes", 0) != 0)
+      return im.setOutput(0, x);
+    list = llvm::to_vector(llvm::seq<int64_t>(0, tensorType(x).getRank()));
+  }
+  if (list.empty()) // A 0-D tensor reduces to itself.
+    return im.setOutput(0, x);
+  return im.setOutput(0, im.inferred<OpTy>(x, list,
+                                           im.intAttr("keepdims", 1) != 0));
+}
+
+/// Softmax and LogSoftmax. Before opset 13 they flattened the input to 2-D
+/// at `axis` (default 1) and normalized each row; that equals a softmax over
+/// the trailing dimensions, done here through a reshape when `axis` is not
+/// already the last one.
+template <typename OpTy>
+static LogicalResult convertSoftmax(GraphImporter &im,
+                                    const onnx::NodeProto &) {
+  Value x = im.input(0);
+  if (!x)
+    return failure();
+  RankedTensorType type = tensorType(x);
+  int64_t rank = type.getRank();
+  bool coerced = im.opset() < 13;
+  int64_t axis = im.intAttr("axis", coerced ? 1 : -1);
+  std::optional<int64_t> dim = ::tessera::normalizeAxis(axis, rank);
+  if (!dim)
+    return im.emitError() << "axis " << axis << " is out of range for rank "
+                          << rank;
+  Builder b(&im.context());
+  if (!coerced || *dim == rank - 1)
+    return im.setOutput(0, im.create<OpTy>(x, b.getI64IntegerAttr(*dim)));
+  std::optional<int64_t> rows =
+      ::tessera::staticElementCount(type.getShape().take_front(*dim));
+  std::optional<int64_t> cols =
+      ::tessera::staticElementCount(type.getShape().drop_front(*dim));
+  if (!rows || !cols)
+    return im.emitError() << "opset " << im.opset()
+                          << " softmax over axis " << axis
+                          << " needs static dimensions";
+  Value flat = im.create<ts::ReshapeOp>(
+      RankedTensorType::get({*rows, *cols}, type.getElementType()), x,
+      Value());
+  Value normalized = im.create<OpTy>(flat, b.getI64IntegerAttr(1));
+  return im.setOutput(0, im.create<ts::ReshapeOp>(type, normalized, Value()));
+}
+
+static LogicalResult convertLayerNorm(GraphImporter &im,
+                                      const onnx::NodeProto &node) {
+  Value x = im.input(0), scale = im.input(1);
+  if (!x || !scale)
+    return failure();
+  Value bias = im.optionalInput(2);
+  for (int i = 1; i < node.output_size(); ++i)
+    if (!node.output(i).empty())
+      return im.emitError() << "the Mean and InvStdDev outputs are not "
+                               "supported";
+  if (im.intAttr("stash_type", 1) != 1)
+    return im.emitError() << "only stash_type = 1 (float) is supported";
+  Builder b(&im.context());
+  return im.setOutput(
+      0, im.create<ts::LayerNormOp>(x.getType(), x, scale, bias,
+                                    b.getI64IntegerAttr(im.intAttr("axis", -1)),
+                                    b.getF32FloatAttr(
+                                        im.floatAttr("epsilon", 1e-5f))));
+}
+
+/// BatchNormalization at inference: (x - mean) / sqrt(var + eps) * scale + B,
+/// with the per-channel parameters broadcast along dimension 1.
+static LogicalResult convertBatchNorm(GraphImporter &im,
+                                      const onnx::NodeProto &node) {
+  Value x = im.input(0), scale = im.input(1), bias = im.input(2),
+        mean = im.input(3), var = im.input(4);
+  if (!x || !scale || !bias || !mean || !var)
+    return failure();
+  if (im.intAttr("training_mode", 0) != 0 ||
+      (node.output_size() > 1 && !node.output(1).empty()))
+    return im.emitError() << "only inference mode is supported";
+  RankedTensorType type = tensorType(x);
+  if (type.getRank() < 2)
+    return im.emitError() << "expects an input of rank >= 2";
+  SmallVector<int64_t> channelShape(type.getRank() - 1, 1);
+  channelShape[0] = type.getDimSize(1);
+  auto perChannel = [&](Value v) -> Value {
+    auto shape = RankedTensorType::get(channelShape, elementType(v));
+    return im.create<ts::ReshapeOp>(shape, v, Value());
+  };
+  Value eps = im.constantScalar(im.floatAttr("epsilon", 1e-5f),
+                                type.getElementType());
+  Value variance = im.inferred<ts::AddOp>(var, eps);
+  if (!variance)
+    return failure();
+  Value stddev = im.create<ts::SqrtOp>(variance);
+  Value result = im.inferred<ts::SubOp>(x, perChannel(mean));
+  if (result)
+    result = im.inferred<ts::DivOp>(result, perChannel(stddev));
+  if (result)
+    result = im.inferred<ts::MulOp>(result, perChannel(scale));
+  if (result)
+    result = im.inferred<ts::AddOp>(result, perChannel(bias));
+  return im.setOutput(0, result);
+}
+
+void registerNormalizationConverters(
+    ConverterRegistry &r) {
+  r["ReduceSum"] = convertReduce<ts::ReduceSumOp, 13>;
+  r["ReduceMean"] = convertReduce<ts::ReduceMeanOp, 18>;
+  r["ReduceMax"] = convertReduce<ts::ReduceMaxOp, 18>;
+  r["ReduceMin"] = convertReduce<ts::ReduceMinOp, 18>;
+  r["Softmax"] = convertSoftmax<ts::SoftmaxOp>;
+  r["LogSoftmax"] = convertSoftmax<ts::LogSoftmaxOp>;
+  r["LayerNormalization"] = convertLayerNorm;
+  r["BatchNormalization"] = convertBatchNorm;
+}
+
+} // namespace tessera::onnx_import
