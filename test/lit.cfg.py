@@ -7,7 +7,7 @@ from lit.llvm import llvm_config
 
 config.name = "Tessera"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
-config.suffixes = [".mlir"]
+config.suffixes = [".mlir", ".test"]
 config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Inputs", "Unit"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.tessera_obj_root, "test")
@@ -19,6 +19,14 @@ llvm_config.use_default_substitutions()
 # Tessera's tools come first, then FileCheck, not, split-file from LLVM.
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tool_dirs = [config.tessera_tools_dir, config.llvm_tools_dir]
-llvm_config.add_tool_substitutions(["tessera-opt"], tool_dirs)
+llvm_config.add_tool_substitutions(["tessera-opt", "tessera-compile"], tool_dirs)
 
 config.substitutions.append(("%tessera_src_root", config.tessera_src_root))
+
+# ONNX test models are written in ONNX's textual format and converted at test
+# time with Debian's python3-onnx (always /usr/bin/python3).
+onnx_scripts = os.path.join(config.tessera_src_root, "test", "Import", "ONNX")
+config.substitutions.append(
+    ("%make-onnx", "/usr/bin/python3 " + os.path.join(onnx_scripts, "make_onnx.py")))
+config.substitutions.append(
+    ("%bad-onnx", "/usr/bin/python3 " + os.path.join(onnx_scripts, "bad_onnx.py")))

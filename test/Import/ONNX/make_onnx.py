@@ -2,11 +2,13 @@
 # make_onnx.py - turns ONNX's textual model format into a .onnx file for the importer tests.
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Usage: make_onnx.py MODEL.txt -o MODEL.onnx [--keep-names] [--no-check]
+                     [--external FILE]
 
 Nodes without a name are named after their first output ("node_<output>")
 unless --keep-names is given, so that diagnostics can name them. The model
 is checked with onnx.checker unless --no-check is given (tests of invalid
-models need that).
+models need that). With --external, tensors of 64 bytes or more are
+stored in FILE next to the model (ONNX external data).
 """
 import argparse
 import sys
@@ -21,6 +23,7 @@ def main():
     parser.add_argument("-o", "--output", required=True)
     parser.add_argument("--keep-names", action="store_true")
     parser.add_argument("--no-check", action="store_true")
+    parser.add_argument("--external", metavar="FILE")
     args = parser.parse_args()
     with open(args.text) as f:
         model = onnx.parser.parse_model(f.read())
@@ -30,7 +33,12 @@ def main():
                 node.name = "node_" + node.output[0]
     if not args.no_check:
         onnx.checker.check_model(model)
-    onnx.save(model, args.output)
+    if args.external:
+        onnx.save(model, args.output, save_as_external_data=True,
+                  all_tensors_to_one_file=True, location=args.external,
+                  size_threshold=64)
+    else:
+        onnx.save(model, args.output)
     return 0
 
 
