@@ -1,5 +1,6 @@
 //===- tessera-compile.cpp - compiles an ONNX model with Tessera ----------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#include "tessera/Driver/Diagnostics.h"
 #include "tessera/Driver/Pipelines.h"
 #include "tessera/Import/ONNX/ImportONNX.h"
 #include "tessera/InitTessera.h"
@@ -67,6 +68,7 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   tessera::registerAllDialects(registry);
   mlir::MLIRContext context(registry);
+  tessera::DiagnosticPrinter diagnostics(context, errs());
   mlir::DefaultTimingManager timing;
   mlir::applyDefaultTimingManagerCLOptions(timing);
   mlir::TimingScope root = timing.getRootScope();

@@ -27,15 +27,14 @@ Value GraphImporter::lookup(StringRef name, Location useLoc) {
     return it->second;
   auto init = initializers.find(name);
   if (init == initializers.end()) {
-    mlir::emitError(useLoc) << describeNode() << " uses '" << name
-                      << "', which no earlier node, graph input or "
-                         "initializer defines";
+    mlir::emitError(useLoc) << "uses '" << name
+                            << "', which no earlier node, graph input or "
+                               "initializer defines";
     return {};
   }
   // Initializers become constants where first used; the func has one block,
   // so that point dominates every later use.
-  Location loc = NameLoc::get(StringAttr::get(&ctx, name),
-                              FileLineColLoc::get(&ctx, modelPath, 0, 0));
+  Location loc = graphLocation(ctx, modelPath, name, "initializer");
   FailureOr<ElementsAttr> attr = convertTensor(
       *init->second, modelDir, options.inlineElementLimit, loc);
   if (failed(attr))
@@ -51,27 +50,24 @@ Value GraphImporter::lookup(StringRef name, Location useLoc) {
   return value;
 }
 
+Location graphLocation(MLIRContext &context, StringRef file, StringRef name,
+                       StringRef kind) {
+  Location named = NameLoc::get(StringAttr::get(&context, name),
+                                FileLineColLoc::get(&context, file, 0, 0));
+  return FusedLoc::get({named}, StringAttr::get(&context, kind), &context);
+}
+
 void GraphImporter::beginNode(const onnx::NodeProto &node, int index) {
   currentNode = &node;
-  currentIndex = index;
+  // ONNX allows unnamed nodes; they are named by position.
   std::string name = node.name().empty()
                          ? node.op_type() + "#" + std::to_string(index)
                          : node.name();
-  nodeLoc = NameLoc::get(StringAttr::get(&ctx, name),
-                         FileLineColLoc::get(&ctx, modelPath, 0, 0));
-}
-
-std::string GraphImporter::describeNode() const {
-  if (!currentNode)
-    return "the graph";
-  std::string name = currentNode->name().empty()
-                         ? "#" + std::to_string(currentIndex)
-                         : "'" + currentNode->name() + "'";
-  return "node " + name + " (" + currentNode->op_type() + ")";
+  nodeLoc = graphLocation(ctx, modelPath, name, node.op_type());
 }
 
 InFlightDiagnostic GraphImporter::emitError() const {
-  return mlir::emitError(nodeLoc) << describeNode() << ": ";
+  return mlir::emitError(nodeLoc);
 }
 
 Value GraphImporter::input(int index) {

@@ -44,6 +44,12 @@ convertTensor(onnx::TensorProto &tensor, llvm::StringRef modelDir,
 /// Tessera has no such type.
 Type convertElementType(int32_t dataType, mlir::MLIRContext &context);
 
+/// The location of a node or tensor of the model: its name (what a user
+/// searches for in Netron) in `file`, tagged with `kind` (the node's op type,
+/// or "initializer").
+mlir::Location graphLocation(mlir::MLIRContext &context, llvm::StringRef file,
+                             llvm::StringRef name, llvm::StringRef kind);
+
 /// Names an ONNX data type for diagnostics ("DOUBLE").
 llvm::StringRef dataTypeName(int32_t dataType);
 
@@ -78,9 +84,7 @@ public:
   void beginNode(const onnx::NodeProto &node, int index);
   mlir::Location loc() const { return nodeLoc; }
   const onnx::NodeProto &node() const { return *currentNode; }
-  /// "node 'MatMul_3' (MatMul)": how diagnostics name the current node.
-  std::string describeNode() const;
-  /// An error located at the current node.
+  /// An error located at the current node (whose location names it).
   mlir::InFlightDiagnostic emitError() const;
 
   /// Input `index`; an error when absent or empty.
@@ -171,7 +175,6 @@ private:
   llvm::StringMap<onnx::TensorProto *> initializers;
   llvm::DenseMap<Value, llvm::SmallVector<int64_t>> known;
   const onnx::NodeProto *currentNode = nullptr;
-  int currentIndex = 0;
   mlir::Location nodeLoc;
 };
 

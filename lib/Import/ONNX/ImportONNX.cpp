@@ -85,8 +85,7 @@ static LogicalResult checkOperators(const onnx::GraphProto &graph,
                           : node.name();
   }
   for (auto &[op, use] : unsupported) {
-    Location loc = NameLoc::get(StringAttr::get(&ctx, use.firstNode),
-                                FileLineColLoc::get(&ctx, modelPath, 0, 0));
+    Location loc = graphLocation(ctx, modelPath, use.firstNode, op);
     emitError(loc) << "unsupported ONNX operator '" << op << "' (opset "
                    << opset << "): used by " << use.count
                    << (use.count == 1 ? " node" : " nodes") << ", first '"
