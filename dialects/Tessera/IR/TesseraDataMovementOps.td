@@ -13,7 +13,9 @@ def Tessera_ReshapeOp : Tessera_PureOp<"reshape", [
     shape. When the result has dynamic dimensions, the optional 1-D `shape`
     operand gives the runtime shape, one entry per result dimension, with
     ONNX Reshape's conventions: 0 copies the input's dimension at the same
-    position and -1 is inferred from the element count.
+    position and -1 is inferred from the element count. Without it, a result
+    may have one dynamic dim (implied by the element count), or several when
+    the reshape only inserts or drops unit dims (they carry over in order).
 
     ```mlir
     %r = tessera.reshape %x : tensor<1x128x768xf32> -> tensor<1x128x12x64xf32>

@@ -206,15 +206,13 @@ static LogicalResult convertConcat(GraphImporter &im,
   }
   if (inputs.empty())
     return im.emitError() << "needs at least one input";
-  Value result =
-      im.inferred<ts::ConcatOp>(inputs, im.intAttr("axis", 0));
-  if (!result || !allKnown)
-    return im.setOutput(0, result);
-  // A shape built from pieces: fold, or record what is known.
-  result.getDefiningOp()->erase();
-  return im.setIntsOutput(ints, {static_cast<int64_t>(ints.size())}, [&] {
+  auto build = [&] {
     return im.inferred<ts::ConcatOp>(inputs, im.intAttr("axis", 0));
-  });
+  };
+  if (!allKnown)
+    return im.setOutput(0, build());
+  // A shape built from pieces: fold, or record what is known.
+  return im.setIntsOutput(ints, {static_cast<int64_t>(ints.size())}, build);
 }
 
 /// Split: sizes from the `split` attribute, from input 1 (opset 13), or
@@ -285,34 +283,29 @@ static LogicalResult convertSlice(GraphImporter &im, const onnx::NodeProto &) {
   auto optionalArray = [&](const std::optional<SmallVector<int64_t>> &v) {
     return v ? b.getDenseI64ArrayAttr(*v) : DenseI64ArrayAttr();
   };
-  Value result = im.inferred<ts::SliceOp>(
-      x, b.getDenseI64ArrayAttr(**starts), b.getDenseI64ArrayAttr(**ends),
-      optionalArray(*axes), optionalArray(*steps));
-  if (!result)
-    return failure();
-  // Slicing a known 1-D integer value (a shape) stays known.
-  std::optional<ArrayRef<int64_t>> known = im.knownInts(x);
-  if (!known || tensorType(x).getRank() != 1)
-    return im.setOutput(0, result);
-  int64_t n = known->size(), start = (**starts)[0], end = (**ends)[0];
-  int64_t step = *steps ? (**steps)[0] : 1;
-  SmallVector<int64_t> taken;
-  if (start < 0)
-    start += n;
-  if (end < 0)
-    end += n;
-  start = step > 0 ? std::clamp<int64_t>(start, 0, n)
-                   : std::clamp<int64_t>(start, 0, n - 1);
-  end = step > 0 ? std::clamp<int64_t>(end, 0, n)
-                 : std::clamp<int64_t>(end, -1, n - 1);
-  for (int64_t i = start; step > 0 ? i < end : i > end; i += step)
-    taken.push_back((*known)[i]);
-  result.getDefiningOp()->erase();
-  return im.setIntsOutput(taken, {static_cast<int64_t>(taken.size())}, [&] {
+  auto build = [&] {
     return im.inferred<ts::SliceOp>(
         x, b.getDenseI64ArrayAttr(**starts), b.getDenseI64ArrayAttr(**ends),
         optionalArray(*axes), optionalArray(*steps));
-  });
+  };
+  // Slicing a known 1-D integer value (a shape) stays known.
+  std::optional<ArrayRef<int64_t>> known = im.knownInts(x);
+  if (!known || tensorType(x).getRank() != 1 || (**starts).size() != 1 ||
+      (**ends).size() != 1)
+    return im.setOutput(0, build());
+  int64_t n = known->size(), start = (**starts)[0], end = (**ends)[0];
+  int64_t step = *steps && !(**steps).empty() ? (**steps)[0] : 1;
+  if (step == 0)
+    return im.setOutput(0, build()); // the op reports the zero step
+  int64_t count = ::tessera::sliceDimSize(n, start, end, step);
+  if (start < 0)
+    start += n;
+  start = step > 0 ? std::clamp<int64_t>(start, 0, n)
+                   : std::clamp<int64_t>(start, 0, n - 1);
+  SmallVector<int64_t> taken;
+  for (int64_t i = 0; i < count; ++i)
+    taken.push_back((*known)[start + i * step]);
+  return im.setIntsOutput(taken, {count}, build);
 }
 
 static LogicalResult convertGather(GraphImporter &im, const onnx::NodeProto &) {

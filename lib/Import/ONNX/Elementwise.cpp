@@ -35,9 +35,7 @@ static LogicalResult convertBinary(GraphImporter &im,
   Value lhs = im.input(0), rhs = im.input(1);
   if (!lhs || !rhs)
     return failure();
-  Value result = im.inferred<OpTy>(lhs, rhs);
-  if (!result)
-    return failure();
+  auto build = [&] { return im.inferred<OpTy>(lhs, rhs); };
   // Shape arithmetic (Shape -> Mul -> Reshape) keeps folding.
   int64_t (*fn)(int64_t, int64_t) = nullptr;
   if constexpr (std::is_same_v<OpTy, ts::AddOp>)
@@ -50,16 +48,18 @@ static LogicalResult convertBinary(GraphImporter &im,
     fn = [](int64_t x, int64_t y) {
       return y == 0 ? ::tessera::kDynamicDim : x / y;
     };
+  std::optional<SmallVector<int64_t>> ints;
   if (fn && isa<IntegerType>(elementType(lhs)))
-    if (auto ints = foldKnown(im, lhs, rhs, fn)) {
-      if (!llvm::is_contained(*ints, ::tessera::kDynamicDim)) {
-        result.getDefiningOp()->erase();
-        return im.setOutput(
-            0, im.constantI64(*ints, tensorType(result).getShape()));
-      }
-      im.setKnownInts(result, *ints);
-    }
-  return im.setOutput(0, result);
+    ints = foldKnown(im, lhs, rhs, fn);
+  if (!ints)
+    return im.setOutput(0, build());
+  auto shape = ::tessera::broadcastShapes(tensorType(lhs).getShape(),
+                                          tensorType(rhs).getShape());
+  if (!shape) {
+    llvm::consumeError(shape.takeError());
+    return im.setOutput(0, build());
+  }
+  return im.setIntsOutput(*ints, *shape, build);
 }
 
 /// ONNX Pow allows an exponent of another type; tessera.pow wants one type.
@@ -93,7 +93,39 @@ static LogicalResult convertCompare(GraphImporter &im,
   Value lhs = im.input(0), rhs = im.input(1);
   if (!lhs || !rhs)
     return failure();
-  return im.setOutput(0, im.inferred<ts::CompareOp>(direction, lhs, rhs));
+  auto build = [&] {
+    return im.inferred<ts::CompareOp>(direction, lhs, rhs);
+  };
+  // Comparisons of shape values (Equal(shape, -1) in exported Expand
+  // chains) fold like the arithmetic.
+  auto compare = [](int64_t x, int64_t y) -> int64_t {
+    switch (direction) {
+    case ts::CompareDirection::eq:
+      return x == y;
+    case ts::CompareDirection::ne:
+      return x != y;
+    case ts::CompareDirection::lt:
+      return x < y;
+    case ts::CompareDirection::le:
+      return x <= y;
+    case ts::CompareDirection::gt:
+      return x > y;
+    case ts::CompareDirection::ge:
+      return x >= y;
+    }
+    return 0;
+  };
+  std::optional<SmallVector<int64_t>> ints;
+  if (isa<IntegerType>(elementType(lhs)))
+    ints = foldKnown(im, lhs, rhs, compare);
+  auto shape = ::tessera::broadcastShapes(tensorType(lhs).getShape(),
+                                          tensorType(rhs).getShape());
+  if (!ints || !shape) {
+    if (!shape)
+      llvm::consumeError(shape.takeError());
+    return im.setOutput(0, build());
+  }
+  return im.setIntsOutput(*ints, *shape, build, im.builder().getI1Type());
 }
 
 template <typename OpTy>
@@ -154,7 +186,30 @@ static LogicalResult convertWhere(GraphImporter &im, const onnx::NodeProto &) {
   Value cond = im.input(0), x = im.input(1), y = im.input(2);
   if (!cond || !x || !y)
     return failure();
-  return im.setOutput(0, im.inferred<ts::WhereOp>(cond, x, y));
+  auto build = [&] { return im.inferred<ts::WhereOp>(cond, x, y); };
+  // Selecting between shape values folds when all three are known 1-D.
+  auto c = im.knownInts(cond), a = im.knownInts(x), b = im.knownInts(y);
+  if (!c || !a || !b || !isa<IntegerType>(elementType(x)) ||
+      tensorType(x).getRank() > 1 || tensorType(y).getRank() > 1 ||
+      tensorType(cond).getRank() > 1)
+    return im.setOutput(0, build());
+  size_t n = std::max({c->size(), a->size(), b->size()});
+  auto at = [&](ArrayRef<int64_t> v, size_t i) {
+    return v.size() == 1 ? v[0] : i < v.size() ? v[i] : ::tessera::kDynamicDim;
+  };
+  SmallVector<int64_t> picked;
+  for (size_t i = 0; i < n; ++i) {
+    int64_t pick = at(*c, i);
+    picked.push_back(pick == ::tessera::kDynamicDim ? ::tessera::kDynamicDim
+                     : pick                          ? at(*a, i)
+                                                     : at(*b, i));
+  }
+  SmallVector<int64_t, 1> shape;
+  if (n != 1 || tensorType(cond).getRank() + tensorType(x).getRank() +
+                        tensorType(y).getRank() >
+                    0)
+    shape.push_back(n);
+  return im.setIntsOutput(picked, shape, build, elementType(x));
 }
 
 static LogicalResult convertCast(GraphImporter &im, const onnx::NodeProto &) {

@@ -226,9 +226,23 @@ std::optional<double> GraphImporter::constantFloat(Value value) const {
 
 LogicalResult GraphImporter::setIntsOutput(ArrayRef<int64_t> ints,
                                            ArrayRef<int64_t> shape,
-                                           function_ref<Value()> fallback) {
-  if (!llvm::is_contained(ints, ::tessera::kDynamicDim))
-    return setOutput(0, constantI64(ints, shape));
+                                           function_ref<Value()> fallback,
+                                           Type elementType) {
+  if (!elementType)
+    elementType = b.getI64Type();
+  if (!llvm::is_contained(ints, ::tessera::kDynamicDim)) {
+    auto type = RankedTensorType::get(shape, elementType);
+    SmallVector<APInt> values = llvm::to_vector(llvm::map_range(
+        ints, [&](int64_t v) {
+          return APInt(elementType.getIntOrFloatBitWidth(), v,
+                       /*isSigned=*/!elementType.isInteger(1),
+                       /*implicitTrunc=*/true);
+        }));
+    Value constant = create<mlir::tessera::ConstantOp>(
+        cast<ElementsAttr>(DenseElementsAttr::get(type, values)));
+    setKnownInts(constant, ints);
+    return setOutput(0, constant);
+  }
   Value value = fallback();
   if (!value)
     return failure();

@@ -131,11 +131,13 @@ public:
   /// The value of a scalar float constant, when known.
   std::optional<double> constantFloat(Value value) const;
 
-  /// Defines output 0 as the i64 constant `ints` when all entries are known,
-  /// else as `fallback` (already built) with the partial knowledge recorded.
+  /// Defines output 0 as a constant of `ints` (of `elementType`: i64 by
+  /// default, i1 for comparisons) when all entries are known, else as what
+  /// `fallback` builds, with the partial knowledge recorded.
   LogicalResult setIntsOutput(llvm::ArrayRef<int64_t> ints,
                               llvm::ArrayRef<int64_t> shape,
-                              llvm::function_ref<Value()> fallback);
+                              llvm::function_ref<Value()> fallback,
+                              Type elementType = {});
 
   /// Builds an op at the current node's location.
   template <typename OpTy, typename... Args>

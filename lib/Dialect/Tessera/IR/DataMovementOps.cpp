@@ -28,6 +28,16 @@ static LogicalResult verifyShapeOperand(Operation *op, Value shape,
 // ReshapeOp
 //===----------------------------------------------------------------------===//
 
+/// Whether `from` and `to` differ only by dimensions of size 1 (squeeze and
+/// unsqueeze), so that their other dims correspond one to one.
+static bool onlyUnitDimsChange(ArrayRef<int64_t> from, ArrayRef<int64_t> to) {
+  auto nonUnit = [](ArrayRef<int64_t> shape) {
+    return llvm::to_vector(
+        llvm::make_filter_range(shape, [](int64_t d) { return d != 1; }));
+  };
+  return nonUnit(from) == nonUnit(to);
+}
+
 LogicalResult ReshapeOp::verify() {
   RankedTensorType inputType = getInput().getType();
   RankedTensorType resultType = getResult().getType();
@@ -42,9 +52,11 @@ LogicalResult ReshapeOp::verify() {
            << formatShape(inputType.getShape()) << " (" << *in
            << " elements) to " << formatShape(resultType.getShape()) << " ("
            << *out << " elements)";
-  // One unknown result dim is implied by the element count; more need the
-  // runtime shape.
-  if (!getShape() && resultType.getNumDynamicDims() > 1)
+  // One unknown result dim is implied by the element count, and a reshape
+  // that only inserts or drops unit dims carries the unknown dims over in
+  // order; anything else needs the runtime shape.
+  if (!getShape() && resultType.getNumDynamicDims() > 1 &&
+      !onlyUnitDimsChange(inputType.getShape(), resultType.getShape()))
     return emitOpError("a result with ")
            << resultType.getNumDynamicDims()
            << " dynamic dimensions needs a shape operand";

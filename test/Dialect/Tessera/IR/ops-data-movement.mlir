@@ -90,3 +90,14 @@ func.func @shape_and_range(%x: tensor<?x128xf32>, %n: tensor<i64>, %f: tensor<f3
   %2 = tessera.range %f, %f, %f : tensor<f32> -> tensor<?xf32>
   return %0, %1, %2 : tensor<2xi64>, tensor<?xi64>, tensor<?xf32>
 }
+
+// -----
+
+// Inserting or dropping unit dims keeps the dynamic dims in order: no shape
+// operand is needed.
+// CHECK-LABEL: func @unsqueeze_dynamic
+func.func @unsqueeze_dynamic(%x: tensor<?x?xf32>) -> tensor<?x1x?xf32> {
+  // CHECK: tessera.reshape %{{.*}} : tensor<?x?xf32> -> tensor<?x1x?xf32>
+  %0 = tessera.reshape %x : tensor<?x?xf32> -> tensor<?x1x?xf32>
+  return %0 : tensor<?x1x?xf32>
+}
