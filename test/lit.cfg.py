@@ -30,3 +30,5 @@ config.substitutions.append(
     ("%make-onnx", "/usr/bin/python3 " + os.path.join(onnx_scripts, "make_onnx.py")))
 config.substitutions.append(
     ("%bad-onnx", "/usr/bin/python3 " + os.path.join(onnx_scripts, "bad_onnx.py")))
+config.substitutions.append(
+    ("%tessera_compile", os.path.join(config.tessera_tools_dir, "tessera-compile")))

@@ -13,6 +13,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InterleavedRange.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
@@ -174,8 +175,8 @@ convertTensor(onnx::TensorProto &tensor,
   int64_t elementBytes = rawElementBytes(type);
   if (!count || *count > std::numeric_limits<int64_t>::max() / elementBytes)
     return emitError(loc) << "tensor '" << tensor.name() << "' has invalid "
-                          << "dimensions " << ::tessera::formatShape(dims)
-                          << " (negative, or too many elements)";
+                          << "dimensions [" << llvm::interleaved(dims)
+                          << "] (negative, or too many elements)";
   int64_t expectedBytes = *count * elementBytes;
   auto shapedType = RankedTensorType::get(dims, type);
 
