@@ -39,8 +39,12 @@ static cl::opt<bool>
                  cl::desc("Print weight blobs in full instead of eliding "
                           "those over 64 bytes"),
                  cl::cat(category));
+static cl::opt<bool> disableOutput(
+    "disable-output", cl::init(false), cl::Hidden,
+    cl::desc("Compile but write nothing (for measuring the compiler)"),
+    cl::cat(category));
 static cl::opt<bool> verbose("v", cl::init(false),
-                             cl::desc("Report what each phase did"),
+                             cl::desc("Print how long each phase took"),
                              cl::cat(category));
 
 int main(int argc, char **argv) {
@@ -71,6 +75,8 @@ int main(int argc, char **argv) {
   tessera::DiagnosticPrinter diagnostics(context, errs());
   mlir::DefaultTimingManager timing;
   mlir::applyDefaultTimingManagerCLOptions(timing);
+  if (verbose)
+    timing.setEnabled(true);
   mlir::TimingScope root = timing.getRootScope();
 
   mlir::TimingScope importTiming = root.nest("Import ONNX");
@@ -87,6 +93,8 @@ int main(int argc, char **argv) {
   if (failed(pm.run(**module)))
     return 1;
 
+  if (disableOutput)
+    return 0;
   std::string error;
   auto output = mlir::openOutputFile(outputPath, &error);
   if (!output) {
