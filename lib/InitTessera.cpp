@@ -1,6 +1,7 @@
 //===- InitTessera.cpp - registration of every dialect and pass Tessera uses //
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "tessera/InitTessera.h"
+#include "tessera/Conversion/Passes.h"
 #include "tessera/Driver/Pipelines.h"
 #include "tessera/Dialect/Tessera/IR/TesseraDialect.h"
 
@@ -14,7 +15,14 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Linalg/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Transforms/Passes.h"
 
 void tessera::registerAllDialects(mlir::DialectRegistry &registry) {
@@ -24,10 +32,21 @@ void tessera::registerAllDialects(mlir::DialectRegistry &registry) {
                   mlir::bufferization::BufferizationDialect,
                   mlir::memref::MemRefDialect, mlir::scf::SCFDialect,
                   mlir::vector::VectorDialect, mlir::LLVM::LLVMDialect>();
+  // One-shot bufferization of the ops the CPU lowering produces.
+  mlir::arith::registerBufferizableOpInterfaceExternalModels(registry);
+  mlir::bufferization::func_ext::registerBufferizableOpInterfaceExternalModels(
+      registry);
+  mlir::linalg::registerBufferizableOpInterfaceExternalModels(registry);
+  mlir::scf::registerBufferizableOpInterfaceExternalModels(registry);
+  mlir::tensor::registerBufferizableOpInterfaceExternalModels(registry);
+  // Translation of the LLVM dialect to LLVM IR (JIT and object emission).
+  mlir::registerBuiltinDialectTranslation(registry);
+  mlir::registerLLVMDialectTranslation(registry);
 }
 
 void tessera::registerAllPasses() {
   // Generic transformations: canonicalize, cse, inline, symbol-dce, ...
   mlir::registerTransformsPasses();
+  registerTesseraConversionPasses();
   registerPipelines();
 }

@@ -1,6 +1,7 @@
 //===- Pipelines.cpp - Tessera's compilation phases and pass pipelines ----===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "tessera/Driver/Pipelines.h"
+#include "tessera/Target/CPU/Pipeline.h"
 
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -13,10 +14,12 @@ tessera::parseCompilePhase(StringRef name) {
   return llvm::StringSwitch<std::optional<CompilePhase>>(name)
       .Case("import", CompilePhase::Import)
       .Case("graph", CompilePhase::Graph)
+      .Case("linalg", CompilePhase::Linalg)
+      .Case("llvm", CompilePhase::LLVM)
       .Default(std::nullopt);
 }
 
-StringRef tessera::compilePhaseNames() { return "import|graph"; }
+StringRef tessera::compilePhaseNames() { return "import|graph|linalg|llvm"; }
 
 void tessera::buildGraphPipeline(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
@@ -26,6 +29,10 @@ void tessera::buildGraphPipeline(OpPassManager &pm) {
 void tessera::buildPipelineUpTo(OpPassManager &pm, CompilePhase phase) {
   if (phase >= CompilePhase::Graph)
     buildGraphPipeline(pm);
+  if (phase >= CompilePhase::Linalg)
+    cpu::buildLinalgPipeline(pm);
+  if (phase >= CompilePhase::LLVM)
+    cpu::buildLLVMPipeline(pm);
 }
 
 void tessera::registerPipelines() {
@@ -33,4 +40,10 @@ void tessera::registerPipelines() {
       "tessera-graph-pipeline",
       "Target-independent graph passes on tessera IR (folding, CSE)",
       [](OpPassManager &pm) { buildGraphPipeline(pm); });
+  PassPipelineRegistration<>(
+      "tessera-cpu-pipeline",
+      "Lower tessera IR to the LLVM dialect for the CPU",
+      [](OpPassManager &pm) {
+        buildPipelineUpTo(pm, CompilePhase::LLVM);
+      });
 }

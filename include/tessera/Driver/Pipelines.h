@@ -21,12 +21,17 @@ enum class CompilePhase {
   Import,
   /// After target-independent graph passes (folding, simplification).
   Graph,
+  /// Lowered to linalg, tensor, arith and math on tensors.
+  Linalg,
+  /// Bufferized and lowered to the LLVM dialect.
+  LLVM,
 };
 
-/// Parses a phase name ("import", "graph"); nullopt for anything else.
+/// Parses a phase name ("import", "graph", "linalg", "llvm"); nullopt for
+/// anything else.
 std::optional<CompilePhase> parseCompilePhase(llvm::StringRef name);
 
-/// The names of all phases, for --help: "import|graph".
+/// The names of all phases, for --help: "import|graph|linalg|llvm".
 llvm::StringRef compilePhaseNames();
 
 /// Target-independent graph passes on tessera IR: canonicalization (shape

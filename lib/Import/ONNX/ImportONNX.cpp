@@ -192,8 +192,17 @@ importGraph(onnx::ModelProto &model, StringRef path, MLIRContext &ctx,
     if (!value)
       return failure();
     results.push_back(value);
+    // Symbolic output dims let a runtime size outputs from the inputs.
+    SmallVector<Attribute> dimNames;
+    auto type = cast<RankedTensorType>(value.getType());
+    const auto &dims = output.type().tensor_type().shape().dim();
+    for (int64_t i = 0; i < type.getRank(); ++i)
+      dimNames.push_back(b.getStringAttr(
+          i < dims.size() && dims[i].has_dim_param() ? dims[i].dim_param()
+                                                     : ""));
     resultAttrs.push_back(b.getDictionaryAttr(
-        b.getNamedAttr("tessera.name", b.getStringAttr(output.name()))));
+        {b.getNamedAttr("tessera.name", b.getStringAttr(output.name())),
+         b.getNamedAttr("tessera.dim_params", b.getArrayAttr(dimNames))}));
   }
   func::ReturnOp::create(b, fileLoc, results);
   func.setFunctionType(

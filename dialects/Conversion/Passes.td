@@ -1,0 +1,27 @@
+// Passes.td - Tessera's conversions between dialects.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#ifndef TESSERA_CONVERSION_PASSES_TD
+#define TESSERA_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def ConvertTesseraToLinalgPass
+    : Pass<"convert-tessera-to-linalg", "::mlir::func::FuncOp"> {
+  let summary = "Lower tessera ops to linalg, tensor, arith and math";
+  let description = [{
+    Rewrites every tessera op into destination-passing linalg ops on
+    tensors (linalg.generic for elementwise ops, broadcasts, reductions and
+    contractions, linalg.transpose, linalg.conv_2d_nchw_fchw), tensor ops for
+    data movement and arith constants, ready for one-shot bufferization.
+    Composite ops (softmax, layer_norm, rms_norm, attention, gelu, silu)
+    decompose into several generics; fusion regions are inlined. An op this
+    pass cannot lower (for example a slice with dynamic bounds) is reported
+    at its location and fails the pass.
+  }];
+  let dependentDialects = [
+    "::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect",
+    "::mlir::arith::ArithDialect", "::mlir::math::MathDialect"
+  ];
+}
+
+#endif // TESSERA_CONVERSION_PASSES_TD

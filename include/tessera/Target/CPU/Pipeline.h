@@ -1,0 +1,21 @@
+//===- Pipeline.h - the CPU backend's lowering pipeline -------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#ifndef TESSERA_TARGET_CPU_PIPELINE_H
+#define TESSERA_TARGET_CPU_PIPELINE_H
+
+#include "mlir/Pass/PassManager.h"
+
+namespace tessera::cpu {
+
+/// tessera -> linalg on tensors, cleaned up (--compile-to=linalg).
+void buildLinalgPipeline(mlir::OpPassManager &pm);
+
+/// linalg on tensors -> LLVM dialect (--compile-to=llvm): one-shot
+/// bufferization with results turned into caller-owned output arguments,
+/// deallocation, loops, and the LLVM conversions. Every public function
+/// gets a C interface (`_mlir_ciface_<name>`) taking memref descriptors.
+void buildLLVMPipeline(mlir::OpPassManager &pm);
+
+} // namespace tessera::cpu
+
+#endif // TESSERA_TARGET_CPU_PIPELINE_H

@@ -1,0 +1,247 @@
+//===- Contraction.cpp - matmul, conv2d and attention to linalg -----------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#include "Utils.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/AffineExpr.h"
+
+namespace tessera::to_linalg {
+namespace {
+
+namespace ts = mlir::tessera;
+
+/// tessera.matmul as one contraction generic: loops over the result's dims
+/// plus the contracted one; batch dims broadcast through constant-0 map
+/// entries, transposes swap the operands' last two map entries, rank-1
+/// operands read only the contracted dim. Products accumulate in the
+/// result's element type (operands are widened first).
+struct MatmulLowering : OpRewritePattern<ts::MatmulOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(ts::MatmulOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    RankedTensorType resultType = op.getType();
+    RankedTensorType lhsType = op.getLhs().getType();
+    RankedTensorType rhsType = op.getRhs().getType();
+    int64_t rank = resultType.getRank();
+    bool lhsVector = lhsType.getRank() == 1, rhsVector = rhsType.getRank() == 1;
+    int64_t batch = rank - (lhsVector ? 0 : 1) - (rhsVector ? 0 : 1);
+    AffineExpr k = getAffineDimExpr(rank, ctx);
+    AffineExpr m = getAffineDimExpr(batch, ctx);
+    AffineExpr n = getAffineDimExpr(rank - 1, ctx);
+
+    // Dynamic result dims: batch dims from whichever operand has them,
+    // rows from lhs, columns from rhs.
+    SmallVector<Value> dynamicSizes;
+    auto operandMap = [&](Value operand, RankedTensorType type, bool vector,
+                          bool transposed, AffineExpr outer,
+                          bool outerFirst) {
+      if (vector)
+        return AffineMap::get(rank + 1, 0, {k}, ctx);
+      SmallVector<AffineExpr> exprs;
+      int64_t operandBatch = type.getRank() - 2;
+      for (int64_t j = 0; j < operandBatch; ++j) {
+        int64_t resultDim = batch - operandBatch + j;
+        bool stretched = type.getDimSize(j) == 1 &&
+                         resultType.getDimSize(resultDim) != 1;
+        exprs.push_back(stretched ? getAffineConstantExpr(0, ctx)
+                                  : getAffineDimExpr(resultDim, ctx));
+      }
+      bool outerAtFront = outerFirst != transposed;
+      exprs.push_back(outerAtFront ? outer : k);
+      exprs.push_back(outerAtFront ? k : outer);
+      return AffineMap::get(rank + 1, 0, exprs, ctx);
+    };
+    AffineMap lhsMap = operandMap(op.getLhs(), lhsType, lhsVector,
+                                  op.getTransposeA(), m, /*outerFirst=*/true);
+    AffineMap rhsMap = operandMap(op.getRhs(), rhsType, rhsVector,
+                                  op.getTransposeB(), n, /*outerFirst=*/false);
+    SmallVector<AffineExpr> outExprs;
+    for (int64_t i = 0; i < rank; ++i)
+      outExprs.push_back(getAffineDimExpr(i, ctx));
+    AffineMap outMap = AffineMap::get(rank + 1, 0, outExprs, ctx);
+
+    for (int64_t i = 0; i < rank; ++i) {
+      if (!resultType.isDynamicDim(i))
+        continue;
+      // Find an operand dim that the map sends to loop dim i.
+      Value size;
+      for (auto [operand, map] :
+           {std::pair{op.getLhs(), lhsMap}, std::pair{op.getRhs(), rhsMap}}) {
+        for (auto [j, expr] : llvm::enumerate(map.getResults())) {
+          auto dim = dyn_cast<AffineDimExpr>(expr);
+          if (!size && dim && dim.getPosition() == i)
+            size = dimSize(rewriter, loc, operand, j);
+        }
+      }
+      dynamicSizes.push_back(size);
+    }
+
+    Type accType = resultType.getElementType();
+    Value init = emptyTensor(rewriter, loc, resultType, dynamicSizes);
+    Value zero = scalarConstant(rewriter, loc, accType, 0.0);
+    Value filled = linalg::FillOp::create(rewriter, loc, zero, init).getResult(0);
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    iterators.push_back(utils::IteratorType::reduction);
+    Value product =
+        linalg::GenericOp::create(
+            rewriter, loc, resultType, ValueRange{op.getLhs(), op.getRhs()},
+            filled, ArrayRef<AffineMap>{lhsMap, rhsMap, outMap}, iterators,
+            [&](OpBuilder &b, Location nloc, ValueRange args) {
+              Value a = castScalar(b, nloc, args[0], accType);
+              Value c = castScalar(b, nloc, args[1], accType);
+              linalg::YieldOp::create(
+                  b, nloc, addScalar(b, nloc, args[2], mulScalar(b, nloc, a, c)));
+            })
+            .getResult(0);
+    double alpha = op.getAlpha().convertToDouble();
+    if (alpha != 1.0)
+      product = buildElementwise(
+          rewriter, loc, resultType, product,
+          [&](OpBuilder &b, Location nloc, ValueRange args) {
+            return mulScalar(b, nloc, args[0],
+                             scalarConstant(b, nloc, accType, alpha));
+          });
+    rewriter.replaceOp(op, product);
+    return success();
+  }
+};
+
+/// conv2d: zero padding, linalg.conv_2d_nchw_fchw, then the bias.
+struct Conv2dLowering : OpRewritePattern<ts::Conv2dOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(ts::Conv2dOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op.getGroup() != 1)
+      return rewriter.notifyMatchFailure(op, "grouped convolution");
+    Location loc = op.getLoc();
+    RankedTensorType resultType = op.getType();
+    if (resultType.isDynamicDim(2) || resultType.isDynamicDim(3))
+      return rewriter.notifyMatchFailure(op, "dynamic spatial dims");
+    Value input = op.getInput();
+    ArrayRef<int64_t> pads = op.getPads();
+    Type elementType = resultType.getElementType();
+    if (llvm::any_of(pads, [](int64_t p) { return p != 0; })) {
+      auto inType = cast<RankedTensorType>(input.getType());
+      SmallVector<int64_t> shape(inType.getShape());
+      for (int i = 0; i < 2; ++i)
+        if (!inType.isDynamicDim(2 + i))
+          shape[2 + i] += pads[i] + pads[2 + i];
+      auto paddedType = RankedTensorType::get(shape, elementType);
+      SmallVector<OpFoldResult> low = {rewriter.getIndexAttr(0),
+                                       rewriter.getIndexAttr(0),
+                                       rewriter.getIndexAttr(pads[0]),
+                                       rewriter.getIndexAttr(pads[1])};
+      SmallVector<OpFoldResult> high = {rewriter.getIndexAttr(0),
+                                        rewriter.getIndexAttr(0),
+                                        rewriter.getIndexAttr(pads[2]),
+                                        rewriter.getIndexAttr(pads[3])};
+      Value zero = scalarConstant(rewriter, loc, elementType, 0.0);
+      input = tensor::PadOp::create(rewriter, loc, paddedType, input, low,
+                                    high, zero);
+    }
+    SmallVector<Value> dynamicSizes;
+    if (resultType.isDynamicDim(0))
+      dynamicSizes.push_back(dimSize(rewriter, loc, op.getInput(), 0));
+    if (resultType.isDynamicDim(1))
+      dynamicSizes.push_back(dimSize(rewriter, loc, op.getFilter(), 0));
+    Value init = emptyTensor(rewriter, loc, resultType, dynamicSizes);
+    Value filled =
+        linalg::FillOp::create(rewriter, loc,
+                               scalarConstant(rewriter, loc, elementType, 0.0),
+                               init)
+            .getResult(0);
+    Value conv = linalg::Conv2DNchwFchwOp::create(
+                     rewriter, loc, TypeRange{resultType},
+                     ValueRange{input, op.getFilter()}, ValueRange{filled},
+                     rewriter.getI64TensorAttr(op.getStrides()),
+                     rewriter.getI64TensorAttr(op.getDilations()))
+                     .getResult(0);
+    if (Value bias = op.getBias()) {
+      MLIRContext *ctx = rewriter.getContext();
+      AffineMap biasMap = AffineMap::get(4, 0, {getAffineDimExpr(1, ctx)}, ctx);
+      conv = buildElementwise(
+          rewriter, loc, resultType, ValueRange{conv, bias},
+          [&](OpBuilder &b, Location nloc, ValueRange args) {
+            return addScalar(b, nloc, args[0], args[1]);
+          },
+          {rewriter.getMultiDimIdentityMap(4), biasMap});
+    }
+    rewriter.replaceOp(op, conv);
+    return success();
+  }
+};
+
+/// attention as tessera ops (lowered in turn): scores = scale * q @ k^T
+/// (+ mask), causal positions masked to -inf, softmax, @ v.
+struct AttentionLowering : OpRewritePattern<ts::AttentionOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(ts::AttentionOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType qType = op.getQuery().getType();
+    RankedTensorType kType = op.getKey().getType();
+    int64_t rank = qType.getRank();
+    double scale = op.getScale() ? op.getScale()->convertToDouble()
+                                 : 1.0 / std::sqrt(static_cast<double>(
+                                             qType.getDimSize(rank - 1)));
+    if (!op.getScale() && qType.isDynamicDim(rank - 1))
+      return rewriter.notifyMatchFailure(op, "default scale of a dynamic "
+                                             "head dim");
+    auto scoreShape = ::tessera::inferMatmulShape(
+        qType.getShape(), kType.getShape(), false, true);
+    if (!scoreShape) {
+      llvm::consumeError(scoreShape.takeError());
+      return failure();
+    }
+    Type elementType = qType.getElementType();
+    auto scoreType = RankedTensorType::get(*scoreShape, elementType);
+    Value scores = ts::MatmulOp::create(rewriter, loc, scoreType,
+                                        op.getQuery(), op.getKey(), false,
+                                        true, APFloat(static_cast<float>(scale)));
+    if (Value mask = op.getMask())
+      scores = ts::AddOp::create(rewriter, loc, scoreType, scores, mask);
+    if (op.getCausal()) {
+      // Query i sees keys j <= i + (Sk - Sq).
+      Value sq = dimSize(rewriter, loc, scores, rank - 2);
+      Value sk = dimSize(rewriter, loc, scores, rank - 1);
+      Value offset = arith::SubIOp::create(rewriter, loc, sk, sq);
+      Value negInf = arith::ConstantOp::create(
+          rewriter, loc,
+          rewriter.getFloatAttr(
+              elementType,
+              APFloat::getInf(cast<FloatType>(elementType).getFloatSemantics(),
+                              /*Negative=*/true)));
+      scores = buildElementwise(
+          rewriter, loc, scoreType, scores,
+          [&](OpBuilder &b, Location nloc, ValueRange args) -> Value {
+            Value i = linalg::IndexOp::create(b, nloc, rank - 2);
+            Value j = linalg::IndexOp::create(b, nloc, rank - 1);
+            Value limit = arith::AddIOp::create(b, nloc, i, offset);
+            Value hidden = arith::CmpIOp::create(
+                b, nloc, arith::CmpIPredicate::sgt, j, limit);
+            return arith::SelectOp::create(b, nloc, hidden, negInf, args[0]);
+          });
+    }
+    Value probs = ts::SoftmaxOp::create(rewriter, loc, scores,
+                                        rewriter.getI64IntegerAttr(-1));
+    Value out = ts::MatmulOp::create(rewriter, loc, op.getType(), probs,
+                                     op.getValue(), false, false, APFloat(1.0f));
+    rewriter.replaceOp(op, out);
+    return success();
+  }
+};
+
+} // namespace
+
+void populateContractionPatterns(RewritePatternSet &patterns) {
+  patterns.add<MatmulLowering, Conv2dLowering, AttentionLowering>(
+      patterns.getContext());
+}
+
+} // namespace tessera::to_linalg

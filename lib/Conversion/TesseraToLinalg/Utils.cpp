@@ -1,0 +1,251 @@
+//===- Utils.cpp - builders shared by the tessera-to-linalg lowerings -----===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#include "Utils.h"
+
+#include "mlir/Dialect/Utils/StructuredOpsUtils.h"
+#include "mlir/IR/AffineExpr.h"
+
+namespace tessera::to_linalg {
+
+Value dimSize(OpBuilder &b, Location loc, Value tensor, int64_t dim) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  if (!type.isDynamicDim(dim))
+    return arith::ConstantIndexOp::create(b, loc, type.getDimSize(dim));
+  return tensor::DimOp::create(b, loc, tensor, dim);
+}
+
+Value emptyTensor(OpBuilder &b, Location loc, RankedTensorType type,
+                  ValueRange dynamicSizes) {
+  return tensor::EmptyOp::create(b, loc, type.getShape(),
+                                 type.getElementType(), dynamicSizes);
+}
+
+SmallVector<Value> broadcastDynamicSizes(OpBuilder &b, Location loc,
+                                         RankedTensorType result,
+                                         ValueRange operands) {
+  SmallVector<Value> sizes;
+  int64_t rank = result.getRank();
+  for (int64_t dim = 0; dim < rank; ++dim) {
+    if (!result.isDynamicDim(dim))
+      continue;
+    Value size;
+    for (Value operand : operands) {
+      auto type = cast<RankedTensorType>(operand.getType());
+      int64_t aligned = dim - (rank - type.getRank());
+      if (aligned < 0 || type.getDimSize(aligned) == 1)
+        continue;
+      size = dimSize(b, loc, operand, aligned);
+      break;
+    }
+    sizes.push_back(size ? size : arith::ConstantIndexOp::create(b, loc, 1));
+  }
+  return sizes;
+}
+
+AffineMap broadcastMap(MLIRContext *context, ShapedType operand,
+                       ShapedType result) {
+  SmallVector<AffineExpr> exprs;
+  int64_t offset = result.getRank() - operand.getRank();
+  for (int64_t i = 0; i < operand.getRank(); ++i) {
+    bool stretched = operand.getDimSize(i) == 1 &&
+                     result.getDimSize(offset + i) != 1;
+    exprs.push_back(stretched ? getAffineConstantExpr(0, context)
+                              : getAffineDimExpr(offset + i, context));
+  }
+  return AffineMap::get(result.getRank(), 0, exprs, context);
+}
+
+Value buildElementwise(OpBuilder &b, Location loc, RankedTensorType resultType,
+                       ValueRange inputs, BodyFn body,
+                       ArrayRef<AffineMap> maps) {
+  MLIRContext *context = b.getContext();
+  SmallVector<AffineMap> indexing;
+  if (maps.empty()) {
+    for (Value input : inputs)
+      indexing.push_back(
+          broadcastMap(context, cast<ShapedType>(input.getType()), resultType));
+  } else {
+    indexing.assign(maps.begin(), maps.end());
+  }
+  indexing.push_back(b.getMultiDimIdentityMap(resultType.getRank()));
+  Value init = emptyTensor(b, loc, resultType,
+                           broadcastDynamicSizes(b, loc, resultType, inputs));
+  SmallVector<utils::IteratorType> iterators(resultType.getRank(),
+                                             utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      b, loc, resultType, inputs, init, indexing, iterators,
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        Value result = body(nb, nloc, args.drop_back());
+        linalg::YieldOp::create(nb, nloc, result);
+      });
+  return generic.getResult(0);
+}
+
+/// The identity of a reduction: 0, or the lowest / highest value.
+static Value reductionIdentity(OpBuilder &b, Location loc, Type type,
+                               ReduceKind kind) {
+  if (kind == ReduceKind::Sum)
+    return scalarConstant(b, loc, type, 0.0);
+  bool lowest = kind == ReduceKind::Max;
+  if (auto floatType = dyn_cast<FloatType>(type))
+    return arith::ConstantOp::create(
+        b, loc, b.getFloatAttr(type, APFloat::getInf(
+                                         floatType.getFloatSemantics(),
+                                         /*Negative=*/lowest)));
+  unsigned width = type.getIntOrFloatBitWidth();
+  return arith::ConstantOp::create(
+      b, loc, b.getIntegerAttr(type, lowest ? APInt::getSignedMinValue(width)
+                                            : APInt::getSignedMaxValue(width)));
+}
+
+static Value combine(OpBuilder &b, Location loc, ReduceKind kind, Value x,
+                     Value y) {
+  bool isFloat = isa<FloatType>(x.getType());
+  switch (kind) {
+  case ReduceKind::Sum:
+    return addScalar(b, loc, x, y);
+  case ReduceKind::Max:
+    return isFloat ? arith::MaximumFOp::create(b, loc, x, y).getResult()
+                   : arith::MaxSIOp::create(b, loc, x, y).getResult();
+  case ReduceKind::Min:
+    return isFloat ? arith::MinimumFOp::create(b, loc, x, y).getResult()
+                   : arith::MinSIOp::create(b, loc, x, y).getResult();
+  }
+  return {};
+}
+
+Value buildReduction(OpBuilder &b, Location loc, Value input,
+                     ArrayRef<int64_t> dims, ReduceKind kind) {
+  auto type = cast<RankedTensorType>(input.getType());
+  MLIRContext *context = b.getContext();
+  SmallVector<int64_t> shape;
+  SmallVector<Value> dynamicSizes;
+  SmallVector<AffineExpr> outExprs;
+  SmallVector<utils::IteratorType> iterators;
+  for (int64_t i = 0; i < type.getRank(); ++i) {
+    if (llvm::is_contained(dims, i)) {
+      iterators.push_back(utils::IteratorType::reduction);
+      continue;
+    }
+    iterators.push_back(utils::IteratorType::parallel);
+    shape.push_back(type.getDimSize(i));
+    if (type.isDynamicDim(i))
+      dynamicSizes.push_back(tensor::DimOp::create(b, loc, input, i));
+    outExprs.push_back(getAffineDimExpr(i, context));
+  }
+  auto resultType = RankedTensorType::get(shape, type.getElementType());
+  Value init = emptyTensor(b, loc, resultType, dynamicSizes);
+  Value identity = reductionIdentity(b, loc, type.getElementType(), kind);
+  Value filled =
+      linalg::FillOp::create(b, loc, identity, init).getResult(0);
+  SmallVector<AffineMap> maps = {
+      b.getMultiDimIdentityMap(type.getRank()),
+      AffineMap::get(type.getRank(), 0, outExprs, context)};
+  auto generic = linalg::GenericOp::create(
+      b, loc, resultType, input, filled, maps, iterators,
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        linalg::YieldOp::create(nb, nloc,
+                                combine(nb, nloc, kind, args[1], args[0]));
+      });
+  return generic.getResult(0);
+}
+
+Value expandUnitDims(OpBuilder &b, Location loc, Value value,
+                     ArrayRef<int64_t> dims) {
+  auto type = cast<RankedTensorType>(value.getType());
+  if (dims.empty())
+    return value;
+  int64_t rank = type.getRank() + dims.size();
+  // Each kept dim opens a group; a unit dim joins the group before it (or
+  // the first group when it leads).
+  SmallVector<ReassociationIndices> groups;
+  ReassociationIndices pending;
+  SmallVector<int64_t> shape;
+  SmallVector<OpFoldResult> outputShape;
+  for (int64_t i = 0, source = 0; i < rank; ++i) {
+    if (llvm::is_contained(dims, i)) {
+      (groups.empty() ? pending : groups.back()).push_back(i);
+      shape.push_back(1);
+      outputShape.push_back(b.getIndexAttr(1));
+      continue;
+    }
+    groups.emplace_back(pending.begin(), pending.end());
+    groups.back().push_back(i);
+    pending.clear();
+    shape.push_back(type.getDimSize(source));
+    outputShape.push_back(
+        type.isDynamicDim(source)
+            ? OpFoldResult(tensor::DimOp::create(b, loc, value, source)
+                               .getResult())
+            : OpFoldResult(b.getIndexAttr(type.getDimSize(source))));
+    ++source;
+  }
+  auto resultType = RankedTensorType::get(shape, type.getElementType());
+  return tensor::ExpandShapeOp::create(b, loc, resultType, value, groups,
+                                       outputShape);
+}
+
+Value elementCount(OpBuilder &b, Location loc, Value tensor,
+                   ArrayRef<int64_t> dims, Type type) {
+  Value count = arith::ConstantIndexOp::create(b, loc, 1);
+  for (int64_t dim : dims)
+    count = arith::MulIOp::create(b, loc, count, dimSize(b, loc, tensor, dim));
+  Value asInt = arith::IndexCastOp::create(b, loc, b.getI64Type(), count);
+  return castScalar(b, loc, asInt, type);
+}
+
+Value scalarConstant(OpBuilder &b, Location loc, Type type, double value) {
+  if (isa<FloatType>(type))
+    return arith::ConstantOp::create(b, loc, b.getFloatAttr(type, value));
+  return arith::ConstantOp::create(
+      b, loc, b.getIntegerAttr(type, static_cast<int64_t>(value)));
+}
+
+Value castScalar(OpBuilder &b, Location loc, Value value, Type to) {
+  Type from = value.getType();
+  if (from == to)
+    return value;
+  auto fromFloat = dyn_cast<FloatType>(from);
+  auto toFloat = dyn_cast<FloatType>(to);
+  if (fromFloat && toFloat) {
+    if (fromFloat.getWidth() < toFloat.getWidth())
+      return arith::ExtFOp::create(b, loc, to, value);
+    return arith::TruncFOp::create(b, loc, to, value);
+  }
+  if (fromFloat) {
+    if (to.isInteger(1))
+      return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, value,
+                                   scalarConstant(b, loc, from, 0.0));
+    return arith::FPToSIOp::create(b, loc, to, value);
+  }
+  if (toFloat) {
+    if (from.isInteger(1))
+      return arith::UIToFPOp::create(b, loc, to, value);
+    return arith::SIToFPOp::create(b, loc, to, value);
+  }
+  if (to.isInteger(1))
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, value,
+                                 scalarConstant(b, loc, from, 0.0));
+  unsigned fromWidth = from.getIntOrFloatBitWidth();
+  unsigned toWidth = to.getIntOrFloatBitWidth();
+  if (fromWidth < toWidth)
+    return from.isInteger(1) ? arith::ExtUIOp::create(b, loc, to, value)
+                                   .getResult()
+                             : arith::ExtSIOp::create(b, loc, to, value)
+                                   .getResult();
+  return arith::TruncIOp::create(b, loc, to, value);
+}
+
+Value addScalar(OpBuilder &b, Location loc, Value x, Value y) {
+  if (isa<FloatType>(x.getType()))
+    return arith::AddFOp::create(b, loc, x, y);
+  return arith::AddIOp::create(b, loc, x, y);
+}
+
+Value mulScalar(OpBuilder &b, Location loc, Value x, Value y) {
+  if (isa<FloatType>(x.getType()))
+    return arith::MulFOp::create(b, loc, x, y);
+  return arith::MulIOp::create(b, loc, x, y);
+}
+
+} // namespace tessera::to_linalg

@@ -1,0 +1,45 @@
+//===- Compile.cpp - whole-model compilation entry points -----------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#include "tessera/Driver/Compile.h"
+#include "tessera/Driver/Pipelines.h"
+#include "tessera/Import/ONNX/ImportONNX.h"
+#include "tessera/Target/CPU/Pipeline.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Pass/PassManager.h"
+
+using namespace mlir;
+
+static llvm::Error phaseFailed(const llvm::Twine &what) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), what);
+}
+
+llvm::Expected<std::unique_ptr<tessera::runtime::CpuJit>>
+tessera::compileONNXForCpu(llvm::StringRef path, MLIRContext &context) {
+  auto module = importONNXFile(path, context);
+  if (failed(module))
+    return phaseFailed("import failed");
+  PassManager graph(&context);
+  buildGraphPipeline(graph);
+  if (failed(graph.run(**module)))
+    return phaseFailed("graph passes failed");
+  // The signature is read at the tensor level, before bufferization turns
+  // results into output arguments.
+  auto signature = runtime::readSignature(**module);
+  if (!signature)
+    return signature.takeError();
+  // The signature now carries the names and symbolic dims; LLVM has no use
+  // for them on arguments.
+  (*module)->walk([](func::FuncOp func) {
+    for (unsigned i = 0; i < func.getNumArguments(); ++i)
+      func.setArgAttrs(i, ArrayRef<NamedAttribute>{});
+    for (unsigned i = 0; i < func.getNumResults(); ++i)
+      func.setResultAttrs(i, ArrayRef<NamedAttribute>{});
+  });
+  PassManager lower(&context);
+  cpu::buildLinalgPipeline(lower);
+  cpu::buildLLVMPipeline(lower);
+  if (failed(lower.run(**module)))
+    return phaseFailed("lowering for the CPU failed");
+  return runtime::CpuJit::create(**module, std::move(*signature));
+}

@@ -1,0 +1,213 @@
+//===- HostTensor.cpp - tensors in host memory, and their ONNX file form --===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#include "tessera/Runtime/HostTensor.h"
+
+#include "llvm/ADT/APFloat.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include "onnx/onnx_pb.h"
+
+#include <cmath>
+#include <cstring>
+
+using namespace tessera::runtime;
+
+size_t tessera::runtime::elementSize(ElementType type) {
+  switch (type) {
+  case ElementType::F32:
+  case ElementType::I32:
+    return 4;
+  case ElementType::F16:
+  case ElementType::BF16:
+    return 2;
+  case ElementType::I8:
+  case ElementType::Bool:
+    return 1;
+  case ElementType::I64:
+    return 8;
+  }
+  return 1;
+}
+
+llvm::StringRef tessera::runtime::elementTypeName(ElementType type) {
+  switch (type) {
+  case ElementType::F32:
+    return "f32";
+  case ElementType::F16:
+    return "f16";
+  case ElementType::BF16:
+    return "bf16";
+  case ElementType::I8:
+    return "i8";
+  case ElementType::I32:
+    return "i32";
+  case ElementType::I64:
+    return "i64";
+  case ElementType::Bool:
+    return "i1";
+  }
+  return "?";
+}
+
+int64_t HostTensor::numElements() const {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+double HostTensor::at(int64_t i) const {
+  const uint8_t *p = data.data() + i * elementSize(type);
+  auto load = [&](auto v) {
+    std::memcpy(&v, p, sizeof(v));
+    return v;
+  };
+  switch (type) {
+  case ElementType::F32:
+    return load(float());
+  case ElementType::F16: {
+    llvm::APFloat f(llvm::APFloat::IEEEhalf(),
+                    llvm::APInt(16, load(uint16_t())));
+    return f.convertToDouble();
+  }
+  case ElementType::BF16: {
+    uint32_t bits = static_cast<uint32_t>(load(uint16_t())) << 16;
+    float f;
+    std::memcpy(&f, &bits, 4);
+    return f;
+  }
+  case ElementType::I8:
+    return load(int8_t());
+  case ElementType::I32:
+    return load(int32_t());
+  case ElementType::I64:
+    return static_cast<double>(load(int64_t()));
+  case ElementType::Bool:
+    return load(uint8_t()) != 0;
+  }
+  return 0;
+}
+
+static llvm::Error fail(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+llvm::Expected<HostTensor> tessera::runtime::readTensorProto(llvm::StringRef path) {
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+  if (!buffer)
+    return fail("cannot read '" + path + "': " + buffer.getError().message());
+  onnx::TensorProto proto;
+  if (!proto.ParseFromArray((*buffer)->getBufferStart(),
+                            static_cast<int>((*buffer)->getBufferSize())))
+    return fail("'" + path + "' is not an ONNX TensorProto");
+  HostTensor t;
+  t.name = proto.name();
+  switch (proto.data_type()) {
+  case onnx::TensorProto::FLOAT:
+    t.type = ElementType::F32;
+    break;
+  case onnx::TensorProto::FLOAT16:
+    t.type = ElementType::F16;
+    break;
+  case onnx::TensorProto::BFLOAT16:
+    t.type = ElementType::BF16;
+    break;
+  case onnx::TensorProto::INT8:
+    t.type = ElementType::I8;
+    break;
+  case onnx::TensorProto::INT32:
+    t.type = ElementType::I32;
+    break;
+  case onnx::TensorProto::INT64:
+    t.type = ElementType::I64;
+    break;
+  case onnx::TensorProto::BOOL:
+    t.type = ElementType::Bool;
+    break;
+  default:
+    return fail("'" + path + "' holds element type " +
+                llvm::Twine(proto.data_type()) +
+                ", which Tessera does not support");
+  }
+  for (int64_t d : proto.dims()) {
+    if (d < 0 || d > (int64_t(1) << 40))
+      return fail("'" + path + "' has an invalid dimension " + llvm::Twine(d));
+    t.shape.push_back(d);
+  }
+  size_t bytes = t.numElements() * elementSize(t.type);
+  if (proto.has_raw_data()) {
+    if (proto.raw_data().size() != bytes)
+      return fail("'" + path + "' declares " + llvm::Twine(bytes) +
+                  " bytes but holds " + llvm::Twine(proto.raw_data().size()));
+    t.data.assign(proto.raw_data().begin(), proto.raw_data().end());
+    return t;
+  }
+  t.data.resize(bytes);
+  auto store = [&](size_t i, auto v) {
+    std::memcpy(t.data.data() + i * sizeof(v), &v, sizeof(v));
+  };
+  size_t n = t.numElements();
+  auto check = [&](size_t have) -> llvm::Error {
+    if (have != n)
+      return fail("'" + path + "' declares " + llvm::Twine(n) +
+                  " elements but holds " + llvm::Twine(have));
+    return llvm::Error::success();
+  };
+  switch (t.type) {
+  case ElementType::F32:
+    if (auto e = check(proto.float_data_size()))
+      return std::move(e);
+    for (size_t i = 0; i < n; ++i)
+      store(i, proto.float_data(i));
+    break;
+  case ElementType::I64:
+    if (auto e = check(proto.int64_data_size()))
+      return std::move(e);
+    for (size_t i = 0; i < n; ++i)
+      store(i, static_cast<int64_t>(proto.int64_data(i)));
+    break;
+  default:
+    if (auto e = check(proto.int32_data_size()))
+      return std::move(e);
+    for (size_t i = 0; i < n; ++i) {
+      int32_t v = proto.int32_data(i);
+      if (t.type == ElementType::I32)
+        store(i, v);
+      else if (elementSize(t.type) == 2)
+        store(i, static_cast<uint16_t>(v));
+      else
+        store(i, static_cast<int8_t>(v));
+    }
+  }
+  return t;
+}
+
+Comparison tessera::runtime::compareTensors(const HostTensor &actual,
+                                            const HostTensor &expected,
+                                            double rtol, double atol) {
+  Comparison c;
+  if (actual.shape != expected.shape) {
+    c.shapesMatch = false;
+    return c;
+  }
+  for (int64_t i = 0, n = expected.numElements(); i < n; ++i) {
+    double a = actual.at(i), e = expected.at(i);
+    if (std::isnan(a) && std::isnan(e))
+      continue;
+    if (std::isinf(a) && std::isinf(e) && (a > 0) == (e > 0))
+      continue;
+    double err = std::fabs(a - e);
+    if (std::isnan(err))
+      err = INFINITY;
+    double rel = err / std::max(std::fabs(e), 1e-30);
+    if (err > c.maxAbsError || c.worstIndex < 0) {
+      c.maxAbsError = std::max(c.maxAbsError, err);
+      c.worstIndex = i;
+    }
+    c.maxRelError = std::max(c.maxRelError, rel);
+    if (!(err <= atol + rtol * std::fabs(e)))
+      ++c.mismatches;
+  }
+  return c;
+}

@@ -1,0 +1,222 @@
+//===- tessera-run.cpp - runs a model and compares its outputs ------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#include "tessera/Driver/Compile.h"
+#include "tessera/Driver/Diagnostics.h"
+#include "tessera/InitTessera.h"
+#include "tessera/Runtime/HostTensor.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/WithColor.h"
+
+#include <algorithm>
+#include <chrono>
+
+using namespace llvm;
+using namespace tessera::runtime;
+
+static cl::OptionCategory category("tessera-run options");
+static cl::opt<std::string> modelPath(cl::Positional, cl::desc("[model.onnx]"),
+                                      cl::cat(category));
+static cl::list<std::string>
+    inputFiles("input", cl::desc("An input as an ONNX TensorProto (.pb), in "
+                                 "the model's input order"),
+               cl::value_desc("file"), cl::cat(category));
+static cl::list<std::string>
+    expectedFiles("expected",
+                  cl::desc("An expected output (.pb), in the model's output "
+                           "order"),
+                  cl::value_desc("file"), cl::cat(category));
+static cl::opt<std::string>
+    testDir("test-dir",
+            cl::desc("A folder in ONNX's test layout: model.onnx and "
+                     "test_data_set_*/input_K.pb, output_K.pb"),
+            cl::value_desc("dir"), cl::cat(category));
+static cl::opt<double> relTolerance("rtol", cl::init(1e-3),
+                            cl::desc("Relative tolerance (default 1e-3)"),
+                            cl::cat(category));
+static cl::opt<double> absTolerance("atol", cl::init(1e-5),
+                            cl::desc("Absolute tolerance (default 1e-5)"),
+                            cl::cat(category));
+static cl::opt<unsigned>
+    benchmark("benchmark", cl::init(0),
+              cl::desc("Run N more times after a warm-up and print the "
+                       "minimum and median latency"),
+              cl::value_desc("N"), cl::cat(category));
+
+/// The files named `<prefix>_<K>.pb` in `dir`, by K.
+static std::vector<std::string> numberedFiles(StringRef dir, StringRef prefix) {
+  std::vector<std::pair<int, std::string>> found;
+  std::error_code ec;
+  for (sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
+       it.increment(ec)) {
+    StringRef name = sys::path::filename(it->path());
+    int k;
+    if (name.consume_front(prefix) && name.consume_front("_") &&
+        name.consume_back(".pb") && !name.getAsInteger(10, k))
+      found.emplace_back(k, it->path());
+  }
+  llvm::sort(found);
+  std::vector<std::string> paths;
+  for (auto &f : found)
+    paths.push_back(f.second);
+  return paths;
+}
+
+static Expected<std::vector<HostTensor>>
+readAll(const std::vector<std::string> &paths) {
+  std::vector<HostTensor> tensors;
+  for (const std::string &path : paths) {
+    auto t = readTensorProto(path);
+    if (!t)
+      return t.takeError();
+    tensors.push_back(std::move(*t));
+  }
+  return tensors;
+}
+
+/// Runs one set of inputs, compares with `expected` (when given), prints
+/// the worst error per output; false on a mismatch.
+static bool runCase(CpuJit &model, StringRef label,
+                    const std::vector<HostTensor> &inputs,
+                    const std::vector<HostTensor> &expected) {
+  auto outputs = model.run(inputs);
+  if (!outputs) {
+    WithColor::error(errs(), "tessera-run")
+        << label << ": " << toString(outputs.takeError()) << "\n";
+    return false;
+  }
+  if (!expected.empty() && expected.size() != outputs->size()) {
+    WithColor::error(errs(), "tessera-run")
+        << label << ": the model has " << outputs->size()
+        << " outputs but " << expected.size() << " expected values\n";
+    return false;
+  }
+  bool ok = true;
+  for (size_t i = 0; i < outputs->size(); ++i) {
+    const HostTensor &out = (*outputs)[i];
+    outs() << label << ": output '" << out.name << "' ["
+           << join(map_range(out.shape,
+                             [](int64_t d) { return std::to_string(d); }),
+                   ", ")
+           << "] " << elementTypeName(out.type);
+    if (expected.empty()) {
+      outs() << "\n";
+      continue;
+    }
+    Comparison c = compareTensors(out, expected[i], relTolerance, absTolerance);
+    if (!c.shapesMatch) {
+      outs() << ": shape differs from the expected one\n";
+      ok = false;
+      continue;
+    }
+    outs() << format(": max abs error %.3g, max rel error %.3g", c.maxAbsError,
+                     c.maxRelError);
+    if (c.mismatches) {
+      outs() << ", " << c.mismatches << " elements beyond tolerance: FAIL\n";
+      ok = false;
+    } else {
+      outs() << ": ok\n";
+    }
+  }
+  return ok;
+}
+
+static void runBenchmark(CpuJit &model, const std::vector<HostTensor> &inputs) {
+  (void)model.run(inputs); // warm-up
+  std::vector<double> ms;
+  for (unsigned i = 0; i < benchmark; ++i) {
+    auto start = std::chrono::steady_clock::now();
+    auto out = model.run(inputs);
+    ms.push_back(std::chrono::duration<double, std::milli>(
+                     std::chrono::steady_clock::now() - start)
+                     .count());
+    if (!out)
+      consumeError(out.takeError());
+  }
+  llvm::sort(ms);
+  outs() << format("latency over %u runs: min %.3f ms, median %.3f ms\n",
+                   benchmark.getValue(), ms.front(), ms[ms.size() / 2]);
+}
+
+int main(int argc, char **argv) {
+  InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions({&category, &getColorCategory()});
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "Tessera runner: compiles an ONNX model for this CPU, runs it and "
+      "compares its outputs.\n\n"
+      "  tessera-run model.onnx --input=in0.pb --expected=out0.pb\n"
+      "  tessera-run --test-dir=DIR\n");
+  std::string model = modelPath;
+  if (!testDir.empty()) {
+    SmallString<256> path(testDir);
+    sys::path::append(path, "model.onnx");
+    model = std::string(path);
+  }
+  if (model.empty()) {
+    WithColor::error(errs(), "tessera-run")
+        << "give a model.onnx or --test-dir (see --help)\n";
+    return 2;
+  }
+
+  mlir::DialectRegistry registry;
+  tessera::registerAllDialects(registry);
+  mlir::MLIRContext context(registry);
+  tessera::DiagnosticPrinter diagnostics(context, errs());
+  auto compiled = tessera::compileONNXForCpu(model, context);
+  if (!compiled) {
+    WithColor::error(errs(), "tessera-run")
+        << model << ": " << toString(compiled.takeError()) << "\n";
+    return 1;
+  }
+
+  bool ok = true;
+  if (!testDir.empty()) {
+    std::vector<std::string> sets;
+    std::error_code ec;
+    for (sys::fs::directory_iterator it(testDir, ec), end; it != end && !ec;
+         it.increment(ec))
+      if (sys::path::filename(it->path()).starts_with("test_data_set_"))
+        sets.push_back(it->path());
+    llvm::sort(sets);
+    if (sets.empty()) {
+      WithColor::error(errs(), "tessera-run")
+          << testDir << " has no test_data_set_* folder\n";
+      return 1;
+    }
+    for (const std::string &set : sets) {
+      auto inputs = readAll(numberedFiles(set, "input"));
+      auto expected = readAll(numberedFiles(set, "output"));
+      if (!inputs || !expected) {
+        WithColor::error(errs(), "tessera-run")
+            << (inputs ? toString(expected.takeError())
+                       : toString(inputs.takeError()))
+            << "\n";
+        return 1;
+      }
+      ok &= runCase(**compiled, sys::path::filename(set), *inputs, *expected);
+      if (benchmark)
+        runBenchmark(**compiled, *inputs);
+    }
+  } else {
+    auto inputs = readAll(inputFiles);
+    auto expected = readAll(expectedFiles);
+    if (!inputs || !expected) {
+      WithColor::error(errs(), "tessera-run")
+          << (inputs ? toString(expected.takeError())
+                     : toString(inputs.takeError()))
+          << "\n";
+      return 1;
+    }
+    ok = runCase(**compiled, sys::path::filename(model), *inputs, *expected);
+    if (benchmark)
+      runBenchmark(**compiled, *inputs);
+  }
+  return ok ? 0 : 1;
+}
