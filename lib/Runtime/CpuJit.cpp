@@ -7,9 +7,13 @@
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
 #include "llvm/Support/TargetSelect.h"
+
+#include <cstdlib>
+#include <cstring>
 
 using namespace tessera::runtime;
 using llvm::Twine;
@@ -174,39 +178,50 @@ CpuJit::run(llvm::ArrayRef<HostTensor> inputs) {
                     " but another input set it to " + Twine(it->second));
     }
   }
-  std::vector<HostTensor> outputs;
-  for (const TensorSignature &out : sig.outputs) {
-    HostTensor t;
-    t.name = out.name;
-    t.type = out.type;
-    for (size_t i = 0; i < out.shape.size(); ++i) {
-      int64_t dim = out.shape[i];
-      if (dim == kDynamic) {
-        auto it = bound.find(out.dimParams[i]);
-        if (out.dimParams[i].empty() || it == bound.end())
-          return fail("output '" + out.name + "' dimension " + Twine(i) +
-                      " is not determined by the inputs' dims");
-        dim = it->second;
-      }
-      t.shape.push_back(dim);
-    }
-    t.data.resize(t.numElements() * elementSize(t.type));
-    outputs.push_back(std::move(t));
-  }
-  // Arguments: inputs then outputs, each a pointer to a descriptor.
+  // Arguments: the results' descriptors (filled by the callee), then one
+  // descriptor per input.
+  size_t resultWords = 0;
+  for (const TensorSignature &out : sig.outputs)
+    resultWords += 3 + 2 * out.shape.size();
+  std::vector<int64_t> results(std::max<size_t>(resultWords, 1), 0);
   std::vector<std::vector<int64_t>> descriptors;
   for (const HostTensor &t : inputs)
     descriptors.push_back(descriptorFor(
         const_cast<uint8_t *>(t.data.data()), t.shape));
-  for (HostTensor &t : outputs)
-    descriptors.push_back(descriptorFor(t.data.data(), t.shape));
-  std::vector<void *> pointers, packed;
+  std::vector<void *> pointers = {results.data()};
   for (auto &d : descriptors)
     pointers.push_back(d.data());
+  std::vector<void *> packed;
   for (void *&p : pointers)
     packed.push_back(&p);
+  if (sig.outputs.empty())
+    packed.erase(packed.begin());
   if (llvm::Error error =
           engine->invokePacked("_mlir_ciface_" + sig.entry, packed))
     return std::move(error);
+
+  // Copy each result out and free the buffers the model allocated (two
+  // results may share one).
+  std::vector<HostTensor> outputs;
+  llvm::SmallPtrSet<void *, 4> owned;
+  const int64_t *word = results.data();
+  for (const TensorSignature &out : sig.outputs) {
+    size_t rank = out.shape.size();
+    auto *allocated = reinterpret_cast<void *>(word[0]);
+    auto *aligned = reinterpret_cast<uint8_t *>(word[1]);
+    HostTensor t;
+    t.name = out.name;
+    t.type = out.type;
+    t.shape.assign(word + 3, word + 3 + rank);
+    t.data.resize(t.numElements() * elementSize(t.type));
+    if (!t.data.empty())
+      std::memcpy(t.data.data(), aligned + word[2] * elementSize(t.type),
+                  t.data.size());
+    owned.insert(allocated);
+    outputs.push_back(std::move(t));
+    word += 3 + 2 * rank;
+  }
+  for (void *p : owned)
+    std::free(p);
   return outputs;
 }

@@ -30,10 +30,11 @@ static cl::opt<std::string> outputPath("o", cl::init("-"),
                                        cl::cat(category));
 static cl::opt<std::string>
     compileTo("compile-to", cl::init("graph"),
-              cl::desc("Stop after this phase and print the IR: "
-                       "import (the imported tessera IR) or graph (after "
-                       "folding and simplification; the default)"),
-              cl::value_desc("import|graph"), cl::cat(category));
+              cl::desc("Stop after this phase and print the IR: import (the "
+                       "imported tessera IR), graph (after folding and "
+                       "simplification; the default), linalg (lowered for "
+                       "the CPU, on tensors) or llvm (the LLVM dialect)"),
+              cl::value_desc("import|graph|linalg|llvm"), cl::cat(category));
 static cl::opt<bool>
     printWeights("print-weights", cl::init(false),
                  cl::desc("Print weight blobs in full instead of eliding "

@@ -53,8 +53,9 @@ public:
   const ModelSignature &signature() const { return sig; }
 
   /// Runs the model on `inputs` (in signature order). Element types, ranks
-  /// and static dims are checked, dynamic dims bound by name; outputs are
-  /// sized from the inputs' bindings.
+  /// and static dims are checked, dynamic dims bound by name (inputs that
+  /// share a symbolic dim must agree). Outputs take the shapes the model
+  /// computed.
   llvm::Expected<std::vector<HostTensor>>
   run(llvm::ArrayRef<HostTensor> inputs);
 

@@ -376,18 +376,13 @@ static LogicalResult convertExpand(GraphImporter &im, const onnx::NodeProto &) {
 }
 
 /// Trilu keeps the upper (or lower) triangle of the last two dimensions,
-/// shifted by k; built as a select against a constant mask.
+/// shifted by k: a select against j - i >= k (upper) or j - i <= k (lower).
+/// With a constant k the mask is a constant; a runtime k compares the
+/// constant j - i matrix against it.
 static LogicalResult convertTrilu(GraphImporter &im, const onnx::NodeProto &) {
   Value x = im.input(0);
   if (!x)
     return failure();
-  int64_t k = 0;
-  if (Value kValue = im.optionalInput(1)) {
-    std::optional<SmallVector<int64_t>> ks = im.constantInts(kValue);
-    if (!ks || ks->size() != 1)
-      return im.emitError() << "k must be a constant scalar";
-    k = (*ks)[0];
-  }
   RankedTensorType type = tensorType(x);
   if (type.getRank() < 2)
     return im.emitError() << "expects an input of rank >= 2";
@@ -396,16 +391,44 @@ static LogicalResult convertTrilu(GraphImporter &im, const onnx::NodeProto &) {
   if (ShapedType::isDynamic(rows) || ShapedType::isDynamic(cols))
     return im.emitError() << "needs static sizes in the last two dimensions";
   bool upper = im.intAttr("upper", 1) != 0;
-  SmallVector<bool> mask;
-  mask.reserve(rows * cols);
-  for (int64_t i = 0; i < rows; ++i)
-    for (int64_t j = 0; j < cols; ++j)
-      mask.push_back(upper ? j - i >= k : j - i <= k);
-  auto maskType = RankedTensorType::get({rows, cols}, im.builder().getI1Type());
-  Value maskValue = im.create<ts::ConstantOp>(
-      cast<ElementsAttr>(DenseElementsAttr::get(maskType, mask)));
+  Value kValue = im.optionalInput(1);
+  std::optional<int64_t> k = 0;
+  if (kValue) {
+    std::optional<SmallVector<int64_t>> ks = im.constantInts(kValue);
+    k = ks && ks->size() == 1 ? std::optional<int64_t>((*ks)[0])
+                              : std::nullopt;
+    if (tensorType(kValue).getNumElements() != 1)
+      return im.emitError() << "k must be a scalar";
+  }
   Value zero = im.constantScalar(0.0, type.getElementType());
-  return im.setOutput(0, im.inferred<ts::WhereOp>(maskValue, x, zero));
+  auto maskType = RankedTensorType::get({rows, cols}, im.builder().getI1Type());
+  Value mask;
+  if (k) {
+    SmallVector<bool> bits;
+    bits.reserve(rows * cols);
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t j = 0; j < cols; ++j)
+        bits.push_back(upper ? j - i >= *k : j - i <= *k);
+    mask = im.create<ts::ConstantOp>(
+        cast<ElementsAttr>(DenseElementsAttr::get(maskType, bits)));
+  } else {
+    SmallVector<int64_t> offsets;
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t j = 0; j < cols; ++j)
+        offsets.push_back(j - i);
+    Value diagonal = im.constantI64(offsets, ArrayRef<int64_t>{rows, cols});
+    Value shift = kValue;
+    if (!elementType(shift).isInteger(64))
+      shift = im.create<ts::CastOp>(
+          RankedTensorType::get(tensorType(shift).getShape(),
+                                im.builder().getI64Type()),
+          shift);
+    mask = im.inferred<ts::CompareOp>(
+        upper ? ts::CompareDirection::ge : ts::CompareDirection::le, diagonal,
+        shift);
+  }
+  return im.setOutput(0, mask ? im.inferred<ts::WhereOp>(mask, x, zero)
+                              : Value());
 }
 
 void registerDataMovementConverters(

@@ -73,18 +73,40 @@ static LogicalResult convertLayerNorm(GraphImporter &im,
   if (!x || !scale)
     return failure();
   Value bias = im.optionalInput(2);
-  for (int i = 1; i < node.output_size(); ++i)
-    if (!node.output(i).empty())
-      return im.emitError() << "the Mean and InvStdDev outputs are not "
-                               "supported";
   if (im.intAttr("stash_type", 1) != 1)
     return im.emitError() << "only stash_type = 1 (float) is supported";
+  int64_t rank = tensorType(x).getRank();
+  int64_t axis = im.intAttr("axis", -1);
+  float epsilon = im.floatAttr("epsilon", 1e-5f);
+  std::optional<int64_t> start = ::tessera::normalizeAxis(axis, rank);
+  if (!start)
+    return im.emitError() << "axis " << axis << " is out of range for rank "
+                          << rank;
   Builder b(&im.context());
-  return im.setOutput(
-      0, im.create<ts::LayerNormOp>(x.getType(), x, scale, bias,
-                                    b.getI64IntegerAttr(im.intAttr("axis", -1)),
-                                    b.getF32FloatAttr(
-                                        im.floatAttr("epsilon", 1e-5f))));
+  Value y = im.create<ts::LayerNormOp>(x.getType(), x, scale, bias,
+                                       b.getI64IntegerAttr(axis),
+                                       b.getF32FloatAttr(epsilon));
+  if (failed(im.setOutput(0, y)))
+    return failure();
+  bool wantsStats = (node.output_size() > 1 && !node.output(1).empty()) ||
+                    (node.output_size() > 2 && !node.output(2).empty());
+  if (!wantsStats)
+    return success();
+  // The optional Mean and InvStdDev outputs, over the normalized dims.
+  auto axes = llvm::to_vector(llvm::seq<int64_t>(*start, rank));
+  Value mean = im.inferred<ts::ReduceMeanOp>(x, axes, true);
+  Value centered = mean ? im.inferred<ts::SubOp>(x, mean) : Value();
+  Value squares = centered ? im.inferred<ts::MulOp>(centered, centered)
+                           : Value();
+  Value var = squares ? im.inferred<ts::ReduceMeanOp>(squares, axes, true)
+                      : Value();
+  if (!var)
+    return failure();
+  Value eps = im.constantScalar(epsilon, elementType(x));
+  Value stddev = im.create<ts::SqrtOp>(im.inferred<ts::AddOp>(var, eps));
+  if (failed(im.setOutput(1, mean)))
+    return failure();
+  return im.setOutput(2, im.create<ts::ReciprocalOp>(stddev));
 }
 
 /// BatchNormalization at inference: (x - mean) / sqrt(var + eps) * scale + B,

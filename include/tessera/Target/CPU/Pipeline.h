@@ -11,9 +11,10 @@ namespace tessera::cpu {
 void buildLinalgPipeline(mlir::OpPassManager &pm);
 
 /// linalg on tensors -> LLVM dialect (--compile-to=llvm): one-shot
-/// bufferization with results turned into caller-owned output arguments,
-/// deallocation, loops, and the LLVM conversions. Every public function
-/// gets a C interface (`_mlir_ciface_<name>`) taking memref descriptors.
+/// bufferization, ownership-based deallocation (public functions return
+/// malloc'ed buffers that their caller frees), loops, and the LLVM
+/// conversions. Every public function gets a C interface
+/// (`_mlir_ciface_<name>(results *, inputs *...)`) on memref descriptors.
 void buildLLVMPipeline(mlir::OpPassManager &pm);
 
 } // namespace tessera::cpu
