@@ -88,7 +88,7 @@ def main():
     ops = collections.Counter(d for _, d in by_cause["unsupported"])
     if ops:
         print("most common unsupported operators: " +
-              ", ".join(f"{op} ({n})" for op, n in ops.most_common(15)))
+              ", ".join(f"{op} ({n})" for op, n in ops.most_common(60)))
     if args.verbose:
         for cause in ["rejected", "lowering", "numbers", "crash"]:
             for test, detail in by_cause[cause]:

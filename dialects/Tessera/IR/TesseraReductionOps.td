@@ -32,6 +32,30 @@ def Tessera_ReduceMeanOp : Tessera_ReduceOp<"reduce_mean", "arithmetic mean">;
 def Tessera_ReduceMaxOp : Tessera_ReduceOp<"reduce_max", "maximum">;
 def Tessera_ReduceMinOp : Tessera_ReduceOp<"reduce_min", "minimum">;
 
+class Tessera_ArgReduceOp<string mnemonic, string desc>
+    : Tessera_PureOp<mnemonic, Tessera_InferredResult> {
+  let summary = "index of the " # desc # " along one axis";
+  let description = [{
+    The i64 position of the }] # desc # [{ of `input` along `axis` (ONNX
+    ArgMax/ArgMin): the first one on ties, or the last with
+    `select_last_index`. With `keepdims` (the default) the reduced dim stays
+    as size 1.
+
+    ```mlir
+    %i = tessera.}] # mnemonic # [{ %x {axis = 1 : i64} : tensor<2x8xf32> -> tensor<2x1xi64>
+    ```
+  }];
+  let arguments = (ins Tessera_IntOrFloatTensor:$input,
+                       DefaultValuedAttr<I64Attr, "0">:$axis,
+                       DefaultValuedAttr<BoolAttr, "true">:$keepdims,
+                       UnitAttr:$select_last_index);
+  let results = (outs RankedTensorOf<[I64]>:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+}
+
+def Tessera_ArgMaxOp : Tessera_ArgReduceOp<"argmax", "maximum">;
+def Tessera_ArgMinOp : Tessera_ArgReduceOp<"argmin", "minimum">;
+
 class Tessera_SoftmaxOpBase<string mnemonic, string desc>
     : Tessera_PureOp<mnemonic, [SameOperandsAndResultType]> {
   let summary = desc # " along one axis";

@@ -100,7 +100,14 @@ struct ReshapeLowering : OpRewritePattern<ts::ReshapeOp> {
           rewriter, loc, known,
           arith::SelectOp::create(rewriter, loc, isInferred, one, d));
     }
-    Value inferred = arith::DivUIOp::create(rewriter, loc, total, known);
+    // An empty tensor makes the inferred dim 0 (and must not divide by 0).
+    Value knownIsZero = arith::CmpIOp::create(
+        rewriter, loc, arith::CmpIPredicate::eq, known, zero);
+    Value divisor =
+        arith::SelectOp::create(rewriter, loc, knownIsZero, one, known);
+    Value inferred = arith::SelectOp::create(
+        rewriter, loc, knownIsZero, zero,
+        arith::DivUIOp::create(rewriter, loc, total, divisor));
     for (Value &d : dims) {
       Value isInferred = arith::CmpIOp::create(
           rewriter, loc, arith::CmpIPredicate::eq, d, minusOne);

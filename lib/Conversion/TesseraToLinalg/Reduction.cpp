@@ -198,6 +198,89 @@ struct RmsNormLowering : OpRewritePattern<ts::RmsNormOp> {
   }
 };
 
+/// argmax/argmin: one reduction generic carrying the best value and its
+/// index; ties keep the first index unless select_last_index.
+template <typename OpTy, bool Max>
+struct ArgReduceLowering : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    auto inType = cast<RankedTensorType>(op.getInput().getType());
+    int64_t rank = inType.getRank();
+    int64_t axis = *::tessera::normalizeAxis(op.getAxis(), rank);
+    Type elementType = inType.getElementType();
+    SmallVector<int64_t> shape;
+    SmallVector<Value> dynamicSizes;
+    for (int64_t d = 0; d < rank; ++d) {
+      if (d == axis)
+        continue;
+      shape.push_back(inType.getDimSize(d));
+      if (inType.isDynamicDim(d))
+        dynamicSizes.push_back(dimSize(rewriter, loc, op.getInput(), d));
+    }
+    auto valueType = RankedTensorType::get(shape, elementType);
+    auto indexType = RankedTensorType::get(shape, rewriter.getI64Type());
+    Value values = linalg::FillOp::create(
+                       rewriter, loc,
+                       buildReductionIdentity(rewriter, loc, elementType,
+                                              Max ? ReduceKind::Max
+                                                  : ReduceKind::Min),
+                       emptyTensor(rewriter, loc, valueType, dynamicSizes))
+                       .getResult(0);
+    Value indices =
+        linalg::FillOp::create(
+            rewriter, loc,
+            scalarConstant(rewriter, loc, rewriter.getI64Type(), 0),
+            emptyTensor(rewriter, loc, indexType, dynamicSizes))
+            .getResult(0);
+    AffineMap rowMap = statisticMap(ctx, rank, {axis});
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    iterators[axis] = utils::IteratorType::reduction;
+    bool last = op.getSelectLastIndex();
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{valueType, indexType}, op.getInput(),
+        ValueRange{values, indices},
+        ArrayRef<AffineMap>{rewriter.getMultiDimIdentityMap(rank), rowMap,
+                            rowMap},
+        iterators, [&](OpBuilder &b, Location nloc, ValueRange args) {
+          Value x = args[0], best = args[1], bestIndex = args[2];
+          Value better;
+          if (isa<FloatType>(elementType))
+            better = arith::CmpFOp::create(
+                b, nloc,
+                Max ? (last ? arith::CmpFPredicate::OGE
+                            : arith::CmpFPredicate::OGT)
+                    : (last ? arith::CmpFPredicate::OLE
+                            : arith::CmpFPredicate::OLT),
+                x, best);
+          else
+            better = arith::CmpIOp::create(
+                b, nloc,
+                Max ? (last ? arith::CmpIPredicate::sge
+                            : arith::CmpIPredicate::sgt)
+                    : (last ? arith::CmpIPredicate::sle
+                            : arith::CmpIPredicate::slt),
+                x, best);
+          Value i = arith::IndexCastOp::create(
+              b, nloc, b.getI64Type(), linalg::IndexOp::create(b, nloc, axis));
+          linalg::YieldOp::create(
+              b, nloc,
+              ValueRange{arith::SelectOp::create(b, nloc, better, x, best),
+                         arith::SelectOp::create(b, nloc, better, i,
+                                                 bestIndex)});
+        });
+    Value result = generic.getResult(1);
+    if (op.getKeepdims())
+      result = expandUnitDims(rewriter, loc, result, {axis});
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 } // namespace
 
 void populateReductionPatterns(RewritePatternSet &patterns) {
@@ -207,6 +290,8 @@ void populateReductionPatterns(RewritePatternSet &patterns) {
                ReduceLowering<ts::ReduceMinOp, ReduceKind::Min>,
                SoftmaxLowering<ts::SoftmaxOp, false>,
                SoftmaxLowering<ts::LogSoftmaxOp, true>, LayerNormLowering,
+               ArgReduceLowering<ts::ArgMaxOp, true>,
+               ArgReduceLowering<ts::ArgMinOp, false>,
                RmsNormLowering>(patterns.getContext());
 }
 

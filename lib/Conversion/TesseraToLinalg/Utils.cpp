@@ -81,8 +81,7 @@ Value buildElementwise(OpBuilder &b, Location loc, RankedTensorType resultType,
   return generic.getResult(0);
 }
 
-/// The identity of a reduction: 0, or the lowest / highest value.
-static Value reductionIdentity(OpBuilder &b, Location loc, Type type,
+Value buildReductionIdentity(OpBuilder &b, Location loc, Type type,
                                ReduceKind kind) {
   if (kind == ReduceKind::Sum)
     return scalarConstant(b, loc, type, 0.0);
@@ -135,7 +134,7 @@ Value buildReduction(OpBuilder &b, Location loc, Value input,
   }
   auto resultType = RankedTensorType::get(shape, type.getElementType());
   Value init = emptyTensor(b, loc, resultType, dynamicSizes);
-  Value identity = reductionIdentity(b, loc, type.getElementType(), kind);
+  Value identity = buildReductionIdentity(b, loc, type.getElementType(), kind);
   Value filled =
       linalg::FillOp::create(b, loc, identity, init).getResult(0);
   SmallVector<AffineMap> maps = {

@@ -45,6 +45,10 @@ Value buildElementwise(OpBuilder &b, Location loc, RankedTensorType resultType,
 
 enum class ReduceKind { Sum, Max, Min };
 
+/// The identity of a reduction: 0, or the lowest / highest value.
+Value buildReductionIdentity(OpBuilder &b, Location loc, Type type,
+                             ReduceKind kind);
+
 /// Reduces `input` over the sorted `dims` with `kind`; the result drops them.
 Value buildReduction(OpBuilder &b, Location loc, Value input,
                      ArrayRef<int64_t> dims, ReduceKind kind);

@@ -90,6 +90,10 @@ static LogicalResult convertReshape(GraphImporter &im,
   if (!x || !shape)
     return failure();
   std::optional<ArrayRef<int64_t>> dims = im.knownInts(shape);
+  bool allowZero = im.intAttr("allowzero", 0) != 0;
+  // A runtime shape operand follows ONNX's default (0 copies a dim).
+  if (allowZero && (!dims || llvm::is_contained(*dims, kDynamicDim)))
+    return im.emitError() << "allowzero = 1 needs a constant shape";
   if (!dims) {
     if (tensorType(shape).getRank() != 1 ||
         tensorType(shape).isDynamicDim(0))
@@ -98,7 +102,7 @@ static LogicalResult convertReshape(GraphImporter &im,
     SmallVector<int64_t> unknown(tensorType(shape).getDimSize(0), kDynamicDim);
     return im.setOutput(0, buildReshape(im, x, unknown, shape, false));
   }
-  Value result = buildReshape(im, x, *dims, shape, im.intAttr("allowzero", 0));
+  Value result = buildReshape(im, x, *dims, shape, allowZero);
   // Reshaping a known integer value keeps it known.
   if (result && result != x && im.knownInts(x))
     im.setKnownInts(result, *im.knownInts(x));

@@ -133,7 +133,20 @@ static LogicalResult convertUnary(GraphImporter &im, const onnx::NodeProto &) {
   Value x = im.input(0);
   if (!x)
     return failure();
-  return im.setOutput(0, im.create<OpTy>(x));
+  auto build = [&]() -> Value { return im.create<OpTy>(x); };
+  // Negated shape values (-axis in exported LayerNorm) keep folding.
+  if constexpr (std::is_same_v<OpTy, ts::NegOp>) {
+    std::optional<ArrayRef<int64_t>> known = im.knownInts(x);
+    if (known && isa<IntegerType>(elementType(x)) &&
+        tensorType(x).getRank() <= 1) {
+      SmallVector<int64_t> negated;
+      for (int64_t v : *known)
+        negated.push_back(v == ::tessera::kDynamicDim ? v : -v);
+      return im.setIntsOutput(negated, tensorType(x).getShape(), build,
+                              elementType(x));
+    }
+  }
+  return im.setOutput(0, build());
 }
 
 /// Identity, and Dropout at inference: the input passes through.
@@ -233,6 +246,46 @@ static LogicalResult convertCast(GraphImporter &im, const onnx::NodeProto &) {
   return im.setOutput(0, result);
 }
 
+/// CastLike: Cast to the element type of the second input.
+static LogicalResult convertCastLike(GraphImporter &im,
+                                     const onnx::NodeProto &) {
+  Value x = im.input(0), like = im.input(1);
+  if (!x || !like)
+    return failure();
+  auto type = RankedTensorType::get(tensorType(x).getShape(),
+                                    elementType(like));
+  if (type == x.getType())
+    return im.setOutput(0, x);
+  return im.setOutput(0, im.create<ts::CastOp>(type, x));
+}
+
+/// Sum and Mean of one or more inputs, with broadcasting.
+static LogicalResult convertSumMean(GraphImporter &im,
+                                    const onnx::NodeProto &node) {
+  Value result = im.input(0);
+  for (int i = 1; result && i < node.input_size(); ++i) {
+    Value next = im.input(i);
+    result = next ? im.inferred<ts::AddOp>(result, next) : Value();
+  }
+  if (result && node.op_type() == "Mean" && node.input_size() > 1)
+    result = im.inferred<ts::DivOp>(
+        result, im.constantScalar(node.input_size(), elementType(result)));
+  return im.setOutput(0, result);
+}
+
+/// PRelu(x) = x < 0 ? slope * x : x, the slope broadcasting to x.
+static LogicalResult convertPRelu(GraphImporter &im, const onnx::NodeProto &) {
+  Value x = im.input(0), slope = im.input(1);
+  if (!x || !slope)
+    return failure();
+  Value zero = im.constantScalar(0.0, elementType(x));
+  Value negative = im.inferred<ts::CompareOp>(ts::CompareDirection::lt, x, zero);
+  Value scaled = im.inferred<ts::MulOp>(x, slope);
+  if (!negative || !scaled)
+    return failure();
+  return im.setOutput(0, im.inferred<ts::WhereOp>(negative, scaled, x));
+}
+
 /// Clip: bounds from attributes before opset 11, optional inputs after.
 static LogicalResult convertClip(GraphImporter &im, const onnx::NodeProto &) {
   Value x = im.input(0);
@@ -282,6 +335,10 @@ void registerElementwiseConverters(
   r["Where"] = convertWhere;
   r["Cast"] = convertCast;
   r["Clip"] = convertClip;
+  r["CastLike"] = convertCastLike;
+  r["Sum"] = convertSumMean;
+  r["Mean"] = convertSumMean;
+  r["PRelu"] = convertPRelu;
 }
 
 } // namespace tessera::onnx_import

@@ -31,6 +31,74 @@ static LogicalResult convertReduce(GraphImporter &im,
                                            im.intAttr("keepdims", 1) != 0));
 }
 
+/// The reductions ONNX defines over a transformed input: ReduceL1 =
+/// sum(|x|), ReduceL2 = sqrt(sum(x^2)), ReduceSumSquare = sum(x^2),
+/// ReduceLogSum = log(sum(x)), ReduceLogSumExp = log(sum(exp(x - max))) +
+/// max. Axes come from the attribute (or the input from opset 18).
+enum class Composite { L1, L2, SumSquare, LogSum, LogSumExp };
+
+template <Composite Kind>
+static LogicalResult convertCompositeReduce(GraphImporter &im,
+                                            const onnx::NodeProto &) {
+  Value x = im.input(0);
+  if (!x)
+    return failure();
+  auto axes = im.intsAttrOrInput("axes", 1, 18);
+  if (failed(axes))
+    return failure();
+  SmallVector<int64_t> list = axes->value_or(SmallVector<int64_t>());
+  if (list.empty()) {
+    if (im.intAttr("noop_with_empty_axes", 0) != 0)
+      return im.setOutput(0, x);
+    list = llvm::to_vector(llvm::seq<int64_t>(0, tensorType(x).getRank()));
+  }
+  bool keep = im.intAttr("keepdims", 1) != 0;
+  Value input = x, max;
+  if (Kind == Composite::L1)
+    input = im.create<ts::AbsOp>(x);
+  if (Kind == Composite::L2 || Kind == Composite::SumSquare)
+    input = im.inferred<ts::MulOp>(x, x);
+  if (Kind == Composite::LogSumExp) {
+    // Subtract the max for stability; it is added back after the log.
+    max = im.inferred<ts::ReduceMaxOp>(x, list, true);
+    Value shifted = max ? im.inferred<ts::SubOp>(x, max) : Value();
+    input = shifted ? im.create<ts::ExpOp>(shifted) : Value();
+  }
+  Value sum = input ? im.inferred<ts::ReduceSumOp>(input, list, keep)
+                    : Value();
+  if (!sum)
+    return failure();
+  switch (Kind) {
+  case Composite::L2:
+    return im.setOutput(0, im.create<ts::SqrtOp>(sum));
+  case Composite::LogSum:
+    return im.setOutput(0, im.create<ts::LogOp>(sum));
+  case Composite::LogSumExp: {
+    Value log = im.create<ts::LogOp>(sum);
+    if (!keep)
+      max = im.inferred<ts::ReduceMaxOp>(x, list, false);
+    return im.setOutput(0, max ? im.inferred<ts::AddOp>(log, max) : Value());
+  }
+  default:
+    return im.setOutput(0, sum);
+  }
+}
+
+template <typename OpTy>
+static LogicalResult convertArgReduce(GraphImporter &im,
+                                      const onnx::NodeProto &) {
+  Value x = im.input(0);
+  if (!x)
+    return failure();
+  Builder b(&im.context());
+  return im.setOutput(
+      0, im.inferred<OpTy>(x, b.getI64IntegerAttr(im.intAttr("axis", 0)),
+                           b.getBoolAttr(im.intAttr("keepdims", 1) != 0),
+                           im.intAttr("select_last_index", 0) != 0
+                               ? b.getUnitAttr()
+                               : UnitAttr()));
+}
+
 /// Softmax and LogSoftmax. Before opset 13 they flattened the input to 2-D
 /// at `axis` (default 1) and normalized each row; that equals a softmax over
 /// the trailing dimensions, done here through a reshape when `axis` is not
@@ -151,6 +219,13 @@ void registerNormalizationConverters(
   r["ReduceMean"] = convertReduce<ts::ReduceMeanOp, 18>;
   r["ReduceMax"] = convertReduce<ts::ReduceMaxOp, 18>;
   r["ReduceMin"] = convertReduce<ts::ReduceMinOp, 18>;
+  r["ReduceL1"] = convertCompositeReduce<Composite::L1>;
+  r["ReduceL2"] = convertCompositeReduce<Composite::L2>;
+  r["ReduceSumSquare"] = convertCompositeReduce<Composite::SumSquare>;
+  r["ReduceLogSum"] = convertCompositeReduce<Composite::LogSum>;
+  r["ReduceLogSumExp"] = convertCompositeReduce<Composite::LogSumExp>;
+  r["ArgMax"] = convertArgReduce<ts::ArgMaxOp>;
+  r["ArgMin"] = convertArgReduce<ts::ArgMinOp>;
   r["Softmax"] = convertSoftmax<ts::SoftmaxOp>;
   r["LogSoftmax"] = convertSoftmax<ts::LogSoftmaxOp>;
   r["LayerNormalization"] = convertLayerNorm;

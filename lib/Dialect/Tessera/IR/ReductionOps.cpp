@@ -46,6 +46,29 @@ TESSERA_INFER_REDUCTION(ReduceMinOp)
 
 #undef TESSERA_INFER_REDUCTION
 
+#define TESSERA_INFER_ARG_REDUCTION(OpClass)                                   \
+  LogicalResult OpClass::inferReturnTypes(                                     \
+      MLIRContext *context, std::optional<Location> loc, ValueRange operands,  \
+      DictionaryAttr attributes, OpaqueProperties properties,                  \
+      RegionRange regions, SmallVectorImpl<Type> &inferred) {                  \
+    Adaptor adaptor(operands, attributes, properties, regions);                \
+    SmallVector<Type, 1> reduced;                                              \
+    int64_t axis = adaptor.getAxis();                                          \
+    if (failed(inferReduction(loc, getOperationName(), adaptor.getInput(),     \
+                              ArrayRef<int64_t>(axis), adaptor.getKeepdims(),  \
+                              reduced)))                                       \
+      return failure();                                                        \
+    inferred.push_back(RankedTensorType::get(                                  \
+        cast<RankedTensorType>(reduced.front()).getShape(),                    \
+        IntegerType::get(context, 64)));                                       \
+    return success();                                                          \
+  }
+
+TESSERA_INFER_ARG_REDUCTION(ArgMaxOp)
+TESSERA_INFER_ARG_REDUCTION(ArgMinOp)
+
+#undef TESSERA_INFER_ARG_REDUCTION
+
 static LogicalResult verifyAxis(Operation *op, int64_t axis, Value input) {
   int64_t rank = cast<RankedTensorType>(input.getType()).getRank();
   if (!::tessera::normalizeAxis(axis, rank))
