@@ -170,25 +170,31 @@ class ViT(nn.Module):
         return self.head(self.lnf(x)[:, 0])
 
 
-def save_case(model, inputs, names, out_names, folder, dynamic_axes=None):
-    os.makedirs(os.path.join(folder, "test_data_set_0"), exist_ok=True)
+def save_case(model, inputs, names, out_names, folder, dynamic_axes=None,
+              more_inputs=()):
+    """Exports `model` traced on `inputs`; writes one test data set for them
+    and one for each entry of `more_inputs` (other sizes of dynamic dims)."""
     path = os.path.join(folder, "model.onnx")
+    os.makedirs(folder, exist_ok=True)
     model.eval()
     with torch.no_grad():
         torch.onnx.export(model, tuple(inputs), path, opset_version=OPSET,
                           input_names=names, output_names=out_names,
                           dynamic_axes=dynamic_axes, do_constant_folding=True)
-        outputs = model(*inputs)
-    if not isinstance(outputs, (tuple, list)):
-        outputs = [outputs]
     onnx.checker.check_model(onnx.load(path))
-    data = os.path.join(folder, "test_data_set_0")
-    for kind, tensors, tensor_names in (("input", inputs, names),
-                                        ("output", outputs, out_names)):
-        for i, (t, name) in enumerate(zip(tensors, tensor_names)):
-            proto = numpy_helper.from_array(t.numpy(), name)
-            with open(os.path.join(data, f"{kind}_{i}.pb"), "wb") as f:
-                f.write(proto.SerializeToString())
+    for index, case in enumerate([inputs, *more_inputs]):
+        with torch.no_grad():
+            outputs = model(*case)
+        if not isinstance(outputs, (tuple, list)):
+            outputs = [outputs]
+        data = os.path.join(folder, f"test_data_set_{index}")
+        os.makedirs(data, exist_ok=True)
+        for kind, tensors, tensor_names in (("input", case, names),
+                                            ("output", outputs, out_names)):
+            for i, (t, name) in enumerate(zip(tensors, tensor_names)):
+                proto = numpy_helper.from_array(t.numpy(), name)
+                with open(os.path.join(data, f"{kind}_{i}.pb"), "wb") as f:
+                    f.write(proto.SerializeToString())
     print(f"wrote {path}")
 
 
@@ -210,14 +216,17 @@ def main():
 
     if "bert" in wanted:
         model = seeded(lambda: BertLayer(h, n, f))
-        hidden = torch.randn(2, s, h)
-        mask = torch.ones(2, s)
-        mask[1, s // 2:] = 0.0
-        save_case(model, [hidden, mask], ["hidden", "attention_mask"],
+        def bert_inputs(batch, seq):
+            mask = torch.ones(batch, seq)
+            mask[-1, seq // 2:] = 0.0
+            return [torch.randn(batch, seq, h), mask]
+        # Traced at one size; also checked at another batch and sequence.
+        save_case(model, bert_inputs(2, s), ["hidden", "attention_mask"],
                   ["output"], os.path.join(args.out, "bert"),
                   {"hidden": {0: "batch", 1: "seq"},
                    "attention_mask": {0: "batch", 1: "seq"},
-                   "output": {0: "batch", 1: "seq"}})
+                   "output": {0: "batch", 1: "seq"}},
+                  more_inputs=[bert_inputs(3, 2 * s + 5)])
     if "gpt" in wanted:
         model = seeded(lambda: GPT(97, h, n, f, max_len=64))
         ids = torch.randint(0, 97, (1, s))

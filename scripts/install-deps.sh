@@ -7,7 +7,8 @@ packages=(
   cmake ninja-build ccache
   clang-22 lld-22 llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   libgtest-dev
-  libonnx-dev libprotobuf-dev python3-onnx python3-numpy python3-torch
+  libonnx-dev libonnx-testdata libprotobuf-dev python3-onnx python3-numpy
+  python3-torch
 )
 
 missing=()

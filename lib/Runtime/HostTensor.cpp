@@ -193,6 +193,8 @@ Comparison tessera::runtime::compareTensors(const HostTensor &actual,
   }
   for (int64_t i = 0, n = expected.numElements(); i < n; ++i) {
     double a = actual.at(i), e = expected.at(i);
+    if (std::isfinite(e))
+      c.maxAbsExpected = std::max(c.maxAbsExpected, std::fabs(e));
     if (std::isnan(a) && std::isnan(e))
       continue;
     if (std::isinf(a) && std::isinf(e) && (a > 0) == (e > 0))

@@ -43,6 +43,11 @@ static cl::opt<double> relTolerance("rtol", cl::init(1e-3),
 static cl::opt<double> absTolerance("atol", cl::init(1e-5),
                             cl::desc("Absolute tolerance (default 1e-5)"),
                             cl::cat(category));
+static cl::opt<double> errorRatio(
+    "max-error-ratio", cl::init(0.0),
+    cl::desc("Pass when each output's max abs error is at most this "
+             "fraction of its max |expected| (instead of --rtol/--atol)"),
+    cl::value_desc("F"), cl::cat(category));
 static cl::opt<unsigned>
     benchmark("benchmark", cl::init(0),
               cl::desc("Run N more times after a warm-up and print the "
@@ -117,7 +122,13 @@ static bool runCase(CpuJit &model, StringRef label,
     }
     outs() << format(": max abs error %.3g, max rel error %.3g", c.maxAbsError,
                      c.maxRelError);
-    if (c.mismatches) {
+    if (errorRatio > 0) {
+      double ratio = c.maxAbsError / std::max(c.maxAbsExpected, 1e-30);
+      bool within = ratio <= errorRatio;
+      outs() << format(", %.3g of max |expected|: %s\n", ratio,
+                       within ? "ok" : "FAIL");
+      ok &= within;
+    } else if (c.mismatches) {
       outs() << ", " << c.mismatches << " elements beyond tolerance: FAIL\n";
       ok = false;
     } else {

@@ -39,6 +39,8 @@ struct Comparison {
   bool shapesMatch = true;
   int64_t mismatches = 0;
   double maxAbsError = 0, maxRelError = 0;
+  /// The largest |expected| element, for errors relative to the range.
+  double maxAbsExpected = 0;
   int64_t worstIndex = -1;
 };
 Comparison compareTensors(const HostTensor &actual, const HostTensor &expected,

@@ -109,3 +109,19 @@ func.func @rms_norm_axis(%x: tensor<2x8xf32>) {
   %0 = tessera.rms_norm %x {axis = 2} : tensor<2x8xf32>
   return
 }
+
+// -----
+
+func.func @argmax_axis(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'tessera.argmax' op axis 2 is out of range for rank 2}}
+  %0 = tessera.argmax %x {axis = 2 : i64} : tensor<2x3xf32> -> tensor<2x1xi64>
+  return
+}
+
+// -----
+
+func.func @argmin_result_type(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'tessera.argmin' op result type 'tensor<2x1xi64>' differs from the inferred type 'tensor<1x3xi64>'}}
+  %0 = tessera.argmin %x : tensor<2x3xf32> -> tensor<2x1xi64>
+  return
+}

@@ -58,3 +58,16 @@ func.func @rms_norm_forms(%x: tensor<1x16x512xf32>, %g: tensor<512xf32>) -> (ten
   %1 = tessera.rms_norm %x : tensor<1x16x512xf32>
   return %0, %1 : tensor<1x16x512xf32>, tensor<1x16x512xf32>
 }
+
+// -----
+
+// CHECK-LABEL: func @arg_reductions
+func.func @arg_reductions(%x: tensor<2x?x8xf32>, %y: tensor<4xi32>) -> (tensor<2x?x1xi64>, tensor<2x8xi64>, tensor<1xi64>) {
+  // CHECK: tessera.argmax %{{.*}} {axis = -1 : i64} : tensor<2x?x8xf32> -> tensor<2x?x1xi64>
+  %0 = tessera.argmax %x {axis = -1 : i64} : tensor<2x?x8xf32> -> tensor<2x?x1xi64>
+  // CHECK: tessera.argmin %{{.*}} {axis = 1 : i64, keepdims = false, select_last_index} : tensor<2x?x8xf32> -> tensor<2x8xi64>
+  %1 = tessera.argmin %x {axis = 1 : i64, keepdims = false, select_last_index} : tensor<2x?x8xf32> -> tensor<2x8xi64>
+  // CHECK: tessera.argmax %{{.*}} : tensor<4xi32> -> tensor<1xi64>
+  %2 = tessera.argmax %y : tensor<4xi32> -> tensor<1xi64>
+  return %0, %1, %2 : tensor<2x?x1xi64>, tensor<2x8xi64>, tensor<1xi64>
+}

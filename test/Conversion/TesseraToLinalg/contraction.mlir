@@ -1,0 +1,62 @@
+// RUN: tessera-opt %s --split-input-file --convert-tessera-to-linalg | FileCheck %s
+
+// A batched matmul with broadcast batch dims and a transposed rhs is one
+// contraction generic; the accumulator widens bf16 products to f32.
+// CHECK-DAG: #[[LHS:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d4)>
+// CHECK-DAG: #[[RHS:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (0, d1, d3, d4)>
+// CHECK-DAG: #[[OUT:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func @batched_transposed
+func.func @batched_transposed(%q: tensor<2x4x8x16xbf16>, %k: tensor<1x4x8x16xbf16>) -> tensor<2x4x8x8xf32> {
+  // CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+  // CHECK: %[[ACC:.*]] = linalg.fill ins(%[[ZERO]] : f32)
+  // CHECK: linalg.generic {indexing_maps = [#[[LHS]], #[[RHS]], #[[OUT]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+  // CHECK: arith.extf
+  // CHECK: arith.mulf
+  // CHECK: arith.addf
+  %0 = tessera.matmul %q, %k {transpose_b} : tensor<2x4x8x16xbf16>, tensor<1x4x8x16xbf16> -> tensor<2x4x8x8xf32>
+  return %0 : tensor<2x4x8x8xf32>
+}
+
+// -----
+
+// alpha scales the product afterwards.
+// CHECK-LABEL: func @alpha
+func.func @alpha(%a: tensor<4x8xf32>, %b: tensor<8x2xf32>) -> tensor<4x2xf32> {
+  // CHECK: linalg.generic {{.*}}"reduction"
+  // CHECK: linalg.generic
+  // CHECK: %[[S:.*]] = arith.constant 5.000000e-01 : f32
+  // CHECK: arith.mulf %{{.*}}, %[[S]]
+  %0 = tessera.matmul %a, %b {alpha = 0.5 : f32} : tensor<4x8xf32>, tensor<8x2xf32> -> tensor<4x2xf32>
+  return %0 : tensor<4x2xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @conv_padded
+func.func @conv_padded(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<4xf32>) -> tensor<1x4x8x8xf32> {
+  // CHECK: tensor.pad %{{.*}} low[0, 0, 1, 1] high[0, 0, 1, 1]
+  // CHECK: linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+  // CHECK: linalg.generic
+  // CHECK: arith.addf
+  %0 = tessera.conv2d %x, %w bias(%b : tensor<4xf32>) {pads = array<i64: 1, 1, 1, 1>} : tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32> -> tensor<1x4x8x8xf32>
+  return %0 : tensor<1x4x8x8xf32>
+}
+
+// -----
+
+// Causal attention: scaled scores, the mask j > i + (Sk - Sq) to -inf,
+// softmax, then the product with v.
+// CHECK-LABEL: func @attention_causal
+func.func @attention_causal(%q: tensor<1x2x4x8xf32>, %k: tensor<1x2x6x8xf32>, %v: tensor<1x2x6x8xf32>) -> tensor<1x2x4x8xf32> {
+  // CHECK: linalg.generic {{.*}}"reduction"
+  // CHECK: arith.constant 0.353553385 : f32
+  // CHECK: linalg.index 2
+  // CHECK: linalg.index 3
+  // CHECK: arith.cmpi sgt
+  // CHECK: arith.select
+  // CHECK: math.exp
+  // CHECK: linalg.generic {{.*}}"reduction"
+  // CHECK-NOT: tessera.
+  %0 = tessera.attention %q, %k, %v {causal} : tensor<1x2x4x8xf32>, tensor<1x2x6x8xf32>, tensor<1x2x6x8xf32> -> tensor<1x2x4x8xf32>
+  return %0 : tensor<1x2x4x8xf32>
+}

@@ -1,0 +1,67 @@
+// RUN: tessera-opt %s --split-input-file --convert-tessera-to-linalg | FileCheck %s
+
+// CHECK-LABEL: func @transpose_reshape
+func.func @transpose_reshape(%x: tensor<2x3x4xf32>) -> tensor<4x6xf32> {
+  // CHECK: linalg.transpose ins(%{{.*}} : tensor<2x3x4xf32>) outs(%{{.*}} : tensor<4x2x3xf32>) permutation = [2, 0, 1]
+  %0 = tessera.transpose %x [2, 0, 1] : tensor<2x3x4xf32> -> tensor<4x2x3xf32>
+  // CHECK: tensor.reshape %{{.*}}(%{{.*}}) : (tensor<4x2x3xf32>, tensor<2xindex>) -> tensor<4x6xf32>
+  %1 = tessera.reshape %0 : tensor<4x2x3xf32> -> tensor<4x6xf32>
+  return %1 : tensor<4x6xf32>
+}
+
+// -----
+
+// A runtime shape operand: 0 copies the input dim, -1 is inferred.
+// CHECK-LABEL: func @reshape_dynamic
+func.func @reshape_dynamic(%x: tensor<?x64xf32>, %s: tensor<3xi64>) -> tensor<?x?x16xf32> {
+  // CHECK: tensor.extract %{{.*}}[%{{.*}}] : tensor<3xi64>
+  // CHECK: arith.select
+  // CHECK: arith.divui
+  // CHECK: tensor.from_elements
+  // CHECK: tensor.reshape
+  %0 = tessera.reshape %x shape(%s : tensor<3xi64>) : tensor<?x64xf32> -> tensor<?x?x16xf32>
+  return %0 : tensor<?x?x16xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @concat_split_slice
+func.func @concat_split_slice(%a: tensor<2x3xf32>, %b: tensor<2x5xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x2xf32>) {
+  // CHECK: tensor.concat dim(1) %{{.*}}, %{{.*}} : (tensor<2x3xf32>, tensor<2x5xf32>) -> tensor<2x8xf32>
+  %c = tessera.concat %a, %b axis 1 : tensor<2x3xf32>, tensor<2x5xf32> -> tensor<2x8xf32>
+  // CHECK: tensor.extract_slice %{{.*}}[0, %{{.*}}] [2, 4] [1, 1]
+  // CHECK: tensor.extract_slice %{{.*}}[0, %{{.*}}] [2, 4] [1, 1]
+  %p:2 = tessera.split %c axis 1 : tensor<2x8xf32> -> tensor<2x4xf32>, tensor<2x4xf32>
+  // CHECK: tensor.extract_slice %{{.*}}[0, 1] [2, 2] [1, 3]
+  %s = tessera.slice %c starts [1] ends [7] axes [1] steps [3] : tensor<2x8xf32> -> tensor<2x2xf32>
+  return %p#0, %p#1, %s : tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x2xf32>
+}
+
+// -----
+
+// Negative indices count from the back of the gathered axis.
+// CHECK-LABEL: func @gather
+func.func @gather(%table: tensor<10x4xf32>, %ids: tensor<3xi64>) -> tensor<3x4xf32> {
+  // CHECK: linalg.generic
+  // CHECK: arith.index_cast
+  // CHECK: arith.cmpi slt
+  // CHECK: tensor.extract %{{.*}}[%{{.*}}, %{{.*}}] : tensor<10x4xf32>
+  %0 = tessera.gather %table[%ids] axis 0 : tensor<10x4xf32>, tensor<3xi64> -> tensor<3x4xf32>
+  return %0 : tensor<3x4xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @constant_and_fusion
+func.func @constant_and_fusion(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // CHECK: arith.constant dense<2.000000e+00> : tensor<4xf32>
+  // CHECK-NOT: tessera.fusion
+  // CHECK: linalg.generic
+  // CHECK: arith.mulf
+  %c = tessera.constant dense<2.0> : tensor<4xf32>
+  %0 = tessera.fusion elementwise {
+    %1 = tessera.mul %x, %c : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+    tessera.yield %1 : tensor<4xf32>
+  } : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
