@@ -14,8 +14,8 @@ static llvm::Error phaseFailed(const llvm::Twine &what) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), what);
 }
 
-llvm::Expected<std::unique_ptr<tessera::runtime::CpuJit>>
-tessera::compileONNXForCpu(llvm::StringRef path, MLIRContext &context) {
+llvm::Expected<tessera::LoweredModel>
+tessera::lowerONNXForCpu(llvm::StringRef path, MLIRContext &context) {
   auto module = importONNXFile(path, context);
   if (failed(module))
     return phaseFailed("import failed");
@@ -41,5 +41,14 @@ tessera::compileONNXForCpu(llvm::StringRef path, MLIRContext &context) {
   cpu::buildLLVMPipeline(lower);
   if (failed(lower.run(**module)))
     return phaseFailed("lowering for the CPU failed");
-  return runtime::CpuJit::create(**module, std::move(*signature));
+  return LoweredModel{std::move(*module), std::move(*signature)};
+}
+
+llvm::Expected<std::unique_ptr<tessera::runtime::CpuJit>>
+tessera::compileONNXForCpu(llvm::StringRef path, MLIRContext &context) {
+  auto lowered = lowerONNXForCpu(path, context);
+  if (!lowered)
+    return lowered.takeError();
+  return runtime::CpuJit::create(*lowered->module,
+                                 std::move(lowered->signature));
 }

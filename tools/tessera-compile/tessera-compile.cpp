@@ -1,9 +1,11 @@
 //===- tessera-compile.cpp - compiles an ONNX model with Tessera ----------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#include "tessera/Driver/Compile.h"
 #include "tessera/Driver/Diagnostics.h"
 #include "tessera/Driver/Pipelines.h"
 #include "tessera/Import/ONNX/ImportONNX.h"
 #include "tessera/InitTessera.h"
+#include "tessera/Target/CPU/Artifact.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -12,6 +14,9 @@
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Support/Timing.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -44,9 +49,102 @@ static cl::opt<bool> disableOutput(
     "disable-output", cl::init(false), cl::Hidden,
     cl::desc("Compile but write nothing (for measuring the compiler)"),
     cl::cat(category));
+static cl::opt<std::string>
+    target("target", cl::init("cpu"),
+           cl::desc("The hardware to compile for (cpu: this machine's x86 "
+                    "CPU; cuda and systolic are planned)"),
+           cl::value_desc("cpu"), cl::cat(category));
+static cl::opt<std::string> emit(
+    "emit", cl::init(""),
+    cl::desc("What to write: mlir (the IR after --compile-to; the default), "
+             "llvm (LLVM IR), asm, obj, or lib (a shared library with the "
+             "C ABI the runtime loads). Inferred from -o's extension "
+             "(.so, .o, .s, .ll) when not given"),
+    cl::value_desc("mlir|llvm|asm|obj|lib"), cl::cat(category));
+static cl::opt<unsigned> optLevel("O", cl::init(3), cl::Prefix,
+                                  cl::desc("LLVM optimization level, -O0 to "
+                                           "-O3 (default 3)"),
+                                  cl::cat(category));
+static cl::opt<std::string>
+    mcpu("mcpu", cl::init(""),
+         cl::desc("LLVM CPU to generate code for (default: this machine's)"),
+         cl::value_desc("name"), cl::cat(category));
 static cl::opt<bool> verbose("v", cl::init(false),
                              cl::desc("Print how long each phase took"),
                              cl::cat(category));
+
+static int report(llvm::Error error) {
+  errs() << "tessera-compile: " << toString(std::move(error)) << "\n";
+  return 1;
+}
+
+/// The support archive that artifacts link, installed beside the tools.
+static std::string supportArchive() {
+  std::string exe = sys::fs::getMainExecutable(
+      nullptr, reinterpret_cast<void *>(&supportArchive));
+  SmallString<256> path(sys::path::parent_path(sys::path::parent_path(exe)));
+  sys::path::append(path, "lib", "libTesseraArtifactSupport.a");
+  return std::string(path);
+}
+
+/// Compiles the whole way to LLVM IR, assembly, an object or a library.
+static int compileToFile(mlir::MLIRContext &context, mlir::TimingScope &root,
+                         StringRef kind) {
+  mlir::TimingScope lowerTiming = root.nest("Import and lower for the CPU");
+  auto lowered = tessera::lowerONNXForCpu(inputPath, context);
+  lowerTiming.stop();
+  if (!lowered)
+    return report(lowered.takeError());
+  if (failed(tessera::cpu::addArtifactInterface(*lowered->module,
+                                                lowered->signature)))
+    return 1;
+  tessera::cpu::CodegenOptions options;
+  options.optLevel = optLevel;
+  options.cpu = mcpu;
+  auto machine = tessera::cpu::createTargetMachine(options);
+  if (!machine)
+    return report(machine.takeError());
+  mlir::TimingScope llvmTiming = root.nest("LLVM optimization");
+  llvm::LLVMContext llvmContext;
+  auto llvmModule = tessera::cpu::translateToLLVMIR(
+      *lowered->module, llvmContext, **machine, options);
+  llvmTiming.stop();
+  if (!llvmModule)
+    return report(llvmModule.takeError());
+  if (disableOutput)
+    return 0;
+  if (outputPath == "-" && kind != "llvm" && kind != "asm")
+    return report(createStringError(inconvertibleErrorCode(),
+                                    "--emit=" + kind.str() + " needs -o"));
+  mlir::TimingScope codegenTiming = root.nest("Code generation");
+  if (kind == "llvm") {
+    std::string error;
+    auto output = mlir::openOutputFile(outputPath, &error);
+    if (!output)
+      return report(createStringError(inconvertibleErrorCode(), error));
+    (*llvmModule)->print(output->os(), nullptr);
+    output->keep();
+    return 0;
+  }
+  if (kind != "lib") {
+    if (llvm::Error err = tessera::cpu::emitCode(**llvmModule, **machine,
+                                                 outputPath, kind == "asm"))
+      return report(std::move(err));
+    return 0;
+  }
+  SmallString<128> object;
+  if (std::error_code ec =
+          sys::fs::createTemporaryFile("tessera-model", "o", object))
+    return report(errorCodeToError(ec));
+  llvm::FileRemover removeObject(object);
+  if (llvm::Error err =
+          tessera::cpu::emitCode(**llvmModule, **machine, object, false))
+    return report(std::move(err));
+  if (llvm::Error err = tessera::cpu::linkSharedLibrary(object, outputPath,
+                                                        supportArchive()))
+    return report(std::move(err));
+  return 0;
+}
 
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
@@ -70,6 +168,27 @@ int main(int argc, char **argv) {
     return 2;
   }
 
+  std::string kind = emit;
+  if (kind.empty()) {
+    StringRef ext = sys::path::extension(outputPath);
+    kind = ext == ".so" ? "lib" : ext == ".o" ? "obj" : ext == ".s" ? "asm"
+         : ext == ".ll" ? "llvm" : "mlir";
+  }
+  if (!llvm::is_contained({"mlir", "llvm", "asm", "obj", "lib"}, kind)) {
+    errs() << "tessera-compile: unknown --emit '" << kind
+           << "' (expected mlir|llvm|asm|obj|lib)\n";
+    return 2;
+  }
+  if (target != "cpu") {
+    errs() << "tessera-compile: target '" << target
+           << "' is not available yet (expected cpu)\n";
+    return 2;
+  }
+  if (optLevel > 3) {
+    errs() << "tessera-compile: -O" << optLevel << " is not a level (0-3)\n";
+    return 2;
+  }
+
   mlir::DialectRegistry registry;
   tessera::registerAllDialects(registry);
   mlir::MLIRContext context(registry);
@@ -79,6 +198,9 @@ int main(int argc, char **argv) {
   if (verbose)
     timing.setEnabled(true);
   mlir::TimingScope root = timing.getRootScope();
+
+  if (kind != "mlir")
+    return compileToFile(context, root, kind);
 
   mlir::TimingScope importTiming = root.nest("Import ONNX");
   auto module = tessera::importONNXFile(inputPath, context);

@@ -3,6 +3,7 @@
 #include "tessera/Driver/Compile.h"
 #include "tessera/Driver/Diagnostics.h"
 #include "tessera/InitTessera.h"
+#include "tessera/Runtime/Artifact.h"
 #include "tessera/Runtime/HostTensor.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -16,13 +17,16 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 
 using namespace llvm;
 using namespace tessera::runtime;
 
 static cl::OptionCategory category("tessera-run options");
-static cl::opt<std::string> modelPath(cl::Positional, cl::desc("[model.onnx]"),
-                                      cl::cat(category));
+static cl::opt<std::string>
+    modelPath(cl::Positional,
+              cl::desc("[model.onnx | artifact.so from tessera-compile]"),
+              cl::cat(category));
 static cl::list<std::string>
     inputFiles("input", cl::desc("An input as an ONNX TensorProto (.pb), in "
                                  "the model's input order"),
@@ -87,10 +91,13 @@ readAll(const std::vector<std::string> &paths) {
 
 /// Runs one set of inputs, compares with `expected` (when given), prints
 /// the worst error per output; false on a mismatch.
-static bool runCase(CpuJit &model, StringRef label,
+using RunFn = std::function<Expected<std::vector<HostTensor>>(
+    ArrayRef<HostTensor>)>;
+
+static bool runCase(const RunFn &model, StringRef label,
                     const std::vector<HostTensor> &inputs,
                     const std::vector<HostTensor> &expected) {
-  auto outputs = model.run(inputs);
+  auto outputs = model(inputs);
   if (!outputs) {
     WithColor::error(errs(), "tessera-run")
         << label << ": " << toString(outputs.takeError()) << "\n";
@@ -138,12 +145,14 @@ static bool runCase(CpuJit &model, StringRef label,
   return ok;
 }
 
-static void runBenchmark(CpuJit &model, const std::vector<HostTensor> &inputs) {
-  (void)model.run(inputs); // warm-up
+static void runBenchmark(const RunFn &model,
+                         const std::vector<HostTensor> &inputs) {
+  if (auto warmup = model(inputs); !warmup)
+    consumeError(warmup.takeError());
   std::vector<double> ms;
   for (unsigned i = 0; i < benchmark; ++i) {
     auto start = std::chrono::steady_clock::now();
-    auto out = model.run(inputs);
+    auto out = model(inputs);
     ms.push_back(std::chrono::duration<double, std::milli>(
                      std::chrono::steady_clock::now() - start)
                      .count());
@@ -176,16 +185,33 @@ int main(int argc, char **argv) {
     return 2;
   }
 
+  // An artifact runs as it is; an ONNX model is compiled in process.
   mlir::DialectRegistry registry;
   tessera::registerAllDialects(registry);
   mlir::MLIRContext context(registry);
   tessera::DiagnosticPrinter diagnostics(context, errs());
-  auto compiled = tessera::compileONNXForCpu(model, context);
-  if (!compiled) {
-    WithColor::error(errs(), "tessera-run")
-        << model << ": " << toString(compiled.takeError()) << "\n";
-    return 1;
+  std::unique_ptr<Artifact> artifact;
+  std::unique_ptr<CpuJit> jit;
+  if (StringRef(model).ends_with(".so")) {
+    auto loaded = Artifact::load(model);
+    if (!loaded) {
+      WithColor::error(errs(), "tessera-run") << toString(loaded.takeError())
+                                              << "\n";
+      return 1;
+    }
+    artifact = std::move(*loaded);
+  } else {
+    auto compiled = tessera::compileONNXForCpu(model, context);
+    if (!compiled) {
+      WithColor::error(errs(), "tessera-run")
+          << model << ": " << toString(compiled.takeError()) << "\n";
+      return 1;
+    }
+    jit = std::move(*compiled);
   }
+  RunFn run = [&](ArrayRef<HostTensor> inputs) {
+    return artifact ? artifact->run(inputs) : jit->run(inputs);
+  };
 
   bool ok = true;
   if (!testDir.empty()) {
@@ -211,9 +237,9 @@ int main(int argc, char **argv) {
             << "\n";
         return 1;
       }
-      ok &= runCase(**compiled, sys::path::filename(set), *inputs, *expected);
+      ok &= runCase(run, sys::path::filename(set), *inputs, *expected);
       if (benchmark)
-        runBenchmark(**compiled, *inputs);
+        runBenchmark(run, *inputs);
     }
   } else {
     auto inputs = readAll(inputFiles);
@@ -225,9 +251,9 @@ int main(int argc, char **argv) {
           << "\n";
       return 1;
     }
-    ok = runCase(**compiled, sys::path::filename(model), *inputs, *expected);
+    ok = runCase(run, sys::path::filename(model), *inputs, *expected);
     if (benchmark)
-      runBenchmark(**compiled, *inputs);
+      runBenchmark(run, *inputs);
   }
   return ok ? 0 : 1;
 }

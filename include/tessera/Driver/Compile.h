@@ -10,9 +10,20 @@
 
 namespace tessera {
 
-/// Imports the ONNX model at `path`, compiles it for this CPU and loads it
-/// in process. Diagnostics go to the context's handler; the error says
-/// which phase failed.
+/// A model lowered for the CPU: the LLVM-dialect module and the signature
+/// read before lowering.
+struct LoweredModel {
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  runtime::ModelSignature signature;
+};
+
+/// Imports the ONNX model at `path` and lowers it for the CPU.
+/// Diagnostics go to the context's handler; the error says which phase
+/// failed.
+llvm::Expected<LoweredModel> lowerONNXForCpu(llvm::StringRef path,
+                                             mlir::MLIRContext &context);
+
+/// Compiles the ONNX model at `path` for this CPU and loads it in process.
 llvm::Expected<std::unique_ptr<runtime::CpuJit>>
 compileONNXForCpu(llvm::StringRef path, mlir::MLIRContext &context);
 

@@ -9,7 +9,7 @@
 #ifndef TESSERA_RUNTIME_CPUJIT_H
 #define TESSERA_RUNTIME_CPUJIT_H
 
-#include "tessera/Runtime/HostTensor.h"
+#include "tessera/Runtime/Invoke.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/ArrayRef.h"
@@ -22,22 +22,6 @@ class ExecutionEngine;
 } // namespace mlir
 
 namespace tessera::runtime {
-
-/// The kDynamicDim of a signature's shape.
-constexpr int64_t kDynamic = INT64_MIN;
-
-struct TensorSignature {
-  std::string name;
-  ElementType type = ElementType::F32;
-  std::vector<int64_t> shape;
-  /// Symbolic names of dims ("" when none); equal names are equal sizes.
-  std::vector<std::string> dimParams;
-};
-
-struct ModelSignature {
-  std::string entry;
-  std::vector<TensorSignature> inputs, outputs;
-};
 
 /// Reads the signature of the module's entry function while it is still at
 /// the tensor level (before bufferization changes its arguments).

@@ -1,0 +1,54 @@
+//===- Invoke.h - calls a compiled model through its packed interface ----===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// Every compiled form of a model (the in-process JIT and the shared-library
+// artifact) exposes one packed function `void(void **args)`: args[0] points
+// to the results' memref descriptors, which the model fills with buffers it
+// allocates, and args[1..] to one input descriptor each.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSERA_RUNTIME_INVOKE_H
+#define TESSERA_RUNTIME_INVOKE_H
+
+#include "tessera/Runtime/HostTensor.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/Support/Error.h"
+
+#include <string>
+#include <vector>
+
+namespace tessera::runtime {
+
+/// The kDynamicDim of a signature's shape.
+constexpr int64_t kDynamic = INT64_MIN;
+
+struct TensorSignature {
+  std::string name;
+  ElementType type = ElementType::F32;
+  std::vector<int64_t> shape;
+  /// Symbolic names of dims ("" when none); equal names are equal sizes.
+  std::vector<std::string> dimParams;
+};
+
+struct ModelSignature {
+  std::string entry;
+  std::vector<TensorSignature> inputs, outputs;
+};
+
+/// The signature as the JSON an artifact embeds, and back.
+std::string signatureToJSON(const ModelSignature &signature);
+llvm::Expected<ModelSignature> signatureFromJSON(llvm::StringRef json);
+
+using PackedFunction = void (*)(void **);
+
+/// Checks `inputs` against `signature` (element types, ranks, static dims,
+/// dims that share a symbolic name), calls `function`, and returns copies
+/// of the outputs (freeing the buffers the model allocated).
+llvm::Expected<std::vector<HostTensor>>
+invokePacked(PackedFunction function, const ModelSignature &signature,
+             llvm::ArrayRef<HostTensor> inputs);
+
+} // namespace tessera::runtime
+
+#endif // TESSERA_RUNTIME_INVOKE_H

@@ -1,0 +1,59 @@
+//===- Artifact.h - the CPU backend's shared-library artifact -------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// A CPU artifact is a shared library with a C ABI:
+//
+//   const char *tessera_model_signature(void);  // JSON: inputs, outputs
+//   void tessera_model_run(void **args);        // the packed entry point
+//
+// `tessera_model_run` follows runtime::invokePacked's convention: args[0]
+// points to the results' memref descriptors (buffers the model mallocs and
+// the caller frees), args[1..] to one input descriptor each.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSERA_TARGET_CPU_ARTIFACT_H
+#define TESSERA_TARGET_CPU_ARTIFACT_H
+
+#include "tessera/Runtime/Invoke.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Target/TargetMachine.h"
+
+#include <memory>
+#include <string>
+
+namespace tessera::cpu {
+
+struct CodegenOptions {
+  /// 0 to 3, as -O0 .. -O3.
+  unsigned optLevel = 3;
+  /// LLVM CPU name; empty means this machine's.
+  std::string cpu;
+};
+
+/// Adds the C ABI above to a module lowered to the LLVM dialect.
+mlir::LogicalResult addArtifactInterface(mlir::ModuleOp module,
+                                         const runtime::ModelSignature &sig);
+
+/// A target machine for this host's triple and `options.cpu`.
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
+createTargetMachine(const CodegenOptions &options);
+
+/// Translates an LLVM-dialect module to LLVM IR and optimizes it.
+llvm::Expected<std::unique_ptr<llvm::Module>>
+translateToLLVMIR(mlir::ModuleOp module, llvm::LLVMContext &context,
+                  llvm::TargetMachine &machine, const CodegenOptions &options);
+
+/// Writes `module` as an object file or assembly.
+llvm::Error emitCode(llvm::Module &module, llvm::TargetMachine &machine,
+                     llvm::StringRef path, bool assembly);
+
+/// Links `object` into the shared library `output` with the support code
+/// compiled models call (`support`, a static archive), via clang.
+llvm::Error linkSharedLibrary(llvm::StringRef object, llvm::StringRef output,
+                              llvm::StringRef support);
+
+} // namespace tessera::cpu
+
+#endif // TESSERA_TARGET_CPU_ARTIFACT_H

@@ -1,0 +1,40 @@
+//===- Artifact.cpp - loads and runs a compiled CPU artifact (.so) --------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#include "tessera/Runtime/Artifact.h"
+
+#include <dlfcn.h>
+
+using namespace tessera::runtime;
+
+Artifact::~Artifact() { dlclose(handle); }
+
+llvm::Expected<std::unique_ptr<Artifact>>
+Artifact::load(llvm::StringRef path) {
+  auto fail = [&](const llvm::Twine &why) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "cannot load '" + path + "': " + why);
+  };
+  std::string file = path.str();
+  // dlopen searches the library path for bare names; artifacts are files.
+  if (file.find('/') == std::string::npos)
+    file = "./" + file;
+  void *handle = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle)
+    return fail(dlerror());
+  auto getSignature = reinterpret_cast<const char *(*)()>(
+      dlsym(handle, "tessera_model_signature"));
+  auto entry =
+      reinterpret_cast<PackedFunction>(dlsym(handle, "tessera_model_run"));
+  if (!getSignature || !entry) {
+    dlclose(handle);
+    return fail("not a Tessera CPU artifact (no tessera_model_signature or "
+                "tessera_model_run)");
+  }
+  auto sig = signatureFromJSON(getSignature());
+  if (!sig) {
+    dlclose(handle);
+    return fail(llvm::toString(sig.takeError()));
+  }
+  return std::unique_ptr<Artifact>(
+      new Artifact(handle, entry, std::move(*sig)));
+}

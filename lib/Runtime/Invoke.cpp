@@ -1,0 +1,110 @@
+//===- Invoke.cpp - calls a compiled model through its packed interface --===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#include "tessera/Runtime/Invoke.h"
+
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <cstdlib>
+#include <cstring>
+
+using namespace tessera::runtime;
+using llvm::Twine;
+
+static llvm::Error fail(const Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+/// A ranked memref descriptor over a dense row-major buffer.
+static std::vector<int64_t> descriptorFor(void *data,
+                                          const std::vector<int64_t> &shape) {
+  std::vector<int64_t> d = {reinterpret_cast<int64_t>(data),
+                            reinterpret_cast<int64_t>(data), 0};
+  d.insert(d.end(), shape.begin(), shape.end());
+  std::vector<int64_t> strides(shape.size(), 1);
+  for (int64_t i = static_cast<int64_t>(shape.size()) - 2; i >= 0; --i)
+    strides[i] = strides[i + 1] * shape[i + 1];
+  d.insert(d.end(), strides.begin(), strides.end());
+  return d;
+}
+
+llvm::Expected<std::vector<HostTensor>>
+tessera::runtime::invokePacked(PackedFunction function,
+                               const ModelSignature &sig,
+                               llvm::ArrayRef<HostTensor> inputs) {
+  if (inputs.size() != sig.inputs.size())
+    return fail("the model takes " + Twine(sig.inputs.size()) +
+                " inputs, got " + Twine(inputs.size()));
+  llvm::StringMap<int64_t> bound;
+  for (auto [tensor, expected] : llvm::zip(inputs, sig.inputs)) {
+    if (tensor.type != expected.type)
+      return fail("input '" + expected.name + "' must be " +
+                  elementTypeName(expected.type) + ", got " +
+                  elementTypeName(tensor.type));
+    if (tensor.shape.size() != expected.shape.size())
+      return fail("input '" + expected.name + "' must have rank " +
+                  Twine(expected.shape.size()) + ", got " +
+                  Twine(tensor.shape.size()));
+    if (tensor.data.size() != tensor.numElements() * elementSize(tensor.type))
+      return fail("input '" + expected.name + "' holds " +
+                  Twine(tensor.data.size()) + " bytes for its shape");
+    for (size_t i = 0; i < tensor.shape.size(); ++i) {
+      int64_t want = expected.shape[i], got = tensor.shape[i];
+      if (want != kDynamic && want != got)
+        return fail("input '" + expected.name + "' dimension " + Twine(i) +
+                    " must be " + Twine(want) + ", got " + Twine(got));
+      const std::string &param = expected.dimParams[i];
+      if (param.empty())
+        continue;
+      auto [it, inserted] = bound.try_emplace(param, got);
+      if (!inserted && it->second != got)
+        return fail("input '" + expected.name + "' dimension " + Twine(i) +
+                    " ('" + param + "') is " + Twine(got) +
+                    " but another input set it to " + Twine(it->second));
+    }
+  }
+  // Arguments: the results' descriptors (filled by the callee), then one
+  // descriptor per input.
+  size_t resultWords = 0;
+  for (const TensorSignature &out : sig.outputs)
+    resultWords += 3 + 2 * out.shape.size();
+  std::vector<int64_t> results(std::max<size_t>(resultWords, 1), 0);
+  std::vector<std::vector<int64_t>> descriptors;
+  for (const HostTensor &t : inputs)
+    descriptors.push_back(descriptorFor(
+        const_cast<uint8_t *>(t.data.data()), t.shape));
+  std::vector<void *> pointers = {results.data()};
+  for (auto &d : descriptors)
+    pointers.push_back(d.data());
+  std::vector<void *> packed;
+  for (void *&p : pointers)
+    packed.push_back(&p);
+  if (sig.outputs.empty())
+    packed.erase(packed.begin());
+  function(packed.data());
+
+  // Copy each result out and free the buffers the model allocated (two
+  // results may share one).
+  std::vector<HostTensor> outputs;
+  llvm::SmallPtrSet<void *, 4> owned;
+  const int64_t *word = results.data();
+  for (const TensorSignature &out : sig.outputs) {
+    size_t rank = out.shape.size();
+    auto *allocated = reinterpret_cast<void *>(word[0]);
+    auto *aligned = reinterpret_cast<uint8_t *>(word[1]);
+    HostTensor t;
+    t.name = out.name;
+    t.type = out.type;
+    t.shape.assign(word + 3, word + 3 + rank);
+    t.data.resize(t.numElements() * elementSize(t.type));
+    if (!t.data.empty())
+      std::memcpy(t.data.data(), aligned + word[2] * elementSize(t.type),
+                  t.data.size());
+    owned.insert(allocated);
+    outputs.push_back(std::move(t));
+    word += 3 + 2 * rank;
+  }
+  for (void *p : owned)
+    std::free(p);
+  return outputs;
+}

@@ -1,0 +1,163 @@
+//===- Artifact.cpp - the CPU backend's shared-library artifact -----------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#include "tessera/Target/CPU/Artifact.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/SubtargetFeature.h"
+
+using namespace mlir;
+
+static llvm::Error fail(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+LogicalResult
+tessera::cpu::addArtifactInterface(ModuleOp module,
+                                   const runtime::ModelSignature &sig) {
+  MLIRContext *ctx = module.getContext();
+  Location loc = module.getLoc();
+  std::string entryName = "_mlir_ciface_" + sig.entry;
+  auto entry = module.lookupSymbol<LLVM::LLVMFuncOp>(entryName);
+  if (!entry)
+    return emitError(loc) << "the lowered module has no " << entryName;
+  OpBuilder b(ctx);
+  b.setInsertionPointToEnd(module.getBody());
+  auto ptr = LLVM::LLVMPointerType::get(ctx);
+
+  // The signature, a NUL-terminated JSON string behind a getter.
+  std::string json = runtime::signatureToJSON(sig);
+  json.push_back('\0');
+  auto arrayType = LLVM::LLVMArrayType::get(IntegerType::get(ctx, 8),
+                                            json.size());
+  auto global = LLVM::GlobalOp::create(
+      b, loc, arrayType, /*isConstant=*/true, LLVM::Linkage::Internal,
+      "tessera_signature_json", b.getStringAttr(json));
+  auto getter = LLVM::LLVMFuncOp::create(
+      b, loc, "tessera_model_signature", LLVM::LLVMFunctionType::get(ptr, {}));
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(getter.addEntryBlock(b));
+    Value address = LLVM::AddressOfOp::create(b, loc, global);
+    LLVM::ReturnOp::create(b, loc, address);
+  }
+
+  // The packed entry: args[i] points to the i-th argument of the C
+  // interface function (all of them pointers to descriptors).
+  auto run = LLVM::LLVMFuncOp::create(
+      b, loc, "tessera_model_run",
+      LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), {ptr}));
+  OpBuilder::InsertionGuard guard(b);
+  Block *body = run.addEntryBlock(b);
+  b.setInsertionPointToStart(body);
+  SmallVector<Value> args;
+  for (unsigned i = 0; i < entry.getNumArguments(); ++i) {
+    Value slot = LLVM::GEPOp::create(b, loc, ptr, ptr, body->getArgument(0),
+                                     ArrayRef<LLVM::GEPArg>{int32_t(i)});
+    Value argPointer = LLVM::LoadOp::create(b, loc, ptr, slot);
+    args.push_back(LLVM::LoadOp::create(b, loc, ptr, argPointer));
+  }
+  LLVM::CallOp::create(b, loc, entry, args);
+  LLVM::ReturnOp::create(b, loc, ValueRange{});
+  return success();
+}
+
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
+tessera::cpu::createTargetMachine(const CodegenOptions &options) {
+  static bool initialized = [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    return true;
+  }();
+  (void)initialized;
+  llvm::Triple triple(llvm::sys::getProcessTriple());
+  std::string error;
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return fail("no LLVM target for " + triple.str() + ": " + error);
+  std::string cpu = options.cpu.empty() ? llvm::sys::getHostCPUName().str()
+                                        : options.cpu;
+  std::string features;
+  if (options.cpu.empty()) {
+    llvm::SubtargetFeatures host;
+    for (auto &feature : llvm::sys::getHostCPUFeatures())
+      host.AddFeature(feature.first(), feature.second);
+    features = host.getString();
+  }
+  llvm::TargetOptions targetOptions;
+  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
+      triple, cpu, features, targetOptions, llvm::Reloc::PIC_,
+      std::nullopt,
+      options.optLevel == 0 ? llvm::CodeGenOptLevel::None
+                            : llvm::CodeGenOptLevel::Aggressive));
+  if (!machine)
+    return fail("cannot create a target machine for CPU '" + cpu + "'");
+  return machine;
+}
+
+llvm::Expected<std::unique_ptr<llvm::Module>>
+tessera::cpu::translateToLLVMIR(ModuleOp module, llvm::LLVMContext &context,
+                                llvm::TargetMachine &machine,
+                                const CodegenOptions &options) {
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(module, context);
+  if (!llvmModule)
+    return fail("translation to LLVM IR failed");
+  llvmModule->setTargetTriple(machine.getTargetTriple());
+  llvmModule->setDataLayout(machine.createDataLayout());
+  auto optimize = makeOptimizingTransformer(options.optLevel,
+                                            /*sizeLevel=*/0, &machine);
+  if (llvm::Error error = optimize(llvmModule.get()))
+    return std::move(error);
+  return llvmModule;
+}
+
+llvm::Error tessera::cpu::emitCode(llvm::Module &module,
+                                   llvm::TargetMachine &machine,
+                                   llvm::StringRef path, bool assembly) {
+  std::error_code ec;
+  llvm::ToolOutputFile out(path, ec,
+                           assembly ? llvm::sys::fs::OF_Text
+                                    : llvm::sys::fs::OF_None);
+  if (ec)
+    return fail("cannot write '" + path + "': " + ec.message());
+  llvm::legacy::PassManager pm;
+  if (machine.addPassesToEmitFile(pm, out.os(), nullptr,
+                                  assembly ? llvm::CodeGenFileType::AssemblyFile
+                                           : llvm::CodeGenFileType::ObjectFile))
+    return fail("this target cannot emit that file type");
+  pm.run(module);
+  out.keep();
+  return llvm::Error::success();
+}
+
+llvm::Error tessera::cpu::linkSharedLibrary(llvm::StringRef object,
+                                            llvm::StringRef output,
+                                            llvm::StringRef support) {
+  auto clang = llvm::sys::findProgramByName("clang-22");
+  if (!clang)
+    clang = llvm::sys::findProgramByName("clang");
+  if (!clang)
+    return fail("cannot find clang-22 to link the shared library");
+  // The support archive's symbols stay private to the artifact.
+  llvm::SmallVector<llvm::StringRef> args = {
+      *clang, "-shared", "-o", output, object, support,
+      "-Wl,--exclude-libs,ALL", "-lm"};
+  std::string error;
+  int status = llvm::sys::ExecuteAndWait(*clang, args, std::nullopt, {}, 0, 0,
+                                         &error);
+  if (status != 0)
+    return fail("linking '" + output + "' failed" +
+                (error.empty() ? "" : ": " + error));
+  return llvm::Error::success();
+}
