@@ -34,3 +34,5 @@ config.substitutions.append(
     ("%tessera_compile", os.path.join(config.tessera_tools_dir, "tessera-compile")))
 config.substitutions.append(
     ("%tessera_run", os.path.join(config.tessera_tools_dir, "tessera-run")))
+config.substitutions.append(("%tessera_obj_root", config.tessera_obj_root))
+config.substitutions.append(("%tessera_tools_dir", config.tessera_tools_dir))

@@ -5,6 +5,7 @@
 #include "tessera/InitTessera.h"
 #include "tessera/Runtime/Artifact.h"
 #include "tessera/Runtime/HostTensor.h"
+#include "tessera/Runtime/TensorIO.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "llvm/ADT/SmallString.h"

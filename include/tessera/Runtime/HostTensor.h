@@ -31,9 +31,6 @@ struct HostTensor {
   double at(int64_t i) const;
 };
 
-/// Reads an ONNX TensorProto file (the test layout's input_K.pb).
-llvm::Expected<HostTensor> readTensorProto(llvm::StringRef path);
-
 /// How far `actual` is from `expected`, numpy.allclose-style.
 struct Comparison {
   bool shapesMatch = true;

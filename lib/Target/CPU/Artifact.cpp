@@ -7,6 +7,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/IR/LegacyPassManager.h"
+#include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Program.h"
@@ -102,6 +103,9 @@ tessera::cpu::createTargetMachine(const CodegenOptions &options) {
                             : llvm::CodeGenOptLevel::Aggressive));
   if (!machine)
     return fail("cannot create a target machine for CPU '" + cpu + "'");
+  if (!machine->getMCSubtargetInfo()->isCPUStringValid(cpu))
+    return fail("'" + cpu + "' is not a CPU this LLVM knows (see llc "
+                "-mcpu=help)");
   return machine;
 }
 

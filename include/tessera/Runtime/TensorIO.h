@@ -1,0 +1,15 @@
+//===- TensorIO.h - reads tensors from ONNX TensorProto files -------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#ifndef TESSERA_RUNTIME_TENSORIO_H
+#define TESSERA_RUNTIME_TENSORIO_H
+
+#include "tessera/Runtime/HostTensor.h"
+
+namespace tessera::runtime {
+
+/// Reads an ONNX TensorProto file (the test layout's input_K.pb).
+llvm::Expected<HostTensor> readTensorProto(llvm::StringRef path);
+
+} // namespace tessera::runtime
+
+#endif // TESSERA_RUNTIME_TENSORIO_H

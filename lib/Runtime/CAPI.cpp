@@ -1,0 +1,143 @@
+//===- CAPI.cpp - Tessera's C API for running compiled models -------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#include "tessera-c/Runtime.h"
+#include "tessera/Runtime/Artifact.h"
+
+#include <cstring>
+#include <string>
+
+using namespace tessera::runtime;
+
+struct tessera_model {
+  std::unique_ptr<Artifact> artifact;
+};
+
+static thread_local std::string lastError;
+
+static int failWith(const std::string &message, int code = 1) {
+  lastError = message;
+  return code;
+}
+
+const char *tessera_last_error(void) { return lastError.c_str(); }
+
+tessera_model *tessera_model_load(const char *path) {
+  auto artifact = Artifact::load(path ? path : "");
+  if (!artifact) {
+    failWith(llvm::toString(artifact.takeError()));
+    return nullptr;
+  }
+  lastError.clear();
+  return new tessera_model{std::move(*artifact)};
+}
+
+void tessera_model_free(tessera_model *model) { delete model; }
+
+int32_t tessera_model_num_inputs(const tessera_model *model) {
+  return model ? model->artifact->signature().inputs.size() : 0;
+}
+
+int32_t tessera_model_num_outputs(const tessera_model *model) {
+  return model ? model->artifact->signature().outputs.size() : 0;
+}
+
+static const TensorSignature *tensorAt(const tessera_model *model, int output,
+                                       int32_t index) {
+  if (!model)
+    return nullptr;
+  const ModelSignature &sig = model->artifact->signature();
+  const auto &list = output ? sig.outputs : sig.inputs;
+  if (index < 0 || static_cast<size_t>(index) >= list.size())
+    return nullptr;
+  return &list[index];
+}
+
+const char *tessera_model_name(const tessera_model *model, int output,
+                               int32_t index) {
+  const TensorSignature *t = tensorAt(model, output, index);
+  return t ? t->name.c_str() : nullptr;
+}
+
+tessera_dtype tessera_model_dtype(const tessera_model *model, int output,
+                                  int32_t index) {
+  const TensorSignature *t = tensorAt(model, output, index);
+  return t ? static_cast<tessera_dtype>(t->type) : TESSERA_F32;
+}
+
+int32_t tessera_model_rank(const tessera_model *model, int output,
+                           int32_t index) {
+  const TensorSignature *t = tensorAt(model, output, index);
+  return t ? static_cast<int32_t>(t->shape.size()) : -1;
+}
+
+int64_t tessera_model_dim(const tessera_model *model, int output,
+                          int32_t index, int32_t dim) {
+  const TensorSignature *t = tensorAt(model, output, index);
+  if (!t || dim < 0 || static_cast<size_t>(dim) >= t->shape.size())
+    return -1;
+  return t->shape[dim] == kDynamic ? -1 : t->shape[dim];
+}
+
+size_t tessera_dtype_size(tessera_dtype dtype) {
+  return elementSize(static_cast<ElementType>(dtype));
+}
+
+int tessera_model_run(tessera_model *model, const tessera_tensor *inputs,
+                      int32_t numInputs, tessera_tensor *outputs,
+                      int32_t numOutputs) {
+  if (!model)
+    return failWith("no model");
+  const ModelSignature &sig = model->artifact->signature();
+  if (numOutputs != static_cast<int32_t>(sig.outputs.size()))
+    return failWith("the model has " + std::to_string(sig.outputs.size()) +
+                    " outputs, got room for " + std::to_string(numOutputs));
+  std::vector<HostTensor> hostInputs;
+  for (int32_t i = 0; i < numInputs; ++i) {
+    const tessera_tensor &in = inputs[i];
+    if (in.rank < 0 || in.rank > TESSERA_MAX_RANK ||
+        static_cast<int>(in.dtype) < 0 || in.dtype > TESSERA_BOOL)
+      return failWith("input " + std::to_string(i) +
+                      " has an invalid rank or dtype");
+    HostTensor t;
+    t.type = static_cast<ElementType>(in.dtype);
+    t.shape.assign(in.shape, in.shape + in.rank);
+    for (int64_t d : t.shape)
+      if (d < 0)
+        return failWith("input " + std::to_string(i) +
+                        " has a negative dimension");
+    size_t bytes = t.numElements() * elementSize(t.type);
+    if (bytes > in.capacity || (bytes && !in.data))
+      return failWith("input " + std::to_string(i) + " needs " +
+                      std::to_string(bytes) + " bytes for its shape but " +
+                      "holds " + std::to_string(in.capacity));
+    const auto *begin = static_cast<const uint8_t *>(in.data);
+    t.data.assign(begin, begin + bytes);
+    hostInputs.push_back(std::move(t));
+  }
+  auto results = model->artifact->run(hostInputs);
+  if (!results)
+    return failWith(llvm::toString(results.takeError()));
+  int status = 0;
+  for (int32_t i = 0; i < numOutputs; ++i) {
+    const HostTensor &r = (*results)[i];
+    tessera_tensor &out = outputs[i];
+    if (r.shape.size() > TESSERA_MAX_RANK)
+      return failWith("output " + std::to_string(i) + " has rank " +
+                      std::to_string(r.shape.size()));
+    out.dtype = static_cast<tessera_dtype>(r.type);
+    out.rank = static_cast<int32_t>(r.shape.size());
+    std::copy(r.shape.begin(), r.shape.end(), out.shape);
+    if (r.data.size() > out.capacity || (!r.data.empty() && !out.data)) {
+      status = failWith("output " + std::to_string(i) + " needs " +
+                        std::to_string(r.data.size()) + " bytes, has " +
+                        std::to_string(out.capacity),
+                        2);
+      continue;
+    }
+    if (!r.data.empty())
+      std::memcpy(out.data, r.data.data(), r.data.size());
+  }
+  if (status == 0)
+    lastError.clear();
+  return status;
+}
