@@ -3,6 +3,7 @@
 #include "Utils.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/IR/AffineExpr.h"
 
 namespace tessera::to_linalg {
@@ -86,17 +87,27 @@ struct MatmulLowering : OpRewritePattern<ts::MatmulOp> {
     SmallVector<utils::IteratorType> iterators(rank,
                                                utils::IteratorType::parallel);
     iterators.push_back(utils::IteratorType::reduction);
-    Value product =
-        linalg::GenericOp::create(
-            rewriter, loc, resultType, ValueRange{op.getLhs(), op.getRhs()},
-            filled, ArrayRef<AffineMap>{lhsMap, rhsMap, outMap}, iterators,
-            [&](OpBuilder &b, Location nloc, ValueRange args) {
-              Value a = castScalar(b, nloc, args[0], accType);
-              Value c = castScalar(b, nloc, args[1], accType);
-              linalg::YieldOp::create(
-                  b, nloc, addScalar(b, nloc, args[2], mulScalar(b, nloc, a, c)));
-            })
-            .getResult(0);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, resultType, ValueRange{op.getLhs(), op.getRhs()},
+        filled, ArrayRef<AffineMap>{lhsMap, rhsMap, outMap}, iterators,
+        [&](OpBuilder &b, Location nloc, ValueRange args) {
+          Value a = castScalar(b, nloc, args[0], accType);
+          Value c = castScalar(b, nloc, args[1], accType);
+          linalg::YieldOp::create(
+              b, nloc, addScalar(b, nloc, args[2], mulScalar(b, nloc, a, c)));
+        });
+    // Loop order [batch..., rows, k, columns]: the innermost loop then walks
+    // rhs and the result contiguously (row-major), which vectorizes.
+    if (!rhsVector && rank >= 1) {
+      SmallVector<unsigned> order =
+          llvm::to_vector(llvm::seq<unsigned>(0, rank + 1));
+      std::swap(order[rank - 1], order[rank]);
+      FailureOr<linalg::GenericOp> interchanged =
+          linalg::interchangeGenericOp(rewriter, generic, order);
+      if (succeeded(interchanged))
+        generic = *interchanged;
+    }
+    Value product = generic.getResult(0);
     double alpha = op.getAlpha().convertToDouble();
     if (alpha != 1.0)
       product = buildElementwise(

@@ -1,0 +1,151 @@
+#!/usr/bin/python3
+# cpu_bench.py - Tessera against ONNX Runtime on this CPU: a BERT-base layer and fp32 GEMMs.
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""Usage: bench/cpu_bench.py [--build build] [--threads 2] [--runs 10]
+                             [--ort-dir DIR]
+
+Measures, in one run:
+  * this CPU's fp32 FMA peak (bench/peak_fma.c, one core);
+  * a BERT-base encoder layer (hidden 768, 12 heads, FFN 3072, batch 1,
+    sequence 128) and fp32 GEMMs 1024x1024x1024 and 128x768x3072, each
+    compiled by `tessera-compile -o model.so` and timed with
+    `tessera-run --benchmark`, and timed with ONNX Runtime (npm package
+    onnxruntime-node, installed into --ort-dir with --ignore-scripts);
+and prints the median latencies, Tessera's ratio to ONNX Runtime, and the
+GFLOP/s of each as a fraction of the peak times the thread count.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def gemm_model(path, m, k, n):
+    rng = np.random.default_rng(0)
+    weight = numpy_helper.from_array(
+        rng.standard_normal((k, n), dtype=np.float32), "W")
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["A", "W"], ["C"], name="gemm")], "gemm",
+        [helper.make_tensor_value_info("A", TensorProto.FLOAT, [m, k])],
+        [helper.make_tensor_value_info("C", TensorProto.FLOAT, [m, n])],
+        [weight])
+    onnx.save(helper.make_model(graph, opset_imports=[
+        helper.make_opsetid("", 17)]), path)
+
+
+def write_inputs(model_path, folder):
+    """Fixed-pattern inputs as .pb files plus a JSON spec for ONNX Runtime."""
+    model = onnx.load(model_path)
+    inits = {i.name for i in model.graph.initializer}
+    spec, files = [], []
+    for i, value in enumerate(v for v in model.graph.input
+                              if v.name not in inits):
+        t = value.type.tensor_type
+        shape = [d.dim_value for d in t.shape.dim]
+        if t.elem_type == TensorProto.INT64:
+            data = (np.arange(np.prod(shape)) % 7).astype(np.int64)
+            kind = "int64"
+        else:
+            data = (((np.arange(np.prod(shape)) % 13) - 6) / 7).astype(
+                np.float32)
+            kind = "float32"
+        path = os.path.join(folder, f"input_{i}.pb")
+        with open(path, "wb") as f:
+            f.write(numpy_helper.from_array(data.reshape(shape),
+                                            value.name).SerializeToString())
+        files.append(path)
+        spec.append({"name": value.name, "type": kind, "shape": shape})
+    spec_path = os.path.join(folder, "inputs.json")
+    with open(spec_path, "w") as f:
+        json.dump(spec, f)
+    return files, spec_path
+
+
+def time_tessera(build, model, folder, runs):
+    artifact = os.path.join(folder, "model.so")
+    subprocess.run([os.path.join(build, "bin", "tessera-compile"), model,
+                    "-o", artifact], check=True)
+    files, _ = write_inputs(model, folder)
+    out = subprocess.run([os.path.join(build, "bin", "tessera-run"), artifact,
+                          f"--benchmark={runs}"] +
+                         [f"--input={p}" for p in files],
+                         capture_output=True, text=True, check=True).stdout
+    return float(re.search(r"median ([0-9.]+) ms", out).group(1))
+
+
+def time_ort(ort_dir, model, folder, threads, runs):
+    _, spec = write_inputs(model, folder)
+    env = dict(os.environ, NODE_PATH=os.path.join(ort_dir, "node_modules"))
+    out = subprocess.run(["node", os.path.join(ROOT, "bench", "ort_runner.js"),
+                          model, str(threads), str(runs), spec],
+                         capture_output=True, text=True, env=env, check=True)
+    return json.loads(out.stdout)["median_ms"]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--build", default=os.path.join(ROOT, "build"))
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--ort-dir", default=os.path.join(ROOT, "build",
+                                                          "ort"))
+    args = parser.parse_args()
+    if not os.path.isdir(os.path.join(args.ort_dir, "node_modules",
+                                      "onnxruntime-node")):
+        os.makedirs(args.ort_dir, exist_ok=True)
+        subprocess.run(["npm", "install", "--ignore-scripts", "--no-audit",
+                        "--no-fund", "onnxruntime-node"], cwd=args.ort_dir,
+                       check=True, stdout=subprocess.DEVNULL)
+    with tempfile.TemporaryDirectory() as tmp:
+        peak_bin = os.path.join(tmp, "peak")
+        subprocess.run(["clang-22", "-O2", "-mavx512f", "-o", peak_bin,
+                        os.path.join(ROOT, "bench", "peak_fma.c")], check=True)
+        peak = float(subprocess.run([peak_bin], capture_output=True,
+                                    text=True).stdout.split()[0])
+        print(f"fp32 FMA peak: {peak:.1f} GFLOP/s per core, "
+              f"{peak * args.threads:.1f} on {args.threads} threads")
+        cases = []
+        subprocess.run([sys.executable, os.path.join(ROOT, "scripts",
+                                                     "gen_models.py"),
+                        "--out", os.path.join(tmp, "bert"), "--only", "bert",
+                        "--hidden", "768", "--heads", "12", "--ffn", "3072",
+                        "--seq", "128"], check=True, stdout=subprocess.DEVNULL)
+        # Batch 1, sequence 128: a static copy of the dynamic export.
+        bert = onnx.load(os.path.join(tmp, "bert", "bert", "model.onnx"))
+        for value in list(bert.graph.input) + list(bert.graph.output):
+            dims = value.type.tensor_type.shape.dim
+            dims[0].dim_value, dims[1].dim_value = 1, 128
+        bert_path = os.path.join(tmp, "bert_base.onnx")
+        onnx.save(bert, bert_path)
+        layer_flops = 2 * 128 * (4 * 768 * 768 + 2 * 768 * 3072) + \
+            2 * 2 * 12 * 128 * 128 * 64
+        cases.append(("BERT-base layer (1x128)", bert_path, layer_flops))
+        for m, k, n in [(1024, 1024, 1024), (128, 768, 3072)]:
+            path = os.path.join(tmp, f"gemm_{m}x{k}x{n}.onnx")
+            gemm_model(path, m, k, n)
+            cases.append((f"GEMM {m}x{k}x{n}", path, 2 * m * k * n))
+        print(f"{'case':26} {'Tessera ms':>11} {'ORT ms':>9} "
+              f"{'ratio':>7} {'Tessera %peak':>14} {'ORT %peak':>10}")
+        for name, model, flops in cases:
+            folder = tempfile.mkdtemp(dir=tmp)
+            ours = time_tessera(args.build, model, folder, args.runs)
+            ort = time_ort(args.ort_dir, model, folder, args.threads,
+                           args.runs)
+            peak_all = peak * args.threads
+            print(f"{name:26} {ours:11.2f} {ort:9.2f} {ours / ort:6.1f}x "
+                  f"{100 * flops / ours / 1e6 / peak_all:13.1f}% "
+                  f"{100 * flops / ort / 1e6 / peak_all:9.1f}%")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
