@@ -3,6 +3,7 @@
 #include "tessera/InitTessera.h"
 #include "tessera/Conversion/Passes.h"
 #include "tessera/Driver/Pipelines.h"
+#include "tessera/Target/CPU/Passes.h"
 #include "tessera/Dialect/Tessera/IR/TesseraDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -23,6 +24,7 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
 #include "mlir/Transforms/Passes.h"
 
 void tessera::registerAllDialects(mlir::DialectRegistry &registry) {
@@ -42,11 +44,13 @@ void tessera::registerAllDialects(mlir::DialectRegistry &registry) {
   // Translation of the LLVM dialect to LLVM IR (JIT and object emission).
   mlir::registerBuiltinDialectTranslation(registry);
   mlir::registerLLVMDialectTranslation(registry);
+  mlir::registerOpenMPDialectTranslation(registry);
 }
 
 void tessera::registerAllPasses() {
   // Generic transformations: canonicalize, cse, inline, symbol-dce, ...
   mlir::registerTransformsPasses();
   registerTesseraConversionPasses();
+  cpu::registerTesseraCPUPasses();
   registerPipelines();
 }

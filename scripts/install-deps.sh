@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   cmake ninja-build ccache
   clang-22 lld-22 llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
-  libgtest-dev
+  libgtest-dev libomp-22-dev
   libonnx-dev libonnx-testdata libprotobuf-dev python3-onnx python3-numpy
   python3-torch
 )

@@ -15,7 +15,8 @@ static llvm::Error phaseFailed(const llvm::Twine &what) {
 }
 
 llvm::Expected<tessera::LoweredModel>
-tessera::lowerONNXForCpu(llvm::StringRef path, MLIRContext &context) {
+tessera::lowerONNXForCpu(llvm::StringRef path, MLIRContext &context,
+                         const cpu::CPUOptions &options) {
   auto module = importONNXFile(path, context);
   if (failed(module))
     return phaseFailed("import failed");
@@ -38,7 +39,7 @@ tessera::lowerONNXForCpu(llvm::StringRef path, MLIRContext &context) {
   });
   PassManager lower(&context);
   cpu::buildLinalgPipeline(lower);
-  cpu::buildLLVMPipeline(lower);
+  cpu::buildLLVMPipeline(lower, options);
   if (failed(lower.run(**module)))
     return phaseFailed("lowering for the CPU failed");
   return LoweredModel{std::move(*module), std::move(*signature)};

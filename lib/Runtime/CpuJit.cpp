@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "tessera/Runtime/CpuJit.h"
 #include "tessera/Runtime/Invoke.h"
+#include "tessera/Target/CPU/Pipeline.h"
 #include "MemRefCopy.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -119,6 +120,10 @@ CpuJit::create(mlir::ModuleOp module, ModelSignature signature) {
   mlir::ExecutionEngineOptions options;
   options.transformer = transformer;
   options.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
+  // Parallel loops call the OpenMP runtime.
+  std::string openmp = std::string(tessera::cpu::kOpenMPLibraryDir) + "/libomp.so";
+  llvm::StringRef libraries[] = {openmp};
+  options.sharedLibPaths = libraries;
   auto engine = mlir::ExecutionEngine::create(module, options);
   if (!engine)
     return engine.takeError();

@@ -69,6 +69,11 @@ static cl::opt<std::string>
     mcpu("mcpu", cl::init(""),
          cl::desc("LLVM CPU to generate code for (default: this machine's)"),
          cl::value_desc("name"), cl::cat(category));
+static cl::opt<unsigned>
+    threads("num-threads", cl::init(0),
+            cl::desc("OpenMP threads the compiled model uses (default 0: "
+                     "OMP_NUM_THREADS at run time, else one per core)"),
+            cl::value_desc("N"), cl::cat(category));
 static cl::opt<bool> verbose("v", cl::init(false),
                              cl::desc("Print how long each phase took"),
                              cl::cat(category));
@@ -91,7 +96,9 @@ static std::string supportArchive() {
 static int compileToFile(mlir::MLIRContext &context, mlir::TimingScope &root,
                          StringRef kind) {
   mlir::TimingScope lowerTiming = root.nest("Import and lower for the CPU");
-  auto lowered = tessera::lowerONNXForCpu(inputPath, context);
+  tessera::cpu::CPUOptions cpuOptions;
+  cpuOptions.threads = threads;
+  auto lowered = tessera::lowerONNXForCpu(inputPath, context, cpuOptions);
   lowerTiming.stop();
   if (!lowered)
     return report(lowered.takeError());

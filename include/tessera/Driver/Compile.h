@@ -4,6 +4,7 @@
 #define TESSERA_DRIVER_COMPILE_H
 
 #include "tessera/Runtime/CpuJit.h"
+#include "tessera/Target/CPU/Pipeline.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/Support/Error.h"
@@ -20,8 +21,9 @@ struct LoweredModel {
 /// Imports the ONNX model at `path` and lowers it for the CPU.
 /// Diagnostics go to the context's handler; the error says which phase
 /// failed.
-llvm::Expected<LoweredModel> lowerONNXForCpu(llvm::StringRef path,
-                                             mlir::MLIRContext &context);
+llvm::Expected<LoweredModel>
+lowerONNXForCpu(llvm::StringRef path, mlir::MLIRContext &context,
+                const cpu::CPUOptions &options = {});
 
 /// Compiles the ONNX model at `path` for this CPU and loads it in process.
 llvm::Expected<std::unique_ptr<runtime::CpuJit>>

@@ -1,6 +1,7 @@
 //===- Artifact.cpp - the CPU backend's shared-library artifact -----------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "tessera/Target/CPU/Artifact.h"
+#include "tessera/Target/CPU/Pipeline.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
@@ -154,9 +155,11 @@ llvm::Error tessera::cpu::linkSharedLibrary(llvm::StringRef object,
   if (!clang)
     return fail("cannot find clang-22 to link the shared library");
   // The support archive's symbols stay private to the artifact.
+  std::string libDir = std::string("-L") + kOpenMPLibraryDir;
+  std::string rpath = std::string("-Wl,-rpath,") + kOpenMPLibraryDir;
   llvm::SmallVector<llvm::StringRef> args = {
       *clang, "-shared", "-o", output, object, support,
-      "-Wl,--exclude-libs,ALL", "-lm"};
+      "-Wl,--exclude-libs,ALL", libDir, rpath, "-lomp", "-lm"};
   std::string error;
   int status = llvm::sys::ExecuteAndWait(*clang, args, std::nullopt, {}, 0, 0,
                                          &error);

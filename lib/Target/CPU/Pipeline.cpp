@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "tessera/Target/CPU/Pipeline.h"
 #include "tessera/Conversion/Passes.h"
+#include "tessera/Target/CPU/Passes.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
@@ -13,7 +14,9 @@
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
 #include "mlir/Conversion/MathToLibm/MathToLibm.h"
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/OpenMPToLLVM/ConvertOpenMPToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToOpenMP/SCFToOpenMP.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/LLVMIR/Transforms/Passes.h"
@@ -29,7 +32,8 @@ void tessera::cpu::buildLinalgPipeline(OpPassManager &pm) {
   pm.addPass(createCSEPass());
 }
 
-void tessera::cpu::buildLLVMPipeline(OpPassManager &pm) {
+void tessera::cpu::buildLLVMPipeline(OpPassManager &pm,
+                                     const CPUOptions &options) {
   pm.addNestedPass<func::FuncOp>(LLVM::createLLVMRequestCWrappersPass());
   pm.addNestedPass<func::FuncOp>(createLinalgElementwiseOpFusionPass());
 
@@ -47,7 +51,16 @@ void tessera::cpu::buildLLVMPipeline(OpPassManager &pm) {
   pm.addPass(createConvertBufferizationToMemRefPass());
   pm.addPass(createCanonicalizerPass());
 
-  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  // Parallel dims run on OpenMP threads (reductions stay sequential loops
+  // inside); `threads` = 0 leaves the count to the OpenMP runtime.
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
+  pm.addNestedPass<func::FuncOp>(createSequentializeNestedParallelPass());
+  ConvertSCFToOpenMPPassOptions openmp;
+  openmp.numThreads = options.threads;
+  pm.addPass(createConvertSCFToOpenMPPass(openmp));
+  // Inlines the alloca scopes that hold no allocas before loops become
+  // blocks.
+  pm.addPass(createCanonicalizerPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createSCFToControlFlowPass());
@@ -61,5 +74,6 @@ void tessera::cpu::buildLLVMPipeline(OpPassManager &pm) {
   pm.addPass(createConvertIndexToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createConvertOpenMPToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
 }

@@ -7,6 +7,15 @@
 
 namespace tessera::cpu {
 
+struct CPUOptions {
+  /// OpenMP threads for parallel loops; 0 lets the OpenMP runtime choose
+  /// (OMP_NUM_THREADS, else one per core).
+  unsigned threads = 0;
+};
+
+/// The OpenMP runtime compiled models call (Debian's libomp-22-dev).
+constexpr const char *kOpenMPLibraryDir = "/usr/lib/llvm-22/lib";
+
 /// tessera -> linalg on tensors, cleaned up (--compile-to=linalg).
 void buildLinalgPipeline(mlir::OpPassManager &pm);
 
@@ -15,7 +24,8 @@ void buildLinalgPipeline(mlir::OpPassManager &pm);
 /// malloc'ed buffers that their caller frees), loops, and the LLVM
 /// conversions. Every public function gets a C interface
 /// (`_mlir_ciface_<name>(results *, inputs *...)`) on memref descriptors.
-void buildLLVMPipeline(mlir::OpPassManager &pm);
+void buildLLVMPipeline(mlir::OpPassManager &pm,
+                       const CPUOptions &options = {});
 
 } // namespace tessera::cpu
 

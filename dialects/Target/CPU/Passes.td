@@ -1,0 +1,22 @@
+// Passes.td - passes of the CPU backend.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#ifndef TESSERA_TARGET_CPU_PASSES_TD
+#define TESSERA_TARGET_CPU_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def SequentializeNestedParallelPass
+    : Pass<"tessera-cpu-sequentialize-nested-parallel",
+           "::mlir::func::FuncOp"> {
+  let summary = "Keep only the outermost parallel loops parallel";
+  let description = [{
+    Rewrites every scf.parallel nested inside another loop (scf.parallel or
+    scf.for) into a nest of scf.for, so that each loop nest forks OpenMP
+    threads once, at its outermost parallel loop, instead of once per
+    iteration of an enclosing loop. Parallel loops with reductions are left
+    alone.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect"];
+}
+
+#endif // TESSERA_TARGET_CPU_PASSES_TD

@@ -1,0 +1,20 @@
+//===- Passes.h - passes of the CPU backend -------------------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#ifndef TESSERA_TARGET_CPU_PASSES_H
+#define TESSERA_TARGET_CPU_PASSES_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Pass/Pass.h"
+
+namespace tessera::cpu {
+
+#define GEN_PASS_DECL
+#include "tessera/Target/CPU/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "tessera/Target/CPU/Passes.h.inc"
+
+} // namespace tessera::cpu
+
+#endif // TESSERA_TARGET_CPU_PASSES_H
