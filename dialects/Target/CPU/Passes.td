@@ -19,4 +19,17 @@ def SequentializeNestedParallelPass
   let dependentDialects = ["::mlir::scf::SCFDialect"];
 }
 
+def FuseElementwisePass
+    : Pass<"tessera-cpu-fuse-elementwise", "::mlir::func::FuncOp"> {
+  let summary = "Fuse elementwise linalg producers into elementwise consumers";
+  let description = [{
+    Merges chains of elementwise linalg.generics into one loop nest. A
+    producer is fused only into a consumer whose loops are all parallel: in
+    a reduction or contraction it would be recomputed at every step of the
+    reduced loop (a GELU inside the next matmul would run once per
+    multiply-add).
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 #endif // TESSERA_TARGET_CPU_PASSES_TD

@@ -35,7 +35,7 @@ void tessera::cpu::buildLinalgPipeline(OpPassManager &pm) {
 void tessera::cpu::buildLLVMPipeline(OpPassManager &pm,
                                      const CPUOptions &options) {
   pm.addNestedPass<func::FuncOp>(LLVM::createLLVMRequestCWrappersPass());
-  pm.addNestedPass<func::FuncOp>(createLinalgElementwiseOpFusionPass());
+  pm.addNestedPass<func::FuncOp>(createFuseElementwisePass());
 
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
