@@ -165,6 +165,29 @@ static void runBenchmark(const RunFn &model,
                    benchmark.getValue(), ms.front(), ms[ms.size() / 2]);
 }
 
+/// Reads a case's .pb files, runs it (and the benchmark when asked); false
+/// on an unreadable file or a mismatch.
+static bool runFiles(const RunFn &model, StringRef label,
+                     const std::vector<std::string> &inputFiles,
+                     const std::vector<std::string> &expectedFiles) {
+  auto inputs = readAll(inputFiles);
+  if (!inputs) {
+    WithColor::error(errs(), "tessera-run") << toString(inputs.takeError())
+                                            << "\n";
+    return false;
+  }
+  auto expected = readAll(expectedFiles);
+  if (!expected) {
+    WithColor::error(errs(), "tessera-run") << toString(expected.takeError())
+                                            << "\n";
+    return false;
+  }
+  bool ok = runCase(model, label, *inputs, *expected);
+  if (benchmark)
+    runBenchmark(model, *inputs);
+  return ok;
+}
+
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions({&category, &getColorCategory()});
@@ -228,33 +251,11 @@ int main(int argc, char **argv) {
           << testDir << " has no test_data_set_* folder\n";
       return 1;
     }
-    for (const std::string &set : sets) {
-      auto inputs = readAll(numberedFiles(set, "input"));
-      auto expected = readAll(numberedFiles(set, "output"));
-      if (!inputs || !expected) {
-        WithColor::error(errs(), "tessera-run")
-            << (inputs ? toString(expected.takeError())
-                       : toString(inputs.takeError()))
-            << "\n";
-        return 1;
-      }
-      ok &= runCase(run, sys::path::filename(set), *inputs, *expected);
-      if (benchmark)
-        runBenchmark(run, *inputs);
-    }
+    for (const std::string &set : sets)
+      ok &= runFiles(run, sys::path::filename(set),
+                     numberedFiles(set, "input"), numberedFiles(set, "output"));
   } else {
-    auto inputs = readAll(inputFiles);
-    auto expected = readAll(expectedFiles);
-    if (!inputs || !expected) {
-      WithColor::error(errs(), "tessera-run")
-          << (inputs ? toString(expected.takeError())
-                     : toString(inputs.takeError()))
-          << "\n";
-      return 1;
-    }
-    ok = runCase(run, sys::path::filename(model), *inputs, *expected);
-    if (benchmark)
-      runBenchmark(run, *inputs);
+    ok = runFiles(run, sys::path::filename(model), inputFiles, expectedFiles);
   }
   return ok ? 0 : 1;
 }

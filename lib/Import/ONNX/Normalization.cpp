@@ -7,6 +7,20 @@ using namespace mlir;
 namespace tessera::onnx_import {
 namespace ts = mlir::tessera;
 
+/// The axes a reduction node reduces: from the attribute or (from opset
+/// `movedAt`) the input; none given means all, or none at all with
+/// noop_with_empty_axes (an empty list: the node passes its input through).
+static FailureOr<SmallVector<int64_t>>
+reductionAxes(GraphImporter &im, Value x, int64_t movedAt) {
+  auto axes = im.intsAttrOrInput("axes", 1, movedAt);
+  if (failed(axes))
+    return failure();
+  SmallVector<int64_t> list = axes->value_or(SmallVector<int64_t>());
+  if (list.empty() && im.intAttr("noop_with_empty_axes", 0) == 0)
+    list = llvm::to_vector(llvm::seq<int64_t>(0, tensorType(x).getRank()));
+  return list;
+}
+
 /// ReduceSum took its axes as an input from opset 13, the other reductions
 /// from opset 18; with no axes they reduce everything, or nothing when
 /// noop_with_empty_axes is set.
@@ -16,17 +30,12 @@ static LogicalResult convertReduce(GraphImporter &im,
   Value x = im.input(0);
   if (!x)
     return failure();
-  auto axes = im.intsAttrOrInput("axes", 1, AxesMovedAt);
+  auto axes = reductionAxes(im, x, AxesMovedAt);
   if (failed(axes))
     return failure();
-  SmallVector<int64_t> list = axes->value_or(SmallVector<int64_t>());
-  if (list.empty()) {
-    if (im.intAttr("noop_with_empty_axes", 0) != 0)
-      return im.setOutput(0, x);
-    list = llvm::to_vector(llvm::seq<int64_t>(0, tensorType(x).getRank()));
-  }
-  if (list.empty()) // A 0-D tensor reduces to itself.
+  if (axes->empty()) // noop_with_empty_axes, or a 0-D input
     return im.setOutput(0, x);
+  SmallVector<int64_t> list = std::move(*axes);
   return im.setOutput(0, im.inferred<OpTy>(x, list,
                                            im.intAttr("keepdims", 1) != 0));
 }
@@ -43,15 +52,12 @@ static LogicalResult convertCompositeReduce(GraphImporter &im,
   Value x = im.input(0);
   if (!x)
     return failure();
-  auto axes = im.intsAttrOrInput("axes", 1, 18);
+  auto axes = reductionAxes(im, x, 18);
   if (failed(axes))
     return failure();
-  SmallVector<int64_t> list = axes->value_or(SmallVector<int64_t>());
-  if (list.empty()) {
-    if (im.intAttr("noop_with_empty_axes", 0) != 0)
-      return im.setOutput(0, x);
-    list = llvm::to_vector(llvm::seq<int64_t>(0, tensorType(x).getRank()));
-  }
+  if (axes->empty()) // noop_with_empty_axes, or a 0-D input
+    return im.setOutput(0, x);
+  SmallVector<int64_t> list = std::move(*axes);
   bool keep = im.intAttr("keepdims", 1) != 0;
   Value input = x, max;
   if (Kind == Composite::L1)
