@@ -32,4 +32,22 @@ def FuseElementwisePass
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def TileContractionsPass
+    : Pass<"tessera-cpu-tile-contractions", "::mlir::func::FuncOp"> {
+  let summary = "Register-tile and vectorize matmul-like contractions";
+  let description = [{
+    For each linalg.generic contraction with loops [batch..., rows, k,
+    columns] and static sizes (rows a multiple of 8, columns a multiple of
+    32): tiles batch, rows and columns to 1 x 8 x 32 with scf.forall (the
+    parallel loops), then k to 1 with scf.for, and vectorizes the tile into
+    a vector contraction, so that the 8 x 32 accumulator lives in vector
+    registers across the k loop once hoisted. Other contractions are left
+    as they are.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 #endif // TESSERA_TARGET_CPU_PASSES_TD

@@ -8,6 +8,7 @@
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/BufferizationToMemRef/BufferizationToMemRef.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/ConvertToLLVM/ToLLVMPass.h"
 #include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
 #include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
 #include "mlir/Conversion/MathToFuncs/MathToFuncs.h"
@@ -17,6 +18,9 @@
 #include "mlir/Conversion/OpenMPToLLVM/ConvertOpenMPToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToOpenMP/SCFToOpenMP.h"
+#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVMPass.h"
+#include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/LLVMIR/Transforms/Passes.h"
@@ -36,6 +40,12 @@ void tessera::cpu::buildLLVMPipeline(OpPassManager &pm,
                                      const CPUOptions &options) {
   pm.addNestedPass<func::FuncOp>(LLVM::createLLVMRequestCWrappersPass());
   pm.addNestedPass<func::FuncOp>(createFuseElementwisePass());
+  // Register tiles for matmul-like loops, their accumulators hoisted out of
+  // the k loop into vector registers.
+  pm.addNestedPass<func::FuncOp>(createTileContractionsPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createLoopInvariantSubsetHoistingPass());
+  pm.addPass(createCanonicalizerPass());
 
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
@@ -53,6 +63,7 @@ void tessera::cpu::buildLLVMPipeline(OpPassManager &pm,
 
   // Parallel dims run on OpenMP threads (reductions stay sequential loops
   // inside); `threads` = 0 leaves the count to the OpenMP runtime.
+  pm.addPass(createForallToParallelLoopPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addNestedPass<func::FuncOp>(createSequentializeNestedParallelPass());
   ConvertSCFToOpenMPPassOptions openmp;
@@ -61,19 +72,23 @@ void tessera::cpu::buildLLVMPipeline(OpPassManager &pm,
   // Inlines the alloca scopes that hold no allocas before loops become
   // blocks.
   pm.addPass(createCanonicalizerPass());
-  pm.addPass(createLowerAffinePass());
+  pm.addPass(createConvertVectorToSCFPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
   // LLVM intrinsics where they exist (exp, log, sqrt, rsqrt), libm for the
   // rest (erf, tanh, pow).
   pm.addPass(createConvertMathToFuncs());
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
+  ConvertVectorToLLVMPassOptions vectorOptions;
+  vectorOptions.vectorContractLowering =
+      vector::VectorContractLowering::OuterProduct;
+  pm.addPass(createConvertVectorToLLVMPass(vectorOptions));
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
-  pm.addPass(createArithToLLVMConversionPass());
-  pm.addPass(createConvertIndexToLLVMPass());
-  pm.addPass(createConvertControlFlowToLLVMPass());
-  pm.addPass(createConvertFuncToLLVMPass());
-  pm.addPass(createConvertOpenMPToLLVMPass());
+  // Everything else in one conversion (func, cf, arith, index, OpenMP
+  // regions), so that values crossing region boundaries agree on their
+  // LLVM types.
+  pm.addPass(createConvertToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
