@@ -3,6 +3,7 @@
 #include "tessera/Runtime/TensorIO.h"
 
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 
 #include "onnx/onnx_pb.h"
 
@@ -20,8 +21,10 @@ llvm::Expected<HostTensor> tessera::runtime::readTensorProto(llvm::StringRef pat
   if (!buffer)
     return fail("cannot read '" + path + "': " + buffer.getError().message());
   onnx::TensorProto proto;
+  // Protobuf parses many byte strings; a tensor must name its element type.
   if (!proto.ParseFromArray((*buffer)->getBufferStart(),
-                            static_cast<int>((*buffer)->getBufferSize())))
+                            static_cast<int>((*buffer)->getBufferSize())) ||
+      proto.data_type() == onnx::TensorProto::UNDEFINED)
     return fail("'" + path + "' is not an ONNX TensorProto");
   HostTensor t;
   t.name = proto.name();
@@ -105,3 +108,78 @@ llvm::Expected<HostTensor> tessera::runtime::readTensorProto(llvm::StringRef pat
   return t;
 }
 
+
+/// NumPy's .npy format, versions 1 to 3: magic, header length, a Python
+/// dict literal ('descr', 'fortran_order', 'shape'), then the raw data.
+llvm::Expected<HostTensor> tessera::runtime::readNpy(llvm::StringRef path) {
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+  if (!buffer)
+    return fail("cannot read '" + path + "': " + buffer.getError().message());
+  llvm::StringRef bytes = (*buffer)->getBuffer();
+  if (bytes.size() < 10 || !bytes.starts_with("\x93NUMPY"))
+    return fail("'" + path + "' is not a .npy file");
+  unsigned major = static_cast<uint8_t>(bytes[6]);
+  size_t headerStart = major == 1 ? 10 : 12;
+  if (bytes.size() < headerStart)
+    return fail("'" + path + "' is truncated");
+  size_t headerLength =
+      major == 1 ? static_cast<uint8_t>(bytes[8]) |
+                       static_cast<uint8_t>(bytes[9]) << 8
+                 : static_cast<uint8_t>(bytes[8]) |
+                       static_cast<uint8_t>(bytes[9]) << 8 |
+                       static_cast<uint8_t>(bytes[10]) << 16 |
+                       static_cast<size_t>(static_cast<uint8_t>(bytes[11]))
+                           << 24;
+  if (bytes.size() < headerStart + headerLength)
+    return fail("'" + path + "' is truncated");
+  llvm::StringRef header = bytes.substr(headerStart, headerLength);
+  auto field = [&](llvm::StringRef key) {
+    size_t at = header.find("'" + key.str() + "'");
+    if (at == llvm::StringRef::npos)
+      return llvm::StringRef();
+    llvm::StringRef rest = header.substr(at + key.size() + 2).ltrim(" :");
+    return rest;
+  };
+  llvm::StringRef descr = field("descr");
+  if (descr.empty() || field("shape").empty())
+    return fail("'" + path + "' has no descr or shape in its header");
+  descr = descr.drop_front().take_until([](char c) { return c == '\''; });
+  if (field("fortran_order").starts_with("True"))
+    return fail("'" + path + "' is in Fortran order; save it C-contiguous");
+  HostTensor t;
+  t.name = llvm::sys::path::stem(path).str();
+  static const std::pair<const char *, ElementType> kTypes[] = {
+      {"<f4", ElementType::F32}, {"<f2", ElementType::F16},
+      {"|i1", ElementType::I8},  {"<i4", ElementType::I32},
+      {"<i8", ElementType::I64}, {"|b1", ElementType::Bool}};
+  auto it = llvm::find_if(kTypes, [&](auto &entry) {
+    return descr == entry.first;
+  });
+  if (it == std::end(kTypes))
+    return fail("'" + path + "' holds dtype '" + descr +
+                "', which Tessera does not read (f4, f2, i1, i4, i8, b1)");
+  t.type = it->second;
+  llvm::StringRef shape = field("shape").drop_front().take_until(
+      [](char c) { return c == ')'; });
+  llvm::SmallVector<llvm::StringRef> dims;
+  shape.split(dims, ',', -1, /*KeepEmpty=*/false);
+  for (llvm::StringRef dim : dims) {
+    int64_t d;
+    if (dim.trim().getAsInteger(10, d) || d < 0 || d > (int64_t(1) << 40))
+      return fail("'" + path + "' has an invalid shape");
+    t.shape.push_back(d);
+  }
+  size_t bytesNeeded = t.numElements() * elementSize(t.type);
+  llvm::StringRef data = bytes.drop_front(headerStart + headerLength);
+  if (data.size() != bytesNeeded)
+    return fail("'" + path + "' declares " + llvm::Twine(bytesNeeded) +
+                " bytes of data but holds " + llvm::Twine(data.size()));
+  t.data.assign(data.begin(), data.end());
+  return t;
+}
+
+llvm::Expected<HostTensor>
+tessera::runtime::readTensorFile(llvm::StringRef path) {
+  return path.ends_with(".npy") ? readNpy(path) : readTensorProto(path);
+}

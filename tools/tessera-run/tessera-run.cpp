@@ -18,7 +18,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <functional>
+#include <random>
 
 using namespace llvm;
 using namespace tessera::runtime;
@@ -29,8 +31,9 @@ static cl::opt<std::string>
               cl::desc("[model.onnx | artifact.so from tessera-compile]"),
               cl::cat(category));
 static cl::list<std::string>
-    inputFiles("input", cl::desc("An input as an ONNX TensorProto (.pb), in "
-                                 "the model's input order"),
+    inputFiles("input", cl::desc("An input as an ONNX TensorProto (.pb) or a "
+                                 "NumPy array (.npy), in the model's input "
+                                 "order"),
                cl::value_desc("file"), cl::cat(category));
 static cl::list<std::string>
     expectedFiles("expected",
@@ -53,6 +56,11 @@ static cl::opt<double> errorRatio(
     cl::desc("Pass when each output's max abs error is at most this "
              "fraction of its max |expected| (instead of --rtol/--atol)"),
     cl::value_desc("F"), cl::cat(category));
+static cl::opt<unsigned>
+    seed("seed", cl::init(0),
+         cl::desc("Without --input, run on random inputs from this seed "
+                  "(floats in [-1, 1], integers in [0, 10))"),
+         cl::cat(category));
 static cl::opt<unsigned>
     benchmark("benchmark", cl::init(0),
               cl::desc("Run N more times after a warm-up and print the "
@@ -82,7 +90,7 @@ static Expected<std::vector<HostTensor>>
 readAll(const std::vector<std::string> &paths) {
   std::vector<HostTensor> tensors;
   for (const std::string &path : paths) {
-    auto t = readTensorProto(path);
+    auto t = readTensorFile(path);
     if (!t)
       return t.takeError();
     tensors.push_back(std::move(*t));
@@ -165,6 +173,51 @@ static void runBenchmark(const RunFn &model,
                    benchmark.getValue(), ms.front(), ms[ms.size() / 2]);
 }
 
+/// Random inputs for the model's signature (set when --input is absent).
+static std::vector<HostTensor> randomInputs;
+
+static Expected<std::vector<HostTensor>>
+makeRandomInputs(const ModelSignature &sig, unsigned seed) {
+  std::mt19937 engine(seed);
+  std::uniform_real_distribution<float> real(-1.0f, 1.0f);
+  std::uniform_int_distribution<int64_t> integer(0, 9);
+  std::vector<HostTensor> tensors;
+  for (const TensorSignature &in : sig.inputs) {
+    HostTensor t;
+    t.name = in.name;
+    t.type = in.type;
+    for (int64_t d : in.shape) {
+      if (d == kDynamic)
+        return createStringError(inconvertibleErrorCode(),
+                                 "input '" + in.name +
+                                     "' has a dynamic dim; give --input");
+      t.shape.push_back(d);
+    }
+    t.data.resize(t.numElements() * elementSize(t.type));
+    for (int64_t i = 0; i < t.numElements(); ++i) {
+      uint8_t *p = t.data.data() + i * elementSize(t.type);
+      if (t.type == ElementType::F32) {
+        float v = real(engine);
+        std::memcpy(p, &v, 4);
+      } else if (t.type == ElementType::I64) {
+        int64_t v = integer(engine);
+        std::memcpy(p, &v, 8);
+      } else if (t.type == ElementType::I32) {
+        int32_t v = static_cast<int32_t>(integer(engine));
+        std::memcpy(p, &v, 4);
+      } else if (t.type == ElementType::I8 || t.type == ElementType::Bool) {
+        *p = static_cast<uint8_t>(integer(engine) % (t.type == ElementType::Bool ? 2 : 10));
+      } else {
+        return createStringError(inconvertibleErrorCode(),
+                                 "random " + elementTypeName(t.type).str() +
+                                     " inputs are not supported; give --input");
+      }
+    }
+    tensors.push_back(std::move(t));
+  }
+  return tensors;
+}
+
 /// Reads a case's .pb files, runs it (and the benchmark when asked); false
 /// on an unreadable file or a mismatch.
 static bool runFiles(const RunFn &model, StringRef label,
@@ -182,6 +235,8 @@ static bool runFiles(const RunFn &model, StringRef label,
                                             << "\n";
     return false;
   }
+  if (inputFiles.empty() && !randomInputs.empty())
+    *inputs = randomInputs;
   bool ok = runCase(model, label, *inputs, *expected);
   if (benchmark)
     runBenchmark(model, *inputs);
@@ -236,6 +291,18 @@ int main(int argc, char **argv) {
   RunFn run = [&](ArrayRef<HostTensor> inputs) {
     return artifact ? artifact->run(inputs) : jit->run(inputs);
   };
+  const ModelSignature &signature =
+      artifact ? artifact->signature() : jit->signature();
+  if (testDir.empty() && inputFiles.empty() && !signature.inputs.empty()) {
+    auto random = makeRandomInputs(signature, seed);
+    if (!random) {
+      WithColor::error(errs(), "tessera-run") << toString(random.takeError())
+                                              << "\n";
+      return 1;
+    }
+    randomInputs = std::move(*random);
+    outs() << "random inputs from seed " << seed << "\n";
+  }
 
   bool ok = true;
   if (!testDir.empty()) {

@@ -10,6 +10,12 @@ namespace tessera::runtime {
 /// Reads an ONNX TensorProto file (the test layout's input_K.pb).
 llvm::Expected<HostTensor> readTensorProto(llvm::StringRef path);
 
+/// Reads a NumPy .npy file (C order; f4, f2, i1, i4, i8 or b1).
+llvm::Expected<HostTensor> readNpy(llvm::StringRef path);
+
+/// Reads a .npy or (any other name) a TensorProto file.
+llvm::Expected<HostTensor> readTensorFile(llvm::StringRef path);
+
 } // namespace tessera::runtime
 
 #endif // TESSERA_RUNTIME_TENSORIO_H
