@@ -63,6 +63,9 @@ void tessera::cpu::buildLLVMPipeline(OpPassManager &pm,
 
   // Parallel dims run on OpenMP threads (reductions stay sequential loops
   // inside); `threads` = 0 leaves the count to the OpenMP runtime.
+  // Loads and stores through subviews index the base buffer directly (no
+  // descriptor per tile step).
+  pm.addPass(memref::createFoldMemRefAliasOpsPass());
   pm.addPass(createForallToParallelLoopPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addNestedPass<func::FuncOp>(createSequentializeNestedParallelPass());
