@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "tessera/Target/CPU/Passes.h"
 
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
@@ -45,33 +46,44 @@ struct TileContractionsPass
     IRRewriter rewriter(ctx);
     for (linalg::GenericOp op : targets) {
       unsigned loops = op.getNumLoops();
-      // Parallel loops first (scf.forall, run on threads later)...
-      SmallVector<OpFoldResult> outer(loops, rewriter.getIndexAttr(1));
-      outer[loops - 3] = rewriter.getIndexAttr(kRows);
-      outer[loops - 2] = rewriter.getIndexAttr(0);
-      outer[loops - 1] = rewriter.getIndexAttr(kColumns);
-      scf::SCFTilingOptions forall;
-      forall.setTileSizes(outer).setLoopType(
-          scf::SCFTilingOptions::LoopType::ForallOp);
-      rewriter.setInsertionPoint(op);
-      auto first = scf::tileUsingSCF(
-          rewriter, cast<TilingInterface>(op.getOperation()), forall);
-      if (failed(first))
+      auto sizes = [&](int64_t rows, int64_t k, int64_t columns,
+                       int64_t batch) {
+        SmallVector<OpFoldResult> tile(loops, rewriter.getIndexAttr(batch));
+        tile[loops - 3] = rewriter.getIndexAttr(rows);
+        tile[loops - 2] = rewriter.getIndexAttr(k);
+        tile[loops - 1] = rewriter.getIndexAttr(columns);
+        return tile;
+      };
+      auto tile = [&](Operation *target, ArrayRef<OpFoldResult> tileSizes,
+                      bool parallel) -> Operation * {
+        scf::SCFTilingOptions options;
+        options.setTileSizes(tileSizes);
+        if (parallel)
+          options.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
+        rewriter.setInsertionPoint(target);
+        auto tiled = scf::tileUsingSCF(rewriter,
+                                       cast<TilingInterface>(target), options);
+        if (failed(tiled))
+          return nullptr;
+        rewriter.replaceOp(target, tiled->replacements);
+        return tiled->tiledOps.front();
+      };
+      // Column panels in parallel (scf.forall); each packs its slice of the
+      // rhs into a contiguous K x 32 buffer that all its row tiles reuse.
+      Operation *panel = tile(op, sizes(0, 0, kColumns, 1), true);
+      if (!panel)
         continue;
-      rewriter.replaceOp(op, first->replacements);
-      // ...then k, one step at a time, innermost.
-      SmallVector<OpFoldResult> inner(loops, rewriter.getIndexAttr(0));
-      inner[loops - 2] = rewriter.getIndexAttr(1);
-      scf::SCFTilingOptions sequential;
-      sequential.setTileSizes(inner);
-      Operation *tile = first->tiledOps.front();
-      rewriter.setInsertionPoint(tile);
-      auto second = scf::tileUsingSCF(
-          rewriter, cast<TilingInterface>(tile), sequential);
-      if (failed(second))
+      OpOperand &rhs = panel->getOpOperand(1);
+      auto rhsType = cast<RankedTensorType>(rhs.get().getType());
+      rewriter.setInsertionPoint(panel);
+      Value packed = bufferization::AllocTensorOp::create(
+          rewriter, panel->getLoc(), rhsType, ValueRange{}, rhs.get());
+      rewriter.modifyOpInPlace(panel, [&] { rhs.set(packed); });
+      // Rows by 8, then k one step at a time, innermost.
+      Operation *rows = tile(panel, sizes(kRows, 0, 0, 0), false);
+      Operation *body = rows ? tile(rows, sizes(0, 1, 0, 0), false) : nullptr;
+      if (!body)
         continue;
-      rewriter.replaceOp(tile, second->replacements);
-      Operation *body = second->tiledOps.front();
       rewriter.setInsertionPoint(body);
       FailureOr<linalg::VectorizationResult> vectorized =
           linalg::vectorize(rewriter, body, {}, {}, false, false, false,

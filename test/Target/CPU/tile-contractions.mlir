@@ -4,12 +4,14 @@
 #b = affine_map<(d0, d1, d2) -> (d1, d2)>
 #c = affine_map<(d0, d1, d2) -> (d0, d2)>
 
-// Rows and columns tile by 8 x 32 on threads (scf.forall), k by 1 in an
-// inner loop, and the tile becomes an (8 x 1) by (1 x 32) vector
-// contraction.
+// Column panels of 32 run on threads (scf.forall), each packing its rhs
+// slice contiguously; rows tile by 8 and k by 1 in inner loops, and the tile
+// becomes an (8 x 1) by (1 x 32) vector contraction.
 // CHECK-LABEL: func @matmul
 func.func @matmul(%x: tensor<16x64xf32>, %w: tensor<64x64xf32>, %acc: tensor<16x64xf32>) -> tensor<16x64xf32> {
-  // CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (16, 64) step (8, 32)
+  // CHECK: scf.forall (%{{.*}}) = (0) to (64) step (32)
+  // CHECK: bufferization.alloc_tensor() copy(%{{.*}}) : tensor<64x32xf32>
+  // CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c8
   // CHECK: scf.for
   // CHECK: vector.contract {{.*}} : vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
   // CHECK-NOT: linalg.generic

@@ -3,6 +3,7 @@
 #ifndef TESSERA_TARGET_CPU_PASSES_H
 #define TESSERA_TARGET_CPU_PASSES_H
 
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
