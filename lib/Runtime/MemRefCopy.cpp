@@ -35,16 +35,22 @@ extern "C" void tesseraMemrefCopy(int64_t elementSize,
   for (int64_t i = 0; i < rank; ++i)
     if (sizes[i] == 0)
       return;
-  std::vector<int64_t> index(rank, 0);
+  // Rows along the last dim move with memcpy when both sides are
+  // contiguous there; the outer dims are walked with an index vector.
+  int64_t inner = rank ? sizes[rank - 1] : 1;
+  bool rows = rank && srcStrides[rank - 1] == 1 && dstStrides[rank - 1] == 1;
+  int64_t outerRank = rows ? rank - 1 : rank;
+  std::vector<int64_t> index(outerRank, 0);
   while (true) {
     int64_t srcOffset = 0, dstOffset = 0;
-    for (int64_t i = 0; i < rank; ++i) {
+    for (int64_t i = 0; i < outerRank; ++i) {
       srcOffset += index[i] * srcStrides[i];
       dstOffset += index[i] * dstStrides[i];
     }
     std::memcpy(dstBase + dstOffset * elementSize,
-                srcBase + srcOffset * elementSize, elementSize);
-    int64_t dim = rank - 1;
+                srcBase + srcOffset * elementSize,
+                (rows ? inner : 1) * elementSize);
+    int64_t dim = outerRank - 1;
     while (dim >= 0 && ++index[dim] == sizes[dim])
       index[dim--] = 0;
     if (dim < 0)
