@@ -53,4 +53,20 @@ def TileContractionsPass
                            "::mlir::tensor::TensorDialect"];
 }
 
+def ApproximateMathPass
+    : Pass<"tessera-cpu-approximate-math", "::mlir::func::FuncOp"> {
+  let summary = "Expand f32 transcendental functions into polynomials";
+  let description = [{
+    Rewrites math.erf, math.tanh, math.exp, math.expm1, math.log,
+    math.log1p and math.log2 on f32 scalars and vectors into arithmetic
+    (range reduction and minimax polynomials within a few ulp of libm), so
+    that the loops computing GELU, softmax and the like vectorize instead
+    of calling libm one element at a time. Other element types and other
+    functions (sqrt, rsqrt, pow) are left for the LLVM intrinsics or libm.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 #endif // TESSERA_TARGET_CPU_PASSES_TD

@@ -40,6 +40,8 @@ void tessera::cpu::buildLLVMPipeline(OpPassManager &pm,
                                      const CPUOptions &options) {
   pm.addNestedPass<func::FuncOp>(LLVM::createLLVMRequestCWrappersPass());
   pm.addNestedPass<func::FuncOp>(createFuseElementwisePass());
+  // erf, tanh, exp and log as polynomials, so elementwise loops vectorize.
+  pm.addNestedPass<func::FuncOp>(createApproximateMathPass());
   // Register tiles for matmul-like loops, their accumulators hoisted out of
   // the k loop into vector registers.
   pm.addNestedPass<func::FuncOp>(createTileContractionsPass());
@@ -79,8 +81,7 @@ void tessera::cpu::buildLLVMPipeline(OpPassManager &pm,
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
-  // LLVM intrinsics where they exist (exp, log, sqrt, rsqrt), libm for the
-  // rest (erf, tanh, pow).
+  // LLVM intrinsics where they exist (sqrt), libm for the rest (pow).
   pm.addPass(createConvertMathToFuncs());
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
