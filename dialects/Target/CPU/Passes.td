@@ -53,6 +53,22 @@ def TileContractionsPass
                            "::mlir::tensor::TensorDialect"];
 }
 
+def FreeForallAllocationsPass
+    : Pass<"tessera-cpu-free-forall-allocations", "::mlir::func::FuncOp"> {
+  let summary = "Free the buffers each scf.forall iteration allocates";
+  let description = [{
+    Buffer deallocation leaves the memref.alloc in the body of an scf.forall
+    (the per-thread packing buffers of tiled contractions) without a
+    matching free, so every call would leak them. This pass adds a
+    memref.dealloc before the body's terminator for each memref.alloc made
+    directly in the body that has none yet. A forall iteration cannot pass a
+    buffer on to later code (its results are tensors, and the pass runs
+    after bufferization), so the buffer is dead at that point. Allocations
+    outside foralls, and those already freed, are left alone.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 def ApproximateMathPass
     : Pass<"tessera-cpu-approximate-math", "::mlir::func::FuncOp"> {
   let summary = "Expand f32 transcendental functions into polynomials";

@@ -61,6 +61,10 @@ void tessera::cpu::buildLLVMPipeline(OpPassManager &pm,
   pm.addPass(bufferization::createBufferDeallocationSimplificationPass());
   pm.addPass(bufferization::createLowerDeallocationsPass());
   pm.addPass(createConvertBufferizationToMemRefPass());
+  pm.addNestedPass<func::FuncOp>(createFreeForallAllocationsPass());
+  // Equal subviews become one value, so that copies of a tile onto itself
+  // (left by bufferizing in-place inserts) fold away.
+  pm.addPass(createCSEPass());
   pm.addPass(createCanonicalizerPass());
 
   // Parallel dims run on OpenMP threads (reductions stay sequential loops
