@@ -40,7 +40,9 @@ def TileContractionsPass
     columns] and static sizes (rows a multiple of 8, columns a multiple of
     32): tiles batch and columns to 1 x 32 with scf.forall (panels run on
     threads), packs each panel's rhs slice into a contiguous K x 32 buffer
-    (bufferization.alloc_tensor copy), tiles rows by 8 and k by 1 with
+    (bufferization.alloc_tensor copy; a constant rhs without batch loops is
+    packed once, at compile time, into a new constant of N/32 such panels
+    that each iteration slices), tiles rows by 8 and k by 1 with
     scf.for, and vectorizes the tile into an (8 x 1) by (1 x 32) vector
     contraction, so that the 8 x 32 accumulator lives in vector registers
     across the k loop once hoisted. Other contractions are left as they

@@ -2,7 +2,12 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "tessera/Target/CPU/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
@@ -32,6 +37,63 @@ bool isTileableContraction(linalg::GenericOp op) {
   if (llvm::any_of(ranges, ShapedType::isDynamic))
     return false;
   return ranges[loops - 3] % kRows == 0 && ranges[loops - 1] % kColumns == 0;
+}
+
+/// The bytes of a constant's elements in row-major order, or nothing for
+/// splats and sub-byte element types.
+std::optional<ArrayRef<char>> constantBytes(Attribute value) {
+  auto type = cast<ShapedType>(cast<TypedAttr>(value).getType());
+  if (type.getElementTypeBitWidth() % 8 != 0)
+    return std::nullopt;
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(value)) {
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    if (!blob)
+      return std::nullopt;
+    return blob->getData();
+  }
+  if (auto dense = dyn_cast<DenseElementsAttr>(value);
+      dense && !dense.isSplat())
+    return dense.getRawData();
+  return std::nullopt;
+}
+
+/// For a contraction without batch loops whose rhs is a constant K x N
+/// matrix read as (k, columns): the same matrix as N/32 contiguous K x 32
+/// panels, packed once here instead of at every call.
+Value packConstantRhs(RewriterBase &rewriter, linalg::GenericOp op) {
+  if (op.getNumLoops() != 3)
+    return {};
+  MLIRContext *ctx = op.getContext();
+  AffineMap expected = AffineMap::get(
+      3, 0, {getAffineDimExpr(1, ctx), getAffineDimExpr(2, ctx)}, ctx);
+  if (op.getIndexingMapsArray()[1] != expected)
+    return {};
+  auto constant = op.getDpsInputs()[1].getDefiningOp<arith::ConstantOp>();
+  if (!constant)
+    return {};
+  std::optional<ArrayRef<char>> bytes = constantBytes(constant.getValue());
+  if (!bytes)
+    return {};
+  auto type = cast<RankedTensorType>(constant.getType());
+  int64_t k = type.getDimSize(0), n = type.getDimSize(1);
+  int64_t width = type.getElementTypeBitWidth() / 8;
+  if (static_cast<int64_t>(bytes->size()) != k * n * width)
+    return {};
+  std::vector<char> packed(bytes->size());
+  int64_t row = kColumns * width;
+  for (int64_t panel = 0; panel < n / kColumns; ++panel)
+    for (int64_t i = 0; i < k; ++i)
+      std::memcpy(&packed[(panel * k + i) * row],
+                  bytes->data() + (i * n + panel * kColumns) * width, row);
+  auto packedType =
+      RankedTensorType::get({n / kColumns, k, kColumns}, type.getElementType());
+  auto attr = DenseResourceElementsAttr::get(
+      packedType, "tessera_packed_rhs",
+      HeapAsmResourceBlob::allocateAndCopyWithAlign(ArrayRef<char>(packed),
+                                                    64));
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(constant);
+  return arith::ConstantOp::create(rewriter, constant.getLoc(), attr);
 }
 
 struct TileContractionsPass
@@ -69,15 +131,38 @@ struct TileContractionsPass
         return tiled->tiledOps.front();
       };
       // Column panels in parallel (scf.forall); each packs its slice of the
-      // rhs into a contiguous K x 32 buffer that all its row tiles reuse.
+      // rhs into a contiguous K x 32 buffer that all its row tiles reuse
+      // (constant weights are packed here, once).
+      Value prepacked = packConstantRhs(rewriter, op);
       Operation *panel = tile(op, sizes(0, 0, kColumns, 1), true);
       if (!panel)
         continue;
       OpOperand &rhs = panel->getOpOperand(1);
       auto rhsType = cast<RankedTensorType>(rhs.get().getType());
       rewriter.setInsertionPoint(panel);
-      Value packed = bufferization::AllocTensorOp::create(
-          rewriter, panel->getLoc(), rhsType, ValueRange{}, rhs.get());
+      Value packed;
+      auto slice = rhs.get().getDefiningOp<tensor::ExtractSliceOp>();
+      if (prepacked && slice) {
+        // The panel of the constant packed at compile time: panel j / 32.
+        Location loc = panel->getLoc();
+        Value column = getValueOrCreateConstantIndexOp(
+            rewriter, loc, slice.getMixedOffsets()[1]);
+        Value index = arith::DivUIOp::create(
+            rewriter, loc, column,
+            arith::ConstantIndexOp::create(rewriter, loc, kColumns));
+        OpFoldResult zero = rewriter.getIndexAttr(0),
+                     one = rewriter.getIndexAttr(1);
+        packed = tensor::ExtractSliceOp::create(
+            rewriter, loc, rhsType, prepacked,
+            ArrayRef<OpFoldResult>{index, zero, zero},
+            ArrayRef<OpFoldResult>{one, rewriter.getIndexAttr(
+                                            rhsType.getDimSize(0)),
+                                   rewriter.getIndexAttr(kColumns)},
+            ArrayRef<OpFoldResult>{one, one, one});
+      } else {
+        packed = bufferization::AllocTensorOp::create(
+            rewriter, panel->getLoc(), rhsType, ValueRange{}, rhs.get());
+      }
       rewriter.modifyOpInPlace(panel, [&] { rhs.set(packed); });
       // Rows by 8, then k one step at a time, innermost.
       Operation *rows = tile(panel, sizes(kRows, 0, 0, 0), false);
