@@ -40,7 +40,7 @@ def TileContractionsPass
     columns] and static sizes (rows a multiple of 8, columns a multiple of
     32): tiles batch and columns to 1 x 32 with scf.forall (panels run on
     threads), packs each panel's rhs slice into a contiguous K x 32 buffer
-    (bufferization.alloc_tensor copy; a constant rhs without batch loops is
+    (bufferization.alloc_tensor copy; a constant rhs shared by all batches is
     packed once, at compile time, into a new constant of N/32 such panels
     that each iteration slices), tiles rows by 8 and k by 1 with
     scf.for, and vectorizes the tile into an (8 x 1) by (1 x 32) vector

@@ -57,15 +57,16 @@ std::optional<ArrayRef<char>> constantBytes(Attribute value) {
   return std::nullopt;
 }
 
-/// For a contraction without batch loops whose rhs is a constant K x N
-/// matrix read as (k, columns): the same matrix as N/32 contiguous K x 32
-/// panels, packed once here instead of at every call.
+/// For a contraction whose rhs is a constant K x N matrix read as (k,
+/// columns), shared by all batch iterations: the same matrix as N/32
+/// contiguous K x 32 panels, packed once here instead of at every call.
 Value packConstantRhs(RewriterBase &rewriter, linalg::GenericOp op) {
-  if (op.getNumLoops() != 3)
-    return {};
+  unsigned loops = op.getNumLoops();
   MLIRContext *ctx = op.getContext();
-  AffineMap expected = AffineMap::get(
-      3, 0, {getAffineDimExpr(1, ctx), getAffineDimExpr(2, ctx)}, ctx);
+  AffineMap expected = AffineMap::get(loops, 0,
+                                      {getAffineDimExpr(loops - 2, ctx),
+                                       getAffineDimExpr(loops - 1, ctx)},
+                                      ctx);
   if (op.getIndexingMapsArray()[1] != expected)
     return {};
   auto constant = op.getDpsInputs()[1].getDefiningOp<arith::ConstantOp>();
