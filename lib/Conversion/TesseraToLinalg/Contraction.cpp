@@ -74,7 +74,7 @@ struct MatmulLowering : OpRewritePattern<ts::MatmulOp> {
         for (auto [j, expr] : llvm::enumerate(map.getResults())) {
           auto dim = dyn_cast<AffineDimExpr>(expr);
           if (!size && dim && dim.getPosition() == i)
-            size = dimSize(rewriter, loc, operand, j);
+            size = linalg::createOrFoldDimOp(rewriter, loc, operand, j);
         }
       }
       dynamicSizes.push_back(size);
@@ -157,9 +157,11 @@ struct Conv2dLowering : OpRewritePattern<ts::Conv2dOp> {
     }
     SmallVector<Value> dynamicSizes;
     if (resultType.isDynamicDim(0))
-      dynamicSizes.push_back(dimSize(rewriter, loc, op.getInput(), 0));
+      dynamicSizes.push_back(
+          linalg::createOrFoldDimOp(rewriter, loc, op.getInput(), 0));
     if (resultType.isDynamicDim(1))
-      dynamicSizes.push_back(dimSize(rewriter, loc, op.getFilter(), 0));
+      dynamicSizes.push_back(
+          linalg::createOrFoldDimOp(rewriter, loc, op.getFilter(), 0));
     Value init = emptyTensor(rewriter, loc, resultType, dynamicSizes);
     Value filled =
         linalg::FillOp::create(rewriter, loc,
@@ -219,8 +221,8 @@ struct AttentionLowering : OpRewritePattern<ts::AttentionOp> {
       scores = ts::AddOp::create(rewriter, loc, scoreType, scores, mask);
     if (op.getCausal()) {
       // Query i sees keys j <= i + (Sk - Sq).
-      Value sq = dimSize(rewriter, loc, scores, rank - 2);
-      Value sk = dimSize(rewriter, loc, scores, rank - 1);
+      Value sq = linalg::createOrFoldDimOp(rewriter, loc, scores, rank - 2);
+      Value sk = linalg::createOrFoldDimOp(rewriter, loc, scores, rank - 1);
       Value offset = arith::SubIOp::create(rewriter, loc, sk, sq);
       Value negInf = arith::ConstantOp::create(
           rewriter, loc,

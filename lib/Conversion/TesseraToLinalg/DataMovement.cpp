@@ -28,7 +28,8 @@ struct TransposeLowering : OpRewritePattern<ts::TransposeOp> {
     SmallVector<Value> dynamicSizes;
     for (auto [i, dim] : llvm::enumerate(op.getPermutation()))
       if (op.getType().isDynamicDim(i))
-        dynamicSizes.push_back(dimSize(rewriter, loc, op.getInput(), dim));
+        dynamicSizes.push_back(
+            linalg::createOrFoldDimOp(rewriter, loc, op.getInput(), dim));
     Value init = emptyTensor(rewriter, loc, op.getType(), dynamicSizes);
     rewriter.replaceOp(op, linalg::TransposeOp::create(
                                rewriter, loc, op.getInput(), init,
@@ -55,8 +56,9 @@ struct ReshapeLowering : OpRewritePattern<ts::ReshapeOp> {
     int64_t rank = outType.getRank();
     Value total = arith::ConstantIndexOp::create(rewriter, loc, 1);
     for (int64_t i = 0; i < inType.getRank(); ++i)
-      total = arith::MulIOp::create(rewriter, loc, total,
-                                    dimSize(rewriter, loc, input, i));
+      total = arith::MulIOp::create(
+          rewriter, loc, total,
+          linalg::createOrFoldDimOp(rewriter, loc, input, i));
     Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
     Value minusOne = arith::ConstantIndexOp::create(rewriter, loc, -1);
     Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
@@ -80,13 +82,14 @@ struct ReshapeLowering : OpRewritePattern<ts::ReshapeOp> {
         if (i < inType.getRank()) {
           Value isCopy = arith::CmpIOp::create(
               rewriter, loc, arith::CmpIPredicate::eq, v, zero);
-          v = arith::SelectOp::create(rewriter, loc, isCopy,
-                                      dimSize(rewriter, loc, input, i), v);
+          v = arith::SelectOp::create(
+              rewriter, loc, isCopy,
+              linalg::createOrFoldDimOp(rewriter, loc, input, i), v);
         }
         dims.push_back(v);
       } else if (unitOnly && nextDynamic < inputDynamic.size()) {
-        dims.push_back(
-            dimSize(rewriter, loc, input, inputDynamic[nextDynamic++]));
+        dims.push_back(linalg::createOrFoldDimOp(rewriter, loc, input,
+                                                 inputDynamic[nextDynamic++]));
       } else {
         dims.push_back(minusOne);
       }
@@ -143,7 +146,8 @@ struct ExpandLowering : OpRewritePattern<ts::ExpandOp> {
                         tensor::ExtractOp::create(rewriter, loc,
                                                   op.getShape(), index));
       if (i >= offset && inType.getDimSize(i - offset) != 1) {
-        Value in = dimSize(rewriter, loc, op.getInput(), i - offset);
+        Value in =
+            linalg::createOrFoldDimOp(rewriter, loc, op.getInput(), i - offset);
         v = arith::MaxUIOp::create(rewriter, loc, v, in);
       }
       dynamicSizes.push_back(v);
@@ -193,13 +197,14 @@ struct SplitLowering : OpRewritePattern<ts::SplitOp> {
       for (int64_t d = 0; d < rank; ++d) {
         Value size;
         if (d != axis)
-          size = dimSize(rewriter, loc, op.getInput(), d);
+          size = linalg::createOrFoldDimOp(rewriter, loc, op.getInput(), d);
         else if (!type.isDynamicDim(d))
           size = arith::ConstantIndexOp::create(rewriter, loc,
                                                 type.getDimSize(d));
         else // equal pieces of a dynamic dim
           size = arith::DivUIOp::create(
-              rewriter, loc, dimSize(rewriter, loc, op.getInput(), d),
+              rewriter, loc,
+              linalg::createOrFoldDimOp(rewriter, loc, op.getInput(), d),
               arith::ConstantIndexOp::create(rewriter, loc,
                                              op.getNumResults()));
         if (d == axis)
@@ -251,7 +256,8 @@ struct SliceLowering : OpRewritePattern<ts::SliceOp> {
     for (int64_t d = 0; d < rank; ++d) {
       offsets.push_back(rewriter.getIndexAttr(starts[d]));
       sizes.push_back(outType.isDynamicDim(d)
-                          ? OpFoldResult(dimSize(rewriter, loc, op.getInput(), d))
+                          ? OpFoldResult(linalg::createOrFoldDimOp(
+                                rewriter, loc, op.getInput(), d))
                           : rewriter.getIndexAttr(outType.getDimSize(d)));
       strides.push_back(rewriter.getIndexAttr(steps[d]));
     }
@@ -298,17 +304,20 @@ struct GatherLowering : OpRewritePattern<ts::GatherOp> {
       idxExprs.push_back(getAffineDimExpr(axis + i, ctx));
     AffineMap idxMap = AffineMap::get(outType.getRank(), 0, idxExprs, ctx);
     Value input = op.getInput();
-    Value axisSize = dimSize(rewriter, loc, input, axis);
+    Value axisSize = linalg::createOrFoldDimOp(rewriter, loc, input, axis);
     SmallVector<Value> dynamicSizes;
     for (int64_t d = 0; d < outType.getRank(); ++d) {
       if (!outType.isDynamicDim(d))
         continue;
       if (d < axis)
-        dynamicSizes.push_back(dimSize(rewriter, loc, input, d));
+        dynamicSizes.push_back(
+            linalg::createOrFoldDimOp(rewriter, loc, input, d));
       else if (d < axis + idxRank)
-        dynamicSizes.push_back(dimSize(rewriter, loc, op.getIndices(), d - axis));
+        dynamicSizes.push_back(linalg::createOrFoldDimOp(
+            rewriter, loc, op.getIndices(), d - axis));
       else
-        dynamicSizes.push_back(dimSize(rewriter, loc, input, d - idxRank + 1));
+        dynamicSizes.push_back(
+            linalg::createOrFoldDimOp(rewriter, loc, input, d - idxRank + 1));
     }
     Value init = emptyTensor(rewriter, loc, outType, dynamicSizes);
     auto generic = linalg::GenericOp::create(
@@ -351,7 +360,7 @@ struct ShapeLowering : OpRewritePattern<ts::ShapeOp> {
     for (int64_t d = 0; d < op.getInput().getType().getRank(); ++d)
       dims.push_back(arith::IndexCastOp::create(
           rewriter, loc, rewriter.getI64Type(),
-          dimSize(rewriter, loc, op.getInput(), d)));
+          linalg::createOrFoldDimOp(rewriter, loc, op.getInput(), d)));
     rewriter.replaceOpWithNewOp<tensor::FromElementsOp>(op, op.getType(), dims);
     return success();
   }

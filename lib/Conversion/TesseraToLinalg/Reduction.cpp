@@ -219,7 +219,8 @@ struct ArgReduceLowering : OpRewritePattern<OpTy> {
         continue;
       shape.push_back(inType.getDimSize(d));
       if (inType.isDynamicDim(d))
-        dynamicSizes.push_back(dimSize(rewriter, loc, op.getInput(), d));
+        dynamicSizes.push_back(
+            linalg::createOrFoldDimOp(rewriter, loc, op.getInput(), d));
     }
     auto valueType = RankedTensorType::get(shape, elementType);
     auto indexType = RankedTensorType::get(shape, rewriter.getI64Type());

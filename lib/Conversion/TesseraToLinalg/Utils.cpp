@@ -7,13 +7,6 @@
 
 namespace tessera::to_linalg {
 
-Value dimSize(OpBuilder &b, Location loc, Value tensor, int64_t dim) {
-  auto type = cast<RankedTensorType>(tensor.getType());
-  if (!type.isDynamicDim(dim))
-    return arith::ConstantIndexOp::create(b, loc, type.getDimSize(dim));
-  return tensor::DimOp::create(b, loc, tensor, dim);
-}
-
 Value emptyTensor(OpBuilder &b, Location loc, RankedTensorType type,
                   ValueRange dynamicSizes) {
   return tensor::EmptyOp::create(b, loc, type.getShape(),
@@ -34,7 +27,7 @@ SmallVector<Value> broadcastDynamicSizes(OpBuilder &b, Location loc,
       int64_t aligned = dim - (rank - type.getRank());
       if (aligned < 0 || type.getDimSize(aligned) == 1)
         continue;
-      size = dimSize(b, loc, operand, aligned);
+      size = linalg::createOrFoldDimOp(b, loc, operand, aligned);
       break;
     }
     sizes.push_back(size ? size : arith::ConstantIndexOp::create(b, loc, 1));
@@ -188,7 +181,8 @@ Value elementCount(OpBuilder &b, Location loc, Value tensor,
                    ArrayRef<int64_t> dims, Type type) {
   Value count = arith::ConstantIndexOp::create(b, loc, 1);
   for (int64_t dim : dims)
-    count = arith::MulIOp::create(b, loc, count, dimSize(b, loc, tensor, dim));
+    count = arith::MulIOp::create(
+        b, loc, count, linalg::createOrFoldDimOp(b, loc, tensor, dim));
   Value asInt = arith::IndexCastOp::create(b, loc, b.getI64Type(), count);
   return castScalar(b, loc, asInt, type);
 }

@@ -18,9 +18,6 @@ using namespace mlir;
 /// Builds the scalar computation of a linalg.generic body.
 using BodyFn = function_ref<Value(OpBuilder &, Location, ValueRange)>;
 
-/// The index value of dimension `dim` of a tensor (a constant when static).
-Value dimSize(OpBuilder &b, Location loc, Value tensor, int64_t dim);
-
 /// tensor.empty of `type`, its dynamic dims given in order.
 Value emptyTensor(OpBuilder &b, Location loc, RankedTensorType type,
                   ValueRange dynamicSizes);

@@ -65,10 +65,10 @@ std::optional<ArrayRef<char>> constantBytes(Attribute value) {
 Value packConstantRhs(RewriterBase &rewriter, linalg::GenericOp op) {
   unsigned loops = op.getNumLoops();
   MLIRContext *ctx = op.getContext();
-  AffineMap expected = AffineMap::get(loops, 0,
-                                      {getAffineDimExpr(loops - 2, ctx),
-                                       getAffineDimExpr(loops - 1, ctx)},
-                                      ctx);
+  AffineMap expected = AffineMap::get(
+      loops, 0,
+      {getAffineDimExpr(loops - 2, ctx), getAffineDimExpr(loops - 1, ctx)},
+      ctx);
   if (op.getIndexingMapsArray()[1] != expected)
     return {};
   auto constant = op.getDpsInputs()[1].getDefiningOp<arith::ConstantOp>();
@@ -126,8 +126,8 @@ struct TileContractionsPass
         if (parallel)
           options.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
         rewriter.setInsertionPoint(target);
-        auto tiled = scf::tileUsingSCF(rewriter,
-                                       cast<TilingInterface>(target), options);
+        auto tiled =
+            scf::tileUsingSCF(rewriter, cast<TilingInterface>(target), options);
         if (failed(tiled))
           return nullptr;
         rewriter.replaceOp(target, tiled->replacements);
@@ -158,8 +158,8 @@ struct TileContractionsPass
         packed = tensor::ExtractSliceOp::create(
             rewriter, loc, rhsType, prepacked,
             ArrayRef<OpFoldResult>{index, zero, zero},
-            ArrayRef<OpFoldResult>{one, rewriter.getIndexAttr(
-                                            rhsType.getDimSize(0)),
+            ArrayRef<OpFoldResult>{one,
+                                   rewriter.getIndexAttr(rhsType.getDimSize(0)),
                                    rewriter.getIndexAttr(kColumns)},
             ArrayRef<OpFoldResult>{one, one, one});
       } else {
