@@ -61,8 +61,10 @@ std::optional<ArrayRef<char>> constantBytes(Attribute value) {
 
 /// For a contraction whose rhs is a constant K x N matrix read as (k,
 /// columns), shared by all batch iterations: the same matrix as N/32
-/// contiguous K x 32 panels, packed once here instead of at every call.
-Value packConstantRhs(RewriterBase &rewriter, linalg::GenericOp op) {
+/// contiguous K x 32 panels, packed once here instead of at every call
+/// (and once per constant: `packed` holds the constants already packed).
+Value packConstantRhs(RewriterBase &rewriter, linalg::GenericOp op,
+                      llvm::DenseMap<Operation *, Value> &packed) {
   unsigned loops = op.getNumLoops();
   MLIRContext *ctx = op.getContext();
   AffineMap expected = AffineMap::get(
@@ -74,6 +76,8 @@ Value packConstantRhs(RewriterBase &rewriter, linalg::GenericOp op) {
   auto constant = op.getDpsInputs()[1].getDefiningOp<arith::ConstantOp>();
   if (!constant)
     return {};
+  if (Value known = packed.lookup(constant))
+    return known;
   std::optional<ArrayRef<char>> bytes = constantBytes(constant.getValue());
   if (!bytes)
     return {};
@@ -82,21 +86,23 @@ Value packConstantRhs(RewriterBase &rewriter, linalg::GenericOp op) {
   int64_t width = type.getElementTypeBitWidth() / 8;
   if (static_cast<int64_t>(bytes->size()) != k * n * width)
     return {};
-  std::vector<char> packed(bytes->size());
+  // Written straight into the blob the new constant owns.
+  AsmResourceBlob blob = HeapAsmResourceBlob::allocate(bytes->size(), 64);
+  MutableArrayRef<char> panels = blob.getMutableData();
   int64_t row = kColumns * width;
   for (int64_t panel = 0; panel < n / kColumns; ++panel)
     for (int64_t i = 0; i < k; ++i)
-      std::memcpy(&packed[(panel * k + i) * row],
+      std::memcpy(&panels[(panel * k + i) * row],
                   bytes->data() + (i * n + panel * kColumns) * width, row);
   auto packedType =
       RankedTensorType::get({n / kColumns, k, kColumns}, type.getElementType());
-  auto attr = DenseResourceElementsAttr::get(
-      packedType, "tessera_packed_rhs",
-      HeapAsmResourceBlob::allocateAndCopyWithAlign(ArrayRef<char>(packed),
-                                                    64));
+  auto attr = DenseResourceElementsAttr::get(packedType, "tessera_packed_rhs",
+                                             std::move(blob));
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPoint(constant);
-  return arith::ConstantOp::create(rewriter, constant.getLoc(), attr);
+  Value result = arith::ConstantOp::create(rewriter, constant.getLoc(), attr);
+  packed[constant] = result;
+  return result;
 }
 
 struct TileContractionsPass
@@ -109,6 +115,7 @@ struct TileContractionsPass
         targets.push_back(op);
     });
     IRRewriter rewriter(ctx);
+    llvm::DenseMap<Operation *, Value> packedConstants;
     for (linalg::GenericOp op : targets) {
       unsigned loops = op.getNumLoops();
       auto sizes = [&](int64_t rows, int64_t k, int64_t columns,
@@ -136,7 +143,7 @@ struct TileContractionsPass
       // Column panels in parallel (scf.forall); each packs its slice of the
       // rhs into a contiguous K x 32 buffer that all its row tiles reuse
       // (constant weights are packed here, once).
-      Value prepacked = packConstantRhs(rewriter, op);
+      Value prepacked = packConstantRhs(rewriter, op, packedConstants);
       Operation *panel = tile(op, sizes(0, 0, kColumns, 1), true);
       if (!panel)
         continue;
