@@ -25,10 +25,12 @@ Artifact::load(llvm::StringRef path) {
       dlsym(handle, "tessera_model_signature"));
   auto entry =
       reinterpret_cast<PackedFunction>(dlsym(handle, "tessera_model_run"));
-  if (!getSignature || !entry) {
+  auto release =
+      reinterpret_cast<FreeFunction>(dlsym(handle, "tessera_model_free_buffer"));
+  if (!getSignature || !entry || !release) {
     dlclose(handle);
-    return fail("not a Tessera CPU artifact (no tessera_model_signature or "
-                "tessera_model_run)");
+    return fail("not a Tessera CPU artifact (no tessera_model_signature, "
+                "tessera_model_run or tessera_model_free_buffer)");
   }
   auto sig = signatureFromJSON(getSignature());
   if (!sig) {
@@ -36,5 +38,5 @@ Artifact::load(llvm::StringRef path) {
     return fail(llvm::toString(sig.takeError()));
   }
   return std::unique_ptr<Artifact>(
-      new Artifact(handle, entry, std::move(*sig)));
+      new Artifact(handle, entry, release, std::move(*sig)));
 }

@@ -1,14 +1,27 @@
 //===- ArtifactSupport.cpp - code linked into every CPU artifact ----------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
-// Lowered memref.copy calls `memrefCopy`; each artifact carries its own, so
-// that it loads into any process.
+// Lowered memref.copy calls `memrefCopy`, memref.alloc and memref.dealloc
+// the `_mlir_memref_to_llvm_*` functions (bound to the block cache); each
+// artifact carries its own, so that it loads into any process.
 //
 //===----------------------------------------------------------------------===//
+#include "BlockCache.h"
 #include "MemRefCopy.h"
 
 extern "C" void memrefCopy(int64_t elementSize,
                            tessera::runtime::UnrankedMemRef *src,
                            tessera::runtime::UnrankedMemRef *dst) {
   tesseraMemrefCopy(elementSize, src, dst);
+}
+
+extern "C" void *_mlir_memref_to_llvm_alloc(uint64_t size) {
+  return tesseraAlloc(size);
+}
+extern "C" void *_mlir_memref_to_llvm_aligned_alloc(uint64_t alignment,
+                                                     uint64_t size) {
+  return tesseraAlignedAlloc(alignment, size);
+}
+extern "C" void _mlir_memref_to_llvm_free(void *pointer) {
+  tesseraFree(pointer);
 }

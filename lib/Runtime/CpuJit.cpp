@@ -3,6 +3,7 @@
 #include "tessera/Runtime/CpuJit.h"
 #include "tessera/Runtime/Invoke.h"
 #include "tessera/Target/CPU/Pipeline.h"
+#include "BlockCache.h"
 #include "MemRefCopy.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -129,9 +130,14 @@ CpuJit::create(mlir::ModuleOp module, ModelSignature signature) {
     return engine.takeError();
   (*engine)->registerSymbols([](llvm::orc::MangleAndInterner interner) {
     llvm::orc::SymbolMap symbols;
-    symbols[interner("memrefCopy")] = {
-        llvm::orc::ExecutorAddr::fromPtr(&tesseraMemrefCopy),
-        llvm::JITSymbolFlags::Exported};
+    auto bind = [&](llvm::StringRef name, auto *function) {
+      symbols[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(function),
+                                 llvm::JITSymbolFlags::Exported};
+    };
+    bind("memrefCopy", &tesseraMemrefCopy);
+    bind("_mlir_memref_to_llvm_alloc", &tesseraAlloc);
+    bind("_mlir_memref_to_llvm_aligned_alloc", &tesseraAlignedAlloc);
+    bind("_mlir_memref_to_llvm_free", &tesseraFree);
     return symbols;
   });
   return std::unique_ptr<CpuJit>(
@@ -143,5 +149,5 @@ CpuJit::run(llvm::ArrayRef<HostTensor> inputs) {
   auto packed = engine->lookupPacked("_mlir_ciface_" + sig.entry);
   if (!packed)
     return packed.takeError();
-  return invokePacked(*packed, sig, inputs);
+  return invokePacked(*packed, &tesseraFree, sig, inputs);
 }

@@ -29,7 +29,7 @@ static std::vector<int64_t> descriptorFor(void *data,
 }
 
 llvm::Expected<std::vector<HostTensor>>
-tessera::runtime::invokePacked(PackedFunction function,
+tessera::runtime::invokePacked(PackedFunction function, FreeFunction release,
                                const ModelSignature &sig,
                                llvm::ArrayRef<HostTensor> inputs) {
   if (inputs.size() != sig.inputs.size())
@@ -105,6 +105,6 @@ tessera::runtime::invokePacked(PackedFunction function,
     word += 3 + 2 * rank;
   }
   for (void *p : owned)
-    std::free(p);
+    release(p);
   return outputs;
 }

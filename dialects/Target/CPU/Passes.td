@@ -39,7 +39,9 @@ def TileContractionsPass
     For each linalg.generic contraction with loops [batch..., rows, k,
     columns] and static sizes (rows a multiple of 8, columns a multiple of
     32): tiles batch and columns to 1 x 32 with scf.forall (panels run on
-    threads), packs each panel's rhs slice into a contiguous K x 32 buffer
+    threads; with more than 256 rows, a multiple of 256, rows are blocked
+    by 256 in the same forall so that a block of the lhs stays in the L2
+    cache while the panels stream past), packs each panel's rhs slice into a contiguous K x 32 buffer
     (bufferization.alloc_tensor copy; a constant rhs shared by all batches is
     packed once, at compile time, into a new constant of N/32 such panels
     that each iteration slices), tiles rows by 8 and k by 1 with
@@ -50,6 +52,27 @@ def TileContractionsPass
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::bufferization::BufferizationDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
+def VectorizeLoopsPass
+    : Pass<"tessera-cpu-vectorize-loops", "::mlir::func::FuncOp"> {
+  let summary = "Vectorize elementwise loops and innermost-axis reductions";
+  let description = [{
+    For each linalg op on tensors with static sizes whose loops are all
+    parallel, or parallel but for the innermost one which reduces: tiles
+    the outer loops by 1 with scf.forall (they run on threads) and the
+    innermost loop into steps of 64 elements (16 when 64 does not divide
+    it; whole when it is at most 64 long, or when it is a reduction of at
+    most 4096 elements), and vectorizes each tile, so that GELU, softmax,
+    layer norm and bias loops run on AVX-512 registers rather than one
+    element at a time. Ops with dynamic sizes, reductions over outer axes,
+    innermost loops with no such step, and ops linalg cannot vectorize
+    are left as they are.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::scf::SCFDialect",
                            "::mlir::vector::VectorDialect",
                            "::mlir::tensor::TensorDialect"];

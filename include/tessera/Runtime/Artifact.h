@@ -20,14 +20,16 @@ public:
   /// Runs the model; see invokePacked for the checks.
   llvm::Expected<std::vector<HostTensor>>
   run(llvm::ArrayRef<HostTensor> inputs) const {
-    return invokePacked(entry, sig, inputs);
+    return invokePacked(entry, release, sig, inputs);
   }
 
 private:
-  Artifact(void *handle, PackedFunction entry, ModelSignature sig)
-      : handle(handle), entry(entry), sig(std::move(sig)) {}
+  Artifact(void *handle, PackedFunction entry, FreeFunction release,
+           ModelSignature sig)
+      : handle(handle), entry(entry), release(release), sig(std::move(sig)) {}
   void *handle;
   PackedFunction entry;
+  FreeFunction release;
   ModelSignature sig;
 };
 

@@ -41,12 +41,16 @@ std::string signatureToJSON(const ModelSignature &signature);
 llvm::Expected<ModelSignature> signatureFromJSON(llvm::StringRef json);
 
 using PackedFunction = void (*)(void **);
+/// Frees a result buffer with the allocator the model allocated it with.
+using FreeFunction = void (*)(void *);
 
 /// Checks `inputs` against `signature` (element types, ranks, static dims,
 /// dims that share a symbolic name), calls `function`, and returns copies
-/// of the outputs (freeing the buffers the model allocated).
+/// of the outputs (freeing the buffers the model allocated with
+/// `release`).
 llvm::Expected<std::vector<HostTensor>>
-invokePacked(PackedFunction function, const ModelSignature &signature,
+invokePacked(PackedFunction function, FreeFunction release,
+             const ModelSignature &signature,
              llvm::ArrayRef<HostTensor> inputs);
 
 } // namespace tessera::runtime

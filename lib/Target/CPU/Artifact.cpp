@@ -53,11 +53,29 @@ tessera::cpu::addArtifactInterface(ModuleOp module,
     LLVM::ReturnOp::create(b, loc, address);
   }
 
+  // Frees a result buffer the model allocated (through its block cache).
+  auto voidType = LLVM::LLVMVoidType::get(ctx);
+  auto freeType = LLVM::LLVMFunctionType::get(voidType, {ptr});
+  auto cacheFree =
+      module.lookupSymbol<LLVM::LLVMFuncOp>("_mlir_memref_to_llvm_free");
+  if (!cacheFree)
+    cacheFree = LLVM::LLVMFuncOp::create(b, loc, "_mlir_memref_to_llvm_free",
+                                         freeType);
+  auto release = LLVM::LLVMFuncOp::create(b, loc, "tessera_model_free_buffer",
+                                          freeType);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    Block *body = release.addEntryBlock(b);
+    b.setInsertionPointToStart(body);
+    LLVM::CallOp::create(b, loc, cacheFree, body->getArgument(0));
+    LLVM::ReturnOp::create(b, loc, ValueRange{});
+  }
+
   // The packed entry: args[i] points to the i-th argument of the C
   // interface function (all of them pointers to descriptors).
   auto run = LLVM::LLVMFuncOp::create(
       b, loc, "tessera_model_run",
-      LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), {ptr}));
+      LLVM::LLVMFunctionType::get(voidType, {ptr}));
   OpBuilder::InsertionGuard guard(b);
   Block *body = run.addEntryBlock(b);
   b.setInsertionPointToStart(body);

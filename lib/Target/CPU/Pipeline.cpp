@@ -45,6 +45,8 @@ void tessera::cpu::buildLLVMPipeline(OpPassManager &pm,
   // Register tiles for matmul-like loops, their accumulators hoisted out of
   // the k loop into vector registers.
   pm.addNestedPass<func::FuncOp>(createTileContractionsPass());
+  // Elementwise loops and row reductions in vector steps.
+  pm.addNestedPass<func::FuncOp>(createVectorizeLoopsPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createLoopInvariantSubsetHoistingPass());
   pm.addPass(createCanonicalizerPass());
@@ -93,7 +95,11 @@ void tessera::cpu::buildLLVMPipeline(OpPassManager &pm,
   vectorOptions.vectorContractLowering =
       vector::VectorContractLowering::OuterProduct;
   pm.addPass(createConvertVectorToLLVMPass(vectorOptions));
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  // Allocations go through the runtime's block cache, so that large
+  // buffers are reused across runs instead of being faulted in each time.
+  FinalizeMemRefToLLVMConversionPassOptions memrefOptions;
+  memrefOptions.useGenericFunctions = true;
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefOptions));
   // Everything else in one conversion (func, cf, arith, index, OpenMP
   // regions), so that values crossing region boundaries agree on their
   // LLVM types.

@@ -26,6 +26,8 @@ using namespace mlir;
 namespace {
 
 constexpr int64_t kRows = 8, kColumns = 32;
+/// Rows of the lhs that one pass over the rhs panels reuses from L2.
+constexpr int64_t kRowBlock = 256;
 
 /// Loops [batch..., rows, k, columns] (the order Tessera's matmul lowering
 /// produces), static, with the register tile dividing rows and columns.
@@ -140,11 +142,14 @@ struct TileContractionsPass
         rewriter.replaceOp(target, tiled->replacements);
         return tiled->tiledOps.front();
       };
-      // Column panels in parallel (scf.forall); each packs its slice of the
-      // rhs into a contiguous K x 32 buffer that all its row tiles reuse
-      // (constant weights are packed here, once).
+      // Column panels in parallel (scf.forall), tall matrices also in
+      // blocks of rows; each packs its slice of the rhs into a contiguous
+      // K x 32 buffer that all its row tiles reuse (constant weights are
+      // packed here, once).
       Value prepacked = packConstantRhs(rewriter, op, packedConstants);
-      Operation *panel = tile(op, sizes(0, 0, kColumns, 1), true);
+      int64_t m = op.getStaticLoopRanges()[loops - 3];
+      int64_t rowBlock = m > kRowBlock && m % kRowBlock == 0 ? kRowBlock : 0;
+      Operation *panel = tile(op, sizes(rowBlock, 0, kColumns, 1), true);
       if (!panel)
         continue;
       OpOperand &rhs = panel->getOpOperand(1);

@@ -30,6 +30,29 @@ func.func @matmul(%x: tensor<16x64xf32>, %w: tensor<64x64xf32>, %acc: tensor<16x
 #b = affine_map<(d0, d1, d2) -> (d1, d2)>
 #c = affine_map<(d0, d1, d2) -> (d0, d2)>
 
+// Taller than 256 rows (and a multiple of 256): blocks of 256 rows by 32
+// columns on threads, so that each block's lhs rows stay in the L2 cache
+// while its panels stream past.
+// CHECK-LABEL: func @tall
+func.func @tall(%x: tensor<512x64xf32>, %w: tensor<64x64xf32>, %acc: tensor<512x64xf32>) -> tensor<512x64xf32> {
+  // CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (512, 64) step (256, 32)
+  // CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c8
+  // CHECK: vector.contract {{.*}} : vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
+  %0 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x, %w : tensor<512x64xf32>, tensor<64x64xf32>) outs(%acc : tensor<512x64xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %t = arith.mulf %p, %q : f32
+    %s = arith.addf %o, %t : f32
+    linalg.yield %s : f32
+  } -> tensor<512x64xf32>
+  return %0 : tensor<512x64xf32>
+}
+
+// -----
+
+#a = affine_map<(d0, d1, d2) -> (d0, d1)>
+#b = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d2)>
+
 // Sizes the register tile does not divide, dynamic sizes and elementwise
 // loops are left alone.
 // CHECK-LABEL: func @untouched

@@ -5,10 +5,12 @@
 //
 //   const char *tessera_model_signature(void);  // JSON: inputs, outputs
 //   void tessera_model_run(void **args);        // the packed entry point
+//   void tessera_model_free_buffer(void *);     // frees a result buffer
 //
 // `tessera_model_run` follows runtime::invokePacked's convention: args[0]
-// points to the results' memref descriptors (buffers the model mallocs and
-// the caller frees), args[1..] to one input descriptor each.
+// points to the results' memref descriptors (buffers the model allocates
+// and the caller frees with tessera_model_free_buffer: they come from the
+// artifact's block cache), args[1..] to one input descriptor each.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TESSERA_TARGET_CPU_ARTIFACT_H

@@ -1,0 +1,96 @@
+//===- BlockCache.cpp - reuse of large buffers across model runs ----------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#include "BlockCache.h"
+
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <unordered_map>
+
+using namespace tessera::runtime;
+
+namespace {
+
+class BlockCache {
+public:
+  void *allocate(size_t alignment, size_t size) {
+    if (size < kMinCachedBytes)
+      return alignment ? std::aligned_alloc(alignment, roundUp(size, alignment))
+                       : std::malloc(size);
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      // The smallest idle block that fits and wastes at most a quarter.
+      for (auto it = idle.lower_bound(size);
+           it != idle.end() && it->first <= size + size / 4; ++it) {
+        void *pointer = it->second;
+        if (alignment && reinterpret_cast<uintptr_t>(pointer) % alignment)
+          continue;
+        live[pointer] = it->first;
+        idleBytes -= it->first;
+        idle.erase(it);
+        return pointer;
+      }
+    }
+    size_t bytes = alignment ? roundUp(size, alignment) : size;
+    void *pointer =
+        alignment ? std::aligned_alloc(alignment, bytes) : std::malloc(bytes);
+    if (!pointer)
+      return nullptr;
+    std::lock_guard<std::mutex> lock(mutex);
+    live[pointer] = bytes;
+    return pointer;
+  }
+
+  void release(void *pointer) {
+    if (!pointer)
+      return;
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = live.find(pointer);
+    if (it == live.end()) {
+      std::free(pointer);
+      return;
+    }
+    size_t size = it->second;
+    live.erase(it);
+    idle.emplace(size, pointer);
+    idleBytes += size;
+    // Over budget: give back the largest idle blocks first.
+    while (idleBytes > kMaxIdleBytes) {
+      auto largest = std::prev(idle.end());
+      idleBytes -= largest->first;
+      std::free(largest->second);
+      idle.erase(largest);
+    }
+  }
+
+  size_t idleSize() {
+    std::lock_guard<std::mutex> lock(mutex);
+    return idleBytes;
+  }
+
+private:
+  static size_t roundUp(size_t size, size_t alignment) {
+    return (size + alignment - 1) / alignment * alignment;
+  }
+  std::mutex mutex;
+  std::unordered_map<void *, size_t> live;
+  std::multimap<size_t, void *> idle;
+  size_t idleBytes = 0;
+};
+
+BlockCache &cache() {
+  // Never destroyed: compiled code may free during static destruction.
+  static BlockCache *instance = new BlockCache;
+  return *instance;
+}
+
+} // namespace
+
+extern "C" void *tesseraAlloc(uint64_t size) {
+  return cache().allocate(0, size);
+}
+extern "C" void *tesseraAlignedAlloc(uint64_t alignment, uint64_t size) {
+  return cache().allocate(alignment, size);
+}
+extern "C" void tesseraFree(void *pointer) { cache().release(pointer); }
+extern "C" uint64_t tesseraIdleBytes() { return cache().idleSize(); }

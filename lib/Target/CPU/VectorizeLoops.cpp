@@ -1,0 +1,110 @@
+//===- VectorizeLoops.cpp - vectorize elementwise ops and row reductions --===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#include "tessera/Target/CPU/Passes.h"
+
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
+#include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace tessera::cpu {
+#define GEN_PASS_DEF_VECTORIZELOOPSPASS
+#include "tessera/Target/CPU/Passes.h.inc"
+} // namespace tessera::cpu
+
+using namespace mlir;
+
+namespace {
+
+/// Elements per vector step of an elementwise loop (four AVX-512 registers
+/// of f32), and the longest row a reduction keeps in one vector.
+constexpr int64_t kStep = 64, kLanes = 16, kMaxRow = 4096;
+
+/// The tile size of the innermost loop (0: the whole loop), or nothing when
+/// `op` is not a static loop nest whose only reduction, if any, is the
+/// innermost loop.
+std::optional<int64_t> innerTile(linalg::LinalgOp op) {
+  unsigned loops = op.getNumLoops();
+  if (loops == 0 || !op.hasPureTensorSemantics())
+    return std::nullopt;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (llvm::any_of(ranges, ShapedType::isDynamic))
+    return std::nullopt;
+  // Memory holds i1 as bytes, vector<Nxi1> as bits: such loops stay scalar.
+  for (OpOperand &operand : op->getOpOperands())
+    if (getElementTypeOrSelf(operand.get().getType()).isInteger(1))
+      return std::nullopt;
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  for (unsigned i = 0; i + 1 < loops; ++i)
+    if (!linalg::isParallelIterator(iterators[i]))
+      return std::nullopt;
+  int64_t inner = ranges.back();
+  if (linalg::isReductionIterator(iterators.back()))
+    return inner <= kMaxRow ? std::optional<int64_t>(0) : std::nullopt;
+  if (inner <= kStep)
+    return 0;
+  if (inner % kStep == 0)
+    return kStep;
+  if (inner % kLanes == 0)
+    return kLanes;
+  return std::nullopt;
+}
+
+struct VectorizeLoopsPass
+    : tessera::cpu::impl::VectorizeLoopsPassBase<VectorizeLoopsPass> {
+  void runOnOperation() override {
+    SmallVector<linalg::LinalgOp> targets;
+    getOperation().walk([&](linalg::LinalgOp op) {
+      if (innerTile(op) && succeeded(linalg::vectorizeOpPrecondition(op)))
+        targets.push_back(op);
+    });
+    IRRewriter rewriter(&getContext());
+    SmallVector<Operation *> loopsToSimplify;
+    for (linalg::LinalgOp op : targets) {
+      unsigned loops = op.getNumLoops();
+      SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+      int64_t inner = *innerTile(op);
+      // Outer loops one step at a time on threads, the innermost in vector
+      // steps. Ops that are a single small tile are left alone.
+      bool tiled = inner != 0;
+      for (unsigned i = 0; i + 1 < loops; ++i)
+        tiled |= ranges[i] > 1;
+      if (!tiled)
+        continue;
+      SmallVector<OpFoldResult> sizes(loops, rewriter.getIndexAttr(1));
+      sizes.back() = rewriter.getIndexAttr(inner);
+      scf::SCFTilingOptions options;
+      options.setTileSizes(sizes);
+      options.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
+      rewriter.setInsertionPoint(op);
+      FailureOr<scf::SCFTilingResult> result = scf::tileUsingSCF(
+          rewriter, cast<TilingInterface>(op.getOperation()), options);
+      if (failed(result))
+        continue;
+      rewriter.replaceOp(op, result->replacements);
+      Operation *target = result->tiledOps.front();
+      rewriter.setInsertionPoint(target);
+      FailureOr<linalg::VectorizationResult> vectorized =
+          linalg::vectorize(rewriter, target);
+      if (failed(vectorized))
+        continue;
+      rewriter.replaceOp(target, vectorized->replacements);
+      loopsToSimplify.push_back(result->loops.front());
+    }
+    // Within the new loops: 1-D transfers (the unit dims of the tile
+    // dropped) and reductions as vector.reduction over the row.
+    RewritePatternSet patterns(&getContext());
+    vector::populateCastAwayVectorLeadingOneDimPatterns(patterns);
+    vector::populateVectorTransferDropUnitDimsPatterns(patterns);
+    vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
+    vector::populateVectorMultiReductionLoweringPatterns(
+        patterns, vector::VectorMultiReductionLowering::InnerReduction);
+    FrozenRewritePatternSet frozen(std::move(patterns));
+    for (Operation *loop : loopsToSimplify)
+      if (failed(applyPatternsGreedily(loop->getRegion(0), frozen)))
+        return signalPassFailure();
+  }
+};
+
+} // namespace

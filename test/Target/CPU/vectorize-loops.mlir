@@ -1,0 +1,110 @@
+// RUN: tessera-opt %s --split-input-file --tessera-cpu-vectorize-loops | FileCheck %s
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d1)>
+
+// An elementwise op with a broadcast operand: rows one at a time on
+// threads, each row in steps of 64 elements read and written as vectors.
+// CHECK-LABEL: func @bias_gelu
+// CHECK: scf.forall (%{{.*}}, %[[J:.*]]) = (0, 0) to (4, 128) step (1, 64)
+// CHECK: vector.transfer_read {{.*}} : tensor<1x64xf32>, vector<64xf32>
+// CHECK: vector.transfer_read {{.*}} : tensor<64xf32>, vector<64xf32>
+// CHECK: math.erf {{.*}} : vector<64xf32>
+// CHECK: vector.transfer_write {{.*}} : vector<64xf32>, tensor<1x64xf32>
+// CHECK-NOT: linalg.generic
+func.func @bias_gelu(%x: tensor<4x128xf32>, %b: tensor<128xf32>) -> tensor<4x128xf32> {
+  %e = tensor.empty() : tensor<4x128xf32>
+  %0 = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]} ins(%x, %b : tensor<4x128xf32>, tensor<128xf32>) outs(%e : tensor<4x128xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %s = arith.addf %a, %c : f32
+    %r = math.erf %s : f32
+    linalg.yield %r : f32
+  } -> tensor<4x128xf32>
+  return %0 : tensor<4x128xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// A reduction over the innermost axis (softmax's row max): one row per
+// iteration, reduced as one vector.
+// CHECK-LABEL: func @row_max
+// CHECK: scf.forall (%{{.*}}) in (8)
+// CHECK: vector.transfer_read {{.*}} : tensor<1x96xf32>, vector<96xf32>
+// CHECK: vector.reduction <maximumf>, {{.*}} : vector<96xf32> into f32
+// CHECK-NOT: linalg.generic
+func.func @row_max(%x: tensor<8x96xf32>, %init: tensor<8xf32>) -> tensor<8xf32> {
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<8x96xf32>) outs(%init : tensor<8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.maximumf %a, %o : f32
+    linalg.yield %m : f32
+  } -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// Rows of 80 elements (64 does not divide them): steps of 16.
+// CHECK-LABEL: func @steps_of_16
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (2, 80) step (1, 16)
+// CHECK: vector<16xf32>
+func.func @steps_of_16(%x: tensor<2x80xf32>) -> tensor<2x80xf32> {
+  %e = tensor.empty() : tensor<2x80xf32>
+  %0 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<2x80xf32>) outs(%e : tensor<2x80xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.negf %a : f32
+    linalg.yield %r : f32
+  } -> tensor<2x80xf32>
+  return %0 : tensor<2x80xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// Must not fire: i1 results (memory holds them as bytes), dynamic sizes,
+// a reduction over an outer axis, a row of 100 (no vector step divides it,
+// and it is longer than one step), and a single small tile.
+// CHECK-LABEL: func @left_alone
+// CHECK-NOT: scf.forall
+// CHECK-NOT: vector.
+// CHECK-COUNT-5: linalg.generic
+// CHECK-NOT: vector.
+func.func @left_alone(%x: tensor<4x64xf32>, %d: tensor<?x64xf32>, %init: tensor<64xf32>, %odd: tensor<4x100xf32>, %one: tensor<1x32xf32>) -> (tensor<4x64xi1>, tensor<?x64xf32>, tensor<64xf32>, tensor<4x100xf32>, tensor<1x32xf32>) {
+  %c0 = arith.constant 0 : index
+  %e1 = tensor.empty() : tensor<4x64xi1>
+  %0 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<4x64xf32>) outs(%e1 : tensor<4x64xi1>) {
+  ^bb0(%a: f32, %o: i1):
+    %z = arith.constant 0.0 : f32
+    %r = arith.cmpf ogt, %a, %z : f32
+    linalg.yield %r : i1
+  } -> tensor<4x64xi1>
+  %n = tensor.dim %d, %c0 : tensor<?x64xf32>
+  %e2 = tensor.empty(%n) : tensor<?x64xf32>
+  %1 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%d : tensor<?x64xf32>) outs(%e2 : tensor<?x64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.negf %a : f32
+    linalg.yield %r : f32
+  } -> tensor<?x64xf32>
+  %2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>], iterator_types = ["reduction", "parallel"]} ins(%x : tensor<4x64xf32>) outs(%init : tensor<64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %a, %o : f32
+    linalg.yield %s : f32
+  } -> tensor<64xf32>
+  %e3 = tensor.empty() : tensor<4x100xf32>
+  %3 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%odd : tensor<4x100xf32>) outs(%e3 : tensor<4x100xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.negf %a : f32
+    linalg.yield %r : f32
+  } -> tensor<4x100xf32>
+  %e4 = tensor.empty() : tensor<1x32xf32>
+  %4 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%one : tensor<1x32xf32>) outs(%e4 : tensor<1x32xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.negf %a : f32
+    linalg.yield %r : f32
+  } -> tensor<1x32xf32>
+  return %0, %1, %2, %3, %4 : tensor<4x64xi1>, tensor<?x64xf32>, tensor<64xf32>, tensor<4x100xf32>, tensor<1x32xf32>
+}
