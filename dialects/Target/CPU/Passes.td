@@ -38,17 +38,25 @@ def TileContractionsPass
   let description = [{
     For each linalg.generic contraction with loops [batch..., rows, k,
     columns] and static sizes (rows a multiple of 8, columns a multiple of
-    32): tiles batch and columns to 1 x 32 with scf.forall (panels run on
-    threads; with more than 256 rows, a multiple of 256, rows are blocked
-    by 256 in the same forall so that a block of the lhs stays in the L2
-    cache while the panels stream past), packs each panel's rhs slice into a contiguous K x 32 buffer
-    (bufferization.alloc_tensor copy; a constant rhs shared by all batches is
-    packed once, at compile time, into a new constant of N/32 such panels
-    that each iteration slices), tiles rows by 8 and k by 1 with
-    scf.for, and vectorizes the tile into an (8 x 1) by (1 x 32) vector
-    contraction, so that the 8 x 32 accumulator lives in vector registers
-    across the k loop once hoisted. Other contractions are left as they
-    are.
+    32):
+    - packs the lhs, read as (batch..., rows, k), into 8-row tiles
+      ([batch..., M/8, K, 8], a linalg.transpose before the loops) so that
+      the 8 values each k step broadcasts are contiguous;
+    - tiles batch and columns to 1 x 32 with scf.forall (panels run on
+      threads; with more than 256 rows, a multiple of 256, rows are blocked
+      by 256 in the same forall so that a block of the lhs stays in the L2
+      cache while the panels stream past);
+    - packs each panel's rhs slice into a contiguous K x 32 buffer
+      (bufferization.alloc_tensor copy; a constant rhs shared by all batches
+      is packed once, at compile time, into a new constant of N/32 such
+      panels that each iteration slices);
+    - tiles rows by 8 and k by 1 with scf.for, and vectorizes the tile into
+      an (8 x 1) by (1 x 32) vector contraction, so that the 8 x 32
+      accumulator lives in vector registers across the k loop once hoisted;
+    - when the accumulator starts as a linalg.fill used by nothing else,
+      starts each tile from the fill value instead (the fill of the whole
+      result goes away).
+    Other contractions are left as they are.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::bufferization::BufferizationDialect",

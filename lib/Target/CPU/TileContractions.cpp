@@ -7,6 +7,7 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
 #include "mlir/IR/AsmState.h"
@@ -107,6 +108,155 @@ Value packConstantRhs(RewriterBase &rewriter, linalg::GenericOp op,
   return result;
 }
 
+
+/// For a contraction whose lhs is read as (batch..., rows, k), with the
+/// batch dims in loop order: the lhs as [batch..., M/8, K, 8] (each
+/// 8-row tile's columns contiguous, so that the 8 values a k step
+/// broadcasts share a cache line), made by a transpose before the loops.
+Value packLhs(RewriterBase &rewriter, linalg::GenericOp op) {
+  unsigned loops = op.getNumLoops();
+  AffineMap map = op.getIndexingMapsArray()[0];
+  unsigned rank = map.getNumResults();
+  if (rank < 2 ||
+      map.getResult(rank - 2) != rewriter.getAffineDimExpr(loops - 3) ||
+      map.getResult(rank - 1) != rewriter.getAffineDimExpr(loops - 2))
+    return {};
+  for (unsigned i = 0; i + 2 < rank; ++i) {
+    auto dim = dyn_cast<AffineDimExpr>(map.getResult(i));
+    if (!dim || dim.getPosition() >= loops - 3)
+      return {};
+  }
+  Value lhs = op.getDpsInputs()[0];
+  auto type = dyn_cast<RankedTensorType>(lhs.getType());
+  if (!type || !type.hasStaticShape())
+    return {};
+  ArrayRef<int64_t> shape = type.getShape();
+  int64_t m = shape[rank - 2], k = shape[rank - 1];
+  SmallVector<int64_t> expanded(shape.drop_back(2));
+  SmallVector<ReassociationIndices> groups;
+  for (unsigned i = 0; i + 2 < rank; ++i)
+    groups.push_back({static_cast<int64_t>(i)});
+  groups.push_back({rank - 2, rank - 1});
+  groups.push_back({static_cast<int64_t>(rank)});
+  expanded.append({m / kRows, kRows, k});
+  Location loc = op.getLoc();
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(op);
+  Value tiles = tensor::ExpandShapeOp::create(
+      rewriter, loc, RankedTensorType::get(expanded, type.getElementType()),
+      lhs, groups);
+  SmallVector<int64_t> packedShape(shape.drop_back(2));
+  packedShape.append({m / kRows, k, kRows});
+  SmallVector<int64_t> permutation;
+  for (unsigned i = 0; i + 2 < rank; ++i)
+    permutation.push_back(i);
+  permutation.append({rank - 2, rank, rank - 1});
+  Value init = tensor::EmptyOp::create(rewriter, loc, packedShape,
+                                       type.getElementType());
+  return linalg::TransposeOp::create(rewriter, loc, tiles, init, permutation)
+      ->getResult(0);
+}
+
+/// The offsets of `value` in `base` when `value` is a chain of unit-stride,
+/// full-rank tensor.extract_slice ops of `base`.
+std::optional<SmallVector<Value>> offsetsIn(RewriterBase &rewriter,
+                                            Location loc, Value value,
+                                            Value base) {
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<Value> offsets(type.getRank());
+  for (Value &offset : offsets)
+    offset = arith::ConstantIndexOp::create(rewriter, loc, 0);
+  while (value != base) {
+    auto slice = value.getDefiningOp<tensor::ExtractSliceOp>();
+    if (!slice || !slice.hasUnitStride() ||
+        slice.getSourceType().getRank() != type.getRank())
+      return std::nullopt;
+    for (auto [offset, add] : llvm::zip(offsets, slice.getMixedOffsets()))
+      offset = arith::AddIOp::create(
+          rewriter, loc, offset,
+          getValueOrCreateConstantIndexOp(rewriter, loc, add));
+    value = slice.getSource();
+  }
+  return offsets;
+}
+
+/// Makes the 8-row tile `rows` read its lhs from `packedLhs` (see packLhs):
+/// the slice [batch..., row / 8, k0:k0+K, 0:8], indexed (batch..., k, rows).
+bool readPackedLhs(RewriterBase &rewriter, linalg::GenericOp rows,
+                   Value lhs, Value packedLhs) {
+  Location loc = rows.getLoc();
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(rows);
+  OpOperand &operand = rows->getOpOperand(0);
+  std::optional<SmallVector<Value>> offsets =
+      offsetsIn(rewriter, loc, operand.get(), lhs);
+  if (!offsets)
+    return false;
+  auto tileType = cast<RankedTensorType>(operand.get().getType());
+  unsigned rank = tileType.getRank();
+  SmallVector<OpFoldResult> packedOffsets, packedSizes, strides;
+  for (unsigned i = 0; i + 2 < rank; ++i) {
+    packedOffsets.push_back((*offsets)[i]);
+    packedSizes.push_back(rewriter.getIndexAttr(tileType.getDimSize(i)));
+  }
+  Value tileIndex = arith::DivUIOp::create(
+      rewriter, loc, (*offsets)[rank - 2],
+      arith::ConstantIndexOp::create(rewriter, loc, kRows));
+  int64_t k = tileType.getDimSize(rank - 1);
+  packedOffsets.append({tileIndex, (*offsets)[rank - 1],
+                        rewriter.getIndexAttr(0)});
+  packedSizes.append({rewriter.getIndexAttr(1), rewriter.getIndexAttr(k),
+                      rewriter.getIndexAttr(kRows)});
+  strides.assign(rank + 1, rewriter.getIndexAttr(1));
+  SmallVector<int64_t> shape(tileType.getShape().drop_back(2));
+  shape.append({k, kRows});
+  Value slice = tensor::ExtractSliceOp::create(
+      rewriter, loc, RankedTensorType::get(shape, tileType.getElementType()),
+      packedLhs, packedOffsets, packedSizes, strides);
+  SmallVector<AffineMap> maps = rows.getIndexingMapsArray();
+  SmallVector<AffineExpr> results(maps[0].getResults());
+  std::swap(results[rank - 2], results[rank - 1]);
+  maps[0] = AffineMap::get(maps[0].getNumDims(), 0, results,
+                           rewriter.getContext());
+  rewriter.modifyOpInPlace(rows, [&] {
+    operand.set(slice);
+    rows.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
+  });
+  return true;
+}
+
+
+/// When the panel loop's accumulator starts as a linalg.fill used nowhere
+/// else, fills each 8 x 32 tile instead, just before its k loop (as a
+/// vector the tile's first read then folds to), so that the result is not
+/// written with the fill value and read back.
+void fillTilesInRegisters(RewriterBase &rewriter, scf::ForallOp loop,
+                          linalg::GenericOp rows) {
+  if (!loop || loop.getOutputs().size() != 1)
+    return;
+  OpOperand &shared = loop.getOutputsMutable()[0];
+  auto fill = shared.get().getDefiningOp<linalg::FillOp>();
+  if (!fill || !fill->hasOneUse())
+    return;
+  OpOperand &init = rows.getDpsInitsMutable()[0];
+  Location loc = rows.getLoc();
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(rows);
+  auto tileFill = linalg::FillOp::create(rewriter, loc, fill.getInputs()[0],
+                                         init.get());
+  FailureOr<linalg::VectorizationResult> vectorized =
+      linalg::vectorize(rewriter, tileFill);
+  if (failed(vectorized)) {
+    rewriter.eraseOp(tileFill);
+    return;
+  }
+  Value filled = vectorized->replacements.front();
+  rewriter.replaceOp(tileFill, vectorized->replacements);
+  rewriter.modifyOpInPlace(rows, [&] { init.set(filled); });
+  rewriter.modifyOpInPlace(loop, [&] { shared.set(fill.getOutputs()[0]); });
+  rewriter.eraseOp(fill);
+}
+
 struct TileContractionsPass
     : tessera::cpu::impl::TileContractionsPassBase<TileContractionsPass> {
   void runOnOperation() override {
@@ -147,6 +297,9 @@ struct TileContractionsPass
       // K x 32 buffer that all its row tiles reuse (constant weights are
       // packed here, once).
       Value prepacked = packConstantRhs(rewriter, op, packedConstants);
+      // The lhs in 8-row tiles, once, before the loops.
+      Value lhs = op.getDpsInputs()[0];
+      Value packedLhs = packLhs(rewriter, op);
       int64_t m = op.getStaticLoopRanges()[loops - 3];
       int64_t rowBlock = m > kRowBlock && m % kRowBlock == 0 ? kRowBlock : 0;
       Operation *panel = tile(op, sizes(rowBlock, 0, kColumns, 1), true);
@@ -181,6 +334,12 @@ struct TileContractionsPass
       rewriter.modifyOpInPlace(panel, [&] { rhs.set(packed); });
       // Rows by 8, then k one step at a time, innermost.
       Operation *rows = tile(panel, sizes(kRows, 0, 0, 0), false);
+      if (rows && packedLhs)
+        readPackedLhs(rewriter, cast<linalg::GenericOp>(rows), lhs,
+                      packedLhs);
+      if (rows)
+        fillTilesInRegisters(rewriter, rows->getParentOfType<scf::ForallOp>(),
+                             cast<linalg::GenericOp>(rows));
       Operation *body = rows ? tile(rows, sizes(0, 1, 0, 0), false) : nullptr;
       if (!body)
         continue;

@@ -4,16 +4,24 @@
 #b = affine_map<(d0, d1, d2) -> (d1, d2)>
 #c = affine_map<(d0, d1, d2) -> (d0, d2)>
 
-// Column panels of 32 run on threads (scf.forall), each packing its rhs
-// slice contiguously; rows tile by 8 and k by 1 in inner loops, and the tile
-// becomes an (8 x 1) by (1 x 32) vector contraction.
+// The lhs is packed into 8-row tiles ([M/8, K, 8]) before the loops;
+// column panels of 32 run on threads (scf.forall), each packing its rhs
+// slice contiguously; rows tile by 8 and k by 1 in inner loops, each tile
+// reading its packed lhs tile, and the tile becomes a (1 x 8)^T by
+// (1 x 32) vector contraction. The accumulator is not a fill: each tile
+// reads it.
 // CHECK-LABEL: func @matmul
 func.func @matmul(%x: tensor<16x64xf32>, %w: tensor<64x64xf32>, %acc: tensor<16x64xf32>) -> tensor<16x64xf32> {
+  // CHECK: %[[E:.*]] = tensor.expand_shape %{{.*}} {{\[\[}}0, 1], [2]] output_shape [2, 8, 64]
+  // CHECK: %[[L:.*]] = linalg.transpose ins(%[[E]] : tensor<2x8x64xf32>) outs(%{{.*}} : tensor<2x64x8xf32>) permutation = [0, 2, 1]
   // CHECK: scf.forall (%{{.*}}) = (0) to (64) step (32)
   // CHECK: bufferization.alloc_tensor() copy(%{{.*}}) : tensor<64x32xf32>
-  // CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c8
+  // CHECK: scf.for %[[R:.*]] = %{{.*}} to %{{.*}} step %c8
+  // CHECK: %[[T:.*]] = arith.divui %{{.*}}, %c8
+  // CHECK: tensor.extract_slice %[[L]][%[[T]], %{{.*}}, 0] [1, 64, 8] [1, 1, 1] : tensor<2x64x8xf32> to tensor<64x8xf32>
+  // CHECK-NOT: vector.transfer_write
   // CHECK: scf.for
-  // CHECK: vector.contract {{.*}} : vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
+  // CHECK: vector.contract {{.*}} : vector<1x8xf32>, vector<1x32xf32> into vector<8x32xf32>
   // CHECK-NOT: linalg.generic
   %0 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x, %w : tensor<16x64xf32>, tensor<64x64xf32>) outs(%acc : tensor<16x64xf32>) {
   ^bb0(%p: f32, %q: f32, %o: f32):
@@ -37,7 +45,7 @@ func.func @matmul(%x: tensor<16x64xf32>, %w: tensor<64x64xf32>, %acc: tensor<16x
 func.func @tall(%x: tensor<512x64xf32>, %w: tensor<64x64xf32>, %acc: tensor<512x64xf32>) -> tensor<512x64xf32> {
   // CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (512, 64) step (256, 32)
   // CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c8
-  // CHECK: vector.contract {{.*}} : vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
+  // CHECK: vector.contract {{.*}} : vector<1x8xf32>, vector<1x32xf32> into vector<8x32xf32>
   %0 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x, %w : tensor<512x64xf32>, tensor<64x64xf32>) outs(%acc : tensor<512x64xf32>) {
   ^bb0(%p: f32, %q: f32, %o: f32):
     %t = arith.mulf %p, %q : f32
@@ -45,6 +53,62 @@ func.func @tall(%x: tensor<512x64xf32>, %w: tensor<64x64xf32>, %acc: tensor<512x
     linalg.yield %s : f32
   } -> tensor<512x64xf32>
   return %0 : tensor<512x64xf32>
+}
+
+// -----
+
+#a = affine_map<(d0, d1, d2) -> (d0, d1)>
+#b = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d2)>
+
+// An accumulator that starts as a fill used nowhere else: each 8 x 32 tile
+// starts from the fill value in registers (a vector write the first read
+// folds to) and the fill of the whole result goes away.
+// CHECK-LABEL: func @zero_start
+// CHECK-NOT: linalg.fill
+// CHECK: %[[Z:.*]] = arith.constant dense<0.000000e+00> : vector<8x32xf32>
+// CHECK: scf.forall {{.*}} shared_outs(%{{.*}} = %[[EMPTY:.*]])
+// CHECK: scf.for
+// CHECK: vector.transfer_write %[[Z]]
+// CHECK: scf.for
+// CHECK: vector.contract
+func.func @zero_start(%x: tensor<16x64xf32>, %w: tensor<64x64xf32>) -> tensor<16x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16x64xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<16x64xf32>) -> tensor<16x64xf32>
+  %0 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x, %w : tensor<16x64xf32>, tensor<64x64xf32>) outs(%acc : tensor<16x64xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %t = arith.mulf %p, %q : f32
+    %s = arith.addf %o, %t : f32
+    linalg.yield %s : f32
+  } -> tensor<16x64xf32>
+  return %0 : tensor<16x64xf32>
+}
+
+// -----
+
+#a = affine_map<(d0, d1, d2) -> (d0, d1)>
+#b = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d2)>
+
+// Must not fire: a fill that something else reads too stays, and the
+// tiles read it.
+// CHECK-LABEL: func @shared_fill
+// CHECK: %[[F:.*]] = linalg.fill
+// CHECK: scf.forall {{.*}} shared_outs(%{{.*}} = %[[F]])
+// CHECK-NOT: vector.transfer_write %cst
+// CHECK: vector.contract
+func.func @shared_fill(%x: tensor<16x64xf32>, %w: tensor<64x64xf32>) -> (tensor<16x64xf32>, tensor<16x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16x64xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<16x64xf32>) -> tensor<16x64xf32>
+  %0 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x, %w : tensor<16x64xf32>, tensor<64x64xf32>) outs(%acc : tensor<16x64xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %t = arith.mulf %p, %q : f32
+    %s = arith.addf %o, %t : f32
+    linalg.yield %s : f32
+  } -> tensor<16x64xf32>
+  return %0, %acc : tensor<16x64xf32>, tensor<16x64xf32>
 }
 
 // -----
