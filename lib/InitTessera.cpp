@@ -4,6 +4,7 @@
 #include "tessera/Conversion/Passes.h"
 #include "tessera/Driver/Pipelines.h"
 #include "tessera/Target/CPU/Passes.h"
+#include "tessera/Transforms/Passes.h"
 #include "tessera/Dialect/Tessera/IR/TesseraDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -79,6 +80,7 @@ void tessera::registerAllPasses() {
   // Generic transformations: canonicalize, cse, inline, symbol-dce, ...
   mlir::registerTransformsPasses();
   registerTesseraConversionPasses();
+  registerTesseraTransformsPasses();
   cpu::registerTesseraCPUPasses();
   registerPipelines();
 }

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "tessera/Driver/Pipelines.h"
 #include "tessera/Target/CPU/Pipeline.h"
+#include "tessera/Transforms/Passes.h"
 
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -24,6 +25,11 @@ StringRef tessera::compilePhaseNames() { return "import|graph|linalg|llvm"; }
 void tessera::buildGraphPipeline(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // Composite ops from their exported parts, then attention (whose
+  // pattern may contain a raised op), then the transposes they leave.
+  pm.addNestedPass<func::FuncOp>(createRaiseCompositesPass());
+  pm.addNestedPass<func::FuncOp>(createRaiseAttentionPass());
+  pm.addPass(createCanonicalizerPass());
 }
 
 void tessera::buildPipelineUpTo(OpPassManager &pm, CompilePhase phase) {
@@ -38,7 +44,8 @@ void tessera::buildPipelineUpTo(OpPassManager &pm, CompilePhase phase) {
 void tessera::registerPipelines() {
   PassPipelineRegistration<>(
       "tessera-graph-pipeline",
-      "Target-independent graph passes on tessera IR (folding, CSE)",
+      "Target-independent graph passes on tessera IR (folding, CSE, raising "
+      "composite ops and attention)",
       [](OpPassManager &pm) { buildGraphPipeline(pm); });
   PassPipelineRegistration<>(
       "tessera-cpu-pipeline",

@@ -1,0 +1,202 @@
+//===- RaiseAttention.cpp - scaled dot-product attention from parts -------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#include "Matchers.h"
+#include "tessera/Transforms/Passes.h"
+
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include <cmath>
+
+namespace tessera {
+#define GEN_PASS_DEF_RAISEATTENTIONPASS
+#include "tessera/Transforms/Passes.h.inc"
+} // namespace tessera
+
+using namespace mlir;
+using namespace mlir::tessera;
+using ::tessera::hasOneUse;
+using ::tessera::splatValue;
+
+namespace {
+
+/// Masked positions must hold at most this (exp underflows to 0 in f32).
+constexpr double kMaskedAtMost = -1.0e4;
+
+/// The f32 elements of a constant (dense or dense_resource), or nothing.
+std::optional<SmallVector<float>> floatElements(Value value) {
+  auto constant = value.getDefiningOp<ConstantOp>();
+  if (!constant)
+    return std::nullopt;
+  auto type = cast<ShapedType>(constant.getType());
+  if (!type.getElementType().isF32() || !type.hasStaticShape())
+    return std::nullopt;
+  SmallVector<float> out;
+  if (auto dense = dyn_cast<DenseFPElementsAttr>(constant.getValue())) {
+    for (APFloat v : dense.getValues<APFloat>())
+      out.push_back(v.convertToFloat());
+    return out;
+  }
+  if (auto resource =
+          dyn_cast<DenseResourceElementsAttr>(constant.getValue())) {
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    if (!blob)
+      return std::nullopt;
+    ArrayRef<char> bytes = blob->getData();
+    if (static_cast<int64_t>(bytes.size()) !=
+        type.getNumElements() * static_cast<int64_t>(sizeof(float)))
+      return std::nullopt;
+    out.resize(type.getNumElements());
+    std::memcpy(out.data(), bytes.data(), bytes.size());
+    return out;
+  }
+  return std::nullopt;
+}
+
+/// Whether `mask` is a constant [1..., Sq, Sk] that allows exactly the keys
+/// `j <= i + (Sk - Sq)` (0 there, at most -1e4 elsewhere).
+bool isCausalMask(Value mask, int64_t sq, int64_t sk) {
+  auto type = cast<RankedTensorType>(mask.getType());
+  if (type.getRank() < 2 || sq == ShapedType::kDynamic ||
+      sk == ShapedType::kDynamic)
+    return false;
+  ArrayRef<int64_t> shape = type.getShape();
+  if (shape[shape.size() - 2] != sq || shape.back() != sk ||
+      llvm::any_of(shape.drop_back(2), [](int64_t d) { return d != 1; }))
+    return false;
+  std::optional<SmallVector<float>> values = floatElements(mask);
+  if (!values)
+    return false;
+  for (int64_t i = 0; i < sq; ++i)
+    for (int64_t j = 0; j < sk; ++j) {
+      float v = (*values)[i * sk + j];
+      bool allowed = j <= i + (sk - sq);
+      if (allowed ? v != 0.0f : !(v <= kMaskedAtMost))
+        return false;
+    }
+  return true;
+}
+
+/// The permutation that swaps the last two of `rank` dims.
+SmallVector<int64_t> swapLastTwo(int64_t rank) {
+  SmallVector<int64_t> permutation = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+  std::swap(permutation[rank - 2], permutation[rank - 1]);
+  return permutation;
+}
+
+struct RaiseAttention : OpRewritePattern<MatmulOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(MatmulOp pv,
+                                PatternRewriter &rewriter) const override {
+    if (pv.getTransposeA() || pv.getTransposeB() ||
+        !pv.getAlpha().isExactlyValue(1.0))
+      return failure();
+    Value probs = pv.getLhs(), v = pv.getRhs();
+    auto softmax = probs.getDefiningOp<SoftmaxOp>();
+    if (!softmax || !hasOneUse(probs))
+      return failure();
+    int64_t rank = cast<RankedTensorType>(probs.getType()).getRank();
+    auto axis = static_cast<int64_t>(softmax.getAxis());
+    if (rank < 2 || (axis != -1 && axis != rank - 1))
+      return failure();
+    Value scores = softmax.getInput();
+    if (!hasOneUse(scores))
+      return failure();
+
+    // scores = scaled (+ mask); scaled = qk (* s | / s).
+    Value mask, qk;
+    double scale = 1.0;
+    auto scaledProduct = [&](Value value) -> Value {
+      if (!hasOneUse(value))
+        return {};
+      if (value.getDefiningOp<MatmulOp>()) {
+        scale = 1.0;
+        return value;
+      }
+      if (auto div = value.getDefiningOp<DivOp>()) {
+        std::optional<double> c = splatValue(div.getRhs());
+        if (c && *c != 0 && div.getLhs().getDefiningOp<MatmulOp>() &&
+            div.getResult().getType() == div.getLhs().getType()) {
+          scale = 1.0 / *c;
+          return div.getLhs();
+        }
+      }
+      if (auto mul = value.getDefiningOp<MulOp>()) {
+        for (auto [product, factor] : {std::pair(mul.getLhs(), mul.getRhs()),
+                                       std::pair(mul.getRhs(), mul.getLhs())}) {
+          std::optional<double> c = splatValue(factor);
+          if (c && product.getDefiningOp<MatmulOp>() &&
+              mul.getResult().getType() == product.getType()) {
+            scale = *c;
+            return product;
+          }
+        }
+      }
+      return {};
+    };
+    if (auto add = scores.getDefiningOp<AddOp>()) {
+      for (auto [body, addend] : {std::pair(add.getLhs(), add.getRhs()),
+                                  std::pair(add.getRhs(), add.getLhs())}) {
+        if (add.getResult().getType() != body.getType())
+          continue;
+        if (Value product = scaledProduct(body)) {
+          qk = product;
+          mask = addend;
+          break;
+        }
+      }
+    } else {
+      qk = scaledProduct(scores);
+    }
+    if (!qk || !hasOneUse(qk))
+      return failure();
+    auto qkOp = qk.getDefiningOp<MatmulOp>();
+    if (qkOp.getTransposeA())
+      return failure();
+    scale *= qkOp.getAlpha().convertToDouble();
+    Value q = qkOp.getLhs(), keys = qkOp.getRhs();
+    auto qType = cast<RankedTensorType>(q.getType());
+    auto kType = cast<RankedTensorType>(keys.getType());
+    auto vType = cast<RankedTensorType>(v.getType());
+    if (qType.getRank() != rank || kType.getRank() != rank ||
+        vType.getRank() != rank ||
+        !isa<FloatType>(qType.getElementType()) ||
+        qk.getType() != scores.getType())
+      return failure();
+
+    Location loc = pv.getLoc();
+    Value k = keys;
+    if (!qkOp.getTransposeB()) {
+      SmallVector<int64_t> swap = swapLastTwo(rank);
+      auto transpose = keys.getDefiningOp<TransposeOp>();
+      if (transpose && transpose.getPermutation() == ArrayRef<int64_t>(swap))
+        k = transpose.getInput();
+      else
+        k = TransposeOp::create(rewriter, loc, keys,
+                                rewriter.getDenseI64ArrayAttr(swap));
+    }
+    auto scoresType = cast<RankedTensorType>(scores.getType());
+    bool causal = mask && isCausalMask(mask, scoresType.getDimSize(rank - 2),
+                                       scoresType.getDimSize(rank - 1));
+    rewriter.replaceOpWithNewOp<AttentionOp>(
+        pv, pv.getType(), q, k, v, causal ? Value() : mask,
+        rewriter.getF32FloatAttr(static_cast<float>(scale)),
+        causal ? rewriter.getUnitAttr() : UnitAttr());
+    return success();
+  }
+};
+
+struct RaiseAttentionPass
+    : ::tessera::impl::RaiseAttentionPassBase<RaiseAttentionPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    patterns.add<RaiseAttention>(&getContext());
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace

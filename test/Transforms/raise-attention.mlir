@@ -1,0 +1,78 @@
+// RUN: tessera-opt %s --split-input-file --tessera-raise-attention | FileCheck %s
+
+// softmax(q @ k^T / 8 + mask) @ v with k^T a transpose of the last two
+// dims and a runtime mask: one attention op reading k itself.
+// CHECK-LABEL: func @masked
+// CHECK-NEXT: %[[A:.*]] = tessera.attention %arg0, %arg1, %arg2 mask(%arg3 : tensor<1x1x1x16xf32>) {scale = 1.250000e-01 : f32} : tensor<1x2x16x8xf32>, tensor<1x2x16x8xf32>, tensor<1x2x16x8xf32> -> tensor<1x2x16x8xf32>
+// CHECK-NEXT: return %[[A]]
+func.func @masked(%q: tensor<1x2x16x8xf32>, %k: tensor<1x2x16x8xf32>, %v: tensor<1x2x16x8xf32>, %mask: tensor<1x1x1x16xf32>) -> tensor<1x2x16x8xf32> {
+  %c = tessera.constant dense<8.0> : tensor<f32>
+  %kt = tessera.transpose %k [0, 1, 3, 2] : tensor<1x2x16x8xf32> -> tensor<1x2x8x16xf32>
+  %s = tessera.matmul %q, %kt : tensor<1x2x16x8xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x16x16xf32>
+  %d = tessera.div %s, %c : tensor<1x2x16x16xf32>, tensor<f32> -> tensor<1x2x16x16xf32>
+  %m = tessera.add %d, %mask : tensor<1x2x16x16xf32>, tensor<1x1x1x16xf32> -> tensor<1x2x16x16xf32>
+  %p = tessera.softmax %m {axis = 3 : i64} : tensor<1x2x16x16xf32>
+  %o = tessera.matmul %p, %v : tensor<1x2x16x16xf32>, tensor<1x2x16x8xf32> -> tensor<1x2x16x8xf32>
+  return %o : tensor<1x2x16x8xf32>
+}
+
+// -----
+
+// A constant causal mask (0 on and below the diagonal, -inf above) becomes
+// the causal flag; the scale is a product, and k^T comes from transpose_b.
+// CHECK-LABEL: func @causal
+// CHECK-NEXT: %[[A:.*]] = tessera.attention %arg0, %arg1, %arg2 {causal, scale = 5.000000e-01 : f32} : tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32> -> tensor<2x4x8xf32>
+// CHECK-NEXT: return %[[A]]
+func.func @causal(%q: tensor<2x4x8xf32>, %k: tensor<2x4x8xf32>, %v: tensor<2x4x8xf32>) -> tensor<2x4x8xf32> {
+  %c = tessera.constant dense<0.5> : tensor<f32>
+  %mask = tessera.constant dense<[[0.000000e+00, 0xFF800000, 0xFF800000, 0xFF800000], [0.000000e+00, 0.000000e+00, 0xFF800000, 0xFF800000], [0.000000e+00, 0.000000e+00, 0.000000e+00, 0xFF800000], [0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00]]> : tensor<4x4xf32>
+  %s = tessera.matmul %q, %k {transpose_b} : tensor<2x4x8xf32>, tensor<2x4x8xf32> -> tensor<2x4x4xf32>
+  %d = tessera.mul %c, %s : tensor<f32>, tensor<2x4x4xf32> -> tensor<2x4x4xf32>
+  %m = tessera.add %mask, %d : tensor<4x4xf32>, tensor<2x4x4xf32> -> tensor<2x4x4xf32>
+  %p = tessera.softmax %m : tensor<2x4x4xf32>
+  %o = tessera.matmul %p, %v : tensor<2x4x4xf32>, tensor<2x4x8xf32> -> tensor<2x4x8xf32>
+  return %o : tensor<2x4x8xf32>
+}
+
+// -----
+
+// A constant mask that is not causal (the diagonal masked) stays a mask;
+// without a scale op the scale is 1, and k^T that is not a transpose gets
+// one.
+// CHECK-LABEL: func @not_causal
+// CHECK: %[[K:.*]] = tessera.transpose %arg1 [1, 0] : tensor<8x4xf32> -> tensor<4x8xf32>
+// CHECK: tessera.attention %arg0, %[[K]], %arg2 mask(%{{.*}} : tensor<4x4xf32>) {scale = 1.000000e+00 : f32}
+func.func @not_causal(%q: tensor<4x8xf32>, %kt: tensor<8x4xf32>, %v: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %mask = tessera.constant dense<[[0xFF800000, 0xFF800000, 0xFF800000, 0xFF800000], [0.000000e+00, 0xFF800000, 0xFF800000, 0xFF800000], [0.000000e+00, 0.000000e+00, 0xFF800000, 0xFF800000], [0.000000e+00, 0.000000e+00, 0.000000e+00, 0xFF800000]]> : tensor<4x4xf32>
+  %s = tessera.matmul %q, %kt : tensor<4x8xf32>, tensor<8x4xf32> -> tensor<4x4xf32>
+  %m = tessera.add %s, %mask : tensor<4x4xf32>, tensor<4x4xf32> -> tensor<4x4xf32>
+  %p = tessera.softmax %m : tensor<4x4xf32>
+  %o = tessera.matmul %p, %v : tensor<4x4xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+  return %o : tensor<4x8xf32>
+}
+
+// -----
+
+// Must not fire: the probabilities are also returned, the softmax is over
+// another axis, the scores are used twice, and the mask broadcasts the
+// scores to a larger shape.
+// CHECK-LABEL: func @negative
+// CHECK-NOT: tessera.attention
+// CHECK-COUNT-4: tessera.softmax
+// CHECK-NOT: tessera.attention
+func.func @negative(%q: tensor<4x8xf32>, %k: tensor<4x8xf32>, %v: tensor<4x8xf32>, %big: tensor<3x4x4xf32>) -> (tensor<4x8xf32>, tensor<4x4xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x4xf32>, tensor<3x4x8xf32>) {
+  %s0 = tessera.matmul %q, %k {transpose_b} : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x4xf32>
+  %p0 = tessera.softmax %s0 : tensor<4x4xf32>
+  %o0 = tessera.matmul %p0, %v : tensor<4x4xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+  %s1 = tessera.matmul %q, %k {transpose_b} : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x4xf32>
+  %p1 = tessera.softmax %s1 {axis = 0 : i64} : tensor<4x4xf32>
+  %o1 = tessera.matmul %p1, %v : tensor<4x4xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+  %s2 = tessera.matmul %q, %k {transpose_b} : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x4xf32>
+  %p2 = tessera.softmax %s2 : tensor<4x4xf32>
+  %o2 = tessera.matmul %p2, %v : tensor<4x4xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+  %s3 = tessera.matmul %q, %k {transpose_b} : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x4xf32>
+  %m3 = tessera.add %s3, %big : tensor<4x4xf32>, tensor<3x4x4xf32> -> tensor<3x4x4xf32>
+  %p3 = tessera.softmax %m3 : tensor<3x4x4xf32>
+  %o3 = tessera.matmul %p3, %v : tensor<3x4x4xf32>, tensor<4x8xf32> -> tensor<3x4x8xf32>
+  return %o0, %p0, %o1, %o2, %s2, %o3 : tensor<4x8xf32>, tensor<4x4xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x4xf32>, tensor<3x4x8xf32>
+}
