@@ -4,6 +4,7 @@
 #include "tessera/Conversion/Passes.h"
 #include "tessera/Driver/Pipelines.h"
 #include "tessera/Target/CPU/Passes.h"
+#include "tessera/Target/CPU/Pipeline.h"
 #include "tessera/Transforms/Passes.h"
 #include "tessera/Dialect/Tessera/IR/TesseraDialect.h"
 
@@ -81,6 +82,7 @@ void tessera::registerAllPasses() {
   mlir::registerTransformsPasses();
   registerTesseraConversionPasses();
   registerTesseraTransformsPasses();
+  cpu::registerCPUTargetInfo();
   cpu::registerTesseraCPUPasses();
   registerPipelines();
 }

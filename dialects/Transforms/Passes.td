@@ -46,4 +46,47 @@ def RaiseAttentionPass
   }];
 }
 
+def FormFusionRegionsPass
+    : Pass<"tessera-form-fusion-regions", "::mlir::ModuleOp"> {
+  let summary = "Group ops into tessera.fusion regions and explain why";
+  let description = [{
+    Forms the regions a backend compiles as one kernel each, asking the
+    TargetInfo registered as `target` what it can fuse:
+    - `attention`: each tessera.attention (when the target fuses attention);
+    - `epilogue`: a matmul or conv2d with the chain of elementwise ops
+      applied to its result, each link the only user of the previous one,
+      whose other operands the target can read in the epilogue, up to the
+      target's epilogue budget;
+    - `reduction`: softmax, layer_norm, rms_norm or a reduce op with the
+      elementwise ops producing its input (used only there) and those
+      consuming its result;
+    - `elementwise`: connected elementwise ops whose producers have no
+      other users.
+    A group is formed only when every value leaving it is used after the
+    group's last op. Each rejected candidate (a consumer that was not
+    fused) is recorded with its reason, for example "producer has 2 users",
+    "broadcast not supported in epilogue", "exceeds register budget".
+
+    With `report`, writes a JSON object for all functions of the module:
+    `target`, `kernels_before`, `kernels_after`, `bytes_saved`, `regions`
+    (each with `function`, `kind`, `ops`, `nodes` — the ONNX node names —
+    `tile`, `bytes_saved`, the estimated bytes of intermediate tensors no
+    longer written and read back when their shapes are static, and
+    `dynamic_shapes`) and `rejected` (each with `function`, `op`, `node`,
+    `kind`, `reason`). With `summary`, prints the same as text to stderr.
+    With `dot`, writes the fused graph for Graphviz: a cluster per
+    function, one node per kernel.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", "\"cpu\"",
+           "The TargetInfo that decides what fuses">,
+    Option<"report", "report", "std::string", "\"\"",
+           "Write the fusion report (JSON) to this file">,
+    Option<"dot", "dot", "std::string", "\"\"",
+           "Write the fused graph (Graphviz) to this file">,
+    Option<"summary", "summary", "bool", "false",
+           "Print the fusion report as text to stderr">
+  ];
+}
+
 #endif // TESSERA_TRANSFORMS_PASSES_TD

@@ -16,12 +16,13 @@ static llvm::Error phaseFailed(const llvm::Twine &what) {
 
 llvm::Expected<tessera::LoweredModel>
 tessera::lowerONNXForCpu(llvm::StringRef path, MLIRContext &context,
-                         const cpu::CPUOptions &options) {
+                         const cpu::CPUOptions &options,
+                         const GraphOptions &graphOptions) {
   auto module = importONNXFile(path, context);
   if (failed(module))
     return phaseFailed("import failed");
   PassManager graph(&context);
-  buildGraphPipeline(graph);
+  buildGraphPipeline(graph, graphOptions);
   if (failed(graph.run(**module)))
     return phaseFailed("graph passes failed");
   // The signature is read at the tensor level, before bufferization turns

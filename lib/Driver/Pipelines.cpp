@@ -22,7 +22,8 @@ tessera::parseCompilePhase(StringRef name) {
 
 StringRef tessera::compilePhaseNames() { return "import|graph|linalg|llvm"; }
 
-void tessera::buildGraphPipeline(OpPassManager &pm) {
+void tessera::buildGraphPipeline(OpPassManager &pm,
+                                 const GraphOptions &options) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   // Composite ops from their exported parts, then attention (whose
@@ -30,11 +31,21 @@ void tessera::buildGraphPipeline(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createRaiseCompositesPass());
   pm.addNestedPass<func::FuncOp>(createRaiseAttentionPass());
   pm.addPass(createCanonicalizerPass());
+  if (!options.fuse)
+    return;
+  cpu::registerCPUTargetInfo();
+  FormFusionRegionsPassOptions fusion;
+  fusion.target = options.target;
+  fusion.report = options.fusionReport;
+  fusion.dot = options.dotGraph;
+  fusion.summary = options.printFusionSummary;
+  pm.addPass(createFormFusionRegionsPass(fusion));
 }
 
-void tessera::buildPipelineUpTo(OpPassManager &pm, CompilePhase phase) {
+void tessera::buildPipelineUpTo(OpPassManager &pm, CompilePhase phase,
+                                const GraphOptions &options) {
   if (phase >= CompilePhase::Graph)
-    buildGraphPipeline(pm);
+    buildGraphPipeline(pm, options);
   if (phase >= CompilePhase::Linalg)
     cpu::buildLinalgPipeline(pm);
   if (phase >= CompilePhase::LLVM)

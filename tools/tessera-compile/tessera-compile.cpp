@@ -36,8 +36,9 @@ static cl::opt<std::string> outputPath("o", cl::init("-"),
 static cl::opt<std::string>
     compileTo("compile-to", cl::init("graph"),
               cl::desc("Stop after this phase and print the IR: import (the "
-                       "imported tessera IR), graph (after folding and "
-                       "simplification; the default), linalg (lowered for "
+                       "imported tessera IR), graph (after folding, "
+                       "raising composite ops and attention, and fusion "
+                       "into kernels; the default), linalg (lowered for "
                        "the CPU, on tensors) or llvm (the LLVM dialect)"),
               cl::value_desc("import|graph|linalg|llvm"), cl::cat(category));
 static cl::opt<bool>
@@ -74,9 +75,35 @@ static cl::opt<unsigned>
             cl::desc("OpenMP threads the compiled model uses (default 0: "
                      "OMP_NUM_THREADS at run time, else one per core)"),
             cl::value_desc("N"), cl::cat(category));
+static cl::opt<std::string> fusionReport(
+    "fusion-report",
+    cl::desc("Write the fusion report to this file: a JSON object whose "
+             "'regions' list gives each fused kernel's kind, ops and ONNX "
+             "nodes, and whose 'rejected' list gives each candidate not "
+             "fused and why"),
+    cl::value_desc("file.json"), cl::cat(category));
+static cl::opt<std::string>
+    dumpGraph("dump-graph",
+              cl::desc("Write the fused graph for Graphviz (one node per "
+                       "kernel)"),
+              cl::value_desc("file.dot"), cl::cat(category));
+static cl::opt<bool>
+    noFusion("no-fusion", cl::init(false),
+             cl::desc("Compile one kernel per op (no fusion regions)"),
+             cl::cat(category));
 static cl::opt<bool> verbose("v", cl::init(false),
-                             cl::desc("Print how long each phase took"),
+                             cl::desc("Print how long each phase took and "
+                                      "the fusion report as text"),
                              cl::cat(category));
+
+static tessera::GraphOptions graphOptions() {
+  tessera::GraphOptions options;
+  options.fuse = !noFusion;
+  options.fusionReport = fusionReport;
+  options.dotGraph = dumpGraph;
+  options.printFusionSummary = verbose;
+  return options;
+}
 
 static int report(llvm::Error error) {
   errs() << "tessera-compile: " << toString(std::move(error)) << "\n";
@@ -98,7 +125,8 @@ static int compileToFile(mlir::MLIRContext &context, mlir::TimingScope &root,
   mlir::TimingScope lowerTiming = root.nest("Import and lower for the CPU");
   tessera::cpu::CPUOptions cpuOptions;
   cpuOptions.threads = threads;
-  auto lowered = tessera::lowerONNXForCpu(inputPath, context, cpuOptions);
+  auto lowered = tessera::lowerONNXForCpu(inputPath, context, cpuOptions,
+                                          graphOptions());
   lowerTiming.stop();
   if (!lowered)
     return report(lowered.takeError());
@@ -219,7 +247,12 @@ int main(int argc, char **argv) {
   if (failed(mlir::applyPassManagerCLOptions(pm)))
     return 1;
   pm.enableTiming(root);
-  tessera::buildPipelineUpTo(pm, *phase);
+  if ((!fusionReport.empty() || !dumpGraph.empty()) &&
+      *phase < tessera::CompilePhase::Graph)
+    return report(createStringError(
+        inconvertibleErrorCode(),
+        "--fusion-report and --dump-graph need --compile-to=graph or later"));
+  tessera::buildPipelineUpTo(pm, *phase, graphOptions());
   if (failed(pm.run(**module)))
     return 1;
 

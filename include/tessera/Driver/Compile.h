@@ -4,6 +4,7 @@
 #define TESSERA_DRIVER_COMPILE_H
 
 #include "tessera/Runtime/CpuJit.h"
+#include "tessera/Driver/Pipelines.h"
 #include "tessera/Target/CPU/Pipeline.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -23,7 +24,8 @@ struct LoweredModel {
 /// failed.
 llvm::Expected<LoweredModel>
 lowerONNXForCpu(llvm::StringRef path, mlir::MLIRContext &context,
-                const cpu::CPUOptions &options = {});
+                const cpu::CPUOptions &options = {},
+                const GraphOptions &graph = {});
 
 /// Compiles the ONNX model at `path` for this CPU and loads it in process.
 llvm::Expected<std::unique_ptr<runtime::CpuJit>>

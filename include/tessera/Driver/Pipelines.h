@@ -12,6 +12,7 @@
 #include "mlir/Support/LLVM.h"
 
 #include <optional>
+#include <string>
 
 namespace tessera {
 
@@ -19,7 +20,8 @@ namespace tessera {
 enum class CompilePhase {
   /// The imported tessera IR, as the importer produced it.
   Import,
-  /// After target-independent graph passes (folding, simplification).
+  /// After target-independent graph passes (folding, raising composite
+  /// ops and attention, fusion regions).
   Graph,
   /// Lowered to linalg, tensor, arith and math on tensors.
   Linalg,
@@ -34,12 +36,28 @@ std::optional<CompilePhase> parseCompilePhase(llvm::StringRef name);
 /// The names of all phases, for --help: "import|graph|linalg|llvm".
 llvm::StringRef compilePhaseNames();
 
+/// Options of the graph phase.
+struct GraphOptions {
+  /// The backend whose TargetInfo decides what fuses.
+  std::string target = "cpu";
+  /// Form fusion regions (off: the graph keeps one op per kernel).
+  bool fuse = true;
+  /// Where to write the fusion report (JSON) and the fused graph
+  /// (Graphviz); empty for none.
+  std::string fusionReport, dotGraph;
+  /// Print the fusion report as text to stderr.
+  bool printFusionSummary = false;
+};
+
 /// Target-independent graph passes on tessera IR: canonicalization (shape
-/// folding, identities) and CSE.
-void buildGraphPipeline(mlir::OpPassManager &pm);
+/// folding, identities), CSE, raising of composite ops and attention, and
+/// fusion into tessera.fusion regions.
+void buildGraphPipeline(mlir::OpPassManager &pm,
+                        const GraphOptions &options = {});
 
 /// Adds the passes from the import phase up to `phase` to `pm`.
-void buildPipelineUpTo(mlir::OpPassManager &pm, CompilePhase phase);
+void buildPipelineUpTo(mlir::OpPassManager &pm, CompilePhase phase,
+                       const GraphOptions &options = {});
 
 /// Registers the pipelines with the pass registry (tessera-opt can run them
 /// by name, e.g. --tessera-graph-pipeline).

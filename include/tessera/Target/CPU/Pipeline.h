@@ -27,6 +27,10 @@ void buildLinalgPipeline(mlir::OpPassManager &pm);
 void buildLLVMPipeline(mlir::OpPassManager &pm,
                        const CPUOptions &options = {});
 
+/// Registers the CPU backend's TargetInfo as `cpu` for the fusion pass
+/// (idempotent).
+void registerCPUTargetInfo();
+
 } // namespace tessera::cpu
 
 #endif // TESSERA_TARGET_CPU_PIPELINE_H

@@ -1,0 +1,60 @@
+//===- TargetInfo.h - what a backend can compile as one kernel ------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// The fusion pass asks the backend it compiles for which groups of ops it
+// can compile as one kernel and with which tiles, so that one
+// target-independent pass serves every backend. Backends register their
+// TargetInfo under a name (`cpu`, ...) that the pass's `target` option
+// selects.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSERA_TRANSFORMS_TARGETINFO_H
+#define TESSERA_TRANSFORMS_TARGETINFO_H
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Value.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace tessera {
+
+class TargetInfo {
+public:
+  virtual ~TargetInfo() = default;
+  virtual llvm::StringRef name() const = 0;
+
+  /// Whether attention becomes one kernel (tiled, with an online softmax).
+  virtual bool fusesAttention() const = 0;
+
+  /// Why `operand`, a second input of an elementwise op applied to a
+  /// contraction's result of type `result`, cannot be read in the
+  /// contraction's epilogue; nothing when it can.
+  virtual std::optional<std::string>
+  rejectEpilogueOperand(mlir::Value operand,
+                        mlir::RankedTensorType result) const = 0;
+
+  /// The most elementwise ops an epilogue may apply to the accumulator
+  /// tile while it stays in registers.
+  virtual unsigned maxEpilogueOps() const = 0;
+
+  /// The tile sizes the backend uses for a kind of region (for the fusion
+  /// report): rows x columns for contractions, query x key block for
+  /// attention, elements per vector step otherwise.
+  virtual llvm::SmallVector<int64_t> tileSizes(llvm::StringRef kind) const = 0;
+};
+
+/// Makes `create` the TargetInfo named `name` (replacing any other).
+void registerTargetInfo(llvm::StringRef name,
+                        std::function<std::unique_ptr<TargetInfo>()> create);
+
+/// The TargetInfo registered as `name`, or null.
+std::unique_ptr<TargetInfo> lookupTargetInfo(llvm::StringRef name);
+
+} // namespace tessera
+
+#endif // TESSERA_TRANSFORMS_TARGETINFO_H
