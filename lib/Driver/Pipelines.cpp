@@ -26,13 +26,13 @@ void tessera::buildGraphPipeline(OpPassManager &pm,
                                  const GraphOptions &options) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
-  // Composite ops from their exported parts, then attention (whose
-  // pattern may contain a raised op), then the transposes they leave.
+  // Composite ops from their exported parts, then (when fusing) attention,
+  // whose pattern may contain a raised op, then the transposes it leaves.
   pm.addNestedPass<func::FuncOp>(createRaiseCompositesPass());
-  pm.addNestedPass<func::FuncOp>(createRaiseAttentionPass());
-  pm.addPass(createCanonicalizerPass());
   if (!options.fuse)
     return;
+  pm.addNestedPass<func::FuncOp>(createRaiseAttentionPass());
+  pm.addPass(createCanonicalizerPass());
   cpu::registerCPUTargetInfo();
   FormFusionRegionsPassOptions fusion;
   fusion.target = options.target;

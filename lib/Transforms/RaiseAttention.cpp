@@ -106,8 +106,8 @@ struct RaiseAttention : OpRewritePattern<MatmulOp> {
     if (!hasOneUse(scores))
       return failure();
 
-    // scores = scaled (+ mask); scaled = qk (* s | / s).
-    Value mask, qk;
+    // scores = scaled (+ masks); scaled = qk (* s | / s).
+    Value qk;
     double scale = 1.0;
     auto scaledProduct = [&](Value value) -> Value {
       if (!hasOneUse(value))
@@ -137,21 +137,34 @@ struct RaiseAttention : OpRewritePattern<MatmulOp> {
       }
       return {};
     };
-    if (auto add = scores.getDefiningOp<AddOp>()) {
-      for (auto [body, addend] : {std::pair(add.getLhs(), add.getRhs()),
-                                  std::pair(add.getRhs(), add.getLhs())}) {
+    // Additive masks may be stacked (a causal constant, then a padding
+    // mask): walk the sums down to the scaled product.
+    SmallVector<Value> masks;
+    Value current = scores;
+    while (!qk) {
+      if (Value product = scaledProduct(current)) {
+        qk = product;
+        break;
+      }
+      auto add = current.getDefiningOp<AddOp>();
+      if (!add || (current != scores && !hasOneUse(current)))
+        break;
+      Value next, addend;
+      for (auto [body, other] : {std::pair(add.getLhs(), add.getRhs()),
+                                 std::pair(add.getRhs(), add.getLhs())}) {
         if (add.getResult().getType() != body.getType())
           continue;
-        if (Value product = scaledProduct(body)) {
-          qk = product;
-          mask = addend;
+        if (body.getDefiningOp<AddOp>() || scaledProduct(body)) {
+          next = body;
+          addend = other;
           break;
         }
       }
-    } else {
-      qk = scaledProduct(scores);
-    }
-    if (!qk || !hasOneUse(qk))
+      if (!next)
+        break;
+      masks.push_back(addend);
+      current = next;
+    }    if (!qk || !hasOneUse(qk))
       return failure();
     auto qkOp = qk.getDefiningOp<MatmulOp>();
     if (qkOp.getTransposeA())
@@ -178,11 +191,22 @@ struct RaiseAttention : OpRewritePattern<MatmulOp> {
         k = TransposeOp::create(rewriter, loc, keys,
                                 rewriter.getDenseI64ArrayAttr(swap));
     }
+    // A causal constant becomes the flag; one other mask stays a mask.
     auto scoresType = cast<RankedTensorType>(scores.getType());
-    bool causal = mask && isCausalMask(mask, scoresType.getDimSize(rank - 2),
-                                       scoresType.getDimSize(rank - 1));
+    bool causal = false;
+    Value mask;
+    for (Value candidate : masks) {
+      if (!causal && isCausalMask(candidate, scoresType.getDimSize(rank - 2),
+                                  scoresType.getDimSize(rank - 1))) {
+        causal = true;
+        continue;
+      }
+      if (mask)
+        return failure();
+      mask = candidate;
+    }
     rewriter.replaceOpWithNewOp<AttentionOp>(
-        pv, pv.getType(), q, k, v, causal ? Value() : mask,
+        pv, pv.getType(), q, k, v, mask,
         rewriter.getF32FloatAttr(static_cast<float>(scale)),
         causal ? rewriter.getUnitAttr() : UnitAttr());
     return success();

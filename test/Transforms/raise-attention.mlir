@@ -36,6 +36,26 @@ func.func @causal(%q: tensor<2x4x8xf32>, %k: tensor<2x4x8xf32>, %v: tensor<2x4x8
 
 // -----
 
+// A causal constant and a padding mask added one after the other: the
+// causal flag and the padding mask.
+// CHECK-LABEL: func @causal_and_padding
+// CHECK-NEXT: %[[A:.*]] = tessera.attention %arg0, %arg1, %arg2 mask(%arg3 : tensor<2x1x1x4xf32>) {causal, scale = 5.000000e-01 : f32}
+// CHECK-NEXT: return %[[A]]
+func.func @causal_and_padding(%q: tensor<2x1x4x8xf32>, %k: tensor<2x1x4x8xf32>, %v: tensor<2x1x4x8xf32>, %pad: tensor<2x1x1x4xf32>) -> tensor<2x1x4x8xf32> {
+  %c = tessera.constant dense<2.0> : tensor<f32>
+  %mask = tessera.constant dense<[[0.000000e+00, -1.000000e+09, -1.000000e+09, -1.000000e+09], [0.000000e+00, 0.000000e+00, -1.000000e+09, -1.000000e+09], [0.000000e+00, 0.000000e+00, 0.000000e+00, -1.000000e+09], [0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00]]> : tensor<4x4xf32>
+  %kt = tessera.transpose %k [0, 1, 3, 2] : tensor<2x1x4x8xf32> -> tensor<2x1x8x4xf32>
+  %s = tessera.matmul %q, %kt : tensor<2x1x4x8xf32>, tensor<2x1x8x4xf32> -> tensor<2x1x4x4xf32>
+  %d = tessera.div %s, %c : tensor<2x1x4x4xf32>, tensor<f32> -> tensor<2x1x4x4xf32>
+  %m = tessera.add %d, %mask : tensor<2x1x4x4xf32>, tensor<4x4xf32> -> tensor<2x1x4x4xf32>
+  %n = tessera.add %m, %pad : tensor<2x1x4x4xf32>, tensor<2x1x1x4xf32> -> tensor<2x1x4x4xf32>
+  %p = tessera.softmax %n : tensor<2x1x4x4xf32>
+  %o = tessera.matmul %p, %v : tensor<2x1x4x4xf32>, tensor<2x1x4x8xf32> -> tensor<2x1x4x8xf32>
+  return %o : tensor<2x1x4x8xf32>
+}
+
+// -----
+
 // A constant mask that is not causal (the diagonal masked) stays a mask;
 // without a scale op the scale is 1, and k^T that is not a transpose gets
 // one.

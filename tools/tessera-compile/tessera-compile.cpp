@@ -89,7 +89,8 @@ static cl::opt<std::string>
               cl::value_desc("file.dot"), cl::cat(category));
 static cl::opt<bool>
     noFusion("no-fusion", cl::init(false),
-             cl::desc("Compile one kernel per op (no fusion regions)"),
+             cl::desc("Compile one kernel per op: no fusion regions, and "
+                      "attention stays its matmuls and softmax"),
              cl::cat(category));
 static cl::opt<bool> verbose("v", cl::init(false),
                              cl::desc("Print how long each phase took and "

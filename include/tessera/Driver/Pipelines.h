@@ -40,7 +40,8 @@ llvm::StringRef compilePhaseNames();
 struct GraphOptions {
   /// The backend whose TargetInfo decides what fuses.
   std::string target = "cpu";
-  /// Form fusion regions (off: the graph keeps one op per kernel).
+  /// Raise attention and form fusion regions (off: the graph keeps one op
+  /// per kernel, attention as its matmuls and softmax).
   bool fuse = true;
   /// Where to write the fusion report (JSON) and the fused graph
   /// (Graphviz); empty for none.

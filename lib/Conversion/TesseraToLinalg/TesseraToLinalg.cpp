@@ -16,6 +16,7 @@ void ::tessera::populateTesseraToLinalgConversionPatterns(
     RewritePatternSet &patterns) {
   ::tessera::to_linalg::populateElementwisePatterns(patterns);
   ::tessera::to_linalg::populateContractionPatterns(patterns);
+  ::tessera::to_linalg::populateAttentionPatterns(patterns);
   ::tessera::to_linalg::populateReductionPatterns(patterns);
   ::tessera::to_linalg::populateDataMovementPatterns(patterns);
 }
@@ -29,7 +30,8 @@ struct ConvertTesseraToLinalgPass
     ConversionTarget target(*ctx);
     target.addIllegalDialect<mlir::tessera::TesseraDialect>();
     target.addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect,
-                           arith::ArithDialect, math::MathDialect>();
+                           arith::ArithDialect, math::MathDialect,
+                           scf::SCFDialect>();
     RewritePatternSet patterns(ctx);
     ::tessera::populateTesseraToLinalgConversionPatterns(patterns);
     // An op left over is reported at its (ONNX node) location.

@@ -73,6 +73,7 @@ Value mulScalar(OpBuilder &b, Location loc, Value x, Value y);
 // Pattern registration, one function per op family.
 void populateElementwisePatterns(RewritePatternSet &patterns);
 void populateContractionPatterns(RewritePatternSet &patterns);
+void populateAttentionPatterns(RewritePatternSet &patterns);
 void populateReductionPatterns(RewritePatternSet &patterns);
 void populateDataMovementPatterns(RewritePatternSet &patterns);
 

@@ -55,6 +55,9 @@ void tessera::cpu::buildLLVMPipeline(OpPassManager &pm,
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
+  // Loop-carried tensors may come back in a new buffer (attention's
+  // running row maximum is read again after it is updated).
+  bufferize.allowReturnAllocsFromLoops = true;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   pm.addNestedPass<func::FuncOp>(bufferization::createBufferHoistingPass());
   // Public functions return buffers their caller owns (cloned when they

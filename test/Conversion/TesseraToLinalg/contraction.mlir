@@ -45,8 +45,9 @@ func.func @conv_padded(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %b: ten
 
 // -----
 
-// Causal attention: scaled scores, the mask j > i + (Sk - Sq) to -inf,
-// softmax, then the product with v.
+// Causal attention whose sequences no block size divides (the tiled form
+// in attention-flash.mlir does not apply): scaled scores, the mask
+// j > i + (Sk - Sq) to -inf, softmax, then the product with v.
 // CHECK-LABEL: func @attention_causal
 func.func @attention_causal(%q: tensor<1x2x4x8xf32>, %k: tensor<1x2x6x8xf32>, %v: tensor<1x2x6x8xf32>) -> tensor<1x2x4x8xf32> {
   // CHECK: linalg.generic {{.*}}"reduction"

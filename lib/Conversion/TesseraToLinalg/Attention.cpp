@@ -1,0 +1,383 @@
+//===- Attention.cpp - attention as one tiled loop nest (online softmax) --===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// tessera.attention with static shapes lowers to a flash-attention loop
+// nest: query blocks (and the leading dims) run in parallel, each walking
+// the key/value blocks with a running row maximum `m`, row sum `l` and
+// output accumulator:
+//
+//   s   = scale * q_blk @ k_blk^T (+ mask block, causal positions -inf)
+//   m'  = max(m, rowmax(s));  p = exp(s - m');  c = exp(m - m')
+//   l'  = l * c + rowsum(p);  acc' = acc * c + p @ v_blk
+//   out = acc / l
+//
+// so that no sequence x sequence score matrix is ever materialized: each
+// iteration holds one Bq x Bk block. Causal attention stops at the last key
+// block a query block can see. The block ops are ordinary linalg ops, which
+// the backend's tiling and vectorization passes compile.
+//
+//===----------------------------------------------------------------------===//
+#include "Utils.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+namespace tessera::to_linalg {
+namespace {
+
+namespace ts = mlir::tessera;
+
+/// The block sizes: query rows a multiple of 8 (the register tile's rows),
+/// key columns a multiple of 32 (its columns); 0 when `size` has none.
+int64_t queryBlock(int64_t size) {
+  for (int64_t block : {32, 16, 8})
+    if (size % block == 0)
+      return block;
+  return 0;
+}
+int64_t keyBlock(int64_t size) {
+  for (int64_t block : {64, 32})
+    if (size % block == 0)
+      return block;
+  return 0;
+}
+
+using utils::IteratorType;
+
+/// A linalg.generic over a 1-D or 2-D block.
+Value blockGeneric(OpBuilder &b, Location loc, Value init, ValueRange inputs,
+                   ArrayRef<AffineMap> maps,
+                   ArrayRef<IteratorType> iterators, BodyFn body) {
+  auto generic = linalg::GenericOp::create(
+      b, loc, init.getType(), inputs, ValueRange{init}, maps, iterators,
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        linalg::YieldOp::create(nb, nloc, body(nb, nloc, args));
+      });
+  return generic.getResult(0);
+}
+
+Value filled(OpBuilder &b, Location loc, ArrayRef<int64_t> shape, Type type,
+             Value value) {
+  Value empty = tensor::EmptyOp::create(b, loc, shape, type);
+  return linalg::FillOp::create(b, loc, value, empty).getResult(0);
+}
+
+struct FlashAttentionLowering : OpRewritePattern<ts::AttentionOp> {
+  FlashAttentionLowering(MLIRContext *ctx)
+      : OpRewritePattern(ctx, /*benefit=*/2) {}
+
+  LogicalResult matchAndRewrite(ts::AttentionOp op,
+                                PatternRewriter &rewriter) const override {
+    RankedTensorType qType = op.getQuery().getType();
+    RankedTensorType kType = op.getKey().getType();
+    RankedTensorType vType = op.getValue().getType();
+    RankedTensorType resultType = op.getType();
+    int64_t rank = qType.getRank();
+    auto staticF32 = [&](RankedTensorType type) {
+      return type.hasStaticShape() && type.getElementType().isF32() &&
+             type.getRank() == rank;
+    };
+    if (rank < 2 || !staticF32(qType) || !staticF32(kType) ||
+        !staticF32(vType) || !staticF32(resultType))
+      return rewriter.notifyMatchFailure(op, "not static f32 of one rank");
+    int64_t lead = rank - 2;
+    if (qType.getShape().take_front(lead) != kType.getShape().take_front(lead) ||
+        qType.getShape().take_front(lead) != vType.getShape().take_front(lead))
+      return rewriter.notifyMatchFailure(op, "leading dims broadcast");
+    int64_t sq = qType.getDimSize(rank - 2), d = qType.getDimSize(rank - 1);
+    int64_t sk = kType.getDimSize(rank - 2), dv = vType.getDimSize(rank - 1);
+    int64_t bq = queryBlock(sq), bk = keyBlock(sk);
+    if (!bq || !bk)
+      return rewriter.notifyMatchFailure(op, "no block size divides");
+    SmallVector<int64_t> scoreShape(qType.getShape().take_front(lead));
+    scoreShape.append({sq, sk});
+    Value mask = op.getMask();
+    RankedTensorType maskType;
+    if (mask) {
+      maskType = cast<RankedTensorType>(mask.getType());
+      if (!maskType.hasStaticShape() || !maskType.getElementType().isF32() ||
+          maskType.getRank() > rank)
+        return rewriter.notifyMatchFailure(op, "mask shape");
+      for (int64_t i = 0; i < maskType.getRank(); ++i) {
+        int64_t dim = maskType.getDimSize(maskType.getRank() - 1 - i);
+        if (dim != 1 && dim != scoreShape[rank - 1 - i])
+          return rewriter.notifyMatchFailure(op, "mask shape");
+      }
+    }
+    double scale = op.getScale() ? op.getScale()->convertToDouble()
+                                 : 1.0 / std::sqrt(static_cast<double>(d));
+
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    Type f32 = rewriter.getF32Type();
+    Value zero = scalarConstant(rewriter, loc, f32, 0.0);
+    Value negInf = arith::ConstantOp::create(
+        rewriter, loc,
+        rewriter.getF32FloatAttr(-std::numeric_limits<float>::infinity()));
+    Value scaleValue = scalarConstant(rewriter, loc, f32, scale);
+
+    // k^T once, so that each block of it is a (D x Bk) slice.
+    SmallVector<int64_t> permutation =
+        llvm::to_vector(llvm::seq<int64_t>(0, rank));
+    std::swap(permutation[rank - 2], permutation[rank - 1]);
+    SmallVector<int64_t> kTShape(kType.getShape().take_front(lead));
+    kTShape.append({d, sk});
+    Value kTInit = tensor::EmptyOp::create(rewriter, loc, kTShape, f32);
+    Value kT = linalg::TransposeOp::create(rewriter, loc, op.getKey(), kTInit,
+                                           permutation)
+                   ->getResult(0);
+
+    SmallVector<OpFoldResult> lbs(lead + 1, rewriter.getIndexAttr(0)), ubs,
+        steps(lead + 1, rewriter.getIndexAttr(1));
+    for (int64_t i = 0; i < lead; ++i)
+      ubs.push_back(rewriter.getIndexAttr(qType.getDimSize(i)));
+    ubs.push_back(rewriter.getIndexAttr(sq));
+    steps.back() = rewriter.getIndexAttr(bq);
+    Value out = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
+                                        f32);
+    auto forall = scf::ForallOp::create(rewriter, loc, lbs, ubs, steps,
+                                        ValueRange{out}, std::nullopt);
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPoint(forall.getTerminator());
+    SmallVector<Value> ivs = llvm::to_vector(forall.getInductionVars());
+    Value qi = ivs.back();
+    OpFoldResult one = rewriter.getIndexAttr(1), zeroIndex =
+                                                     rewriter.getIndexAttr(0);
+
+    // A 2-D block of a rank-`rank` tensor at [ivs..., row, col].
+    auto block = [&](OpBuilder &b, Value source, OpFoldResult row,
+                     OpFoldResult col, int64_t rows, int64_t cols) {
+      SmallVector<OpFoldResult> offsets, sizes;
+      for (int64_t i = 0; i < lead; ++i) {
+        offsets.push_back(ivs[i]);
+        sizes.push_back(one);
+      }
+      offsets.append({row, col});
+      sizes.append({b.getIndexAttr(rows), b.getIndexAttr(cols)});
+      SmallVector<OpFoldResult> strides(rank, one);
+      return tensor::ExtractSliceOp::create(
+          b, loc, RankedTensorType::get({rows, cols}, f32), source, offsets,
+          sizes, strides);
+    };
+
+    Value qBlock = block(rewriter, op.getQuery(), qi, zeroIndex, bq, d);
+    Value m0 = filled(rewriter, loc, {bq}, f32, negInf);
+    Value l0 = filled(rewriter, loc, {bq}, f32, zero);
+    Value acc0 = filled(rewriter, loc, {bq, dv}, f32, zero);
+
+    // Causal: the blocks up to the last key a row of this block sees.
+    Value kvEnd = arith::ConstantIndexOp::create(rewriter, loc, sk);
+    if (op.getCausal()) {
+      // end = min(sk, roundup(qi + bq + sk - sq, bk)), at least one block.
+      Value last = arith::AddIOp::create(
+          rewriter, loc, qi,
+          arith::ConstantIndexOp::create(rewriter, loc, bq + sk - sq + bk - 1));
+      Value blocks = arith::DivUIOp::create(
+          rewriter, loc, last, arith::ConstantIndexOp::create(rewriter, loc, bk));
+      Value end = arith::MulIOp::create(
+          rewriter, loc, blocks, arith::ConstantIndexOp::create(rewriter, loc, bk));
+      end = arith::MaxSIOp::create(
+          rewriter, loc, end, arith::ConstantIndexOp::create(rewriter, loc, bk));
+      kvEnd = arith::MinSIOp::create(rewriter, loc, end, kvEnd);
+    }
+
+    AffineExpr i0 = getAffineDimExpr(0, ctx), i1 = getAffineDimExpr(1, ctx),
+               i2 = getAffineDimExpr(2, ctx);
+    auto map2 = [&](ArrayRef<AffineExpr> exprs) {
+      return AffineMap::get(2, 0, exprs, ctx);
+    };
+    auto map3 = [&](ArrayRef<AffineExpr> exprs) {
+      return AffineMap::get(3, 0, exprs, ctx);
+    };
+    SmallVector<IteratorType> par2 = {IteratorType::parallel,
+                                      IteratorType::parallel};
+    SmallVector<IteratorType> rowReduce = {IteratorType::parallel,
+                                           IteratorType::reduction};
+    SmallVector<IteratorType> contraction = {IteratorType::parallel,
+                                             IteratorType::reduction,
+                                             IteratorType::parallel};
+    // -inf stays -inf in exponent shifts (a row that has seen no key yet).
+    auto finite = [&](OpBuilder &b, Location l, Value x) -> Value {
+      Value isInf = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, x,
+                                          negInf);
+      return arith::SelectOp::create(b, l, isInf, zero, x);
+    };
+
+    auto loop = scf::ForOp::create(
+        rewriter, loc, arith::ConstantIndexOp::create(rewriter, loc, 0), kvEnd,
+        arith::ConstantIndexOp::create(rewriter, loc, bk),
+        ValueRange{m0, l0, acc0},
+        [&](OpBuilder &b, Location l, Value kj, ValueRange args) {
+          Value m = args[0], sum = args[1], acc = args[2];
+          Value kTBlock = block(b, kT, zeroIndex, kj, d, bk);
+          Value vBlock = block(b, op.getValue(), kj, zeroIndex, bk, dv);
+          // s = q_blk @ k_blk^T, loops (rows, d, keys).
+          Value s = blockGeneric(
+              b, l, filled(b, l, {bq, bk}, f32, zero), {qBlock, kTBlock},
+              {map3({i0, i1}), map3({i1, i2}), map3({i0, i2})}, contraction,
+              [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+                Value product = arith::MulFOp::create(nb, nl, a[0], a[1]);
+                return arith::AddFOp::create(nb, nl, a[2], product);
+              });
+          // Scale, mask and causal positions.
+          SmallVector<Value> inputs = {s};
+          SmallVector<AffineMap> maps = {map2({i0, i1})};
+          if (mask) {
+            // The mask block: unit dims stay (broadcast), others follow
+            // the loop indices.
+            int64_t maskRank = maskType.getRank();
+            SmallVector<OpFoldResult> offsets, sizes;
+            SmallVector<int64_t> blockShape;
+            for (int64_t i = 0; i < maskRank; ++i) {
+              int64_t dim = maskType.getDimSize(i);
+              int64_t scoreDim = rank - maskRank + i;
+              bool unit = dim == 1;
+              OpFoldResult offset = zeroIndex;
+              int64_t size = 1;
+              if (!unit && scoreDim < lead)
+                offset = ivs[scoreDim];
+              else if (!unit && scoreDim == rank - 2) {
+                offset = qi;
+                size = bq;
+              } else if (!unit && scoreDim == rank - 1) {
+                offset = kj;
+                size = bk;
+              }
+              offsets.push_back(offset);
+              sizes.push_back(b.getIndexAttr(size));
+              if (scoreDim >= rank - 2)
+                blockShape.push_back(size);
+            }
+            while (blockShape.size() < 2)
+              blockShape.insert(blockShape.begin(), 1);
+            SmallVector<OpFoldResult> strides(maskRank, one);
+            Value maskBlock;
+            if (maskRank >= 2) {
+              maskBlock = tensor::ExtractSliceOp::create(
+                  b, l, RankedTensorType::get(blockShape, f32), mask, offsets,
+                  sizes, strides);
+            } else {
+              Value row = tensor::ExtractSliceOp::create(
+                  b, l, RankedTensorType::get({blockShape[1]}, f32), mask,
+                  offsets, sizes, strides);
+              maskBlock = tensor::ExpandShapeOp::create(
+                  b, l, RankedTensorType::get(blockShape, f32), row,
+                  ArrayRef<ReassociationIndices>{{0, 1}});
+            }
+            inputs.push_back(maskBlock);
+            maps.push_back(map2({blockShape[0] == 1 ? getAffineConstantExpr(0, ctx) : i0,
+                                 blockShape[1] == 1 ? getAffineConstantExpr(0, ctx) : i1}));
+          }
+          Value offset =
+              arith::ConstantIndexOp::create(b, l, sk - sq);
+          bool causal = op.getCausal();
+          Value scores = blockGeneric(
+              b, l, tensor::EmptyOp::create(b, l, ArrayRef<int64_t>{bq, bk}, f32),
+              inputs, [&] {
+                SmallVector<AffineMap> all(maps);
+                all.push_back(map2({i0, i1}));
+                return all;
+              }(),
+              par2,
+              [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+                Value x = arith::MulFOp::create(nb, nl, a[0], scaleValue);
+                if (mask)
+                  x = arith::AddFOp::create(nb, nl, x, a[1]);
+                if (!causal)
+                  return x;
+                Value row = arith::AddIOp::create(
+                    nb, nl, linalg::IndexOp::create(nb, nl, 0), qi);
+                Value col = arith::AddIOp::create(
+                    nb, nl, linalg::IndexOp::create(nb, nl, 1), kj);
+                Value limit = arith::AddIOp::create(nb, nl, row, offset);
+                Value hidden = arith::CmpIOp::create(
+                    nb, nl, arith::CmpIPredicate::sgt, col, limit);
+                return arith::SelectOp::create(nb, nl, hidden, negInf, x);
+              });
+          // m' = max(m, rowmax(s)).
+          Value mNew = blockGeneric(
+              b, l, m, {scores}, {map2({i0, i1}), map2({i0})}, rowReduce,
+              [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+                return arith::MaximumFOp::create(nb, nl, a[0], a[1]);
+              });
+          // p = exp(s - m').
+          Value p = blockGeneric(
+              b, l, tensor::EmptyOp::create(b, l, ArrayRef<int64_t>{bq, bk}, f32),
+              {scores, mNew}, {map2({i0, i1}), map2({i0}), map2({i0, i1})},
+              par2, [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+                Value shifted = arith::SubFOp::create(nb, nl, a[0],
+                                                      finite(nb, nl, a[1]));
+                return math::ExpOp::create(nb, nl, shifted);
+              });
+          // c = exp(m - m'); l' = l * c + rowsum(p).
+          SmallVector<IteratorType> par1 = {IteratorType::parallel};
+          AffineMap id1 = AffineMap::getMultiDimIdentityMap(1, ctx);
+          Value correction = blockGeneric(
+              b, l, tensor::EmptyOp::create(b, l, ArrayRef<int64_t>{bq}, f32),
+              {m, mNew}, {id1, id1, id1}, par1,
+              [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+                Value shifted = arith::SubFOp::create(nb, nl, a[0],
+                                                      finite(nb, nl, a[1]));
+                return math::ExpOp::create(nb, nl, shifted);
+              });
+          Value scaledSum = blockGeneric(
+              b, l, tensor::EmptyOp::create(b, l, ArrayRef<int64_t>{bq}, f32),
+              {sum, correction}, {id1, id1, id1}, par1,
+              [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+                return arith::MulFOp::create(nb, nl, a[0], a[1]);
+              });
+          Value sumNew = blockGeneric(
+              b, l, scaledSum, {p}, {map2({i0, i1}), map2({i0})}, rowReduce,
+              [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+                return arith::AddFOp::create(nb, nl, a[0], a[1]);
+              });
+          // acc' = acc * c + p @ v_blk, loops (rows, keys, dv).
+          Value scaledAcc = blockGeneric(
+              b, l, tensor::EmptyOp::create(b, l, ArrayRef<int64_t>{bq, dv}, f32),
+              {acc, correction}, {map2({i0, i1}), map2({i0}), map2({i0, i1})},
+              par2, [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+                return arith::MulFOp::create(nb, nl, a[0], a[1]);
+              });
+          Value accNew = blockGeneric(
+              b, l, scaledAcc, {p, vBlock},
+              {map3({i0, i1}), map3({i1, i2}), map3({i0, i2})}, contraction,
+              [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+                Value product = arith::MulFOp::create(nb, nl, a[0], a[1]);
+                return arith::AddFOp::create(nb, nl, a[2], product);
+              });
+          scf::YieldOp::create(b, l, ValueRange{mNew, sumNew, accNew});
+        });
+
+    // out_blk = acc / l.
+    Value result = blockGeneric(
+        rewriter, loc,
+        tensor::EmptyOp::create(rewriter, loc, ArrayRef<int64_t>{bq, dv}, f32),
+        {loop.getResult(2), loop.getResult(1)},
+        {map2({i0, i1}), map2({i0}), map2({i0, i1})}, par2,
+        [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+          return arith::DivFOp::create(nb, nl, a[0], a[1]);
+        });
+    rewriter.setInsertionPointToStart(forall.getTerminator().getBody());
+    SmallVector<OpFoldResult> offsets, sizes;
+    for (int64_t i = 0; i < lead; ++i) {
+      offsets.push_back(ivs[i]);
+      sizes.push_back(one);
+    }
+    offsets.append({qi, zeroIndex});
+    sizes.append({rewriter.getIndexAttr(bq), rewriter.getIndexAttr(dv)});
+    SmallVector<OpFoldResult> strides(rank, one);
+    tensor::ParallelInsertSliceOp::create(rewriter, loc, result,
+                                          forall.getRegionIterArgs()[0],
+                                          offsets, sizes, strides);
+    rewriter.replaceOp(op, forall.getResults());
+    return success();
+  }
+};
+
+} // namespace
+
+void populateAttentionPatterns(RewritePatternSet &patterns) {
+  patterns.add<FlashAttentionLowering>(patterns.getContext());
+}
+
+} // namespace tessera::to_linalg

@@ -1,0 +1,72 @@
+// RUN: tessera-opt %s --split-input-file --convert-tessera-to-linalg | FileCheck %s
+
+// Static attention becomes one tiled loop nest: (leading dims, query
+// blocks of 32) in parallel, key blocks of 64 in sequence carrying the row
+// maximum, row sum and accumulator; no 128 x 128 score tensor exists, only
+// 32 x 64 blocks.
+// CHECK-LABEL: func @flash
+// CHECK: %[[KT:.*]] = linalg.transpose ins(%arg1 : tensor<1x2x128x64xf32>) outs(%{{.*}} : tensor<1x2x64x128xf32>) permutation = [0, 1, 3, 2]
+// CHECK: scf.forall (%[[B:[a-z0-9]+]], %[[H:[a-z0-9]+]], %[[QI:[a-z0-9]+]]) = (0, 0, 0) to (1, 2, 128) step (1, 1, 32)
+// CHECK: tensor.extract_slice %arg0[%[[B]], %[[H]], %[[QI]], 0] [1, 1, 32, 64] [1, 1, 1, 1] : tensor<1x2x128x64xf32> to tensor<32x64xf32>
+// CHECK: scf.for %[[KJ:[a-z0-9]+]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (tensor<32xf32>, tensor<32xf32>, tensor<32x64xf32>)
+// CHECK: tensor.extract_slice %[[KT]][%[[B]], %[[H]], 0, %[[KJ]]] [1, 1, 64, 64]
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction", "parallel"]{{.*}}outs(%{{.*}} : tensor<32x64xf32>)
+// CHECK: arith.maximumf
+// CHECK: math.exp
+// CHECK: scf.yield
+// CHECK: arith.divf
+// CHECK: scf.forall.in_parallel
+// CHECK-NEXT: tensor.parallel_insert_slice %{{.*}} into %{{.*}}[%[[B]], %[[H]], %[[QI]], 0] [1, 1, 32, 64]
+// CHECK-NOT: tensor<1x2x128x128xf32>
+func.func @flash(%q: tensor<1x2x128x64xf32>, %k: tensor<1x2x128x64xf32>, %v: tensor<1x2x128x64xf32>) -> tensor<1x2x128x64xf32> {
+  %0 = tessera.attention %q, %k, %v {scale = 0.125 : f32} : tensor<1x2x128x64xf32>, tensor<1x2x128x64xf32>, tensor<1x2x128x64xf32> -> tensor<1x2x128x64xf32>
+  return %0 : tensor<1x2x128x64xf32>
+}
+
+// -----
+
+// Causal: the key loop stops after the last block a query block sees, and
+// positions past the diagonal (offset by Sk - Sq) are -inf.
+// CHECK-LABEL: func @flash_causal
+// CHECK: scf.forall (%{{.*}}, %[[QI:[a-z0-9]+]]) = (0, 0) to (2, 64) step (1, 32)
+// CHECK: %[[LAST:.*]] = arith.addi %[[QI]], %c{{[0-9]+}}
+// CHECK: %[[N:.*]] = arith.divui %[[LAST]], %c32
+// CHECK: %[[END:.*]] = arith.muli %[[N]], %c32
+// CHECK: %[[ATLEAST:.*]] = arith.maxsi %[[END]], %c32
+// CHECK: %[[BOUND:.*]] = arith.minsi %[[ATLEAST]], %c96
+// CHECK: scf.for %{{.*}} = %c0 to %[[BOUND]] step %c32
+// CHECK: arith.cmpi sgt
+// CHECK: arith.select
+func.func @flash_causal(%q: tensor<2x64x32xf32>, %k: tensor<2x96x32xf32>, %v: tensor<2x96x32xf32>) -> tensor<2x64x32xf32> {
+  %0 = tessera.attention %q, %k, %v {causal} : tensor<2x64x32xf32>, tensor<2x96x32xf32>, tensor<2x96x32xf32> -> tensor<2x64x32xf32>
+  return %0 : tensor<2x64x32xf32>
+}
+
+// -----
+
+// A padding mask [B, 1, 1, Sk] is read a block at a time: its unit dims
+// broadcast, its key dim follows the key block.
+// CHECK-LABEL: func @flash_mask
+// CHECK: scf.for %[[KJ:[a-z0-9]+]] =
+// CHECK: tensor.extract_slice %arg3[%{{.*}}, 0, 0, %[[KJ]]] [1, 1, 1, 64] [1, 1, 1, 1] : tensor<2x1x1x128xf32> to tensor<1x64xf32>
+// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #[[BCAST:.*]], #{{.*}}]
+func.func @flash_mask(%q: tensor<2x4x128x64xf32>, %k: tensor<2x4x128x64xf32>, %v: tensor<2x4x128x64xf32>, %m: tensor<2x1x1x128xf32>) -> tensor<2x4x128x64xf32> {
+  %0 = tessera.attention %q, %k, %v mask(%m : tensor<2x1x1x128xf32>) : tensor<2x4x128x64xf32>, tensor<2x4x128x64xf32>, tensor<2x4x128x64xf32> -> tensor<2x4x128x64xf32>
+  return %0 : tensor<2x4x128x64xf32>
+}
+
+// -----
+
+// Not tiled: dynamic sequences and a key/value broadcast over a leading
+// dim keep the decomposed form (scores materialized).
+// CHECK-LABEL: func @not_flash
+// CHECK-NOT: scf.forall
+// CHECK: tensor<?x?xf32>
+// CHECK-NOT: scf.forall
+// CHECK: tensor<4x128x128xf32>
+// CHECK-NOT: scf.forall
+func.func @not_flash(%q: tensor<?x64xf32>, %k: tensor<?x64xf32>, %v: tensor<?x64xf32>, %q2: tensor<4x128x64xf32>, %k2: tensor<1x128x64xf32>) -> (tensor<?x64xf32>, tensor<4x128x64xf32>) {
+  %0 = tessera.attention %q, %k, %v : tensor<?x64xf32>, tensor<?x64xf32>, tensor<?x64xf32> -> tensor<?x64xf32>
+  %1 = tessera.attention %q2, %k2, %k2 : tensor<4x128x64xf32>, tensor<1x128x64xf32>, tensor<1x128x64xf32> -> tensor<4x128x64xf32>
+  return %0, %1 : tensor<?x64xf32>, tensor<4x128x64xf32>
+}
