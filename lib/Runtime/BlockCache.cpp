@@ -3,6 +3,7 @@
 #include "BlockCache.h"
 
 #include <cstdlib>
+#include <malloc.h>
 #include <map>
 #include <mutex>
 #include <unordered_map>
@@ -44,6 +45,12 @@ public:
   void release(void *pointer) {
     if (!pointer)
       return;
+    // Blocks the cache hands out are at least kMinCachedBytes long; smaller
+    // ones go straight back without taking the lock.
+    if (malloc_usable_size(pointer) < kMinCachedBytes) {
+      std::free(pointer);
+      return;
+    }
     std::lock_guard<std::mutex> lock(mutex);
     auto it = live.find(pointer);
     if (it == live.end()) {

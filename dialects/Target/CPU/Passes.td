@@ -47,7 +47,8 @@ def TileContractionsPass
       by 256 in the same forall so that a block of the lhs stays in the L2
       cache while the panels stream past);
     - packs each panel's rhs slice into a contiguous K x 32 buffer
-      (bufferization.alloc_tensor copy; a constant rhs shared by all batches
+      (a linalg.copy into a new tensor, which the loop vectorizer turns into
+      row-wide vector moves; a constant rhs shared by all batches
       is packed once, at compile time, into a new constant of N/32 such
       panels that each iteration slices);
     - tiles rows by 8 and k by 1 with scf.for, and vectorizes the tile into

@@ -328,8 +328,14 @@ struct TileContractionsPass
                                    rewriter.getIndexAttr(kColumns)},
             ArrayRef<OpFoldResult>{one, one, one});
       } else {
-        packed = bufferization::AllocTensorOp::create(
-            rewriter, panel->getLoc(), rhsType, ValueRange{}, rhs.get());
+        // A copy into a new buffer, as a linalg.copy that the loop
+        // vectorizer turns into row-wide vector moves.
+        Value buffer = tensor::EmptyOp::create(rewriter, panel->getLoc(),
+                                               rhsType.getShape(),
+                                               rhsType.getElementType());
+        packed = linalg::CopyOp::create(rewriter, panel->getLoc(), rhs.get(),
+                                        buffer)
+                     .getResult(0);
       }
       rewriter.modifyOpInPlace(panel, [&] { rhs.set(packed); });
       // Rows by 8, then k one step at a time, innermost.

@@ -15,7 +15,8 @@ func.func @matmul(%x: tensor<16x64xf32>, %w: tensor<64x64xf32>, %acc: tensor<16x
   // CHECK: %[[E:.*]] = tensor.expand_shape %{{.*}} {{\[\[}}0, 1], [2]] output_shape [2, 8, 64]
   // CHECK: %[[L:.*]] = linalg.transpose ins(%[[E]] : tensor<2x8x64xf32>) outs(%{{.*}} : tensor<2x64x8xf32>) permutation = [0, 2, 1]
   // CHECK: scf.forall (%{{.*}}) = (0) to (64) step (32)
-  // CHECK: bufferization.alloc_tensor() copy(%{{.*}}) : tensor<64x32xf32>
+  // CHECK: %[[BUF:.*]] = tensor.empty() : tensor<64x32xf32>
+  // CHECK: linalg.copy ins(%{{.*}} : tensor<64x32xf32>) outs(%[[BUF]] : tensor<64x32xf32>)
   // CHECK: scf.for %[[R:.*]] = %{{.*}} to %{{.*}} step %c8
   // CHECK: %[[T:.*]] = arith.divui %{{.*}}, %c8
   // CHECK: tensor.extract_slice %[[L]][%[[T]], %{{.*}}, 0] [1, 64, 8] [1, 1, 1] : tensor<2x64x8xf32> to tensor<64x8xf32>
@@ -154,7 +155,7 @@ func.func @untouched(%x: tensor<12x64xf32>, %w: tensor<64x64xf32>, %acc: tensor<
 // CHECK: scf.forall (%[[J:.*]]) = (0) to (64) step (32)
 // CHECK: %[[I:.*]] = arith.divui %[[J]], %c32
 // CHECK: tensor.extract_slice %[[P]][%[[I]], 0, 0] [1, 2, 32] [1, 1, 1] : tensor<2x2x32xf32> to tensor<2x32xf32>
-// CHECK-NOT: bufferization.alloc_tensor
+// CHECK-NOT: linalg.copy
 // CHECK: vector.contract
 // CHECK: [[BLOB]]: "0x40{{[0-9A-F]*}}0000F84100008042
 func.func @constant_rhs(%x: tensor<16x2xf32>, %acc: tensor<16x64xf32>) -> tensor<16x64xf32> {
@@ -181,10 +182,10 @@ func.func @constant_rhs(%x: tensor<16x2xf32>, %acc: tensor<16x64xf32>) -> tensor
 // CHECK: arith.constant dense_resource<{{.*}}> : tensor<2x2x32xf32>
 // CHECK: scf.forall
 // CHECK: tensor.extract_slice {{.*}} : tensor<2x2x32xf32> to tensor<2x32xf32>
-// CHECK-NOT: bufferization.alloc_tensor
+// CHECK-NOT: linalg.copy
 // CHECK: vector.contract
 // CHECK: scf.forall
-// CHECK: bufferization.alloc_tensor() copy
+// CHECK: linalg.copy
 func.func @batched_constant_rhs(%x: tensor<2x16x2xf32>, %acc: tensor<2x16x64xf32>) -> (tensor<2x16x64xf32>, tensor<2x16x64xf32>) {
   %w = arith.constant dense<[[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0, 16.0, 17.0, 18.0, 19.0, 20.0, 21.0, 22.0, 23.0, 24.0, 25.0, 26.0, 27.0, 28.0, 29.0, 30.0, 31.0, 32.0, 33.0, 34.0, 35.0, 36.0, 37.0, 38.0, 39.0, 40.0, 41.0, 42.0, 43.0, 44.0, 45.0, 46.0, 47.0, 48.0, 49.0, 50.0, 51.0, 52.0, 53.0, 54.0, 55.0, 56.0, 57.0, 58.0, 59.0, 60.0, 61.0, 62.0, 63.0], [64.0, 65.0, 66.0, 67.0, 68.0, 69.0, 70.0, 71.0, 72.0, 73.0, 74.0, 75.0, 76.0, 77.0, 78.0, 79.0, 80.0, 81.0, 82.0, 83.0, 84.0, 85.0, 86.0, 87.0, 88.0, 89.0, 90.0, 91.0, 92.0, 93.0, 94.0, 95.0, 96.0, 97.0, 98.0, 99.0, 100.0, 101.0, 102.0, 103.0, 104.0, 105.0, 106.0, 107.0, 108.0, 109.0, 110.0, 111.0, 112.0, 113.0, 114.0, 115.0, 116.0, 117.0, 118.0, 119.0, 120.0, 121.0, 122.0, 123.0, 124.0, 125.0, 126.0, 127.0]]> : tensor<2x64xf32>
   %0 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction", "parallel"]} ins(%x, %w : tensor<2x16x2xf32>, tensor<2x64xf32>) outs(%acc : tensor<2x16x64xf32>) {
@@ -216,7 +217,7 @@ func.func @batched_constant_rhs(%x: tensor<2x16x2xf32>, %acc: tensor<2x16x64xf32
 // CHECK: scf.forall
 // CHECK-NOT: dense_resource<
 // CHECK: scf.forall
-// CHECK-NOT: bufferization.alloc_tensor
+// CHECK-NOT: linalg.copy
 // CHECK: return
 func.func @shared_constant_rhs(%x: tensor<16x2xf32>, %acc: tensor<16x64xf32>) -> (tensor<16x64xf32>, tensor<16x64xf32>) {
   %w = arith.constant dense<[[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0, 16.0, 17.0, 18.0, 19.0, 20.0, 21.0, 22.0, 23.0, 24.0, 25.0, 26.0, 27.0, 28.0, 29.0, 30.0, 31.0, 32.0, 33.0, 34.0, 35.0, 36.0, 37.0, 38.0, 39.0, 40.0, 41.0, 42.0, 43.0, 44.0, 45.0, 46.0, 47.0, 48.0, 49.0, 50.0, 51.0, 52.0, 53.0, 54.0, 55.0, 56.0, 57.0, 58.0, 59.0, 60.0, 61.0, 62.0, 63.0], [64.0, 65.0, 66.0, 67.0, 68.0, 69.0, 70.0, 71.0, 72.0, 73.0, 74.0, 75.0, 76.0, 77.0, 78.0, 79.0, 80.0, 81.0, 82.0, 83.0, 84.0, 85.0, 86.0, 87.0, 88.0, 89.0, 90.0, 91.0, 92.0, 93.0, 94.0, 95.0, 96.0, 97.0, 98.0, 99.0, 100.0, 101.0, 102.0, 103.0, 104.0, 105.0, 106.0, 107.0, 108.0, 109.0, 110.0, 111.0, 112.0, 113.0, 114.0, 115.0, 116.0, 117.0, 118.0, 119.0, 120.0, 121.0, 122.0, 123.0, 124.0, 125.0, 126.0, 127.0]]> : tensor<2x64xf32>
