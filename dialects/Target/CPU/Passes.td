@@ -56,7 +56,12 @@ def TileContractionsPass
       accumulator lives in vector registers across the k loop once hoisted;
     - when the accumulator starts as a linalg.fill used by nothing else,
       starts each tile from the fill value instead (the fill of the whole
-      result goes away).
+      result goes away);
+    - when the only user of the result is an all-parallel linalg.generic
+      reading it element for element (a bias, activation or residual add:
+      a matmul's epilogue), fuses that op into the panel loop, so that it
+      runs on each panel right after the panel's row tiles, while the
+      panel is in cache.
     Other contractions are left as they are.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",

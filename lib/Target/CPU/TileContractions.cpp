@@ -257,6 +257,53 @@ void fillTilesInRegisters(RewriterBase &rewriter, scf::ForallOp loop,
   rewriter.eraseOp(fill);
 }
 
+
+/// The elementwise op that is the only user of `op`'s result and reads it
+/// element for element (a bias, an activation, a residual add fused by
+/// the elementwise fusion pass), or null.
+Operation *findEpilogue(linalg::GenericOp op) {
+  Value result = op->getResult(0);
+  if (!result.hasOneUse())
+    return nullptr;
+  auto consumer = dyn_cast<linalg::GenericOp>(*result.getUsers().begin());
+  if (!consumer || consumer.getNumDpsInits() != 1 ||
+      consumer.getNumLoops() != consumer.getNumParallelLoops() ||
+      consumer->getResult(0).getType() != result.getType() ||
+      !consumer.hasPureTensorSemantics())
+    return nullptr;
+  for (OpOperand *input : consumer.getDpsInputOperands())
+    if (input->get() == result &&
+        !consumer.getMatchingIndexingMap(input).isIdentity())
+      return nullptr;
+  // Memory holds i1 as bytes, vectors as bits: keep such epilogues apart.
+  for (Value operand : consumer->getOperands())
+    if (getElementTypeOrSelf(operand.getType()).isInteger(1))
+      return nullptr;
+  return consumer;
+}
+
+/// Fuses `consumer` into the panel loop around the 8-row tile `rows`, so
+/// that it runs on each panel while the panel is still in cache; the tiled
+/// consumer, or null.
+Operation *fuseEpilogue(RewriterBase &rewriter, Operation *consumer,
+                        Operation *rows) {
+  auto panelLoop = rows->getParentOfType<scf::ForallOp>();
+  if (!panelLoop)
+    return nullptr;
+  SmallVector<Operation *> inserts;
+  for (Operation &op : panelLoop.getTerminator().getYieldingOps())
+    inserts.push_back(&op);
+  if (inserts.size() != 1)
+    return nullptr;
+  SmallVector<LoopLikeOpInterface> loops = {
+      cast<LoopLikeOpInterface>(panelLoop.getOperation())};
+  FailureOr<scf::SCFFuseConsumerOfSliceResult> fused =
+      scf::tileAndFuseConsumerOfSlices(rewriter, inserts, loops);
+  if (failed(fused) || fused->tiledOps.empty())
+    return nullptr;
+  return fused->tiledOps.front();
+}
+
 struct TileContractionsPass
     : tessera::cpu::impl::TileContractionsPassBase<TileContractionsPass> {
   void runOnOperation() override {
@@ -296,6 +343,7 @@ struct TileContractionsPass
       // blocks of rows; each packs its slice of the rhs into a contiguous
       // K x 32 buffer that all its row tiles reuse (constant weights are
       // packed here, once).
+      Operation *epilogueConsumer = findEpilogue(op);
       Value prepacked = packConstantRhs(rewriter, op, packedConstants);
       // The lhs in 8-row tiles, once, before the loops.
       Value lhs = op.getDpsInputs()[0];
@@ -346,6 +394,11 @@ struct TileContractionsPass
       if (rows)
         fillTilesInRegisters(rewriter, rows->getParentOfType<scf::ForallOp>(),
                              cast<linalg::GenericOp>(rows));
+      // The epilogue (an elementwise op reading only this result) runs on
+      // each panel right after its row tiles, while the panel is in cache
+      // (the loop vectorizer vectorizes it there).
+      if (rows && epilogueConsumer)
+        fuseEpilogue(rewriter, epilogueConsumer, rows);
       Operation *body = rows ? tile(rows, sizes(0, 1, 0, 0), false) : nullptr;
       if (!body)
         continue;

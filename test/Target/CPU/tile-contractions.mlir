@@ -118,6 +118,82 @@ func.func @shared_fill(%x: tensor<16x64xf32>, %w: tensor<64x64xf32>) -> (tensor<
 #b = affine_map<(d0, d1, d2) -> (d1, d2)>
 #c = affine_map<(d0, d1, d2) -> (d0, d2)>
 
+// An elementwise epilogue that reads the product element for element runs
+// inside the panel loop, on each panel after its row tiles; the forall
+// then produces the epilogue's result.
+// CHECK-LABEL: func @epilogue
+// CHECK: %[[F:.*]]:2 = scf.forall {{.*}} -> (tensor<16x64xf32>, tensor<16x64xf32>)
+// CHECK: vector.contract
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<16x32xf32>, tensor<32xf32>)
+// CHECK: math.tanh
+// CHECK: scf.forall.in_parallel
+// CHECK: return %[[F]]#1
+func.func @epilogue(%x: tensor<16x64xf32>, %w: tensor<64x64xf32>, %acc: tensor<16x64xf32>, %b: tensor<64xf32>) -> tensor<16x64xf32> {
+  %0 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x, %w : tensor<16x64xf32>, tensor<64x64xf32>) outs(%acc : tensor<16x64xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %t = arith.mulf %p, %q : f32
+    %s = arith.addf %o, %t : f32
+    linalg.yield %s : f32
+  } -> tensor<16x64xf32>
+  %e = tensor.empty() : tensor<16x64xf32>
+  %1 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%0, %b : tensor<16x64xf32>, tensor<64xf32>) outs(%e : tensor<16x64xf32>) {
+  ^bb0(%v: f32, %bias: f32, %o: f32):
+    %s = arith.addf %v, %bias : f32
+    %t = math.tanh %s : f32
+    linalg.yield %t : f32
+  } -> tensor<16x64xf32>
+  return %1 : tensor<16x64xf32>
+}
+
+// -----
+
+#a = affine_map<(d0, d1, d2) -> (d0, d1)>
+#b = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d2)>
+
+// Must not fire: an epilogue that reads the product transposed, and one
+// whose product is also returned, stay after the loops.
+// CHECK-LABEL: func @epilogue_not_fused
+// CHECK: %[[F1:.*]] = scf.forall
+// CHECK-NOT: math.tanh
+// CHECK: scf.forall.in_parallel
+// CHECK: linalg.generic {{.*}} ins(%[[F1]] : tensor<64x64xf32>)
+// CHECK: %[[F2:.*]] = scf.forall
+// CHECK: scf.forall.in_parallel
+// CHECK: linalg.generic {{.*}} ins(%[[F2]] : tensor<64x64xf32>)
+func.func @epilogue_not_fused(%x: tensor<64x64xf32>, %w: tensor<64x64xf32>, %acc: tensor<64x64xf32>) -> (tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>) {
+  %0 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x, %w : tensor<64x64xf32>, tensor<64x64xf32>) outs(%acc : tensor<64x64xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %t = arith.mulf %p, %q : f32
+    %s = arith.addf %o, %t : f32
+    linalg.yield %s : f32
+  } -> tensor<64x64xf32>
+  %e = tensor.empty() : tensor<64x64xf32>
+  %1 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%0 : tensor<64x64xf32>) outs(%e : tensor<64x64xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %t = math.tanh %v : f32
+    linalg.yield %t : f32
+  } -> tensor<64x64xf32>
+  %2 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x, %w : tensor<64x64xf32>, tensor<64x64xf32>) outs(%acc : tensor<64x64xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %t = arith.mulf %p, %q : f32
+    %s = arith.addf %o, %t : f32
+    linalg.yield %s : f32
+  } -> tensor<64x64xf32>
+  %3 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%2 : tensor<64x64xf32>) outs(%e : tensor<64x64xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %t = math.tanh %v : f32
+    linalg.yield %t : f32
+  } -> tensor<64x64xf32>
+  return %1, %3, %2 : tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>
+}
+
+// -----
+
+#a = affine_map<(d0, d1, d2) -> (d0, d1)>
+#b = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d2)>
+
 // Sizes the register tile does not divide, dynamic sizes and elementwise
 // loops are left alone.
 // CHECK-LABEL: func @untouched
