@@ -96,10 +96,9 @@ tessera::runtime::invokePacked(PackedFunction function, FreeFunction release,
     t.name = out.name;
     t.type = out.type;
     t.shape.assign(word + 3, word + 3 + rank);
-    t.data.resize(t.numElements() * elementSize(t.type));
-    if (!t.data.empty())
-      std::memcpy(t.data.data(), aligned + word[2] * elementSize(t.type),
-                  t.data.size());
+    // One pass over the result (no zero fill before the copy).
+    const uint8_t *first = aligned + word[2] * elementSize(t.type);
+    t.data.assign(first, first + t.numElements() * elementSize(t.type));
     owned.insert(allocated);
     outputs.push_back(std::move(t));
     word += 3 + 2 * rank;
