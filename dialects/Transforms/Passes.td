@@ -7,7 +7,8 @@ include "mlir/Pass/PassBase.td"
 
 def RaiseCompositesPass
     : Pass<"tessera-raise-composites", "::mlir::func::FuncOp"> {
-  let summary = "Recognize decomposed GELU, SiLU, LayerNorm and RMSNorm";
+  let summary = "Recognize decomposed GELU, SiLU, LayerNorm and RMSNorm; "
+                "fold transposes and scales into matmuls";
   let description = [{
     Exporters often spell composite ops as chains of elementary ones. This
     pass rewrites, when every condition holds:
@@ -20,7 +21,10 @@ def RaiseCompositesPass
       as a product with `rsqrt` or `reciprocal`, optionally times a scale
       and plus a bias of the normalized dim's size, into `tessera.layer_norm`;
     - `x / sqrt(mean(x^2) + eps)` (or times `rsqrt`, `reciprocal` or
-      `1 / sqrt`), optionally times a scale, into `tessera.rms_norm`.
+      `1 / sqrt`), optionally times a scale, into `tessera.rms_norm`;
+    - a transpose of the last two dims feeding a matmul into the matmul's
+      `transpose_a` / `transpose_b`, and a product with (or division by) a
+      scalar constant of a float matmul's result into its `alpha`.
     Means must reduce the last axis only, with keepdims; constants must be
     splats within 1e-4 (relative) of the expected values; every
     intermediate value must have no users outside the pattern (otherwise it

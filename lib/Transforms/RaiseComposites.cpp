@@ -318,11 +318,78 @@ struct RaiseNorm : RewritePattern {
   }
 };
 
+/// matmul(transpose(x), y), the transpose swapping the last two dims and
+/// used only here, as matmul(x, y) {transpose_a}; likewise for the rhs.
+struct FoldTransposeIntoMatmul : OpRewritePattern<MatmulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MatmulOp op,
+                                PatternRewriter &rewriter) const override {
+    Value operands[2] = {op.getLhs(), op.getRhs()};
+    bool flags[2] = {op.getTransposeA(), op.getTransposeB()};
+    bool changed = false;
+    for (int i = 0; i < 2; ++i) {
+      auto transpose = operands[i].getDefiningOp<TransposeOp>();
+      if (!transpose || !hasOneUse(operands[i]))
+        continue;
+      ArrayRef<int64_t> permutation = transpose.getPermutation();
+      int64_t rank = static_cast<int64_t>(permutation.size());
+      if (rank < 2)
+        continue;
+      bool swapsLastTwo = permutation[rank - 2] == rank - 1 &&
+                          permutation[rank - 1] == rank - 2;
+      for (int64_t d = 0; d + 2 < rank; ++d)
+        swapsLastTwo &= permutation[d] == d;
+      if (!swapsLastTwo)
+        continue;
+      operands[i] = transpose.getInput();
+      flags[i] = !flags[i];
+      changed = true;
+    }
+    if (!changed)
+      return failure();
+    rewriter.replaceOpWithNewOp<MatmulOp>(op, op.getType(), operands[0],
+                                          operands[1], flags[0], flags[1],
+                                          op.getAlpha());
+    return success();
+  }
+};
+
+/// A float matmul used only by a product with (or a division by) a scalar
+/// constant, as the matmul's alpha.
+template <typename OpTy>
+struct FoldScaleIntoMatmul : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    constexpr bool divides = std::is_same_v<OpTy, DivOp>;
+    for (int i = 0; i < (divides ? 1 : 2); ++i) {
+      Value product = op->getOperand(i), factor = op->getOperand(1 - i);
+      auto matmul = product.template getDefiningOp<MatmulOp>();
+      std::optional<double> c = ::tessera::splatValue(factor);
+      if (!matmul || !c || !hasOneUse(product) ||
+          op.getResult().getType() != product.getType() ||
+          !isa<FloatType>(matmul.getType().getElementType()) ||
+          (divides && *c == 0))
+        continue;
+      double alpha = matmul.getAlpha().convertToDouble() *
+                     (divides ? 1.0 / *c : *c);
+      rewriter.replaceOpWithNewOp<MatmulOp>(
+          op, matmul.getType(), matmul.getLhs(), matmul.getRhs(),
+          matmul.getTransposeA(), matmul.getTransposeB(),
+          APFloat(static_cast<float>(alpha)));
+      return success();
+    }
+    return failure();
+  }
+};
+
 struct RaiseCompositesPass
     : ::tessera::impl::RaiseCompositesPassBase<RaiseCompositesPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<RaiseGelu, RaiseSilu, RaiseNorm>(&getContext());
+    patterns.add<RaiseGelu, RaiseSilu, RaiseNorm, FoldTransposeIntoMatmul,
+                 FoldScaleIntoMatmul<MulOp>, FoldScaleIntoMatmul<DivOp>>(
+        &getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

@@ -250,3 +250,52 @@ func.func @rms_norm_forms(%x: tensor<2x32xf32>, %w: tensor<2x32xf32>) -> (tensor
   %n1 = tessera.div %x, %s1 : tensor<2x32xf32>, tensor<2x1xf32> -> tensor<2x32xf32>
   return %n, %n1 : tensor<2x32xf32>, tensor<2x32xf32>
 }
+
+// -----
+
+// Transposes of the last two dims become matmul flags (a transpose of an
+// operand already read transposed toggles the flag off); scalar scales
+// become alpha.
+// CHECK-LABEL: func @fold_into_matmul
+// CHECK-NEXT: %[[M:.*]] = tessera.matmul %arg0, %arg1 {alpha = 2.500000e-01 : f32, transpose_a, transpose_b} : tensor<2x8x4xf32>, tensor<2x6x8xf32> -> tensor<2x4x6xf32>
+// CHECK-NEXT: %[[N:.*]] = tessera.matmul %arg2, %arg3 {alpha = 3.000000e+00 : f32} : tensor<2x4x8xf32>, tensor<2x8x6xf32> -> tensor<2x4x6xf32>
+// CHECK-NEXT: return %[[M]], %[[N]]
+func.func @fold_into_matmul(%a: tensor<2x8x4xf32>, %b: tensor<2x6x8xf32>, %c: tensor<2x4x8xf32>, %d: tensor<2x8x6xf32>) -> (tensor<2x4x6xf32>, tensor<2x4x6xf32>) {
+  %four = tessera.constant dense<4.0> : tensor<f32>
+  %three = tessera.constant dense<3.0> : tensor<f32>
+  %at = tessera.transpose %a [0, 2, 1] : tensor<2x8x4xf32> -> tensor<2x4x8xf32>
+  %bt = tessera.transpose %b [0, 2, 1] : tensor<2x6x8xf32> -> tensor<2x8x6xf32>
+  %0 = tessera.matmul %at, %bt : tensor<2x4x8xf32>, tensor<2x8x6xf32> -> tensor<2x4x6xf32>
+  %1 = tessera.div %0, %four : tensor<2x4x6xf32>, tensor<f32> -> tensor<2x4x6xf32>
+  %dt = tessera.transpose %d [0, 2, 1] : tensor<2x8x6xf32> -> tensor<2x6x8xf32>
+  %2 = tessera.matmul %c, %dt {transpose_b} : tensor<2x4x8xf32>, tensor<2x6x8xf32> -> tensor<2x4x6xf32>
+  %3 = tessera.mul %three, %2 : tensor<f32>, tensor<2x4x6xf32> -> tensor<2x4x6xf32>
+  return %1, %3 : tensor<2x4x6xf32>, tensor<2x4x6xf32>
+}
+
+// -----
+
+// Must not fire: a transpose that is also returned (its matmul still takes
+// the other, single-use one), a transpose of other dims, a scale that
+// broadcasts the result, a product used twice, a constant divided by the
+// product.
+// CHECK-LABEL: func @fold_into_matmul_negative
+// CHECK: %[[AT:.*]] = tessera.transpose %arg0 [1, 0]
+// CHECK: tessera.matmul %arg1, %[[AT]] {transpose_a} : tensor<8x6xf32>, tensor<8x4xf32>
+// CHECK: tessera.transpose %arg2 [1, 0, 2]
+// CHECK-NOT: alpha
+// CHECK: return
+func.func @fold_into_matmul_negative(%a: tensor<4x8xf32>, %b: tensor<8x6xf32>, %x: tensor<2x4x8xf32>, %big: tensor<3x4x6xf32>) -> (tensor<6x4xf32>, tensor<8x4xf32>, tensor<4x6xf32>, tensor<4x2x8xf32>, tensor<3x4x6xf32>, tensor<4x6xf32>, tensor<4x6xf32>, tensor<4x6xf32>) {
+  %two = tessera.constant dense<2.0> : tensor<f32>
+  %at = tessera.transpose %a [1, 0] : tensor<4x8xf32> -> tensor<8x4xf32>
+  %bt = tessera.transpose %b [1, 0] : tensor<8x6xf32> -> tensor<6x8xf32>
+  %0 = tessera.matmul %bt, %at : tensor<6x8xf32>, tensor<8x4xf32> -> tensor<6x4xf32>
+  %xt = tessera.transpose %x [1, 0, 2] : tensor<2x4x8xf32> -> tensor<4x2x8xf32>
+  %1 = tessera.matmul %a, %b : tensor<4x8xf32>, tensor<8x6xf32> -> tensor<4x6xf32>
+  %2 = tessera.mul %1, %big : tensor<4x6xf32>, tensor<3x4x6xf32> -> tensor<3x4x6xf32>
+  %3 = tessera.matmul %a, %b : tensor<4x8xf32>, tensor<8x6xf32> -> tensor<4x6xf32>
+  %4 = tessera.mul %3, %two : tensor<4x6xf32>, tensor<f32> -> tensor<4x6xf32>
+  %5 = tessera.matmul %a, %b : tensor<4x8xf32>, tensor<8x6xf32> -> tensor<4x6xf32>
+  %6 = tessera.div %two, %5 : tensor<f32>, tensor<4x6xf32> -> tensor<4x6xf32>
+  return %0, %at, %3, %xt, %2, %4, %6, %1 : tensor<6x4xf32>, tensor<8x4xf32>, tensor<4x6xf32>, tensor<4x2x8xf32>, tensor<3x4x6xf32>, tensor<4x6xf32>, tensor<4x6xf32>, tensor<4x6xf32>
+}

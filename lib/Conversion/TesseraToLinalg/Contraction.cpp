@@ -24,8 +24,35 @@ struct MatmulLowering : OpRewritePattern<ts::MatmulOp> {
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
     RankedTensorType resultType = op.getType();
-    RankedTensorType lhsType = op.getLhs().getType();
-    RankedTensorType rhsType = op.getRhs().getType();
+    // Transposed operands are transposed first (a linalg.transpose, which
+    // the backend packs like any other operand: a transposed constant
+    // weight is still packed at compile time), so that the contraction
+    // always reads rows of the lhs and of the rhs contiguously.
+    auto materialize = [&](Value operand, bool transposed) -> Value {
+      auto type = cast<RankedTensorType>(operand.getType());
+      if (!transposed || type.getRank() < 2)
+        return operand;
+      int64_t rank = type.getRank();
+      SmallVector<int64_t> permutation =
+          llvm::to_vector(llvm::seq<int64_t>(0, rank));
+      std::swap(permutation[rank - 2], permutation[rank - 1]);
+      SmallVector<OpFoldResult> sizes =
+          tensor::getMixedSizes(rewriter, loc, operand);
+      std::swap(sizes[rank - 2], sizes[rank - 1]);
+      Value init = tensor::EmptyOp::create(rewriter, loc, sizes,
+                                           type.getElementType());
+      return linalg::TransposeOp::create(rewriter, loc, operand, init,
+                                         permutation)
+          ->getResult(0);
+    };
+    Value lhs = materialize(op.getLhs(), op.getTransposeA());
+    Value rhs = materialize(op.getRhs(), op.getTransposeB());
+    bool transposeA = op.getTransposeA() &&
+                      cast<RankedTensorType>(lhs.getType()).getRank() < 2;
+    bool transposeB = op.getTransposeB() &&
+                      cast<RankedTensorType>(rhs.getType()).getRank() < 2;
+    RankedTensorType lhsType = cast<RankedTensorType>(lhs.getType());
+    RankedTensorType rhsType = cast<RankedTensorType>(rhs.getType());
     int64_t rank = resultType.getRank();
     bool lhsVector = lhsType.getRank() == 1, rhsVector = rhsType.getRank() == 1;
     int64_t batch = rank - (lhsVector ? 0 : 1) - (rhsVector ? 0 : 1);
@@ -55,10 +82,10 @@ struct MatmulLowering : OpRewritePattern<ts::MatmulOp> {
       exprs.push_back(outerAtFront ? k : outer);
       return AffineMap::get(rank + 1, 0, exprs, ctx);
     };
-    AffineMap lhsMap = operandMap(op.getLhs(), lhsType, lhsVector,
-                                  op.getTransposeA(), m, /*outerFirst=*/true);
-    AffineMap rhsMap = operandMap(op.getRhs(), rhsType, rhsVector,
-                                  op.getTransposeB(), n, /*outerFirst=*/false);
+    AffineMap lhsMap = operandMap(lhs, lhsType, lhsVector, transposeA, m,
+                                  /*outerFirst=*/true);
+    AffineMap rhsMap = operandMap(rhs, rhsType, rhsVector, transposeB, n,
+                                  /*outerFirst=*/false);
     SmallVector<AffineExpr> outExprs;
     for (int64_t i = 0; i < rank; ++i)
       outExprs.push_back(getAffineDimExpr(i, ctx));
@@ -70,7 +97,7 @@ struct MatmulLowering : OpRewritePattern<ts::MatmulOp> {
       // Find an operand dim that the map sends to loop dim i.
       Value size;
       for (auto [operand, map] :
-           {std::pair{op.getLhs(), lhsMap}, std::pair{op.getRhs(), rhsMap}}) {
+           {std::pair{lhs, lhsMap}, std::pair{rhs, rhsMap}}) {
         for (auto [j, expr] : llvm::enumerate(map.getResults())) {
           auto dim = dyn_cast<AffineDimExpr>(expr);
           if (!size && dim && dim.getPosition() == i)
@@ -88,7 +115,7 @@ struct MatmulLowering : OpRewritePattern<ts::MatmulOp> {
                                                utils::IteratorType::parallel);
     iterators.push_back(utils::IteratorType::reduction);
     auto generic = linalg::GenericOp::create(
-        rewriter, loc, resultType, ValueRange{op.getLhs(), op.getRhs()},
+        rewriter, loc, resultType, ValueRange{lhs, rhs},
         filled, ArrayRef<AffineMap>{lhsMap, rhsMap, outMap}, iterators,
         [&](OpBuilder &b, Location nloc, ValueRange args) {
           Value a = castScalar(b, nloc, args[0], accType);

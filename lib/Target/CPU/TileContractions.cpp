@@ -62,10 +62,11 @@ std::optional<ArrayRef<char>> constantBytes(Attribute value) {
   return std::nullopt;
 }
 
-/// For a contraction whose rhs is a constant K x N matrix read as (k,
-/// columns), shared by all batch iterations: the same matrix as N/32
-/// contiguous K x 32 panels, packed once here instead of at every call
-/// (and once per constant: `packed` holds the constants already packed).
+/// For a contraction whose rhs is a constant K x N matrix (or the
+/// transpose of a constant N x K one) read as (k, columns), shared by all
+/// batch iterations: the same matrix as N/32 contiguous K x 32 panels,
+/// packed once here instead of at every call (and once per constant:
+/// `packed` holds the constants already packed).
 Value packConstantRhs(RewriterBase &rewriter, linalg::GenericOp op,
                       llvm::DenseMap<Operation *, Value> &packed) {
   unsigned loops = op.getNumLoops();
@@ -76,16 +77,29 @@ Value packConstantRhs(RewriterBase &rewriter, linalg::GenericOp op,
       ctx);
   if (op.getIndexingMapsArray()[1] != expected)
     return {};
-  auto constant = op.getDpsInputs()[1].getDefiningOp<arith::ConstantOp>();
+  // The constant itself, or a constant N x K matrix transposed (a matmul
+  // with transpose_b): the panels are read from it column-wise.
+  Value rhs = op.getDpsInputs()[1];
+  bool transposed = false;
+  if (auto transpose = rhs.getDefiningOp<linalg::TransposeOp>();
+      transpose &&
+      transpose.getPermutation() == ArrayRef<int64_t>{1, 0}) {
+    rhs = transpose.getInput();
+    transposed = true;
+  }
+  auto constant = rhs.getDefiningOp<arith::ConstantOp>();
   if (!constant)
     return {};
-  if (Value known = packed.lookup(constant))
+  Operation *key = transposed ? op.getDpsInputs()[1].getDefiningOp()
+                              : constant.getOperation();
+  if (Value known = packed.lookup(key))
     return known;
   std::optional<ArrayRef<char>> bytes = constantBytes(constant.getValue());
   if (!bytes)
     return {};
   auto type = cast<RankedTensorType>(constant.getType());
-  int64_t k = type.getDimSize(0), n = type.getDimSize(1);
+  int64_t k = type.getDimSize(transposed ? 1 : 0);
+  int64_t n = type.getDimSize(transposed ? 0 : 1);
   int64_t width = type.getElementTypeBitWidth() / 8;
   if (static_cast<int64_t>(bytes->size()) != k * n * width)
     return {};
@@ -94,9 +108,18 @@ Value packConstantRhs(RewriterBase &rewriter, linalg::GenericOp op,
   MutableArrayRef<char> panels = blob.getMutableData();
   int64_t row = kColumns * width;
   for (int64_t panel = 0; panel < n / kColumns; ++panel)
-    for (int64_t i = 0; i < k; ++i)
-      std::memcpy(&panels[(panel * k + i) * row],
-                  bytes->data() + (i * n + panel * kColumns) * width, row);
+    for (int64_t i = 0; i < k; ++i) {
+      char *to = &panels[(panel * k + i) * row];
+      if (!transposed) {
+        std::memcpy(to, bytes->data() + (i * n + panel * kColumns) * width,
+                    row);
+        continue;
+      }
+      for (int64_t c = 0; c < kColumns; ++c)
+        std::memcpy(to + c * width,
+                    bytes->data() + ((panel * kColumns + c) * k + i) * width,
+                    width);
+    }
   auto packedType =
       RankedTensorType::get({n / kColumns, k, kColumns}, type.getElementType());
   auto attr = DenseResourceElementsAttr::get(packedType, "tessera_packed_rhs",
@@ -104,7 +127,7 @@ Value packConstantRhs(RewriterBase &rewriter, linalg::GenericOp op,
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPoint(constant);
   Value result = arith::ConstantOp::create(rewriter, constant.getLoc(), attr);
-  packed[constant] = result;
+  packed[key] = result;
   return result;
 }
 

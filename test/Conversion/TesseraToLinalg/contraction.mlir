@@ -1,16 +1,18 @@
 // RUN: tessera-opt %s --split-input-file --convert-tessera-to-linalg | FileCheck %s
 
-// A batched matmul with broadcast batch dims and a transposed rhs is one
-// contraction generic, its loops ordered [batch, rows, k, columns]; the
+// A batched matmul with broadcast batch dims and a transposed rhs: the rhs
+// is transposed first (a linalg.transpose), then one contraction generic
+// reads it row-major, its loops ordered [batch, rows, k, columns]; the
 // accumulator widens bf16 products to f32.
 // CHECK-DAG: #[[LHS:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>
-// CHECK-DAG: #[[RHS:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (0, d1, d4, d3)>
+// CHECK-DAG: #[[RHS:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (0, d1, d3, d4)>
 // CHECK-DAG: #[[OUT:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d4)>
 // CHECK-LABEL: func @batched_transposed
 func.func @batched_transposed(%q: tensor<2x4x8x16xbf16>, %k: tensor<1x4x8x16xbf16>) -> tensor<2x4x8x8xf32> {
+  // CHECK: %[[KT:.*]] = linalg.transpose ins(%arg1 : tensor<1x4x8x16xbf16>) outs(%{{.*}} : tensor<1x4x16x8xbf16>) permutation = [0, 1, 3, 2]
   // CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
   // CHECK: %[[ACC:.*]] = linalg.fill ins(%[[ZERO]] : f32)
-  // CHECK: linalg.generic {indexing_maps = [#[[LHS]], #[[RHS]], #[[OUT]]], iterator_types = ["parallel", "parallel", "parallel", "reduction", "parallel"]}
+  // CHECK: linalg.generic {indexing_maps = [#[[LHS]], #[[RHS]], #[[OUT]]], iterator_types = ["parallel", "parallel", "parallel", "reduction", "parallel"]} ins(%arg0, %[[KT]] :
   // CHECK: arith.extf
   // CHECK: arith.mulf
   // CHECK: arith.addf

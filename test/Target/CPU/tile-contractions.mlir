@@ -311,3 +311,31 @@ func.func @shared_constant_rhs(%x: tensor<16x2xf32>, %acc: tensor<16x64xf32>) ->
   } -> tensor<16x64xf32>
   return %0, %1 : tensor<16x64xf32>, tensor<16x64xf32>
 }
+
+// -----
+
+#a = affine_map<(d0, d1, d2) -> (d0, d1)>
+#b = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d2)>
+
+// The transpose of a constant (a matmul with transpose_b) is packed at
+// compile time too, read column-wise: the same panels as @constant_rhs.
+// CHECK-LABEL: func @transposed_constant_rhs
+// CHECK: %[[P:.*]] = arith.constant dense_resource<[[BLOB:.*]]> : tensor<2x2x32xf32>
+// CHECK: scf.forall
+// CHECK: tensor.extract_slice %[[P]]
+// CHECK-NOT: linalg.copy
+// CHECK: vector.contract
+// CHECK: [[BLOB]]: "0x40{{[0-9A-F]*}}0000F84100008042
+func.func @transposed_constant_rhs(%x: tensor<16x2xf32>, %acc: tensor<16x64xf32>) -> tensor<16x64xf32> {
+  %wt = arith.constant dense<[[0.0, 64.0], [1.0, 65.0], [2.0, 66.0], [3.0, 67.0], [4.0, 68.0], [5.0, 69.0], [6.0, 70.0], [7.0, 71.0], [8.0, 72.0], [9.0, 73.0], [10.0, 74.0], [11.0, 75.0], [12.0, 76.0], [13.0, 77.0], [14.0, 78.0], [15.0, 79.0], [16.0, 80.0], [17.0, 81.0], [18.0, 82.0], [19.0, 83.0], [20.0, 84.0], [21.0, 85.0], [22.0, 86.0], [23.0, 87.0], [24.0, 88.0], [25.0, 89.0], [26.0, 90.0], [27.0, 91.0], [28.0, 92.0], [29.0, 93.0], [30.0, 94.0], [31.0, 95.0], [32.0, 96.0], [33.0, 97.0], [34.0, 98.0], [35.0, 99.0], [36.0, 100.0], [37.0, 101.0], [38.0, 102.0], [39.0, 103.0], [40.0, 104.0], [41.0, 105.0], [42.0, 106.0], [43.0, 107.0], [44.0, 108.0], [45.0, 109.0], [46.0, 110.0], [47.0, 111.0], [48.0, 112.0], [49.0, 113.0], [50.0, 114.0], [51.0, 115.0], [52.0, 116.0], [53.0, 117.0], [54.0, 118.0], [55.0, 119.0], [56.0, 120.0], [57.0, 121.0], [58.0, 122.0], [59.0, 123.0], [60.0, 124.0], [61.0, 125.0], [62.0, 126.0], [63.0, 127.0]]> : tensor<64x2xf32>
+  %e = tensor.empty() : tensor<2x64xf32>
+  %w = linalg.transpose ins(%wt : tensor<64x2xf32>) outs(%e : tensor<2x64xf32>) permutation = [1, 0]
+  %0 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x, %w : tensor<16x2xf32>, tensor<2x64xf32>) outs(%acc : tensor<16x64xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %t = arith.mulf %p, %q : f32
+    %s = arith.addf %o, %t : f32
+    linalg.yield %s : f32
+  } -> tensor<16x64xf32>
+  return %0 : tensor<16x64xf32>
+}
