@@ -223,3 +223,285 @@ TEST(Numerics, DotAddsInIndexOrder) {
 }
 
 } // namespace
+
+#include "tessera/Sim/Config.h"
+#include "tessera/Sim/Program.h"
+#include "tessera/Sim/Simulator.h"
+
+namespace {
+
+AcceleratorConfig config(std::string_view json) {
+  Result<AcceleratorConfig> parsed = parseConfig(json);
+  if (auto *error = std::get_if<std::string>(&parsed))
+    ADD_FAILURE() << *error;
+  return std::get<AcceleratorConfig>(parsed);
+}
+
+std::string configError(std::string_view json) {
+  Result<AcceleratorConfig> parsed = parseConfig(json);
+  EXPECT_TRUE(std::holds_alternative<std::string>(parsed));
+  return std::holds_alternative<std::string>(parsed)
+             ? std::get<std::string>(parsed)
+             : "";
+}
+
+TEST(Config, Presets) {
+  auto tpu = std::get<AcceleratorConfig>(presetConfig("tpu-v1"));
+  EXPECT_EQ(tpu.array.rows, 256);
+  EXPECT_TRUE(tpu.supports(NumberFormat::I8));
+  EXPECT_FALSE(tpu.supports(NumberFormat::BF16));
+  EXPECT_FALSE(validateConfig(tpu));
+  auto base = std::get<AcceleratorConfig>(presetConfig("default"));
+  EXPECT_EQ(base.array.cols, 128);
+  EXPECT_FALSE(validateConfig(base));
+  EXPECT_EQ(std::get<std::string>(presetConfig("tpu-v9")),
+            "unknown accelerator preset 'tpu-v9' (presets: tpu-v1, default, "
+            "small)");
+}
+
+TEST(Config, JsonOverridesAPreset) {
+  AcceleratorConfig c = config(R"({"base": "small", "rows": 8, "cols": 32,
+      "dataflow": "os", "formats": ["bf16", "i8"],
+      "energy": {"mac_pj": 0.1}})");
+  EXPECT_EQ(c.array.rows, 8);
+  EXPECT_EQ(c.array.cols, 32);
+  EXPECT_EQ(c.dataflow, Dataflow::OutputStationary);
+  EXPECT_EQ(c.energy.macPJ, 0.1);
+  EXPECT_EQ(c.operandFormats.size(), 2u);
+}
+
+TEST(Config, BadConfigurations) {
+  EXPECT_NE(configError("{").find("malformed configuration JSON"),
+            std::string::npos);
+  EXPECT_EQ(configError("[1]"), "the configuration must be a JSON object");
+  EXPECT_EQ(configError(R"({"rowz": 4})"),
+            "unknown configuration key 'rowz'");
+  EXPECT_EQ(configError(R"({"rows": "many"})"), "'rows' must be an integer");
+  EXPECT_EQ(configError(R"({"rows": -4})"), "'rows' must be positive");
+  EXPECT_EQ(configError(R"({"base": "small", "weight_buffer_bytes": 100})"),
+            "the weight buffer (100 bytes) cannot hold one 16 x 16 weight "
+            "tile");
+  EXPECT_EQ(configError(R"({"dataflow": "rs"})"),
+            "'dataflow' must be \"os\", \"ws\" or \"is\"");
+  EXPECT_EQ(configError(R"({"formats": ["f64"]})"),
+            "'formats' entries must be one of bf16, f16, f8E4M3FN, f8E5M2, "
+            "i8");
+  EXPECT_EQ(configError(R"({"energy": {"mac": 1}})"),
+            "unknown key 'energy.mac'");
+}
+
+std::vector<float> randomMatrix(int64_t count, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> normal;
+  std::vector<float> values(static_cast<size_t>(count));
+  for (float &v : values)
+    v = normal(rng);
+  return values;
+}
+
+/// C = A x B the accelerator's way: operands rounded to `format`, each
+/// fold's partial sum along k in order, folds added in order.
+std::vector<float> reference(const std::vector<float> &a,
+                             const std::vector<float> &b, GemmShape g,
+                             int64_t foldDepth, NumberFormat format) {
+  std::vector<float> c(static_cast<size_t>(g.m * g.n));
+  std::vector<float> row, column;
+  for (int64_t i = 0; i < g.m; ++i)
+    for (int64_t j = 0; j < g.n; ++j) {
+      float acc = 0;
+      for (int64_t k0 = 0; k0 < g.k; k0 += foldDepth) {
+        int64_t depth = std::min(foldDepth, g.k - k0);
+        row.assign(depth, 0);
+        column.assign(depth, 0);
+        for (int64_t k = 0; k < depth; ++k) {
+          row[k] = roundTo(format, a[i * g.k + k0 + k]);
+          column[k] = roundTo(format, b[(k0 + k) * g.n + j]);
+        }
+        float partial = dot(row.data(), column.data(), depth, 0.0f);
+        acc = k0 == 0 ? partial : acc + partial;
+      }
+      c[i * g.n + j] = acc;
+    }
+  return c;
+}
+
+TEST(Simulator, GemmIsBitExact) {
+  AcceleratorConfig small = std::get<AcceleratorConfig>(presetConfig("small"));
+  for (NumberFormat format :
+       {NumberFormat::BF16, NumberFormat::F16, NumberFormat::F8E4M3FN,
+        NumberFormat::F8E5M2}) {
+    // Sizes that leave partial tiles in every dimension.
+    GemmShape g{40, 24, 37};
+    std::vector<float> a = randomMatrix(g.m * g.k, 1),
+                       b = randomMatrix(g.k * g.n, 2);
+    Result<Program> built = buildGemmProgram(small, g, format, a, b);
+    ASSERT_TRUE(std::holds_alternative<Program>(built))
+        << std::get<std::string>(built);
+    Program program = std::get<Program>(built);
+    Result<SimStats> stats = simulate(program, small);
+    ASSERT_TRUE(std::holds_alternative<SimStats>(stats))
+        << std::get<std::string>(stats);
+    std::vector<float> got = readOutput(program, "C");
+    std::vector<float> expected =
+        reference(a, b, g, small.array.rows, format);
+    ASSERT_EQ(got.size(), expected.size());
+    for (size_t e = 0; e < got.size(); ++e)
+      ASSERT_EQ(llvm::bit_cast<uint32_t>(got[e]),
+                llvm::bit_cast<uint32_t>(expected[e]))
+          << formatName(format) << " element " << e;
+    EXPECT_EQ(std::get<SimStats>(stats).macs, g.m * g.k * g.n);
+  }
+}
+
+TEST(Simulator, AgreesWithTheAnalyticalModel) {
+  // Compute bound, ample bandwidth: the cycle model within 2% of the
+  // analytical weight-stationary figure.
+  AcceleratorConfig c = config(R"({"base": "small",
+      "dram_bytes_per_cycle": 4096, "dram_latency_cycles": 10})");
+  GemmShape g{256, 256, 256};
+  Program program = std::get<Program>(buildGemmProgram(
+      c, g, NumberFormat::BF16, randomMatrix(g.m * g.k, 3),
+      randomMatrix(g.k * g.n, 4)));
+  SimStats stats = std::get<SimStats>(simulate(program, c));
+  AnalyticalResult analytical = std::get<AnalyticalResult>(
+      analyzeGemm(c.array, Dataflow::WeightStationary, g));
+  double ratio = double(stats.cycles) / double(analytical.computeCycles);
+  EXPECT_GT(ratio, 0.98) << stats.cycles << " vs "
+                         << analytical.computeCycles;
+  EXPECT_LT(ratio, 1.02) << stats.cycles << " vs "
+                         << analytical.computeCycles;
+  EXPECT_EQ(stats.units[int(Queue::Matrix)].busy,
+            analytical.computeCycles + 1);
+  // Of the matrix unit's busy cycles: every MAC over every cell-cycle.
+  EXPECT_DOUBLE_EQ(stats.matrixUtilization,
+                   double(g.m * g.n * g.k) /
+                       (double(analytical.computeCycles + 1) * 16 * 16));
+}
+
+TEST(Simulator, LowBandwidthStallsOnMemory) {
+  AcceleratorConfig c = config(R"({"base": "small",
+      "dram_bytes_per_cycle": 2, "dram_latency_cycles": 200})");
+  GemmShape g{64, 64, 64};
+  Program program = std::get<Program>(buildGemmProgram(
+      c, g, NumberFormat::BF16, randomMatrix(g.m * g.k, 5),
+      randomMatrix(g.k * g.n, 6)));
+  SimStats stats = std::get<SimStats>(simulate(program, c, true));
+  AnalyticalResult analytical = std::get<AnalyticalResult>(
+      analyzeGemm(c.array, Dataflow::WeightStationary, g));
+  EXPECT_GT(stats.cycles, 2 * analytical.computeCycles);
+  EXPECT_GT(stats.units[int(Queue::Matrix)].waitDependency, 0);
+  EXPECT_GT(stats.units[int(Queue::Load)].waitMemory, 0);
+  EXPECT_EQ(stats.trace.size(), program.instructions.size());
+  EXPECT_GT(stats.energyPJ, 0);
+}
+
+Program tinyProgram() {
+  Program p;
+  p.dram.resize(1024);
+  Instruction load;
+  load.opcode = Opcode::Load;
+  load.c = 64;
+  load.signalMask = 1u << LoadToMatrix;
+  Instruction mm;
+  mm.opcode = Opcode::Matmul;
+  mm.format = NumberFormat::BF16;
+  mm.rows = 2;
+  mm.depth = 4;
+  mm.cols = 4;
+  mm.waitMask = 1u << LoadToMatrix;
+  p.instructions = {load, mm};
+  return p;
+}
+
+TEST(Program, ValidationErrors) {
+  AcceleratorConfig small = std::get<AcceleratorConfig>(presetConfig("small"));
+  EXPECT_FALSE(validateProgram(tinyProgram(), small));
+  Program big = tinyProgram();
+  big.instructions[1].depth = 17;
+  EXPECT_EQ(*validateProgram(big, small),
+            "instruction 1 (matrix): a 17 x 4 weight tile does not fit the "
+            "16 x 16 array");
+  Program outside = tinyProgram();
+  outside.instructions[0].a = 256 * 1024 - 8;
+  EXPECT_EQ(*validateProgram(outside, small),
+            "instruction 0 (load): the unified-buffer range [262136, 262200) "
+            "is beyond its 262144 bytes");
+  Program dram = tinyProgram();
+  dram.instructions[0].dram = 1000;
+  EXPECT_NE(validateProgram(dram, small)->find("the DRAM range"),
+            std::string::npos);
+  Program unbalanced = tinyProgram();
+  unbalanced.instructions[1].waitMask = 0;
+  EXPECT_EQ(*validateProgram(unbalanced, small),
+            "token channel 0 (load -> matrix) has 1 more signals than waits");
+  Program wrongQueue = tinyProgram();
+  wrongQueue.instructions[0].waitMask = 1u << LoadToMatrix;
+  EXPECT_EQ(*validateProgram(wrongQueue, small),
+            "instruction 0 (load): waits on token channel 0, which does not "
+            "lead into its queue");
+  Program format = tinyProgram();
+  AcceleratorConfig tpu = std::get<AcceleratorConfig>(presetConfig("tpu-v1"));
+  EXPECT_EQ(*validateProgram(format, tpu),
+            "instruction 1 (matrix): operand format bf16 is not supported by "
+            "this accelerator");
+}
+
+TEST(Program, Deadlock) {
+  AcceleratorConfig small = std::get<AcceleratorConfig>(presetConfig("small"));
+  // The load waits for the matmul, which waits for the load.
+  Program p = tinyProgram();
+  p.instructions[0].waitMask = 1u << MatrixToLoad;
+  p.instructions[1].signalMask = 1u << MatrixToLoad;
+  Result<SimStats> result = simulate(p, small);
+  ASSERT_TRUE(std::holds_alternative<std::string>(result));
+  EXPECT_NE(std::get<std::string>(result).find("deadlock"), std::string::npos);
+}
+
+TEST(Program, EncodingRoundTripsAndRejectsBadFiles) {
+  AcceleratorConfig small = std::get<AcceleratorConfig>(presetConfig("small"));
+  GemmShape g{20, 20, 20};
+  Program program = std::get<Program>(buildGemmProgram(
+      small, g, NumberFormat::BF16, randomMatrix(400, 7),
+      randomMatrix(400, 8)));
+  std::vector<uint8_t> bytes = encodeProgram(program);
+  Result<Program> decoded = decodeProgram(bytes, small);
+  ASSERT_TRUE(std::holds_alternative<Program>(decoded))
+      << std::get<std::string>(decoded);
+  const Program &back = std::get<Program>(decoded);
+  EXPECT_EQ(back.instructions.size(), program.instructions.size());
+  EXPECT_EQ(back.dram, program.dram);
+  EXPECT_EQ(back.tensors[2].name, "C");
+  EXPECT_EQ(encodeProgram(back), bytes);
+
+  std::vector<uint8_t> magic = bytes;
+  magic[0] = 'X';
+  EXPECT_EQ(std::get<std::string>(decodeProgram(magic, small)),
+            "not a Tessera systolic program (bad magic)");
+  std::vector<uint8_t> version = bytes;
+  version[4] = 9;
+  EXPECT_EQ(std::get<std::string>(decodeProgram(version, small)),
+            "unsupported program version 9 (this simulator reads version 1)");
+  std::vector<uint8_t> truncated(bytes.begin(), bytes.begin() + 40);
+  EXPECT_TRUE(std::holds_alternative<std::string>(
+      decodeProgram(truncated, small)));
+  std::vector<uint8_t> opcode = bytes;
+  opcode[24] = 9; // the first instruction's opcode
+  EXPECT_EQ(std::get<std::string>(decodeProgram(opcode, small)),
+            "instruction 0: unknown opcode 9");
+  std::vector<uint8_t> shorter(bytes.begin(), bytes.end() - 1);
+  EXPECT_NE(std::get<std::string>(decodeProgram(shorter, small))
+                .find("the DRAM image is"),
+            std::string::npos);
+  // Random corruption never crashes.
+  std::mt19937 rng(9);
+  for (int trial = 0; trial < 2000; ++trial) {
+    std::vector<uint8_t> mutated = bytes;
+    for (int flips = 0; flips < 4; ++flips)
+      mutated[rng() % mutated.size()] ^= static_cast<uint8_t>(1u << (rng() % 8));
+    Result<Program> result = decodeProgram(mutated, small);
+    if (auto *p = std::get_if<Program>(&result))
+      (void)simulate(*p, small);
+  }
+}
+
+} // namespace

@@ -1,13 +1,20 @@
 //===- tessera-sim.cpp - the systolic accelerator model's command line ----===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "tessera/Sim/Analytical.h"
+#include "tessera/Sim/Simulator.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+#include <cmath>
+#include <random>
 
 using namespace llvm;
 using namespace tessera::sim;
@@ -35,6 +42,37 @@ static cl::opt<std::string> convOption(
     cl::desc("Convolution mapped to a GEMM as SCALE-Sim does (M = output "
              "pixels, K = Fh*Fw*Cin, N = Nf)"),
     cl::value_desc("H,W,Fh,Fw,Cin,Nf,stride"), cl::sub(analyzeCommand));
+
+static cl::SubCommand runCommand(
+    "run", "Run a program (.tsp) on the cycle-level model; prints cycles, "
+           "busy and stall cycles per unit, utilization, bytes, energy and "
+           "the simulator's own speed as JSON");
+static cl::SubCommand gemmCommand(
+    "gemm", "Build a weight-stationary GEMM program on random data, run it "
+            "and check its result against a float64 reference");
+static cl::opt<std::string> programPath(cl::Positional,
+                                        cl::desc("<program.tsp>"),
+                                        cl::sub(runCommand));
+static cl::opt<std::string>
+    accelOption("accel", cl::init("default"),
+                cl::desc("The accelerator: a preset (tpu-v1, default, "
+                         "small) or a JSON configuration file"),
+                cl::value_desc("preset|file.json"), cl::sub(runCommand),
+                cl::sub(gemmCommand));
+static cl::opt<std::string> traceOption(
+    "trace", cl::desc("Write a Chrome trace-event timeline of every unit"),
+    cl::value_desc("file.json"), cl::sub(runCommand), cl::sub(gemmCommand));
+static cl::opt<std::string> gemmRunOption("gemm", cl::desc("GEMM sizes"),
+                                          cl::value_desc("M,N,K"),
+                                          cl::sub(gemmCommand));
+static cl::opt<std::string> formatOption(
+    "format", cl::init("bf16"),
+    cl::desc("Operand format: bf16, f16, f8E4M3FN or f8E5M2"),
+    cl::sub(gemmCommand));
+static cl::opt<std::string> outputOption("o",
+                                         cl::desc("Also write the program"),
+                                         cl::value_desc("program.tsp"),
+                                         cl::sub(gemmCommand));
 
 static int fail(const Twine &message) {
   errs() << "tessera-sim: error: " << message << "\n";
@@ -118,13 +156,157 @@ static int analyze() {
   return 0;
 }
 
+static std::optional<AcceleratorConfig> loadConfig() {
+  Result<AcceleratorConfig> config = presetConfig(accelOption);
+  if (std::holds_alternative<std::string>(config) &&
+      StringRef(accelOption).ends_with(".json")) {
+    auto buffer = MemoryBuffer::getFile(accelOption);
+    if (!buffer) {
+      fail("cannot read '" + accelOption + "': " +
+           buffer.getError().message());
+      return std::nullopt;
+    }
+    config = parseConfig((*buffer)->getBuffer().str());
+    if (auto *error = std::get_if<std::string>(&config)) {
+      fail(accelOption + ": " + *error);
+      return std::nullopt;
+    }
+  }
+  if (auto *error = std::get_if<std::string>(&config)) {
+    fail(*error);
+    return std::nullopt;
+  }
+  return std::get<AcceleratorConfig>(config);
+}
+
+/// Simulates and prints the statistics, with the simulator's own speed.
+static int simulateAndReport(Program &program, const AcceleratorConfig &config,
+                             json::Object extra) {
+  auto start = std::chrono::steady_clock::now();
+  Result<SimStats> result = simulate(program, config, !traceOption.empty());
+  double wall = std::chrono::duration<double>(
+                    std::chrono::steady_clock::now() - start)
+                    .count();
+  if (auto *error = std::get_if<std::string>(&result))
+    return fail(*error);
+  const SimStats &stats = std::get<SimStats>(result);
+  Expected<json::Value> parsed = json::parse(statsToJSON(stats, config));
+  if (!parsed)
+    return fail(toString(parsed.takeError()));
+  json::Object &out = *parsed->getAsObject();
+  out["simulator"] = json::Object{
+      {"wall_seconds", wall},
+      {"simulated_cycles_per_second", wall > 0 ? stats.cycles / wall : 0.0},
+      {"macs_per_second", wall > 0 ? stats.macs / wall : 0.0}};
+  for (auto &entry : extra)
+    out[entry.first] = std::move(entry.second);
+  if (!traceOption.empty()) {
+    std::error_code ec;
+    raw_fd_ostream trace(traceOption, ec);
+    if (ec)
+      return fail("cannot write '" + traceOption + "': " + ec.message());
+    trace << traceToJSON(stats, config) << "\n";
+  }
+  outs() << formatv("{0:2}", json::Value(std::move(*parsed))) << "\n";
+  return 0;
+}
+
+static int run() {
+  std::optional<AcceleratorConfig> config = loadConfig();
+  if (!config)
+    return 1;
+  if (programPath.empty())
+    return fail("give the program to run (tessera-sim run program.tsp)");
+  auto buffer = MemoryBuffer::getFile(programPath, /*IsText=*/false);
+  if (!buffer)
+    return fail("cannot read '" + programPath + "': " +
+                buffer.getError().message());
+  StringRef data = (*buffer)->getBuffer();
+  std::vector<uint8_t> bytes(data.begin(), data.end());
+  Result<Program> program = decodeProgram(bytes, *config);
+  if (auto *error = std::get_if<std::string>(&program))
+    return fail(programPath + ": " + *error);
+  return simulateAndReport(std::get<Program>(program), *config, {});
+}
+
+static int gemm() {
+  std::optional<AcceleratorConfig> config = loadConfig();
+  if (!config)
+    return 1;
+  auto values = parseList(gemmRunOption, 3);
+  if (!values)
+    return fail("--gemm must be M,N,K, got '" + gemmRunOption + "'");
+  GemmShape shape{(*values)[0], (*values)[1], (*values)[2]};
+  if (shape.m <= 0 || shape.n <= 0 || shape.k <= 0 ||
+      shape.m * shape.k > (int64_t(1) << 28) ||
+      shape.k * shape.n > (int64_t(1) << 28))
+    return fail("--gemm sizes must be positive and each operand at most "
+                "2^28 elements");
+  std::optional<NumberFormat> format = parseFormat(formatOption);
+  if (!format)
+    return fail("--format must be bf16, f16, f8E4M3FN or f8E5M2, got '" +
+                formatOption + "'");
+  std::mt19937 rng(0);
+  std::normal_distribution<float> normal;
+  std::vector<float> a(size_t(shape.m * shape.k)), b(size_t(shape.k * shape.n));
+  for (float &v : a)
+    v = normal(rng);
+  for (float &v : b)
+    v = normal(rng);
+  Result<Program> built = buildGemmProgram(*config, shape, *format, a, b);
+  if (auto *error = std::get_if<std::string>(&built))
+    return fail(*error);
+  Program &program = std::get<Program>(built);
+  if (!outputOption.empty()) {
+    std::error_code ec;
+    raw_fd_ostream out(outputOption, ec, sys::fs::OF_None);
+    if (ec)
+      return fail("cannot write '" + outputOption + "': " + ec.message());
+    std::vector<uint8_t> bytes = encodeProgram(program);
+    out.write(reinterpret_cast<const char *>(bytes.data()), bytes.size());
+  }
+  Program ran = program;
+  json::Object extra;
+  Result<AnalyticalResult> analytical =
+      analyzeGemm(config->array, config->dataflow, shape);
+  if (auto *r = std::get_if<AnalyticalResult>(&analytical))
+    extra["analytical"] = json::Object{
+        {"compute_cycles", r->computeCycles},
+        {"compute_utilization", r->computeUtilization}};
+  // The result against a float64 product of the rounded operands.
+  Result<SimStats> check = simulate(ran, *config);
+  if (auto *error = std::get_if<std::string>(&check))
+    return fail(*error);
+  std::vector<float> c = readOutput(ran, "C");
+  double worst = 0, largest = 0;
+  for (int64_t i = 0; i < shape.m; ++i)
+    for (int64_t j = 0; j < shape.n; ++j) {
+      double exact = 0;
+      for (int64_t k = 0; k < shape.k; ++k)
+        exact += double(roundTo(*format, a[i * shape.k + k])) *
+                 double(roundTo(*format, b[k * shape.n + j]));
+      worst = std::max(worst, std::fabs(exact - c[i * shape.n + j]));
+      largest = std::max(largest, std::fabs(exact));
+    }
+  extra["max_abs_error_vs_f64"] = worst;
+  extra["max_abs_reference"] = largest;
+  return simulateAndReport(program, *config, std::move(extra));
+}
+
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   cl::ParseCommandLineOptions(
       argc, argv,
       "Tessera's systolic accelerator model\n\n"
-      "  tessera-sim analyze --array=32x32 --dataflow=ws --gemm=256,128,256\n");
+      "  tessera-sim analyze --array=32x32 --dataflow=ws --gemm=256,128,256\n"
+      "  tessera-sim gemm --accel=small --gemm=64,64,64 -o gemm.tsp\n"
+      "  tessera-sim run gemm.tsp --accel=small --trace=trace.json\n");
   if (analyzeCommand)
     return analyze();
-  return fail("give a command: analyze (see tessera-sim --help)");
+  if (runCommand)
+    return run();
+  if (gemmCommand)
+    return gemm();
+  return fail("give a command: analyze, gemm or run (see tessera-sim "
+              "--help)");
 }

@@ -1,0 +1,114 @@
+//===- Program.h - the accelerator's instructions and program format ------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// A program is a list of 32-byte instructions, each executed by one of four
+// decoupled queues (load, matrix, vector, store), plus the initial DRAM
+// image and the tensors it holds. Queues synchronize through dependency
+// tokens on eight channels, each from one queue to another: an
+// instruction may wait for (pop) tokens on channels into its queue and
+// signal (push) tokens on channels out of it. docs/Systolic.md documents
+// the encoding and the version-1 file layout.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSERA_SIM_PROGRAM_H
+#define TESSERA_SIM_PROGRAM_H
+
+#include "tessera/Sim/Config.h"
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tessera::sim {
+
+enum class Opcode : uint8_t {
+  /// DRAM -> unified buffer or weight buffer (load queue).
+  Load = 1,
+  /// Weights (weight buffer) x activations (unified buffer) into the
+  /// accumulators (matrix queue).
+  Matmul = 2,
+  /// Accumulators -> unified buffer, converted, optionally with ReLU and
+  /// int8 requantization (vector queue).
+  Drain = 3,
+  /// Unified buffer -> DRAM (store queue).
+  Store = 4,
+};
+
+enum class Queue : uint8_t { Load, Matrix, Vector, Store };
+const char *queueName(Queue queue);
+
+/// Token channels: bit i of an instruction's wait/signal masks.
+enum Channel : uint8_t {
+  LoadToMatrix = 0,
+  MatrixToLoad = 1,
+  MatrixToVector = 2,
+  VectorToMatrix = 3,
+  VectorToStore = 4,
+  StoreToVector = 5,
+  LoadToVector = 6,
+  VectorToLoad = 7,
+  kNumChannels = 8,
+};
+Queue channelProducer(Channel channel);
+Queue channelConsumer(Channel channel);
+
+/// Where a load goes.
+enum class Buffer : uint8_t { Unified = 0, Weights = 1 };
+
+struct Instruction {
+  Opcode opcode = Opcode::Load;
+  NumberFormat format = NumberFormat::BF16;
+  uint8_t waitMask = 0, signalMask = 0;
+  /// Load: buffer (Buffer). Matmul: 1 = add to the accumulators, 0 =
+  /// overwrite. Drain: 1 = ReLU.
+  uint8_t flags = 0;
+  /// Load/Store: `rows` rows (0 counts as 1) of `c` bytes, from/to DRAM
+  ///   at `dram` with a row stride of `b` bytes, to/from SRAM at `a`
+  ///   contiguously.
+  /// Matmul: weight byte address, activation byte address, first
+  ///   accumulator row, rows m, depth k (<= array rows), columns n
+  ///   (<= array columns); activations are m x k row-major, weights k x n.
+  /// Drain: first accumulator row, unified-buffer byte address, rows,
+  ///   columns, requantization scale (fp32 bits; int8 output only).
+  uint64_t dram = 0;
+  uint32_t a = 0, b = 0, c = 0, rows = 0, depth = 0, cols = 0;
+};
+
+Queue queueOf(Opcode opcode);
+
+/// A named tensor in DRAM: its format, shape, byte offset and whether the
+/// host fills it (input), reads it (output) or it is part of the image.
+struct TensorInfo {
+  enum class Role : uint8_t { Input = 0, Output = 1, Constant = 2 };
+  std::string name;
+  Role role = Role::Input;
+  NumberFormat format = NumberFormat::F32;
+  std::vector<int64_t> shape;
+  uint64_t offset = 0;
+  int64_t bytes() const;
+};
+
+struct Program {
+  std::vector<Instruction> instructions;
+  std::vector<uint8_t> dram;
+  std::vector<TensorInfo> tensors;
+};
+
+constexpr uint32_t kProgramVersion = 1;
+
+/// The version-1 binary encoding.
+std::vector<uint8_t> encodeProgram(const Program &program);
+/// Decodes and validates against `config`; every error says what and
+/// where (instruction index, field).
+Result<Program> decodeProgram(const std::vector<uint8_t> &bytes,
+                              const AcceleratorConfig &config);
+/// Checks opcodes, formats, sizes against the array and SRAM bounds,
+/// token channels against queues, and that every channel's pushes and pops
+/// balance.
+std::optional<std::string> validateProgram(const Program &program,
+                                           const AcceleratorConfig &config);
+
+} // namespace tessera::sim
+
+#endif // TESSERA_SIM_PROGRAM_H

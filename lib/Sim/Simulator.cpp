@@ -1,0 +1,519 @@
+//===- Simulator.cpp - runs accelerator programs: numbers and cycles ------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#include "tessera/Sim/Simulator.h"
+
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <deque>
+
+using namespace tessera::sim;
+
+namespace {
+
+float loadElement(const uint8_t *p, NumberFormat format) {
+  switch (format) {
+  case NumberFormat::F32: {
+    float f;
+    std::memcpy(&f, p, 4);
+    return f;
+  }
+  case NumberFormat::BF16:
+    return fromBF16(static_cast<uint16_t>(p[0] | p[1] << 8));
+  case NumberFormat::F16:
+    return fromF16(static_cast<uint16_t>(p[0] | p[1] << 8));
+  case NumberFormat::F8E4M3FN:
+    return fromF8E4M3FN(p[0]);
+  case NumberFormat::F8E5M2:
+    return fromF8E5M2(p[0]);
+  case NumberFormat::I8:
+    return static_cast<float>(static_cast<int8_t>(p[0]));
+  }
+  return 0;
+}
+
+void storeElement(uint8_t *p, NumberFormat format, float value) {
+  switch (format) {
+  case NumberFormat::F32:
+    std::memcpy(p, &value, 4);
+    return;
+  case NumberFormat::BF16:
+  case NumberFormat::F16: {
+    uint16_t bits = format == NumberFormat::BF16 ? toBF16(value) : toF16(value);
+    p[0] = bits & 0xff;
+    p[1] = bits >> 8;
+    return;
+  }
+  case NumberFormat::F8E4M3FN:
+    p[0] = toF8E4M3FN(value);
+    return;
+  case NumberFormat::F8E5M2:
+    p[0] = toF8E5M2(value);
+    return;
+  case NumberFormat::I8:
+    p[0] = static_cast<uint8_t>(static_cast<int8_t>(
+        roundTo(NumberFormat::I8, value)));
+    return;
+  }
+}
+
+/// Cycles of one matrix instruction: its dataflow's cycles per fold with
+/// the tile's dims mapped as the analytical model maps a GEMM's.
+int64_t matmulCycles(const AcceleratorConfig &config, const Instruction &i) {
+  int64_t r = config.array.rows, c = config.array.cols;
+  switch (config.dataflow) {
+  case Dataflow::OutputStationary:
+    return i.depth + r + c - 2;
+  case Dataflow::WeightStationary:
+    return i.rows + 2 * r + c - 2;
+  case Dataflow::InputStationary:
+    return i.cols + 2 * r + c - 2;
+  }
+  return 0;
+}
+
+struct Machine {
+  const AcceleratorConfig &config;
+  Program &program;
+  std::vector<uint8_t> unified, weights;
+  /// Accumulators: fp32 or int32 bits, array-columns entries per row.
+  std::vector<uint32_t> accumulators;
+
+  Machine(const AcceleratorConfig &config, Program &program)
+      : config(config), program(program),
+        unified(static_cast<size_t>(config.unifiedBufferBytes)),
+        weights(static_cast<size_t>(config.weightBufferBytes)),
+        accumulators(static_cast<size_t>(config.accumulatorBytes / 4)) {}
+
+  void execute(const Instruction &i) {
+    switch (i.opcode) {
+    case Opcode::Load: {
+      std::vector<uint8_t> &to = i.flags == 1 ? weights : unified;
+      for (uint32_t r = 0; r < std::max<uint32_t>(i.rows, 1); ++r)
+        std::memcpy(to.data() + i.a + size_t(r) * i.c,
+                    program.dram.data() + i.dram + size_t(r) * i.b, i.c);
+      return;
+    }
+    case Opcode::Store:
+      for (uint32_t r = 0; r < std::max<uint32_t>(i.rows, 1); ++r)
+        std::memcpy(program.dram.data() + i.dram + size_t(r) * i.b,
+                    unified.data() + i.a + size_t(r) * i.c, i.c);
+      return;
+    case Opcode::Matmul:
+      return matmul(i);
+    case Opcode::Drain:
+      return drain(i);
+    }
+  }
+
+  void matmul(const Instruction &i) {
+    int64_t size = formatBytes(i.format);
+    int64_t cols = config.array.cols;
+    std::vector<float> w(size_t(i.depth) * i.cols), a(i.depth), column(i.depth);
+    if (i.format == NumberFormat::I8) {
+      std::vector<int8_t> wi(w.size()), ai(i.depth), ci(i.depth);
+      std::memcpy(wi.data(), weights.data() + i.a, wi.size());
+      for (uint32_t r = 0; r < i.rows; ++r) {
+        std::memcpy(ai.data(), unified.data() + i.b + size_t(r) * i.depth,
+                    i.depth);
+        for (uint32_t j = 0; j < i.cols; ++j) {
+          for (uint32_t k = 0; k < i.depth; ++k)
+            ci[k] = wi[size_t(k) * i.cols + j];
+          uint32_t &slot = accumulators[size_t(i.c + r) * cols + j];
+          int32_t start = 0;
+          if (i.flags & 1)
+            std::memcpy(&start, &slot, 4);
+          int32_t sum = dotI8(ai.data(), ci.data(), i.depth, start);
+          std::memcpy(&slot, &sum, 4);
+        }
+      }
+      return;
+    }
+    for (size_t e = 0; e < w.size(); ++e)
+      w[e] = loadElement(weights.data() + i.a + e * size, i.format);
+    for (uint32_t r = 0; r < i.rows; ++r) {
+      for (uint32_t k = 0; k < i.depth; ++k)
+        a[k] = loadElement(
+            unified.data() + i.b + (size_t(r) * i.depth + k) * size, i.format);
+      for (uint32_t j = 0; j < i.cols; ++j) {
+        for (uint32_t k = 0; k < i.depth; ++k)
+          column[k] = w[size_t(k) * i.cols + j];
+        // Along k within the fold, then into the accumulator.
+        float partial = dot(a.data(), column.data(), i.depth, 0.0f);
+        uint32_t &slot = accumulators[size_t(i.c + r) * cols + j];
+        float acc = 0;
+        if (i.flags & 1)
+          std::memcpy(&acc, &slot, 4);
+        volatile float sum = (i.flags & 1) ? acc + partial : partial;
+        float stored = sum;
+        std::memcpy(&slot, &stored, 4);
+      }
+    }
+  }
+
+  void drain(const Instruction &i) {
+    int64_t cols = config.array.cols;
+    int64_t size = formatBytes(i.format);
+    float scale;
+    std::memcpy(&scale, &i.c, 4);
+    for (uint32_t r = 0; r < i.rows; ++r)
+      for (uint32_t j = 0; j < i.cols; ++j) {
+        uint32_t bits = accumulators[size_t(i.a + r) * cols + j];
+        uint8_t *out = unified.data() + i.b + (size_t(r) * i.cols + j) * size;
+        if (i.format == NumberFormat::I8) {
+          int32_t acc;
+          std::memcpy(&acc, &bits, 4);
+          if ((i.flags & 1) && acc < 0)
+            acc = 0;
+          out[0] = static_cast<uint8_t>(requantize(acc, scale));
+          continue;
+        }
+        float value;
+        std::memcpy(&value, &bits, 4);
+        if ((i.flags & 1) && value < 0)
+          value = 0;
+        storeElement(out, i.format, value);
+      }
+  }
+};
+
+} // namespace
+
+Result<SimStats> tessera::sim::simulate(Program &program,
+                                        const AcceleratorConfig &config,
+                                        bool keepTrace) {
+  if (auto error = validateConfig(config))
+    return "invalid configuration: " + *error;
+  if (auto error = validateProgram(program, config))
+    return *error;
+  Machine machine(config, program);
+  SimStats stats;
+  std::array<std::deque<size_t>, 4> queues;
+  for (size_t n = 0; n < program.instructions.size(); ++n)
+    queues[static_cast<size_t>(queueOf(program.instructions[n].opcode))]
+        .push_back(n);
+  std::array<int64_t, 4> queueFree = {0, 0, 0, 0};
+  std::array<std::deque<int64_t>, kNumChannels> tokens;
+  int64_t dramFree = 0;
+  int64_t vectorElements = 0;
+  double cells = double(config.array.rows) * double(config.array.cols);
+
+  auto ready = [&](const Instruction &i) {
+    for (int ch = 0; ch < kNumChannels; ++ch)
+      if ((i.waitMask >> ch & 1) && tokens[ch].empty())
+        return false;
+    return true;
+  };
+  while (true) {
+    // Among the queue heads whose tokens are there, the one that can start
+    // first.
+    int best = -1;
+    int64_t bestStart = 0;
+    for (int q = 0; q < 4; ++q) {
+      if (queues[q].empty())
+        continue;
+      const Instruction &i = program.instructions[queues[q].front()];
+      if (!ready(i))
+        continue;
+      int64_t start = queueFree[q];
+      for (int ch = 0; ch < kNumChannels; ++ch)
+        if (i.waitMask >> ch & 1)
+          start = std::max(start, tokens[ch].front());
+      if (best < 0 || start < bestStart) {
+        best = q;
+        bestStart = start;
+      }
+    }
+    if (best < 0)
+      break;
+    size_t index = queues[best].front();
+    queues[best].pop_front();
+    const Instruction &i = program.instructions[index];
+    UnitStats &unit = stats.units[best];
+    unit.waitDependency += bestStart - queueFree[best];
+    for (int ch = 0; ch < kNumChannels; ++ch)
+      if (i.waitMask >> ch & 1)
+        tokens[ch].pop_front();
+    int64_t start = bestStart, end = bestStart;
+    switch (i.opcode) {
+    case Opcode::Load:
+    case Opcode::Store: {
+      int64_t bytes = int64_t(std::max<uint32_t>(i.rows, 1)) * i.c;
+      int64_t transfer = static_cast<int64_t>(
+          std::ceil(double(bytes) / config.dramBytesPerCycle));
+      int64_t begin = std::max(start, dramFree);
+      unit.waitMemory += begin - start;
+      dramFree = begin + transfer;
+      end = begin + config.dramLatencyCycles + transfer;
+      stats.dramBytes += bytes;
+      stats.sramBytes += bytes;
+      break;
+    }
+    case Opcode::Matmul:
+      end = start + matmulCycles(config, i);
+      stats.macs += int64_t(i.rows) * i.depth * i.cols;
+      stats.sramBytes +=
+          (int64_t(i.depth) * i.cols + int64_t(i.rows) * i.depth) *
+          formatBytes(i.format);
+      break;
+    case Opcode::Drain: {
+      int64_t elements = int64_t(i.rows) * i.cols;
+      end = start + (elements + config.vectorLanes - 1) / config.vectorLanes +
+            4;
+      vectorElements += elements;
+      stats.sramBytes += elements * (4 + formatBytes(i.format));
+      break;
+    }
+    }
+    machine.execute(i);
+    unit.busy += end - start;
+    ++unit.instructions;
+    queueFree[best] = end;
+    for (int ch = 0; ch < kNumChannels; ++ch)
+      if (i.signalMask >> ch & 1)
+        tokens[ch].push_back(end);
+    stats.cycles = std::max(stats.cycles, end);
+    if (keepTrace)
+      stats.trace.push_back({Queue(best), i.opcode, index, start, end});
+  }
+  for (int q = 0; q < 4; ++q)
+    if (!queues[q].empty()) {
+      const Instruction &i = program.instructions[queues[q].front()];
+      std::string channels;
+      for (int ch = 0; ch < kNumChannels; ++ch)
+        if ((i.waitMask >> ch & 1) && tokens[ch].empty())
+          channels += (channels.empty() ? "" : ", ") + std::to_string(ch);
+      return "deadlock: instruction " + std::to_string(queues[q].front()) +
+             " on the " + queueName(Queue(q)) +
+             " queue waits on token channel " + channels +
+             ", which nothing left will signal";
+    }
+  stats.arrayUtilization =
+      stats.cycles ? double(stats.macs) / (double(stats.cycles) * cells) : 0;
+  int64_t matrixBusy = stats.units[int(Queue::Matrix)].busy;
+  stats.matrixUtilization =
+      matrixBusy ? double(stats.macs) / (double(matrixBusy) * cells) : 0;
+  stats.energyPJ = double(stats.macs) * config.energy.macPJ +
+                   double(stats.sramBytes) * config.energy.sramBytePJ +
+                   double(stats.dramBytes) * config.energy.dramBytePJ +
+                   double(vectorElements) * config.energy.vectorOpPJ;
+  stats.seconds = double(stats.cycles) / (config.clockGHz * 1e9);
+  return stats;
+}
+
+std::string tessera::sim::statsToJSON(const SimStats &stats,
+                                      const AcceleratorConfig &config) {
+  llvm::json::Object units;
+  for (int q = 0; q < 4; ++q) {
+    const UnitStats &u = stats.units[q];
+    units[queueName(Queue(q))] = llvm::json::Object{
+        {"busy_cycles", u.busy},
+        {"instructions", u.instructions},
+        {"stall_dependency_cycles", u.waitDependency},
+        {"stall_memory_cycles", u.waitMemory}};
+  }
+  llvm::json::Object root{
+      {"accelerator", config.name},
+      {"cycles", stats.cycles},
+      {"seconds", stats.seconds},
+      {"macs", stats.macs},
+      {"array_utilization", stats.arrayUtilization},
+      {"matrix_utilization", stats.matrixUtilization},
+      {"sram_bytes", stats.sramBytes},
+      {"dram_bytes", stats.dramBytes},
+      {"energy_uj", stats.energyPJ * 1e-6},
+      {"units", std::move(units)}};
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(root)));
+  return text;
+}
+
+std::string tessera::sim::traceToJSON(const SimStats &stats,
+                                      const AcceleratorConfig &config) {
+  static const char *names[] = {"?", "load", "matmul", "drain", "store"};
+  llvm::json::Array events;
+  double microsPerCycle = 1e-3 / config.clockGHz;
+  for (int q = 0; q < 4; ++q)
+    events.push_back(llvm::json::Object{
+        {"name", "thread_name"},
+        {"ph", "M"},
+        {"pid", 0},
+        {"tid", q},
+        {"args", llvm::json::Object{{"name", queueName(Queue(q))}}}});
+  for (const TraceEvent &e : stats.trace)
+    events.push_back(llvm::json::Object{
+        {"name", names[static_cast<int>(e.opcode)]},
+        {"ph", "X"},
+        {"pid", 0},
+        {"tid", static_cast<int>(e.queue)},
+        {"ts", double(e.start) * microsPerCycle},
+        {"dur", double(e.end - e.start) * microsPerCycle},
+        {"args", llvm::json::Object{{"instruction", int64_t(e.index)},
+                                    {"start_cycle", e.start},
+                                    {"end_cycle", e.end}}}});
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << llvm::json::Value(llvm::json::Object{
+      {"traceEvents", std::move(events)}, {"displayTimeUnit", "ns"}});
+  return text;
+}
+
+Result<Program> tessera::sim::buildGemmProgram(const AcceleratorConfig &config,
+                                               GemmShape gemm,
+                                               NumberFormat format,
+                                               const std::vector<float> &a,
+                                               const std::vector<float> &b) {
+  if (auto error = validateConfig(config))
+    return "invalid configuration: " + *error;
+  if (gemm.m <= 0 || gemm.n <= 0 || gemm.k <= 0)
+    return std::string("GEMM sizes must be positive");
+  if (int64_t(a.size()) != gemm.m * gemm.k ||
+      int64_t(b.size()) != gemm.k * gemm.n)
+    return std::string("operand data does not match the GEMM's sizes");
+  if (!config.supports(format) || format == NumberFormat::I8 ||
+      format == NumberFormat::F32)
+    return std::string("operand format ") + formatName(format) +
+           " is not a float format this accelerator supports";
+  int64_t R = config.array.rows, C = config.array.cols;
+  int64_t size = formatBytes(format);
+  int64_t kTiles = (gemm.k + R - 1) / R, nTiles = (gemm.n + C - 1) / C;
+  // Rows per chunk: two activation tiles and two output tiles in the
+  // unified buffer, two accumulator blocks (so that draining one block
+  // overlaps the next block's folds).
+  int64_t accRows = config.accumulatorBytes / (4 * C);
+  int64_t perRow = 2 * R * size + 2 * C * 4;
+  int64_t chunk = std::min({gemm.m, accRows / 2,
+                            config.unifiedBufferBytes / perRow,
+                            int64_t(0xffff)});
+  if (chunk <= 0 || config.weightBufferBytes < 2 * R * C * size)
+    return std::string("the on-chip memories are too small to double-buffer "
+                       "one weight tile and one row of activations");
+  int64_t mChunks = (gemm.m + chunk - 1) / chunk;
+
+  // DRAM: A (M x K) and B (K x N) row-major in `format`, C (M x N)
+  // row-major in fp32; tiles move as 2-D transfers.
+  Program p;
+  auto place = [&](int64_t bytes) {
+    uint64_t at = p.dram.size();
+    p.dram.resize(at + static_cast<size_t>(bytes));
+    return at;
+  };
+  uint64_t aAt = place(gemm.m * gemm.k * size);
+  uint64_t bAt = place(gemm.k * gemm.n * size);
+  uint64_t cAt = place(gemm.m * gemm.n * 4);
+  for (int64_t e = 0; e < gemm.m * gemm.k; ++e)
+    storeElement(p.dram.data() + aAt + e * size, format, a[e]);
+  for (int64_t e = 0; e < gemm.k * gemm.n; ++e)
+    storeElement(p.dram.data() + bAt + e * size, format, b[e]);
+  p.tensors.push_back(
+      {"A", TensorInfo::Role::Input, format, {gemm.m, gemm.k}, aAt});
+  p.tensors.push_back(
+      {"B", TensorInfo::Role::Input, format, {gemm.k, gemm.n}, bAt});
+  p.tensors.push_back({"C", TensorInfo::Role::Output, NumberFormat::F32,
+                       {gemm.m, gemm.n}, cAt});
+
+  // Unified buffer: two activation slots then two output slots; weight
+  // buffer: two weight slots; accumulators: two blocks. Every fold loads
+  // its weight and activation tiles into the slot of its parity (waiting
+  // until the matmul two folds back has freed it); after a block's last
+  // fold the vector unit drains it and the store queue writes it back.
+  uint32_t aSlot = static_cast<uint32_t>(chunk * R * size);
+  uint32_t oSlot = static_cast<uint32_t>(chunk * C * 4);
+  uint32_t wSlot = static_cast<uint32_t>(R * C * size);
+  int64_t blocks = mChunks * nTiles;
+  int64_t fold = 0, block = 0;
+  for (int64_t mc = 0; mc < mChunks; ++mc) {
+    int64_t rows = std::min(chunk, gemm.m - mc * chunk);
+    for (int64_t nt = 0; nt < nTiles; ++nt, ++block) {
+      int64_t cols = std::min(C, gemm.n - nt * C);
+      uint32_t accBase = static_cast<uint32_t>((block % 2) * chunk);
+      for (int64_t kt = 0; kt < kTiles; ++kt, ++fold) {
+        int64_t depth = std::min(R, gemm.k - kt * R);
+        uint32_t slot = static_cast<uint32_t>(fold % 2);
+        Instruction weights;
+        weights.opcode = Opcode::Load;
+        weights.flags = static_cast<uint8_t>(Buffer::Weights);
+        weights.dram = bAt + (kt * R * gemm.n + nt * C) * size;
+        weights.a = slot * wSlot;
+        weights.rows = static_cast<uint32_t>(depth);
+        weights.c = static_cast<uint32_t>(cols * size);
+        weights.b = static_cast<uint32_t>(gemm.n * size);
+        weights.waitMask = fold >= 2 ? 1u << MatrixToLoad : 0;
+        p.instructions.push_back(weights);
+        Instruction acts;
+        acts.opcode = Opcode::Load;
+        acts.flags = static_cast<uint8_t>(Buffer::Unified);
+        acts.dram = aAt + (mc * chunk * gemm.k + kt * R) * size;
+        acts.a = slot * aSlot;
+        acts.rows = static_cast<uint32_t>(rows);
+        acts.c = static_cast<uint32_t>(depth * size);
+        acts.b = static_cast<uint32_t>(gemm.k * size);
+        acts.signalMask = 1u << LoadToMatrix;
+        p.instructions.push_back(acts);
+        Instruction mm;
+        mm.opcode = Opcode::Matmul;
+        mm.format = format;
+        mm.a = slot * wSlot;
+        mm.b = slot * aSlot;
+        mm.c = accBase;
+        mm.rows = static_cast<uint32_t>(rows);
+        mm.depth = static_cast<uint32_t>(depth);
+        mm.cols = static_cast<uint32_t>(cols);
+        mm.flags = kt > 0 ? 1 : 0;
+        mm.waitMask = 1u << LoadToMatrix;
+        // A block's first fold waits until the block two back is drained.
+        if (kt == 0 && block >= 2)
+          mm.waitMask |= 1u << VectorToMatrix;
+        if (fold + 2 < blocks * kTiles)
+          mm.signalMask = 1u << MatrixToLoad;
+        if (kt + 1 == kTiles)
+          mm.signalMask |= 1u << MatrixToVector;
+        p.instructions.push_back(mm);
+      }
+      Instruction drain;
+      drain.opcode = Opcode::Drain;
+      drain.format = NumberFormat::F32;
+      drain.a = accBase;
+      drain.b = 2 * aSlot + static_cast<uint32_t>(block % 2) * oSlot;
+      drain.rows = static_cast<uint32_t>(rows);
+      drain.cols = static_cast<uint32_t>(cols);
+      drain.waitMask = 1u << MatrixToVector;
+      if (block >= 2)
+        drain.waitMask |= 1u << StoreToVector;
+      drain.signalMask = 1u << VectorToStore;
+      if (block + 2 < blocks)
+        drain.signalMask |= 1u << VectorToMatrix;
+      p.instructions.push_back(drain);
+      Instruction store;
+      store.opcode = Opcode::Store;
+      store.a = drain.b;
+      store.dram = cAt + (mc * chunk * gemm.n + nt * C) * 4;
+      store.rows = static_cast<uint32_t>(rows);
+      store.c = static_cast<uint32_t>(cols * 4);
+      store.b = static_cast<uint32_t>(gemm.n * 4);
+      store.waitMask = 1u << VectorToStore;
+      if (block + 2 < blocks)
+        store.signalMask = 1u << StoreToVector;
+      p.instructions.push_back(store);
+    }
+  }
+  if (auto error = validateProgram(p, config))
+    return "internal error: the GEMM program is invalid: " + *error;
+  return p;
+}
+
+std::vector<float> tessera::sim::readOutput(const Program &program,
+                                            const std::string &name) {
+  for (const TensorInfo &t : program.tensors) {
+    if (t.name != name || t.format != NumberFormat::F32)
+      continue;
+    std::vector<float> out(static_cast<size_t>(t.bytes() / 4));
+    std::memcpy(out.data(), program.dram.data() + t.offset, out.size() * 4);
+    return out;
+  }
+  return {};
+}
