@@ -1,26 +1,26 @@
 // RUN: tessera-opt %s --split-input-file --convert-tessera-to-linalg | FileCheck %s
 
 // Static attention becomes one tiled loop nest: (leading dims, query
-// blocks of 32) in parallel, key blocks of 64 in sequence carrying the row
-// maximum, row sum and accumulator; no 128 x 128 score tensor exists, only
-// 32 x 64 blocks.
+// blocks of 64) in parallel, key blocks of 128 in sequence carrying the row
+// maximum, row sum and accumulator; no 256 x 256 score tensor exists, only
+// 64 x 128 blocks.
 // CHECK-LABEL: func @flash
-// CHECK: %[[KT:.*]] = linalg.transpose ins(%arg1 : tensor<1x2x128x64xf32>) outs(%{{.*}} : tensor<1x2x64x128xf32>) permutation = [0, 1, 3, 2]
-// CHECK: scf.forall (%[[B:[a-z0-9]+]], %[[H:[a-z0-9]+]], %[[QI:[a-z0-9]+]]) = (0, 0, 0) to (1, 2, 128) step (1, 1, 32)
-// CHECK: tensor.extract_slice %arg0[%[[B]], %[[H]], %[[QI]], 0] [1, 1, 32, 64] [1, 1, 1, 1] : tensor<1x2x128x64xf32> to tensor<32x64xf32>
-// CHECK: scf.for %[[KJ:[a-z0-9]+]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (tensor<32xf32>, tensor<32xf32>, tensor<32x64xf32>)
-// CHECK: tensor.extract_slice %[[KT]][%[[B]], %[[H]], 0, %[[KJ]]] [1, 1, 64, 64]
-// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction", "parallel"]{{.*}}outs(%{{.*}} : tensor<32x64xf32>)
+// CHECK: %[[KT:.*]] = linalg.transpose ins(%arg1 : tensor<1x2x256x64xf32>) outs(%{{.*}} : tensor<1x2x64x256xf32>) permutation = [0, 1, 3, 2]
+// CHECK: scf.forall (%[[B:[a-z0-9]+]], %[[H:[a-z0-9]+]], %[[QI:[a-z0-9]+]]) = (0, 0, 0) to (1, 2, 256) step (1, 1, 64)
+// CHECK: tensor.extract_slice %arg0[%[[B]], %[[H]], %[[QI]], 0] [1, 1, 64, 64] [1, 1, 1, 1] : tensor<1x2x256x64xf32> to tensor<64x64xf32>
+// CHECK: scf.for %[[KJ:[a-z0-9]+]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (tensor<64xf32>, tensor<64xf32>, tensor<64x64xf32>)
+// CHECK: tensor.extract_slice %[[KT]][%[[B]], %[[H]], 0, %[[KJ]]] [1, 1, 64, 128]
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction", "parallel"]{{.*}}outs(%{{.*}} : tensor<64x128xf32>)
 // CHECK: arith.maximumf
 // CHECK: math.exp
 // CHECK: scf.yield
 // CHECK: arith.divf
 // CHECK: scf.forall.in_parallel
-// CHECK-NEXT: tensor.parallel_insert_slice %{{.*}} into %{{.*}}[%[[B]], %[[H]], %[[QI]], 0] [1, 1, 32, 64]
-// CHECK-NOT: tensor<1x2x128x128xf32>
-func.func @flash(%q: tensor<1x2x128x64xf32>, %k: tensor<1x2x128x64xf32>, %v: tensor<1x2x128x64xf32>) -> tensor<1x2x128x64xf32> {
-  %0 = tessera.attention %q, %k, %v {scale = 0.125 : f32} : tensor<1x2x128x64xf32>, tensor<1x2x128x64xf32>, tensor<1x2x128x64xf32> -> tensor<1x2x128x64xf32>
-  return %0 : tensor<1x2x128x64xf32>
+// CHECK-NEXT: tensor.parallel_insert_slice %{{.*}} into %{{.*}}[%[[B]], %[[H]], %[[QI]], 0] [1, 1, 64, 64]
+// CHECK-NOT: tensor<1x2x256x256xf32>
+func.func @flash(%q: tensor<1x2x256x64xf32>, %k: tensor<1x2x256x64xf32>, %v: tensor<1x2x256x64xf32>) -> tensor<1x2x256x64xf32> {
+  %0 = tessera.attention %q, %k, %v {scale = 0.125 : f32} : tensor<1x2x256x64xf32>, tensor<1x2x256x64xf32>, tensor<1x2x256x64xf32> -> tensor<1x2x256x64xf32>
+  return %0 : tensor<1x2x256x64xf32>
 }
 
 // -----
@@ -28,7 +28,7 @@ func.func @flash(%q: tensor<1x2x128x64xf32>, %k: tensor<1x2x128x64xf32>, %v: ten
 // Causal: the key loop stops after the last block a query block sees, and
 // positions past the diagonal (offset by Sk - Sq) are -inf.
 // CHECK-LABEL: func @flash_causal
-// CHECK: scf.forall (%{{.*}}, %[[QI:[a-z0-9]+]]) = (0, 0) to (2, 64) step (1, 32)
+// CHECK: scf.forall (%{{.*}}, %[[QI:[a-z0-9]+]]) = (0, 0) to (2, 64) step (1, 64)
 // CHECK: %[[LAST:.*]] = arith.addi %[[QI]], %c{{[0-9]+}}
 // CHECK: %[[N:.*]] = arith.divui %[[LAST]], %c32
 // CHECK: %[[END:.*]] = arith.muli %[[N]], %c32
@@ -48,11 +48,11 @@ func.func @flash_causal(%q: tensor<2x64x32xf32>, %k: tensor<2x96x32xf32>, %v: te
 // broadcast, its key dim follows the key block.
 // CHECK-LABEL: func @flash_mask
 // CHECK: scf.for %[[KJ:[a-z0-9]+]] =
-// CHECK: tensor.extract_slice %arg3[%{{.*}}, 0, 0, %[[KJ]]] [1, 1, 1, 64] [1, 1, 1, 1] : tensor<2x1x1x128xf32> to tensor<1x64xf32>
+// CHECK: tensor.extract_slice %arg3[%{{.*}}, 0, 0, %[[KJ]]] [1, 1, 1, 128] [1, 1, 1, 1] : tensor<2x1x1x256xf32> to tensor<1x128xf32>
 // CHECK: linalg.generic {indexing_maps = [#{{.*}}, #[[BCAST:.*]], #{{.*}}]
-func.func @flash_mask(%q: tensor<2x4x128x64xf32>, %k: tensor<2x4x128x64xf32>, %v: tensor<2x4x128x64xf32>, %m: tensor<2x1x1x128xf32>) -> tensor<2x4x128x64xf32> {
-  %0 = tessera.attention %q, %k, %v mask(%m : tensor<2x1x1x128xf32>) : tensor<2x4x128x64xf32>, tensor<2x4x128x64xf32>, tensor<2x4x128x64xf32> -> tensor<2x4x128x64xf32>
-  return %0 : tensor<2x4x128x64xf32>
+func.func @flash_mask(%q: tensor<2x4x256x64xf32>, %k: tensor<2x4x256x64xf32>, %v: tensor<2x4x256x64xf32>, %m: tensor<2x1x1x256xf32>) -> tensor<2x4x256x64xf32> {
+  %0 = tessera.attention %q, %k, %v mask(%m : tensor<2x1x1x256xf32>) : tensor<2x4x256x64xf32>, tensor<2x4x256x64xf32>, tensor<2x4x256x64xf32> -> tensor<2x4x256x64xf32>
+  return %0 : tensor<2x4x256x64xf32>
 }
 
 // -----
