@@ -91,6 +91,34 @@ def time_ort(ort_dir, model, folder, threads, runs):
     return json.loads(out.stdout)["median_ms"]
 
 
+def ensure_ort(ort_dir):
+    """Installs onnxruntime-node into ort_dir (npm, --ignore-scripts)."""
+    if not os.path.isdir(os.path.join(ort_dir, "node_modules",
+                                      "onnxruntime-node")):
+        os.makedirs(ort_dir, exist_ok=True)
+        subprocess.run(["npm", "install", "--ignore-scripts", "--no-audit",
+                        "--no-fund", "onnxruntime-node"], cwd=ort_dir,
+                       check=True, stdout=subprocess.DEVNULL)
+
+
+def bert_base_model(tmp):
+    """A BERT-base encoder layer (hidden 768, 12 heads, FFN 3072) with batch
+    1 and sequence 128 fixed; returns its path."""
+    subprocess.run([sys.executable, os.path.join(ROOT, "scripts",
+                                                 "gen_models.py"),
+                    "--out", os.path.join(tmp, "bert"), "--only", "bert",
+                    "--hidden", "768", "--heads", "12", "--ffn", "3072",
+                    "--seq", "128"], check=True, stdout=subprocess.DEVNULL)
+    # A static copy of the dynamic export.
+    bert = onnx.load(os.path.join(tmp, "bert", "bert", "model.onnx"))
+    for value in list(bert.graph.input) + list(bert.graph.output):
+        dims = value.type.tensor_type.shape.dim
+        dims[0].dim_value, dims[1].dim_value = 1, 128
+    path = os.path.join(tmp, "bert_base.onnx")
+    onnx.save(bert, path)
+    return path
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build", default=os.path.join(ROOT, "build"))
@@ -99,12 +127,7 @@ def main():
     parser.add_argument("--ort-dir", default=os.path.join(ROOT, "build",
                                                           "ort"))
     args = parser.parse_args()
-    if not os.path.isdir(os.path.join(args.ort_dir, "node_modules",
-                                      "onnxruntime-node")):
-        os.makedirs(args.ort_dir, exist_ok=True)
-        subprocess.run(["npm", "install", "--ignore-scripts", "--no-audit",
-                        "--no-fund", "onnxruntime-node"], cwd=args.ort_dir,
-                       check=True, stdout=subprocess.DEVNULL)
+    ensure_ort(args.ort_dir)
     with tempfile.TemporaryDirectory() as tmp:
         peak_bin = os.path.join(tmp, "peak")
         subprocess.run(["clang-22", "-O2", "-mavx512f", "-o", peak_bin,
@@ -114,18 +137,7 @@ def main():
         print(f"fp32 FMA peak: {peak:.1f} GFLOP/s per core, "
               f"{peak * args.threads:.1f} on {args.threads} threads")
         cases = []
-        subprocess.run([sys.executable, os.path.join(ROOT, "scripts",
-                                                     "gen_models.py"),
-                        "--out", os.path.join(tmp, "bert"), "--only", "bert",
-                        "--hidden", "768", "--heads", "12", "--ffn", "3072",
-                        "--seq", "128"], check=True, stdout=subprocess.DEVNULL)
-        # Batch 1, sequence 128: a static copy of the dynamic export.
-        bert = onnx.load(os.path.join(tmp, "bert", "bert", "model.onnx"))
-        for value in list(bert.graph.input) + list(bert.graph.output):
-            dims = value.type.tensor_type.shape.dim
-            dims[0].dim_value, dims[1].dim_value = 1, 128
-        bert_path = os.path.join(tmp, "bert_base.onnx")
-        onnx.save(bert, bert_path)
+        bert_path = bert_base_model(tmp)
         layer_flops = 2 * 128 * (4 * 768 * 768 + 2 * 768 * 3072) + \
             2 * 2 * 12 * 128 * 128 * 64
         cases.append(("BERT-base layer (1x128)", bert_path, layer_flops))

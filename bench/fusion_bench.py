@@ -24,11 +24,10 @@ import subprocess
 import sys
 import tempfile
 
-import onnx
-
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
-from cpu_bench import time_ort, write_inputs  # noqa: E402
+from cpu_bench import (bert_base_model, ensure_ort, time_ort,  # noqa: E402
+                       write_inputs)
 
 
 def tessera_run(build, model, folder, runs, flags):
@@ -72,25 +71,10 @@ def main():
                                                           "ort"))
     parser.add_argument("--seqs", default="512,2048")
     args = parser.parse_args()
-    if not os.path.isdir(os.path.join(args.ort_dir, "node_modules",
-                                      "onnxruntime-node")):
-        os.makedirs(args.ort_dir, exist_ok=True)
-        subprocess.run(["npm", "install", "--ignore-scripts", "--no-audit",
-                        "--no-fund", "onnxruntime-node"], cwd=args.ort_dir,
-                       check=True, stdout=subprocess.DEVNULL)
+    ensure_ort(args.ort_dir)
     tools = os.path.join(args.build, "bin")
     with tempfile.TemporaryDirectory() as tmp:
-        subprocess.run([sys.executable, os.path.join(ROOT, "scripts",
-                                                     "gen_models.py"),
-                        "--out", os.path.join(tmp, "bert"), "--only", "bert",
-                        "--hidden", "768", "--heads", "12", "--ffn", "3072",
-                        "--seq", "128"], check=True, stdout=subprocess.DEVNULL)
-        bert = onnx.load(os.path.join(tmp, "bert", "bert", "model.onnx"))
-        for value in list(bert.graph.input) + list(bert.graph.output):
-            dims = value.type.tensor_type.shape.dim
-            dims[0].dim_value, dims[1].dim_value = 1, 128
-        bert_path = os.path.join(tmp, "bert_base.onnx")
-        onnx.save(bert, bert_path)
+        bert_path = bert_base_model(tmp)
         report = os.path.join(tmp, "bert_fusion.json")
         subprocess.run([os.path.join(tools, "tessera-compile"), bert_path,
                         "--compile-to=graph", "--fusion-report=" + report,

@@ -362,6 +362,22 @@ std::string tessera::sim::traceToJSON(const SimStats &stats,
   return text;
 }
 
+/// A 2-D DMA: `rows` rows of `rowBytes`, DRAM row stride `stride`, SRAM
+/// contiguous.
+static Instruction transfer(Opcode opcode, Buffer buffer, uint64_t dram,
+                            uint32_t sram, int64_t rows, int64_t rowBytes,
+                            int64_t stride) {
+  Instruction i;
+  i.opcode = opcode;
+  i.flags = opcode == Opcode::Load ? static_cast<uint8_t>(buffer) : 0;
+  i.dram = dram;
+  i.a = sram;
+  i.rows = static_cast<uint32_t>(rows);
+  i.c = static_cast<uint32_t>(rowBytes);
+  i.b = static_cast<uint32_t>(stride);
+  return i;
+}
+
 Result<Program> tessera::sim::buildGemmProgram(const AcceleratorConfig &config,
                                                GemmShape gemm,
                                                NumberFormat format,
@@ -434,24 +450,16 @@ Result<Program> tessera::sim::buildGemmProgram(const AcceleratorConfig &config,
       for (int64_t kt = 0; kt < kTiles; ++kt, ++fold) {
         int64_t depth = std::min(R, gemm.k - kt * R);
         uint32_t slot = static_cast<uint32_t>(fold % 2);
-        Instruction weights;
-        weights.opcode = Opcode::Load;
-        weights.flags = static_cast<uint8_t>(Buffer::Weights);
-        weights.dram = bAt + (kt * R * gemm.n + nt * C) * size;
-        weights.a = slot * wSlot;
-        weights.rows = static_cast<uint32_t>(depth);
-        weights.c = static_cast<uint32_t>(cols * size);
-        weights.b = static_cast<uint32_t>(gemm.n * size);
+        Instruction weights = transfer(
+            Opcode::Load, Buffer::Weights,
+            bAt + (kt * R * gemm.n + nt * C) * size, slot * wSlot, depth,
+            cols * size, gemm.n * size);
         weights.waitMask = fold >= 2 ? 1u << MatrixToLoad : 0;
         p.instructions.push_back(weights);
-        Instruction acts;
-        acts.opcode = Opcode::Load;
-        acts.flags = static_cast<uint8_t>(Buffer::Unified);
-        acts.dram = aAt + (mc * chunk * gemm.k + kt * R) * size;
-        acts.a = slot * aSlot;
-        acts.rows = static_cast<uint32_t>(rows);
-        acts.c = static_cast<uint32_t>(depth * size);
-        acts.b = static_cast<uint32_t>(gemm.k * size);
+        Instruction acts = transfer(
+            Opcode::Load, Buffer::Unified,
+            aAt + (mc * chunk * gemm.k + kt * R) * size, slot * aSlot, rows,
+            depth * size, gemm.k * size);
         acts.signalMask = 1u << LoadToMatrix;
         p.instructions.push_back(acts);
         Instruction mm;
@@ -488,13 +496,10 @@ Result<Program> tessera::sim::buildGemmProgram(const AcceleratorConfig &config,
       if (block + 2 < blocks)
         drain.signalMask |= 1u << VectorToMatrix;
       p.instructions.push_back(drain);
-      Instruction store;
-      store.opcode = Opcode::Store;
-      store.a = drain.b;
-      store.dram = cAt + (mc * chunk * gemm.n + nt * C) * 4;
-      store.rows = static_cast<uint32_t>(rows);
-      store.c = static_cast<uint32_t>(cols * 4);
-      store.b = static_cast<uint32_t>(gemm.n * 4);
+      Instruction store =
+          transfer(Opcode::Store, Buffer::Unified,
+                   cAt + (mc * chunk * gemm.n + nt * C) * 4, drain.b, rows,
+                   cols * 4, gemm.n * 4);
       store.waitMask = 1u << VectorToStore;
       if (block + 2 < blocks)
         store.signalMask = 1u << StoreToVector;

@@ -149,6 +149,18 @@ private:
                         nodeName(op->getLoc()), kind.str(), reason.str()});
   }
 
+  /// Records that the first free elementwise user of `value`, which has
+  /// several users, was not fused.
+  template <typename IsFree>
+  void rejectSharedProducer(Value value, StringRef kind, IsFree isFree) {
+    for (Operation *user : value.getUsers())
+      if (roleOf(user) == Role::Elementwise && isFree(user)) {
+        reject(user, kind,
+               llvm::formatv("producer has {0} users", distinctUsers(value)));
+        return;
+      }
+  }
+
   static unsigned countKernels(Block &block) {
     unsigned count = 0;
     for (Operation &op : block)
@@ -190,12 +202,7 @@ private:
         if (users == 0)
           break;
         if (users > 1) {
-          for (Operation *user : current.getUsers())
-            if (roleOf(user) == Role::Elementwise && isFree(user)) {
-              reject(user, "epilogue",
-                     llvm::formatv("producer has {0} users", users));
-              break;
-            }
+          rejectSharedProducer(current, "epilogue", isFree);
           break;
         }
         Operation *user = *current.getUsers().begin();
@@ -258,12 +265,7 @@ private:
         unsigned users = distinctUsers(current);
         if (users != 1) {
           if (users > 1)
-            for (Operation *user : current.getUsers())
-              if (roleOf(user) == Role::Elementwise && isFree(user)) {
-                reject(user, "reduction",
-                       llvm::formatv("producer has {0} users", users));
-                break;
-              }
+            rejectSharedProducer(current, "reduction", isFree);
           break;
         }
         Operation *user = *current.getUsers().begin();
