@@ -5,6 +5,8 @@
 #include "llvm/Support/JSON.h"
 
 #include <algorithm>
+#include <fstream>
+#include <sstream>
 
 using namespace tessera::sim;
 
@@ -252,4 +254,20 @@ Result<AcceleratorConfig> tessera::sim::parseConfig(std::string_view text) {
   if (auto error = validateConfig(c))
     return *error;
   return c;
+}
+
+Result<AcceleratorConfig>
+tessera::sim::loadConfig(std::string_view presetOrPath) {
+  std::string name(presetOrPath);
+  if (name.size() < 5 || name.compare(name.size() - 5, 5, ".json") != 0)
+    return presetConfig(name);
+  std::ifstream file(name);
+  if (!file)
+    return "cannot read the configuration '" + name + "'";
+  std::stringstream text;
+  text << file.rdbuf();
+  Result<AcceleratorConfig> config = parseConfig(text.str());
+  if (auto *error = std::get_if<std::string>(&config))
+    return name + ": " + *error;
+  return config;
 }

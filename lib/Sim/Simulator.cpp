@@ -511,14 +511,29 @@ Result<Program> tessera::sim::buildGemmProgram(const AcceleratorConfig &config,
   return p;
 }
 
+void tessera::sim::writeTensor(Program &program, const TensorInfo &tensor,
+                               const float *values) {
+  int64_t size = formatBytes(tensor.format);
+  int64_t count = tensor.bytes() / size;
+  for (int64_t e = 0; e < count; ++e)
+    storeElement(program.dram.data() + tensor.offset + e * size,
+                 tensor.format, values[e]);
+}
+
+std::vector<float> tessera::sim::readTensor(const Program &program,
+                                            const TensorInfo &tensor) {
+  int64_t size = formatBytes(tensor.format);
+  std::vector<float> out(static_cast<size_t>(tensor.bytes() / size));
+  for (size_t e = 0; e < out.size(); ++e)
+    out[e] = loadElement(program.dram.data() + tensor.offset + e * size,
+                         tensor.format);
+  return out;
+}
+
 std::vector<float> tessera::sim::readOutput(const Program &program,
                                             const std::string &name) {
-  for (const TensorInfo &t : program.tensors) {
-    if (t.name != name || t.format != NumberFormat::F32)
-      continue;
-    std::vector<float> out(static_cast<size_t>(t.bytes() / 4));
-    std::memcpy(out.data(), program.dram.data() + t.offset, out.size() * 4);
-    return out;
-  }
+  for (const TensorInfo &t : program.tensors)
+    if (t.name == name)
+      return readTensor(program, t);
   return {};
 }

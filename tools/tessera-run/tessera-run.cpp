@@ -6,13 +6,16 @@
 #include "tessera/Runtime/Artifact.h"
 #include "tessera/Runtime/HostTensor.h"
 #include "tessera/Runtime/TensorIO.h"
+#include "tessera/Sim/Simulator.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/WithColor.h"
 
@@ -28,7 +31,8 @@ using namespace tessera::runtime;
 static cl::OptionCategory category("tessera-run options");
 static cl::opt<std::string>
     modelPath(cl::Positional,
-              cl::desc("[model.onnx | artifact.so from tessera-compile]"),
+              cl::desc("[model.onnx | artifact.so from tessera-compile | "
+                       "program.tsp for the systolic simulator]"),
               cl::cat(category));
 static cl::list<std::string>
     inputFiles("input", cl::desc("An input as an ONNX TensorProto (.pb) or a "
@@ -66,6 +70,123 @@ static cl::opt<unsigned>
               cl::desc("Run N more times after a warm-up and print the "
                        "minimum and median latency"),
               cl::value_desc("N"), cl::cat(category));
+
+static cl::opt<std::string>
+    accel("accel", cl::init("default"),
+          cl::desc("For a .tsp program: the accelerator it runs on, a preset "
+                   "(tpu-v1, default, small) or a JSON configuration"),
+          cl::value_desc("preset|file.json"), cl::cat(category));
+static cl::opt<std::string>
+    tracePath("trace",
+              cl::desc("For a .tsp program: write a Chrome trace-event "
+                       "timeline of every unit"),
+              cl::value_desc("file.json"), cl::cat(category));
+
+/// A systolic program (.tsp) as a model: inputs are written into a copy of
+/// its DRAM image in their formats, the simulator runs it, and the
+/// outputs are read back as fp32; each run prints its cycles.
+class SystolicModel {
+public:
+  static Expected<std::unique_ptr<SystolicModel>> load(StringRef path) {
+    auto fail = [&](const Twine &why) {
+      return createStringError(inconvertibleErrorCode(), path + ": " + why);
+    };
+    tessera::sim::Result<tessera::sim::AcceleratorConfig> config =
+        tessera::sim::loadConfig(accel);
+    if (auto *error = std::get_if<std::string>(&config))
+      return createStringError(inconvertibleErrorCode(), *error);
+    auto buffer = MemoryBuffer::getFile(path, /*IsText=*/false);
+    if (!buffer)
+      return fail(buffer.getError().message());
+    StringRef data = (*buffer)->getBuffer();
+    std::vector<uint8_t> bytes(data.begin(), data.end());
+    auto config_ = std::get<tessera::sim::AcceleratorConfig>(config);
+    auto program = tessera::sim::decodeProgram(bytes, config_);
+    if (auto *error = std::get_if<std::string>(&program))
+      return fail(*error);
+    auto model = std::unique_ptr<SystolicModel>(new SystolicModel);
+    model->config = std::move(config_);
+    model->program = std::move(std::get<tessera::sim::Program>(program));
+    for (const tessera::sim::TensorInfo &t : model->program.tensors) {
+      if (t.role == tessera::sim::TensorInfo::Role::Constant)
+        continue;
+      TensorSignature sig;
+      sig.name = t.name;
+      sig.type = ElementType::F32;
+      sig.shape = t.shape;
+      sig.dimParams.assign(t.shape.size(), "");
+      (t.role == tessera::sim::TensorInfo::Role::Input
+           ? model->signature.inputs
+           : model->signature.outputs)
+          .push_back(sig);
+    }
+    return model;
+  }
+
+  Expected<std::vector<HostTensor>> run(ArrayRef<HostTensor> inputs) {
+    if (inputs.size() != signature.inputs.size())
+      return createStringError(inconvertibleErrorCode(),
+                               "the program takes " +
+                                   Twine(signature.inputs.size()) +
+                                   " inputs, got " + Twine(inputs.size()));
+    tessera::sim::Program copy = program;
+    size_t next = 0;
+    for (const tessera::sim::TensorInfo &t : copy.tensors) {
+      if (t.role != tessera::sim::TensorInfo::Role::Input)
+        continue;
+      const HostTensor &in = inputs[next++];
+      if (in.type != ElementType::F32 || in.shape != t.shape)
+        return createStringError(
+            inconvertibleErrorCode(),
+            "input '" + t.name + "' must be f32 of shape [" +
+                join(map_range(t.shape,
+                               [](int64_t d) { return std::to_string(d); }),
+                     ", ") +
+                "]");
+      tessera::sim::writeTensor(
+          copy, t, reinterpret_cast<const float *>(in.data.data()));
+    }
+    auto stats = tessera::sim::simulate(copy, config, !tracePath.empty());
+    if (auto *error = std::get_if<std::string>(&stats))
+      return createStringError(inconvertibleErrorCode(), *error);
+    const tessera::sim::SimStats &s = std::get<tessera::sim::SimStats>(stats);
+    outs() << formatv("simulated on '{0}': {1} cycles ({2:f2} us at {3} "
+                      "GHz), array utilization {4:f1}%, matrix unit "
+                      "utilization {5:f1}%\n",
+                      config.name, s.cycles, s.seconds * 1e6, config.clockGHz,
+                      100 * s.arrayUtilization, 100 * s.matrixUtilization);
+    if (!tracePath.empty()) {
+      std::error_code ec;
+      raw_fd_ostream trace(tracePath, ec);
+      if (ec)
+        return createStringError(inconvertibleErrorCode(),
+                                 "cannot write '" + tracePath +
+                                     "': " + ec.message());
+      trace << tessera::sim::traceToJSON(s, config) << "\n";
+    }
+    std::vector<HostTensor> outputs;
+    for (const tessera::sim::TensorInfo &t : copy.tensors) {
+      if (t.role != tessera::sim::TensorInfo::Role::Output)
+        continue;
+      HostTensor out;
+      out.name = t.name;
+      out.type = ElementType::F32;
+      out.shape = t.shape;
+      std::vector<float> values = tessera::sim::readTensor(copy, t);
+      out.data.resize(values.size() * 4);
+      std::memcpy(out.data.data(), values.data(), out.data.size());
+      outputs.push_back(std::move(out));
+    }
+    return outputs;
+  }
+
+  const ModelSignature &getSignature() const { return signature; }
+
+private:
+  tessera::sim::AcceleratorConfig config;
+  tessera::sim::Program program;
+  ModelSignature signature;
+};
 
 /// The files named `<prefix>_<K>.pb` in `dir`, by K.
 static std::vector<std::string> numberedFiles(StringRef dir, StringRef prefix) {
@@ -248,8 +369,9 @@ int main(int argc, char **argv) {
   cl::HideUnrelatedOptions({&category, &getColorCategory()});
   cl::ParseCommandLineOptions(
       argc, argv,
-      "Tessera runner: compiles an ONNX model for this CPU, runs it and "
-      "compares its outputs.\n\n"
+      "Tessera runner: compiles an ONNX model for this CPU (or loads a "
+      "compiled .so, or a systolic .tsp program for the simulator), runs it "
+      "and compares its outputs.\n\n"
       "  tessera-run model.onnx --input=in0.pb --expected=out0.pb\n"
       "  tessera-run --test-dir=DIR\n");
   std::string model = modelPath;
@@ -271,7 +393,16 @@ int main(int argc, char **argv) {
   tessera::DiagnosticPrinter diagnostics(context, errs());
   std::unique_ptr<Artifact> artifact;
   std::unique_ptr<CpuJit> jit;
-  if (StringRef(model).ends_with(".so")) {
+  std::unique_ptr<SystolicModel> systolic;
+  if (StringRef(model).ends_with(".tsp")) {
+    auto loaded = SystolicModel::load(model);
+    if (!loaded) {
+      WithColor::error(errs(), "tessera-run") << toString(loaded.takeError())
+                                              << "\n";
+      return 1;
+    }
+    systolic = std::move(*loaded);
+  } else if (StringRef(model).ends_with(".so")) {
     auto loaded = Artifact::load(model);
     if (!loaded) {
       WithColor::error(errs(), "tessera-run") << toString(loaded.takeError())
@@ -289,10 +420,13 @@ int main(int argc, char **argv) {
     jit = std::move(*compiled);
   }
   RunFn run = [&](ArrayRef<HostTensor> inputs) {
+    if (systolic)
+      return systolic->run(inputs);
     return artifact ? artifact->run(inputs) : jit->run(inputs);
   };
   const ModelSignature &signature =
-      artifact ? artifact->signature() : jit->signature();
+      systolic ? systolic->getSignature()
+               : artifact ? artifact->signature() : jit->signature();
   if (testDir.empty() && inputFiles.empty() && !signature.inputs.empty()) {
     auto random = makeRandomInputs(signature, seed);
     if (!random) {

@@ -157,21 +157,7 @@ static int analyze() {
 }
 
 static std::optional<AcceleratorConfig> loadConfig() {
-  Result<AcceleratorConfig> config = presetConfig(accelOption);
-  if (std::holds_alternative<std::string>(config) &&
-      StringRef(accelOption).ends_with(".json")) {
-    auto buffer = MemoryBuffer::getFile(accelOption);
-    if (!buffer) {
-      fail("cannot read '" + accelOption + "': " +
-           buffer.getError().message());
-      return std::nullopt;
-    }
-    config = parseConfig((*buffer)->getBuffer().str());
-    if (auto *error = std::get_if<std::string>(&config)) {
-      fail(accelOption + ": " + *error);
-      return std::nullopt;
-    }
-  }
+  Result<AcceleratorConfig> config = tessera::sim::loadConfig(accelOption);
   if (auto *error = std::get_if<std::string>(&config)) {
     fail(*error);
     return std::nullopt;

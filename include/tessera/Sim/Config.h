@@ -52,6 +52,10 @@ Result<AcceleratorConfig> presetConfig(std::string_view name);
 /// names the key.
 Result<AcceleratorConfig> parseConfig(std::string_view json);
 
+/// A preset by name, or a JSON configuration file (a path ending in
+/// .json); errors say which.
+Result<AcceleratorConfig> loadConfig(std::string_view presetOrPath);
+
 /// Checks that sizes are positive and consistent (an accumulator row of
 /// the array's columns fits, the weight buffer holds one R x C tile).
 std::optional<std::string> validateConfig(const AcceleratorConfig &config);

@@ -71,6 +71,13 @@ Result<Program> buildGemmProgram(const AcceleratorConfig &config,
 /// Reads the fp32 output `name` from a program's DRAM image.
 std::vector<float> readOutput(const Program &program, const std::string &name);
 
+/// Writes `values` (fp32, one per element) into `tensor`'s place in the
+/// DRAM image, converted to its format; reads a tensor back as fp32.
+void writeTensor(Program &program, const TensorInfo &tensor,
+                 const float *values);
+std::vector<float> readTensor(const Program &program,
+                              const TensorInfo &tensor);
+
 } // namespace tessera::sim
 
 #endif // TESSERA_SIM_SIMULATOR_H
