@@ -65,7 +65,10 @@ def FormFusionRegionsPass
       elementwise ops producing its input (used only there) and those
       consuming its result;
     - `elementwise`: connected elementwise ops whose producers have no
-      other users.
+      other users, or whose producer the target says is cheaper to compute
+      again than to store and load (one op whose inputs are in memory, for
+      at most four users on the CPU): then each consumer's region gets its
+      own copy, listed under `recomputed`.
     A group is formed only when every value leaving it is used after the
     group's last op. Each rejected candidate (a consumer that was not
     fused) is recorded with its reason, for example "producer has 2 users",
@@ -76,8 +79,9 @@ def FormFusionRegionsPass
     (each with `function`, `kind`, `ops`, `nodes` — the ONNX node names —
     `tile`, `bytes_saved`, the estimated bytes of intermediate tensors no
     longer written and read back when their shapes are static, and
-    `dynamic_shapes`) and `rejected` (each with `function`, `op`, `node`,
-    `kind`, `reason`). With `summary`, prints the same as text to stderr.
+    `dynamic_shapes`), `recomputed` (each with `function`, `op`, `node`,
+    `copies`) and `rejected` (each with `function`, `op`, `node`, `kind`,
+    `reason`). With `summary`, prints the same as text to stderr.
     With `dot`, writes the fused graph for Graphviz: a cluster per
     function, one node per kernel.
   }];

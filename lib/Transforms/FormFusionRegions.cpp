@@ -7,6 +7,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/EquivalenceClasses.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -117,7 +118,15 @@ public:
       record.name = func.getSymName().str();
       record.kernelsBefore = countKernels(block);
       rejected.clear();
+      recomputed.clear();
+      dead.clear();
+      rejectedProducers.clear();
       SmallVector<Group> groups = findGroups(block, *info);
+      for (auto [producer, copies] : recomputed)
+        record.recomputed.push_back({producer->getName().getStringRef().str(),
+                                     nodeName(producer->getLoc()), copies});
+      for (Operation *op : dead)
+        op->erase();
       for (Group &group : groups)
         if (std::optional<RegionRecord> region = materialize(group, *info))
           record.regions.push_back(std::move(*region));
@@ -135,14 +144,23 @@ public:
   }
 
 private:
+  struct Recomputed {
+    std::string op, node;
+    unsigned copies;
+  };
   struct FunctionRecord {
     std::string name;
     SmallVector<RegionRecord> regions;
     SmallVector<Rejection> rejected;
+    SmallVector<Recomputed> recomputed;
     unsigned kernelsBefore = 0, kernelsAfter = 0;
   };
 
   SmallVector<Rejection> rejected;
+  /// Elementwise producers computed again in their consumers' regions
+  /// (with the number of copies), and those left without users.
+  llvm::MapVector<Operation *, unsigned> recomputed;
+  llvm::DenseSet<Operation *> dead, rejectedProducers;
 
   void reject(Operation *op, StringRef kind, const Twine &reason) {
     rejected.push_back({op->getName().getStringRef().str(),
@@ -291,19 +309,47 @@ private:
         continue;
       classes.insert(&op);
       order.push_back(&op);
-      for (Value operand : op.getOperands()) {
+      for (OpOperand &use : op.getOpOperands()) {
+        Value operand = use.get();
         Operation *producer = operand.getDefiningOp();
         if (!producer || roleOf(producer) != Role::Elementwise ||
-            !isFree(producer))
+            !isFree(producer) || dead.contains(producer))
           continue;
         if (unsigned users = distinctUsers(operand); users > 1) {
-          reject(&op, "elementwise",
-                 llvm::formatv("producer has {0} users", users));
+          // Cheap to compute again here (its inputs are in memory, the
+          // target says so): a copy joins this consumer.
+          bool inputsInMemory =
+              llvm::none_of(producer->getOperands(), [&](Value input) {
+                Operation *def = input.getDefiningOp();
+                return def && roleOf(def) == Role::Elementwise &&
+                       isFree(def);
+              });
+          if (!inputsInMemory || !info.recomputeIsCheap(producer, users)) {
+            // Once per producer, at its first consumer.
+            if (rejectedProducers.insert(producer).second)
+              reject(&op, "elementwise",
+                     llvm::formatv("producer has {0} users", users));
+            continue;
+          }
+          OpBuilder builder(&op);
+          Operation *copy = builder.clone(*producer);
+          op.replaceUsesOfWith(operand, copy->getResult(0));
+          classes.insert(copy);
+          classes.unionSets(copy, &op);
+          ++recomputed[producer];
+          if (producer->use_empty())
+            dead.insert(producer);
           continue;
         }
         classes.unionSets(producer, &op);
       }
     }
+    // Copies come right before their consumer, so collect members in
+    // block order.
+    order.clear();
+    for (Operation &op : block)
+      if (classes.contains(&op) && !dead.contains(&op))
+        order.push_back(&op);
     llvm::DenseSet<Operation *> leaders;
     for (Operation *op : order) {
       Operation *leader = classes.getLeaderValue(op);
@@ -402,7 +448,7 @@ private:
 
   LogicalResult writeReport(const ::tessera::TargetInfo &info,
                             ArrayRef<FunctionRecord> functions) {
-    llvm::json::Array regions, rejections;
+    llvm::json::Array regions, rejections, recomputations;
     int64_t saved = 0;
     unsigned before = 0, after = 0;
     for (const FunctionRecord &function : functions) {
@@ -419,6 +465,11 @@ private:
             {"bytes_saved", record.bytesSaved},
             {"dynamic_shapes", record.dynamic}});
       }
+      for (const Recomputed &r : function.recomputed)
+        recomputations.push_back(llvm::json::Object{{"function", function.name},
+                                                    {"op", r.op},
+                                                    {"node", r.node},
+                                                    {"copies", r.copies}});
       for (const Rejection &r : function.rejected)
         rejections.push_back(llvm::json::Object{{"function", function.name},
                                                 {"op", r.op},
@@ -431,6 +482,7 @@ private:
                             {"kernels_after", after},
                             {"bytes_saved", saved},
                             {"regions", std::move(regions)},
+                            {"recomputed", std::move(recomputations)},
                             {"rejected", std::move(rejections)}};
     std::error_code error;
     llvm::raw_fd_ostream out(report, error, llvm::sys::fs::OF_Text);
@@ -460,6 +512,10 @@ private:
          << (record.dynamic ? " (plus tensors of dynamic shape)" : "")
          << "\n";
     }
+    for (const Recomputed &r : function.recomputed)
+      os << "  recomputed (" << r.copies
+         << (r.copies == 1 ? " extra copy" : " extra copies") << "): " << r.op
+         << (r.node.empty() ? "" : " node '" + r.node + "'") << "\n";
     for (const Rejection &r : function.rejected)
       os << "  not fused (" << r.kind << "): " << r.op
          << (r.node.empty() ? "" : " node '" + r.node + "'") << ": "

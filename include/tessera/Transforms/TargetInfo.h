@@ -42,6 +42,13 @@ public:
   /// tile while it stays in registers.
   virtual unsigned maxEpilogueOps() const = 0;
 
+  /// Whether computing `producer` (an elementwise op with `users` users,
+  /// whose own operands are already in memory) once more in each
+  /// consumer's kernel costs less than writing its result and reading it
+  /// back.
+  virtual bool recomputeIsCheap(mlir::Operation *producer,
+                                unsigned users) const = 0;
+
   /// The tile sizes the backend uses for a kind of region (for the fusion
   /// report): rows x columns for contractions, query x key block for
   /// attention, elements per vector step otherwise.

@@ -4,6 +4,7 @@
 #include "tessera/Transforms/TargetInfo.h"
 
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Operation.h"
 
 using namespace mlir;
 
@@ -42,6 +43,13 @@ public:
   /// Sixteen zmm registers hold the accumulator; a few more keep an
   /// epilogue's temporaries.
   unsigned maxEpilogueOps() const override { return 8; }
+
+  /// One op of at most two operands for at most four users: recomputing
+  /// it is a few vector ops per element, less than a store and a load.
+  bool recomputeIsCheap(Operation *producer, unsigned users) const override {
+    return users <= 4 && producer->getNumOperands() <= 2 &&
+           producer->getNumResults() == 1;
+  }
 
   SmallVector<int64_t> tileSizes(StringRef kind) const override {
     if (kind == "epilogue")
