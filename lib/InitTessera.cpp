@@ -6,6 +6,7 @@
 #include "tessera/Target/CPU/Passes.h"
 #include "tessera/Target/CPU/Pipeline.h"
 #include "tessera/Transforms/Passes.h"
+#include "tessera/Dialect/Systolic/IR/SystolicDialect.h"
 #include "tessera/Dialect/Tessera/IR/TesseraDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -43,7 +44,8 @@
 #include "mlir/Transforms/Passes.h"
 
 void tessera::registerAllDialects(mlir::DialectRegistry &registry) {
-  registry.insert<mlir::tessera::TesseraDialect, mlir::func::FuncDialect,
+  registry.insert<mlir::tessera::TesseraDialect,
+                  mlir::systolic::SystolicDialect, mlir::func::FuncDialect,
                   mlir::arith::ArithDialect, mlir::math::MathDialect,
                   mlir::tensor::TensorDialect, mlir::linalg::LinalgDialect,
                   mlir::bufferization::BufferizationDialect,

@@ -25,4 +25,29 @@ def ConvertTesseraToLinalgPass
   ];
 }
 
+def ConvertTesseraToSystolicPass
+    : Pass<"convert-tessera-to-systolic", "::mlir::ModuleOp"> {
+  let summary = "Schedule a model's matmuls on the systolic accelerator";
+  let description = [{
+    Replaces the module's function by a `systolic.program` for the
+    accelerator `accel` (a preset or a JSON configuration): the function's
+    inputs become input tensors in `format` (bf16 by default), each
+    tessera.matmul with a constant rhs (transposed at compile time for
+    `transpose_b`) a weight-stationary schedule of double-buffered loads,
+    matmuls, drains and stores, its bias add (a constant row of the
+    columns) and ReLU run by the drain on the vector unit; results the
+    function returns are fp32 output tensors, other results stay in DRAM
+    in `format` for the next matmul (whose first load waits for their
+    stores). Reshapes are views. Any other op is reported at its location
+    (its ONNX node) as one the systolic target cannot run yet.
+  }];
+  let options = [
+    Option<"accel", "accel", "std::string", "\"default\"",
+           "The accelerator: tpu-v1, default, small or a JSON file">,
+    Option<"format", "format", "std::string", "\"bf16\"",
+           "The operand format: bf16, f16, f8E4M3FN or f8E5M2">
+  ];
+  let dependentDialects = ["::mlir::systolic::SystolicDialect"];
+}
+
 #endif // TESSERA_CONVERSION_PASSES_TD

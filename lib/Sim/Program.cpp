@@ -199,7 +199,7 @@ Result<Program> tessera::sim::decodeProgram(const std::vector<uint8_t> &bytes,
     uint8_t role = r.get<uint8_t>();
     std::optional<NumberFormat> f = formatFromByte(r.get<uint8_t>());
     uint8_t rank = r.get<uint8_t>();
-    if (r.failed || role > 2 || !f || rank > 8)
+    if (r.failed || role > 3 || !f || rank > 8)
       return "tensor '" + t.name + "': bad role, format or rank";
     t.role = static_cast<TensorInfo::Role>(role);
     t.format = *f;
@@ -264,13 +264,15 @@ tessera::sim::validateProgram(const Program &program,
     switch (i.opcode) {
     case Opcode::Load:
     case Opcode::Store: {
-      if (i.opcode == Opcode::Load && i.flags > 1)
-        return fail("unknown load target " + std::to_string(i.flags));
+      if (i.opcode == Opcode::Load && (i.flags & ~3u))
+        return fail("unknown load flags " + std::to_string(i.flags));
+      if (i.opcode == Opcode::Store && i.flags)
+        return fail("unknown store flags " + std::to_string(i.flags));
       uint64_t rows = std::max<uint64_t>(i.rows, 1);
       if (rows > 1 && i.b < i.c)
         return fail("the DRAM row stride (" + std::to_string(i.b) +
                     ") is smaller than a row (" + std::to_string(i.c) + ")");
-      bool weights = i.opcode == Opcode::Load && i.flags == 1;
+      bool weights = i.opcode == Opcode::Load && (i.flags & 1);
       uint64_t limit =
           weights ? config.weightBufferBytes : config.unifiedBufferBytes;
       if (auto e = within(i.a, rows * i.c, limit,
@@ -315,6 +317,12 @@ tessera::sim::validateProgram(const Program &program,
         return fail(std::string("cannot drain to ") + formatName(i.format));
       if (i.a + uint64_t(i.rows) > uint64_t(accRows))
         return fail("accumulator rows beyond the accumulators");
+      if (i.flags & ~3u)
+        return fail("unknown drain flags " + std::to_string(i.flags));
+      if (i.flags & kDrainBias)
+        if (auto e = within(i.dram, uint64_t(i.cols) * 4,
+                            config.unifiedBufferBytes, "the bias row"))
+          return e;
       if (auto e = within(i.b,
                           uint64_t(i.rows) * i.cols * formatBytes(i.format),
                           config.unifiedBufferBytes, "the drained range"))

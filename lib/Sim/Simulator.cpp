@@ -91,7 +91,7 @@ struct Machine {
   void execute(const Instruction &i) {
     switch (i.opcode) {
     case Opcode::Load: {
-      std::vector<uint8_t> &to = i.flags == 1 ? weights : unified;
+      std::vector<uint8_t> &to = (i.flags & 1) ? weights : unified;
       for (uint32_t r = 0; r < std::max<uint32_t>(i.rows, 1); ++r)
         std::memcpy(to.data() + i.a + size_t(r) * i.c,
                     program.dram.data() + i.dram + size_t(r) * i.b, i.c);
@@ -173,7 +173,13 @@ struct Machine {
         }
         float value;
         std::memcpy(&value, &bits, 4);
-        if ((i.flags & 1) && value < 0)
+        if (i.flags & kDrainBias) {
+          float bias;
+          std::memcpy(&bias, unified.data() + i.dram + size_t(j) * 4, 4);
+          volatile float sum = value + bias;
+          value = sum;
+        }
+        if ((i.flags & kDrainRelu) && value < 0)
           value = 0;
         storeElement(out, i.format, value);
       }
@@ -201,11 +207,30 @@ Result<SimStats> tessera::sim::simulate(Program &program,
   int64_t vectorElements = 0;
   double cells = double(config.array.rows) * double(config.array.cols);
 
-  auto ready = [&](const Instruction &i) {
+  // Stores in program order, for fences: issued so far and when the last
+  // of them completes.
+  std::vector<size_t> storeIndices;
+  for (size_t n = 0; n < program.instructions.size(); ++n)
+    if (program.instructions[n].opcode == Opcode::Store)
+      storeIndices.push_back(n);
+  size_t storesIssued = 0;
+  /// Completion of the first n stores (in program order), n = index + 1.
+  std::vector<int64_t> storesDone;
+  auto storesBefore = [&](size_t index) {
+    return size_t(std::lower_bound(storeIndices.begin(), storeIndices.end(),
+                                   index) -
+                  storeIndices.begin());
+  };
+  auto fenced = [&](size_t index) {
+    const Instruction &i = program.instructions[index];
+    return i.opcode == Opcode::Load && (i.flags & kLoadFence);
+  };
+  auto ready = [&](size_t index) {
+    const Instruction &i = program.instructions[index];
     for (int ch = 0; ch < kNumChannels; ++ch)
       if ((i.waitMask >> ch & 1) && tokens[ch].empty())
         return false;
-    return true;
+    return !fenced(index) || storesIssued >= storesBefore(index);
   };
   while (true) {
     // Among the queue heads whose tokens are there, the one that can start
@@ -216,9 +241,12 @@ Result<SimStats> tessera::sim::simulate(Program &program,
       if (queues[q].empty())
         continue;
       const Instruction &i = program.instructions[queues[q].front()];
-      if (!ready(i))
+      if (!ready(queues[q].front()))
         continue;
       int64_t start = queueFree[q];
+      if (size_t before = storesBefore(queues[q].front());
+          fenced(queues[q].front()) && before > 0)
+        start = std::max(start, storesDone[before - 1]);
       for (int ch = 0; ch < kNumChannels; ++ch)
         if (i.waitMask >> ch & 1)
           start = std::max(start, tokens[ch].front());
@@ -269,6 +297,11 @@ Result<SimStats> tessera::sim::simulate(Program &program,
     }
     }
     machine.execute(i);
+    if (i.opcode == Opcode::Store) {
+      ++storesIssued;
+      storesDone.push_back(
+          std::max(storesDone.empty() ? 0 : storesDone.back(), end));
+    }
     unit.busy += end - start;
     ++unit.instructions;
     queueFree[best] = end;
@@ -282,6 +315,11 @@ Result<SimStats> tessera::sim::simulate(Program &program,
   for (int q = 0; q < 4; ++q)
     if (!queues[q].empty()) {
       const Instruction &i = program.instructions[queues[q].front()];
+      if (fenced(queues[q].front()) &&
+          storesIssued < storesBefore(queues[q].front()))
+        return "deadlock: instruction " + std::to_string(queues[q].front()) +
+               " on the load queue waits for earlier stores that cannot "
+               "start";
       std::string channels;
       for (int ch = 0; ch < kNumChannels; ++ch)
         if ((i.waitMask >> ch & 1) && tokens[ch].empty())
@@ -378,67 +416,43 @@ static Instruction transfer(Opcode opcode, Buffer buffer, uint64_t dram,
   return i;
 }
 
-Result<Program> tessera::sim::buildGemmProgram(const AcceleratorConfig &config,
-                                               GemmShape gemm,
-                                               NumberFormat format,
-                                               const std::vector<float> &a,
-                                               const std::vector<float> &b) {
-  if (auto error = validateConfig(config))
-    return "invalid configuration: " + *error;
+std::optional<std::string>
+tessera::sim::appendGemm(const AcceleratorConfig &config, const GemmStep &step,
+                         std::vector<Instruction> &out) {
+  const GemmShape &gemm = step.shape;
   if (gemm.m <= 0 || gemm.n <= 0 || gemm.k <= 0)
     return std::string("GEMM sizes must be positive");
-  if (int64_t(a.size()) != gemm.m * gemm.k ||
-      int64_t(b.size()) != gemm.k * gemm.n)
-    return std::string("operand data does not match the GEMM's sizes");
-  if (!config.supports(format) || format == NumberFormat::I8 ||
-      format == NumberFormat::F32)
-    return std::string("operand format ") + formatName(format) +
+  if (!config.supports(step.format) || step.format == NumberFormat::I8 ||
+      step.format == NumberFormat::F32)
+    return std::string("operand format ") + formatName(step.format) +
            " is not a float format this accelerator supports";
   int64_t R = config.array.rows, C = config.array.cols;
-  int64_t size = formatBytes(format);
+  int64_t size = formatBytes(step.format);
+  int64_t outSize = formatBytes(step.outFormat);
   int64_t kTiles = (gemm.k + R - 1) / R, nTiles = (gemm.n + C - 1) / C;
-  // Rows per chunk: two activation tiles and two output tiles in the
-  // unified buffer, two accumulator blocks (so that draining one block
-  // overlaps the next block's folds).
+  // Rows per chunk: two activation tiles, two output tiles and two bias
+  // rows in the unified buffer, two accumulator blocks (so that draining
+  // one block overlaps the next block's folds).
   int64_t accRows = config.accumulatorBytes / (4 * C);
-  int64_t perRow = 2 * R * size + 2 * C * 4;
+  int64_t biasBytes = step.bias ? 2 * C * 4 : 0;
+  int64_t perRow = 2 * R * size + 2 * C * outSize;
   int64_t chunk = std::min({gemm.m, accRows / 2,
-                            config.unifiedBufferBytes / perRow,
+                            (config.unifiedBufferBytes - biasBytes) / perRow,
                             int64_t(0xffff)});
   if (chunk <= 0 || config.weightBufferBytes < 2 * R * C * size)
     return std::string("the on-chip memories are too small to double-buffer "
                        "one weight tile and one row of activations");
   int64_t mChunks = (gemm.m + chunk - 1) / chunk;
 
-  // DRAM: A (M x K) and B (K x N) row-major in `format`, C (M x N)
-  // row-major in fp32; tiles move as 2-D transfers.
-  Program p;
-  auto place = [&](int64_t bytes) {
-    uint64_t at = p.dram.size();
-    p.dram.resize(at + static_cast<size_t>(bytes));
-    return at;
-  };
-  uint64_t aAt = place(gemm.m * gemm.k * size);
-  uint64_t bAt = place(gemm.k * gemm.n * size);
-  uint64_t cAt = place(gemm.m * gemm.n * 4);
-  for (int64_t e = 0; e < gemm.m * gemm.k; ++e)
-    storeElement(p.dram.data() + aAt + e * size, format, a[e]);
-  for (int64_t e = 0; e < gemm.k * gemm.n; ++e)
-    storeElement(p.dram.data() + bAt + e * size, format, b[e]);
-  p.tensors.push_back(
-      {"A", TensorInfo::Role::Input, format, {gemm.m, gemm.k}, aAt});
-  p.tensors.push_back(
-      {"B", TensorInfo::Role::Input, format, {gemm.k, gemm.n}, bAt});
-  p.tensors.push_back({"C", TensorInfo::Role::Output, NumberFormat::F32,
-                       {gemm.m, gemm.n}, cAt});
-
-  // Unified buffer: two activation slots then two output slots; weight
-  // buffer: two weight slots; accumulators: two blocks. Every fold loads
-  // its weight and activation tiles into the slot of its parity (waiting
-  // until the matmul two folds back has freed it); after a block's last
-  // fold the vector unit drains it and the store queue writes it back.
+  // Unified buffer: two activation slots, two output slots, two bias rows;
+  // weight buffer: two weight slots; accumulators: two blocks. Every fold
+  // loads its weight and activation tiles into the slot of its parity
+  // (waiting until the matmul two folds back has freed it); after a
+  // block's last fold the vector unit drains it (adding the bias, loaded
+  // for the block, and applying ReLU) and the store queue writes it back.
   uint32_t aSlot = static_cast<uint32_t>(chunk * R * size);
-  uint32_t oSlot = static_cast<uint32_t>(chunk * C * 4);
+  uint32_t oSlot = static_cast<uint32_t>(chunk * C * outSize);
+  uint32_t biasBase = 2 * aSlot + 2 * oSlot;
   uint32_t wSlot = static_cast<uint32_t>(R * C * size);
   int64_t blocks = mChunks * nTiles;
   int64_t fold = 0, block = 0;
@@ -447,24 +461,38 @@ Result<Program> tessera::sim::buildGemmProgram(const AcceleratorConfig &config,
     for (int64_t nt = 0; nt < nTiles; ++nt, ++block) {
       int64_t cols = std::min(C, gemm.n - nt * C);
       uint32_t accBase = static_cast<uint32_t>((block % 2) * chunk);
+      uint32_t biasAt = biasBase + static_cast<uint32_t>((block % 2) * C * 4);
+      if (step.bias) {
+        Instruction bias =
+            transfer(Opcode::Load, Buffer::Unified, *step.bias + nt * C * 4,
+                     biasAt, 1, cols * 4, cols * 4);
+        // The bias row is free once the drain two blocks back is done.
+        bias.waitMask = block >= 2 ? 1u << VectorToLoad : 0;
+        bias.signalMask = 1u << LoadToVector;
+        out.push_back(bias);
+      }
       for (int64_t kt = 0; kt < kTiles; ++kt, ++fold) {
         int64_t depth = std::min(R, gemm.k - kt * R);
         uint32_t slot = static_cast<uint32_t>(fold % 2);
         Instruction weights = transfer(
             Opcode::Load, Buffer::Weights,
-            bAt + (kt * R * gemm.n + nt * C) * size, slot * wSlot, depth,
+            step.b + (kt * R * gemm.n + nt * C) * size, slot * wSlot, depth,
             cols * size, gemm.n * size);
         weights.waitMask = fold >= 2 ? 1u << MatrixToLoad : 0;
-        p.instructions.push_back(weights);
+        // The first load of a GEMM reading an earlier GEMM's result waits
+        // for its stores.
+        if (fold == 0 && step.fence)
+          weights.flags |= kLoadFence;
+        out.push_back(weights);
         Instruction acts = transfer(
             Opcode::Load, Buffer::Unified,
-            aAt + (mc * chunk * gemm.k + kt * R) * size, slot * aSlot, rows,
+            step.a + (mc * chunk * gemm.k + kt * R) * size, slot * aSlot, rows,
             depth * size, gemm.k * size);
         acts.signalMask = 1u << LoadToMatrix;
-        p.instructions.push_back(acts);
+        out.push_back(acts);
         Instruction mm;
         mm.opcode = Opcode::Matmul;
-        mm.format = format;
+        mm.format = step.format;
         mm.a = slot * wSlot;
         mm.b = slot * aSlot;
         mm.c = accBase;
@@ -480,32 +508,78 @@ Result<Program> tessera::sim::buildGemmProgram(const AcceleratorConfig &config,
           mm.signalMask = 1u << MatrixToLoad;
         if (kt + 1 == kTiles)
           mm.signalMask |= 1u << MatrixToVector;
-        p.instructions.push_back(mm);
+        out.push_back(mm);
       }
       Instruction drain;
       drain.opcode = Opcode::Drain;
-      drain.format = NumberFormat::F32;
+      drain.format = step.outFormat;
       drain.a = accBase;
       drain.b = 2 * aSlot + static_cast<uint32_t>(block % 2) * oSlot;
       drain.rows = static_cast<uint32_t>(rows);
       drain.cols = static_cast<uint32_t>(cols);
+      drain.flags = step.relu ? kDrainRelu : 0;
       drain.waitMask = 1u << MatrixToVector;
+      if (step.bias) {
+        drain.flags |= kDrainBias;
+        drain.dram = biasAt;
+        drain.waitMask |= 1u << LoadToVector;
+        if (block + 2 < blocks)
+          drain.signalMask |= 1u << VectorToLoad;
+      }
       if (block >= 2)
         drain.waitMask |= 1u << StoreToVector;
-      drain.signalMask = 1u << VectorToStore;
+      drain.signalMask |= 1u << VectorToStore;
       if (block + 2 < blocks)
         drain.signalMask |= 1u << VectorToMatrix;
-      p.instructions.push_back(drain);
+      out.push_back(drain);
       Instruction store =
           transfer(Opcode::Store, Buffer::Unified,
-                   cAt + (mc * chunk * gemm.n + nt * C) * 4, drain.b, rows,
-                   cols * 4, gemm.n * 4);
+                   step.c + (mc * chunk * gemm.n + nt * C) * outSize, drain.b,
+                   rows, cols * outSize, gemm.n * outSize);
       store.waitMask = 1u << VectorToStore;
       if (block + 2 < blocks)
         store.signalMask = 1u << StoreToVector;
-      p.instructions.push_back(store);
+      out.push_back(store);
     }
   }
+  return std::nullopt;
+}
+
+Result<Program> tessera::sim::buildGemmProgram(const AcceleratorConfig &config,
+                                               GemmShape gemm,
+                                               NumberFormat format,
+                                               const std::vector<float> &a,
+                                               const std::vector<float> &b) {
+  if (auto error = validateConfig(config))
+    return "invalid configuration: " + *error;
+  if (gemm.m <= 0 || gemm.n <= 0 || gemm.k <= 0)
+    return std::string("GEMM sizes must be positive");
+  if (int64_t(a.size()) != gemm.m * gemm.k ||
+      int64_t(b.size()) != gemm.k * gemm.n)
+    return std::string("operand data does not match the GEMM's sizes");
+  // DRAM: A (M x K) and B (K x N) row-major in `format`, C (M x N)
+  // row-major in fp32.
+  Program p;
+  int64_t size = formatBytes(format);
+  auto place = [&](const std::string &name, TensorInfo::Role role,
+                   NumberFormat f, std::vector<int64_t> shape) {
+    TensorInfo t{name, role, f, std::move(shape), p.dram.size()};
+    p.dram.resize(p.dram.size() + static_cast<size_t>(t.bytes()));
+    p.tensors.push_back(t);
+    return t.offset;
+  };
+  GemmStep step;
+  step.shape = gemm;
+  step.format = format;
+  step.a = place("A", TensorInfo::Role::Input, format, {gemm.m, gemm.k});
+  step.b = place("B", TensorInfo::Role::Input, format, {gemm.k, gemm.n});
+  step.c = place("C", TensorInfo::Role::Output, NumberFormat::F32,
+                 {gemm.m, gemm.n});
+  (void)size;
+  writeTensor(p, p.tensors[0], a.data());
+  writeTensor(p, p.tensors[1], b.data());
+  if (auto error = appendGemm(config, step, p.instructions))
+    return *error;
   if (auto error = validateProgram(p, config))
     return "internal error: the GEMM program is invalid: " + *error;
   return p;

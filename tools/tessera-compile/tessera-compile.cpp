@@ -1,10 +1,13 @@
 //===- tessera-compile.cpp - compiles an ONNX model with Tessera ----------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#include "tessera/Conversion/Passes.h"
+#include "tessera/Conversion/SystolicEmitter.h"
 #include "tessera/Driver/Compile.h"
 #include "tessera/Driver/Diagnostics.h"
 #include "tessera/Driver/Pipelines.h"
 #include "tessera/Import/ONNX/ImportONNX.h"
 #include "tessera/InitTessera.h"
+#include "tessera/Sim/Config.h"
 #include "tessera/Target/CPU/Artifact.h"
 
 #include "mlir/IR/AsmState.h"
@@ -52,9 +55,12 @@ static cl::opt<bool> disableOutput(
     cl::cat(category));
 static cl::opt<std::string>
     target("target", cl::init("cpu"),
-           cl::desc("The hardware to compile for (cpu: this machine's x86 "
-                    "CPU; cuda and systolic are planned)"),
-           cl::value_desc("cpu"), cl::cat(category));
+           cl::desc("The hardware to compile for: cpu (this machine's x86 "
+                    "CPU) or systolic (Tessera's accelerator model: matmuls "
+                    "with constant weights and bias/ReLU epilogues so far; "
+                    "-o model.tsp writes the program, -o - or .mlir the "
+                    "systolic IR); cuda is planned"),
+           cl::value_desc("cpu|systolic"), cl::cat(category));
 static cl::opt<std::string> emit(
     "emit", cl::init(""),
     cl::desc("What to write: mlir (the IR after --compile-to; the default), "
@@ -92,6 +98,16 @@ static cl::opt<bool>
              cl::desc("Compile one kernel per op: no fusion regions, and "
                       "attention stays its matmuls and softmax"),
              cl::cat(category));
+static cl::opt<std::string> accel(
+    "accel", cl::init("default"),
+    cl::desc("For --target=systolic: the accelerator, a preset (tpu-v1, "
+             "default, small) or a JSON configuration file"),
+    cl::value_desc("preset|file.json"), cl::cat(category));
+static cl::opt<std::string> operandFormat(
+    "operand-format", cl::init("bf16"),
+    cl::desc("For --target=systolic: the matmul operand format (bf16, f16, "
+             "f8E4M3FN, f8E5M2)"),
+    cl::cat(category));
 static cl::opt<bool> verbose("v", cl::init(false),
                              cl::desc("Print how long each phase took and "
                                       "the fusion report as text"),
@@ -118,6 +134,62 @@ static std::string supportArchive() {
   SmallString<256> path(sys::path::parent_path(sys::path::parent_path(exe)));
   sys::path::append(path, "lib", "libTesseraArtifactSupport.a");
   return std::string(path);
+}
+
+/// The systolic target: the graph phase (without fusion regions), the
+/// schedule as a systolic.program, then either that IR (-o -, .mlir) or
+/// the .tsp program file.
+static int compileForSystolic(mlir::MLIRContext &context,
+                              mlir::TimingScope &root) {
+  mlir::TimingScope importTiming = root.nest("Import ONNX");
+  auto module = tessera::importONNXFile(inputPath, context);
+  importTiming.stop();
+  if (failed(module))
+    return 1;
+  mlir::PassManager pm(&context);
+  if (failed(mlir::applyPassManagerCLOptions(pm)))
+    return 1;
+  pm.enableTiming(root);
+  tessera::GraphOptions graph;
+  graph.fuse = false;
+  tessera::buildGraphPipeline(pm, graph);
+  tessera::ConvertTesseraToSystolicPassOptions options;
+  options.accel = accel;
+  options.format = operandFormat;
+  pm.addPass(tessera::createConvertTesseraToSystolicPass(options));
+  if (failed(pm.run(**module)))
+    return 1;
+  if (disableOutput)
+    return 0;
+  bool text = outputPath == "-" || StringRef(outputPath).ends_with(".mlir");
+  if (text) {
+    std::string error;
+    auto output = mlir::openOutputFile(outputPath, &error);
+    if (!output)
+      return report(createStringError(inconvertibleErrorCode(), error));
+    mlir::OpPrintingFlags flags;
+    if (!printWeights)
+      flags.elideLargeElementsAttrs(16);
+    (*module)->print(output->os(), flags);
+    output->keep();
+    return 0;
+  }
+  auto config = tessera::sim::loadConfig(accel);
+  if (auto *error = std::get_if<std::string>(&config))
+    return report(createStringError(inconvertibleErrorCode(), *error));
+  auto program = tessera::emitSystolicProgram(
+      **module, std::get<tessera::sim::AcceleratorConfig>(config));
+  if (failed(program))
+    return 1;
+  std::vector<uint8_t> bytes = tessera::sim::encodeProgram(*program);
+  std::error_code ec;
+  raw_fd_ostream out(outputPath, ec, sys::fs::OF_None);
+  if (ec)
+    return report(createStringError(inconvertibleErrorCode(),
+                                    "cannot write '" + outputPath +
+                                        "': " + ec.message()));
+  out.write(reinterpret_cast<const char *>(bytes.data()), bytes.size());
+  return 0;
 }
 
 /// Compiles the whole way to LLVM IR, assembly, an object or a library.
@@ -215,9 +287,9 @@ int main(int argc, char **argv) {
            << "' (expected mlir|llvm|asm|obj|lib)\n";
     return 2;
   }
-  if (target != "cpu") {
+  if (target != "cpu" && target != "systolic") {
     errs() << "tessera-compile: target '" << target
-           << "' is not available yet (expected cpu)\n";
+           << "' is not available yet (expected cpu or systolic)\n";
     return 2;
   }
   if (optLevel > 3) {
@@ -235,6 +307,8 @@ int main(int argc, char **argv) {
     timing.setEnabled(true);
   mlir::TimingScope root = timing.getRootScope();
 
+  if (target == "systolic")
+    return compileForSystolic(context, root);
   if (kind != "mlir")
     return compileToFile(context, root, kind);
 

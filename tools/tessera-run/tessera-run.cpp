@@ -47,7 +47,8 @@ static cl::list<std::string>
 static cl::opt<std::string>
     testDir("test-dir",
             cl::desc("A folder in ONNX's test layout: model.onnx and "
-                     "test_data_set_*/input_K.pb, output_K.pb"),
+                     "test_data_set_*/input_K.pb, output_K.pb (a model given "
+                     "as well runs instead of the folder's model.onnx)"),
             cl::value_desc("dir"), cl::cat(category));
 static cl::opt<double> relTolerance("rtol", cl::init(1e-3),
                             cl::desc("Relative tolerance (default 1e-3)"),
@@ -374,8 +375,10 @@ int main(int argc, char **argv) {
       "and compares its outputs.\n\n"
       "  tessera-run model.onnx --input=in0.pb --expected=out0.pb\n"
       "  tessera-run --test-dir=DIR\n");
+  // With --test-dir, the folder's model.onnx unless a model (a compiled
+  // .so or .tsp) is given too.
   std::string model = modelPath;
-  if (!testDir.empty()) {
+  if (!testDir.empty() && model.empty()) {
     SmallString<256> path(testDir);
     sys::path::append(path, "model.onnx");
     model = std::string(path);

@@ -10,6 +10,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Pass/Pass.h"
+#include "tessera/Dialect/Systolic/IR/SystolicDialect.h"
 
 namespace mlir {
 class RewritePatternSet;

@@ -55,13 +55,18 @@ Queue channelConsumer(Channel channel);
 
 /// Where a load goes.
 enum class Buffer : uint8_t { Unified = 0, Weights = 1 };
+constexpr uint8_t kLoadFence = 2;
+constexpr uint8_t kDrainRelu = 1, kDrainBias = 2;
 
 struct Instruction {
   Opcode opcode = Opcode::Load;
   NumberFormat format = NumberFormat::BF16;
   uint8_t waitMask = 0, signalMask = 0;
-  /// Load: buffer (Buffer). Matmul: 1 = add to the accumulators, 0 =
-  /// overwrite. Drain: 1 = ReLU.
+  /// Load: bit 0 the buffer (Buffer), bit 1 a fence (start only after
+  /// every store before it in program order has completed). Matmul: 1 =
+  /// add to the accumulators, 0 = overwrite. Drain: bit 0 ReLU, bit 1 add
+  /// an fp32 bias row of `cols` values read from the unified buffer at
+  /// address `dram`.
   uint8_t flags = 0;
   /// Load/Store: `rows` rows (0 counts as 1) of `c` bytes, from/to DRAM
   ///   at `dram` with a row stride of `b` bytes, to/from SRAM at `a`
@@ -80,7 +85,8 @@ Queue queueOf(Opcode opcode);
 /// A named tensor in DRAM: its format, shape, byte offset and whether the
 /// host fills it (input), reads it (output) or it is part of the image.
 struct TensorInfo {
-  enum class Role : uint8_t { Input = 0, Output = 1, Constant = 2 };
+  /// Scratch: intermediate results, written and read by the program.
+  enum class Role : uint8_t { Input = 0, Output = 1, Constant = 2, Scratch = 3 };
   std::string name;
   Role role = Role::Input;
   NumberFormat format = NumberFormat::F32;

@@ -59,6 +59,26 @@ std::string statsToJSON(const SimStats &stats,
 std::string traceToJSON(const SimStats &stats,
                         const AcceleratorConfig &config);
 
+/// One GEMM of a program: C = A x B (+ bias, ReLU), A (M x K) and B
+/// (K x N) row-major in DRAM in `format`, C (M x N) row-major in
+/// `outFormat`, the bias an fp32 row of N values.
+struct GemmStep {
+  GemmShape shape;
+  NumberFormat format = NumberFormat::BF16, outFormat = NumberFormat::F32;
+  uint64_t a = 0, b = 0, c = 0;
+  std::optional<uint64_t> bias;
+  bool relu = false;
+  /// Its first load waits for every earlier store (A is an earlier
+  /// GEMM's result).
+  bool fence = false;
+};
+
+/// Appends the weight-stationary schedule of `step` (below) to `out`; its
+/// tokens balance on their own, so steps compose in sequence.
+std::optional<std::string> appendGemm(const AcceleratorConfig &config,
+                                      const GemmStep &step,
+                                      std::vector<Instruction> &out);
+
 /// A weight-stationary GEMM program C = A x B (A: M x K, B: K x N, given
 /// in fp32 and converted to `format`; C in fp32) tiled to the array and
 /// the on-chip memories, with double-buffered weight and activation

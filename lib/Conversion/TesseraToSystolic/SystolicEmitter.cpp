@@ -1,0 +1,176 @@
+//===- SystolicEmitter.cpp - systolic programs between IR and instructions ===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#include "tessera/Conversion/SystolicEmitter.h"
+#include "tessera/Sim/Simulator.h"
+
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+
+#include <cstring>
+
+using namespace mlir;
+namespace sim = ::tessera::sim;
+
+std::optional<std::vector<float>>
+tessera::floatValues(ElementsAttr value) {
+  auto type = cast<ShapedType>(value.getType());
+  if (!type.getElementType().isF32())
+    return std::nullopt;
+  if (auto dense = dyn_cast<DenseFPElementsAttr>(value)) {
+    std::vector<float> out;
+    out.reserve(type.getNumElements());
+    for (APFloat v : dense.getValues<APFloat>())
+      out.push_back(v.convertToFloat());
+    return out;
+  }
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(value)) {
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    if (!blob || blob->getData().size() !=
+                     size_t(type.getNumElements()) * sizeof(float))
+      return std::nullopt;
+    std::vector<float> out(type.getNumElements());
+    std::memcpy(out.data(), blob->getData().data(), blob->getData().size());
+    return out;
+  }
+  return std::nullopt;
+}
+
+
+Operation *tessera::buildInstructionOp(OpBuilder &b, Location loc,
+                                       const sim::Instruction &i) {
+  auto i64 = [&](uint64_t v) {
+    return b.getI64IntegerAttr(static_cast<int64_t>(v));
+  };
+  Operation *op = nullptr;
+  switch (i.opcode) {
+  case sim::Opcode::Load: {
+    auto load = systolic::LoadOp::create(
+        b, loc, b.getStringAttr((i.flags & 1) ? "weights" : "unified"),
+        i64(i.dram), i64(i.a), i64(i.rows), i64(i.c), i64(i.b), i64(0),
+        i64(0), (i.flags & sim::kLoadFence) ? b.getUnitAttr() : UnitAttr());
+    op = load;
+    break;
+  }
+  case sim::Opcode::Store:
+    op = systolic::StoreOp::create(b, loc, i64(i.dram), i64(i.a),
+                                   i64(i.rows), i64(i.c), i64(i.b), i64(0),
+                                   i64(0));
+    break;
+  case sim::Opcode::Matmul:
+    op = systolic::MatmulOp::create(
+        b, loc, b.getStringAttr(sim::formatName(i.format)), i64(i.a),
+        i64(i.b), i64(i.c), i64(i.rows), i64(i.depth), i64(i.cols),
+        (i.flags & 1) ? b.getUnitAttr() : UnitAttr(), i64(0), i64(0));
+    break;
+  case sim::Opcode::Drain:
+    op = systolic::DrainOp::create(
+        b, loc, b.getStringAttr(sim::formatName(i.format)), i64(i.a),
+        i64(i.b), i64(i.rows), i64(i.cols),
+        (i.flags & sim::kDrainBias) ? i64(i.dram) : IntegerAttr(),
+        (i.flags & sim::kDrainRelu) ? b.getUnitAttr() : UnitAttr(), i64(0),
+        i64(0));
+    break;
+  }
+  op->setAttr("wait", i64(i.waitMask));
+  op->setAttr("signal", i64(i.signalMask));
+  return op;
+}
+
+FailureOr<sim::Program>
+tessera::emitSystolicProgram(ModuleOp module,
+                             const sim::AcceleratorConfig &config) {
+  auto programs = llvm::to_vector(module.getOps<systolic::ProgramOp>());
+  if (programs.size() != 1)
+    return module.emitError("expected one systolic.program, found ")
+           << programs.size();
+  systolic::ProgramOp programOp = programs.front();
+  sim::Program program;
+  program.dram.resize(static_cast<size_t>(programOp.getDramBytes()));
+  auto fail = [&](Operation *op, const Twine &why) {
+    op->emitError(why);
+    return failure();
+  };
+  for (Operation &op : programOp.getBody().front()) {
+    if (auto tensor = dyn_cast<systolic::TensorOp>(op)) {
+      sim::TensorInfo info;
+      info.name = tensor.getName().str();
+      StringRef role = tensor.getRole();
+      info.role = role == "input"      ? sim::TensorInfo::Role::Input
+                  : role == "output"   ? sim::TensorInfo::Role::Output
+                  : role == "constant" ? sim::TensorInfo::Role::Constant
+                                       : sim::TensorInfo::Role::Scratch;
+      info.format = *sim::parseFormat(tensor.getFormat().str());
+      info.shape.assign(tensor.getShape().begin(), tensor.getShape().end());
+      info.offset = static_cast<uint64_t>(tensor.getOffset());
+      if (info.offset + static_cast<uint64_t>(info.bytes()) >
+          program.dram.size())
+        return fail(tensor, "lies beyond the DRAM image");
+      if (auto value = tensor.getValue()) {
+        std::optional<std::vector<float>> values = floatValues(*value);
+        if (!values)
+          return fail(tensor, "constant values must be f32");
+        sim::writeTensor(program, info, values->data());
+      }
+      program.tensors.push_back(std::move(info));
+      continue;
+    }
+    sim::Instruction i;
+    auto field = [&](StringRef name) -> uint64_t {
+      auto attr = op.getAttrOfType<IntegerAttr>(name);
+      return attr ? static_cast<uint64_t>(attr.getInt()) : 0;
+    };
+    i.waitMask = static_cast<uint8_t>(field("wait"));
+    i.signalMask = static_cast<uint8_t>(field("signal"));
+    if (auto load = dyn_cast<systolic::LoadOp>(op)) {
+      i.opcode = sim::Opcode::Load;
+      i.flags = (load.getBuffer() == "weights" ? 1 : 0) |
+                (load.getFence() ? sim::kLoadFence : 0);
+      i.dram = field("dram");
+      i.a = field("sram");
+      i.rows = field("rows");
+      i.c = field("row_bytes");
+      i.b = field("stride");
+    } else if (isa<systolic::StoreOp>(op)) {
+      i.opcode = sim::Opcode::Store;
+      i.dram = field("dram");
+      i.a = field("sram");
+      i.rows = field("rows");
+      i.c = field("row_bytes");
+      i.b = field("stride");
+    } else if (auto matmul = dyn_cast<systolic::MatmulOp>(op)) {
+      i.opcode = sim::Opcode::Matmul;
+      i.format = *sim::parseFormat(matmul.getFormat().str());
+      i.a = field("weights");
+      i.b = field("activations");
+      i.c = field("acc_row");
+      i.rows = field("rows");
+      i.depth = field("depth");
+      i.cols = field("cols");
+      i.flags = matmul.getAccumulate() ? 1 : 0;
+    } else if (auto drain = dyn_cast<systolic::DrainOp>(op)) {
+      i.opcode = sim::Opcode::Drain;
+      std::optional<sim::NumberFormat> f =
+          sim::parseFormat(drain.getFormat().str());
+      if (!f)
+        return fail(drain, "unknown format");
+      i.format = *f;
+      i.a = field("acc_row");
+      i.b = field("sram");
+      i.rows = field("rows");
+      i.cols = field("cols");
+      if (auto bias = drain.getBias()) {
+        i.flags |= sim::kDrainBias;
+        i.dram = static_cast<uint64_t>(*bias);
+      }
+      if (drain.getRelu())
+        i.flags |= sim::kDrainRelu;
+    } else {
+      return fail(&op, "is not an instruction of the systolic program");
+    }
+    program.instructions.push_back(i);
+  }
+  if (auto error = sim::validateProgram(program, config))
+    return fail(programOp, "invalid program for accelerator '" +
+                               config.name + "': " + *error);
+  return program;
+}
