@@ -112,7 +112,7 @@ struct Machine {
   void matmul(const Instruction &i) {
     int64_t size = formatBytes(i.format);
     int64_t cols = config.array.cols;
-    std::vector<float> w(size_t(i.depth) * i.cols), a(i.depth), column(i.depth);
+    std::vector<float> w(size_t(i.depth) * i.cols), a(i.depth);
     if (i.format == NumberFormat::I8) {
       std::vector<int8_t> wi(w.size()), ai(i.depth), ci(i.depth);
       std::memcpy(wi.data(), weights.data() + i.a, wi.size());
@@ -132,17 +132,19 @@ struct Machine {
       }
       return;
     }
-    for (size_t e = 0; e < w.size(); ++e)
-      w[e] = loadElement(weights.data() + i.a + e * size, i.format);
+    // The weight tile column by column (w[j * depth + k]), decoded once.
+    for (uint32_t k = 0; k < i.depth; ++k)
+      for (uint32_t j = 0; j < i.cols; ++j)
+        w[size_t(j) * i.depth + k] = loadElement(
+            weights.data() + i.a + (size_t(k) * i.cols + j) * size, i.format);
     for (uint32_t r = 0; r < i.rows; ++r) {
       for (uint32_t k = 0; k < i.depth; ++k)
         a[k] = loadElement(
             unified.data() + i.b + (size_t(r) * i.depth + k) * size, i.format);
       for (uint32_t j = 0; j < i.cols; ++j) {
-        for (uint32_t k = 0; k < i.depth; ++k)
-          column[k] = w[size_t(k) * i.cols + j];
         // Along k within the fold, then into the accumulator.
-        float partial = dot(a.data(), column.data(), i.depth, 0.0f);
+        float partial =
+            dot(a.data(), w.data() + size_t(j) * i.depth, i.depth, 0.0f);
         uint32_t &slot = accumulators[size_t(i.c + r) * cols + j];
         float acc = 0;
         if (i.flags & 1)
@@ -266,6 +268,7 @@ Result<SimStats> tessera::sim::simulate(Program &program,
       if (i.waitMask >> ch & 1)
         tokens[ch].pop_front();
     int64_t start = bestStart, end = bestStart;
+    int64_t issueEnd = -1; // DMA: when the queue may issue again
     switch (i.opcode) {
     case Opcode::Load:
     case Opcode::Store: {
@@ -275,7 +278,11 @@ Result<SimStats> tessera::sim::simulate(Program &program,
       int64_t begin = std::max(start, dramFree);
       unit.waitMemory += begin - start;
       dramFree = begin + transfer;
-      end = begin + config.dramLatencyCycles + transfer;
+      // The DMA engine pipelines requests: its queue is free once the
+      // transfer has its slot on the channel; the data lands (and the
+      // instruction's tokens are signalled) a latency later.
+      issueEnd = begin + transfer;
+      end = issueEnd + config.dramLatencyCycles;
       stats.dramBytes += bytes;
       stats.sramBytes += bytes;
       break;
@@ -302,9 +309,10 @@ Result<SimStats> tessera::sim::simulate(Program &program,
       storesDone.push_back(
           std::max(storesDone.empty() ? 0 : storesDone.back(), end));
     }
-    unit.busy += end - start;
+    bool dma = issueEnd >= 0;
+    unit.busy += (dma ? issueEnd : end) - start;
     ++unit.instructions;
-    queueFree[best] = end;
+    queueFree[best] = dma ? issueEnd : end;
     for (int ch = 0; ch < kNumChannels; ++ch)
       if (i.signalMask >> ch & 1)
         tokens[ch].push_back(end);

@@ -1,0 +1,67 @@
+#!/usr/bin/python3
+# systolic_bench.py - the matmuls of a BERT-base layer on the accelerator model.
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""Usage: bench/systolic_bench.py [--build build] [--accel default]
+                                  [--seq 128]
+
+Runs, with `tessera-sim gemm`, the six matmuls of a BERT-base encoder layer
+(hidden 768, FFN 3072, sequence --seq): Q, K, V and the output projection
+(seq x 768 x 768), the FFN's two (seq x 768 x 3072, seq x 3072 x 768), in
+bf16 on the accelerator --accel, and prints for each and in total: the
+cycle-level model's cycles and array utilization, the analytical
+weight-stationary lower bound beside it, and the simulator's own speed
+(simulated cycles and MACs per second of wall time). The attention's
+batched matmuls, softmax and norms do not run on the accelerator yet.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--build", default=os.path.join(ROOT, "build"))
+    parser.add_argument("--accel", default="default")
+    parser.add_argument("--seq", type=int, default=128)
+    args = parser.parse_args()
+    sim = os.path.join(args.build, "bin", "tessera-sim")
+    s = args.seq
+    gemms = [("Q projection", s, 768, 768), ("K projection", s, 768, 768),
+             ("V projection", s, 768, 768), ("output projection", s, 768, 768),
+             ("FFN up", s, 3072, 768), ("FFN down", s, 768, 3072)]
+    print(f"{'matmul':18} {'M x N x K':>16} {'cycles':>9} {'analytical':>11} "
+          f"{'ratio':>6} {'array util':>10} {'sim Mcycles/s':>13} "
+          f"{'sim GMAC/s':>10}")
+    total = {"cycles": 0, "analytical": 0, "macs": 0, "wall": 0.0}
+    cells = None
+    for name, m, n, k in gemms:
+        out = subprocess.run([sim, "gemm", f"--accel={args.accel}",
+                              f"--gemm={m},{n},{k}"], capture_output=True,
+                             text=True, check=True).stdout
+        r = json.loads(out)
+        cycles = r["cycles"]
+        analytical = r["analytical"]["compute_cycles"]
+        wall = r["simulator"]["wall_seconds"]
+        cells = r["macs"] / (r["array_utilization"] * cycles)
+        total["cycles"] += cycles
+        total["analytical"] += analytical
+        total["macs"] += r["macs"]
+        total["wall"] += wall
+        print(f"{name:18} {f'{m}x{n}x{k}':>16} {cycles:9d} {analytical:11d} "
+              f"{cycles / analytical:6.3f} {100 * r['array_utilization']:9.1f}% "
+              f"{cycles / wall / 1e6:13.1f} {r['macs'] / wall / 1e9:10.2f}")
+    t = total
+    print(f"{'total':18} {'':>16} {t['cycles']:9d} {t['analytical']:11d} "
+          f"{t['cycles'] / t['analytical']:6.3f} "
+          f"{100 * t['macs'] / (t['cycles'] * cells):9.1f}% "
+          f"{t['cycles'] / t['wall'] / 1e6:13.1f} "
+          f"{t['macs'] / t['wall'] / 1e9:10.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
