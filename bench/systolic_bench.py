@@ -2,14 +2,15 @@
 # systolic_bench.py - the matmuls of a BERT-base layer on the accelerator model.
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Usage: bench/systolic_bench.py [--build build] [--accel default]
-                                  [--seq 128]
+                                  [--dataflow ws|os] [--seq 128]
 
 Runs, with `tessera-sim gemm`, the six matmuls of a BERT-base encoder layer
 (hidden 768, FFN 3072, sequence --seq): Q, K, V and the output projection
 (seq x 768 x 768), the FFN's two (seq x 768 x 3072, seq x 3072 x 768), in
-bf16 on the accelerator --accel, and prints for each and in total: the
-cycle-level model's cycles and array utilization, the analytical
-weight-stationary lower bound beside it, and the simulator's own speed
+bf16 on the accelerator --accel (a preset, with --dataflow), and prints
+for each and in total: the cycle-level model's cycles and array
+utilization, the analytical figure for the same dataflow beside it, and
+the simulator's own speed
 (simulated cycles and MACs per second of wall time). The attention's
 batched matmuls, softmax and norms do not run on the accelerator yet.
 """
@@ -18,6 +19,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -26,9 +28,15 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build", default=os.path.join(ROOT, "build"))
     parser.add_argument("--accel", default="default")
+    parser.add_argument("--dataflow", choices=["ws", "os"], default="ws")
     parser.add_argument("--seq", type=int, default=128)
     args = parser.parse_args()
     sim = os.path.join(args.build, "bin", "tessera-sim")
+    config = tempfile.NamedTemporaryFile("w", suffix=".json", delete=False)
+    json.dump({"base": args.accel, "dataflow": args.dataflow}, config)
+    config.close()
+    print(f"accelerator: {args.accel}, {args.dataflow} dataflow, sequence "
+          f"{args.seq}")
     s = args.seq
     gemms = [("Q projection", s, 768, 768), ("K projection", s, 768, 768),
              ("V projection", s, 768, 768), ("output projection", s, 768, 768),
@@ -39,7 +47,7 @@ def main():
     total = {"cycles": 0, "analytical": 0, "macs": 0, "wall": 0.0}
     cells = None
     for name, m, n, k in gemms:
-        out = subprocess.run([sim, "gemm", f"--accel={args.accel}",
+        out = subprocess.run([sim, "gemm", f"--accel={config.name}",
                               f"--gemm={m},{n},{k}"], capture_output=True,
                              text=True, check=True).stdout
         r = json.loads(out)
@@ -60,6 +68,7 @@ def main():
           f"{100 * t['macs'] / (t['cycles'] * cells):9.1f}% "
           f"{t['cycles'] / t['wall'] / 1e6:13.1f} "
           f"{t['macs'] / t['wall'] / 1e9:10.2f}")
+    os.unlink(config.name)
     return 0
 
 

@@ -290,11 +290,22 @@ tessera::sim::validateProgram(const Program &program,
                     " is not supported by this accelerator");
       if (i.rows == 0 || i.depth == 0 || i.cols == 0)
         return fail("empty matmul");
-      if (i.depth > config.array.rows || i.cols > config.array.cols)
+      // Weight stationary (and input stationary) hold a depth x cols
+      // weight tile in the array; output stationary holds rows x cols
+      // outputs and streams the depth.
+      if (config.dataflow == Dataflow::OutputStationary) {
+        if (i.rows > config.array.rows || i.cols > config.array.cols)
+          return fail("a " + std::to_string(i.rows) + " x " +
+                      std::to_string(i.cols) +
+                      " output tile does not fit the " +
+                      std::to_string(config.array.rows) + " x " +
+                      std::to_string(config.array.cols) + " array");
+      } else if (i.depth > config.array.rows || i.cols > config.array.cols) {
         return fail("a " + std::to_string(i.depth) + " x " +
                     std::to_string(i.cols) + " weight tile does not fit the " +
                     std::to_string(config.array.rows) + " x " +
                     std::to_string(config.array.cols) + " array");
+      }
       int64_t size = formatBytes(i.format);
       if (auto e = within(i.a, uint64_t(i.depth) * i.cols * size,
                           config.weightBufferBytes, "the weight tile"))

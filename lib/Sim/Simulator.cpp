@@ -424,6 +424,112 @@ static Instruction transfer(Opcode opcode, Buffer buffer, uint64_t dram,
   return i;
 }
 
+/// The output-stationary schedule: each fold holds an R x C block of
+/// outputs and streams the whole depth; its weight (K x cols) and
+/// activation (rows x K) tiles are double-buffered like the
+/// weight-stationary ones, and so are its accumulator block, output tile
+/// and bias row.
+static std::optional<std::string>
+appendGemmOutputStationary(const AcceleratorConfig &config,
+                           const GemmStep &step,
+                           std::vector<Instruction> &out) {
+  const GemmShape &gemm = step.shape;
+  int64_t R = config.array.rows, C = config.array.cols;
+  int64_t size = formatBytes(step.format);
+  int64_t outSize = formatBytes(step.outFormat);
+  int64_t mTiles = (gemm.m + R - 1) / R, nTiles = (gemm.n + C - 1) / C;
+  uint32_t aSlot = static_cast<uint32_t>(R * gemm.k * size);
+  uint32_t oSlot = static_cast<uint32_t>(R * C * outSize);
+  uint32_t wSlot = static_cast<uint32_t>(gemm.k * C * size);
+  uint64_t unified = 2 * uint64_t(aSlot) + 2 * uint64_t(oSlot) + 2 * C * 4;
+  if (gemm.k > 0xffff || unified > uint64_t(config.unifiedBufferBytes) ||
+      2 * uint64_t(wSlot) > uint64_t(config.weightBufferBytes) ||
+      config.accumulatorBytes < 2 * R * C * 4)
+    return std::string("the on-chip memories are too small to double-buffer "
+                       "the output-stationary tiles of this GEMM (its whole "
+                       "depth per tile)");
+  uint32_t biasBase = 2 * aSlot + 2 * oSlot;
+  int64_t folds = mTiles * nTiles, fold = 0;
+  for (int64_t mt = 0; mt < mTiles; ++mt) {
+    int64_t rows = std::min(R, gemm.m - mt * R);
+    for (int64_t nt = 0; nt < nTiles; ++nt, ++fold) {
+      int64_t cols = std::min(C, gemm.n - nt * C);
+      uint32_t slot = static_cast<uint32_t>(fold % 2);
+      uint32_t biasAt = biasBase + slot * static_cast<uint32_t>(C * 4);
+      if (step.bias) {
+        Instruction bias =
+            transfer(Opcode::Load, Buffer::Unified, *step.bias + nt * C * 4,
+                     biasAt, 1, cols * 4, cols * 4);
+        bias.waitMask = fold >= 2 ? 1u << VectorToLoad : 0;
+        bias.signalMask = 1u << LoadToVector;
+        if (fold == 0 && step.fence)
+          bias.flags |= kLoadFence;
+        out.push_back(bias);
+      }
+      Instruction weights =
+          transfer(Opcode::Load, Buffer::Weights, step.b + nt * C * size,
+                   slot * wSlot, gemm.k, cols * size, gemm.n * size);
+      weights.waitMask = fold >= 2 ? 1u << MatrixToLoad : 0;
+      if (fold == 0 && step.fence)
+        weights.flags |= kLoadFence;
+      out.push_back(weights);
+      Instruction acts =
+          transfer(Opcode::Load, Buffer::Unified,
+                   step.a + mt * R * gemm.k * size, slot * aSlot, rows,
+                   gemm.k * size, gemm.k * size);
+      acts.signalMask = 1u << LoadToMatrix;
+      out.push_back(acts);
+      Instruction mm;
+      mm.opcode = Opcode::Matmul;
+      mm.format = step.format;
+      mm.a = slot * wSlot;
+      mm.b = slot * aSlot;
+      mm.c = slot * static_cast<uint32_t>(R);
+      mm.rows = static_cast<uint32_t>(rows);
+      mm.depth = static_cast<uint32_t>(gemm.k);
+      mm.cols = static_cast<uint32_t>(cols);
+      mm.waitMask = 1u << LoadToMatrix;
+      if (fold >= 2)
+        mm.waitMask |= 1u << VectorToMatrix;
+      mm.signalMask = 1u << MatrixToVector;
+      if (fold + 2 < folds)
+        mm.signalMask |= 1u << MatrixToLoad;
+      out.push_back(mm);
+      Instruction drain;
+      drain.opcode = Opcode::Drain;
+      drain.format = step.outFormat;
+      drain.a = mm.c;
+      drain.b = 2 * aSlot + slot * oSlot;
+      drain.rows = static_cast<uint32_t>(rows);
+      drain.cols = static_cast<uint32_t>(cols);
+      drain.flags = step.relu ? kDrainRelu : 0;
+      drain.waitMask = 1u << MatrixToVector;
+      if (step.bias) {
+        drain.flags |= kDrainBias;
+        drain.dram = biasAt;
+        drain.waitMask |= 1u << LoadToVector;
+        if (fold + 2 < folds)
+          drain.signalMask |= 1u << VectorToLoad;
+      }
+      if (fold >= 2)
+        drain.waitMask |= 1u << StoreToVector;
+      drain.signalMask |= 1u << VectorToStore;
+      if (fold + 2 < folds)
+        drain.signalMask |= 1u << VectorToMatrix;
+      out.push_back(drain);
+      Instruction store =
+          transfer(Opcode::Store, Buffer::Unified,
+                   step.c + (mt * R * gemm.n + nt * C) * outSize, drain.b,
+                   rows, cols * outSize, gemm.n * outSize);
+      store.waitMask = 1u << VectorToStore;
+      if (fold + 2 < folds)
+        store.signalMask = 1u << StoreToVector;
+      out.push_back(store);
+    }
+  }
+  return std::nullopt;
+}
+
 std::optional<std::string>
 tessera::sim::appendGemm(const AcceleratorConfig &config, const GemmStep &step,
                          std::vector<Instruction> &out) {
@@ -434,6 +540,11 @@ tessera::sim::appendGemm(const AcceleratorConfig &config, const GemmStep &step,
       step.format == NumberFormat::F32)
     return std::string("operand format ") + formatName(step.format) +
            " is not a float format this accelerator supports";
+  if (config.dataflow == Dataflow::OutputStationary)
+    return appendGemmOutputStationary(config, step, out);
+  if (config.dataflow == Dataflow::InputStationary)
+    return std::string("the input-stationary dataflow has no GEMM schedule "
+                       "yet (use ws or os)");
   int64_t R = config.array.rows, C = config.array.cols;
   int64_t size = formatBytes(step.format);
   int64_t outSize = formatBytes(step.outFormat);

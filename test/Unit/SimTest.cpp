@@ -378,6 +378,39 @@ TEST(Simulator, AgreesWithTheAnalyticalModel) {
                        (double(analytical.computeCycles + 1) * 16 * 16));
 }
 
+TEST(Simulator, OutputStationaryGemm) {
+  // Bit-exact (one fold streams the whole depth, added in order) and,
+  // compute bound, within 2% of the analytical output-stationary figure.
+  AcceleratorConfig c = config(R"({"base": "small", "dataflow": "os",
+      "dram_bytes_per_cycle": 4096, "dram_latency_cycles": 10})");
+  GemmShape small{40, 24, 37};
+  std::vector<float> a = randomMatrix(small.m * small.k, 11),
+                     b = randomMatrix(small.k * small.n, 12);
+  Program p = std::get<Program>(
+      buildGemmProgram(c, small, NumberFormat::BF16, a, b));
+  ASSERT_TRUE(std::holds_alternative<SimStats>(simulate(p, c)));
+  std::vector<float> got = readOutput(p, "C");
+  std::vector<float> expected =
+      reference(a, b, small, small.k, NumberFormat::BF16);
+  for (size_t e = 0; e < got.size(); ++e)
+    ASSERT_EQ(llvm::bit_cast<uint32_t>(got[e]),
+              llvm::bit_cast<uint32_t>(expected[e]))
+        << "element " << e;
+
+  GemmShape g{256, 256, 512};
+  Program big = std::get<Program>(buildGemmProgram(
+      c, g, NumberFormat::BF16, randomMatrix(g.m * g.k, 13),
+      randomMatrix(g.k * g.n, 14)));
+  SimStats stats = std::get<SimStats>(simulate(big, c));
+  AnalyticalResult analytical = std::get<AnalyticalResult>(
+      analyzeGemm(c.array, Dataflow::OutputStationary, g));
+  double ratio = double(stats.cycles) / double(analytical.computeCycles);
+  EXPECT_GT(ratio, 0.98) << stats.cycles << " vs "
+                         << analytical.computeCycles;
+  EXPECT_LT(ratio, 1.02) << stats.cycles << " vs "
+                         << analytical.computeCycles;
+}
+
 TEST(Simulator, LowBandwidthStallsOnMemory) {
   AcceleratorConfig c = config(R"({"base": "small",
       "dram_bytes_per_cycle": 2, "dram_latency_cycles": 200})");
