@@ -424,6 +424,49 @@ static Instruction transfer(Opcode opcode, Buffer buffer, uint64_t dram,
   return i;
 }
 
+/// The end of a block of outputs: the drain of accumulator rows from
+/// `accRow` into the unified buffer at `sram` (with the step's bias row at
+/// `biasAt` and ReLU) and the store of its `rows` x `cols` to DRAM at
+/// `dram`. Blocks alternate between two of everything: block `index` of
+/// `count` waits for what block index - 2 released and releases for block
+/// index + 2.
+static void appendDrainAndStore(const GemmStep &step, uint32_t accRow,
+                                uint32_t sram, uint32_t biasAt, int64_t rows,
+                                int64_t cols, uint64_t dram, int64_t index,
+                                int64_t count, std::vector<Instruction> &out) {
+  int64_t outSize = formatBytes(step.outFormat);
+  bool reused = index + 2 < count;
+  Instruction drain;
+  drain.opcode = Opcode::Drain;
+  drain.format = step.outFormat;
+  drain.a = accRow;
+  drain.b = sram;
+  drain.rows = static_cast<uint32_t>(rows);
+  drain.cols = static_cast<uint32_t>(cols);
+  drain.flags = step.relu ? kDrainRelu : 0;
+  drain.waitMask = 1u << MatrixToVector;
+  if (step.bias) {
+    drain.flags |= kDrainBias;
+    drain.dram = biasAt;
+    drain.waitMask |= 1u << LoadToVector;
+    if (reused)
+      drain.signalMask |= 1u << VectorToLoad;
+  }
+  if (index >= 2)
+    drain.waitMask |= 1u << StoreToVector;
+  drain.signalMask |= 1u << VectorToStore;
+  if (reused)
+    drain.signalMask |= 1u << VectorToMatrix;
+  out.push_back(drain);
+  Instruction store = transfer(Opcode::Store, Buffer::Unified, dram, sram,
+                               rows, cols * outSize,
+                               step.shape.n * outSize);
+  store.waitMask = 1u << VectorToStore;
+  if (reused)
+    store.signalMask = 1u << StoreToVector;
+  out.push_back(store);
+}
+
 /// The output-stationary schedule: each fold holds an R x C block of
 /// outputs and streams the whole depth; its weight (K x cols) and
 /// activation (rows x K) tiles are double-buffered like the
@@ -495,36 +538,9 @@ appendGemmOutputStationary(const AcceleratorConfig &config,
       if (fold + 2 < folds)
         mm.signalMask |= 1u << MatrixToLoad;
       out.push_back(mm);
-      Instruction drain;
-      drain.opcode = Opcode::Drain;
-      drain.format = step.outFormat;
-      drain.a = mm.c;
-      drain.b = 2 * aSlot + slot * oSlot;
-      drain.rows = static_cast<uint32_t>(rows);
-      drain.cols = static_cast<uint32_t>(cols);
-      drain.flags = step.relu ? kDrainRelu : 0;
-      drain.waitMask = 1u << MatrixToVector;
-      if (step.bias) {
-        drain.flags |= kDrainBias;
-        drain.dram = biasAt;
-        drain.waitMask |= 1u << LoadToVector;
-        if (fold + 2 < folds)
-          drain.signalMask |= 1u << VectorToLoad;
-      }
-      if (fold >= 2)
-        drain.waitMask |= 1u << StoreToVector;
-      drain.signalMask |= 1u << VectorToStore;
-      if (fold + 2 < folds)
-        drain.signalMask |= 1u << VectorToMatrix;
-      out.push_back(drain);
-      Instruction store =
-          transfer(Opcode::Store, Buffer::Unified,
-                   step.c + (mt * R * gemm.n + nt * C) * outSize, drain.b,
-                   rows, cols * outSize, gemm.n * outSize);
-      store.waitMask = 1u << VectorToStore;
-      if (fold + 2 < folds)
-        store.signalMask = 1u << StoreToVector;
-      out.push_back(store);
+      appendDrainAndStore(step, mm.c, 2 * aSlot + slot * oSlot, biasAt, rows,
+                          cols, step.c + (mt * R * gemm.n + nt * C) * outSize,
+                          fold, folds, out);
     }
   }
   return std::nullopt;
@@ -629,36 +645,11 @@ tessera::sim::appendGemm(const AcceleratorConfig &config, const GemmStep &step,
           mm.signalMask |= 1u << MatrixToVector;
         out.push_back(mm);
       }
-      Instruction drain;
-      drain.opcode = Opcode::Drain;
-      drain.format = step.outFormat;
-      drain.a = accBase;
-      drain.b = 2 * aSlot + static_cast<uint32_t>(block % 2) * oSlot;
-      drain.rows = static_cast<uint32_t>(rows);
-      drain.cols = static_cast<uint32_t>(cols);
-      drain.flags = step.relu ? kDrainRelu : 0;
-      drain.waitMask = 1u << MatrixToVector;
-      if (step.bias) {
-        drain.flags |= kDrainBias;
-        drain.dram = biasAt;
-        drain.waitMask |= 1u << LoadToVector;
-        if (block + 2 < blocks)
-          drain.signalMask |= 1u << VectorToLoad;
-      }
-      if (block >= 2)
-        drain.waitMask |= 1u << StoreToVector;
-      drain.signalMask |= 1u << VectorToStore;
-      if (block + 2 < blocks)
-        drain.signalMask |= 1u << VectorToMatrix;
-      out.push_back(drain);
-      Instruction store =
-          transfer(Opcode::Store, Buffer::Unified,
-                   step.c + (mc * chunk * gemm.n + nt * C) * outSize, drain.b,
-                   rows, cols * outSize, gemm.n * outSize);
-      store.waitMask = 1u << VectorToStore;
-      if (block + 2 < blocks)
-        store.signalMask = 1u << StoreToVector;
-      out.push_back(store);
+      appendDrainAndStore(
+          step, accBase, 2 * aSlot + static_cast<uint32_t>(block % 2) * oSlot,
+          biasAt, rows, cols,
+          step.c + (mc * chunk * gemm.n + nt * C) * outSize, block, blocks,
+          out);
     }
   }
   return std::nullopt;

@@ -52,16 +52,6 @@ bool isKernel(Operation *op) {
          !isa<ConstantOp, ReshapeOp, ShapeOp, FusionOp, YieldOp>(op);
 }
 
-/// The ONNX node name an op was imported from ("" when none).
-std::string nodeName(Location loc) {
-  if (auto name = dyn_cast<NameLoc>(loc))
-    return name.getName().str();
-  if (auto fused = dyn_cast<FusedLoc>(loc))
-    for (Location inner : fused.getLocations())
-      if (std::string name = nodeName(inner); !name.empty())
-        return name;
-  return "";
-}
 
 /// Bytes of a tensor value, or -1 when its shape is dynamic.
 int64_t bytesOf(Value value) {
@@ -124,7 +114,7 @@ public:
       SmallVector<Group> groups = findGroups(block, *info);
       for (auto [producer, copies] : recomputed)
         record.recomputed.push_back({producer->getName().getStringRef().str(),
-                                     nodeName(producer->getLoc()), copies});
+                                     onnxNodeName(producer->getLoc()), copies});
       for (Operation *op : dead)
         op->erase();
       for (Group &group : groups)
@@ -164,7 +154,7 @@ private:
 
   void reject(Operation *op, StringRef kind, const Twine &reason) {
     rejected.push_back({op->getName().getStringRef().str(),
-                        nodeName(op->getLoc()), kind.str(), reason.str()});
+                        onnxNodeName(op->getLoc()), kind.str(), reason.str()});
   }
 
   /// Records that the first free elementwise user of `value`, which has
@@ -419,7 +409,7 @@ private:
     for (Operation *op : group.ops) {
       locations.push_back(op->getLoc());
       record.ops.push_back(op->getName().getStringRef().str());
-      if (std::string node = nodeName(op->getLoc()); !node.empty())
+      if (std::string node = onnxNodeName(op->getLoc()); !node.empty())
         record.nodes.push_back(node);
     }
     record.tile = info.tileSizes(record.kind);
@@ -580,7 +570,7 @@ private:
             << quote(label) << "\"];\n";
       } else {
         label = op.getName().getStringRef().str();
-        if (std::string node = nodeName(op.getLoc()); !node.empty())
+        if (std::string node = onnxNodeName(op.getLoc()); !node.empty())
           label += "\n" + node;
         out << " [label=\"" << quote(label) << "\"];\n";
       }

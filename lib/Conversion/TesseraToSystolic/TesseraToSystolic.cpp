@@ -35,16 +35,6 @@ struct TensorEntry {
   ElementsAttr value;
 };
 
-/// The ONNX node name an op was imported from ("" when none).
-std::string nodeName(Location loc) {
-  if (auto name = dyn_cast<NameLoc>(loc))
-    return name.getName().str();
-  if (auto fused = dyn_cast<FusedLoc>(loc))
-    for (Location inner : fused.getLocations())
-      if (std::string name = nodeName(inner); !name.empty())
-        return name;
-  return "";
-}
 
 int64_t leadingRows(RankedTensorType type) {
   int64_t rows = 1;
@@ -226,7 +216,7 @@ struct ConvertTesseraToSystolicPass
         RankedTensorType::get({k, n}, Float32Type::get(matmul.getContext()));
     auto weightValue =
         DenseElementsAttr::get(weightType, ArrayRef<float>(*values));
-    std::string base = nodeName(matmul.getLoc());
+    std::string base = ts::onnxNodeName(matmul.getLoc());
     if (base.empty())
       base = "matmul_" + std::to_string(tensors.size());
     size_t weightsAt =

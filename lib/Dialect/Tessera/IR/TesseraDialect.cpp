@@ -26,3 +26,13 @@ Operation *TesseraDialect::materializeConstant(OpBuilder &builder,
     return nullptr;
   return ConstantOp::create(builder, loc, elements);
 }
+
+std::string mlir::tessera::onnxNodeName(Location loc) {
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return name.getName().str();
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location inner : fused.getLocations())
+      if (std::string name = onnxNodeName(inner); !name.empty())
+        return name;
+  return "";
+}
