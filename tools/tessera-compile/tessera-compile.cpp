@@ -307,8 +307,16 @@ int main(int argc, char **argv) {
     timing.setEnabled(true);
   mlir::TimingScope root = timing.getRootScope();
 
-  if (target == "systolic")
+  if (target == "systolic") {
+    if (compileTo.getNumOccurrences() || emit.getNumOccurrences() ||
+        !fusionReport.empty() || !dumpGraph.empty())
+      return report(createStringError(
+          inconvertibleErrorCode(),
+          "--compile-to, --emit, --fusion-report and --dump-graph apply to "
+          "the cpu target; for --target=systolic, -o model.tsp writes the "
+          "program and -o - (or a .mlir file) its IR"));
     return compileForSystolic(context, root);
+  }
   if (kind != "mlir")
     return compileToFile(context, root, kind);
 
