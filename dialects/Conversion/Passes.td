@@ -37,8 +37,9 @@ def ConvertTesseraToSystolicPass
     matmuls, drains and stores, its bias add (a constant row of the
     columns) and ReLU run by the drain on the vector unit; results the
     function returns are fp32 output tensors, other results stay in DRAM
-    in `format` for the next matmul (whose first load waits for their
-    stores). Reshapes are views. Any other op is reported at its location
+    in `format` for the next matmul. Each matmul after the first starts
+    behind the earlier ones' stores (a fence on its first load), since it
+    may read their results and reuses their on-chip buffers. Reshapes are views. Any other op is reported at its location
     (its ONNX node) as one the systolic target cannot run yet.
   }];
   let options = [

@@ -24,7 +24,6 @@ namespace {
 struct Placed {
   size_t index;
   int64_t rows, cols;
-  bool produced; // by an earlier matmul of the program
 };
 
 struct TensorEntry {
@@ -105,7 +104,7 @@ struct ConvertTesseraToSystolicPass
       if (auto attr = func.getArgAttrOfType<StringAttr>(i, "tessera.name"))
         name = attr.str();
       placed[arg] = {place(name, "input", *operandFormat, type.getShape()),
-                     leadingRows(type), type.getShape().back(), false};
+                     leadingRows(type), type.getShape().back()};
     }
     // Values the function returns, with their output names.
     auto returnOp = cast<func::ReturnOp>(func.getBody().front().back());
@@ -127,8 +126,7 @@ struct ConvertTesseraToSystolicPass
         if (it == placed.end() || !type.hasStaticShape())
           return fail(&op, "reshapes only what is already in memory");
         placed[reshape->getResult(0)] = {it->second.index, leadingRows(type),
-                                         type.getShape().back(),
-                                         it->second.produced};
+                                         type.getShape().back()};
         continue;
       }
       auto matmul = dyn_cast<ts::MatmulOp>(op);
@@ -228,7 +226,10 @@ struct ConvertTesseraToSystolicPass
     step.format = format;
     step.a = tensors[lhs->second.index].offset;
     step.b = tensors[weightsAt].offset;
-    step.fence = lhs->second.produced;
+    // Every matmul after the first starts behind the earlier stores: its
+    // input may be their result, and its buffers (slots, accumulators) are
+    // the ones the earlier matmul used until its last store.
+    step.fence = !instructions.empty();
     Value result = matmul.getResult();
     done.insert(matmul);
     if (result.hasOneUse())
@@ -270,7 +271,7 @@ struct ConvertTesseraToSystolicPass
               isOutput ? "output" : "scratch", step.outFormat,
               resultType.getShape());
     step.c = tensors[resultAt].offset;
-    placed[result] = {resultAt, step.shape.m, n, true};
+    placed[result] = {resultAt, step.shape.m, n};
     if (auto why = sim::appendGemm(config, step, instructions))
       return error(matmul, *why);
     return success();

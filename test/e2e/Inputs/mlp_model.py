@@ -1,6 +1,7 @@
-# mlp_model.py - a two-layer MLP (MatMul, Add, Relu, MatMul) in ONNX's test
-# layout, with an input and the float64 output of bf16-rounded operands,
-# for the systolic target's end-to-end test.
+# mlp_model.py - small models in ONNX's test layout, with an input and the
+# float64 outputs of bf16-rounded operands, for the systolic target's
+# end-to-end test: OUT/mlp, a two-layer MLP (MatMul, Add, Relu, MatMul), and
+# OUT/heads, two independent matmuls of one input (two outputs).
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import os
 import sys
@@ -17,6 +18,18 @@ def bf16(x):
     return rounded.astype(np.uint32).view(np.float32)
 
 
+def save(folder, graph, inputs, outputs):
+    os.makedirs(os.path.join(folder, "test_data_set_0"), exist_ok=True)
+    onnx.save(helper.make_model(graph, opset_imports=[
+        helper.make_opsetid("", 17)]), os.path.join(folder, "model.onnx"))
+    data = os.path.join(folder, "test_data_set_0")
+    for kind, tensors in (("input", inputs), ("output", outputs)):
+        for i, (name, value) in enumerate(tensors):
+            with open(os.path.join(data, f"{kind}_{i}.pb"), "wb") as f:
+                f.write(numpy_helper.from_array(
+                    value.astype(np.float32), name).SerializeToString())
+
+
 def main():
     out = sys.argv[1]
     m, k, h, n = 48, 40, 72, 24
@@ -25,28 +38,33 @@ def main():
     b1 = rng.standard_normal(h, dtype=np.float32)
     w2 = rng.standard_normal((h, n), dtype=np.float32) * 0.3
     x = rng.standard_normal((m, k), dtype=np.float32)
-    graph = helper.make_graph(
-        [helper.make_node("MatMul", ["x", "w1"], ["h0"], name="fc1"),
-         helper.make_node("Add", ["h0", "b1"], ["h1"], name="bias1"),
-         helper.make_node("Relu", ["h1"], ["h2"], name="relu1"),
-         helper.make_node("MatMul", ["h2", "w2"], ["y"], name="fc2")],
-        "mlp", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [m, k])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [m, n])],
-        [numpy_helper.from_array(w1, "w1"), numpy_helper.from_array(b1, "b1"),
-         numpy_helper.from_array(w2, "w2")])
-    os.makedirs(os.path.join(out, "test_data_set_0"), exist_ok=True)
-    onnx.save(helper.make_model(graph, opset_imports=[
-        helper.make_opsetid("", 17)]), os.path.join(out, "model.onnx"))
+    inits = [numpy_helper.from_array(w1, "w1"), numpy_helper.from_array(b1, "b1"),
+             numpy_helper.from_array(w2, "w2")]
+    x_info = helper.make_tensor_value_info("x", TensorProto.FLOAT, [m, k])
     # The accelerator's arithmetic: bf16 operands, fp32 sums, the hidden
     # layer stored as bf16 between the two matmuls.
     hidden = np.maximum(bf16(x).astype(np.float64) @ bf16(w1) + b1, 0)
     y = bf16(hidden.astype(np.float32)).astype(np.float64) @ bf16(w2)
-    folder = os.path.join(out, "test_data_set_0")
-    with open(os.path.join(folder, "input_0.pb"), "wb") as f:
-        f.write(numpy_helper.from_array(x, "x").SerializeToString())
-    with open(os.path.join(folder, "output_0.pb"), "wb") as f:
-        f.write(numpy_helper.from_array(y.astype(np.float32),
-                                        "y").SerializeToString())
+    save(os.path.join(out, "mlp"), helper.make_graph(
+        [helper.make_node("MatMul", ["x", "w1"], ["h0"], name="fc1"),
+         helper.make_node("Add", ["h0", "b1"], ["h1"], name="bias1"),
+         helper.make_node("Relu", ["h1"], ["h2"], name="relu1"),
+         helper.make_node("MatMul", ["h2", "w2"], ["y"], name="fc2")],
+        "mlp", [x_info],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [m, n])],
+        inits), [("x", x)], [("y", y)])
+    # Two heads on one input: the second matmul reuses the first's buffers.
+    w3 = rng.standard_normal((k, n), dtype=np.float32) * 0.3
+    first = bf16(x).astype(np.float64) @ bf16(w1)
+    second = bf16(x).astype(np.float64) @ bf16(w3)
+    save(os.path.join(out, "heads"), helper.make_graph(
+        [helper.make_node("MatMul", ["x", "w1"], ["a"], name="head_a"),
+         helper.make_node("MatMul", ["x", "w3"], ["b"], name="head_b")],
+        "heads", [x_info],
+        [helper.make_tensor_value_info("a", TensorProto.FLOAT, [m, h]),
+         helper.make_tensor_value_info("b", TensorProto.FLOAT, [m, n])],
+        [numpy_helper.from_array(w1, "w1"), numpy_helper.from_array(w3, "w3")]),
+        [("x", x)], [("a", first), ("b", second)])
 
 
 if __name__ == "__main__":
