@@ -15,3 +15,53 @@ func.func @main(%x: tensor<8x16xf32>, %w: tensor<16x4xf32>) -> tensor<8x4xf32> {
   %0 = tessera.matmul %x, %w : tensor<8x16xf32>, tensor<16x4xf32> -> tensor<8x4xf32>
   return %0 : tensor<8x4xf32>
 }
+
+// -----
+
+// Dynamic inputs.
+// expected-error @+1 {{input 0 must be a static f32 tensor on the systolic target}}
+func.func @main(%x: tensor<?x16xf32>) -> tensor<?x16xf32> {
+  return %x : tensor<?x16xf32>
+}
+
+// -----
+
+// A scaled product (alpha) is not lowered yet.
+func.func @main(%x: tensor<8x16xf32>) -> tensor<8x4xf32> {
+  %w = tessera.constant dense<1.0> : tensor<16x4xf32>
+  // expected-error @+1 {{transpose_a and alpha are not supported on the systolic target yet}}
+  %0 = tessera.matmul %x, %w {alpha = 2.0 : f32} : tensor<8x16xf32>, tensor<16x4xf32> -> tensor<8x4xf32>
+  return %0 : tensor<8x4xf32>
+}
+
+// -----
+
+// A result both returned and used again.
+func.func @main(%x: tensor<8x16xf32>) -> (tensor<8x16xf32>, tensor<8x4xf32>) {
+  %w = tessera.constant dense<1.0> : tensor<16x16xf32>
+  %v = tessera.constant dense<1.0> : tensor<16x4xf32>
+  // expected-error @+1 {{a result returned and also used by another op is not supported on the systolic target yet}}
+  %0 = tessera.matmul %x, %w : tensor<8x16xf32>, tensor<16x16xf32> -> tensor<8x16xf32>
+  %1 = tessera.matmul %0, %v : tensor<8x16xf32>, tensor<16x4xf32> -> tensor<8x4xf32>
+  return %0, %1 : tensor<8x16xf32>, tensor<8x4xf32>
+}
+
+// -----
+
+// An input returned as it is.
+func.func @main(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  // expected-error @+1 {{each result must be the result of a matmul (an input returned as it is is not supported)}}
+  return %x : tensor<8x16xf32>
+}
+
+// -----
+
+// expected-error @+1 {{the systolic target compiles a module with one function, not 2}}
+module {
+  func.func @a(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
+    return %x : tensor<8x16xf32>
+  }
+  func.func @b(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
+    return %x : tensor<8x16xf32>
+  }
+}
