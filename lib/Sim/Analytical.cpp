@@ -69,9 +69,8 @@ Result<GemmShape> tessera::sim::convToGemm(const ConvShape &conv) {
   return gemm;
 }
 
-Result<AnalyticalResult> tessera::sim::analyzeGemm(ArrayShape array,
-                                                   Dataflow dataflow,
-                                                   GemmShape gemm) {
+Result<AnalyticalResult>
+tessera::sim::analyzeGemm(ArrayShape array, Dataflow dataflow, GemmShape gemm) {
   for (auto [name, value] :
        {std::pair("array rows", array.rows),
         std::pair("array columns", array.cols), std::pair("M", gemm.m),
@@ -113,11 +112,9 @@ Result<AnalyticalResult> tessera::sim::analyzeGemm(ArrayShape array,
   // the mean over folds in closed form.
   double usedRows = 0, usedCols = 0;
   for (int64_t i = 0; i < rowFolds; ++i)
-    usedRows += static_cast<double>(
-        std::min(r, result.mappedRows - i * r));
+    usedRows += static_cast<double>(std::min(r, result.mappedRows - i * r));
   for (int64_t j = 0; j < colFolds; ++j)
-    usedCols += static_cast<double>(
-        std::min(c, result.mappedCols - j * c));
+    usedCols += static_cast<double>(std::min(c, result.mappedCols - j * c));
   double cells = static_cast<double>(r) * static_cast<double>(c);
   result.mappingEfficiency =
       usedRows * usedCols / (cells * static_cast<double>(result.folds));

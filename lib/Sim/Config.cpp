@@ -108,7 +108,8 @@ Result<AcceleratorConfig> tessera::sim::presetConfig(std::string_view name) {
 
 std::optional<std::string>
 tessera::sim::validateConfig(const AcceleratorConfig &c) {
-  auto positive = [](const char *key, double value) -> std::optional<std::string> {
+  auto positive = [](const char *key,
+                     double value) -> std::optional<std::string> {
     if (!(value > 0))
       return std::string("'") + key + "' must be positive";
     return std::nullopt;
@@ -234,7 +235,7 @@ Result<AcceleratorConfig> tessera::sim::parseConfig(std::string_view text) {
         return std::string("'energy' must be an object");
       for (const auto &[ek, ev] : *table) {
         auto n = ev.getAsNumber();
-        double *field = ek == "mac_pj"           ? &c.energy.macPJ
+        double *field = ek == "mac_pj"         ? &c.energy.macPJ
                         : ek == "sram_byte_pj" ? &c.energy.sramBytePJ
                         : ek == "dram_byte_pj" ? &c.energy.dramBytePJ
                         : ek == "vector_op_pj" ? &c.energy.vectorOpPJ

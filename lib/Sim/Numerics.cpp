@@ -39,8 +39,8 @@ double maxFinite(const Format &f) {
 uint32_t nanBits(const Format &f, bool negative) {
   uint32_t sign = negative ? 1u << (f.exponentBits + f.mantissaBits) : 0;
   uint32_t exponent = ((1u << f.exponentBits) - 1) << f.mantissaBits;
-  uint32_t mantissa = f.ieeeSpecials ? 1u << (f.mantissaBits - 1)
-                                     : (1u << f.mantissaBits) - 1;
+  uint32_t mantissa =
+      f.ieeeSpecials ? 1u << (f.mantissaBits - 1) : (1u << f.mantissaBits) - 1;
   return sign | exponent | mantissa;
 }
 
@@ -53,10 +53,9 @@ uint32_t encodeMagnitude(const Format &f, double magnitude) {
   int exponent;
   double fraction = std::frexp(magnitude, &exponent); // [0.5, 1)
   exponent -= 1;
-  uint32_t mantissa = static_cast<uint32_t>(
-      std::ldexp(fraction * 2.0 - 1.0, f.mantissaBits));
-  return static_cast<uint32_t>(exponent + f.bias) << f.mantissaBits |
-         mantissa;
+  uint32_t mantissa =
+      static_cast<uint32_t>(std::ldexp(fraction * 2.0 - 1.0, f.mantissaBits));
+  return static_cast<uint32_t>(exponent + f.bias) << f.mantissaBits | mantissa;
 }
 
 uint32_t encode(const Format &f, float value, Overflow overflow) {
@@ -88,8 +87,8 @@ uint32_t encode(const Format &f, float value, Overflow overflow) {
 
 float decode(const Format &f, uint32_t bits) {
   uint32_t mantissaMask = (1u << f.mantissaBits) - 1;
-  uint32_t exponentField = (bits >> f.mantissaBits) &
-                           ((1u << f.exponentBits) - 1);
+  uint32_t exponentField =
+      (bits >> f.mantissaBits) & ((1u << f.exponentBits) - 1);
   uint32_t mantissa = bits & mantissaMask;
   bool negative = bits >> (f.exponentBits + f.mantissaBits) & 1;
   double magnitude;
@@ -101,8 +100,8 @@ float decode(const Format &f, uint32_t bits) {
              mantissa == mantissaMask) {
     magnitude = std::numeric_limits<double>::quiet_NaN();
   } else if (exponentField == 0) {
-    magnitude = std::ldexp(static_cast<double>(mantissa),
-                           1 - f.bias - f.mantissaBits);
+    magnitude =
+        std::ldexp(static_cast<double>(mantissa), 1 - f.bias - f.mantissaBits);
   } else {
     magnitude = std::ldexp(1.0 + mantissa / double(1u << f.mantissaBits),
                            static_cast<int>(exponentField) - f.bias);
@@ -123,9 +122,7 @@ float tessera::sim::fromF16(uint16_t bits) { return decode(kF16, bits); }
 uint8_t tessera::sim::toF8E4M3FN(float value, Overflow overflow) {
   return static_cast<uint8_t>(encode(kE4M3FN, value, overflow));
 }
-float tessera::sim::fromF8E4M3FN(uint8_t bits) {
-  return decode(kE4M3FN, bits);
-}
+float tessera::sim::fromF8E4M3FN(uint8_t bits) { return decode(kE4M3FN, bits); }
 uint8_t tessera::sim::toF8E5M2(float value, Overflow overflow) {
   return static_cast<uint8_t>(encode(kE5M2, value, overflow));
 }

@@ -17,8 +17,8 @@ struct Writer {
   std::vector<uint8_t> bytes;
   template <typename T> void put(T value) {
     for (size_t i = 0; i < sizeof(T); ++i)
-      bytes.push_back(static_cast<uint8_t>(
-          static_cast<uint64_t>(value) >> (8 * i)));
+      bytes.push_back(
+          static_cast<uint8_t>(static_cast<uint64_t>(value) >> (8 * i)));
   }
 };
 
@@ -148,8 +148,8 @@ Result<Program> tessera::sim::decodeProgram(const std::vector<uint8_t> &bytes,
   uint32_t version = r.get<uint32_t>();
   if (version != kProgramVersion)
     return "unsupported program version " + std::to_string(version) +
-           " (this simulator reads version " +
-           std::to_string(kProgramVersion) + ")";
+           " (this simulator reads version " + std::to_string(kProgramVersion) +
+           ")";
   uint32_t count = r.get<uint32_t>();
   uint32_t tensors = r.get<uint32_t>();
   uint64_t dramSize = r.get<uint64_t>();
@@ -334,9 +334,9 @@ tessera::sim::validateProgram(const Program &program,
         if (auto e = within(i.dram, uint64_t(i.cols) * 4,
                             config.unifiedBufferBytes, "the bias row"))
           return e;
-      if (auto e = within(i.b,
-                          uint64_t(i.rows) * i.cols * formatBytes(i.format),
-                          config.unifiedBufferBytes, "the drained range"))
+      if (auto e =
+              within(i.b, uint64_t(i.rows) * i.cols * formatBytes(i.format),
+                     config.unifiedBufferBytes, "the drained range"))
         return e;
       break;
     }

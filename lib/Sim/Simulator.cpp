@@ -54,8 +54,8 @@ void storeElement(uint8_t *p, NumberFormat format, float value) {
     p[0] = toF8E5M2(value);
     return;
   case NumberFormat::I8:
-    p[0] = static_cast<uint8_t>(static_cast<int8_t>(
-        roundTo(NumberFormat::I8, value)));
+    p[0] = static_cast<uint8_t>(
+        static_cast<int8_t>(roundTo(NumberFormat::I8, value)));
     return;
   }
 }
@@ -219,9 +219,9 @@ Result<SimStats> tessera::sim::simulate(Program &program,
   /// Completion of the first n stores (in program order), n = index + 1.
   std::vector<int64_t> storesDone;
   auto storesBefore = [&](size_t index) {
-    return size_t(std::lower_bound(storeIndices.begin(), storeIndices.end(),
-                                   index) -
-                  storeIndices.begin());
+    return size_t(
+        std::lower_bound(storeIndices.begin(), storeIndices.end(), index) -
+        storeIndices.begin());
   };
   auto fenced = [&](size_t index) {
     const Instruction &i = program.instructions[index];
@@ -296,8 +296,8 @@ Result<SimStats> tessera::sim::simulate(Program &program,
       break;
     case Opcode::Drain: {
       int64_t elements = int64_t(i.rows) * i.cols;
-      end = start + (elements + config.vectorLanes - 1) / config.vectorLanes +
-            4;
+      end =
+          start + (elements + config.vectorLanes - 1) / config.vectorLanes + 4;
       vectorElements += elements;
       stats.sramBytes += elements * (4 + formatBytes(i.format));
       break;
@@ -355,23 +355,22 @@ std::string tessera::sim::statsToJSON(const SimStats &stats,
   llvm::json::Object units;
   for (int q = 0; q < 4; ++q) {
     const UnitStats &u = stats.units[q];
-    units[queueName(Queue(q))] = llvm::json::Object{
-        {"busy_cycles", u.busy},
-        {"instructions", u.instructions},
-        {"stall_dependency_cycles", u.waitDependency},
-        {"stall_memory_cycles", u.waitMemory}};
+    units[queueName(Queue(q))] =
+        llvm::json::Object{{"busy_cycles", u.busy},
+                           {"instructions", u.instructions},
+                           {"stall_dependency_cycles", u.waitDependency},
+                           {"stall_memory_cycles", u.waitMemory}};
   }
-  llvm::json::Object root{
-      {"accelerator", config.name},
-      {"cycles", stats.cycles},
-      {"seconds", stats.seconds},
-      {"macs", stats.macs},
-      {"array_utilization", stats.arrayUtilization},
-      {"matrix_utilization", stats.matrixUtilization},
-      {"sram_bytes", stats.sramBytes},
-      {"dram_bytes", stats.dramBytes},
-      {"energy_uj", stats.energyPJ * 1e-6},
-      {"units", std::move(units)}};
+  llvm::json::Object root{{"accelerator", config.name},
+                          {"cycles", stats.cycles},
+                          {"seconds", stats.seconds},
+                          {"macs", stats.macs},
+                          {"array_utilization", stats.arrayUtilization},
+                          {"matrix_utilization", stats.matrixUtilization},
+                          {"sram_bytes", stats.sramBytes},
+                          {"dram_bytes", stats.dramBytes},
+                          {"energy_uj", stats.energyPJ * 1e-6},
+                          {"units", std::move(units)}};
   std::string text;
   llvm::raw_string_ostream os(text);
   os << llvm::formatv("{0:2}", llvm::json::Value(std::move(root)));
@@ -403,8 +402,8 @@ std::string tessera::sim::traceToJSON(const SimStats &stats,
                                     {"end_cycle", e.end}}}});
   std::string text;
   llvm::raw_string_ostream os(text);
-  os << llvm::json::Value(llvm::json::Object{
-      {"traceEvents", std::move(events)}, {"displayTimeUnit", "ns"}});
+  os << llvm::json::Value(llvm::json::Object{{"traceEvents", std::move(events)},
+                                             {"displayTimeUnit", "ns"}});
   return text;
 }
 
@@ -458,9 +457,8 @@ static void appendDrainAndStore(const GemmStep &step, uint32_t accRow,
   if (reused)
     drain.signalMask |= 1u << VectorToMatrix;
   out.push_back(drain);
-  Instruction store = transfer(Opcode::Store, Buffer::Unified, dram, sram,
-                               rows, cols * outSize,
-                               step.shape.n * outSize);
+  Instruction store = transfer(Opcode::Store, Buffer::Unified, dram, sram, rows,
+                               cols * outSize, step.shape.n * outSize);
   store.waitMask = 1u << VectorToStore;
   if (reused)
     store.signalMask = 1u << StoreToVector;
@@ -516,10 +514,9 @@ appendGemmOutputStationary(const AcceleratorConfig &config,
       if (fold == 0 && step.fence)
         weights.flags |= kLoadFence;
       out.push_back(weights);
-      Instruction acts =
-          transfer(Opcode::Load, Buffer::Unified,
-                   step.a + mt * R * gemm.k * size, slot * aSlot, rows,
-                   gemm.k * size, gemm.k * size);
+      Instruction acts = transfer(Opcode::Load, Buffer::Unified,
+                                  step.a + mt * R * gemm.k * size, slot * aSlot,
+                                  rows, gemm.k * size, gemm.k * size);
       acts.signalMask = 1u << LoadToMatrix;
       out.push_back(acts);
       Instruction mm;
@@ -609,20 +606,20 @@ tessera::sim::appendGemm(const AcceleratorConfig &config, const GemmStep &step,
       for (int64_t kt = 0; kt < kTiles; ++kt, ++fold) {
         int64_t depth = std::min(R, gemm.k - kt * R);
         uint32_t slot = static_cast<uint32_t>(fold % 2);
-        Instruction weights = transfer(
-            Opcode::Load, Buffer::Weights,
-            step.b + (kt * R * gemm.n + nt * C) * size, slot * wSlot, depth,
-            cols * size, gemm.n * size);
+        Instruction weights =
+            transfer(Opcode::Load, Buffer::Weights,
+                     step.b + (kt * R * gemm.n + nt * C) * size, slot * wSlot,
+                     depth, cols * size, gemm.n * size);
         weights.waitMask = fold >= 2 ? 1u << MatrixToLoad : 0;
         // The first load of a GEMM reading an earlier GEMM's result waits
         // for its stores.
         if (fold == 0 && step.fence)
           weights.flags |= kLoadFence;
         out.push_back(weights);
-        Instruction acts = transfer(
-            Opcode::Load, Buffer::Unified,
-            step.a + (mc * chunk * gemm.k + kt * R) * size, slot * aSlot, rows,
-            depth * size, gemm.k * size);
+        Instruction acts =
+            transfer(Opcode::Load, Buffer::Unified,
+                     step.a + (mc * chunk * gemm.k + kt * R) * size,
+                     slot * aSlot, rows, depth * size, gemm.k * size);
         acts.signalMask = 1u << LoadToMatrix;
         out.push_back(acts);
         Instruction mm;
@@ -647,9 +644,8 @@ tessera::sim::appendGemm(const AcceleratorConfig &config, const GemmStep &step,
       }
       appendDrainAndStore(
           step, accBase, 2 * aSlot + static_cast<uint32_t>(block % 2) * oSlot,
-          biasAt, rows, cols,
-          step.c + (mc * chunk * gemm.n + nt * C) * outSize, block, blocks,
-          out);
+          biasAt, rows, cols, step.c + (mc * chunk * gemm.n + nt * C) * outSize,
+          block, blocks, out);
     }
   }
   return std::nullopt;
@@ -683,8 +679,8 @@ Result<Program> tessera::sim::buildGemmProgram(const AcceleratorConfig &config,
   step.format = format;
   step.a = place("A", TensorInfo::Role::Input, format, {gemm.m, gemm.k});
   step.b = place("B", TensorInfo::Role::Input, format, {gemm.k, gemm.n});
-  step.c = place("C", TensorInfo::Role::Output, NumberFormat::F32,
-                 {gemm.m, gemm.n});
+  step.c =
+      place("C", TensorInfo::Role::Output, NumberFormat::F32, {gemm.m, gemm.n});
   (void)size;
   writeTensor(p, p.tensors[0], a.data());
   writeTensor(p, p.tensors[1], b.data());
@@ -700,8 +696,8 @@ void tessera::sim::writeTensor(Program &program, const TensorInfo &tensor,
   int64_t size = formatBytes(tensor.format);
   int64_t count = tensor.bytes() / size;
   for (int64_t e = 0; e < count; ++e)
-    storeElement(program.dram.data() + tensor.offset + e * size,
-                 tensor.format, values[e]);
+    storeElement(program.dram.data() + tensor.offset + e * size, tensor.format,
+                 values[e]);
 }
 
 std::vector<float> tessera::sim::readTensor(const Program &program,

@@ -39,8 +39,8 @@ Role roleOf(Operation *op) {
     return Role::Reduction;
   if (isa<AddOp, SubOp, MulOp, DivOp, PowOp, MaxOp, MinOp, CompareOp, AndOp,
           OrOp, XorOp, WhereOp, NegOp, AbsOp, ExpOp, LogOp, SqrtOp, RsqrtOp,
-          ReciprocalOp, TanhOp, ErfOp, SigmoidOp, ReluOp, SiluOp, NotOp,
-          GeluOp, CastOp>(op))
+          ReciprocalOp, TanhOp, ErfOp, SigmoidOp, ReluOp, SiluOp, NotOp, GeluOp,
+          CastOp>(op))
     return Role::Elementwise;
   return Role::Other;
 }
@@ -52,14 +52,12 @@ bool isKernel(Operation *op) {
          !isa<ConstantOp, ReshapeOp, ShapeOp, FusionOp, YieldOp>(op);
 }
 
-
 /// Bytes of a tensor value, or -1 when its shape is dynamic.
 int64_t bytesOf(Value value) {
   auto type = dyn_cast<RankedTensorType>(value.getType());
   if (!type || !type.hasStaticShape())
     return -1;
-  return type.getNumElements() *
-         ((type.getElementTypeBitWidth() + 7) / 8);
+  return type.getNumElements() * ((type.getElementTypeBitWidth() + 7) / 8);
 }
 
 unsigned distinctUsers(Value value) {
@@ -86,8 +84,7 @@ struct RegionRecord {
 };
 
 class FormFusionRegionsPass
-    : public ::tessera::impl::FormFusionRegionsPassBase<
-          FormFusionRegionsPass> {
+    : public ::tessera::impl::FormFusionRegionsPassBase<FormFusionRegionsPass> {
 public:
   using FormFusionRegionsPassBase::FormFusionRegionsPassBase;
 
@@ -95,8 +92,7 @@ public:
     std::unique_ptr<::tessera::TargetInfo> info =
         ::tessera::lookupTargetInfo(target);
     if (!info) {
-      getOperation().emitError() << "no fusion target named '" << target
-                                 << "'";
+      getOperation().emitError() << "no fusion target named '" << target << "'";
       return signalPassFailure();
     }
     std::vector<FunctionRecord> functions;
@@ -311,8 +307,7 @@ private:
           bool inputsInMemory =
               llvm::none_of(producer->getOperands(), [&](Value input) {
                 Operation *def = input.getDefiningOp();
-                return def && roleOf(def) == Role::Elementwise &&
-                       isFree(def);
+                return def && roleOf(def) == Role::Elementwise && isFree(def);
               });
           if (!inputsInMemory || !info.recomputeIsCheap(producer, users)) {
             // Once per producer, at its first consumer.
@@ -446,14 +441,14 @@ private:
       after += function.kernelsAfter;
       for (const RegionRecord &record : function.regions) {
         saved += record.bytesSaved;
-        regions.push_back(llvm::json::Object{
-            {"function", function.name},
-            {"kind", record.kind},
-            {"ops", llvm::json::Array(record.ops)},
-            {"nodes", llvm::json::Array(record.nodes)},
-            {"tile", llvm::json::Array(record.tile)},
-            {"bytes_saved", record.bytesSaved},
-            {"dynamic_shapes", record.dynamic}});
+        regions.push_back(
+            llvm::json::Object{{"function", function.name},
+                               {"kind", record.kind},
+                               {"ops", llvm::json::Array(record.ops)},
+                               {"nodes", llvm::json::Array(record.nodes)},
+                               {"tile", llvm::json::Array(record.tile)},
+                               {"bytes_saved", record.bytesSaved},
+                               {"dynamic_shapes", record.dynamic}});
       }
       for (const Recomputed &r : function.recomputed)
         recomputations.push_back(llvm::json::Object{{"function", function.name},
@@ -477,9 +472,8 @@ private:
     std::error_code error;
     llvm::raw_fd_ostream out(report, error, llvm::sys::fs::OF_Text);
     if (error)
-      return getOperation().emitError()
-             << "cannot write the fusion report '" << report
-             << "': " << error.message();
+      return getOperation().emitError() << "cannot write the fusion report '"
+                                        << report << "': " << error.message();
     out << llvm::formatv("{0:2}", llvm::json::Value(std::move(root))) << "\n";
     return success();
   }
@@ -487,9 +481,8 @@ private:
   void printSummary(raw_ostream &os, const ::tessera::TargetInfo &info,
                     const FunctionRecord &function) {
     os << "fusion (" << info.name() << ") in @" << function.name << ": "
-       << function.kernelsBefore << " kernels before, "
-       << function.kernelsAfter << " after, " << function.regions.size()
-       << " regions\n";
+       << function.kernelsBefore << " kernels before, " << function.kernelsAfter
+       << " after, " << function.regions.size() << " regions\n";
     for (auto [i, record] : llvm::enumerate(function.regions)) {
       os << "  region " << i + 1 << ": " << record.kind << " [";
       llvm::interleaveComma(record.ops, os);
@@ -499,8 +492,7 @@ private:
         llvm::interleaveComma(record.nodes, os);
       }
       os << "; saves " << record.bytesSaved << " bytes"
-         << (record.dynamic ? " (plus tensors of dynamic shape)" : "")
-         << "\n";
+         << (record.dynamic ? " (plus tensors of dynamic shape)" : "") << "\n";
     }
     for (const Recomputed &r : function.recomputed)
       os << "  recomputed (" << r.copies
@@ -508,16 +500,16 @@ private:
          << (r.node.empty() ? "" : " node '" + r.node + "'") << "\n";
     for (const Rejection &r : function.rejected)
       os << "  not fused (" << r.kind << "): " << r.op
-         << (r.node.empty() ? "" : " node '" + r.node + "'") << ": "
-         << r.reason << "\n";
+         << (r.node.empty() ? "" : " node '" + r.node + "'") << ": " << r.reason
+         << "\n";
   }
 
   LogicalResult writeDot() {
     std::error_code error;
     llvm::raw_fd_ostream out(dot, error, llvm::sys::fs::OF_Text);
     if (error)
-      return getOperation().emitError() << "cannot write the graph '" << dot
-                                        << "': " << error.message();
+      return getOperation().emitError()
+             << "cannot write the graph '" << dot << "': " << error.message();
     out << "digraph tessera {\n  rankdir=TB;\n"
         << "  node [shape=box, fontname=\"monospace\"];\n";
     unsigned next = 0;
@@ -544,15 +536,14 @@ private:
 
   /// One cluster: the function's inputs, one node per kernel (fusion
   /// regions list their ops), and an edge per tensor between them.
-  void writeFunctionGraph(raw_ostream &out, func::FuncOp func,
-                          unsigned &next) {
+  void writeFunctionGraph(raw_ostream &out, func::FuncOp func, unsigned &next) {
     Block &block = func.getBody().front();
     std::string prefix = "f" + std::to_string(next++) + "_";
     out << "  subgraph \"cluster_" << quote(func.getSymName()) << "\" {\n"
         << "    label=\"@" << quote(func.getSymName()) << "\";\n";
     for (auto [i, arg] : llvm::enumerate(func.getArguments()))
-      out << "    " << prefix << "arg" << i
-          << " [shape=ellipse, label=\"input " << i << "\"];\n";
+      out << "    " << prefix << "arg" << i << " [shape=ellipse, label=\"input "
+          << i << "\"];\n";
     llvm::DenseMap<Operation *, unsigned> ids;
     for (Operation &op : block) {
       if (!isKernel(&op) && !isa<FusionOp>(op))
@@ -563,11 +554,10 @@ private:
       out << "    " << prefix << "n" << id;
       if (auto fusion = dyn_cast<FusionOp>(op)) {
         label = "fusion " + stringifyFusionKind(fusion.getKind()).str();
-        for (Operation &inner :
-             fusion.getBody().front().without_terminator())
+        for (Operation &inner : fusion.getBody().front().without_terminator())
           label += "\n" + inner.getName().getStringRef().str();
-        out << " [style=filled, fillcolor=\"#dbeafe\", label=\""
-            << quote(label) << "\"];\n";
+        out << " [style=filled, fillcolor=\"#dbeafe\", label=\"" << quote(label)
+            << "\"];\n";
       } else {
         label = op.getName().getStringRef().str();
         if (std::string node = onnxNodeName(op.getLoc()); !node.empty())
@@ -577,8 +567,7 @@ private:
     }
     // Edges from the kernel (or input) producing each operand, looking
     // through ops that are not kernels (reshapes).
-    std::function<void(Value, unsigned)> edge = [&](Value value,
-                                                    unsigned to) {
+    std::function<void(Value, unsigned)> edge = [&](Value value, unsigned to) {
       if (auto arg = dyn_cast<BlockArgument>(value)) {
         if (arg.getOwner() == &block)
           out << "    " << prefix << "arg" << arg.getArgNumber() << " -> "
@@ -587,8 +576,8 @@ private:
       }
       Operation *producer = value.getDefiningOp();
       if (auto it = ids.find(producer); it != ids.end()) {
-        out << "    " << prefix << "n" << it->second << " -> " << prefix
-            << "n" << to << ";\n";
+        out << "    " << prefix << "n" << it->second << " -> " << prefix << "n"
+            << to << ";\n";
         return;
       }
       if (producer && !isa<ConstantOp>(producer))

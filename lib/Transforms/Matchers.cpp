@@ -66,8 +66,8 @@ bool tessera::takeFactor(SmallVectorImpl<Value> &factors, Value value) {
 
 bool tessera::takeSplatFactor(SmallVectorImpl<Value> &factors,
                               double expected) {
-  auto it = llvm::find_if(factors,
-                          [&](Value v) { return isSplat(v, expected); });
+  auto it =
+      llvm::find_if(factors, [&](Value v) { return isSplat(v, expected); });
   if (it == factors.end())
     return false;
   factors.erase(it);

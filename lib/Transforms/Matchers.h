@@ -25,7 +25,8 @@ bool hasOneUse(mlir::Value value);
 /// The factors of a product: `value` itself, or, when it is a tessera.mul
 /// (and, below the root, used only once), the factors of its operands.
 /// The muls walked are added to `ops`. Fails beyond `limit` factors.
-bool collectFactors(mlir::Value value, llvm::SmallVectorImpl<mlir::Value> &factors,
+bool collectFactors(mlir::Value value,
+                    llvm::SmallVectorImpl<mlir::Value> &factors,
                     llvm::SmallVectorImpl<mlir::Operation *> &ops,
                     unsigned limit = 5);
 

@@ -81,7 +81,8 @@ bool isCausalMask(Value mask, int64_t sq, int64_t sk) {
 
 /// The permutation that swaps the last two of `rank` dims.
 SmallVector<int64_t> swapLastTwo(int64_t rank) {
-  SmallVector<int64_t> permutation = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+  SmallVector<int64_t> permutation =
+      llvm::to_vector(llvm::seq<int64_t>(0, rank));
   std::swap(permutation[rank - 2], permutation[rank - 1]);
   return permutation;
 }
@@ -164,7 +165,8 @@ struct RaiseAttention : OpRewritePattern<MatmulOp> {
         break;
       masks.push_back(addend);
       current = next;
-    }    if (!qk || !hasOneUse(qk))
+    }
+    if (!qk || !hasOneUse(qk))
       return failure();
     auto qkOp = qk.getDefiningOp<MatmulOp>();
     if (qkOp.getTransposeA())
@@ -175,8 +177,7 @@ struct RaiseAttention : OpRewritePattern<MatmulOp> {
     auto kType = cast<RankedTensorType>(keys.getType());
     auto vType = cast<RankedTensorType>(v.getType());
     if (qType.getRank() != rank || kType.getRank() != rank ||
-        vType.getRank() != rank ||
-        !isa<FloatType>(qType.getElementType()) ||
+        vType.getRank() != rank || !isa<FloatType>(qType.getElementType()) ||
         qk.getType() != scores.getType())
       return failure();
 

@@ -35,8 +35,8 @@ bool isScaled(Value value, Value x, double c) {
     return false;
   if (auto div = value.getDefiningOp<DivOp>())
     return div.getLhs() == x && isSplat(div.getRhs(), 1.0 / c);
-  auto product = matchCommutative<MulOp>(
-      value, [&](Value v) { return isSplat(v, c); });
+  auto product =
+      matchCommutative<MulOp>(value, [&](Value v) { return isSplat(v, c); });
   return product && product->second == x;
 }
 
@@ -44,8 +44,8 @@ bool isScaled(Value value, Value x, double c) {
 Value onePlus(Value value) {
   if (!hasOneUse(value))
     return {};
-  auto sum = matchCommutative<AddOp>(value,
-                                     [](Value v) { return isSplat(v, 1.0); });
+  auto sum =
+      matchCommutative<AddOp>(value, [](Value v) { return isSplat(v, 1.0); });
   return sum ? sum->second : Value();
 }
 
@@ -132,8 +132,9 @@ std::optional<std::pair<Value, double>> sqrtOfSumWithEpsilon(Value value) {
   auto sqrt = value.getDefiningOp<SqrtOp>();
   if (!sqrt || !hasOneUse(value) || !hasOneUse(sqrt.getInput()))
     return std::nullopt;
-  auto sum = matchCommutative<AddOp>(
-      sqrt.getInput(), [](Value v) { return ::tessera::splatValue(v).has_value(); });
+  auto sum = matchCommutative<AddOp>(sqrt.getInput(), [](Value v) {
+    return ::tessera::splatValue(v).has_value();
+  });
   if (!sum)
     return std::nullopt;
   return std::make_pair(sum->second, *::tessera::splatValue(sum->first));
@@ -282,9 +283,10 @@ struct RaiseNorm : RewritePattern {
                                       .getInput()
                                       .getDefiningOp()
                                 : nullptr;
-        bool usersOk = square && llvm::all_of(centered.getUsers(), [&](Operation *u) {
-          return u == square || u == norm.getDefiningOp();
-        });
+        bool usersOk =
+            square && llvm::all_of(centered.getUsers(), [&](Operation *u) {
+              return u == square || u == norm.getDefiningOp();
+            });
         if (usersOk && isMeanOfSquare(parts->variance, centered)) {
           x = sub.getLhs();
           layerNorm = true;
@@ -309,8 +311,8 @@ struct RaiseNorm : RewritePattern {
     auto epsilon = rewriter.getF32FloatAttr(parts->epsilon);
     auto axis = rewriter.getI64IntegerAttr(-1);
     if (layerNorm)
-      rewriter.replaceOpWithNewOp<LayerNormOp>(op, x.getType(), x, scale,
-                                               bias, axis, epsilon);
+      rewriter.replaceOpWithNewOp<LayerNormOp>(op, x.getType(), x, scale, bias,
+                                               axis, epsilon);
     else
       rewriter.replaceOpWithNewOp<RmsNormOp>(op, x.getType(), x, scale, axis,
                                              epsilon);
@@ -356,8 +358,7 @@ struct FoldTransposeIntoMatmul : OpRewritePattern<MatmulOp> {
 
 /// A float matmul used only by a product with (or a division by) a scalar
 /// constant, as the matmul's alpha.
-template <typename OpTy>
-struct FoldScaleIntoMatmul : OpRewritePattern<OpTy> {
+template <typename OpTy> struct FoldScaleIntoMatmul : OpRewritePattern<OpTy> {
   using OpRewritePattern<OpTy>::OpRewritePattern;
   LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
@@ -371,8 +372,8 @@ struct FoldScaleIntoMatmul : OpRewritePattern<OpTy> {
           !isa<FloatType>(matmul.getType().getElementType()) ||
           (divides && *c == 0))
         continue;
-      double alpha = matmul.getAlpha().convertToDouble() *
-                     (divides ? 1.0 / *c : *c);
+      double alpha =
+          matmul.getAlpha().convertToDouble() * (divides ? 1.0 / *c : *c);
       rewriter.replaceOpWithNewOp<MatmulOp>(
           op, matmul.getType(), matmul.getLhs(), matmul.getRhs(),
           matmul.getTransposeA(), matmul.getTransposeB(),

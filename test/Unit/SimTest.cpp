@@ -16,8 +16,7 @@ using namespace tessera::sim;
 
 namespace {
 
-AnalyticalResult analyzed(ArrayShape array, Dataflow dataflow,
-                          GemmShape gemm) {
+AnalyticalResult analyzed(ArrayShape array, Dataflow dataflow, GemmShape gemm) {
   Result<AnalyticalResult> result = analyzeGemm(array, dataflow, gemm);
   EXPECT_TRUE(std::holds_alternative<AnalyticalResult>(result));
   return std::get<AnalyticalResult>(result);
@@ -25,8 +24,8 @@ AnalyticalResult analyzed(ArrayShape array, Dataflow dataflow,
 
 // SCALE-Sim v3's golden runs: 32x32 array, M = 256, N = 128, K = 256.
 TEST(Analytical, ScaleSimReferenceOS) {
-  AnalyticalResult r = analyzed({32, 32}, Dataflow::OutputStationary,
-                                {256, 128, 256});
+  AnalyticalResult r =
+      analyzed({32, 32}, Dataflow::OutputStationary, {256, 128, 256});
   EXPECT_EQ(r.folds, 32);
   EXPECT_EQ(r.cyclesPerFold, 318);
   EXPECT_EQ(r.computeCycles, 10175);
@@ -35,8 +34,8 @@ TEST(Analytical, ScaleSimReferenceOS) {
 }
 
 TEST(Analytical, ScaleSimReferenceWS) {
-  AnalyticalResult r = analyzed({32, 32}, Dataflow::WeightStationary,
-                                {256, 128, 256});
+  AnalyticalResult r =
+      analyzed({32, 32}, Dataflow::WeightStationary, {256, 128, 256});
   EXPECT_EQ(r.folds, 32);
   EXPECT_EQ(r.cyclesPerFold, 350);
   EXPECT_EQ(r.computeCycles, 11199);
@@ -44,8 +43,8 @@ TEST(Analytical, ScaleSimReferenceWS) {
 }
 
 TEST(Analytical, ScaleSimReferenceIS) {
-  AnalyticalResult r = analyzed({32, 32}, Dataflow::InputStationary,
-                                {256, 128, 256});
+  AnalyticalResult r =
+      analyzed({32, 32}, Dataflow::InputStationary, {256, 128, 256});
   EXPECT_EQ(r.folds, 64);
   EXPECT_EQ(r.cyclesPerFold, 222);
   EXPECT_EQ(r.computeCycles, 14207);
@@ -54,15 +53,14 @@ TEST(Analytical, ScaleSimReferenceIS) {
 
 // A 4x4 output-stationary array on a 4x4x4 job: 9 cycles (SCALE-Sim v2).
 TEST(Analytical, SmallOutputStationary) {
-  EXPECT_EQ(analyzed({4, 4}, Dataflow::OutputStationary, {4, 4, 4})
-                .computeCycles,
-            9);
+  EXPECT_EQ(
+      analyzed({4, 4}, Dataflow::OutputStationary, {4, 4, 4}).computeCycles, 9);
 }
 
 TEST(Analytical, PartialFolds) {
   // 40 = 32 + 8 rows and columns: four folds using 32x32, 32x8, 8x32, 8x8.
-  AnalyticalResult r = analyzed({32, 32}, Dataflow::OutputStationary,
-                                {40, 40, 40});
+  AnalyticalResult r =
+      analyzed({32, 32}, Dataflow::OutputStationary, {40, 40, 40});
   EXPECT_EQ(r.folds, 4);
   EXPECT_DOUBLE_EQ(r.mappingEfficiency, 1600.0 / 4096.0);
   EXPECT_DOUBLE_EQ(r.computeUtilization,
@@ -81,10 +79,8 @@ TEST(Analytical, ConvToGemm) {
 TEST(Analytical, BadSizes) {
   auto zero = analyzeGemm({0, 32}, Dataflow::WeightStationary, {1, 1, 1});
   ASSERT_TRUE(std::holds_alternative<std::string>(zero));
-  EXPECT_EQ(std::get<std::string>(zero),
-            "array rows must be positive (got 0)");
-  auto negative =
-      analyzeGemm({32, 32}, Dataflow::WeightStationary, {4, -1, 4});
+  EXPECT_EQ(std::get<std::string>(zero), "array rows must be positive (got 0)");
+  auto negative = analyzeGemm({32, 32}, Dataflow::WeightStationary, {4, -1, 4});
   EXPECT_EQ(std::get<std::string>(negative), "N must be positive (got -1)");
   auto huge = analyzeGemm({32, 32}, Dataflow::WeightStationary,
                           {int64_t(1) << 40, 1, 1});
@@ -112,9 +108,19 @@ float referenceValue(uint64_t bits, const llvm::fltSemantics &semantics) {
 
 /// Random floats across every binade, plus the interesting ones.
 std::vector<float> samples() {
-  std::vector<float> values = {0.0f, -0.0f, 1.0f, -1.0f, 448.0f, 464.0f,
-                               480.0f, 57344.0f, 61440.0f, 65504.0f,
-                               65520.0f, 1e-8f, 1e-40f,
+  std::vector<float> values = {0.0f,
+                               -0.0f,
+                               1.0f,
+                               -1.0f,
+                               448.0f,
+                               464.0f,
+                               480.0f,
+                               57344.0f,
+                               61440.0f,
+                               65504.0f,
+                               65520.0f,
+                               1e-8f,
+                               1e-40f,
                                std::numeric_limits<float>::infinity(),
                                -std::numeric_limits<float>::infinity(),
                                std::numeric_limits<float>::max(),
@@ -146,8 +152,8 @@ TEST(Numerics, ConversionsMatchAPFloat) {
     uint8_t e4m3 = toF8E4M3FN(value, Overflow::Ieee);
     uint64_t expected = referenceBits(value, llvm::APFloat::Float8E4M3FN());
     if (std::isnan(fromF8E4M3FN(e4m3)))
-      EXPECT_TRUE(std::isnan(
-          referenceValue(expected, llvm::APFloat::Float8E4M3FN())))
+      EXPECT_TRUE(
+          std::isnan(referenceValue(expected, llvm::APFloat::Float8E4M3FN())))
           << value;
     else
       EXPECT_EQ(e4m3, expected) << value;
@@ -206,7 +212,7 @@ TEST(Numerics, Int8Requantization) {
   EXPECT_EQ(roundingShiftRight(7, 1), 4);
   EXPECT_EQ(roundingShiftRight(-5, 1), -2);
   EXPECT_EQ(roundingShiftRight(-7, 1), -4);
-  EXPECT_EQ(roundingShiftRight(6, 2), 2); // 1.5 -> 2
+  EXPECT_EQ(roundingShiftRight(6, 2), 2);  // 1.5 -> 2
   EXPECT_EQ(roundingShiftRight(10, 2), 2); // 2.5 -> 2
   EXPECT_EQ(roundingShiftRight(123, 0), 123);
   int8_t a[] = {127, -128, 3}, b[] = {127, -128, -3};
@@ -274,8 +280,7 @@ TEST(Config, BadConfigurations) {
   EXPECT_NE(configError("{").find("malformed configuration JSON"),
             std::string::npos);
   EXPECT_EQ(configError("[1]"), "the configuration must be a JSON object");
-  EXPECT_EQ(configError(R"({"rowz": 4})"),
-            "unknown configuration key 'rowz'");
+  EXPECT_EQ(configError(R"({"rowz": 4})"), "unknown configuration key 'rowz'");
   EXPECT_EQ(configError(R"({"rows": "many"})"), "'rows' must be an integer");
   EXPECT_EQ(configError(R"({"rows": -4})"), "'rows' must be positive");
   EXPECT_EQ(configError(R"({"base": "small", "weight_buffer_bytes": 100})"),
@@ -327,9 +332,8 @@ std::vector<float> reference(const std::vector<float> &a,
 
 TEST(Simulator, GemmIsBitExact) {
   AcceleratorConfig small = std::get<AcceleratorConfig>(presetConfig("small"));
-  for (NumberFormat format :
-       {NumberFormat::BF16, NumberFormat::F16, NumberFormat::F8E4M3FN,
-        NumberFormat::F8E5M2}) {
+  for (NumberFormat format : {NumberFormat::BF16, NumberFormat::F16,
+                              NumberFormat::F8E4M3FN, NumberFormat::F8E5M2}) {
     // Sizes that leave partial tiles in every dimension.
     GemmShape g{40, 24, 37};
     std::vector<float> a = randomMatrix(g.m * g.k, 1),
@@ -342,8 +346,7 @@ TEST(Simulator, GemmIsBitExact) {
     ASSERT_TRUE(std::holds_alternative<SimStats>(stats))
         << std::get<std::string>(stats);
     std::vector<float> got = readOutput(program, "C");
-    std::vector<float> expected =
-        reference(a, b, g, small.array.rows, format);
+    std::vector<float> expected = reference(a, b, g, small.array.rows, format);
     ASSERT_EQ(got.size(), expected.size());
     for (size_t e = 0; e < got.size(); ++e)
       ASSERT_EQ(llvm::bit_cast<uint32_t>(got[e]),
@@ -359,19 +362,16 @@ TEST(Simulator, AgreesWithTheAnalyticalModel) {
   AcceleratorConfig c = config(R"({"base": "small",
       "dram_bytes_per_cycle": 4096, "dram_latency_cycles": 10})");
   GemmShape g{256, 256, 256};
-  Program program = std::get<Program>(buildGemmProgram(
-      c, g, NumberFormat::BF16, randomMatrix(g.m * g.k, 3),
-      randomMatrix(g.k * g.n, 4)));
+  Program program = std::get<Program>(
+      buildGemmProgram(c, g, NumberFormat::BF16, randomMatrix(g.m * g.k, 3),
+                       randomMatrix(g.k * g.n, 4)));
   SimStats stats = std::get<SimStats>(simulate(program, c));
   AnalyticalResult analytical = std::get<AnalyticalResult>(
       analyzeGemm(c.array, Dataflow::WeightStationary, g));
   double ratio = double(stats.cycles) / double(analytical.computeCycles);
-  EXPECT_GT(ratio, 0.98) << stats.cycles << " vs "
-                         << analytical.computeCycles;
-  EXPECT_LT(ratio, 1.02) << stats.cycles << " vs "
-                         << analytical.computeCycles;
-  EXPECT_EQ(stats.units[int(Queue::Matrix)].busy,
-            analytical.computeCycles + 1);
+  EXPECT_GT(ratio, 0.98) << stats.cycles << " vs " << analytical.computeCycles;
+  EXPECT_LT(ratio, 1.02) << stats.cycles << " vs " << analytical.computeCycles;
+  EXPECT_EQ(stats.units[int(Queue::Matrix)].busy, analytical.computeCycles + 1);
   // Of the matrix unit's busy cycles: every MAC over every cell-cycle.
   EXPECT_DOUBLE_EQ(stats.matrixUtilization,
                    double(g.m * g.n * g.k) /
@@ -386,8 +386,8 @@ TEST(Simulator, OutputStationaryGemm) {
   GemmShape small{40, 24, 37};
   std::vector<float> a = randomMatrix(small.m * small.k, 11),
                      b = randomMatrix(small.k * small.n, 12);
-  Program p = std::get<Program>(
-      buildGemmProgram(c, small, NumberFormat::BF16, a, b));
+  Program p =
+      std::get<Program>(buildGemmProgram(c, small, NumberFormat::BF16, a, b));
   ASSERT_TRUE(std::holds_alternative<SimStats>(simulate(p, c)));
   std::vector<float> got = readOutput(p, "C");
   std::vector<float> expected =
@@ -398,26 +398,24 @@ TEST(Simulator, OutputStationaryGemm) {
         << "element " << e;
 
   GemmShape g{256, 256, 512};
-  Program big = std::get<Program>(buildGemmProgram(
-      c, g, NumberFormat::BF16, randomMatrix(g.m * g.k, 13),
-      randomMatrix(g.k * g.n, 14)));
+  Program big = std::get<Program>(
+      buildGemmProgram(c, g, NumberFormat::BF16, randomMatrix(g.m * g.k, 13),
+                       randomMatrix(g.k * g.n, 14)));
   SimStats stats = std::get<SimStats>(simulate(big, c));
   AnalyticalResult analytical = std::get<AnalyticalResult>(
       analyzeGemm(c.array, Dataflow::OutputStationary, g));
   double ratio = double(stats.cycles) / double(analytical.computeCycles);
-  EXPECT_GT(ratio, 0.98) << stats.cycles << " vs "
-                         << analytical.computeCycles;
-  EXPECT_LT(ratio, 1.02) << stats.cycles << " vs "
-                         << analytical.computeCycles;
+  EXPECT_GT(ratio, 0.98) << stats.cycles << " vs " << analytical.computeCycles;
+  EXPECT_LT(ratio, 1.02) << stats.cycles << " vs " << analytical.computeCycles;
 }
 
 TEST(Simulator, LowBandwidthStallsOnMemory) {
   AcceleratorConfig c = config(R"({"base": "small",
       "dram_bytes_per_cycle": 2, "dram_latency_cycles": 200})");
   GemmShape g{64, 64, 64};
-  Program program = std::get<Program>(buildGemmProgram(
-      c, g, NumberFormat::BF16, randomMatrix(g.m * g.k, 5),
-      randomMatrix(g.k * g.n, 6)));
+  Program program = std::get<Program>(
+      buildGemmProgram(c, g, NumberFormat::BF16, randomMatrix(g.m * g.k, 5),
+                       randomMatrix(g.k * g.n, 6)));
   SimStats stats = std::get<SimStats>(simulate(program, c, true));
   AnalyticalResult analytical = std::get<AnalyticalResult>(
       analyzeGemm(c.array, Dataflow::WeightStationary, g));
@@ -493,9 +491,9 @@ TEST(Program, Deadlock) {
 TEST(Program, EncodingRoundTripsAndRejectsBadFiles) {
   AcceleratorConfig small = std::get<AcceleratorConfig>(presetConfig("small"));
   GemmShape g{20, 20, 20};
-  Program program = std::get<Program>(buildGemmProgram(
-      small, g, NumberFormat::BF16, randomMatrix(400, 7),
-      randomMatrix(400, 8)));
+  Program program = std::get<Program>(
+      buildGemmProgram(small, g, NumberFormat::BF16, randomMatrix(400, 7),
+                       randomMatrix(400, 8)));
   std::vector<uint8_t> bytes = encodeProgram(program);
   Result<Program> decoded = decodeProgram(bytes, small);
   ASSERT_TRUE(std::holds_alternative<Program>(decoded))
@@ -515,8 +513,8 @@ TEST(Program, EncodingRoundTripsAndRejectsBadFiles) {
   EXPECT_EQ(std::get<std::string>(decodeProgram(version, small)),
             "unsupported program version 9 (this simulator reads version 1)");
   std::vector<uint8_t> truncated(bytes.begin(), bytes.begin() + 40);
-  EXPECT_TRUE(std::holds_alternative<std::string>(
-      decodeProgram(truncated, small)));
+  EXPECT_TRUE(
+      std::holds_alternative<std::string>(decodeProgram(truncated, small)));
   std::vector<uint8_t> opcode = bytes;
   opcode[24] = 9; // the first instruction's opcode
   EXPECT_EQ(std::get<std::string>(decodeProgram(opcode, small)),
@@ -530,7 +528,8 @@ TEST(Program, EncodingRoundTripsAndRejectsBadFiles) {
   for (int trial = 0; trial < 2000; ++trial) {
     std::vector<uint8_t> mutated = bytes;
     for (int flips = 0; flips < 4; ++flips)
-      mutated[rng() % mutated.size()] ^= static_cast<uint8_t>(1u << (rng() % 8));
+      mutated[rng() % mutated.size()] ^=
+          static_cast<uint8_t>(1u << (rng() % 8));
     Result<Program> result = decodeProgram(mutated, small);
     if (auto *p = std::get_if<Program>(&result))
       (void)simulate(*p, small);

@@ -6,15 +6,15 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
-#include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
-#include <functional>
 #include <cmath>
+#include <functional>
 #include <random>
 
 using namespace llvm;
@@ -44,16 +44,17 @@ static cl::opt<std::string> convOption(
              "pixels, K = Fh*Fw*Cin, N = Nf)"),
     cl::value_desc("H,W,Fh,Fw,Cin,Nf,stride"), cl::sub(analyzeCommand));
 
-static cl::SubCommand runCommand(
-    "run", "Run a program (.tsp) on the cycle-level model; prints cycles, "
-           "busy and stall cycles per unit, utilization, bytes, energy and "
-           "the simulator's own speed as JSON");
-static cl::SubCommand gemmCommand(
-    "gemm", "Build a weight-stationary GEMM program on random data, run it "
-            "and check its result against a float64 reference");
-static cl::opt<std::string> programPath(cl::Positional,
-                                        cl::desc("<program.tsp>"),
-                                        cl::sub(runCommand));
+static cl::SubCommand
+    runCommand("run",
+               "Run a program (.tsp) on the cycle-level model; prints cycles, "
+               "busy and stall cycles per unit, utilization, bytes, energy and "
+               "the simulator's own speed as JSON");
+static cl::SubCommand
+    gemmCommand("gemm",
+                "Build a weight-stationary GEMM program on random data, run it "
+                "and check its result against a float64 reference");
+static cl::opt<std::string>
+    programPath(cl::Positional, cl::desc("<program.tsp>"), cl::sub(runCommand));
 static cl::opt<std::string>
     accelOption("accel", cl::init("default"),
                 cl::desc("The accelerator: a preset (tpu-v1, default, "
@@ -66,10 +67,10 @@ static cl::opt<std::string> traceOption(
 static cl::opt<std::string> gemmRunOption("gemm", cl::desc("GEMM sizes"),
                                           cl::value_desc("M,N,K"),
                                           cl::sub(gemmCommand));
-static cl::opt<std::string> formatOption(
-    "format", cl::init("bf16"),
-    cl::desc("Operand format: bf16, f16, f8E4M3FN or f8E5M2"),
-    cl::sub(gemmCommand));
+static cl::opt<std::string>
+    formatOption("format", cl::init("bf16"),
+                 cl::desc("Operand format: bf16, f16, f8E4M3FN or f8E5M2"),
+                 cl::sub(gemmCommand));
 static cl::opt<std::string> outputOption("o",
                                          cl::desc("Also write the program"),
                                          cl::value_desc("program.tsp"),
@@ -121,18 +122,18 @@ static int analyze() {
   } else {
     auto values = parseList(convOption, 7);
     if (!values)
-      return fail("--conv must be H,W,Fh,Fw,Cin,Nf,stride, got '" +
-                  convOption + "'");
+      return fail("--conv must be H,W,Fh,Fw,Cin,Nf,stride, got '" + convOption +
+                  "'");
     ConvShape conv{(*values)[0], (*values)[1], (*values)[2], (*values)[3],
                    (*values)[4], (*values)[5], (*values)[6]};
     Result<GemmShape> mapped = convToGemm(conv);
     if (auto *error = std::get_if<std::string>(&mapped))
       return fail(*error);
     gemm = std::get<GemmShape>(mapped);
-    input["conv"] = json::Object{{"h", conv.h},     {"w", conv.w},
-                                 {"fh", conv.fh},   {"fw", conv.fw},
-                                 {"cin", conv.cin}, {"nf", conv.nf},
-                                 {"stride", conv.stride}};
+    input["conv"] =
+        json::Object{{"h", conv.h},          {"w", conv.w},     {"fh", conv.fh},
+                     {"fw", conv.fw},        {"cin", conv.cin}, {"nf", conv.nf},
+                     {"stride", conv.stride}};
   }
   Result<AnalyticalResult> analyzed =
       analyzeGemm({(*array)[0], (*array)[1]}, *dataflow, gemm);
@@ -172,9 +173,9 @@ static int simulateAndReport(
     std::function<void(const Program &, json::Object &)> check = {}) {
   auto start = std::chrono::steady_clock::now();
   Result<SimStats> result = simulate(program, config, !traceOption.empty());
-  double wall = std::chrono::duration<double>(
-                    std::chrono::steady_clock::now() - start)
-                    .count();
+  double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   if (auto *error = std::get_if<std::string>(&result))
     return fail(*error);
   const SimStats &stats = std::get<SimStats>(result);
@@ -209,8 +210,8 @@ static int run() {
     return fail("give the program to run (tessera-sim run program.tsp)");
   auto buffer = MemoryBuffer::getFile(programPath, /*IsText=*/false);
   if (!buffer)
-    return fail("cannot read '" + programPath + "': " +
-                buffer.getError().message());
+    return fail("cannot read '" + programPath +
+                "': " + buffer.getError().message());
   StringRef data = (*buffer)->getBuffer();
   std::vector<uint8_t> bytes(data.begin(), data.end());
   Result<Program> program = decodeProgram(bytes, *config);
@@ -259,9 +260,9 @@ static int gemm() {
   Result<AnalyticalResult> analytical =
       analyzeGemm(config->array, config->dataflow, shape);
   if (auto *r = std::get_if<AnalyticalResult>(&analytical))
-    extra["analytical"] = json::Object{
-        {"compute_cycles", r->computeCycles},
-        {"compute_utilization", r->computeUtilization}};
+    extra["analytical"] =
+        json::Object{{"compute_cycles", r->computeCycles},
+                     {"compute_utilization", r->computeUtilization}};
   // The result is checked after the run against a float64 product of the
   // rounded operands.
   for (float &v : a)

@@ -26,7 +26,8 @@ mlir::Operation *buildInstructionOp(mlir::OpBuilder &builder,
 /// DRAM image in their formats), validated against `config`; errors are
 /// reported at the program's location.
 mlir::FailureOr<sim::Program>
-emitSystolicProgram(mlir::ModuleOp module, const sim::AcceleratorConfig &config);
+emitSystolicProgram(mlir::ModuleOp module,
+                    const sim::AcceleratorConfig &config);
 
 } // namespace tessera
 

@@ -20,8 +20,7 @@ namespace tessera::sim {
 struct EnergyTable {
   /// Picojoules per multiply-accumulate, per byte moved, per vector
   /// element operation.
-  double macPJ = 0.2, sramBytePJ = 0.5, dramBytePJ = 20.0,
-         vectorOpPJ = 0.5;
+  double macPJ = 0.2, sramBytePJ = 0.5, dramBytePJ = 20.0, vectorOpPJ = 0.5;
 };
 
 struct AcceleratorConfig {
@@ -31,8 +30,7 @@ struct AcceleratorConfig {
   double clockGHz = 1.0;
   /// On-chip memories in bytes: the unified buffer (activations), the
   /// weight buffer, and the accumulators (fp32 or int32, 4 bytes each).
-  int64_t unifiedBufferBytes = 0, weightBufferBytes = 0,
-          accumulatorBytes = 0;
+  int64_t unifiedBufferBytes = 0, weightBufferBytes = 0, accumulatorBytes = 0;
   /// DRAM: bytes per cycle and cycles from a request to its first byte.
   double dramBytesPerCycle = 0;
   int64_t dramLatencyCycles = 0;

@@ -86,7 +86,12 @@ Queue queueOf(Opcode opcode);
 /// host fills it (input), reads it (output) or it is part of the image.
 struct TensorInfo {
   /// Scratch: intermediate results, written and read by the program.
-  enum class Role : uint8_t { Input = 0, Output = 1, Constant = 2, Scratch = 3 };
+  enum class Role : uint8_t {
+    Input = 0,
+    Output = 1,
+    Constant = 2,
+    Scratch = 3
+  };
   std::string name;
   Role role = Role::Input;
   NumberFormat format = NumberFormat::F32;

@@ -52,12 +52,10 @@ Result<SimStats> simulate(Program &program, const AcceleratorConfig &config,
 
 /// The statistics as JSON text (cycles, busy and stall cycles per unit,
 /// utilization, bytes, energy, time at the configured clock).
-std::string statsToJSON(const SimStats &stats,
-                        const AcceleratorConfig &config);
+std::string statsToJSON(const SimStats &stats, const AcceleratorConfig &config);
 
 /// A Chrome trace-event file of `stats.trace` (one row per unit).
-std::string traceToJSON(const SimStats &stats,
-                        const AcceleratorConfig &config);
+std::string traceToJSON(const SimStats &stats, const AcceleratorConfig &config);
 
 /// One GEMM of a program: C = A x B (+ bias, ReLU), A (M x K) and B
 /// (K x N) row-major in DRAM in `format`, C (M x N) row-major in
@@ -95,8 +93,7 @@ std::vector<float> readOutput(const Program &program, const std::string &name);
 /// DRAM image, converted to its format; reads a tensor back as fp32.
 void writeTensor(Program &program, const TensorInfo &tensor,
                  const float *values);
-std::vector<float> readTensor(const Program &program,
-                              const TensorInfo &tensor);
+std::vector<float> readTensor(const Program &program, const TensorInfo &tensor);
 
 } // namespace tessera::sim
 

@@ -47,8 +47,8 @@ using utils::IteratorType;
 
 /// A linalg.generic over a 1-D or 2-D block.
 Value blockGeneric(OpBuilder &b, Location loc, Value init, ValueRange inputs,
-                   ArrayRef<AffineMap> maps,
-                   ArrayRef<IteratorType> iterators, BodyFn body) {
+                   ArrayRef<AffineMap> maps, ArrayRef<IteratorType> iterators,
+                   BodyFn body) {
   auto generic = linalg::GenericOp::create(
       b, loc, init.getType(), inputs, ValueRange{init}, maps, iterators,
       [&](OpBuilder &nb, Location nloc, ValueRange args) {
@@ -82,7 +82,8 @@ struct FlashAttentionLowering : OpRewritePattern<ts::AttentionOp> {
         !staticF32(vType) || !staticF32(resultType))
       return rewriter.notifyMatchFailure(op, "not static f32 of one rank");
     int64_t lead = rank - 2;
-    if (qType.getShape().take_front(lead) != kType.getShape().take_front(lead) ||
+    if (qType.getShape().take_front(lead) !=
+            kType.getShape().take_front(lead) ||
         qType.getShape().take_front(lead) != vType.getShape().take_front(lead))
       return rewriter.notifyMatchFailure(op, "leading dims broadcast");
     int64_t sq = qType.getDimSize(rank - 2), d = qType.getDimSize(rank - 1);
@@ -134,16 +135,16 @@ struct FlashAttentionLowering : OpRewritePattern<ts::AttentionOp> {
       ubs.push_back(rewriter.getIndexAttr(qType.getDimSize(i)));
     ubs.push_back(rewriter.getIndexAttr(sq));
     steps.back() = rewriter.getIndexAttr(bq);
-    Value out = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
-                                        f32);
+    Value out =
+        tensor::EmptyOp::create(rewriter, loc, resultType.getShape(), f32);
     auto forall = scf::ForallOp::create(rewriter, loc, lbs, ubs, steps,
                                         ValueRange{out}, std::nullopt);
     OpBuilder::InsertionGuard guard(rewriter);
     rewriter.setInsertionPoint(forall.getTerminator());
     SmallVector<Value> ivs = llvm::to_vector(forall.getInductionVars());
     Value qi = ivs.back();
-    OpFoldResult one = rewriter.getIndexAttr(1), zeroIndex =
-                                                     rewriter.getIndexAttr(0);
+    OpFoldResult one = rewriter.getIndexAttr(1),
+                 zeroIndex = rewriter.getIndexAttr(0);
 
     // A 2-D block of a rank-`rank` tensor at [ivs..., row, col].
     auto block = [&](OpBuilder &b, Value source, OpFoldResult row,
@@ -174,11 +175,14 @@ struct FlashAttentionLowering : OpRewritePattern<ts::AttentionOp> {
           rewriter, loc, qi,
           arith::ConstantIndexOp::create(rewriter, loc, bq + sk - sq + bk - 1));
       Value blocks = arith::DivUIOp::create(
-          rewriter, loc, last, arith::ConstantIndexOp::create(rewriter, loc, bk));
+          rewriter, loc, last,
+          arith::ConstantIndexOp::create(rewriter, loc, bk));
       Value end = arith::MulIOp::create(
-          rewriter, loc, blocks, arith::ConstantIndexOp::create(rewriter, loc, bk));
+          rewriter, loc, blocks,
+          arith::ConstantIndexOp::create(rewriter, loc, bk));
       end = arith::MaxSIOp::create(
-          rewriter, loc, end, arith::ConstantIndexOp::create(rewriter, loc, bk));
+          rewriter, loc, end,
+          arith::ConstantIndexOp::create(rewriter, loc, bk));
       kvEnd = arith::MinSIOp::create(rewriter, loc, end, kvEnd);
     }
 
@@ -199,8 +203,8 @@ struct FlashAttentionLowering : OpRewritePattern<ts::AttentionOp> {
                                              IteratorType::parallel};
     // -inf stays -inf in exponent shifts (a row that has seen no key yet).
     auto finite = [&](OpBuilder &b, Location l, Value x) -> Value {
-      Value isInf = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, x,
-                                          negInf);
+      Value isInf =
+          arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, x, negInf);
       return arith::SelectOp::create(b, l, isInf, zero, x);
     };
 
@@ -266,15 +270,17 @@ struct FlashAttentionLowering : OpRewritePattern<ts::AttentionOp> {
                   ArrayRef<ReassociationIndices>{{0, 1}});
             }
             inputs.push_back(maskBlock);
-            maps.push_back(map2({blockShape[0] == 1 ? getAffineConstantExpr(0, ctx) : i0,
-                                 blockShape[1] == 1 ? getAffineConstantExpr(0, ctx) : i1}));
+            maps.push_back(map2(
+                {blockShape[0] == 1 ? getAffineConstantExpr(0, ctx) : i0,
+                 blockShape[1] == 1 ? getAffineConstantExpr(0, ctx) : i1}));
           }
-          Value offset =
-              arith::ConstantIndexOp::create(b, l, sk - sq);
+          Value offset = arith::ConstantIndexOp::create(b, l, sk - sq);
           bool causal = op.getCausal();
           Value scores = blockGeneric(
-              b, l, tensor::EmptyOp::create(b, l, ArrayRef<int64_t>{bq, bk}, f32),
-              inputs, [&] {
+              b, l,
+              tensor::EmptyOp::create(b, l, ArrayRef<int64_t>{bq, bk}, f32),
+              inputs,
+              [&] {
                 SmallVector<AffineMap> all(maps);
                 all.push_back(map2({i0, i1}));
                 return all;
@@ -303,11 +309,12 @@ struct FlashAttentionLowering : OpRewritePattern<ts::AttentionOp> {
               });
           // p = exp(s - m').
           Value p = blockGeneric(
-              b, l, tensor::EmptyOp::create(b, l, ArrayRef<int64_t>{bq, bk}, f32),
+              b, l,
+              tensor::EmptyOp::create(b, l, ArrayRef<int64_t>{bq, bk}, f32),
               {scores, mNew}, {map2({i0, i1}), map2({i0}), map2({i0, i1})},
               par2, [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-                Value shifted = arith::SubFOp::create(nb, nl, a[0],
-                                                      finite(nb, nl, a[1]));
+                Value shifted =
+                    arith::SubFOp::create(nb, nl, a[0], finite(nb, nl, a[1]));
                 return math::ExpOp::create(nb, nl, shifted);
               });
           // c = exp(m - m'); l' = l * c + rowsum(p).
@@ -317,8 +324,8 @@ struct FlashAttentionLowering : OpRewritePattern<ts::AttentionOp> {
               b, l, tensor::EmptyOp::create(b, l, ArrayRef<int64_t>{bq}, f32),
               {m, mNew}, {id1, id1, id1}, par1,
               [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-                Value shifted = arith::SubFOp::create(nb, nl, a[0],
-                                                      finite(nb, nl, a[1]));
+                Value shifted =
+                    arith::SubFOp::create(nb, nl, a[0], finite(nb, nl, a[1]));
                 return math::ExpOp::create(nb, nl, shifted);
               });
           Value scaledSum = blockGeneric(
@@ -334,7 +341,8 @@ struct FlashAttentionLowering : OpRewritePattern<ts::AttentionOp> {
               });
           // acc' = acc * c + p @ v_blk, loops (rows, keys, dv).
           Value scaledAcc = blockGeneric(
-              b, l, tensor::EmptyOp::create(b, l, ArrayRef<int64_t>{bq, dv}, f32),
+              b, l,
+              tensor::EmptyOp::create(b, l, ArrayRef<int64_t>{bq, dv}, f32),
               {acc, correction}, {map2({i0, i1}), map2({i0}), map2({i0, i1})},
               par2, [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
                 return arith::MulFOp::create(nb, nl, a[0], a[1]);

@@ -11,8 +11,7 @@
 using namespace mlir;
 namespace sim = ::tessera::sim;
 
-std::optional<std::vector<float>>
-tessera::floatValues(ElementsAttr value) {
+std::optional<std::vector<float>> tessera::floatValues(ElementsAttr value) {
   auto type = cast<ShapedType>(value.getType());
   if (!type.getElementType().isF32())
     return std::nullopt;
@@ -25,8 +24,8 @@ tessera::floatValues(ElementsAttr value) {
   }
   if (auto resource = dyn_cast<DenseResourceElementsAttr>(value)) {
     AsmResourceBlob *blob = resource.getRawHandle().getBlob();
-    if (!blob || blob->getData().size() !=
-                     size_t(type.getNumElements()) * sizeof(float))
+    if (!blob ||
+        blob->getData().size() != size_t(type.getNumElements()) * sizeof(float))
       return std::nullopt;
     std::vector<float> out(type.getNumElements());
     std::memcpy(out.data(), blob->getData().data(), blob->getData().size());
@@ -34,7 +33,6 @@ tessera::floatValues(ElementsAttr value) {
   }
   return std::nullopt;
 }
-
 
 Operation *tessera::buildInstructionOp(OpBuilder &b, Location loc,
                                        const sim::Instruction &i) {
@@ -46,26 +44,25 @@ Operation *tessera::buildInstructionOp(OpBuilder &b, Location loc,
   case sim::Opcode::Load: {
     auto load = systolic::LoadOp::create(
         b, loc, b.getStringAttr((i.flags & 1) ? "weights" : "unified"),
-        i64(i.dram), i64(i.a), i64(i.rows), i64(i.c), i64(i.b), i64(0),
-        i64(0), (i.flags & sim::kLoadFence) ? b.getUnitAttr() : UnitAttr());
+        i64(i.dram), i64(i.a), i64(i.rows), i64(i.c), i64(i.b), i64(0), i64(0),
+        (i.flags & sim::kLoadFence) ? b.getUnitAttr() : UnitAttr());
     op = load;
     break;
   }
   case sim::Opcode::Store:
-    op = systolic::StoreOp::create(b, loc, i64(i.dram), i64(i.a),
-                                   i64(i.rows), i64(i.c), i64(i.b), i64(0),
-                                   i64(0));
+    op = systolic::StoreOp::create(b, loc, i64(i.dram), i64(i.a), i64(i.rows),
+                                   i64(i.c), i64(i.b), i64(0), i64(0));
     break;
   case sim::Opcode::Matmul:
     op = systolic::MatmulOp::create(
-        b, loc, b.getStringAttr(sim::formatName(i.format)), i64(i.a),
-        i64(i.b), i64(i.c), i64(i.rows), i64(i.depth), i64(i.cols),
+        b, loc, b.getStringAttr(sim::formatName(i.format)), i64(i.a), i64(i.b),
+        i64(i.c), i64(i.rows), i64(i.depth), i64(i.cols),
         (i.flags & 1) ? b.getUnitAttr() : UnitAttr(), i64(0), i64(0));
     break;
   case sim::Opcode::Drain:
     op = systolic::DrainOp::create(
-        b, loc, b.getStringAttr(sim::formatName(i.format)), i64(i.a),
-        i64(i.b), i64(i.rows), i64(i.cols),
+        b, loc, b.getStringAttr(sim::formatName(i.format)), i64(i.a), i64(i.b),
+        i64(i.rows), i64(i.cols),
         (i.flags & sim::kDrainBias) ? i64(i.dram) : IntegerAttr(),
         (i.flags & sim::kDrainRelu) ? b.getUnitAttr() : UnitAttr(), i64(0),
         i64(0));
@@ -170,7 +167,7 @@ tessera::emitSystolicProgram(ModuleOp module,
     program.instructions.push_back(i);
   }
   if (auto error = sim::validateProgram(program, config))
-    return fail(programOp, "invalid program for accelerator '" +
-                               config.name + "': " + *error);
+    return fail(programOp, "invalid program for accelerator '" + config.name +
+                               "': " + *error);
   return program;
 }

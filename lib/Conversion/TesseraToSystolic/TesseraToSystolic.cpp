@@ -34,7 +34,6 @@ struct TensorEntry {
   ElementsAttr value;
 };
 
-
 int64_t leadingRows(RankedTensorType type) {
   int64_t rows = 1;
   for (int64_t d : type.getShape().drop_back())
@@ -266,10 +265,9 @@ struct ConvertTesseraToSystolicPass
                    "a result returned and also used by another op is not "
                    "supported on the systolic target yet");
     step.outFormat = isOutput ? sim::NumberFormat::F32 : format;
-    size_t resultAt =
-        place(isOutput ? out->second : base + "/result",
-              isOutput ? "output" : "scratch", step.outFormat,
-              resultType.getShape());
+    size_t resultAt = place(isOutput ? out->second : base + "/result",
+                            isOutput ? "output" : "scratch", step.outFormat,
+                            resultType.getShape());
     step.c = tensors[resultAt].offset;
     placed[result] = {resultAt, step.shape.m, n};
     if (auto why = sim::appendGemm(config, step, instructions))

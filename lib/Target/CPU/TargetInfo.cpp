@@ -1,7 +1,7 @@
 //===- TargetInfo.cpp - what the CPU backend compiles as one kernel -------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-#include "tessera/Target/CPU/Pipeline.h"
 #include "tessera/Transforms/TargetInfo.h"
+#include "tessera/Target/CPU/Pipeline.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Operation.h"
@@ -20,8 +20,7 @@ public:
   /// must be a scalar, a row vector over the columns, or as large as the
   /// result (read tile by tile).
   std::optional<std::string>
-  rejectEpilogueOperand(Value operand,
-                        RankedTensorType result) const override {
+  rejectEpilogueOperand(Value operand, RankedTensorType result) const override {
     auto type = dyn_cast<RankedTensorType>(operand.getType());
     if (!type)
       return std::string("operand is not a ranked tensor");
@@ -30,11 +29,10 @@ public:
     if (type == result)
       return std::nullopt;
     int64_t columns = result.getDimSize(result.getRank() - 1);
-    bool rowVector =
-        llvm::all_of(type.getShape().drop_back(),
-                     [](int64_t d) { return d == 1; }) &&
-        type.getRank() >= 1 && type.getShape().back() == columns &&
-        columns != ShapedType::kDynamic;
+    bool rowVector = llvm::all_of(type.getShape().drop_back(),
+                                  [](int64_t d) { return d == 1; }) &&
+                     type.getRank() >= 1 && type.getShape().back() == columns &&
+                     columns != ShapedType::kDynamic;
     if (rowVector)
       return std::nullopt;
     return std::string("broadcast not supported in epilogue");

@@ -82,8 +82,7 @@ Value packConstantRhs(RewriterBase &rewriter, linalg::GenericOp op,
   Value rhs = op.getDpsInputs()[1];
   bool transposed = false;
   if (auto transpose = rhs.getDefiningOp<linalg::TransposeOp>();
-      transpose &&
-      transpose.getPermutation() == ArrayRef<int64_t>{1, 0}) {
+      transpose && transpose.getPermutation() == ArrayRef<int64_t>{1, 0}) {
     rhs = transpose.getInput();
     transposed = true;
   }
@@ -130,7 +129,6 @@ Value packConstantRhs(RewriterBase &rewriter, linalg::GenericOp op,
   packed[key] = result;
   return result;
 }
-
 
 /// For a contraction whose lhs is read as (batch..., rows, k), with the
 /// batch dims in loop order: the lhs as [batch..., M/8, K, 8] (each
@@ -182,9 +180,8 @@ Value packLhs(RewriterBase &rewriter, linalg::GenericOp op) {
 
 /// The offsets of `value` in `base` when `value` is a chain of unit-stride,
 /// full-rank tensor.extract_slice ops of `base`.
-std::optional<SmallVector<Value>> offsetsIn(RewriterBase &rewriter,
-                                            Location loc, Value value,
-                                            Value base) {
+std::optional<SmallVector<Value>>
+offsetsIn(RewriterBase &rewriter, Location loc, Value value, Value base) {
   auto type = cast<RankedTensorType>(value.getType());
   SmallVector<Value> offsets(type.getRank());
   for (Value &offset : offsets)
@@ -205,8 +202,8 @@ std::optional<SmallVector<Value>> offsetsIn(RewriterBase &rewriter,
 
 /// Makes the 8-row tile `rows` read its lhs from `packedLhs` (see packLhs):
 /// the slice [batch..., row / 8, k0:k0+K, 0:8], indexed (batch..., k, rows).
-bool readPackedLhs(RewriterBase &rewriter, linalg::GenericOp rows,
-                   Value lhs, Value packedLhs) {
+bool readPackedLhs(RewriterBase &rewriter, linalg::GenericOp rows, Value lhs,
+                   Value packedLhs) {
   Location loc = rows.getLoc();
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPoint(rows);
@@ -226,8 +223,8 @@ bool readPackedLhs(RewriterBase &rewriter, linalg::GenericOp rows,
       rewriter, loc, (*offsets)[rank - 2],
       arith::ConstantIndexOp::create(rewriter, loc, kRows));
   int64_t k = tileType.getDimSize(rank - 1);
-  packedOffsets.append({tileIndex, (*offsets)[rank - 1],
-                        rewriter.getIndexAttr(0)});
+  packedOffsets.append(
+      {tileIndex, (*offsets)[rank - 1], rewriter.getIndexAttr(0)});
   packedSizes.append({rewriter.getIndexAttr(1), rewriter.getIndexAttr(k),
                       rewriter.getIndexAttr(kRows)});
   strides.assign(rank + 1, rewriter.getIndexAttr(1));
@@ -239,15 +236,14 @@ bool readPackedLhs(RewriterBase &rewriter, linalg::GenericOp rows,
   SmallVector<AffineMap> maps = rows.getIndexingMapsArray();
   SmallVector<AffineExpr> results(maps[0].getResults());
   std::swap(results[rank - 2], results[rank - 1]);
-  maps[0] = AffineMap::get(maps[0].getNumDims(), 0, results,
-                           rewriter.getContext());
+  maps[0] =
+      AffineMap::get(maps[0].getNumDims(), 0, results, rewriter.getContext());
   rewriter.modifyOpInPlace(rows, [&] {
     operand.set(slice);
     rows.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
   });
   return true;
 }
-
 
 /// When the panel loop's accumulator starts as a linalg.fill used nowhere
 /// else, fills each 8 x 32 tile instead, just before its k loop (as a
@@ -265,8 +261,8 @@ void fillTilesInRegisters(RewriterBase &rewriter, scf::ForallOp loop,
   Location loc = rows.getLoc();
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPoint(rows);
-  auto tileFill = linalg::FillOp::create(rewriter, loc, fill.getInputs()[0],
-                                         init.get());
+  auto tileFill =
+      linalg::FillOp::create(rewriter, loc, fill.getInputs()[0], init.get());
   FailureOr<linalg::VectorizationResult> vectorized =
       linalg::vectorize(rewriter, tileFill);
   if (failed(vectorized)) {
@@ -279,7 +275,6 @@ void fillTilesInRegisters(RewriterBase &rewriter, scf::ForallOp loop,
   rewriter.modifyOpInPlace(loop, [&] { shared.set(fill.getOutputs()[0]); });
   rewriter.eraseOp(fill);
 }
-
 
 /// The elementwise op that is the only user of `op`'s result and reads it
 /// element for element (a bias, an activation, a residual add fused by
@@ -404,16 +399,15 @@ struct TileContractionsPass
         Value buffer = tensor::EmptyOp::create(rewriter, panel->getLoc(),
                                                rhsType.getShape(),
                                                rhsType.getElementType());
-        packed = linalg::CopyOp::create(rewriter, panel->getLoc(), rhs.get(),
-                                        buffer)
-                     .getResult(0);
+        packed =
+            linalg::CopyOp::create(rewriter, panel->getLoc(), rhs.get(), buffer)
+                .getResult(0);
       }
       rewriter.modifyOpInPlace(panel, [&] { rhs.set(packed); });
       // Rows by 8, then k one step at a time, innermost.
       Operation *rows = tile(panel, sizes(kRows, 0, 0, 0), false);
       if (rows && packedLhs)
-        readPackedLhs(rewriter, cast<linalg::GenericOp>(rows), lhs,
-                      packedLhs);
+        readPackedLhs(rewriter, cast<linalg::GenericOp>(rows), lhs, packedLhs);
       if (rows)
         fillTilesInRegisters(rewriter, rows->getParentOfType<scf::ForallOp>(),
                              cast<linalg::GenericOp>(rows));
