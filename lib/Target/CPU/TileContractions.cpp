@@ -26,7 +26,7 @@ using namespace mlir;
 
 namespace {
 
-constexpr int64_t kRows = 8, kColumns = 32;
+constexpr int64_t kRows = 8, kColumns = 48, kLanes = 16;
 /// Rows of the lhs that one pass over the rhs panels reuses from L2.
 constexpr int64_t kRowBlock = 256;
 
@@ -41,7 +41,7 @@ bool isTileableContraction(linalg::GenericOp op) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   if (llvm::any_of(ranges, ShapedType::isDynamic))
     return false;
-  return ranges[loops - 3] % kRows == 0 && ranges[loops - 1] % kColumns == 0;
+  return ranges[loops - 3] % kRows == 0 && ranges[loops - 1] % kLanes == 0;
 }
 
 /// The bytes of a constant's elements in row-major order, or nothing for
@@ -62,13 +62,25 @@ std::optional<ArrayRef<char>> constantBytes(Attribute value) {
   return std::nullopt;
 }
 
+/// The widest register tile (8 x 48: three 8 x 16 accumulator blocks per
+/// row, 24 of the 32 vector registers) and the panel width for `columns`:
+/// 48 where it divides them, else 32 or 16.
+int64_t panelWidth(int64_t columns) {
+  return columns % kColumns == 0 ? kColumns
+         : columns % (2 * kLanes) == 0 ? 2 * kLanes
+                                       : kLanes;
+}
+
 /// For a contraction whose rhs is a constant K x N matrix (or the
-/// transpose of a constant N x K one) read as (k, columns), shared by all
-/// batch iterations: the same matrix as N/32 contiguous K x 32 panels,
-/// packed once here instead of at every call (and once per constant:
-/// `packed` holds the constants already packed).
+/// transpose of a constant N x K one, or a column slice of either) read as
+/// (k, columns), shared by all batch iterations: the same columns as
+/// N/`width` contiguous K x `width` panels, packed once here instead of at
+/// every call (and once per constant and columns: `packed` holds those
+/// already packed).
+using PackedKey = std::tuple<Operation *, int64_t, int64_t>;
 Value packConstantRhs(RewriterBase &rewriter, linalg::GenericOp op,
-                      llvm::DenseMap<Operation *, Value> &packed) {
+                      int64_t width,
+                      llvm::DenseMap<PackedKey, Value> &packed) {
   unsigned loops = op.getNumLoops();
   MLIRContext *ctx = op.getContext();
   AffineMap expected = AffineMap::get(
@@ -77,9 +89,21 @@ Value packConstantRhs(RewriterBase &rewriter, linalg::GenericOp op,
       ctx);
   if (op.getIndexingMapsArray()[1] != expected)
     return {};
+  // A slice of whole columns (the part of a split contraction).
+  Value rhs = op.getDpsInputs()[1];
+  int64_t first = 0;
+  if (auto slice = rhs.getDefiningOp<tensor::ExtractSliceOp>()) {
+    ArrayRef<int64_t> offsets = slice.getStaticOffsets();
+    if (!slice.hasUnitStride() || slice.getSourceType().getRank() != 2 ||
+        offsets[0] != 0 || ShapedType::isDynamic(offsets[1]) ||
+        slice.getSourceType().getDimSize(0) != slice.getType().getDimSize(0))
+      return {};
+    first = offsets[1];
+    rhs = slice.getSource();
+  }
   // The constant itself, or a constant N x K matrix transposed (a matmul
   // with transpose_b): the panels are read from it column-wise.
-  Value rhs = op.getDpsInputs()[1];
+  Value whole = rhs;
   bool transposed = false;
   if (auto transpose = rhs.getDefiningOp<linalg::TransposeOp>();
       transpose && transpose.getPermutation() == ArrayRef<int64_t>{1, 0}) {
@@ -89,8 +113,9 @@ Value packConstantRhs(RewriterBase &rewriter, linalg::GenericOp op,
   auto constant = rhs.getDefiningOp<arith::ConstantOp>();
   if (!constant)
     return {};
-  Operation *key = transposed ? op.getDpsInputs()[1].getDefiningOp()
-                              : constant.getOperation();
+  int64_t n = cast<RankedTensorType>(op.getDpsInputs()[1].getType())
+                  .getDimSize(1);
+  PackedKey key{whole.getDefiningOp(), first, width};
   if (Value known = packed.lookup(key))
     return known;
   std::optional<ArrayRef<char>> bytes = constantBytes(constant.getValue());
@@ -98,29 +123,29 @@ Value packConstantRhs(RewriterBase &rewriter, linalg::GenericOp op,
     return {};
   auto type = cast<RankedTensorType>(constant.getType());
   int64_t k = type.getDimSize(transposed ? 1 : 0);
-  int64_t n = type.getDimSize(transposed ? 0 : 1);
-  int64_t width = type.getElementTypeBitWidth() / 8;
-  if (static_cast<int64_t>(bytes->size()) != k * n * width)
+  int64_t total = type.getDimSize(transposed ? 0 : 1);
+  int64_t size = type.getElementTypeBitWidth() / 8;
+  if (static_cast<int64_t>(bytes->size()) != k * total * size ||
+      first + n > total)
     return {};
   // Written straight into the blob the new constant owns.
-  AsmResourceBlob blob = HeapAsmResourceBlob::allocate(bytes->size(), 64);
+  AsmResourceBlob blob = HeapAsmResourceBlob::allocate(k * n * size, 64);
   MutableArrayRef<char> panels = blob.getMutableData();
-  int64_t row = kColumns * width;
-  for (int64_t panel = 0; panel < n / kColumns; ++panel)
+  int64_t row = width * size;
+  for (int64_t panel = 0; panel < n / width; ++panel)
     for (int64_t i = 0; i < k; ++i) {
       char *to = &panels[(panel * k + i) * row];
+      int64_t column = first + panel * width;
       if (!transposed) {
-        std::memcpy(to, bytes->data() + (i * n + panel * kColumns) * width,
-                    row);
+        std::memcpy(to, bytes->data() + (i * total + column) * size, row);
         continue;
       }
-      for (int64_t c = 0; c < kColumns; ++c)
-        std::memcpy(to + c * width,
-                    bytes->data() + ((panel * kColumns + c) * k + i) * width,
-                    width);
+      for (int64_t c = 0; c < width; ++c)
+        std::memcpy(to + c * size,
+                    bytes->data() + ((column + c) * k + i) * size, size);
     }
   auto packedType =
-      RankedTensorType::get({n / kColumns, k, kColumns}, type.getElementType());
+      RankedTensorType::get({n / width, k, width}, type.getElementType());
   auto attr = DenseResourceElementsAttr::get(packedType, "tessera_packed_rhs",
                                              std::move(blob));
   OpBuilder::InsertionGuard guard(rewriter);
@@ -332,9 +357,41 @@ struct TileContractionsPass
         targets.push_back(op);
     });
     IRRewriter rewriter(ctx);
-    llvm::DenseMap<Operation *, Value> packedConstants;
+    // Columns that the widest tile does not divide: the widest multiple
+    // of it first, the rest (16 or 32 columns) as a second contraction.
+    SmallVector<linalg::GenericOp> parts;
     for (linalg::GenericOp op : targets) {
+      int64_t columns = op.getStaticLoopRanges().back();
+      if (columns < kColumns || columns % kColumns == 0) {
+        parts.push_back(op);
+        continue;
+      }
+      rewriter.setInsertionPoint(op);
+      auto [first, second] = linalg::splitOp(
+          rewriter, cast<TilingInterface>(op.getOperation()),
+          op.getNumLoops() - 1,
+          rewriter.getIndexAttr(columns / kColumns * kColumns));
+      for (TilingInterface part : {first, second}) {
+        auto generic = dyn_cast_if_present<linalg::GenericOp>(
+            part ? part.getOperation() : nullptr);
+        if (!generic)
+          continue;
+        // Whole-tensor slices of the inputs read the tensors themselves.
+        for (OpOperand *input : generic.getDpsInputOperands()) {
+          auto slice = input->get().getDefiningOp<tensor::ExtractSliceOp>();
+          if (slice && slice.getSourceType() == slice.getType() &&
+              slice.hasZeroOffset() && slice.hasUnitStride())
+            rewriter.modifyOpInPlace(generic,
+                                     [&] { input->set(slice.getSource()); });
+        }
+        parts.push_back(generic);
+      }
+    }
+    llvm::DenseMap<PackedKey, Value> packedConstants;
+    llvm::DenseMap<Value, Value> packedLhsOf;
+    for (linalg::GenericOp op : parts) {
       unsigned loops = op.getNumLoops();
+      int64_t width = panelWidth(op.getStaticLoopRanges().back());
       auto sizes = [&](int64_t rows, int64_t k, int64_t columns,
                        int64_t batch) {
         SmallVector<OpFoldResult> tile(loops, rewriter.getIndexAttr(batch));
@@ -359,16 +416,22 @@ struct TileContractionsPass
       };
       // Column panels in parallel (scf.forall), tall matrices also in
       // blocks of rows; each packs its slice of the rhs into a contiguous
-      // K x 32 buffer that all its row tiles reuse (constant weights are
-      // packed here, once).
+      // K x `width` buffer that all its row tiles reuse (constant weights
+      // are packed here, once).
       Operation *epilogueConsumer = findEpilogue(op);
-      Value prepacked = packConstantRhs(rewriter, op, packedConstants);
-      // The lhs in 8-row tiles, once, before the loops.
+      Value prepacked = packConstantRhs(rewriter, op, width, packedConstants);
+      // The lhs in 8-row tiles, once, before the loops (and once for the
+      // contractions that read the same lhs in one block).
       Value lhs = op.getDpsInputs()[0];
-      Value packedLhs = packLhs(rewriter, op);
+      Value packedLhs = packedLhsOf.lookup(lhs);
+      if (!packedLhs || packedLhs.getParentBlock() != op->getBlock()) {
+        packedLhs = packLhs(rewriter, op);
+        if (packedLhs)
+          packedLhsOf[lhs] = packedLhs;
+      }
       int64_t m = op.getStaticLoopRanges()[loops - 3];
       int64_t rowBlock = m > kRowBlock && m % kRowBlock == 0 ? kRowBlock : 0;
-      Operation *panel = tile(op, sizes(rowBlock, 0, kColumns, 1), true);
+      Operation *panel = tile(op, sizes(rowBlock, 0, width, 1), true);
       if (!panel)
         continue;
       OpOperand &rhs = panel->getOpOperand(1);
@@ -383,7 +446,7 @@ struct TileContractionsPass
             rewriter, loc, slice.getMixedOffsets()[1]);
         Value index = arith::DivUIOp::create(
             rewriter, loc, column,
-            arith::ConstantIndexOp::create(rewriter, loc, kColumns));
+            arith::ConstantIndexOp::create(rewriter, loc, width));
         OpFoldResult zero = rewriter.getIndexAttr(0),
                      one = rewriter.getIndexAttr(1);
         packed = tensor::ExtractSliceOp::create(
@@ -391,7 +454,7 @@ struct TileContractionsPass
             ArrayRef<OpFoldResult>{index, zero, zero},
             ArrayRef<OpFoldResult>{one,
                                    rewriter.getIndexAttr(rhsType.getDimSize(0)),
-                                   rewriter.getIndexAttr(kColumns)},
+                                   rewriter.getIndexAttr(width)},
             ArrayRef<OpFoldResult>{one, one, one});
       } else {
         // A copy into a new buffer, as a linalg.copy that the loop
@@ -434,6 +497,46 @@ struct TileContractionsPass
     vector::populateVectorReductionToContractPatterns(patterns);
     vector::populateFoldArithExtensionPatterns(patterns);
     vector::populateSinkVectorOpsPatterns(patterns);
+    // Each 8 x 48 tile's product as three 8 x 16 products that share the
+    // lhs broadcasts.
+    vector::UnrollVectorOptions unroll;
+    unroll.setNativeShapeFn(
+        [](Operation *op) -> std::optional<SmallVector<int64_t>> {
+          auto contract = dyn_cast<vector::ContractionOp>(op);
+          if (!contract) {
+            // The accumulator's and the rhs's reads and writes, by 16
+            // columns.
+            VectorType type;
+            if (auto read = dyn_cast<vector::TransferReadOp>(op))
+              type = read.getVectorType();
+            else if (auto write = dyn_cast<vector::TransferWriteOp>(op))
+              type = write.getVectorType();
+            if (!type || type.getRank() < 2 ||
+                type.getShape().back() <= kLanes ||
+                type.getShape().back() % kLanes != 0)
+              return std::nullopt;
+            SmallVector<int64_t> shape(type.getShape());
+            shape.back() = kLanes;
+            return shape;
+          }
+          SmallVector<int64_t> shape = *contract.getShapeForUnroll();
+          AffineMap lhs = contract.getIndexingMapsArray()[0];
+          bool changed = false;
+          for (unsigned d = 0; d < shape.size(); ++d) {
+            if (!lhs.isFunctionOfDim(d) && shape[d] > kLanes &&
+                shape[d] % kLanes == 0) {
+              shape[d] = kLanes;
+              changed = true;
+            } else if (lhs.isFunctionOfDim(d) &&
+                       vector::isParallelIterator(contract.getIteratorTypes()[d])) {
+              shape[d] = 1;
+            }
+          }
+          if (!changed)
+            return std::nullopt;
+          return shape;
+        });
+    vector::populateVectorUnrollPatterns(patterns, unroll);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

@@ -16,7 +16,7 @@
 // CHECK: omp.terminator
 // CHECK-NOT: llvm.call @_mlir_memref_to_llvm_alloc
 // CHECK: llvm.return
-func.func @main(%a: tensor<16x64xf32>, %b: tensor<64x64xf32>) -> tensor<16x64xf32> {
-  %0 = tessera.matmul %a, %b : tensor<16x64xf32>, tensor<64x64xf32> -> tensor<16x64xf32>
-  return %0 : tensor<16x64xf32>
+func.func @main(%a: tensor<16x64xf32>, %b: tensor<64x96xf32>) -> tensor<16x96xf32> {
+  %0 = tessera.matmul %a, %b : tensor<16x64xf32>, tensor<64x96xf32> -> tensor<16x96xf32>
+  return %0 : tensor<16x96xf32>
 }

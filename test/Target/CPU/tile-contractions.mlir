@@ -5,32 +5,33 @@
 #c = affine_map<(d0, d1, d2) -> (d0, d2)>
 
 // The lhs is packed into 8-row tiles ([M/8, K, 8]) before the loops;
-// column panels of 32 run on threads (scf.forall), each packing its rhs
+// column panels of 48 run on threads (scf.forall), each packing its rhs
 // slice contiguously; rows tile by 8 and k by 1 in inner loops, each tile
-// reading its packed lhs tile, and the tile becomes a (1 x 8)^T by
-// (1 x 32) vector contraction. The accumulator is not a fill: each tile
+// reading its packed lhs tile, and the 8 x 48 tile's product becomes 24
+// row-by-16-column vector contractions (row by row, so that one lhs
+// broadcast is live at a time). The accumulator is not a fill: each tile
 // reads it.
 // CHECK-LABEL: func @matmul
-func.func @matmul(%x: tensor<16x64xf32>, %w: tensor<64x64xf32>, %acc: tensor<16x64xf32>) -> tensor<16x64xf32> {
+func.func @matmul(%x: tensor<16x64xf32>, %w: tensor<64x96xf32>, %acc: tensor<16x96xf32>) -> tensor<16x96xf32> {
   // CHECK: %[[E:.*]] = tensor.expand_shape %{{.*}} {{\[\[}}0, 1], [2]] output_shape [2, 8, 64]
   // CHECK: %[[L:.*]] = linalg.transpose ins(%[[E]] : tensor<2x8x64xf32>) outs(%{{.*}} : tensor<2x64x8xf32>) permutation = [0, 2, 1]
-  // CHECK: scf.forall (%{{.*}}) = (0) to (64) step (32)
-  // CHECK: %[[BUF:.*]] = tensor.empty() : tensor<64x32xf32>
-  // CHECK: linalg.copy ins(%{{.*}} : tensor<64x32xf32>) outs(%[[BUF]] : tensor<64x32xf32>)
+  // CHECK: scf.forall (%{{.*}}) = (0) to (96) step (48)
+  // CHECK: %[[BUF:.*]] = tensor.empty() : tensor<64x48xf32>
+  // CHECK: linalg.copy ins(%{{.*}} : tensor<64x48xf32>) outs(%[[BUF]] : tensor<64x48xf32>)
   // CHECK: scf.for %[[R:.*]] = %{{.*}} to %{{.*}} step %c8
   // CHECK: %[[T:.*]] = arith.divui %{{.*}}, %c8
   // CHECK: tensor.extract_slice %[[L]][%[[T]], %{{.*}}, 0] [1, 64, 8] [1, 1, 1] : tensor<2x64x8xf32> to tensor<64x8xf32>
   // CHECK-NOT: vector.transfer_write
   // CHECK: scf.for
-  // CHECK: vector.contract {{.*}} : vector<1x8xf32>, vector<1x32xf32> into vector<8x32xf32>
+  // CHECK-COUNT-24: vector.contract {{.*}} : vector<1x1xf32>, vector<1x1x16xf32> into vector<1x16xf32>
   // CHECK-NOT: linalg.generic
-  %0 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x, %w : tensor<16x64xf32>, tensor<64x64xf32>) outs(%acc : tensor<16x64xf32>) {
+  %0 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x, %w : tensor<16x64xf32>, tensor<64x96xf32>) outs(%acc : tensor<16x96xf32>) {
   ^bb0(%p: f32, %q: f32, %o: f32):
     %t = arith.mulf %p, %q : f32
     %s = arith.addf %o, %t : f32
     linalg.yield %s : f32
-  } -> tensor<16x64xf32>
-  return %0 : tensor<16x64xf32>
+  } -> tensor<16x96xf32>
+  return %0 : tensor<16x96xf32>
 }
 
 // -----
@@ -39,21 +40,21 @@ func.func @matmul(%x: tensor<16x64xf32>, %w: tensor<64x64xf32>, %acc: tensor<16x
 #b = affine_map<(d0, d1, d2) -> (d1, d2)>
 #c = affine_map<(d0, d1, d2) -> (d0, d2)>
 
-// Taller than 256 rows (and a multiple of 256): blocks of 256 rows by 32
+// Taller than 256 rows (and a multiple of 256): blocks of 256 rows by 48
 // columns on threads, so that each block's lhs rows stay in the L2 cache
 // while its panels stream past.
 // CHECK-LABEL: func @tall
-func.func @tall(%x: tensor<512x64xf32>, %w: tensor<64x64xf32>, %acc: tensor<512x64xf32>) -> tensor<512x64xf32> {
-  // CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (512, 64) step (256, 32)
+func.func @tall(%x: tensor<512x64xf32>, %w: tensor<64x96xf32>, %acc: tensor<512x96xf32>) -> tensor<512x96xf32> {
+  // CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (512, 96) step (256, 48)
   // CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c8
-  // CHECK: vector.contract {{.*}} : vector<1x8xf32>, vector<1x32xf32> into vector<8x32xf32>
-  %0 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x, %w : tensor<512x64xf32>, tensor<64x64xf32>) outs(%acc : tensor<512x64xf32>) {
+  // CHECK: vector.contract {{.*}} into vector<1x16xf32>
+  %0 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x, %w : tensor<512x64xf32>, tensor<64x96xf32>) outs(%acc : tensor<512x96xf32>) {
   ^bb0(%p: f32, %q: f32, %o: f32):
     %t = arith.mulf %p, %q : f32
     %s = arith.addf %o, %t : f32
     linalg.yield %s : f32
-  } -> tensor<512x64xf32>
-  return %0 : tensor<512x64xf32>
+  } -> tensor<512x96xf32>
+  return %0 : tensor<512x96xf32>
 }
 
 // -----
@@ -62,28 +63,28 @@ func.func @tall(%x: tensor<512x64xf32>, %w: tensor<64x64xf32>, %acc: tensor<512x
 #b = affine_map<(d0, d1, d2) -> (d1, d2)>
 #c = affine_map<(d0, d1, d2) -> (d0, d2)>
 
-// An accumulator that starts as a fill used nowhere else: each 8 x 32 tile
-// starts from the fill value in registers (a vector write the first read
-// folds to) and the fill of the whole result goes away.
+// An accumulator that starts as a fill used nowhere else: each 8 x 48 tile
+// starts from the fill value in registers (vector writes the first reads
+// fold to) and the fill of the whole result goes away.
 // CHECK-LABEL: func @zero_start
 // CHECK-NOT: linalg.fill
-// CHECK: %[[Z:.*]] = arith.constant dense<0.000000e+00> : vector<8x32xf32>
+// CHECK: %[[Z:.*]] = arith.constant dense<0.000000e+00> : vector<8x16xf32>
 // CHECK: scf.forall {{.*}} shared_outs(%{{.*}} = %[[EMPTY:.*]])
 // CHECK: scf.for
 // CHECK: vector.transfer_write %[[Z]]
 // CHECK: scf.for
 // CHECK: vector.contract
-func.func @zero_start(%x: tensor<16x64xf32>, %w: tensor<64x64xf32>) -> tensor<16x64xf32> {
+func.func @zero_start(%x: tensor<16x64xf32>, %w: tensor<64x96xf32>) -> tensor<16x96xf32> {
   %zero = arith.constant 0.0 : f32
-  %e = tensor.empty() : tensor<16x64xf32>
-  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<16x64xf32>) -> tensor<16x64xf32>
-  %0 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x, %w : tensor<16x64xf32>, tensor<64x64xf32>) outs(%acc : tensor<16x64xf32>) {
+  %e = tensor.empty() : tensor<16x96xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<16x96xf32>) -> tensor<16x96xf32>
+  %0 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x, %w : tensor<16x64xf32>, tensor<64x96xf32>) outs(%acc : tensor<16x96xf32>) {
   ^bb0(%p: f32, %q: f32, %o: f32):
     %t = arith.mulf %p, %q : f32
     %s = arith.addf %o, %t : f32
     linalg.yield %s : f32
-  } -> tensor<16x64xf32>
-  return %0 : tensor<16x64xf32>
+  } -> tensor<16x96xf32>
+  return %0 : tensor<16x96xf32>
 }
 
 // -----
@@ -99,17 +100,17 @@ func.func @zero_start(%x: tensor<16x64xf32>, %w: tensor<64x64xf32>) -> tensor<16
 // CHECK: scf.forall {{.*}} shared_outs(%{{.*}} = %[[F]])
 // CHECK-NOT: vector.transfer_write %cst
 // CHECK: vector.contract
-func.func @shared_fill(%x: tensor<16x64xf32>, %w: tensor<64x64xf32>) -> (tensor<16x64xf32>, tensor<16x64xf32>) {
+func.func @shared_fill(%x: tensor<16x64xf32>, %w: tensor<64x96xf32>) -> (tensor<16x96xf32>, tensor<16x96xf32>) {
   %zero = arith.constant 0.0 : f32
-  %e = tensor.empty() : tensor<16x64xf32>
-  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<16x64xf32>) -> tensor<16x64xf32>
-  %0 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x, %w : tensor<16x64xf32>, tensor<64x64xf32>) outs(%acc : tensor<16x64xf32>) {
+  %e = tensor.empty() : tensor<16x96xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<16x96xf32>) -> tensor<16x96xf32>
+  %0 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x, %w : tensor<16x64xf32>, tensor<64x96xf32>) outs(%acc : tensor<16x96xf32>) {
   ^bb0(%p: f32, %q: f32, %o: f32):
     %t = arith.mulf %p, %q : f32
     %s = arith.addf %o, %t : f32
     linalg.yield %s : f32
-  } -> tensor<16x64xf32>
-  return %0, %acc : tensor<16x64xf32>, tensor<16x64xf32>
+  } -> tensor<16x96xf32>
+  return %0, %acc : tensor<16x96xf32>, tensor<16x96xf32>
 }
 
 // -----
@@ -122,27 +123,27 @@ func.func @shared_fill(%x: tensor<16x64xf32>, %w: tensor<64x64xf32>) -> (tensor<
 // inside the panel loop, on each panel after its row tiles; the forall
 // then produces the epilogue's result.
 // CHECK-LABEL: func @epilogue
-// CHECK: %[[F:.*]]:2 = scf.forall {{.*}} -> (tensor<16x64xf32>, tensor<16x64xf32>)
+// CHECK: %[[F:.*]]:2 = scf.forall {{.*}} -> (tensor<16x96xf32>, tensor<16x96xf32>)
 // CHECK: vector.contract
-// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<16x32xf32>, tensor<32xf32>)
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<16x48xf32>, tensor<48xf32>)
 // CHECK: math.tanh
 // CHECK: scf.forall.in_parallel
 // CHECK: return %[[F]]#1
-func.func @epilogue(%x: tensor<16x64xf32>, %w: tensor<64x64xf32>, %acc: tensor<16x64xf32>, %b: tensor<64xf32>) -> tensor<16x64xf32> {
-  %0 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x, %w : tensor<16x64xf32>, tensor<64x64xf32>) outs(%acc : tensor<16x64xf32>) {
+func.func @epilogue(%x: tensor<16x64xf32>, %w: tensor<64x96xf32>, %acc: tensor<16x96xf32>, %b: tensor<96xf32>) -> tensor<16x96xf32> {
+  %0 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x, %w : tensor<16x64xf32>, tensor<64x96xf32>) outs(%acc : tensor<16x96xf32>) {
   ^bb0(%p: f32, %q: f32, %o: f32):
     %t = arith.mulf %p, %q : f32
     %s = arith.addf %o, %t : f32
     linalg.yield %s : f32
-  } -> tensor<16x64xf32>
-  %e = tensor.empty() : tensor<16x64xf32>
-  %1 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%0, %b : tensor<16x64xf32>, tensor<64xf32>) outs(%e : tensor<16x64xf32>) {
+  } -> tensor<16x96xf32>
+  %e = tensor.empty() : tensor<16x96xf32>
+  %1 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%0, %b : tensor<16x96xf32>, tensor<96xf32>) outs(%e : tensor<16x96xf32>) {
   ^bb0(%v: f32, %bias: f32, %o: f32):
     %s = arith.addf %v, %bias : f32
     %t = math.tanh %s : f32
     linalg.yield %t : f32
-  } -> tensor<16x64xf32>
-  return %1 : tensor<16x64xf32>
+  } -> tensor<16x96xf32>
+  return %1 : tensor<16x96xf32>
 }
 
 // -----
@@ -157,35 +158,35 @@ func.func @epilogue(%x: tensor<16x64xf32>, %w: tensor<64x64xf32>, %acc: tensor<1
 // CHECK: %[[F1:.*]] = scf.forall
 // CHECK-NOT: math.tanh
 // CHECK: scf.forall.in_parallel
-// CHECK: linalg.generic {{.*}} ins(%[[F1]] : tensor<64x64xf32>)
+// CHECK: linalg.generic {{.*}} ins(%[[F1]] : tensor<96x96xf32>)
 // CHECK: %[[F2:.*]] = scf.forall
 // CHECK: scf.forall.in_parallel
-// CHECK: linalg.generic {{.*}} ins(%[[F2]] : tensor<64x64xf32>)
-func.func @epilogue_not_fused(%x: tensor<64x64xf32>, %w: tensor<64x64xf32>, %acc: tensor<64x64xf32>) -> (tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>) {
-  %0 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x, %w : tensor<64x64xf32>, tensor<64x64xf32>) outs(%acc : tensor<64x64xf32>) {
+// CHECK: linalg.generic {{.*}} ins(%[[F2]] : tensor<96x96xf32>)
+func.func @epilogue_not_fused(%x: tensor<96x96xf32>, %w: tensor<96x96xf32>, %acc: tensor<96x96xf32>) -> (tensor<96x96xf32>, tensor<96x96xf32>, tensor<96x96xf32>) {
+  %0 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x, %w : tensor<96x96xf32>, tensor<96x96xf32>) outs(%acc : tensor<96x96xf32>) {
   ^bb0(%p: f32, %q: f32, %o: f32):
     %t = arith.mulf %p, %q : f32
     %s = arith.addf %o, %t : f32
     linalg.yield %s : f32
-  } -> tensor<64x64xf32>
-  %e = tensor.empty() : tensor<64x64xf32>
-  %1 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%0 : tensor<64x64xf32>) outs(%e : tensor<64x64xf32>) {
+  } -> tensor<96x96xf32>
+  %e = tensor.empty() : tensor<96x96xf32>
+  %1 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%0 : tensor<96x96xf32>) outs(%e : tensor<96x96xf32>) {
   ^bb0(%v: f32, %o: f32):
     %t = math.tanh %v : f32
     linalg.yield %t : f32
-  } -> tensor<64x64xf32>
-  %2 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x, %w : tensor<64x64xf32>, tensor<64x64xf32>) outs(%acc : tensor<64x64xf32>) {
+  } -> tensor<96x96xf32>
+  %2 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x, %w : tensor<96x96xf32>, tensor<96x96xf32>) outs(%acc : tensor<96x96xf32>) {
   ^bb0(%p: f32, %q: f32, %o: f32):
     %t = arith.mulf %p, %q : f32
     %s = arith.addf %o, %t : f32
     linalg.yield %s : f32
-  } -> tensor<64x64xf32>
-  %3 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%2 : tensor<64x64xf32>) outs(%e : tensor<64x64xf32>) {
+  } -> tensor<96x96xf32>
+  %3 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%2 : tensor<96x96xf32>) outs(%e : tensor<96x96xf32>) {
   ^bb0(%v: f32, %o: f32):
     %t = math.tanh %v : f32
     linalg.yield %t : f32
-  } -> tensor<64x64xf32>
-  return %1, %3, %2 : tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>
+  } -> tensor<96x96xf32>
+  return %1, %3, %2 : tensor<96x96xf32>, tensor<96x96xf32>, tensor<96x96xf32>
 }
 
 // -----
@@ -223,17 +224,27 @@ func.func @untouched(%x: tensor<12x64xf32>, %w: tensor<64x64xf32>, %acc: tensor<
 #b = affine_map<(d0, d1, d2) -> (d1, d2)>
 #c = affine_map<(d0, d1, d2) -> (d0, d2)>
 
-// A constant rhs is packed once, at compile time, into 32-column panels
-// (panel 0 holds columns 0-31 of both rows: 31.0 is followed by 64.0); each
-// forall iteration slices its panel instead of copying.
+// A constant rhs is packed once, at compile time, into 48-column panels;
+// each forall iteration slices its panel instead of copying. 64 columns
+// split into 48 and a second contraction over the last 16, each with its
+// own packed panels (panel 0 holds columns 0-47 of both rows: 47.0 is
+// followed by 64.0; the second columns 48-63: 63.0 is followed by 112.0).
 // CHECK-LABEL: func @constant_rhs
-// CHECK: %[[P:.*]] = arith.constant dense_resource<[[BLOB:.*]]> : tensor<2x2x32xf32>
-// CHECK: scf.forall (%[[J:.*]]) = (0) to (64) step (32)
-// CHECK: %[[I:.*]] = arith.divui %[[J]], %c32
-// CHECK: tensor.extract_slice %[[P]][%[[I]], 0, 0] [1, 2, 32] [1, 1, 1] : tensor<2x2x32xf32> to tensor<2x32xf32>
+// CHECK: %[[P:.*]] = arith.constant dense_resource<[[BLOB:.*]]> : tensor<1x2x48xf32>
+// CHECK: %[[Q:.*]] = arith.constant dense_resource<[[BLOB2:.*]]> : tensor<1x2x16xf32>
+// CHECK: scf.forall (%[[J:.*]]) = (0) to (48) step (48)
+// CHECK: %[[I:.*]] = arith.divui %[[J]], %c48
+// CHECK: tensor.extract_slice %[[P]][%[[I]], 0, 0] [1, 2, 48] [1, 1, 1] : tensor<1x2x48xf32> to tensor<2x48xf32>
 // CHECK-NOT: linalg.copy
 // CHECK: vector.contract
-// CHECK: [[BLOB]]: "0x40{{[0-9A-F]*}}0000F84100008042
+// CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[0, 0] [16, 48]
+// CHECK: scf.forall (%[[J2:.*]]) = (0) to (16) step (16)
+// CHECK: tensor.extract_slice %[[Q]]
+// CHECK-NOT: linalg.copy
+// CHECK: vector.contract {{.*}} into vector<8x16xf32>
+// CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[0, 48] [16, 16]
+// CHECK: [[BLOB]]: "0x40{{[0-9A-F]*}}00003C4200008042
+// CHECK: [[BLOB2]]: "0x40{{[0-9A-F]*}}00007C420000E042
 func.func @constant_rhs(%x: tensor<16x2xf32>, %acc: tensor<16x64xf32>) -> tensor<16x64xf32> {
   %w = arith.constant dense<[[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0, 16.0, 17.0, 18.0, 19.0, 20.0, 21.0, 22.0, 23.0, 24.0, 25.0, 26.0, 27.0, 28.0, 29.0, 30.0, 31.0, 32.0, 33.0, 34.0, 35.0, 36.0, 37.0, 38.0, 39.0, 40.0, 41.0, 42.0, 43.0, 44.0, 45.0, 46.0, 47.0, 48.0, 49.0, 50.0, 51.0, 52.0, 53.0, 54.0, 55.0, 56.0, 57.0, 58.0, 59.0, 60.0, 61.0, 62.0, 63.0], [64.0, 65.0, 66.0, 67.0, 68.0, 69.0, 70.0, 71.0, 72.0, 73.0, 74.0, 75.0, 76.0, 77.0, 78.0, 79.0, 80.0, 81.0, 82.0, 83.0, 84.0, 85.0, 86.0, 87.0, 88.0, 89.0, 90.0, 91.0, 92.0, 93.0, 94.0, 95.0, 96.0, 97.0, 98.0, 99.0, 100.0, 101.0, 102.0, 103.0, 104.0, 105.0, 106.0, 107.0, 108.0, 109.0, 110.0, 111.0, 112.0, 113.0, 114.0, 115.0, 116.0, 117.0, 118.0, 119.0, 120.0, 121.0, 122.0, 123.0, 124.0, 125.0, 126.0, 127.0]]> : tensor<2x64xf32>
   %0 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x, %w : tensor<16x2xf32>, tensor<2x64xf32>) outs(%acc : tensor<16x64xf32>) {
@@ -255,9 +266,9 @@ func.func @constant_rhs(%x: tensor<16x2xf32>, %acc: tensor<16x64xf32>) -> tensor
 // A constant rhs shared by every batch iteration is packed at compile time
 // too; one that differs per batch (a 3-d constant) is packed at run time.
 // CHECK-LABEL: func @batched_constant_rhs
-// CHECK: arith.constant dense_resource<{{.*}}> : tensor<2x2x32xf32>
+// CHECK: arith.constant dense_resource<{{.*}}> : tensor<1x2x48xf32>
 // CHECK: scf.forall
-// CHECK: tensor.extract_slice {{.*}} : tensor<2x2x32xf32> to tensor<2x32xf32>
+// CHECK: tensor.extract_slice {{.*}} : tensor<1x2x48xf32> to tensor<2x48xf32>
 // CHECK-NOT: linalg.copy
 // CHECK: vector.contract
 // CHECK: scf.forall
@@ -286,9 +297,11 @@ func.func @batched_constant_rhs(%x: tensor<2x16x2xf32>, %acc: tensor<2x16x64xf32
 #b = affine_map<(d0, d1, d2) -> (d1, d2)>
 #c = affine_map<(d0, d1, d2) -> (d0, d2)>
 
-// A weight two contractions read is packed once.
+// A weight two contractions read is packed once (once per part of its
+// split columns).
 // CHECK-LABEL: func @shared_constant_rhs
-// CHECK: arith.constant dense_resource<{{.*}}> : tensor<2x2x32xf32>
+// CHECK: arith.constant dense_resource<{{.*}}> : tensor<1x2x48xf32>
+// CHECK: arith.constant dense_resource<{{.*}}> : tensor<1x2x16xf32>
 // CHECK-NOT: dense_resource<
 // CHECK: scf.forall
 // CHECK-NOT: dense_resource<
@@ -321,12 +334,12 @@ func.func @shared_constant_rhs(%x: tensor<16x2xf32>, %acc: tensor<16x64xf32>) ->
 // The transpose of a constant (a matmul with transpose_b) is packed at
 // compile time too, read column-wise: the same panels as @constant_rhs.
 // CHECK-LABEL: func @transposed_constant_rhs
-// CHECK: %[[P:.*]] = arith.constant dense_resource<[[BLOB:.*]]> : tensor<2x2x32xf32>
+// CHECK: %[[P:.*]] = arith.constant dense_resource<[[BLOB:.*]]> : tensor<1x2x48xf32>
 // CHECK: scf.forall
 // CHECK: tensor.extract_slice %[[P]]
 // CHECK-NOT: linalg.copy
 // CHECK: vector.contract
-// CHECK: [[BLOB]]: "0x40{{[0-9A-F]*}}0000F84100008042
+// CHECK: [[BLOB]]: "0x40{{[0-9A-F]*}}00003C4200008042
 func.func @transposed_constant_rhs(%x: tensor<16x2xf32>, %acc: tensor<16x64xf32>) -> tensor<16x64xf32> {
   %wt = arith.constant dense<[[0.0, 64.0], [1.0, 65.0], [2.0, 66.0], [3.0, 67.0], [4.0, 68.0], [5.0, 69.0], [6.0, 70.0], [7.0, 71.0], [8.0, 72.0], [9.0, 73.0], [10.0, 74.0], [11.0, 75.0], [12.0, 76.0], [13.0, 77.0], [14.0, 78.0], [15.0, 79.0], [16.0, 80.0], [17.0, 81.0], [18.0, 82.0], [19.0, 83.0], [20.0, 84.0], [21.0, 85.0], [22.0, 86.0], [23.0, 87.0], [24.0, 88.0], [25.0, 89.0], [26.0, 90.0], [27.0, 91.0], [28.0, 92.0], [29.0, 93.0], [30.0, 94.0], [31.0, 95.0], [32.0, 96.0], [33.0, 97.0], [34.0, 98.0], [35.0, 99.0], [36.0, 100.0], [37.0, 101.0], [38.0, 102.0], [39.0, 103.0], [40.0, 104.0], [41.0, 105.0], [42.0, 106.0], [43.0, 107.0], [44.0, 108.0], [45.0, 109.0], [46.0, 110.0], [47.0, 111.0], [48.0, 112.0], [49.0, 113.0], [50.0, 114.0], [51.0, 115.0], [52.0, 116.0], [53.0, 117.0], [54.0, 118.0], [55.0, 119.0], [56.0, 120.0], [57.0, 121.0], [58.0, 122.0], [59.0, 123.0], [60.0, 124.0], [61.0, 125.0], [62.0, 126.0], [63.0, 127.0]]> : tensor<64x2xf32>
   %e = tensor.empty() : tensor<2x64xf32>
@@ -338,4 +351,42 @@ func.func @transposed_constant_rhs(%x: tensor<16x2xf32>, %acc: tensor<16x64xf32>
     linalg.yield %s : f32
   } -> tensor<16x64xf32>
   return %0 : tensor<16x64xf32>
+}
+
+// -----
+
+#a = affine_map<(d0, d1, d2) -> (d0, d1)>
+#b = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d2)>
+
+// Contractions that read the same lhs (the query, key and value
+// projections of one input) pack it once; another lhs is packed apart.
+// CHECK-LABEL: func @shared_lhs
+// CHECK: linalg.transpose ins(%{{.*}} : tensor<2x8x64xf32>)
+// CHECK-NOT: linalg.transpose
+// CHECK: scf.forall
+// CHECK-NOT: linalg.transpose
+// CHECK: scf.forall
+// CHECK: linalg.transpose ins(%{{.*}} : tensor<2x8x64xf32>)
+// CHECK: scf.forall
+func.func @shared_lhs(%x: tensor<16x64xf32>, %y: tensor<16x64xf32>, %w: tensor<64x96xf32>, %acc: tensor<16x96xf32>) -> (tensor<16x96xf32>, tensor<16x96xf32>, tensor<16x96xf32>) {
+  %0 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x, %w : tensor<16x64xf32>, tensor<64x96xf32>) outs(%acc : tensor<16x96xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %t = arith.mulf %p, %q : f32
+    %s = arith.addf %o, %t : f32
+    linalg.yield %s : f32
+  } -> tensor<16x96xf32>
+  %1 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x, %w : tensor<16x64xf32>, tensor<64x96xf32>) outs(%0 : tensor<16x96xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %t = arith.mulf %p, %q : f32
+    %s = arith.addf %o, %t : f32
+    linalg.yield %s : f32
+  } -> tensor<16x96xf32>
+  %2 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%y, %w : tensor<16x64xf32>, tensor<64x96xf32>) outs(%acc : tensor<16x96xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %t = arith.mulf %p, %q : f32
+    %s = arith.addf %o, %t : f32
+    linalg.yield %s : f32
+  } -> tensor<16x96xf32>
+  return %0, %1, %2 : tensor<16x96xf32>, tensor<16x96xf32>, tensor<16x96xf32>
 }
