@@ -14,10 +14,17 @@ def ConvertTesseraToLinalgPass
     contractions, linalg.transpose, linalg.conv_2d_nchw_fchw), tensor ops for
     data movement and arith constants, ready for one-shot bufferization.
     Composite ops (softmax, layer_norm, rms_norm, attention, gelu, silu)
-    decompose into several generics; fusion regions are inlined. An op this
-    pass cannot lower (for example a slice with dynamic bounds) is reported
-    at its location and fails the pass.
+    decompose into several generics; fusion regions are inlined (with
+    `keep-reduction-regions`, reduction regions with one ranked result
+    stay, their bodies lowered, for a backend that compiles each as
+    one kernel). An op this pass cannot lower (for example a slice with
+    dynamic bounds) is reported at its location and fails the pass.
   }];
+  let options = [
+    Option<"keepReductionRegions", "keep-reduction-regions", "bool",
+           /*default=*/"false",
+           "Leave reduction fusion regions in place, their bodies lowered">
+  ];
   let dependentDialects = [
     "::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect",
     "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",

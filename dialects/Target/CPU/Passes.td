@@ -19,6 +19,27 @@ def SequentializeNestedParallelPass
   let dependentDialects = ["::mlir::scf::SCFDialect"];
 }
 
+def FuseReductionRegionsPass
+    : Pass<"tessera-cpu-fuse-reduction-regions", "::mlir::func::FuncOp"> {
+  let summary = "Compile each reduction fusion region as one row loop";
+  let description = [{
+    Runs after convert-tessera-to-linalg with `keep-reduction-regions`,
+    which leaves `tessera.fusion` regions of kind `reduction` (softmax,
+    layer_norm and rms_norm with their prologue and epilogue) in place,
+    their bodies lowered to linalg. For each: tiles the op that computes
+    the region's result one row at a time (every loop but the innermost)
+    on an scf.forall and fuses into the row every producer of the region
+    (the row maximum, the sums, the exponentials), so that the region is
+    one loop nest whose intermediates are single rows that stay in cache;
+    the region's inputs are not recomputed. A region whose result is not
+    an all-parallel linalg op of rank 2 or more, and regions of other
+    kinds, are inlined as they are.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def FuseElementwisePass
     : Pass<"tessera-cpu-fuse-elementwise", "::mlir::func::FuncOp"> {
   let summary = "Fuse elementwise linalg producers into elementwise consumers";

@@ -22,13 +22,54 @@ void ::tessera::populateTesseraToLinalgConversionPatterns(
 }
 
 namespace {
+/// Wraps a softmax, log_softmax, layer_norm or rms_norm that no fusion
+/// region holds into a reduction region of its own, so that a backend
+/// compiles its decomposition as one kernel too.
+void wrapLoneReductions(func::FuncOp func) {
+  SmallVector<Operation *> lone;
+  func.walk([&](Operation *op) {
+    if (isa<mlir::tessera::SoftmaxOp, mlir::tessera::LogSoftmaxOp,
+            mlir::tessera::LayerNormOp, mlir::tessera::RmsNormOp>(op) &&
+        !op->getParentOfType<mlir::tessera::FusionOp>())
+      lone.push_back(op);
+  });
+  for (Operation *op : lone) {
+    OpBuilder builder(op);
+    auto region = mlir::tessera::FusionOp::create(
+        builder, op->getLoc(), op->getResultTypes(),
+        mlir::tessera::FusionKind::reduction);
+    Block *body = new Block;
+    region.getBody().push_back(body);
+    op->replaceAllUsesWith(region);
+    op->moveBefore(body, body->end());
+    builder.setInsertionPointToEnd(body);
+    mlir::tessera::YieldOp::create(builder, op->getLoc(), op->getResults());
+  }
+}
+
 struct ConvertTesseraToLinalgPass
     : ::tessera::impl::ConvertTesseraToLinalgPassBase<
           ConvertTesseraToLinalgPass> {
+  using ConvertTesseraToLinalgPassBase::ConvertTesseraToLinalgPassBase;
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     ConversionTarget target(*ctx);
     target.addIllegalDialect<mlir::tessera::TesseraDialect>();
+    if (keepReductionRegions) {
+      wrapLoneReductions(getOperation());
+      auto kept = [](mlir::tessera::FusionOp op) {
+        if (op.getKind() != mlir::tessera::FusionKind::reduction ||
+            op->getNumResults() != 1)
+          return false;
+        return isa<RankedTensorType>(op->getResult(0).getType());
+      };
+      target.addDynamicallyLegalOp<mlir::tessera::FusionOp>(kept);
+      target.addDynamicallyLegalOp<mlir::tessera::YieldOp>(
+          [kept](mlir::tessera::YieldOp op) {
+            auto parent = dyn_cast<mlir::tessera::FusionOp>(op->getParentOp());
+            return parent && kept(parent);
+          });
+    }
     target.addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect,
                            arith::ArithDialect, math::MathDialect,
                            scf::SCFDialect>();

@@ -25,13 +25,18 @@
 #include "mlir/Dialect/LLVMIR/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
 
 void tessera::cpu::buildLinalgPipeline(OpPassManager &pm) {
-  pm.addNestedPass<func::FuncOp>(createConvertTesseraToLinalgPass());
+  ::tessera::ConvertTesseraToLinalgPassOptions lowering;
+  lowering.keepReductionRegions = true;
+  pm.addNestedPass<func::FuncOp>(createConvertTesseraToLinalgPass(lowering));
+  // Softmax and normalization regions as one loop over rows.
+  pm.addNestedPass<func::FuncOp>(createFuseReductionRegionsPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }

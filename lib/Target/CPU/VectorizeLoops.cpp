@@ -66,12 +66,24 @@ struct VectorizeLoopsPass
       SmallVector<int64_t> ranges = op.getStaticLoopRanges();
       int64_t inner = *innerTile(op);
       // Outer loops one step at a time on threads, the innermost in vector
-      // steps. Ops that are a single small tile are left alone.
+      // steps. An op that is a single tile is vectorized as it is when a
+      // loop holds it (a row of a fused reduction), else left alone.
       bool tiled = inner != 0;
       for (unsigned i = 0; i + 1 < loops; ++i)
         tiled |= ranges[i] > 1;
-      if (!tiled)
+      if (!tiled) {
+        if (!op->getParentOfType<scf::ForallOp>())
+          continue;
+        rewriter.setInsertionPoint(op);
+        FailureOr<linalg::VectorizationResult> vectorized =
+            linalg::vectorize(rewriter, op);
+        if (succeeded(vectorized)) {
+          rewriter.replaceOp(op, vectorized->replacements);
+          loopsToSimplify.push_back(
+              rewriter.getInsertionBlock()->getParentOp());
+        }
         continue;
+      }
       SmallVector<OpFoldResult> sizes(loops, rewriter.getIndexAttr(1));
       sizes.back() = rewriter.getIndexAttr(inner);
       scf::SCFTilingOptions options;

@@ -108,3 +108,28 @@ func.func @left_alone(%x: tensor<4x64xf32>, %d: tensor<?x64xf32>, %init: tensor<
   } -> tensor<1x32xf32>
   return %0, %1, %2, %3, %4 : tensor<4x64xi1>, tensor<?x64xf32>, tensor<64xf32>, tensor<4x100xf32>, tensor<1x32xf32>
 }
+
+// -----
+
+// A row block inside a loop (a fused reduction's rows) is one tile: it is
+// vectorized as it is, a 32-element row at a time.
+// CHECK-LABEL: func @row_in_loop
+// CHECK: scf.forall
+// CHECK: vector.transfer_read {{.*}} : tensor<1x32xf32>, vector<32xf32>
+// CHECK: vector.reduction <add>
+// CHECK-NOT: linalg.generic
+func.func @row_in_loop(%x: tensor<4x32xf32>, %init: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = scf.forall (%i) in (4) shared_outs(%o = %init) -> (tensor<4xf32>) {
+    %row = tensor.extract_slice %x[%i, 0] [1, 32] [1, 1] : tensor<4x32xf32> to tensor<1x32xf32>
+    %acc = tensor.extract_slice %o[%i] [1] [1] : tensor<4xf32> to tensor<1xf32>
+    %s = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%row : tensor<1x32xf32>) outs(%acc : tensor<1xf32>) {
+    ^bb0(%a: f32, %b: f32):
+      %r = arith.addf %a, %b : f32
+      linalg.yield %r : f32
+    } -> tensor<1xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %s into %o[%i] [1] [1] : tensor<1xf32> into tensor<4xf32>
+    }
+  }
+  return %0 : tensor<4xf32>
+}
