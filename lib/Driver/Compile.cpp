@@ -39,7 +39,7 @@ tessera::lowerONNXForCpu(llvm::StringRef path, MLIRContext &context,
       func.setResultAttrs(i, ArrayRef<NamedAttribute>{});
   });
   PassManager lower(&context);
-  cpu::buildLinalgPipeline(lower);
+  cpu::buildLinalgPipeline(lower, graphOptions.fuse);
   cpu::buildLLVMPipeline(lower, options);
   if (failed(lower.run(**module)))
     return phaseFailed("lowering for the CPU failed");

@@ -47,7 +47,7 @@ void tessera::buildPipelineUpTo(OpPassManager &pm, CompilePhase phase,
   if (phase >= CompilePhase::Graph)
     buildGraphPipeline(pm, options);
   if (phase >= CompilePhase::Linalg)
-    cpu::buildLinalgPipeline(pm);
+    cpu::buildLinalgPipeline(pm, options.fuse);
   if (phase >= CompilePhase::LLVM)
     cpu::buildLLVMPipeline(pm);
 }

@@ -59,22 +59,31 @@ def TileContractionsPass
   let description = [{
     For each linalg.generic contraction with loops [batch..., rows, k,
     columns] and static sizes (rows a multiple of 8, columns a multiple of
-    32):
+    16):
+    - when 48 does not divide the columns (and there are more than 48),
+      splits the contraction in two: the widest multiple of 48 columns,
+      then the rest (16 or 32 columns), each tiled as below;
     - packs the lhs, read as (batch..., rows, k), into 8-row tiles
       ([batch..., M/8, K, 8], a linalg.transpose before the loops) so that
-      the 8 values each k step broadcasts are contiguous;
-    - tiles batch and columns to 1 x 32 with scf.forall (panels run on
-      threads; with more than 256 rows, a multiple of 256, rows are blocked
-      by 256 in the same forall so that a block of the lhs stays in the L2
-      cache while the panels stream past);
-    - packs each panel's rhs slice into a contiguous K x 32 buffer
+      the 8 values each k step broadcasts are contiguous; contractions in
+      one block that read the same lhs share one packed copy;
+    - tiles batch and columns to 1 x W with scf.forall, W = 48 (or 32 or
+      16 where 48 does not divide the columns; panels run on threads; with
+      more than 256 rows, a multiple of 256, rows are blocked by 256 in
+      the same forall so that a block of the lhs stays in the L2 cache
+      while the panels stream past);
+    - packs each panel's rhs slice into a contiguous K x W buffer
       (a linalg.copy into a new tensor, which the loop vectorizer turns into
-      row-wide vector moves; a constant rhs shared by all batches
-      is packed once, at compile time, into a new constant of N/32 such
-      panels that each iteration slices);
+      row-wide vector moves; a constant rhs, its transpose, or a column
+      slice of either, shared by all batches, is packed once, at compile
+      time, into a new constant of N/W such panels that each iteration
+      slices);
     - tiles rows by 8 and k by 1 with scf.for, and vectorizes the tile into
-      an (8 x 1) by (1 x 32) vector contraction, so that the 8 x 32
-      accumulator lives in vector registers across the k loop once hoisted;
+      a vector contraction unrolled into one (1 x 1) by (1 x 16) product
+      per row and 16 columns, row by row, so that the 8 x W accumulator
+      lives in vector registers across the k loop once hoisted (24 of the
+      32 zmm registers at W = 48) and one broadcast lhs value is live at a
+      time;
     - when the accumulator starts as a linalg.fill used by nothing else,
       starts each tile from the fill value instead (the fill of the whole
       result goes away);

@@ -31,12 +31,13 @@
 
 using namespace mlir;
 
-void tessera::cpu::buildLinalgPipeline(OpPassManager &pm) {
+void tessera::cpu::buildLinalgPipeline(OpPassManager &pm, bool fuse) {
   ::tessera::ConvertTesseraToLinalgPassOptions lowering;
-  lowering.keepReductionRegions = true;
+  lowering.keepReductionRegions = fuse;
   pm.addNestedPass<func::FuncOp>(createConvertTesseraToLinalgPass(lowering));
   // Softmax and normalization regions as one loop over rows.
-  pm.addNestedPass<func::FuncOp>(createFuseReductionRegionsPass());
+  if (fuse)
+    pm.addNestedPass<func::FuncOp>(createFuseReductionRegionsPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }

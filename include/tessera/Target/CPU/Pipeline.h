@@ -16,8 +16,11 @@ struct CPUOptions {
 /// The OpenMP runtime compiled models call (Debian's libomp-22-dev).
 constexpr const char *kOpenMPLibraryDir = "/usr/lib/llvm-22/lib";
 
-/// tessera -> linalg on tensors, cleaned up (--compile-to=linalg).
-void buildLinalgPipeline(mlir::OpPassManager &pm);
+/// tessera -> linalg on tensors, cleaned up (--compile-to=linalg). With
+/// `fuse`, each reduction region (and each softmax, layer_norm or rms_norm
+/// on its own) becomes one loop over rows; without it (--no-fusion) they
+/// decompose into separate loop nests.
+void buildLinalgPipeline(mlir::OpPassManager &pm, bool fuse = true);
 
 /// linalg on tensors -> LLVM dialect (--compile-to=llvm): one-shot
 /// bufferization, ownership-based deallocation (public functions return
