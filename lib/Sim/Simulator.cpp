@@ -318,7 +318,10 @@ Result<SimStats> tessera::sim::simulate(Program &program,
         tokens[ch].push_back(end);
     stats.cycles = std::max(stats.cycles, end);
     if (keepTrace)
-      stats.trace.push_back({Queue(best), i.opcode, index, start, end});
+      stats.trace.push_back(
+          {Queue(best), i.opcode, index, start, end,
+           i.opcode == Opcode::Matmul ? int64_t(i.rows) * i.depth * i.cols
+                                      : 0});
   }
   for (int q = 0; q < 4; ++q)
     if (!queues[q].empty()) {

@@ -83,6 +83,12 @@ static cl::opt<std::string>
                        "timeline of every unit"),
               cl::value_desc("file.json"), cl::cat(category));
 
+static cl::opt<std::string>
+    reportPath("report",
+               cl::desc("For a .tsp program: write a one-page HTML report "
+                        "of the last run with a utilization plot"),
+               cl::value_desc("file.html"), cl::cat(category));
+
 /// A systolic program (.tsp) as a model: inputs are written into a copy of
 /// its DRAM image in their formats, the simulator runs it, and the
 /// outputs are read back as fp32; each run prints its cycles.
@@ -107,6 +113,7 @@ public:
       return fail(*error);
     auto model = std::unique_ptr<SystolicModel>(new SystolicModel);
     model->config = std::move(config_);
+    model->path = path.str();
     model->program = std::move(std::get<tessera::sim::Program>(program));
     for (const tessera::sim::TensorInfo &t : model->program.tensors) {
       if (t.role == tessera::sim::TensorInfo::Role::Constant)
@@ -147,7 +154,8 @@ public:
       tessera::sim::writeTensor(
           copy, t, reinterpret_cast<const float *>(in.data.data()));
     }
-    auto stats = tessera::sim::simulate(copy, config, !tracePath.empty());
+    auto stats = tessera::sim::simulate(
+        copy, config, !tracePath.empty() || !reportPath.empty());
     if (auto *error = std::get_if<std::string>(&stats))
       return createStringError(inconvertibleErrorCode(), *error);
     const tessera::sim::SimStats &s = std::get<tessera::sim::SimStats>(stats);
@@ -164,6 +172,15 @@ public:
                                  "cannot write '" + tracePath +
                                      "': " + ec.message());
       trace << tessera::sim::traceToJSON(s, config) << "\n";
+    }
+    if (!reportPath.empty()) {
+      std::error_code ec;
+      raw_fd_ostream report(reportPath, ec);
+      if (ec)
+        return createStringError(inconvertibleErrorCode(),
+                                 "cannot write '" + reportPath +
+                                     "': " + ec.message());
+      report << tessera::sim::reportToHTML(s, config, "tessera-run: " + path);
     }
     std::vector<HostTensor> outputs;
     for (const tessera::sim::TensorInfo &t : copy.tensors) {
@@ -185,6 +202,7 @@ public:
 
 private:
   tessera::sim::AcceleratorConfig config;
+  std::string path;
   tessera::sim::Program program;
   ModelSignature signature;
 };

@@ -64,6 +64,10 @@ static cl::opt<std::string>
 static cl::opt<std::string> traceOption(
     "trace", cl::desc("Write a Chrome trace-event timeline of every unit"),
     cl::value_desc("file.json"), cl::sub(runCommand), cl::sub(gemmCommand));
+static cl::opt<std::string> reportOption(
+    "report",
+    cl::desc("Write a one-page HTML report with a utilization plot"),
+    cl::value_desc("file.html"), cl::sub(runCommand), cl::sub(gemmCommand));
 static cl::opt<std::string> gemmRunOption("gemm", cl::desc("GEMM sizes"),
                                           cl::value_desc("M,N,K"),
                                           cl::sub(gemmCommand));
@@ -172,7 +176,8 @@ static int simulateAndReport(
     Program &program, const AcceleratorConfig &config, json::Object extra,
     std::function<void(const Program &, json::Object &)> check = {}) {
   auto start = std::chrono::steady_clock::now();
-  Result<SimStats> result = simulate(program, config, !traceOption.empty());
+  Result<SimStats> result = simulate(
+      program, config, !traceOption.empty() || !reportOption.empty());
   double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
@@ -197,6 +202,13 @@ static int simulateAndReport(
     if (ec)
       return fail("cannot write '" + traceOption + "': " + ec.message());
     trace << traceToJSON(stats, config) << "\n";
+  }
+  if (!reportOption.empty()) {
+    std::error_code ec;
+    raw_fd_ostream report(reportOption, ec);
+    if (ec)
+      return fail("cannot write '" + reportOption + "': " + ec.message());
+    report << reportToHTML(stats, config, "tessera-sim on " + config.name);
   }
   outs() << formatv("{0:2}", json::Value(std::move(*parsed))) << "\n";
   return 0;

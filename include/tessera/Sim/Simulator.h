@@ -31,6 +31,8 @@ struct TraceEvent {
   Opcode opcode;
   size_t index;
   int64_t start, end;
+  /// Multiply-accumulates (matmul instructions).
+  int64_t macs = 0;
 };
 
 struct SimStats {
@@ -56,6 +58,13 @@ std::string statsToJSON(const SimStats &stats, const AcceleratorConfig &config);
 
 /// A Chrome trace-event file of `stats.trace` (one row per unit).
 std::string traceToJSON(const SimStats &stats, const AcceleratorConfig &config);
+
+/// A one-page HTML report of a run with a kept trace: the configuration,
+/// the totals (cycles, time, utilization, MACs, bytes, energy), busy and
+/// stall cycles per unit, and an SVG plot of the array's utilization and
+/// each unit's busy fraction over time (`buckets` intervals).
+std::string reportToHTML(const SimStats &stats, const AcceleratorConfig &config,
+                         const std::string &title, int buckets = 100);
 
 /// One GEMM of a program: C = A x B (+ bias, ReLU), A (M x K) and B
 /// (K x N) row-major in DRAM in `format`, C (M x N) row-major in
