@@ -34,20 +34,23 @@ def ConvertTesseraToLinalgPass
 
 def ConvertTesseraToSystolicPass
     : Pass<"convert-tessera-to-systolic", "::mlir::ModuleOp"> {
-  let summary = "Schedule a model's matmuls on the systolic accelerator";
+  let summary = "Schedule a model on the systolic accelerator";
   let description = [{
     Replaces the module's function by a `systolic.program` for the
-    accelerator `accel` (a preset or a JSON configuration): the function's
-    inputs become input tensors in `format` (bf16 by default), each
+    accelerator `accel` (a preset or a JSON configuration). Each
     tessera.matmul with a constant rhs (transposed at compile time for
-    `transpose_b`) a weight-stationary schedule of double-buffered loads,
-    matmuls, drains and stores, its bias add (a constant row of the
-    columns) and ReLU run by the drain on the vector unit; results the
-    function returns are fp32 output tensors, other results stay in DRAM
-    in `format` for the next matmul. Each matmul after the first starts
-    behind the earlier ones' stores (a fence on its first load), since it
-    may read their results and reuses their on-chip buffers. Reshapes are views. Any other op is reported at its location
-    (its ONNX node) as one the systolic target cannot run yet.
+    `transpose_b`) becomes a weight-stationary schedule of double-buffered
+    loads, matmuls, drains and stores, its bias add (a constant row of the
+    columns) and ReLU run by the drain. Elementwise ops, softmax (last
+    axis), layer_norm and rms_norm run on the vector unit over their result
+    viewed as rows x columns, in chunks of rows that fit the unified
+    buffer. Values only matmuls read are kept in `format` (bf16 by
+    default); others are fp32, converted on the vector unit for a matmul
+    that reads them; results the function returns are fp32 outputs. Each
+    step starts behind the earlier ones' stores (a fence on its first
+    load), since it may read their results and reuses their on-chip
+    buffers. Reshapes are views. Any other op, and a broadcast the vector
+    unit does not take, is reported at its location (its ONNX node).
   }];
   let options = [
     Option<"accel", "accel", "std::string", "\"default\"",

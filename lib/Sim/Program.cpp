@@ -85,8 +85,55 @@ Queue tessera::sim::queueOf(Opcode opcode) {
     return Queue::Vector;
   case Opcode::Store:
     return Queue::Store;
+  case Opcode::Vector:
+    return Queue::Vector;
   }
   return Queue::Load;
+}
+
+bool tessera::sim::isUnary(VectorFn fn) {
+  return static_cast<uint16_t>(fn) <= static_cast<uint16_t>(VectorFn::Log);
+}
+bool tessera::sim::isBinary(VectorFn fn) {
+  return fn >= VectorFn::Add && fn <= VectorFn::Pow;
+}
+bool tessera::sim::isRowReduction(VectorFn fn) {
+  return fn == VectorFn::RowSum || fn == VectorFn::RowMax;
+}
+
+namespace {
+struct VectorFnName {
+  VectorFn fn;
+  const char *name;
+};
+const VectorFnName kVectorFnNames[] = {
+    {VectorFn::Copy, "copy"},       {VectorFn::Exp, "exp"},
+    {VectorFn::Tanh, "tanh"},       {VectorFn::Erf, "erf"},
+    {VectorFn::Sigmoid, "sigmoid"}, {VectorFn::Relu, "relu"},
+    {VectorFn::GeluErf, "gelu"},    {VectorFn::GeluTanh, "gelu_tanh"},
+    {VectorFn::Silu, "silu"},       {VectorFn::Sqrt, "sqrt"},
+    {VectorFn::Rsqrt, "rsqrt"},     {VectorFn::Reciprocal, "reciprocal"},
+    {VectorFn::Neg, "neg"},         {VectorFn::Abs, "abs"},
+    {VectorFn::Log, "log"},         {VectorFn::Add, "add"},
+    {VectorFn::Sub, "sub"},         {VectorFn::Mul, "mul"},
+    {VectorFn::Div, "div"},         {VectorFn::Max, "max"},
+    {VectorFn::Min, "min"},         {VectorFn::Pow, "pow"},
+    {VectorFn::RowSum, "row_sum"},  {VectorFn::RowMax, "row_max"},
+};
+} // namespace
+
+const char *tessera::sim::vectorFnName(VectorFn fn) {
+  for (const VectorFnName &entry : kVectorFnNames)
+    if (entry.fn == fn)
+      return entry.name;
+  return nullptr;
+}
+
+std::optional<VectorFn> tessera::sim::parseVectorFn(const std::string &name) {
+  for (const VectorFnName &entry : kVectorFnNames)
+    if (name == entry.name)
+      return entry.fn;
+  return std::nullopt;
 }
 
 int64_t TensorInfo::bytes() const {
@@ -146,10 +193,10 @@ Result<Program> tessera::sim::decodeProgram(const std::vector<uint8_t> &bytes,
   if (r.failed || std::memcmp(magic, kMagic, 4) != 0)
     return std::string("not a Tessera systolic program (bad magic)");
   uint32_t version = r.get<uint32_t>();
-  if (version != kProgramVersion)
+  if (version != 1 && version != kProgramVersion)
     return "unsupported program version " + std::to_string(version) +
-           " (this simulator reads version " + std::to_string(kProgramVersion) +
-           ")";
+           " (this simulator reads versions 1 to " +
+           std::to_string(kProgramVersion) + ")";
   uint32_t count = r.get<uint32_t>();
   uint32_t tensors = r.get<uint32_t>();
   uint64_t dramSize = r.get<uint64_t>();
@@ -178,7 +225,7 @@ Result<Program> tessera::sim::decodeProgram(const std::vector<uint8_t> &bytes,
     i.depth = r.get<uint16_t>();
     if (r.failed)
       return "truncated instruction " + std::to_string(n);
-    if (opcode < 1 || opcode > 4)
+    if (opcode < 1 || opcode > (version >= 2 ? 5 : 4))
       return "instruction " + std::to_string(n) + ": unknown opcode " +
              std::to_string(opcode);
     i.opcode = static_cast<Opcode>(opcode);
@@ -337,6 +384,46 @@ tessera::sim::validateProgram(const Program &program,
       if (auto e =
               within(i.b, uint64_t(i.rows) * i.cols * formatBytes(i.format),
                      config.unifiedBufferBytes, "the drained range"))
+        return e;
+      break;
+    }
+    case Opcode::Vector: {
+      auto fn = static_cast<VectorFn>(i.depth);
+      if (!vectorFnName(fn))
+        return fail("unknown vector function " + std::to_string(i.depth));
+      if (i.rows == 0 || i.cols == 0)
+        return fail("a vector operation needs rows and columns");
+      bool reduction = isRowReduction(fn);
+      if (reduction ? i.format != NumberFormat::F32
+                    : (i.format != NumberFormat::F32 &&
+                       i.format != NumberFormat::BF16 &&
+                       i.format != NumberFormat::F16))
+        return fail(std::string("cannot write ") + formatName(i.format) +
+                    " from the vector unit" +
+                    (reduction ? " (row reductions write f32)" : ""));
+      if (!isBinary(fn) && i.flags)
+        return fail("only binary vector functions take a second operand");
+      if (i.flags > static_cast<uint8_t>(VectorMode::Immediate))
+        return fail("unknown second-operand mode " + std::to_string(i.flags));
+      uint64_t elements = uint64_t(i.rows) * i.cols;
+      if (auto e = within(i.a, elements * 4, config.unifiedBufferBytes,
+                          "the first source"))
+        return e;
+      if (isBinary(fn)) {
+        auto mode = static_cast<VectorMode>(i.flags);
+        uint64_t size = mode == VectorMode::Full     ? elements * 4
+                        : mode == VectorMode::Row    ? uint64_t(i.cols) * 4
+                        : mode == VectorMode::Column ? uint64_t(i.rows) * 4
+                                                     : 0;
+        if (size)
+          if (auto e = within(i.b, size, config.unifiedBufferBytes,
+                              "the second source"))
+            return e;
+      }
+      uint64_t out = reduction ? uint64_t(i.rows) * 4
+                               : elements * formatBytes(i.format);
+      if (auto e = within(i.c, out, config.unifiedBufferBytes,
+                          "the destination"))
         return e;
       break;
     }

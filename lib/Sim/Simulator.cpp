@@ -75,6 +75,43 @@ int64_t matmulCycles(const AcceleratorConfig &config, const Instruction &i) {
   return 0;
 }
 
+/// Cycles of one vector instruction: the elements in steps of the lanes,
+/// times the function's cost per step (1; 2 for divisions and roots; 4 for
+/// exponentials, logarithms and the functions built on them), plus the
+/// lanes' reduction tree for a row reduction, plus 4 of pipeline.
+int64_t vectorCycles(const AcceleratorConfig &config, const Instruction &i) {
+  auto fn = static_cast<VectorFn>(i.depth);
+  int64_t cost = 1;
+  switch (fn) {
+  case VectorFn::Div:
+  case VectorFn::Sqrt:
+  case VectorFn::Rsqrt:
+  case VectorFn::Reciprocal:
+    cost = 2;
+    break;
+  case VectorFn::Exp:
+  case VectorFn::Tanh:
+  case VectorFn::Erf:
+  case VectorFn::Sigmoid:
+  case VectorFn::GeluErf:
+  case VectorFn::GeluTanh:
+  case VectorFn::Silu:
+  case VectorFn::Log:
+  case VectorFn::Pow:
+    cost = 4;
+    break;
+  default:
+    break;
+  }
+  int64_t lanes = std::max<int64_t>(config.vectorLanes, 1);
+  int64_t steps = (int64_t(i.rows) * i.cols + lanes - 1) / lanes;
+  int64_t tree = 0;
+  if (isRowReduction(fn))
+    for (int64_t width = 1; width < lanes; width *= 2)
+      ++tree;
+  return steps * cost + tree + 4;
+}
+
 struct Machine {
   const AcceleratorConfig &config;
   Program &program;
@@ -106,7 +143,138 @@ struct Machine {
       return matmul(i);
     case Opcode::Drain:
       return drain(i);
+    case Opcode::Vector:
+      return vector(i);
     }
+  }
+
+  float readF32(uint32_t address, size_t index) const {
+    float value;
+    std::memcpy(&value, unified.data() + address + index * 4, 4);
+    return value;
+  }
+
+  /// fp32 arithmetic, one rounding per operation in the order written;
+  /// transcendental functions are the C library's float functions.
+  static float unary(VectorFn fn, float x) {
+    volatile float t;
+    switch (fn) {
+    case VectorFn::Copy:
+      return x;
+    case VectorFn::Exp:
+      return std::exp(x);
+    case VectorFn::Tanh:
+      return std::tanh(x);
+    case VectorFn::Erf:
+      return std::erf(x);
+    case VectorFn::Sigmoid:
+      t = 1.0f + std::exp(-x);
+      return 1.0f / t;
+    case VectorFn::Relu:
+      return x < 0 ? 0.0f : x;
+    case VectorFn::GeluErf:
+      t = 1.0f + std::erf(x * 0.70710678f);
+      t = 0.5f * x * t;
+      return t;
+    case VectorFn::GeluTanh: {
+      t = x * x;
+      t = t * x;
+      t = 0.044715f * t;
+      t = x + t;
+      t = 1.0f + std::tanh(0.79788456f * t);
+      t = 0.5f * x * t;
+      return t;
+    }
+    case VectorFn::Silu:
+      t = 1.0f + std::exp(-x);
+      t = x / t;
+      return t;
+    case VectorFn::Sqrt:
+      return std::sqrt(x);
+    case VectorFn::Rsqrt:
+      t = std::sqrt(x);
+      return 1.0f / t;
+    case VectorFn::Reciprocal:
+      return 1.0f / x;
+    case VectorFn::Neg:
+      return -x;
+    case VectorFn::Abs:
+      return std::fabs(x);
+    case VectorFn::Log:
+      return std::log(x);
+    default:
+      return x;
+    }
+  }
+
+  static float binary(VectorFn fn, float x, float y) {
+    volatile float t;
+    switch (fn) {
+    case VectorFn::Add:
+      t = x + y;
+      return t;
+    case VectorFn::Sub:
+      t = x - y;
+      return t;
+    case VectorFn::Mul:
+      t = x * y;
+      return t;
+    case VectorFn::Div:
+      t = x / y;
+      return t;
+    case VectorFn::Max:
+      return std::isnan(x) || std::isnan(y) ? NAN : std::max(x, y);
+    case VectorFn::Min:
+      return std::isnan(x) || std::isnan(y) ? NAN : std::min(x, y);
+    case VectorFn::Pow:
+      return std::pow(x, y);
+    default:
+      return x;
+    }
+  }
+
+  void vector(const Instruction &i) {
+    auto fn = static_cast<VectorFn>(i.depth);
+    size_t rows = i.rows, cols = i.cols;
+    if (isRowReduction(fn)) {
+      // Each row left to right in fp32.
+      std::vector<float> out(rows);
+      for (size_t r = 0; r < rows; ++r) {
+        float acc = readF32(i.a, r * cols);
+        for (size_t j = 1; j < cols; ++j) {
+          float x = readF32(i.a, r * cols + j);
+          acc = fn == VectorFn::RowSum
+                    ? binary(VectorFn::Add, acc, x)
+                    : binary(VectorFn::Max, acc, x);
+        }
+        out[r] = acc;
+      }
+      std::memcpy(unified.data() + i.c, out.data(), rows * 4);
+      return;
+    }
+    auto mode = static_cast<VectorMode>(i.flags);
+    float immediate;
+    uint32_t bits = static_cast<uint32_t>(i.dram);
+    std::memcpy(&immediate, &bits, 4);
+    int64_t size = formatBytes(i.format);
+    // Computed whole before writing, so the destination may overlap a
+    // source.
+    std::vector<float> out(rows * cols);
+    for (size_t r = 0; r < rows; ++r)
+      for (size_t j = 0; j < cols; ++j) {
+        float x = readF32(i.a, r * cols + j);
+        if (!isBinary(fn)) {
+          out[r * cols + j] = unary(fn, x);
+          continue;
+        }
+        float y = mode == VectorMode::Full     ? readF32(i.b, r * cols + j)
+                  : mode == VectorMode::Row    ? readF32(i.b, j)
+                  : mode == VectorMode::Column ? readF32(i.b, r)
+                                               : immediate;
+        out[r * cols + j] = binary(fn, x, y);
+      }
+    for (size_t n = 0; n < out.size(); ++n)
+      storeElement(unified.data() + i.c + n * size, i.format, out[n]);
   }
 
   void matmul(const Instruction &i) {
@@ -302,6 +470,21 @@ Result<SimStats> tessera::sim::simulate(Program &program,
       stats.sramBytes += elements * (4 + formatBytes(i.format));
       break;
     }
+    case Opcode::Vector: {
+      int64_t elements = int64_t(i.rows) * i.cols;
+      end = start + vectorCycles(config, i);
+      vectorElements += elements;
+      auto fn = static_cast<VectorFn>(i.depth);
+      int64_t reads = isBinary(fn) && static_cast<VectorMode>(i.flags) ==
+                                          VectorMode::Full
+                          ? 2
+                          : 1;
+      stats.sramBytes +=
+          elements * 4 * reads +
+          (isRowReduction(fn) ? int64_t(i.rows) * 4
+                              : elements * formatBytes(i.format));
+      break;
+    }
     }
     machine.execute(i);
     if (i.opcode == Opcode::Store) {
@@ -382,7 +565,8 @@ std::string tessera::sim::statsToJSON(const SimStats &stats,
 
 std::string tessera::sim::traceToJSON(const SimStats &stats,
                                       const AcceleratorConfig &config) {
-  static const char *names[] = {"?", "load", "matmul", "drain", "store"};
+  static const char *names[] = {"?",     "load",  "matmul",
+                                "drain", "store", "vector"};
   llvm::json::Array events;
   double microsPerCycle = 1e-3 / config.clockGHz;
   for (int q = 0; q < 4; ++q)

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <random>
 
@@ -511,7 +512,8 @@ TEST(Program, EncodingRoundTripsAndRejectsBadFiles) {
   std::vector<uint8_t> version = bytes;
   version[4] = 9;
   EXPECT_EQ(std::get<std::string>(decodeProgram(version, small)),
-            "unsupported program version 9 (this simulator reads version 1)");
+            "unsupported program version 9 (this simulator reads versions 1 "
+            "to 2)");
   std::vector<uint8_t> truncated(bytes.begin(), bytes.begin() + 40);
   EXPECT_TRUE(
       std::holds_alternative<std::string>(decodeProgram(truncated, small)));
@@ -534,6 +536,192 @@ TEST(Program, EncodingRoundTripsAndRejectsBadFiles) {
     if (auto *p = std::get_if<Program>(&result))
       (void)simulate(*p, small);
   }
+}
+
+/// A program that loads `x` (rows x cols f32 at DRAM 0) into the unified
+/// buffer at 0, runs `ops` in order on the vector queue, and stores the
+/// `outRows` x `outCols` f32 result at unified-buffer `result` to DRAM
+/// `rows * cols * 4` onwards.
+Program vectorProgram(const std::vector<float> &x, uint32_t rows,
+                      uint32_t cols, std::vector<Instruction> ops,
+                      uint32_t result, uint32_t outRows, uint32_t outCols) {
+  Program p;
+  size_t in = x.size() * 4;
+  p.dram.resize(in + size_t(outRows) * outCols * 4);
+  std::memcpy(p.dram.data(), x.data(), in);
+  Instruction load;
+  load.opcode = Opcode::Load;
+  load.c = rows * cols * 4;
+  load.signalMask = 1u << LoadToVector;
+  p.instructions.push_back(load);
+  for (size_t n = 0; n < ops.size(); ++n) {
+    ops[n].opcode = Opcode::Vector;
+    if (n == 0)
+      ops[n].waitMask = 1u << LoadToVector;
+    if (n + 1 == ops.size())
+      ops[n].signalMask = 1u << VectorToStore;
+    p.instructions.push_back(ops[n]);
+  }
+  Instruction store;
+  store.opcode = Opcode::Store;
+  store.dram = in;
+  store.a = result;
+  store.c = outRows * outCols * 4;
+  store.waitMask = 1u << VectorToStore;
+  p.instructions.push_back(store);
+  return p;
+}
+
+Instruction vop(VectorFn fn, uint32_t src, uint32_t dst, uint32_t rows,
+                uint32_t cols, VectorMode mode = VectorMode::Full,
+                uint32_t src2 = 0, float imm = 0,
+                NumberFormat format = NumberFormat::F32) {
+  Instruction i;
+  i.depth = static_cast<uint32_t>(fn);
+  i.a = src;
+  i.b = src2;
+  i.c = dst;
+  i.rows = rows;
+  i.cols = cols;
+  i.format = format;
+  if (isBinary(fn)) {
+    i.flags = static_cast<uint8_t>(mode);
+    uint32_t bits;
+    std::memcpy(&bits, &imm, 4);
+    i.dram = bits;
+  }
+  return i;
+}
+
+std::vector<float> readResult(const Program &p, size_t offset, size_t count) {
+  std::vector<float> out(count);
+  std::memcpy(out.data(), p.dram.data() + offset, count * 4);
+  return out;
+}
+
+TEST(Simulator, VectorSoftmaxIsBitExact) {
+  AcceleratorConfig small = std::get<AcceleratorConfig>(presetConfig("small"));
+  const uint32_t rows = 5, cols = 37, block = rows * cols * 4;
+  std::vector<float> x = randomMatrix(rows * cols, 21);
+  // max, x - max, exp, sum, / sum: the softmax of each row.
+  uint32_t stats = block, shifted = block + 64, sums = 2 * block + 64;
+  Program p = vectorProgram(
+      x, rows, cols,
+      {vop(VectorFn::RowMax, 0, stats, rows, cols),
+       vop(VectorFn::Sub, 0, shifted, rows, cols, VectorMode::Column, stats),
+       vop(VectorFn::Exp, shifted, shifted, rows, cols),
+       vop(VectorFn::RowSum, shifted, sums, rows, cols),
+       vop(VectorFn::Div, shifted, shifted, rows, cols, VectorMode::Column,
+           sums)},
+      shifted, rows, cols);
+  Result<SimStats> result = simulate(p, small);
+  ASSERT_TRUE(std::holds_alternative<SimStats>(result))
+      << std::get<std::string>(result);
+  std::vector<float> got = readResult(p, block, rows * cols);
+  for (uint32_t r = 0; r < rows; ++r) {
+    float max = x[r * cols], sum;
+    for (uint32_t j = 1; j < cols; ++j)
+      max = std::max(max, x[r * cols + j]);
+    std::vector<float> e(cols);
+    for (uint32_t j = 0; j < cols; ++j) {
+      volatile float d = x[r * cols + j] - max;
+      e[j] = std::exp(float(d));
+    }
+    sum = e[0];
+    for (uint32_t j = 1; j < cols; ++j) {
+      volatile float s = sum + e[j];
+      sum = s;
+    }
+    for (uint32_t j = 0; j < cols; ++j) {
+      volatile float q = e[j] / sum;
+      EXPECT_EQ(got[r * cols + j], float(q)) << r << "," << j;
+    }
+  }
+  // Timing: each instruction takes its elements over the 16 lanes times
+  // its cost, plus 4; reductions add log2(16) for the lanes' tree.
+  const SimStats &stats_ = std::get<SimStats>(result);
+  int64_t steps = (rows * cols + 15) / 16;
+  EXPECT_EQ(stats_.units[static_cast<int>(Queue::Vector)].busy,
+            (steps + 4 + 4) + (steps + 4) + (4 * steps + 4) +
+                (steps + 4 + 4) + (2 * steps + 4));
+  EXPECT_EQ(stats_.units[static_cast<int>(Queue::Vector)].instructions, 5);
+}
+
+TEST(Simulator, VectorOperandModesAndConversions) {
+  AcceleratorConfig small = std::get<AcceleratorConfig>(presetConfig("small"));
+  const uint32_t rows = 3, cols = 4, block = rows * cols * 4;
+  std::vector<float> x = {1, -2, 3, -4, 5, -6, 7, -8, 9.5f, -10, 11, -12};
+  // Row operand: the first row of x; column operand: the first `rows`
+  // values at the same address (x[r], flat); immediate
+  // 0.5; then relu and a conversion to bf16 and back through copy.
+  uint32_t t = block;
+  Program p = vectorProgram(
+      x, rows, cols,
+      {vop(VectorFn::Mul, 0, t, rows, cols, VectorMode::Row, 0),
+       vop(VectorFn::Add, t, t, rows, cols, VectorMode::Column, 0),
+       vop(VectorFn::Mul, t, t, rows, cols, VectorMode::Immediate, 0, 0.5f),
+       vop(VectorFn::Relu, t, t, rows, cols),
+       vop(VectorFn::Add, t, t, rows, cols, VectorMode::Immediate, 0,
+           1.0f / 3.0f),
+       vop(VectorFn::Copy, t, 2 * block, rows, cols, VectorMode::Full, 0, 0,
+           NumberFormat::BF16)},
+      2 * block, rows, cols / 2);
+  Result<SimStats> result = simulate(p, small);
+  ASSERT_TRUE(std::holds_alternative<SimStats>(result))
+      << std::get<std::string>(result);
+  std::vector<uint16_t> bits(rows * cols);
+  std::memcpy(bits.data(), p.dram.data() + block, bits.size() * 2);
+  for (uint32_t r = 0; r < rows; ++r)
+    for (uint32_t j = 0; j < cols; ++j) {
+      volatile float v = x[r * cols + j] * x[j];
+      v = v + x[r];
+      v = v * 0.5f;
+      float relu = v < 0 ? 0.0f : float(v);
+      volatile float w = relu + 1.0f / 3.0f;
+      EXPECT_EQ(fromBF16(bits[r * cols + j]),
+                roundTo(NumberFormat::BF16, w))
+          << r << "," << j;
+    }
+}
+
+TEST(Program, VectorValidation) {
+  AcceleratorConfig small = std::get<AcceleratorConfig>(presetConfig("small"));
+  std::vector<float> x(8, 1.0f);
+  auto check = [&](Instruction i) {
+    Program p = vectorProgram(x, 2, 4, {i}, 0, 2, 4);
+    return validateProgram(p, small).value_or("");
+  };
+  EXPECT_EQ(check(vop(VectorFn::Exp, 0, 0, 2, 4)), "");
+  Instruction unknown = vop(VectorFn::Exp, 0, 0, 2, 4);
+  unknown.depth = 99;
+  EXPECT_EQ(check(unknown),
+            "instruction 1 (vector): unknown vector function 99");
+  EXPECT_EQ(check(vop(VectorFn::RowSum, 0, 0, 2, 4, VectorMode::Full, 0, 0,
+                      NumberFormat::BF16)),
+            "instruction 1 (vector): cannot write bf16 from the vector unit "
+            "(row reductions write f32)");
+  Instruction operand = vop(VectorFn::Exp, 0, 0, 2, 4);
+  operand.flags = 1;
+  EXPECT_EQ(check(operand), "instruction 1 (vector): only binary vector "
+                            "functions take a second operand");
+  EXPECT_EQ(check(vop(VectorFn::Add, 0, 256 * 1024 - 16, 2, 4)),
+            "instruction 1 (vector): the destination [262128, 262160) is "
+            "beyond its 262144 bytes");
+  EXPECT_EQ(check(vop(VectorFn::Add, 0, 0, 2, 4, VectorMode::Row,
+                      256 * 1024 - 8)),
+            "instruction 1 (vector): the second source [262136, 262152) is "
+            "beyond its 262144 bytes");
+  Instruction mode = vop(VectorFn::Add, 0, 0, 2, 4);
+  mode.flags = 7;
+  EXPECT_EQ(check(mode),
+            "instruction 1 (vector): unknown second-operand mode 7");
+  // Version 1 files have no vector instruction.
+  Program p = vectorProgram(x, 2, 4, {vop(VectorFn::Exp, 0, 0, 2, 4)}, 0, 2, 4);
+  std::vector<uint8_t> bytes = encodeProgram(p);
+  ASSERT_TRUE(std::holds_alternative<Program>(decodeProgram(bytes, small)));
+  bytes[4] = 1;
+  EXPECT_EQ(std::get<std::string>(decodeProgram(bytes, small)),
+            "instruction 1: unknown opcode 5");
 }
 
 } // namespace

@@ -57,7 +57,8 @@ static cl::opt<std::string>
     target("target", cl::init("cpu"),
            cl::desc("The hardware to compile for: cpu (this machine's x86 "
                     "CPU) or systolic (Tessera's accelerator model: matmuls "
-                    "with constant weights and bias/ReLU epilogues so far; "
+                    "with constant weights, elementwise ops, softmax and "
+                    "norms so far; "
                     "-o model.tsp writes the program, -o - or .mlir the "
                     "systolic IR); cuda is planned"),
            cl::value_desc("cpu|systolic"), cl::cat(category));

@@ -125,4 +125,29 @@ def Systolic_DrainOp : Systolic_Op<"drain"> {
   }];
 }
 
+def Systolic_VectorOp : Systolic_Op<"vector"> {
+  let summary = "an elementwise operation or row reduction (vector queue)";
+  let description = [{
+    `fn` on `rows` x `cols` fp32 values in the unified buffer at `src`,
+    written at `dst` in `format` (f32, bf16 or f16; a row reduction,
+    `row_sum` or `row_max`, writes `rows` f32 values). Unary functions:
+    copy, exp, tanh, erf, sigmoid, relu, gelu, gelu_tanh, silu, sqrt,
+    rsqrt, reciprocal, neg, abs, log. Binary functions (add, sub, mul,
+    div, max, min, pow) take a second operand by `mode`: `full` (a rows x
+    cols block at `src2`), `row` (one row of cols values at `src2` for
+    every row), `column` (one value per row at `src2`) or `immediate`
+    (`imm`).
+  }];
+  let arguments = (ins StrAttr:$fn, StrAttr:$format, I64Attr:$src,
+                       I64Attr:$dst, I64Attr:$rows, I64Attr:$cols,
+                       OptionalAttr<StrAttr>:$mode,
+                       OptionalAttr<I64Attr>:$src2,
+                       OptionalAttr<F32Attr>:$imm,
+                       DefaultValuedAttr<I64Attr, "0">:$wait,
+                       DefaultValuedAttr<I64Attr, "0">:$signal);
+  let assemblyFormat = [{
+    $fn $format `src` $src `dst` $dst `rows` $rows `cols` $cols attr-dict
+  }];
+}
+
 #endif // TESSERA_SYSTOLIC_OPS_TD

@@ -17,6 +17,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,7 +34,50 @@ enum class Opcode : uint8_t {
   Drain = 3,
   /// Unified buffer -> DRAM (store queue).
   Store = 4,
+  /// An elementwise operation or a row reduction on fp32 rows in the
+  /// unified buffer (vector queue; program version 2).
+  Vector = 5,
 };
+
+/// What a vector instruction computes (its `depth` field): unary
+/// functions of the first source, binary operations of both sources, and
+/// reductions of each row to one value.
+enum class VectorFn : uint16_t {
+  Copy = 0,
+  Exp = 1,
+  Tanh = 2,
+  Erf = 3,
+  Sigmoid = 4,
+  Relu = 5,
+  GeluErf = 6,
+  GeluTanh = 7,
+  Silu = 8,
+  Sqrt = 9,
+  Rsqrt = 10,
+  Reciprocal = 11,
+  Neg = 12,
+  Abs = 13,
+  Log = 14,
+  Add = 32,
+  Sub = 33,
+  Mul = 34,
+  Div = 35,
+  Max = 36,
+  Min = 37,
+  Pow = 38,
+  RowSum = 64,
+  RowMax = 65,
+};
+/// Where a binary vector instruction's second operand comes from (its
+/// `flags`): a full rows x cols block, one row of cols values shared by
+/// every row, one value per row, or the fp32 immediate in `dram`.
+enum class VectorMode : uint8_t { Full = 0, Row = 1, Column = 2, Immediate = 3 };
+bool isUnary(VectorFn fn);
+bool isBinary(VectorFn fn);
+bool isRowReduction(VectorFn fn);
+/// The function's name in the assembly form, or null for an unknown code.
+const char *vectorFnName(VectorFn fn);
+std::optional<VectorFn> parseVectorFn(const std::string &name);
 
 enum class Queue : uint8_t { Load, Matrix, Vector, Store };
 const char *queueName(Queue queue);
@@ -76,6 +120,12 @@ struct Instruction {
   ///   (<= array columns); activations are m x k row-major, weights k x n.
   /// Drain: first accumulator row, unified-buffer byte address, rows,
   ///   columns, requantization scale (fp32 bits; int8 output only).
+  /// Vector: first source `a`, second source `b` and destination `c`
+  ///   (unified-buffer byte addresses; sources fp32, the destination in
+  ///   `format`: f32, bf16 or f16, or f32 rows x 1 for a row reduction),
+  ///   `rows` x `cols` elements, the function in `depth` (VectorFn), the
+  ///   second source's VectorMode in `flags`, an fp32 immediate in the low
+  ///   32 bits of `dram`.
   uint64_t dram = 0;
   uint32_t a = 0, b = 0, c = 0, rows = 0, depth = 0, cols = 0;
 };
@@ -106,7 +156,8 @@ struct Program {
   std::vector<TensorInfo> tensors;
 };
 
-constexpr uint32_t kProgramVersion = 1;
+/// Version 2 adds the vector instruction; version-1 programs still load.
+constexpr uint32_t kProgramVersion = 2;
 
 /// The version-1 binary encoding.
 std::vector<uint8_t> encodeProgram(const Program &program);

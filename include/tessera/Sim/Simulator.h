@@ -86,6 +86,47 @@ std::optional<std::string> appendGemm(const AcceleratorConfig &config,
                                       const GemmStep &step,
                                       std::vector<Instruction> &out);
 
+/// A computation on the vector unit over an R x C view of tensors in
+/// DRAM (fp32), run in chunks of rows that fit the unified buffer: each
+/// chunk's inputs are loaded, the ops run in order on buffers ("slots")
+/// of the chunk, and the output slot is stored. A slot holds the chunk's
+/// rows x C values (Full), one value per row (Column), or one row of C
+/// values shared by every chunk (Row, loaded once).
+struct VectorStep {
+  enum class Shape : uint8_t { Full, Column, Row };
+  struct Slot {
+    Shape shape = Shape::Full;
+    /// Where an input slot's values are in DRAM (fp32), or none for a
+    /// temporary.
+    std::optional<uint64_t> dram;
+  };
+  struct Op {
+    VectorFn fn = VectorFn::Copy;
+    /// Destination and sources, indices into `slots`. The destination of
+    /// a row reduction is a Column slot; otherwise the destination and the
+    /// first source have the same shape and the second source's shape
+    /// gives the operand mode (or `immediate`).
+    int dst = 0, src = 0, src2 = -1;
+    std::optional<float> immediate;
+  };
+  int64_t rows = 0, cols = 0;
+  std::vector<Slot> slots;
+  std::vector<Op> ops;
+  /// The slot stored to `out` (rows x cols, or rows for a Column slot) in
+  /// `outFormat`: f32, bf16 or f16 (the last op writing it converts).
+  int output = 0;
+  uint64_t out = 0;
+  NumberFormat outFormat = NumberFormat::F32;
+};
+
+/// Appends `step` to `out`; its first load waits for every earlier store
+/// and its tokens balance on their own, so steps and GEMMs compose in
+/// sequence. Errors when one row of every slot does not fit the unified
+/// buffer.
+std::optional<std::string> appendVectorStep(const AcceleratorConfig &config,
+                                            const VectorStep &step,
+                                            std::vector<Instruction> &out);
+
 /// A weight-stationary GEMM program C = A x B (A: M x K, B: K x N, given
 /// in fp32 and converted to `format`; C in fp32) tiled to the array and
 /// the on-chip memories, with double-buffered weight and activation

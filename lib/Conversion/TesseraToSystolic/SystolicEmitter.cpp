@@ -67,6 +67,30 @@ Operation *tessera::buildInstructionOp(OpBuilder &b, Location loc,
         (i.flags & sim::kDrainRelu) ? b.getUnitAttr() : UnitAttr(), i64(0),
         i64(0));
     break;
+  case sim::Opcode::Vector: {
+    auto fn = static_cast<sim::VectorFn>(i.depth);
+    auto mode = static_cast<sim::VectorMode>(i.flags);
+    StringAttr modeName;
+    IntegerAttr src2;
+    FloatAttr imm;
+    if (sim::isBinary(fn)) {
+      static const char *modes[] = {"full", "row", "column", "immediate"};
+      modeName = b.getStringAttr(modes[static_cast<int>(mode) & 3]);
+      if (mode == sim::VectorMode::Immediate) {
+        float value;
+        uint32_t bits = static_cast<uint32_t>(i.dram);
+        std::memcpy(&value, &bits, 4);
+        imm = b.getF32FloatAttr(value);
+      } else {
+        src2 = i64(i.b);
+      }
+    }
+    op = systolic::VectorOp::create(
+        b, loc, b.getStringAttr(sim::vectorFnName(fn)),
+        b.getStringAttr(sim::formatName(i.format)), i64(i.a), i64(i.c),
+        i64(i.rows), i64(i.cols), modeName, src2, imm, i64(0), i64(0));
+    break;
+  }
   }
   op->setAttr("wait", i64(i.waitMask));
   op->setAttr("signal", i64(i.signalMask));
@@ -161,6 +185,45 @@ tessera::emitSystolicProgram(ModuleOp module,
       }
       if (drain.getRelu())
         i.flags |= sim::kDrainRelu;
+    } else if (auto vector = dyn_cast<systolic::VectorOp>(op)) {
+      i.opcode = sim::Opcode::Vector;
+      std::optional<sim::VectorFn> fn =
+          sim::parseVectorFn(vector.getFn().str());
+      if (!fn)
+        return fail(vector, "unknown vector function '" + vector.getFn() +
+                                "'");
+      std::optional<sim::NumberFormat> f =
+          sim::parseFormat(vector.getFormat().str());
+      if (!f)
+        return fail(vector, "unknown format");
+      i.format = *f;
+      i.depth = static_cast<uint32_t>(*fn);
+      i.a = field("src");
+      i.c = field("dst");
+      i.rows = field("rows");
+      i.cols = field("cols");
+      if (sim::isBinary(*fn)) {
+        StringRef mode = vector.getMode() ? *vector.getMode() : "";
+        if (mode == "full" || mode == "row" || mode == "column") {
+          i.flags = mode == "full"  ? 0
+                    : mode == "row" ? 1
+                                    : 2;
+          if (!vector.getSrc2())
+            return fail(vector, "a '" + mode + "' operand needs src2");
+          i.b = field("src2");
+        } else if (mode == "immediate") {
+          if (!vector.getImm())
+            return fail(vector, "an immediate operand needs imm");
+          i.flags = 3;
+          float value = vector.getImm()->convertToFloat();
+          uint32_t bits;
+          std::memcpy(&bits, &value, 4);
+          i.dram = bits;
+        } else {
+          return fail(vector, "a binary function needs mode full, row, "
+                              "column or immediate");
+        }
+      }
     } else {
       return fail(&op, "is not an instruction of the systolic program");
     }

@@ -1,9 +1,47 @@
 // RUN: tessera-opt %s --split-input-file --verify-diagnostics --convert-tessera-to-systolic="accel=small" -o /dev/null
 
-// An op the vector unit cannot run yet is reported where it is.
+// An op the accelerator cannot run yet is reported where it is.
+func.func @main(%x: tensor<8x16xf32>) -> tensor<16x8xf32> {
+  // expected-error @+1 {{'tessera.transpose' cannot run on the systolic target yet: its lowering handles matmuls with constant weights, elementwise ops, softmax, layer_norm and rms_norm}}
+  %0 = tessera.transpose %x [1, 0] : tensor<8x16xf32> -> tensor<16x8xf32>
+  return %0 : tensor<16x8xf32>
+}
+
+// -----
+
+// A softmax along another axis than the last.
 func.func @main(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
-  // expected-error @+1 {{'tessera.softmax' cannot run on the systolic target yet: its lowering handles matmuls with constant weights and their bias and ReLU epilogues}}
-  %0 = tessera.softmax %x : tensor<8x16xf32>
+  // expected-error @+1 {{'tessera.softmax' runs on the vector unit along the last axis only}}
+  %0 = tessera.softmax %x {axis = 0 : i64} : tensor<8x16xf32>
+  return %0 : tensor<8x16xf32>
+}
+
+// -----
+
+// Broadcasts the vector unit does not take: an outer sum of a row and a
+// column.
+func.func @main(%x: tensor<8x1xf32>, %y: tensor<1x16xf32>) -> tensor<8x16xf32> {
+  // expected-error @+1 {{'tessera.add' needs an operand of the result's shape on the vector unit}}
+  %0 = tessera.add %x, %y : tensor<8x1xf32>, tensor<1x16xf32> -> tensor<8x16xf32>
+  return %0 : tensor<8x16xf32>
+}
+
+// -----
+
+// A broadcast base of a power.
+func.func @main(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  %two = tessera.constant dense<2.0> : tensor<f32>
+  // expected-error @+1 {{'tessera.pow' with a broadcast base is not supported on the vector unit}}
+  %0 = tessera.pow %two, %x : tensor<f32>, tensor<8x16xf32> -> tensor<8x16xf32>
+  return %0 : tensor<8x16xf32>
+}
+
+// -----
+
+// A layer norm whose scale broadcasts one value over the normalized dims.
+func.func @main(%x: tensor<8x16xf32>, %g: tensor<1xf32>) -> tensor<8x16xf32> {
+  // expected-error @+1 {{'tessera.layer_norm' needs its scale and bias shaped like the normalized dims on the vector unit}}
+  %0 = tessera.layer_norm %x scale(%g : tensor<1xf32>) : tensor<8x16xf32>
   return %0 : tensor<8x16xf32>
 }
 
@@ -50,7 +88,7 @@ func.func @main(%x: tensor<8x16xf32>) -> (tensor<8x16xf32>, tensor<8x4xf32>) {
 
 // An input returned as it is.
 func.func @main(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
-  // expected-error @+1 {{each result must be the result of a matmul (an input returned as it is is not supported)}}
+  // expected-error @+1 {{each result must be computed on the accelerator (an input or constant returned as it is is not supported)}}
   return %x : tensor<8x16xf32>
 }
 

@@ -1,7 +1,9 @@
 # mlp_model.py - small models in ONNX's test layout, with an input and the
 # float64 outputs of bf16-rounded operands, for the systolic target's
 # end-to-end test: OUT/mlp, a two-layer MLP (MatMul, Add, Relu, MatMul), and
-# OUT/heads, two independent matmuls of one input (two outputs).
+# OUT/heads, two independent matmuls of one input (two outputs), and
+# OUT/block, a feed-forward block with vector-unit work: MatMul, Add,
+# LayerNormalization, Gelu (erf), MatMul, a residual Add, Softmax.
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import os
 import sys
@@ -66,6 +68,55 @@ def main():
         [numpy_helper.from_array(w1, "w1"), numpy_helper.from_array(w3, "w3")]),
         [("x", x)], [("a", first), ("b", second)])
 
+    block(out, rng)
+
+
+def layer_norm(v, scale, bias, eps=1e-5):
+    mean = v.mean(-1, keepdims=True)
+    var = ((v - mean) ** 2).mean(-1, keepdims=True)
+    return (v - mean) / np.sqrt(var + eps) * scale + bias
+
+
+def block(out, rng):
+    """y = softmax(x + gelu(layer_norm(x @ w1 + b1)) @ w2): float64, with
+    the matmul operands rounded to bf16 as the accelerator rounds them."""
+    from math import erf
+    m, d, f = 40, 32, 64
+    x = rng.standard_normal((m, d), dtype=np.float32)
+    w1 = rng.standard_normal((d, f), dtype=np.float32) * 0.2
+    b1 = rng.standard_normal(f, dtype=np.float32) * 0.1
+    g = 1 + 0.1 * rng.standard_normal(f, dtype=np.float32)
+    beta = 0.1 * rng.standard_normal(f, dtype=np.float32)
+    w2 = rng.standard_normal((f, d), dtype=np.float32) * 0.2
+    h = bf16(x).astype(np.float64) @ bf16(w1) + b1
+    n = layer_norm(h, g, beta)
+    gelu = 0.5 * n * (1 + np.vectorize(erf)(n / np.sqrt(2)))
+    r = x + bf16(gelu.astype(np.float32)).astype(np.float64) @ bf16(w2)
+    e = np.exp(r - r.max(-1, keepdims=True))
+    y = e / e.sum(-1, keepdims=True)
+    consts = {"w1": w1, "b1": b1, "g": g, "beta": beta, "w2": w2,
+              "sqrt2": np.array(np.sqrt(2), np.float32),
+              "one": np.array(1, np.float32), "half": np.array(0.5, np.float32)}
+    inits = [numpy_helper.from_array(v, k) for k, v in consts.items()]
+    node = helper.make_node
+    save(os.path.join(out, "block"), helper.make_graph(
+        [node("MatMul", ["x", "w1"], ["h0"], name="up"),
+         node("Add", ["h0", "b1"], ["h1"], name="up_bias"),
+         node("LayerNormalization", ["h1", "g", "beta"], ["n"], name="norm",
+              axis=-1),
+         # GELU in its erf form, raised to one op by the compiler.
+         node("Div", ["n", "sqrt2"], ["n_s"], name="gelu_div"),
+         node("Erf", ["n_s"], ["n_e"], name="gelu_erf"),
+         node("Add", ["n_e", "one"], ["n_p"], name="gelu_add"),
+         node("Mul", ["n", "n_p"], ["n_m"], name="gelu_mul"),
+         node("Mul", ["n_m", "half"], ["a"], name="gelu_half"),
+         node("MatMul", ["a", "w2"], ["d"], name="down"),
+         node("Add", ["x", "d"], ["r"], name="residual"),
+         node("Softmax", ["r"], ["y"], name="probs", axis=-1)],
+        "block",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [m, d])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [m, d])],
+        inits), [("x", x)], [("y", y)])
 
 if __name__ == "__main__":
     main()

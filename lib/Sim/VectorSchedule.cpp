@@ -1,0 +1,176 @@
+//===- VectorSchedule.cpp - vector-unit steps as load/vector/store code ---===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#include "tessera/Sim/Simulator.h"
+
+#include <algorithm>
+#include <cstring>
+
+using namespace tessera::sim;
+
+namespace {
+using Shape = VectorStep::Shape;
+
+uint32_t u32(int64_t v) { return static_cast<uint32_t>(v); }
+} // namespace
+
+std::optional<std::string>
+tessera::sim::appendVectorStep(const AcceleratorConfig &config,
+                               const VectorStep &step,
+                               std::vector<Instruction> &out) {
+  const int64_t rows = step.rows, cols = step.cols;
+  if (rows <= 0 || cols <= 0 || rows > 0xffffffffLL || cols > 0xffff)
+    return "a vector step of " + std::to_string(rows) + " x " +
+           std::to_string(cols) + " values is beyond the vector unit";
+  auto slotCount = static_cast<int>(step.slots.size());
+  auto valid = [&](int s) { return s >= 0 && s < slotCount; };
+  if (!valid(step.output) || step.ops.empty())
+    return std::string("a vector step needs ops and an output slot");
+  for (const VectorStep::Op &op : step.ops)
+    if (!valid(op.dst) || !valid(op.src) ||
+        (op.src2 >= 0 && !valid(op.src2)) ||
+        (isBinary(op.fn) && op.src2 < 0 && !op.immediate))
+      return std::string("a vector step's op names a slot it does not have");
+
+  // Rows per chunk: what fits the unified buffer (the Row slots once, the
+  // others per row), at most 65535 (an instruction's row count).
+  int64_t fixed = 0, perRow = 0;
+  for (const VectorStep::Slot &slot : step.slots) {
+    if (slot.shape == Shape::Row)
+      fixed += (cols * 4 + 63) / 64 * 64;
+    else
+      perRow += slot.shape == Shape::Full ? cols * 4 : 4;
+  }
+  int64_t room = config.unifiedBufferBytes - fixed - 64 * slotCount;
+  if (room < perRow)
+    return "one row of a " + std::to_string(cols) +
+           "-column vector step does not fit the " +
+           std::to_string(config.unifiedBufferBytes) +
+           "-byte unified buffer";
+  int64_t chunk = std::min<int64_t>({rows, room / perRow, 0xffff});
+
+  // The slots' addresses: Row slots first, then each per-chunk slot.
+  std::vector<uint32_t> address(step.slots.size());
+  int64_t next = 0;
+  for (int pass = 0; pass < 2; ++pass)
+    for (int s = 0; s < slotCount; ++s) {
+      const VectorStep::Slot &slot = step.slots[s];
+      if ((slot.shape == Shape::Row) != (pass == 0))
+        continue;
+      address[s] = u32(next);
+      int64_t bytes = slot.shape == Shape::Row    ? cols * 4
+                      : slot.shape == Shape::Full ? chunk * cols * 4
+                                                  : chunk * 4;
+      next = (next + bytes + 63) / 64 * 64;
+    }
+
+  auto load = [&](uint64_t dram, uint32_t sram, int64_t bytes) {
+    Instruction i;
+    i.opcode = Opcode::Load;
+    i.dram = dram;
+    i.a = sram;
+    i.rows = 1;
+    i.c = u32(bytes);
+    i.b = u32(bytes);
+    return i;
+  };
+  bool first = true;
+  auto emitLoad = [&](Instruction i) {
+    if (first)
+      i.flags |= kLoadFence;
+    first = false;
+    out.push_back(i);
+  };
+  // Row slots, once.
+  for (int s = 0; s < slotCount; ++s)
+    if (step.slots[s].shape == Shape::Row && step.slots[s].dram)
+      emitLoad(load(*step.slots[s].dram, address[s], cols * 4));
+
+  const VectorStep::Slot &outSlot = step.slots[step.output];
+  int64_t outSize = formatBytes(step.outFormat);
+  int64_t chunks = (rows + chunk - 1) / chunk;
+  for (int64_t c = 0; c < chunks; ++c) {
+    int64_t r0 = c * chunk, n = std::min(chunk, rows - r0);
+    bool last = c + 1 == chunks;
+    // Loads of this chunk's Full and Column inputs; the first waits until
+    // the vector unit is done with the previous chunk's buffers.
+    std::vector<Instruction> loads;
+    for (int s = 0; s < slotCount; ++s) {
+      const VectorStep::Slot &slot = step.slots[s];
+      if (slot.shape == Shape::Row || !slot.dram)
+        continue;
+      int64_t width = slot.shape == Shape::Full ? cols * 4 : 4;
+      loads.push_back(load(*slot.dram + uint64_t(r0 * width), address[s],
+                           n * width));
+    }
+    if (loads.empty()) {
+      // A step of Row inputs only still hands the vector unit a token.
+      loads.push_back(load(step.slots[0].dram.value_or(0), address[0], 4));
+    }
+    if (c > 0)
+      loads.front().waitMask |= 1u << VectorToLoad;
+    loads.back().signalMask |= 1u << LoadToVector;
+    for (Instruction &i : loads)
+      emitLoad(i);
+
+    size_t firstOp = out.size();
+    // The last op writing the output slot writes it in the output format;
+    // earlier ones (and every other slot) hold fp32.
+    size_t lastWriter = 0;
+    for (size_t k = 0; k < step.ops.size(); ++k)
+      if (step.ops[k].dst == step.output)
+        lastWriter = k;
+    for (size_t k = 0; k < step.ops.size(); ++k) {
+      const VectorStep::Op &op = step.ops[k];
+      const VectorStep::Slot &src = step.slots[op.src];
+      Instruction i;
+      i.opcode = Opcode::Vector;
+      i.depth = static_cast<uint32_t>(op.fn);
+      i.a = address[op.src];
+      i.c = address[op.dst];
+      // A Column slot is n x 1; a Row slot 1 x cols.
+      i.rows = u32(src.shape == Shape::Row ? 1 : n);
+      i.cols = u32(src.shape == Shape::Column ? 1 : cols);
+      i.format = k == lastWriter && op.dst == step.output &&
+                         !isRowReduction(op.fn)
+                     ? step.outFormat
+                     : NumberFormat::F32;
+      if (isBinary(op.fn)) {
+        if (op.src2 < 0) {
+          i.flags = static_cast<uint8_t>(VectorMode::Immediate);
+          float value = *op.immediate;
+          uint32_t bits;
+          std::memcpy(&bits, &value, 4);
+          i.dram = bits;
+        } else {
+          Shape other = step.slots[op.src2].shape;
+          i.b = address[op.src2];
+          i.flags = static_cast<uint8_t>(
+              other == src.shape   ? VectorMode::Full
+              : other == Shape::Row ? VectorMode::Row
+                                    : VectorMode::Column);
+        }
+      }
+      out.push_back(i);
+    }
+    out[firstOp].waitMask |= 1u << LoadToVector;
+    if (c > 0)
+      out[firstOp].waitMask |= 1u << StoreToVector;
+    out.back().signalMask |= 1u << VectorToStore;
+    if (!last)
+      out.back().signalMask |= 1u << VectorToLoad;
+
+    Instruction store;
+    store.opcode = Opcode::Store;
+    int64_t width = outSlot.shape == Shape::Full ? cols * outSize : 4;
+    store.dram = step.out + uint64_t(r0 * width);
+    store.a = address[step.output];
+    store.rows = 1;
+    store.c = u32(n * width);
+    store.b = store.c;
+    store.waitMask = 1u << VectorToStore;
+    if (!last)
+      store.signalMask = 1u << StoreToVector;
+    out.push_back(store);
+  }
+  return std::nullopt;
+}
