@@ -316,7 +316,9 @@ tessera::sim::validateProgram(const Program &program,
       if (i.opcode == Opcode::Store && i.flags)
         return fail("unknown store flags " + std::to_string(i.flags));
       uint64_t rows = std::max<uint64_t>(i.rows, 1);
-      if (rows > 1 && i.b < i.c)
+      // Loads may read rows again (a broadcast); stores write each byte
+      // once.
+      if (i.opcode == Opcode::Store && rows > 1 && i.b < i.c)
         return fail("the DRAM row stride (" + std::to_string(i.b) +
                     ") is smaller than a row (" + std::to_string(i.c) + ")");
       bool weights = i.opcode == Opcode::Load && (i.flags & 1);

@@ -174,3 +174,137 @@ tessera::sim::appendVectorStep(const AcceleratorConfig &config,
   }
   return std::nullopt;
 }
+
+std::optional<std::string>
+tessera::sim::appendCopyStep(const AcceleratorConfig &config,
+                             const CopyStep &step,
+                             std::vector<Instruction> &out) {
+  size_t rank = step.shape.size();
+  if (rank == 0 || step.srcStrides.size() != rank ||
+      step.dstStrides.size() != rank)
+    return std::string("a copy needs a shape and a stride per dim");
+  // At least two dims: [rows, length] blocks.
+  std::vector<int64_t> shape = step.shape, src = step.srcStrides,
+                       dst = step.dstStrides;
+  if (rank == 1) {
+    shape.insert(shape.begin(), 1);
+    src.insert(src.begin(), 0);
+    dst.insert(dst.begin(), 0);
+    rank = 2;
+  }
+  for (int64_t d : shape)
+    if (d <= 0)
+      return std::string("a copy of an empty view");
+  int64_t rows = shape[rank - 2], length = shape[rank - 1];
+  if (rows > 0xffff || length > 0xffff)
+    return "a copy block of " + std::to_string(rows) + " x " +
+           std::to_string(length) + " is beyond the DMA engines";
+  int64_t outSize = formatBytes(step.dstFormat);
+  int64_t blockIn = rows * length * 4, blockOut = rows * length * outSize;
+  // Blocks per chunk: both the fp32 block and the converted one fit half
+  // the unified buffer.
+  int64_t perChunk = config.unifiedBufferBytes / 2 / (blockIn + blockOut);
+  if (perChunk < 1)
+    return "a " + std::to_string(rows) + " x " + std::to_string(length) +
+           " copy block does not fit the unified buffer";
+  int64_t blocks = 1;
+  for (size_t d = 0; d + 2 < rank; ++d)
+    blocks *= shape[d];
+  perChunk = std::min<int64_t>(perChunk, 0xffff / rows);
+  perChunk = std::max<int64_t>(perChunk, 1);
+  uint32_t inArea = 0;
+  auto outArea =
+      static_cast<uint32_t>((perChunk * blockIn + 63) / 64 * 64);
+
+  // The DRAM offsets (in elements) of block b's first element.
+  auto blockOffset = [&](int64_t b, const std::vector<int64_t> &strides) {
+    int64_t offset = 0;
+    for (size_t d = rank - 2; d-- > 0;) {
+      offset += (b % shape[d]) * strides[d];
+      b /= shape[d];
+    }
+    return offset;
+  };
+  bool first = true;
+  int64_t chunks = (blocks + perChunk - 1) / perChunk;
+  for (int64_t c = 0; c < chunks; ++c) {
+    int64_t b0 = c * perChunk, n = std::min(perChunk, blocks - b0);
+    bool last = c + 1 == chunks;
+    size_t firstLoad = out.size();
+    for (int64_t b = b0; b < b0 + n; ++b) {
+      auto sram = static_cast<uint32_t>(inArea + (b - b0) * blockIn);
+      int64_t base = blockOffset(b, src);
+      auto emit = [&](int64_t element, uint32_t at, int64_t dmaRows,
+                      int64_t rowBytes, int64_t stride) {
+        int64_t address = int64_t(step.src) + element * 4;
+        if (address < 0)
+          return;
+        Instruction i;
+        i.opcode = Opcode::Load;
+        i.dram = static_cast<uint64_t>(address);
+        i.a = at;
+        i.rows = static_cast<uint32_t>(dmaRows);
+        i.c = static_cast<uint32_t>(rowBytes);
+        i.b = static_cast<uint32_t>(stride);
+        if (first)
+          i.flags |= kLoadFence;
+        first = false;
+        out.push_back(i);
+      };
+      if (src[rank - 1] == 1) {
+        emit(base, sram, rows, length * 4, src[rank - 2] * 4);
+      } else {
+        for (int64_t r = 0; r < rows; ++r)
+          emit(base + r * src[rank - 2], sram + u32(r * length * 4), length,
+               4, src[rank - 1] * 4);
+      }
+    }
+    if (c > 0)
+      out[firstLoad].waitMask |= 1u << VectorToLoad;
+    out.back().signalMask |= 1u << LoadToVector;
+
+    Instruction copy;
+    copy.opcode = Opcode::Vector;
+    copy.depth = static_cast<uint32_t>(VectorFn::Copy);
+    copy.a = inArea;
+    copy.c = outArea;
+    copy.rows = u32(n * rows);
+    copy.cols = u32(length);
+    copy.format = step.dstFormat;
+    copy.waitMask = 1u << LoadToVector;
+    if (c > 0)
+      copy.waitMask |= 1u << StoreToVector;
+    copy.signalMask = 1u << VectorToStore;
+    if (!last)
+      copy.signalMask |= 1u << VectorToLoad;
+    out.push_back(copy);
+
+    size_t firstStore = out.size();
+    for (int64_t b = b0; b < b0 + n; ++b) {
+      auto sram = static_cast<uint32_t>(outArea + (b - b0) * blockOut);
+      int64_t base = blockOffset(b, dst);
+      auto emit = [&](int64_t element, uint32_t at, int64_t dmaRows,
+                      int64_t rowBytes, int64_t stride) {
+        Instruction i;
+        i.opcode = Opcode::Store;
+        i.dram = static_cast<uint64_t>(int64_t(step.dst) + element * outSize);
+        i.a = at;
+        i.rows = static_cast<uint32_t>(dmaRows);
+        i.c = static_cast<uint32_t>(rowBytes);
+        i.b = static_cast<uint32_t>(stride);
+        out.push_back(i);
+      };
+      if (dst[rank - 1] == 1) {
+        emit(base, sram, rows, length * outSize, dst[rank - 2] * outSize);
+      } else {
+        for (int64_t r = 0; r < rows; ++r)
+          emit(base + r * dst[rank - 2], sram + u32(r * length * outSize),
+               length, outSize, dst[rank - 1] * outSize);
+      }
+    }
+    out[firstStore].waitMask |= 1u << VectorToStore;
+    if (!last)
+      out.back().signalMask |= 1u << StoreToVector;
+  }
+  return std::nullopt;
+}

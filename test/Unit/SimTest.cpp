@@ -684,6 +684,59 @@ TEST(Simulator, VectorOperandModesAndConversions) {
     }
 }
 
+TEST(Simulator, StridedCopies) {
+  AcceleratorConfig small = std::get<AcceleratorConfig>(presetConfig("small"));
+  // x: 2 x 3 x 4 at DRAM 0. A transpose of the last two dims (a strided
+  // innermost dim), then a broadcast of row 1 of x[0] to 3 x 4 in bf16
+  // (stride 0), into the DRAM after x.
+  std::vector<float> x(24);
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = float(i) * 1.5f - 7;
+  Program p;
+  p.dram.resize(24 * 4 + 24 * 4 + 12 * 2);
+  std::memcpy(p.dram.data(), x.data(), 96);
+  CopyStep transpose;
+  transpose.shape = {2, 4, 3};
+  transpose.srcStrides = {12, 1, 4};
+  transpose.dstStrides = {12, 3, 1};
+  transpose.src = 0;
+  transpose.dst = 96;
+  ASSERT_FALSE(appendCopyStep(small, transpose, p.instructions));
+  CopyStep broadcast;
+  broadcast.shape = {3, 4};
+  broadcast.srcStrides = {0, 1};
+  broadcast.dstStrides = {4, 1};
+  broadcast.src = 16;
+  broadcast.dst = 192;
+  broadcast.dstFormat = NumberFormat::BF16;
+  ASSERT_FALSE(appendCopyStep(small, broadcast, p.instructions));
+  Result<SimStats> result = simulate(p, small);
+  ASSERT_TRUE(std::holds_alternative<SimStats>(result))
+      << std::get<std::string>(result);
+  std::vector<float> t = readResult(p, 96, 24);
+  for (int b = 0; b < 2; ++b)
+    for (int j = 0; j < 4; ++j)
+      for (int i = 0; i < 3; ++i)
+        EXPECT_EQ(t[b * 12 + j * 3 + i], x[b * 12 + i * 4 + j]);
+  std::vector<uint16_t> bits(12);
+  std::memcpy(bits.data(), p.dram.data() + 192, 24);
+  for (int r = 0; r < 3; ++r)
+    for (int j = 0; j < 4; ++j)
+      EXPECT_EQ(fromBF16(bits[r * 4 + j]), roundTo(NumberFormat::BF16, x[4 + j]));
+  // Chunks: on a tiny unified buffer the blocks go a few at a time.
+  AcceleratorConfig tiny = small;
+  tiny.unifiedBufferBytes = 256;
+  std::vector<Instruction> code;
+  ASSERT_FALSE(appendCopyStep(tiny, transpose, code));
+  int copies = 0;
+  for (const Instruction &i : code)
+    copies += i.opcode == Opcode::Vector;
+  EXPECT_EQ(copies, 2);
+  tiny.unifiedBufferBytes = 64;
+  EXPECT_EQ(*appendCopyStep(tiny, transpose, code),
+            "a 4 x 3 copy block does not fit the unified buffer");
+}
+
 TEST(Program, VectorValidation) {
   AcceleratorConfig small = std::get<AcceleratorConfig>(presetConfig("small"));
   std::vector<float> x(8, 1.0f);

@@ -127,6 +127,27 @@ std::optional<std::string> appendVectorStep(const AcceleratorConfig &config,
                                             const VectorStep &step,
                                             std::vector<Instruction> &out);
 
+/// A copy of a strided view of a DRAM tensor into another strided view:
+/// element `idx` of `shape` is read at `src + sum(idx[d] * srcStrides[d])`
+/// (fp32 elements) and written at `dst + sum(idx[d] * dstStrides[d])`
+/// (elements of `dstFormat`, converted on the vector unit). Strides may be
+/// 0 (a broadcast) and need not be row-major (a transpose, a slice, an
+/// im2col of a convolution, a concatenation's part). The two innermost
+/// dims move as blocks: a contiguous innermost dim moves whole rows per DMA
+/// row, a strided one element by element.
+struct CopyStep {
+  std::vector<int64_t> shape, srcStrides, dstStrides;
+  uint64_t src = 0, dst = 0;
+  NumberFormat dstFormat = NumberFormat::F32;
+};
+
+/// Appends `step` to `out` (loads, a vector copy per chunk of blocks,
+/// stores); like the other steps its first load waits for every earlier
+/// store and its tokens balance on their own.
+std::optional<std::string> appendCopyStep(const AcceleratorConfig &config,
+                                          const CopyStep &step,
+                                          std::vector<Instruction> &out);
+
 /// A weight-stationary GEMM program C = A x B (A: M x K, B: K x N, given
 /// in fp32 and converted to `format`; C in fp32) tiled to the array and
 /// the on-chip memories, with double-buffered weight and activation
