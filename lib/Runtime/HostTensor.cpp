@@ -93,10 +93,14 @@ Comparison tessera::runtime::compareTensors(const HostTensor &actual,
     c.shapesMatch = false;
     return c;
   }
+  double dot = 0, actualNorm = 0, expectedNorm = 0;
   for (int64_t i = 0, n = expected.numElements(); i < n; ++i) {
     double a = actual.at(i), e = expected.at(i);
     if (std::isfinite(e))
       c.maxAbsExpected = std::max(c.maxAbsExpected, std::fabs(e));
+    dot += a * e;
+    actualNorm += a * a;
+    expectedNorm += e * e;
     if (std::isnan(a) && std::isnan(e))
       continue;
     if (std::isinf(a) && std::isinf(e) && (a > 0) == (e > 0))
@@ -113,5 +117,9 @@ Comparison tessera::runtime::compareTensors(const HostTensor &actual,
     if (!(err <= atol + rtol * std::fabs(e)))
       ++c.mismatches;
   }
+  if (actualNorm > 0 || expectedNorm > 0)
+    c.cosine = dot / std::sqrt(actualNorm * expectedNorm);
+  if (std::isnan(c.cosine))
+    c.cosine = 0;
   return c;
 }

@@ -137,13 +137,39 @@ static std::string supportArchive() {
   return std::string(path);
 }
 
+static cl::list<std::string> dims(
+    "dim",
+    cl::desc("For --target=systolic: fix a symbolic input dim to a size, "
+             "as name=size (repeat for more); the program runs at that "
+             "size only"),
+    cl::value_desc("name=size"), cl::cat(category));
+
+/// The import options from --dim, or an error for a malformed one.
+static llvm::Expected<tessera::ONNXImportOptions> importOptions() {
+  tessera::ONNXImportOptions options;
+  for (const std::string &dim : dims) {
+    auto [name, size] = StringRef(dim).split('=');
+    int64_t value;
+    if (name.empty() || size.getAsInteger(10, value) || value <= 0)
+      return createStringError(inconvertibleErrorCode(),
+                               "--dim expects name=size with a positive "
+                               "size, got '" +
+                                   dim + "'");
+    options.dimValues[name.str()] = value;
+  }
+  return options;
+}
+
 /// The systolic target: the graph phase (without fusion regions), the
 /// schedule as a systolic.program, then either that IR (-o -, .mlir) or
 /// the .tsp program file.
 static int compileForSystolic(mlir::MLIRContext &context,
                               mlir::TimingScope &root) {
   mlir::TimingScope importTiming = root.nest("Import ONNX");
-  auto module = tessera::importONNXFile(inputPath, context);
+  auto imports = importOptions();
+  if (!imports)
+    return report(imports.takeError());
+  auto module = tessera::importONNXFile(inputPath, context, *imports);
   importTiming.stop();
   if (failed(module))
     return 1;
@@ -318,6 +344,11 @@ int main(int argc, char **argv) {
           "program and -o - (or a .mlir file) its IR"));
     return compileForSystolic(context, root);
   }
+  if (!dims.empty())
+    return report(createStringError(
+        inconvertibleErrorCode(),
+        "--dim applies to --target=systolic; a CPU model compiles once for "
+        "every size"));
   if (kind != "mlir")
     return compileToFile(context, root, kind);
 

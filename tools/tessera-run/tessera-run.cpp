@@ -61,6 +61,12 @@ static cl::opt<double> errorRatio(
     cl::desc("Pass when each output's max abs error is at most this "
              "fraction of its max |expected| (instead of --rtol/--atol)"),
     cl::value_desc("F"), cl::cat(category));
+static cl::opt<double> minCosine(
+    "min-cosine", cl::init(0.0),
+    cl::desc("Also require each output's cosine similarity to the expected "
+             "one to be at least this (for reduced-precision targets, e.g. "
+             "0.999 for bf16)"),
+    cl::value_desc("C"), cl::cat(category));
 static cl::opt<unsigned>
     seed("seed", cl::init(0),
          cl::desc("Without --input, run on random inputs from this seed "
@@ -278,6 +284,14 @@ static bool runCase(const RunFn &model, StringRef label,
     }
     outs() << format(": max abs error %.3g, max rel error %.3g", c.maxAbsError,
                      c.maxRelError);
+    if (minCosine > 0) {
+      outs() << format(", cosine %.6f", c.cosine);
+      if (c.cosine < minCosine) {
+        outs() << format(" (below %g): FAIL\n", double(minCosine));
+        ok = false;
+        continue;
+      }
+    }
     if (errorRatio > 0) {
       double ratio = c.maxAbsError / std::max(c.maxAbsExpected, 1e-30);
       bool within = ratio <= errorRatio;

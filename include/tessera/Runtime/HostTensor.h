@@ -38,6 +38,9 @@ struct Comparison {
   double maxAbsError = 0, maxRelError = 0;
   /// The largest |expected| element, for errors relative to the range.
   double maxAbsExpected = 0;
+  /// The cosine similarity of the two tensors as vectors (1 when both are
+  /// zero).
+  double cosine = 1;
   int64_t worstIndex = -1;
 };
 Comparison compareTensors(const HostTensor &actual, const HostTensor &expected,

@@ -42,21 +42,76 @@ int64_t leadingRows(RankedTensorType type) {
   return rows;
 }
 
-/// Whether every use of `value` (through reshapes) is the lhs of a matmul:
+/// Whether every use of `value` (through reshapes) is an operand of a
+/// matmul (its rhs loaded as weights):
 /// such a value is kept in the operand format, others in fp32 for the
 /// vector unit.
-bool onlyMatmulLhs(Value value) {
+bool onlyMatmulOperands(Value value) {
   for (OpOperand &use : value.getUses()) {
     Operation *user = use.getOwner();
     if (auto reshape = dyn_cast<ts::ReshapeOp>(user)) {
-      if (!onlyMatmulLhs(reshape.getResult()))
+      if (!onlyMatmulOperands(reshape.getResult()))
         return false;
       continue;
     }
-    if (!isa<ts::MatmulOp>(user) || use.getOperandNumber() != 0)
+    auto matmul = dyn_cast<ts::MatmulOp>(user);
+    if (!matmul)
+      return false;
+    // The rhs of a matmul is loaded as weights in the operand format, the
+    // transpose_b of a computed rhs goes through a copy first.
+    if (use.getOperandNumber() == 1 && matmul.getTransposeB())
       return false;
   }
   return !value.use_empty();
+}
+
+SmallVector<int64_t> rowMajor(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> strides(shape.size(), 1);
+  for (size_t d = shape.size(); d-- > 1;)
+    strides[d - 1] = strides[d] * shape[d];
+  return strides;
+}
+
+/// The values of a constant, or of a where whose operands are all
+/// constants (a causal mask), evaluated with numpy broadcasting.
+std::optional<std::vector<float>> constantValues(Value value) {
+  if (auto constant = value.getDefiningOp<ts::ConstantOp>())
+    return ::tessera::floatValues(constant.getValue());
+  auto where = value.getDefiningOp<ts::WhereOp>();
+  if (!where)
+    return std::nullopt;
+  auto cond = where.getCondition().getDefiningOp<ts::ConstantOp>();
+  auto condAttr =
+      cond ? dyn_cast<DenseElementsAttr>(cond.getValue()) : nullptr;
+  std::optional<std::vector<float>> x = constantValues(where.getOnTrue()),
+                                    y = constantValues(where.getOnFalse());
+  auto type = dyn_cast<RankedTensorType>(where.getType());
+  if (!condAttr || !condAttr.getElementType().isInteger(1) || !x || !y ||
+      !type || !type.hasStaticShape())
+    return std::nullopt;
+  SmallVector<bool> c(condAttr.getValues<bool>());
+  ArrayRef<int64_t> shape = type.getShape();
+  auto at = [&](Value operand, int64_t flat) {
+    auto t = cast<RankedTensorType>(operand.getType());
+    int64_t index = 0, stride = 1;
+    for (int64_t d = t.getRank() - 1, o = int64_t(shape.size()) - 1; d >= 0;
+         --d, --o) {
+      int64_t outStride = 1;
+      for (int64_t e = o + 1; e < int64_t(shape.size()); ++e)
+        outStride *= shape[e];
+      int64_t i = (flat / outStride) % shape[o];
+      if (t.getDimSize(d) != 1)
+        index += i * stride;
+      stride *= t.getDimSize(d);
+    }
+    return index;
+  };
+  std::vector<float> out(type.getNumElements());
+  for (int64_t n = 0; n < type.getNumElements(); ++n)
+    out[n] = c[c.size() == 1 ? 0 : at(where.getCondition(), n)]
+                 ? (*x)[x->size() == 1 ? 0 : at(where.getOnTrue(), n)]
+                 : (*y)[y->size() == 1 ? 0 : at(where.getOnFalse(), n)];
+  return out;
 }
 
 /// The vector unit's function for a unary tessera op.
@@ -176,7 +231,7 @@ struct ConvertTesseraToSystolicPass
       // Inputs only matmuls read come in the operand format, others in
       // fp32 (converted on chip for a matmul that also reads them).
       placed[arg] = {place(name, "input",
-                           onlyMatmulLhs(arg) ? *operandFormat
+                           onlyMatmulOperands(arg) ? *operandFormat
                                               : sim::NumberFormat::F32,
                            type.getShape()),
                      leadingRows(type), type.getShape().back()};
@@ -204,8 +259,21 @@ struct ConvertTesseraToSystolicPass
         continue;
       }
       if (auto matmul = dyn_cast<ts::MatmulOp>(op)) {
-        if (failed(lowerMatmul(matmul, *operandFormat, config, placed,
-                               outputs, done, instructions)))
+        LogicalResult lowered =
+            matmul.getRhs().getDefiningOp<ts::ConstantOp>()
+                ? lowerMatmul(matmul, *operandFormat, config, placed, outputs,
+                              done, instructions)
+                : lowerComputedMatmul(matmul);
+        if (failed(lowered))
+          return signalPassFailure();
+        continue;
+      }
+      // Constant masks are evaluated where they are read.
+      if (isa<ts::WhereOp>(op) && constantValues(op.getResult(0)))
+        continue;
+      if (isa<ts::TransposeOp, ts::SliceOp, ts::ConcatOp, ts::GatherOp,
+              ts::ExpandOp, ts::Conv2dOp>(op)) {
+        if (failed(lowerDataMovement(&op)))
           return signalPassFailure();
         continue;
       }
@@ -216,8 +284,10 @@ struct ConvertTesseraToSystolicPass
         continue;
       }
       return fail(&op, "cannot run on the systolic target yet: its "
-                       "lowering handles matmuls with constant weights, "
-                       "elementwise ops, softmax, layer_norm and rms_norm");
+                       "lowering handles matmuls, convolutions without "
+                       "padding, elementwise ops, softmax, layer_norm, "
+                       "rms_norm, transposes, slices, concatenations, "
+                       "broadcasts and gathers of one constant index");
     }
     for (Value value : returnOp.getOperands()) {
       auto it = placed.find(value);
@@ -347,7 +417,7 @@ struct ConvertTesseraToSystolicPass
       return error(result.getDefiningOp(),
                    "a result returned and also used by another op is not "
                    "supported on the systolic target yet");
-    step.outFormat = isOutput || !onlyMatmulLhs(result)
+    step.outFormat = isOutput || !onlyMatmulOperands(result)
                          ? sim::NumberFormat::F32
                          : format;
     size_t resultAt = place(isOutput ? out->second : base + "/result",
@@ -358,6 +428,383 @@ struct ConvertTesseraToSystolicPass
     if (auto why = sim::appendGemm(config, step, instructions))
       return error(matmul, *why);
     return success();
+  }
+
+  /// An fp32 constant (or constant-foldable value) placed once in DRAM.
+  size_t placeConstant(Value value, ArrayRef<float> values) {
+    Operation *key = value.getDefiningOp();
+    auto known = placedConstants.find(key);
+    if (known != placedConstants.end())
+      return known->second;
+    auto attr = DenseElementsAttr::get(
+        RankedTensorType::get({int64_t(values.size())},
+                              Float32Type::get(value.getContext())),
+        values);
+    std::string name = ts::onnxNodeName(value.getLoc());
+    size_t at = place((name.empty() ? "constant" : name) + "/f32_" +
+                          std::to_string(tensors.size()),
+                      "constant", sim::NumberFormat::F32,
+                      {int64_t(values.size())}, attr);
+    placedConstants[key] = at;
+    return at;
+  }
+
+  /// `value` as an fp32 row-major view in DRAM: its byte offset.
+  std::optional<uint64_t> fp32Source(Value value) {
+    if (std::optional<std::vector<float>> values = constantValues(value))
+      return tensors[placeConstant(value, *values)].offset;
+    std::optional<Placed> at = inFormat(value, sim::NumberFormat::F32);
+    if (!at)
+      return std::nullopt;
+    return tensors[at->index].offset;
+  }
+
+  /// Places `result` of `op`: an fp32 output, or scratch in the operand
+  /// format when only matmuls read it, else in fp32.
+  size_t placeResult(Operation *op, Value result) {
+    auto type = cast<RankedTensorType>(result.getType());
+    auto named = outputs.find(result);
+    bool isOutput = named != outputs.end();
+    sim::NumberFormat format = !isOutput && onlyMatmulOperands(result)
+                                   ? operandFormat
+                                   : sim::NumberFormat::F32;
+    std::string base = ts::onnxNodeName(op->getLoc());
+    if (base.empty())
+      base = op->getName().stripDialect().str() + "_" +
+             std::to_string(tensors.size());
+    size_t at = place(isOutput ? named->second : base + "/result",
+                      isOutput ? "output" : "scratch", format,
+                      type.getShape());
+    placed[result] = {at, leadingRows(type), type.getShape().back()};
+    return at;
+  }
+
+  /// `value` broadcast numpy-style to `type`, as a new fp32 tensor: its
+  /// byte offset.
+  std::optional<uint64_t> broadcastTo(Value value, RankedTensorType type) {
+    auto vt = cast<RankedTensorType>(value.getType());
+    if (!vt.hasStaticShape() || vt.getRank() > type.getRank())
+      return std::nullopt;
+    SmallVector<int64_t> own = rowMajor(vt.getShape());
+    SmallVector<int64_t> strides(type.getRank(), 0);
+    int64_t shift = type.getRank() - vt.getRank();
+    for (int64_t d = 0; d < vt.getRank(); ++d) {
+      int64_t size = vt.getDimSize(d);
+      if (size != 1 && size != type.getDimSize(d + shift))
+        return std::nullopt;
+      strides[d + shift] = size == 1 ? 0 : own[d];
+    }
+    std::optional<uint64_t> src = fp32Source(value);
+    if (!src)
+      return std::nullopt;
+    size_t at = place("broadcast_" + std::to_string(tensors.size()),
+                      "scratch", sim::NumberFormat::F32, type.getShape());
+    sim::CopyStep step;
+    step.shape.assign(type.getShape().begin(), type.getShape().end());
+    step.srcStrides.assign(strides.begin(), strides.end());
+    SmallVector<int64_t> dst = rowMajor(type.getShape());
+    step.dstStrides.assign(dst.begin(), dst.end());
+    step.src = *src;
+    step.dst = tensors[at].offset;
+    if (sim::appendCopyStep(*config, step, instructions))
+      return std::nullopt;
+    return tensors[at].offset;
+  }
+
+  /// Copies a strided view into (part of) a placed tensor.
+  LogicalResult copy(Operation *op, uint64_t src, ArrayRef<int64_t> shape,
+                     ArrayRef<int64_t> srcStrides, size_t to,
+                     uint64_t dstOffset, ArrayRef<int64_t> dstStrides) {
+    sim::CopyStep step;
+    step.shape.assign(shape.begin(), shape.end());
+    step.srcStrides.assign(srcStrides.begin(), srcStrides.end());
+    step.dstStrides.assign(dstStrides.begin(), dstStrides.end());
+    step.src = src;
+    step.dst = tensors[to].offset + dstOffset;
+    step.dstFormat = tensors[to].format;
+    if (auto why = sim::appendCopyStep(*config, step, instructions)) {
+      op->emitError() << *why;
+      return failure();
+    }
+    return success();
+  }
+
+  /// Transposes, slices, concatenations, broadcasts and gathers of one
+  /// constant index as strided copies; a convolution without padding as
+  /// an im2col copy, a GEMM and a transposing copy.
+  LogicalResult lowerDataMovement(Operation *op) {
+    auto error = [&](const Twine &why) {
+      op->emitError() << "'" << op->getName() << "' " << why;
+      return failure();
+    };
+    Value result = op->getResult(0);
+    auto type = dyn_cast<RankedTensorType>(result.getType());
+    if (!type || !type.hasStaticShape() || !type.getElementType().isF32())
+      return error("needs a static f32 result on the systolic target");
+    if (auto concat = dyn_cast<ts::ConcatOp>(op)) {
+      auto axis = static_cast<int64_t>(concat.getAxis());
+      if (axis < 0)
+        axis += type.getRank();
+      size_t to = placeResult(op, result);
+      SmallVector<int64_t> dst = rowMajor(type.getShape());
+      int64_t offset = 0;
+      for (Value input : concat.getInputs()) {
+        auto it = cast<RankedTensorType>(input.getType());
+        std::optional<uint64_t> src = fp32Source(input);
+        if (!src)
+          return error("reads a value the accelerator does not hold");
+        if (failed(copy(op, *src, it.getShape(), rowMajor(it.getShape()), to,
+                        uint64_t(offset * dst[axis]) *
+                            sim::formatBytes(tensors[to].format),
+                        dst)))
+          return failure();
+        offset += it.getDimSize(axis);
+      }
+      return success();
+    }
+    if (auto conv = dyn_cast<ts::Conv2dOp>(op))
+      return lowerConv(conv);
+    Value input = op->getOperand(0);
+    auto inType = cast<RankedTensorType>(input.getType());
+    if (!inType.hasStaticShape())
+      return error("needs a static input on the systolic target");
+    SmallVector<int64_t> in = rowMajor(inType.getShape());
+    int64_t offset = 0;
+    SmallVector<int64_t> strides;
+    if (auto transpose = dyn_cast<ts::TransposeOp>(op)) {
+      for (int64_t d : transpose.getPermutation())
+        strides.push_back(in[d]);
+    } else if (auto slice = dyn_cast<ts::SliceOp>(op)) {
+      strides.assign(in.begin(), in.end());
+      ArrayRef<int64_t> starts = slice.getStarts();
+      SmallVector<int64_t> axes, steps;
+      for (size_t i = 0; i < starts.size(); ++i) {
+        axes.push_back(slice.getAxes() ? (*slice.getAxes())[i] : int64_t(i));
+        steps.push_back(slice.getSteps() ? (*slice.getSteps())[i] : 1);
+      }
+      for (size_t i = 0; i < starts.size(); ++i) {
+        int64_t axis = axes[i] < 0 ? axes[i] + inType.getRank() : axes[i];
+        int64_t size = inType.getDimSize(axis), start = starts[i];
+        if (steps[i] <= 0)
+          return error("with a negative step is not supported on the "
+                       "systolic target");
+        if (start < 0)
+          start += size;
+        start = std::clamp<int64_t>(start, 0, size);
+        offset += start * in[axis];
+        strides[axis] = in[axis] * steps[i];
+      }
+    } else if (auto gather = dyn_cast<ts::GatherOp>(op)) {
+      auto index = gather.getIndices().getDefiningOp<ts::ConstantOp>();
+      auto indexAttr =
+          index ? dyn_cast<DenseElementsAttr>(index.getValue()) : nullptr;
+      if (!indexAttr || indexAttr.getNumElements() != 1 ||
+          cast<RankedTensorType>(gather.getIndices().getType()).getRank() != 0)
+        return error("gathers only one constant index on the systolic "
+                     "target");
+      auto axis = static_cast<int64_t>(gather.getAxis());
+      if (axis < 0)
+        axis += inType.getRank();
+      int64_t i = (*indexAttr.getValues<APInt>().begin()).getSExtValue();
+      if (i < 0)
+        i += inType.getDimSize(axis);
+      offset += i * in[axis];
+      for (int64_t d = 0; d < inType.getRank(); ++d)
+        if (d != axis)
+          strides.push_back(in[d]);
+    } else if (isa<ts::ExpandOp>(op)) {
+      int64_t shift = type.getRank() - inType.getRank();
+      strides.assign(type.getRank(), 0);
+      for (int64_t d = 0; d < inType.getRank(); ++d)
+        strides[d + shift] = inType.getDimSize(d) == 1 ? 0 : in[d];
+    }
+    std::optional<uint64_t> src = fp32Source(input);
+    if (!src)
+      return error("reads a value the accelerator does not hold");
+    size_t to = placeResult(op, result);
+    return copy(op, *src + uint64_t(offset) * 4, type.getShape(), strides, to,
+                0, rowMajor(type.getShape()));
+  }
+
+  /// One GEMM step: A (m x k at `a`) x B (k x n at `b`), both in the
+  /// operand format, into C at `c` in `outFormat`.
+  LogicalResult gemm(Operation *op, uint64_t a, uint64_t b, uint64_t c,
+                     int64_t m, int64_t n, int64_t k,
+                     sim::NumberFormat outFormat,
+                     std::optional<uint64_t> bias = std::nullopt) {
+    sim::GemmStep step;
+    step.shape = {m, n, k};
+    step.format = operandFormat;
+    step.outFormat = outFormat;
+    step.a = a;
+    step.b = b;
+    step.c = c;
+    step.bias = bias;
+    step.fence = true;
+    if (auto why = sim::appendGemm(*config, step, instructions)) {
+      op->emitError() << *why;
+      return failure();
+    }
+    return success();
+  }
+
+  /// A matmul whose rhs is computed (attention's products): one GEMM per
+  /// batch index, the rhs loaded as weights from DRAM in the operand
+  /// format (a transpose_b through a transposing copy first).
+  LogicalResult lowerComputedMatmul(ts::MatmulOp matmul) {
+    auto error = [&](const Twine &why) {
+      matmul.emitError() << why;
+      return failure();
+    };
+    auto type = cast<RankedTensorType>(matmul.getType());
+    auto lt = cast<RankedTensorType>(matmul.getLhs().getType());
+    auto rt = cast<RankedTensorType>(matmul.getRhs().getType());
+    if (!type.hasStaticShape() || !lt.hasStaticShape() ||
+        !rt.hasStaticShape() || lt.getRank() < 2 || rt.getRank() < 2)
+      return error("the systolic target needs static matmul operands of "
+                   "rank 2 or more");
+    if (matmul.getTransposeA())
+      return error("transpose_a is not supported on the systolic target "
+                   "yet");
+    float alpha = matmul.getAlpha().convertToFloat();
+    int64_t m = lt.getDimSize(lt.getRank() - 2), k = lt.getShape().back();
+    int64_t n = type.getShape().back();
+    int64_t batches = type.getNumElements() / (m * n);
+    int64_t lhsBatches = lt.getNumElements() / (m * k);
+    int64_t rhsBatches = rt.getNumElements() / (k * n);
+    if ((lhsBatches != batches && lhsBatches != 1) ||
+        (rhsBatches != batches && rhsBatches != 1))
+      return error("broadcasts batch dims the systolic target does not "
+                   "(each operand has all of them or none)");
+    std::optional<Placed> lhs = inFormat(matmul.getLhs(), operandFormat);
+    if (!lhs)
+      return error("the matmul's lhs must be an input or an earlier result "
+                   "on the systolic target");
+    uint64_t rhsAt;
+    if (matmul.getTransposeB()) {
+      std::optional<uint64_t> src = fp32Source(matmul.getRhs());
+      if (!src)
+        return error("the matmul's rhs must be an earlier result on the "
+                     "systolic target");
+      // [batch..., n, k] -> [batch..., k, n] in the operand format.
+      SmallVector<int64_t> shape(rt.getShape()), in = rowMajor(rt.getShape());
+      int64_t r = rt.getRank();
+      std::swap(shape[r - 1], shape[r - 2]);
+      SmallVector<int64_t> strides(in);
+      std::swap(strides[r - 1], strides[r - 2]);
+      size_t to = place("matmul_rhs_" + std::to_string(tensors.size()),
+                        "scratch", operandFormat, shape);
+      if (failed(copy(matmul, *src, shape, strides, to, 0, rowMajor(shape))))
+        return failure();
+      rhsAt = tensors[to].offset;
+    } else {
+      std::optional<Placed> rhs = inFormat(matmul.getRhs(), operandFormat);
+      if (!rhs)
+        return error("the matmul's rhs must be an earlier result on the "
+                     "systolic target");
+      rhsAt = tensors[rhs->index].offset;
+    }
+    size_t to = placeResult(matmul, matmul.getResult());
+    // A scaled product (attention's 1/sqrt(d)) goes through an fp32
+    // product that the vector unit scales into the result.
+    size_t product = to;
+    if (alpha != 1.0f)
+      product = place(tensors[to].name + "/unscaled", "scratch",
+                      sim::NumberFormat::F32, type.getShape());
+    int64_t size = sim::formatBytes(operandFormat);
+    int64_t outSize = sim::formatBytes(tensors[product].format);
+    for (int64_t b = 0; b < batches; ++b) {
+      uint64_t a = tensors[lhs->index].offset +
+                   uint64_t((lhsBatches == 1 ? 0 : b) * m * k * size);
+      uint64_t w = rhsAt + uint64_t((rhsBatches == 1 ? 0 : b) * k * n * size);
+      uint64_t c = tensors[product].offset + uint64_t(b * m * n * outSize);
+      if (failed(gemm(matmul, a, w, c, m, n, k, tensors[product].format)))
+        return failure();
+    }
+    if (product == to)
+      return success();
+    sim::VectorStep scale;
+    scale.rows = batches * m;
+    scale.cols = n;
+    scale.slots = {{sim::VectorStep::Shape::Full, tensors[product].offset},
+                   {sim::VectorStep::Shape::Full, std::nullopt}};
+    scale.ops = {{sim::VectorFn::Mul, 1, 0, -1, alpha}};
+    scale.output = 1;
+    scale.out = tensors[to].offset;
+    scale.outFormat = tensors[to].format;
+    if (auto why = sim::appendVectorStep(*config, scale, instructions))
+      return error(*why);
+    return success();
+  }
+
+  /// conv2d (one group, no padding, no dilation) as an im2col copy into an
+  /// [N*OH*OW, C*KH*KW] matrix, a GEMM with the filter as a constant
+  /// [C*KH*KW, F] matrix (bias in the drain), and a copy to [N, F, OH, OW].
+  LogicalResult lowerConv(ts::Conv2dOp conv) {
+    auto error = [&](const Twine &why) {
+      conv.emitError() << why;
+      return failure();
+    };
+    auto in = cast<RankedTensorType>(conv.getInput().getType());
+    auto type = cast<RankedTensorType>(conv.getType());
+    auto filter = conv.getFilter().getDefiningOp<ts::ConstantOp>();
+    if (!filter || !in.hasStaticShape())
+      return error("the systolic target needs a constant filter and a "
+                   "static input");
+    if (conv.getGroup() != 1 ||
+        llvm::any_of(conv.getPads(), [](int64_t p) { return p != 0; }) ||
+        llvm::any_of(conv.getDilations(), [](int64_t d) { return d != 1; }))
+      return error("runs on the systolic target without groups, padding "
+                   "or dilation only");
+    std::optional<std::vector<float>> w =
+        ::tessera::floatValues(filter.getValue());
+    std::optional<uint64_t> src = fp32Source(conv.getInput());
+    if (!w || !src)
+      return error("reads values the accelerator does not hold");
+    auto ft = cast<RankedTensorType>(filter.getType());
+    int64_t batch = in.getDimSize(0), c = in.getDimSize(1),
+            h = in.getDimSize(2), wd = in.getDimSize(3);
+    int64_t f = ft.getDimSize(0), kh = ft.getDimSize(2), kw = ft.getDimSize(3);
+    int64_t oh = type.getDimSize(2), ow = type.getDimSize(3);
+    ArrayRef<int64_t> stride = conv.getStrides();
+    int64_t depth = c * kh * kw, rows = batch * oh * ow;
+    std::string base = ts::onnxNodeName(conv.getLoc());
+    if (base.empty())
+      base = "conv_" + std::to_string(tensors.size());
+    size_t cols = place(base + "/im2col", "scratch", operandFormat,
+                        {rows, depth});
+    if (failed(copy(conv, *src, {batch, oh, ow, c, kh, kw},
+                    {c * h * wd, stride[0] * wd, stride[1], h * wd, wd, 1},
+                    cols, 0, rowMajor({batch, oh, ow, c, kh, kw}))))
+      return failure();
+    std::vector<float> weights(size_t(depth * f));
+    for (int64_t r = 0; r < depth; ++r)
+      for (int64_t j = 0; j < f; ++j)
+        weights[r * f + j] = (*w)[j * depth + r];
+    size_t filterAt = place(
+        base + "/weights", "constant", operandFormat, {depth, f},
+        DenseElementsAttr::get(
+            RankedTensorType::get({depth, f},
+                                  Float32Type::get(conv.getContext())),
+            ArrayRef<float>(weights)));
+    std::optional<uint64_t> bias;
+    if (Value b = conv.getBias()) {
+      std::optional<std::vector<float>> values = constantValues(b);
+      if (!values || int64_t(values->size()) != f)
+        return error("the systolic target needs a constant bias per filter");
+      bias = tensors[placeConstant(b, *values)].offset;
+    }
+    size_t product = place(base + "/product", "scratch",
+                           sim::NumberFormat::F32, {rows, f});
+    if (failed(gemm(conv, tensors[cols].offset, tensors[filterAt].offset,
+                    tensors[product].offset, rows, f, depth,
+                    sim::NumberFormat::F32, bias)))
+      return failure();
+    // [N, OH*OW, F] -> [N, F, OH, OW].
+    size_t to = placeResult(conv, conv.getResult());
+    return copy(conv, tensors[product].offset, {batch, f, oh, ow},
+                {oh * ow * f, 1, ow * f, f}, to, 0,
+                rowMajor({batch, f, oh, ow}));
   }
 
   /// `value` in DRAM in `format`: as placed, or for a matmul reading an
@@ -442,10 +889,7 @@ struct ConvertTesseraToSystolicPass
     auto operand = [&](Value v, std::optional<float> &immediate,
                        Shape &shape) -> std::optional<int> {
       auto vt = cast<RankedTensorType>(v.getType());
-      auto constant = v.getDefiningOp<ts::ConstantOp>();
-      std::optional<std::vector<float>> values =
-          constant ? ::tessera::floatValues(constant.getValue())
-                   : std::nullopt;
+      std::optional<std::vector<float>> values = constantValues(v);
       if (vt.getNumElements() == 1 && values) {
         immediate = values->front();
         return -1;
@@ -469,28 +913,18 @@ struct ConvertTesseraToSystolicPass
       if (column)
         for (int64_t d : vs.take_back(rank - axis))
           column &= d == 1;
-      if (!full && !row && !column)
-        return std::nullopt;
+      if (!full && !row && !column) {
+        // Any other numpy broadcast: materialized at the result's shape.
+        std::optional<uint64_t> wide = broadcastTo(v, type);
+        if (!wide)
+          return std::nullopt;
+        shape = Shape::Full;
+        return slot(shape, *wide);
+      }
       shape = full ? Shape::Full : row ? Shape::Row : Shape::Column;
       uint64_t dram;
       if (values) {
-        auto known = placedConstants.find(constant);
-        if (known == placedConstants.end()) {
-          auto attr = DenseElementsAttr::get(
-              RankedTensorType::get({vt.getNumElements()},
-                                    Float32Type::get(op->getContext())),
-              ArrayRef<float>(*values));
-          std::string name = ts::onnxNodeName(constant.getLoc());
-          known = placedConstants
-                      .try_emplace(constant,
-                                   place((name.empty() ? "constant" : name) +
-                                             "/f32_" +
-                                             std::to_string(tensors.size()),
-                                         "constant", sim::NumberFormat::F32,
-                                         {vt.getNumElements()}, attr))
-                      .first;
-        }
-        dram = tensors[known->second].offset;
+        dram = tensors[placeConstant(v, *values)].offset;
       } else {
         std::optional<Placed> at = inFormat(v, sim::NumberFormat::F32);
         if (!at)
@@ -614,7 +1048,7 @@ struct ConvertTesseraToSystolicPass
     step.output = out;
     auto named = outputs.find(result);
     bool isOutput = named != outputs.end();
-    step.outFormat = !isOutput && onlyMatmulLhs(result)
+    step.outFormat = !isOutput && onlyMatmulOperands(result)
                          ? operandFormat
                          : sim::NumberFormat::F32;
     std::string base = ts::onnxNodeName(op->getLoc());

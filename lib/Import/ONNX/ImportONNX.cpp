@@ -12,6 +12,7 @@
 #include "llvm/Support/Path.h"
 
 #include <google/protobuf/io/coded_stream.h>
+#include <set>
 
 using namespace mlir;
 
@@ -244,6 +245,33 @@ importONNXFile(StringRef path, MLIRContext &ctx,
     return emitError(fileLoc) << "'" << path
                               << "' is not an ONNX model: it has no graph or "
                                  "no IR version";
+  if (!options.dimValues.empty()) {
+    std::set<std::string> used;
+    auto bind = [&](onnx::ValueInfoProto &value) {
+      if (!value.type().has_tensor_type())
+        return;
+      auto *shape = value.mutable_type()->mutable_tensor_type()->mutable_shape();
+      for (auto &dim : *shape->mutable_dim()) {
+        auto it = options.dimValues.find(dim.dim_param());
+        if (!dim.has_dim_param() || it == options.dimValues.end())
+          continue;
+        used.insert(it->first);
+        dim.set_dim_value(it->second);
+      }
+    };
+    for (auto &input : *model.mutable_graph()->mutable_input())
+      bind(input);
+    std::set<std::string> inputDims = used;
+    for (auto &output : *model.mutable_graph()->mutable_output())
+      bind(output);
+    for (const auto &[name, size] : options.dimValues) {
+      if (!inputDims.count(name))
+        return emitError(fileLoc) << "'" << path << "': no input has a dim "
+                                  << "named '" << name << "'";
+      if (size <= 0)
+        return emitError(fileLoc) << "dim '" << name << "' must be positive";
+    }
+  }
   return importGraph(model, path, ctx, options);
 }
 

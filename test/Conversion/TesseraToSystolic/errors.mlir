@@ -1,10 +1,30 @@
 // RUN: tessera-opt %s --split-input-file --verify-diagnostics --convert-tessera-to-systolic="accel=small" -o /dev/null
 
 // An op the accelerator cannot run yet is reported where it is.
-func.func @main(%x: tensor<8x16xf32>) -> tensor<16x8xf32> {
-  // expected-error @+1 {{'tessera.transpose' cannot run on the systolic target yet: its lowering handles matmuls with constant weights, elementwise ops, softmax, layer_norm and rms_norm}}
-  %0 = tessera.transpose %x [1, 0] : tensor<8x16xf32> -> tensor<16x8xf32>
-  return %0 : tensor<16x8xf32>
+func.func @main(%x: tensor<8x16xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{'tessera.reduce_sum' cannot run on the systolic target yet: its lowering handles matmuls, convolutions without padding, elementwise ops, softmax, layer_norm, rms_norm, transposes, slices, concatenations, broadcasts and gathers of one constant index}}
+  %0 = tessera.reduce_sum %x [1] {keepdims = false} : tensor<8x16xf32> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+// A gather of several indices.
+func.func @main(%x: tensor<8x16xf32>) -> tensor<2x16xf32> {
+  %i = tessera.constant dense<[1, 3]> : tensor<2xi64>
+  // expected-error @+1 {{'tessera.gather' gathers only one constant index on the systolic target}}
+  %0 = tessera.gather %x[%i] axis 0 : tensor<8x16xf32>, tensor<2xi64> -> tensor<2x16xf32>
+  return %0 : tensor<2x16xf32>
+}
+
+// -----
+
+// A convolution with padding.
+func.func @main(%x: tensor<1x2x8x8xf32>) -> tensor<1x4x8x8xf32> {
+  %w = tessera.constant dense<1.0> : tensor<4x2x3x3xf32>
+  // expected-error @+1 {{runs on the systolic target without groups, padding or dilation only}}
+  %0 = tessera.conv2d %x, %w {pads = array<i64: 1, 1, 1, 1>} : tensor<1x2x8x8xf32>, tensor<4x2x3x3xf32> -> tensor<1x4x8x8xf32>
+  return %0 : tensor<1x4x8x8xf32>
 }
 
 // -----
@@ -47,11 +67,11 @@ func.func @main(%x: tensor<8x16xf32>, %g: tensor<1xf32>) -> tensor<8x16xf32> {
 
 // -----
 
-// Weights that are not constants.
-func.func @main(%x: tensor<8x16xf32>, %w: tensor<16x4xf32>) -> tensor<8x4xf32> {
-  // expected-error @+1 {{the systolic target needs constant 2-D weights}}
-  %0 = tessera.matmul %x, %w : tensor<8x16xf32>, tensor<16x4xf32> -> tensor<8x4xf32>
-  return %0 : tensor<8x4xf32>
+// Computed operands whose batch dims broadcast partly.
+func.func @main(%x: tensor<2x3x8x16xf32>, %w: tensor<3x16x4xf32>) -> tensor<2x3x8x4xf32> {
+  // expected-error @+1 {{broadcasts batch dims the systolic target does not (each operand has all of them or none)}}
+  %0 = tessera.matmul %x, %w : tensor<2x3x8x16xf32>, tensor<3x16x4xf32> -> tensor<2x3x8x4xf32>
+  return %0 : tensor<2x3x8x4xf32>
 }
 
 // -----
@@ -64,7 +84,7 @@ func.func @main(%x: tensor<?x16xf32>) -> tensor<?x16xf32> {
 
 // -----
 
-// A scaled product (alpha) is not lowered yet.
+// A scaled product (alpha) of constant weights is not lowered yet.
 func.func @main(%x: tensor<8x16xf32>) -> tensor<8x4xf32> {
   %w = tessera.constant dense<1.0> : tensor<16x4xf32>
   // expected-error @+1 {{transpose_a and alpha are not supported on the systolic target yet}}

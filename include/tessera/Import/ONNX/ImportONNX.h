@@ -14,6 +14,7 @@
 #include "mlir/IR/OwningOpRef.h"
 #include "mlir/Support/LLVM.h"
 
+#include <map>
 #include <string>
 
 namespace tessera {
@@ -25,6 +26,10 @@ struct ONNXImportOptions {
   /// (readable, foldable); larger ones become dense resource blobs, which
   /// print elided and are never copied into attribute storage.
   int64_t inlineElementLimit = 16;
+  /// Symbolic dims fixed to sizes: every input and output dim whose
+  /// dim_param is a key gets that size (a static specialization, as the
+  /// systolic target needs). A key no input uses is an error.
+  std::map<std::string, int64_t> dimValues;
 };
 
 /// The oldest and newest default-domain opsets the importer accepts.

@@ -1,0 +1,72 @@
+// RUN: tessera-opt %s --split-input-file --convert-tessera-to-systolic="accel=small" | FileCheck %s
+
+// Attention's products: Q is a transposing copy of a projection
+// ([1, 8, 2, 4] -> [1, 2, 8, 4], whole rows of 4 per DMA row), K^T a copy
+// whose innermost dim is strided (8 elements a DMA row apart, per output
+// row), both written in bf16 since only matmuls read them; one GEMM per
+// head with the rhs loaded as weights; the scale (alpha) by the vector
+// unit from an fp32 product.
+// CHECK-LABEL: systolic.program
+// CHECK: systolic.tensor "transpose_{{[0-9]+}}/result" "scratch" "bf16" [1, 2, 8, 4]
+// CHECK: systolic.tensor "transpose_{{[0-9]+}}/result" "scratch" "bf16" [1, 2, 4, 8]
+// CHECK: systolic.tensor "output_0/unscaled" "scratch" "f32" [1, 2, 8, 8]
+// CHECK: systolic.load "unified" dram 0 sram 0 rows 8 row_bytes 16 stride 32 {fence}
+// CHECK: systolic.vector "copy" "bf16"
+// CHECK: systolic.load "unified" dram 256 sram 0 rows 8 row_bytes 4 stride 32 {fence}
+// CHECK-COUNT-2: systolic.matmul "bf16" {{.*}} rows 8 depth 4 cols 8
+// CHECK: systolic.vector "mul" "f32" {{.*}} rows 16 cols 8 {imm = 5.000000e-01 : f32, mode = "immediate"
+func.func @main(%q: tensor<1x8x2x4xf32>, %k: tensor<1x8x2x4xf32>) -> tensor<1x2x8x8xf32> {
+  %0 = tessera.transpose %q [0, 2, 1, 3] : tensor<1x8x2x4xf32> -> tensor<1x2x8x4xf32>
+  %1 = tessera.transpose %k [0, 2, 3, 1] : tensor<1x8x2x4xf32> -> tensor<1x2x4x8xf32>
+  %2 = tessera.matmul %0, %1 {alpha = 0.5 : f32} : tensor<1x2x8x4xf32>, tensor<1x2x4x8xf32> -> tensor<1x2x8x8xf32>
+  return %2 : tensor<1x2x8x8xf32>
+}
+
+// -----
+
+// A slice of the last dim (rows of 4 from offset 4, stride 8), a
+// concatenation written part by part into strided rows of the result, a
+// constant causal mask (a where of constants) read as a constant, and a
+// mask broadcast over heads materialized by a stride-0 copy.
+// CHECK-LABEL: systolic.program
+// CHECK: systolic.tensor "constant/f32_{{[0-9]+}}" "constant" "f32" [16] at {{[0-9]+}} value dense<[1.000000e+00, -1.000000e+09
+// CHECK: systolic.load "unified" dram 16 sram 0 rows 4 row_bytes 16 stride 32 {fence
+// CHECK: systolic.store dram 384 {{.*}} rows 4 row_bytes 16 stride 32
+// CHECK: systolic.store dram 400 {{.*}} rows 4 row_bytes 16 stride 32
+// CHECK: systolic.load "unified" dram 512 sram 0 rows 4 row_bytes 16 stride 16 {fence}
+// CHECK-NEXT: systolic.load "unified" dram 512 sram 64 rows 4 row_bytes 16 stride 16
+// CHECK: systolic.vector "add" "f32" {{.*}}mode = "full"
+func.func @main(%x: tensor<4x8xf32>, %s: tensor<2x4x4xf32>) -> (tensor<4x8xf32>, tensor<2x4x4xf32>) {
+  %0 = tessera.slice %x starts [4] ends [8] axes [1] : tensor<4x8xf32> -> tensor<4x4xf32>
+  %1 = tessera.neg %0 : tensor<4x4xf32>
+  %2 = tessera.concat %1, %0 axis 1 : tensor<4x4xf32>, tensor<4x4xf32> -> tensor<4x8xf32>
+  %c = tessera.constant dense<[[true, false, false, false], [true, true, false, false], [true, true, true, false], [true, true, true, true]]> : tensor<4x4xi1>
+  %one = tessera.constant dense<1.0> : tensor<4x4xf32>
+  %neg = tessera.constant dense<-1.0e9> : tensor<f32>
+  %m = tessera.where %c, %one, %neg : tensor<4x4xi1>, tensor<4x4xf32>, tensor<f32> -> tensor<4x4xf32>
+  %3 = tessera.add %s, %m : tensor<2x4x4xf32>, tensor<4x4xf32> -> tensor<2x4x4xf32>
+  return %2, %3 : tensor<4x8xf32>, tensor<2x4x4xf32>
+}
+
+// -----
+
+// A patch-embedding convolution (stride = kernel, no padding): an im2col
+// copy into bf16 [N*OH*OW, C*KH*KW], a GEMM with the filter transposed at
+// compile time and the bias in the drain, and a copy to [N, F, OH, OW];
+// a gather of one constant index is a copy of that slice.
+// CHECK-LABEL: systolic.program
+// CHECK: systolic.tensor "conv_{{[0-9]+}}/im2col" "scratch" "bf16" [4, 8]
+// CHECK: systolic.tensor "conv_{{[0-9]+}}/weights" "constant" "bf16" [8, 3]
+// CHECK: systolic.matmul "bf16" {{.*}} rows 4 depth 8 cols 3
+// CHECK: systolic.drain "f32" {{.*}}bias =
+// CHECK: systolic.store dram 384 {{.*}} rows 2 row_bytes 8 stride 8
+// CHECK: systolic.load "unified" dram 400 sram 0 rows 1 row_bytes 16 stride 48 {fence
+func.func @main(%x: tensor<1x2x4x4xf32>) -> (tensor<1x3x2x2xf32>, tensor<1x4xf32>) {
+  %w = tessera.constant dense<0.5> : tensor<3x2x2x2xf32>
+  %b = tessera.constant dense<[1.0, 2.0, 3.0]> : tensor<3xf32>
+  %0 = tessera.conv2d %x, %w bias(%b : tensor<3xf32>) {strides = array<i64: 2, 2>} : tensor<1x2x4x4xf32>, tensor<3x2x2x2xf32> -> tensor<1x3x2x2xf32>
+  %r = tessera.reshape %0 : tensor<1x3x2x2xf32> -> tensor<1x3x4xf32>
+  %i = tessera.constant dense<1> : tensor<i64>
+  %1 = tessera.gather %r[%i] axis 1 : tensor<1x3x4xf32>, tensor<i64> -> tensor<1x4xf32>
+  return %0, %1 : tensor<1x3x2x2xf32>, tensor<1x4xf32>
+}
