@@ -87,6 +87,8 @@ Queue tessera::sim::queueOf(Opcode opcode) {
     return Queue::Store;
   case Opcode::Vector:
     return Queue::Vector;
+  case Opcode::Gather:
+    return Queue::Load;
   }
   return Queue::Load;
 }
@@ -225,7 +227,7 @@ Result<Program> tessera::sim::decodeProgram(const std::vector<uint8_t> &bytes,
     i.depth = r.get<uint16_t>();
     if (r.failed)
       return "truncated instruction " + std::to_string(n);
-    if (opcode < 1 || opcode > (version >= 2 ? 5 : 4))
+    if (opcode < 1 || opcode > (version >= 2 ? 6 : 4))
       return "instruction " + std::to_string(n) + ": unknown opcode " +
              std::to_string(opcode);
     i.opcode = static_cast<Opcode>(opcode);
@@ -386,6 +388,23 @@ tessera::sim::validateProgram(const Program &program,
       if (auto e =
               within(i.b, uint64_t(i.rows) * i.cols * formatBytes(i.format),
                      config.unifiedBufferBytes, "the drained range"))
+        return e;
+      break;
+    }
+    case Opcode::Gather: {
+      if (i.flags & ~kLoadFence)
+        return fail("unknown gather flags " + std::to_string(i.flags));
+      uint64_t tableRows = uint64_t(i.cols) + 65536 * uint64_t(i.depth);
+      if (i.rows == 0 || i.c == 0 || tableRows == 0)
+        return fail("a gather needs rows, a row size and a table");
+      if (auto e = within(i.a, uint64_t(i.rows) * i.c,
+                          config.unifiedBufferBytes, "the gathered rows"))
+        return e;
+      if (auto e = within(i.b, uint64_t(i.rows) * 4,
+                          config.unifiedBufferBytes, "the indices"))
+        return e;
+      if (auto e = within(i.dram, tableRows * i.c, program.dram.size(),
+                          "the DRAM table"))
         return e;
       break;
     }

@@ -145,6 +145,28 @@ struct Machine {
       return drain(i);
     case Opcode::Vector:
       return vector(i);
+    case Opcode::Gather:
+      return gather(i);
+    }
+  }
+
+  /// The first run-time error (a gather index outside its table).
+  std::string error;
+
+  void gather(const Instruction &i) {
+    uint64_t tableRows = uint64_t(i.cols) + 65536 * uint64_t(i.depth);
+    for (uint32_t r = 0; r < i.rows; ++r) {
+      float index = readF32(i.b, r);
+      if (!(index >= 0 && index < double(tableRows) &&
+            index == std::floor(index))) {
+        if (error.empty())
+          error = "gather index " + std::to_string(index) + " (row " +
+                  std::to_string(r) + ") is not a row of the " +
+                  std::to_string(tableRows) + "-row table";
+        return;
+      }
+      std::memcpy(unified.data() + i.a + size_t(r) * i.c,
+                  program.dram.data() + i.dram + uint64_t(index) * i.c, i.c);
     }
   }
 
@@ -393,7 +415,8 @@ Result<SimStats> tessera::sim::simulate(Program &program,
   };
   auto fenced = [&](size_t index) {
     const Instruction &i = program.instructions[index];
-    return i.opcode == Opcode::Load && (i.flags & kLoadFence);
+    return (i.opcode == Opcode::Load || i.opcode == Opcode::Gather) &&
+           (i.flags & kLoadFence);
   };
   auto ready = [&](size_t index) {
     const Instruction &i = program.instructions[index];
@@ -439,6 +462,7 @@ Result<SimStats> tessera::sim::simulate(Program &program,
     int64_t issueEnd = -1; // DMA: when the queue may issue again
     switch (i.opcode) {
     case Opcode::Load:
+    case Opcode::Gather:
     case Opcode::Store: {
       int64_t bytes = int64_t(std::max<uint32_t>(i.rows, 1)) * i.c;
       int64_t transfer = static_cast<int64_t>(
@@ -487,6 +511,9 @@ Result<SimStats> tessera::sim::simulate(Program &program,
     }
     }
     machine.execute(i);
+    if (!machine.error.empty())
+      return "instruction " + std::to_string(index) + " (" +
+             queueName(queueOf(i.opcode)) + "): " + machine.error;
     if (i.opcode == Opcode::Store) {
       ++storesIssued;
       storesDone.push_back(
@@ -565,8 +592,8 @@ std::string tessera::sim::statsToJSON(const SimStats &stats,
 
 std::string tessera::sim::traceToJSON(const SimStats &stats,
                                       const AcceleratorConfig &config) {
-  static const char *names[] = {"?",     "load",  "matmul",
-                                "drain", "store", "vector"};
+  static const char *names[] = {"?",     "load",  "matmul", "drain",
+                                "store", "vector", "gather"};
   llvm::json::Array events;
   double microsPerCycle = 1e-3 / config.clockGHz;
   for (int q = 0; q < 4; ++q)

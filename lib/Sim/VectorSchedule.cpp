@@ -308,3 +308,91 @@ tessera::sim::appendCopyStep(const AcceleratorConfig &config,
   }
   return std::nullopt;
 }
+
+std::optional<std::string>
+tessera::sim::appendGatherStep(const AcceleratorConfig &config,
+                               const GatherStep &step,
+                               std::vector<Instruction> &out) {
+  if (step.count <= 0 || step.rowElements <= 0 || step.tableRows <= 0 ||
+      step.tableRows >= (int64_t(1) << 32) || step.rowElements > 0xffff)
+    return std::string("a gather of that shape is beyond the accelerator");
+  int64_t outSize = formatBytes(step.outFormat);
+  // Per index: two fp32 copies of it, the fp32 row and the converted row.
+  int64_t perIndex = 8 + step.rowElements * (4 + outSize);
+  int64_t chunk = std::min<int64_t>(
+      {step.count, (config.unifiedBufferBytes - 256) / perIndex, 0xffff});
+  if (chunk < 1)
+    return std::string("one gathered row does not fit the unified buffer");
+  auto align = [](int64_t v) { return (v + 63) / 64 * 64; };
+  uint32_t ids = 0, handed = u32(align(chunk * 4)),
+           rows = u32(handed + align(chunk * 4)),
+           converted = u32(rows + align(chunk * step.rowElements * 4));
+  int64_t chunks = (step.count + chunk - 1) / chunk;
+  for (int64_t c = 0; c < chunks; ++c) {
+    int64_t i0 = c * chunk, n = std::min(chunk, step.count - i0);
+    bool first = c == 0, last = c + 1 == chunks;
+    Instruction load;
+    load.opcode = Opcode::Load;
+    load.dram = step.indices + uint64_t(i0 * 4);
+    load.a = ids;
+    load.rows = 1;
+    load.c = u32(n * 4);
+    load.b = load.c;
+    load.flags = first ? kLoadFence : 0;
+    load.waitMask = first ? 0 : 1u << VectorToLoad;
+    load.signalMask = 1u << LoadToVector;
+    out.push_back(load);
+    // The indices have landed once the vector unit has them: it hands a
+    // copy to the gather, which the load queue issues after the token.
+    Instruction hand;
+    hand.opcode = Opcode::Vector;
+    hand.depth = static_cast<uint32_t>(VectorFn::Copy);
+    hand.a = ids;
+    hand.c = handed;
+    hand.rows = u32(n);
+    hand.cols = 1;
+    hand.format = NumberFormat::F32;
+    hand.waitMask = 1u << LoadToVector;
+    if (!first)
+      hand.waitMask |= 1u << StoreToVector;
+    hand.signalMask = 1u << VectorToLoad;
+    out.push_back(hand);
+    Instruction gather;
+    gather.opcode = Opcode::Gather;
+    gather.dram = step.table;
+    gather.a = rows;
+    gather.b = handed;
+    gather.rows = u32(n);
+    gather.c = u32(step.rowElements * 4);
+    gather.cols = u32(step.tableRows % 65536);
+    gather.depth = u32(step.tableRows / 65536);
+    gather.waitMask = 1u << VectorToLoad;
+    gather.signalMask = 1u << LoadToVector;
+    out.push_back(gather);
+    Instruction convert;
+    convert.opcode = Opcode::Vector;
+    convert.depth = static_cast<uint32_t>(VectorFn::Copy);
+    convert.a = rows;
+    convert.c = converted;
+    convert.rows = u32(n);
+    convert.cols = u32(step.rowElements);
+    convert.format = step.outFormat;
+    convert.waitMask = 1u << LoadToVector;
+    convert.signalMask = 1u << VectorToStore;
+    if (!last)
+      convert.signalMask |= 1u << VectorToLoad;
+    out.push_back(convert);
+    Instruction store;
+    store.opcode = Opcode::Store;
+    store.dram = step.out + uint64_t(i0 * step.rowElements * outSize);
+    store.a = converted;
+    store.rows = 1;
+    store.c = u32(n * step.rowElements * outSize);
+    store.b = store.c;
+    store.waitMask = 1u << VectorToStore;
+    if (!last)
+      store.signalMask = 1u << StoreToVector;
+    out.push_back(store);
+  }
+  return std::nullopt;
+}

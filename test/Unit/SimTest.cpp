@@ -737,6 +737,58 @@ TEST(Simulator, StridedCopies) {
             "a 4 x 3 copy block does not fit the unified buffer");
 }
 
+TEST(Simulator, GatherLooksUpRowsAndRejectsBadIndices) {
+  AcceleratorConfig small = std::get<AcceleratorConfig>(presetConfig("small"));
+  // A 5 x 3 table at DRAM 0, indices [4, 0, 2, 4] at 64, rows out at 128.
+  auto build = [&](std::vector<float> indices) {
+    Program p;
+    p.dram.resize(128 + 4 * 3 * 2);
+    for (int r = 0; r < 5; ++r)
+      for (int j = 0; j < 3; ++j) {
+        float v = float(10 * r + j);
+        std::memcpy(p.dram.data() + (r * 3 + j) * 4, &v, 4);
+      }
+    std::memcpy(p.dram.data() + 64, indices.data(), 16);
+    GatherStep step;
+    step.table = 0;
+    step.tableRows = 5;
+    step.rowElements = 3;
+    step.count = 4;
+    step.indices = 64;
+    step.out = 128;
+    step.outFormat = NumberFormat::BF16;
+    EXPECT_FALSE(appendGatherStep(small, step, p.instructions));
+    return p;
+  };
+  Program p = build({4, 0, 2, 4});
+  Result<SimStats> result = simulate(p, small);
+  ASSERT_TRUE(std::holds_alternative<SimStats>(result))
+      << std::get<std::string>(result);
+  std::vector<uint16_t> bits(12);
+  std::memcpy(bits.data(), p.dram.data() + 128, 24);
+  int expected[4] = {4, 0, 2, 4};
+  for (int r = 0; r < 4; ++r)
+    for (int j = 0; j < 3; ++j)
+      EXPECT_EQ(fromBF16(bits[r * 3 + j]), float(10 * expected[r] + j));
+  // An index outside the table, or not an integer, stops the run.
+  for (float bad : {5.0f, -1.0f, 1.5f}) {
+    Program q = build({0, bad, 1, 2});
+    Result<SimStats> stopped = simulate(q, small);
+    ASSERT_TRUE(std::holds_alternative<std::string>(stopped));
+    EXPECT_NE(std::get<std::string>(stopped).find(
+                  "(load): gather index"),
+              std::string::npos)
+        << std::get<std::string>(stopped);
+  }
+  // Validation: the table must lie in DRAM.
+  Program outside = build({0, 1, 2, 3});
+  for (Instruction &i : outside.instructions)
+    if (i.opcode == Opcode::Gather)
+      i.cols = 50;
+  EXPECT_NE(validateProgram(outside, small)->find("the DRAM table"),
+            std::string::npos);
+}
+
 TEST(Program, VectorValidation) {
   AcceleratorConfig small = std::get<AcceleratorConfig>(presetConfig("small"));
   std::vector<float> x(8, 1.0f);

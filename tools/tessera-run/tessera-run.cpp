@@ -149,16 +149,34 @@ public:
       if (t.role != tessera::sim::TensorInfo::Role::Input)
         continue;
       const HostTensor &in = inputs[next++];
-      if (in.type != ElementType::F32 || in.shape != t.shape)
+      bool integer = in.type == ElementType::I64 || in.type == ElementType::I32;
+      if ((in.type != ElementType::F32 && !integer) || in.shape != t.shape)
         return createStringError(
             inconvertibleErrorCode(),
-            "input '" + t.name + "' must be f32 of shape [" +
+            "input '" + t.name + "' must be f32 (or integer indices) of "
+            "shape [" +
                 join(map_range(t.shape,
                                [](int64_t d) { return std::to_string(d); }),
                      ", ") +
                 "]");
-      tessera::sim::writeTensor(
-          copy, t, reinterpret_cast<const float *>(in.data.data()));
+      if (!integer) {
+        tessera::sim::writeTensor(
+            copy, t, reinterpret_cast<const float *>(in.data.data()));
+        continue;
+      }
+      // Integer inputs (token ids) go in as fp32, exact below 2^24.
+      std::vector<float> values(static_cast<size_t>(in.numElements()));
+      for (int64_t i = 0; i < in.numElements(); ++i) {
+        double v = in.at(i);
+        if (std::fabs(v) > double(1 << 24))
+          return createStringError(inconvertibleErrorCode(),
+                                   "input '" + t.name + "' holds " +
+                                       std::to_string(int64_t(v)) +
+                                       ", beyond the fp32 indices' exact "
+                                       "range (2^24)");
+        values[i] = static_cast<float>(v);
+      }
+      tessera::sim::writeTensor(copy, t, values.data());
     }
     auto stats = tessera::sim::simulate(
         copy, config, !tracePath.empty() || !reportPath.empty());

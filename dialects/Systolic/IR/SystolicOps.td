@@ -150,4 +150,24 @@ def Systolic_VectorOp : Systolic_Op<"vector"> {
   }];
 }
 
+def Systolic_GatherOp : Systolic_Op<"gather"> {
+  let summary = "table rows picked by indices, DRAM to the unified buffer (load queue)";
+  let description = [{
+    `rows` rows of `row_bytes` bytes from the table at `dram` (`table_rows`
+    rows of `row_bytes`) to the unified buffer at `sram`: row r is the
+    table row whose index is the fp32 value at unified-buffer address
+    `indices + 4 r`. An index that is not an integer row of the table
+    stops the run with an error. `fence` waits for every earlier store.
+  }];
+  let arguments = (ins I64Attr:$dram, I64Attr:$sram, I64Attr:$indices,
+                       I64Attr:$rows, I64Attr:$row_bytes, I64Attr:$table_rows,
+                       UnitAttr:$fence,
+                       DefaultValuedAttr<I64Attr, "0">:$wait,
+                       DefaultValuedAttr<I64Attr, "0">:$signal);
+  let assemblyFormat = [{
+    `dram` $dram `sram` $sram `indices` $indices `rows` $rows `row_bytes`
+    $row_bytes `table_rows` $table_rows attr-dict
+  }];
+}
+
 #endif // TESSERA_SYSTOLIC_OPS_TD

@@ -37,6 +37,9 @@ enum class Opcode : uint8_t {
   /// An elementwise operation or a row reduction on fp32 rows in the
   /// unified buffer (vector queue; program version 2).
   Vector = 5,
+  /// DRAM table rows picked by indices in the unified buffer -> unified
+  /// buffer (load queue; program version 2).
+  Gather = 6,
 };
 
 /// What a vector instruction computes (its `depth` field): unary
@@ -126,6 +129,11 @@ struct Instruction {
   ///   `rows` x `cols` elements, the function in `depth` (VectorFn), the
   ///   second source's VectorMode in `flags`, an fp32 immediate in the low
   ///   32 bits of `dram`.
+  /// Gather: `rows` rows of `c` bytes from the DRAM table at `dram` (rows
+  ///   of `c` bytes, `cols + 65536 * depth` of them) to the unified buffer
+  ///   at `a`, row r being the table row whose index is the fp32 value at
+  ///   unified-buffer address `b + 4 r` (an integer within the table, else
+  ///   the run stops with an error); flags bit 1 is a fence as for loads.
   uint64_t dram = 0;
   uint32_t a = 0, b = 0, c = 0, rows = 0, depth = 0, cols = 0;
 };

@@ -148,6 +148,22 @@ std::optional<std::string> appendCopyStep(const AcceleratorConfig &config,
                                           const CopyStep &step,
                                           std::vector<Instruction> &out);
 
+/// An embedding lookup: `count` rows of `rowElements` fp32 values from the
+/// table at `table` (`tableRows` rows), picked by the fp32 indices at
+/// `indices` in DRAM, written at `out` in `outFormat`.
+struct GatherStep {
+  uint64_t table = 0, indices = 0, out = 0;
+  int64_t tableRows = 0, rowElements = 0, count = 0;
+  NumberFormat outFormat = NumberFormat::F32;
+};
+
+/// Appends `step`: per chunk of indices, a load of the indices, a vector
+/// copy that hands them to the load queue, the gather, a vector copy that
+/// converts the rows, and a store.
+std::optional<std::string> appendGatherStep(const AcceleratorConfig &config,
+                                            const GatherStep &step,
+                                            std::vector<Instruction> &out);
+
 /// A weight-stationary GEMM program C = A x B (A: M x K, B: K x N, given
 /// in fp32 and converted to `format`; C in fp32) tiled to the array and
 /// the on-chip memories, with double-buffered weight and activation

@@ -67,6 +67,13 @@ Operation *tessera::buildInstructionOp(OpBuilder &b, Location loc,
         (i.flags & sim::kDrainRelu) ? b.getUnitAttr() : UnitAttr(), i64(0),
         i64(0));
     break;
+  case sim::Opcode::Gather:
+    op = systolic::GatherOp::create(
+        b, loc, i64(i.dram), i64(i.a), i64(i.b), i64(i.rows), i64(i.c),
+        i64(uint64_t(i.cols) + 65536 * uint64_t(i.depth)),
+        (i.flags & sim::kLoadFence) ? b.getUnitAttr() : UnitAttr(), i64(0),
+        i64(0));
+    break;
   case sim::Opcode::Vector: {
     auto fn = static_cast<sim::VectorFn>(i.depth);
     auto mode = static_cast<sim::VectorMode>(i.flags);
@@ -185,6 +192,19 @@ tessera::emitSystolicProgram(ModuleOp module,
       }
       if (drain.getRelu())
         i.flags |= sim::kDrainRelu;
+    } else if (auto gather = dyn_cast<systolic::GatherOp>(op)) {
+      i.opcode = sim::Opcode::Gather;
+      i.flags = gather.getFence() ? sim::kLoadFence : 0;
+      i.dram = field("dram");
+      i.a = field("sram");
+      i.b = field("indices");
+      i.rows = field("rows");
+      i.c = field("row_bytes");
+      uint64_t tableRows = field("table_rows");
+      if (tableRows == 0 || tableRows >= (uint64_t(1) << 32))
+        return fail(gather, "table_rows must be in [1, 2^32)");
+      i.cols = static_cast<uint32_t>(tableRows % 65536);
+      i.depth = static_cast<uint32_t>(tableRows / 65536);
     } else if (auto vector = dyn_cast<systolic::VectorOp>(op)) {
       i.opcode = sim::Opcode::Vector;
       std::optional<sim::VectorFn> fn =

@@ -218,11 +218,21 @@ struct ConvertTesseraToSystolicPass
     this->operandFormat = *operandFormat;
     for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
       auto type = dyn_cast<RankedTensorType>(arg.getType());
-      if (!type || !type.hasStaticShape() || !type.getElementType().isF32() ||
+      // Integer inputs are indices (token ids) that gathers read; the host
+      // writes them as fp32 (exact below 2^24).
+      bool indices =
+          type && isa<IntegerType>(type.getElementType()) &&
+          !arg.use_empty() && llvm::all_of(arg.getUses(), [](OpOperand &use) {
+            return isa<ts::GatherOp>(use.getOwner()) &&
+                   use.getOperandNumber() == 1;
+          });
+      if (!type || !type.hasStaticShape() ||
+          (!type.getElementType().isF32() && !indices) ||
           type.getRank() < 1) {
         func.emitError() << "input " << i
-                         << " must be a static f32 tensor on the systolic "
-                            "target";
+                         << " must be a static f32 tensor (or integer "
+                            "indices that only gathers read) on the "
+                            "systolic target";
         return signalPassFailure();
       }
       std::string name = "input_" + std::to_string(i);
@@ -271,6 +281,12 @@ struct ConvertTesseraToSystolicPass
       // Constant masks are evaluated where they are read.
       if (isa<ts::WhereOp>(op) && constantValues(op.getResult(0)))
         continue;
+      if (auto gather = dyn_cast<ts::GatherOp>(op);
+          gather && !gather.getIndices().getDefiningOp<ts::ConstantOp>()) {
+        if (failed(lowerLookup(gather)))
+          return signalPassFailure();
+        continue;
+      }
       if (isa<ts::TransposeOp, ts::SliceOp, ts::ConcatOp, ts::GatherOp,
               ts::ExpandOp, ts::Conv2dOp>(op)) {
         if (failed(lowerDataMovement(&op)))
@@ -624,6 +640,46 @@ struct ConvertTesseraToSystolicPass
     size_t to = placeResult(op, result);
     return copy(op, *src + uint64_t(offset) * 4, type.getShape(), strides, to,
                 0, rowMajor(type.getShape()));
+  }
+
+  /// A gather along axis 0 with indices computed at run time (an
+  /// embedding lookup of token ids): the gather instruction.
+  LogicalResult lookup(ts::GatherOp gather, uint64_t indices) {
+    auto error = [&](const Twine &why) {
+      gather.emitError() << why;
+      return failure();
+    };
+    auto table = cast<RankedTensorType>(gather.getInput().getType());
+    auto type = cast<RankedTensorType>(gather.getType());
+    if (gather.getAxis() != 0 || !table.hasStaticShape() ||
+        !type.hasStaticShape() || !type.getElementType().isF32())
+      return error("gathers computed indices along axis 0 of a static f32 "
+                   "table only on the systolic target");
+    std::optional<uint64_t> src = fp32Source(gather.getInput());
+    if (!src)
+      return error("reads a table the accelerator does not hold");
+    size_t to = placeResult(gather, gather.getResult());
+    sim::GatherStep step;
+    step.table = *src;
+    step.tableRows = table.getDimSize(0);
+    step.rowElements = table.getNumElements() / table.getDimSize(0);
+    step.count = type.getNumElements() / step.rowElements;
+    step.indices = indices;
+    step.out = tensors[to].offset;
+    step.outFormat = tensors[to].format;
+    if (auto why = sim::appendGatherStep(*config, step, instructions))
+      return error(*why);
+    return success();
+  }
+
+  LogicalResult lowerLookup(ts::GatherOp gather) {
+    auto it = placed.find(gather.getIndices());
+    if (it == placed.end()) {
+      gather.emitError("the gather's indices must be an input of the model "
+                       "on the systolic target");
+      return failure();
+    }
+    return lookup(gather, tensors[it->second.index].offset);
   }
 
   /// One GEMM step: A (m x k at `a`) x B (k x n at `b`), both in the

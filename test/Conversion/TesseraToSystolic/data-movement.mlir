@@ -70,3 +70,21 @@ func.func @main(%x: tensor<1x2x4x4xf32>) -> (tensor<1x3x2x2xf32>, tensor<1x4xf32
   %1 = tessera.gather %r[%i] axis 1 : tensor<1x3x4xf32>, tensor<i64> -> tensor<1x4xf32>
   return %0, %1 : tensor<1x3x2x2xf32>, tensor<1x4xf32>
 }
+
+// -----
+
+// An embedding lookup of token ids: the integer input is placed as fp32
+// indices; per chunk the ids are loaded, handed to the load queue by the
+// vector unit, gathered from the fp32 table, converted and stored.
+// CHECK-LABEL: systolic.program
+// CHECK: systolic.tensor "input_0" "input" "f32" [1, 4] at 0
+// CHECK: systolic.load "unified" dram 0 sram 0 rows 1 row_bytes 16 stride 16 {fence, signal = 64
+// CHECK-NEXT: systolic.vector "copy" "f32" src 0 dst [[IDS:[0-9]+]] rows 4 cols 1 {signal = 128 : i64, wait = 64
+// CHECK-NEXT: systolic.gather dram {{[0-9]+}} sram [[ROWS:[0-9]+]] indices [[IDS]] rows 4 row_bytes 32 table_rows 6 {signal = 64 : i64, wait = 128
+// CHECK-NEXT: systolic.vector "copy" "f32" src [[ROWS]]
+// CHECK-NEXT: systolic.store
+func.func @main(%ids: tensor<1x4xi64>) -> tensor<1x4x8xf32> {
+  %table = tessera.constant dense<0.5> : tensor<6x8xf32>
+  %0 = tessera.gather %table[%ids] axis 0 : tensor<6x8xf32>, tensor<1x4xi64> -> tensor<1x4x8xf32>
+  return %0 : tensor<1x4x8xf32>
+}

@@ -77,7 +77,7 @@ func.func @main(%x: tensor<2x3x8x16xf32>, %w: tensor<3x16x4xf32>) -> tensor<2x3x
 // -----
 
 // Dynamic inputs.
-// expected-error @+1 {{input 0 must be a static f32 tensor on the systolic target}}
+// expected-error @+1 {{input 0 must be a static f32 tensor (or integer indices that only gathers read) on the systolic target}}
 func.func @main(%x: tensor<?x16xf32>) -> tensor<?x16xf32> {
   return %x : tensor<?x16xf32>
 }
@@ -122,4 +122,12 @@ module {
   func.func @b(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
     return %x : tensor<8x16xf32>
   }
+}
+
+// -----
+
+// An integer input that is not only gather indices.
+// expected-error @+1 {{input 0 must be a static f32 tensor (or integer indices that only gathers read) on the systolic target}}
+func.func @main(%ids: tensor<4xi64>) -> tensor<4xi64> {
+  return %ids : tensor<4xi64>
 }
