@@ -11,15 +11,24 @@ bf16 on the accelerator --accel (a preset, with --dataflow), and prints
 for each and in total: the cycle-level model's cycles and array
 utilization, the analytical figure for the same dataflow beside it, and
 the simulator's own speed
-(simulated cycles and MACs per second of wall time). The attention's
-batched matmuls, softmax and norms do not run on the accelerator yet.
+(simulated cycles and MACs per second of wall time).
+
+Then the whole layer (exported by scripts/gen_models.py at batch 1 and
+sequence --seq, 12 heads) compiled with `tessera-compile --target=systolic`
+and run by `tessera-run` on random inputs: total cycles, the utilization of
+the array while its matmuls run (matrix unit utilization: MACs over the
+matrix unit's busy cycles x cells) and over the whole run, the analytical
+lower bound of all its matmuls (the six above plus two per head), and the
+simulator's speed.
 """
 import argparse
 import json
 import os
 import subprocess
 import sys
+import re
 import tempfile
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -31,6 +40,7 @@ def main():
     parser.add_argument("--dataflow", choices=["ws", "os"], default="ws")
     parser.add_argument("--seq", type=int, default=128)
     args = parser.parse_args()
+
     sim = os.path.join(args.build, "bin", "tessera-sim")
     config = tempfile.NamedTemporaryFile("w", suffix=".json", delete=False)
     json.dump({"base": args.accel, "dataflow": args.dataflow}, config)
@@ -51,6 +61,7 @@ def main():
                               f"--gemm={m},{n},{k}"], capture_output=True,
                              text=True, check=True).stdout
         r = json.loads(out)
+        args.array = r["array"]
         cycles = r["cycles"]
         analytical = r["analytical"]["compute_cycles"]
         wall = r["simulator"]["wall_seconds"]
@@ -68,8 +79,60 @@ def main():
           f"{100 * t['macs'] / (t['cycles'] * cells):9.1f}% "
           f"{t['cycles'] / t['wall'] / 1e6:13.1f} "
           f"{t['macs'] / t['wall'] / 1e9:10.2f}")
+    args.cells = cells
+    layer(args, config.name, sim)
     os.unlink(config.name)
     return 0
+
+
+def layer(args, config, sim):
+    """The whole BERT-base layer, compiled and simulated."""
+    build = args.build
+    s, hidden, heads, ffn = args.seq, 768, 12, 3072
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run([sys.executable,
+                        os.path.join(ROOT, "scripts", "gen_models.py"),
+                        "--out", tmp, "--only", "bert", "--hidden",
+                        str(hidden), "--heads", str(heads), "--ffn", str(ffn),
+                        "--seq", str(s)], check=True,
+                       stdout=subprocess.DEVNULL)
+        program = os.path.join(tmp, "bert.tsp")
+        subprocess.run([os.path.join(build, "bin", "tessera-compile"),
+                        os.path.join(tmp, "bert", "model.onnx"),
+                        "--target=systolic", f"--accel={config}",
+                        "--dim=batch=1", f"--dim=seq={s}", "-o", program],
+                       check=True)
+        start = time.perf_counter()
+        out = subprocess.run([os.path.join(build, "bin", "tessera-run"),
+                              program, f"--accel={config}", "--seed=1"],
+                             capture_output=True, text=True,
+                             check=True).stdout
+        wall = time.perf_counter() - start
+    found = re.search(r"(\d+) cycles .* array utilization ([0-9.]+)%, "
+                      r"matrix unit utilization ([0-9.]+)%", out)
+    cycles, array, matrix = (int(found.group(1)), float(found.group(2)),
+                             float(found.group(3)))
+    # The layer's matmuls: the six projections and two per head.
+    d = hidden // heads
+    gemms = [(s, hidden, hidden)] * 4 + [(s, ffn, hidden), (s, hidden, ffn)]
+    gemms += [(s, s, d), (s, d, s)] * heads
+    bound = macs = 0
+    for m, n, k in gemms:
+        r = json.loads(subprocess.run(
+            [sim, "analyze", f"--array={args.array}",
+             f"--dataflow={args.dataflow}", f"--gemm={m},{n},{k}"],
+            capture_output=True, text=True, check=True).stdout)
+        bound += r["compute_cycles"]
+        macs += m * n * k
+    print(f"\nwhole layer (batch 1, sequence {s}, {heads} heads) on the "
+          f"accelerator: {cycles} cycles; its matmuls' analytical bound "
+          f"{bound} cycles ({100 * macs / (bound * args.cells):.1f}% "
+          f"analytical utilization)")
+    print(f"array utilization while the matmuls run {matrix:.1f}% "
+          f"(target 80%), over the whole run {array:.1f}%; simulator "
+          f"{cycles / wall / 1e6:.2f} M simulated cycles/s and "
+          f"{macs / wall / 1e9:.2f} G MACs/s (compile excluded, "
+          f"{wall:.2f} s wall)")
 
 
 if __name__ == "__main__":

@@ -188,6 +188,8 @@ static int simulateAndReport(
   if (!parsed)
     return fail(toString(parsed.takeError()));
   json::Object &out = *parsed->getAsObject();
+  out["array"] = std::to_string(config.array.rows) + "x" +
+                 std::to_string(config.array.cols);
   out["simulator"] = json::Object{
       {"wall_seconds", wall},
       {"simulated_cycles_per_second", wall > 0 ? stats.cycles / wall : 0.0},
