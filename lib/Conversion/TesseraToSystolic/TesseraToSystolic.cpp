@@ -293,9 +293,8 @@ struct ConvertTesseraToSystolicPass
           return signalPassFailure();
         continue;
       }
-      if (unaryFn(&op) || binaryFn(&op) ||
-          isa<ts::SoftmaxOp, ts::LayerNormOp, ts::RmsNormOp>(op)) {
-        if (failed(lowerVector(&op)))
+      if (isVectorOp(&op)) {
+        if (failed(lowerVectorChain(&op, done)))
           return signalPassFailure();
         continue;
       }
@@ -897,11 +896,93 @@ struct ConvertTesseraToSystolicPass
 
   /// Lowers an elementwise op, softmax, layer_norm or rms_norm to one
   /// vector step over the result viewed as rows x cols.
-  LogicalResult lowerVector(Operation *op) {
+  /// Lowers a chain of vector ops as one step: each op whose result only
+  /// the next one reads (and that is not a model output) hands it over in
+  /// the unified buffer, so the chain's intermediates stay on chip (a
+  /// layer norm and its GELU, a residual add and its softmax). An op joins
+  /// when its rows x columns view is the chain's and every other operand
+  /// is already in memory or constant.
+  LogicalResult lowerVectorChain(Operation *first,
+                                 llvm::DenseSet<Operation *> &done) {
+    sim::VectorStep step;
+    llvm::DenseMap<Value, int> onChip;
+    FailureOr<int> out = appendVectorOps(first, step, onChip, true);
+    if (failed(out))
+      return failure();
+    Operation *last = first;
+    while (true) {
+      Value result = last->getResult(0);
+      onChip[result] = *out;
+      if (!result.hasOneUse() || outputs.count(result))
+        break;
+      Operation *next = *result.getUsers().begin();
+      if (next->getBlock() != last->getBlock() || !isVectorOp(next) ||
+          llvm::any_of(next->getOperands(), [&](Value v) {
+            return !onChip.count(v) && !placed.count(v) && !constantValues(v);
+          }))
+        break;
+      // A trial on a copy: an op that does not fit leaves the chain as it
+      // is (and reports its own errors when lowered on its own).
+      sim::VectorStep trial = step;
+      llvm::DenseMap<Value, int> trialOnChip = onChip;
+      FailureOr<int> joined = appendVectorOps(next, trial, trialOnChip, false);
+      if (failed(joined))
+        break;
+      step = std::move(trial);
+      onChip = std::move(trialOnChip);
+      out = joined;
+      done.insert(next);
+      last = next;
+    }
+    return finishVectorStep(last, step, *out);
+  }
+
+  static bool isVectorOp(Operation *op) {
+    return unaryFn(op) || binaryFn(op) ||
+           isa<ts::SoftmaxOp, ts::LayerNormOp, ts::RmsNormOp>(op);
+  }
+
+  /// Stores the chain's last result from slot `out`.
+  LogicalResult finishVectorStep(Operation *op, sim::VectorStep &step,
+                                 int out) {
+    Value result = op->getResult(0);
+    auto type = cast<RankedTensorType>(result.getType());
+    // Where the result goes: an output (fp32), or scratch in fp32, or in
+    // the operand format when only matmuls read it.
+    step.output = out;
+    auto named = outputs.find(result);
+    bool isOutput = named != outputs.end();
+    step.outFormat = !isOutput && onlyMatmulOperands(result)
+                         ? operandFormat
+                         : sim::NumberFormat::F32;
+    std::string base = ts::onnxNodeName(op->getLoc());
+    if (base.empty())
+      base = op->getName().stripDialect().str() + "_" +
+             std::to_string(tensors.size());
+    size_t at = place(isOutput ? named->second : base + "/result",
+                      isOutput ? "output" : "scratch", step.outFormat,
+                      type.getShape());
+    step.out = tensors[at].offset;
+    if (auto why = sim::appendVectorStep(*config, step, instructions)) {
+      op->emitError() << "'" << op->getName() << "' " << *why;
+      return failure();
+    }
+    placed[result] = {at, leadingRows(type), type.getShape().back()};
+    return success();
+  }
+
+  /// Appends `op`'s vector instructions to `step` (whose view it sets when
+  /// empty, else must match) and returns the slot of its result; operands
+  /// in `onChip` are read from their slots. With `report`, failures are
+  /// diagnosed at the op.
+  FailureOr<int> appendVectorOps(Operation *op, sim::VectorStep &step,
+                                 llvm::DenseMap<Value, int> &onChip,
+                                 bool report) {
     using Shape = sim::VectorStep::Shape;
     using F = sim::VectorFn;
-    auto error = [&](const Twine &why) {
-      op->emitError() << "'" << op->getName() << "' " << why;
+    auto error = [&](const Twine &why) -> FailureOr<int> {
+      if (report)
+        op->emitError() << "'" << op->getName() << "' " << why;
       return failure();
     };
     Value result = op->getResult(0);
@@ -932,9 +1013,12 @@ struct ConvertTesseraToSystolicPass
       cols *= type.getDimSize(d);
     int64_t rows = type.getNumElements() / cols;
 
-    sim::VectorStep step;
-    step.rows = rows;
-    step.cols = cols;
+    if (step.ops.empty()) {
+      step.rows = rows;
+      step.cols = cols;
+    } else if (step.rows != rows || step.cols != cols) {
+      return error("does not share its rows and columns with the chain");
+    }
     auto slot = [&](Shape shape, std::optional<uint64_t> dram = std::nullopt) {
       step.slots.push_back({shape, dram});
       return static_cast<int>(step.slots.size()) - 1;
@@ -945,6 +1029,11 @@ struct ConvertTesseraToSystolicPass
     auto operand = [&](Value v, std::optional<float> &immediate,
                        Shape &shape) -> std::optional<int> {
       auto vt = cast<RankedTensorType>(v.getType());
+      if (auto it = onChip.find(v);
+          it != onChip.end() && vt.getShape() == type.getShape()) {
+        shape = Shape::Full;
+        return it->second;
+      }
       std::optional<std::vector<float>> values = constantValues(v);
       if (vt.getNumElements() == 1 && values) {
         immediate = values->front();
@@ -1049,11 +1138,12 @@ struct ConvertTesseraToSystolicPass
         return error("reads an operand the vector unit cannot");
       out = slot(Shape::Full);
       int stat = slot(Shape::Column);
-      step.ops = {{F::RowMax, stat, *x, -1, std::nullopt},
-                  {F::Sub, out, *x, stat, std::nullopt},
-                  {F::Exp, out, out, -1, std::nullopt},
-                  {F::RowSum, stat, out, -1, std::nullopt},
-                  {F::Div, out, out, stat, std::nullopt}};
+      step.ops.insert(step.ops.end(),
+                      {{F::RowMax, stat, *x, -1, std::nullopt},
+                       {F::Sub, out, *x, stat, std::nullopt},
+                       {F::Exp, out, out, -1, std::nullopt},
+                       {F::RowSum, stat, out, -1, std::nullopt},
+                       {F::Div, out, out, stat, std::nullopt}});
     } else {
       bool centered = isa<ts::LayerNormOp>(op);
       Value scale = centered ? cast<ts::LayerNormOp>(op).getScale()
@@ -1099,27 +1189,7 @@ struct ConvertTesseraToSystolicPass
       }
     }
 
-    // Where the result goes: an output (fp32), or scratch in fp32, or in
-    // the operand format when only matmuls read it.
-    step.output = out;
-    auto named = outputs.find(result);
-    bool isOutput = named != outputs.end();
-    step.outFormat = !isOutput && onlyMatmulOperands(result)
-                         ? operandFormat
-                         : sim::NumberFormat::F32;
-    std::string base = ts::onnxNodeName(op->getLoc());
-    if (base.empty())
-      base = op->getName().stripDialect().str() + "_" +
-             std::to_string(tensors.size());
-    size_t at = place(isOutput ? named->second : base + "/result",
-                      isOutput ? "output" : "scratch", step.outFormat,
-                      type.getShape());
-    step.out = tensors[at].offset;
-    if (auto why = sim::appendVectorStep(*config, step, instructions))
-      return error(*why);
-    placed[result] = {at, leadingRows(type), type.getShape().back()};
-    return success();
+    return out;
   }
 };
-
 } // namespace

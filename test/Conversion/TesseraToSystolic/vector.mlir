@@ -109,3 +109,39 @@ func.func @main(%x: tensor<2048x64xf32>) -> tensor<2048x64xf32> {
   %0 = tessera.exp %x : tensor<2048x64xf32>
   return %0 : tensor<2048x64xf32>
 }
+
+// -----
+
+// A chain of vector ops whose intermediates only the next op reads runs
+// as one step: the residual add's result stays in the unified buffer for
+// the softmax (one load of each input, one store of the result).
+// CHECK-LABEL: systolic.program
+// CHECK: systolic.load "unified" dram 0 {{.*}}{fence}
+// CHECK-NEXT: systolic.load "unified" dram {{[0-9]+}} {{.*}}signal = 64
+// CHECK-NEXT: systolic.vector "add" "f32" src {{[0-9]+}} dst [[SUM:[0-9]+]] {{.*}}mode = "full"
+// CHECK-NEXT: systolic.vector "row_max" "f32" src [[SUM]]
+// CHECK-NEXT: systolic.vector "sub" "f32" src [[SUM]]
+// CHECK-NEXT: systolic.vector "exp"
+// CHECK-NEXT: systolic.vector "row_sum"
+// CHECK-NEXT: systolic.vector "div"
+// CHECK-NEXT: systolic.store
+// CHECK-NOT: systolic.load
+func.func @main(%x: tensor<8x16xf32>, %y: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  %0 = tessera.add %x, %y : tensor<8x16xf32>, tensor<8x16xf32> -> tensor<8x16xf32>
+  %1 = tessera.softmax %0 : tensor<8x16xf32>
+  return %1 : tensor<8x16xf32>
+}
+
+// -----
+
+// Must not chain: a result two ops read, and a model output read again,
+// go through memory (three steps, three stores).
+// CHECK-LABEL: systolic.program
+// CHECK-COUNT-3: systolic.store
+// CHECK-NOT: systolic.store
+func.func @main(%x: tensor<8x16xf32>) -> (tensor<8x16xf32>, tensor<8x16xf32>) {
+  %0 = tessera.exp %x : tensor<8x16xf32>
+  %1 = tessera.neg %0 : tensor<8x16xf32>
+  %2 = tessera.mul %0, %1 : tensor<8x16xf32>, tensor<8x16xf32> -> tensor<8x16xf32>
+  return %1, %2 : tensor<8x16xf32>, tensor<8x16xf32>
+}
