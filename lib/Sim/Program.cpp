@@ -94,7 +94,8 @@ Queue tessera::sim::queueOf(Opcode opcode) {
 }
 
 bool tessera::sim::isUnary(VectorFn fn) {
-  return static_cast<uint16_t>(fn) <= static_cast<uint16_t>(VectorFn::Log);
+  return static_cast<uint16_t>(fn) <= static_cast<uint16_t>(VectorFn::Log) ||
+         fn == VectorFn::Quantize;
 }
 bool tessera::sim::isBinary(VectorFn fn) {
   return fn >= VectorFn::Add && fn <= VectorFn::Pow;
@@ -116,7 +117,8 @@ const VectorFnName kVectorFnNames[] = {
     {VectorFn::Silu, "silu"},       {VectorFn::Sqrt, "sqrt"},
     {VectorFn::Rsqrt, "rsqrt"},     {VectorFn::Reciprocal, "reciprocal"},
     {VectorFn::Neg, "neg"},         {VectorFn::Abs, "abs"},
-    {VectorFn::Log, "log"},         {VectorFn::Add, "add"},
+    {VectorFn::Log, "log"},         {VectorFn::Quantize, "quantize"},
+    {VectorFn::Add, "add"},
     {VectorFn::Sub, "sub"},         {VectorFn::Mul, "mul"},
     {VectorFn::Div, "div"},         {VectorFn::Max, "max"},
     {VectorFn::Min, "min"},         {VectorFn::Pow, "pow"},
@@ -379,8 +381,12 @@ tessera::sim::validateProgram(const Program &program,
         return fail(std::string("cannot drain to ") + formatName(i.format));
       if (i.a + uint64_t(i.rows) > uint64_t(accRows))
         return fail("accumulator rows beyond the accumulators");
-      if (i.flags & ~3u)
+      if (i.flags & ~15u)
         return fail("unknown drain flags " + std::to_string(i.flags));
+      if ((i.flags & (kDrainScale | kDrainInt32)) &&
+          i.format == NumberFormat::I8)
+        return fail("an int8 drain requantizes; it takes no dequantization "
+                    "scale");
       if (i.flags & kDrainBias)
         if (auto e = within(i.dram, uint64_t(i.cols) * 4,
                             config.unifiedBufferBytes, "the bias row"))
@@ -415,13 +421,15 @@ tessera::sim::validateProgram(const Program &program,
       if (i.rows == 0 || i.cols == 0)
         return fail("a vector operation needs rows and columns");
       bool reduction = isRowReduction(fn);
+      bool narrow = i.format == NumberFormat::I8 ||
+                    i.format == NumberFormat::F8E4M3FN ||
+                    i.format == NumberFormat::F8E5M2;
       if (reduction ? i.format != NumberFormat::F32
-                    : (i.format != NumberFormat::F32 &&
-                       i.format != NumberFormat::BF16 &&
-                       i.format != NumberFormat::F16))
+                    : narrow && fn != VectorFn::Quantize)
         return fail(std::string("cannot write ") + formatName(i.format) +
                     " from the vector unit" +
-                    (reduction ? " (row reductions write f32)" : ""));
+                    (reduction ? " (row reductions write f32)"
+                               : " (only quantize writes i8 and fp8)"));
       if (!isBinary(fn) && i.flags)
         return fail("only binary vector functions take a second operand");
       if (i.flags > static_cast<uint8_t>(VectorMode::Immediate))

@@ -229,6 +229,13 @@ struct Machine {
     }
   }
 
+  float immediateOf(const Instruction &i) const {
+    float immediate;
+    uint32_t bits = static_cast<uint32_t>(i.dram);
+    std::memcpy(&immediate, &bits, 4);
+    return immediate;
+  }
+
   static float binary(VectorFn fn, float x, float y) {
     volatile float t;
     switch (fn) {
@@ -285,6 +292,12 @@ struct Machine {
     for (size_t r = 0; r < rows; ++r)
       for (size_t j = 0; j < cols; ++j) {
         float x = readF32(i.a, r * cols + j);
+        if (fn == VectorFn::Quantize) {
+          // x / scale in fp32; the store rounds and saturates.
+          volatile float q = x / immediateOf(i);
+          out[r * cols + j] = q;
+          continue;
+        }
         if (!isBinary(fn)) {
           out[r * cols + j] = unary(fn, x);
           continue;
@@ -364,7 +377,17 @@ struct Machine {
           continue;
         }
         float value;
-        std::memcpy(&value, &bits, 4);
+        if (i.flags & kDrainInt32) {
+          int32_t acc;
+          std::memcpy(&acc, &bits, 4);
+          value = static_cast<float>(acc);
+        } else {
+          std::memcpy(&value, &bits, 4);
+        }
+        if (i.flags & kDrainScale) {
+          volatile float scaled = value * scale;
+          value = scaled;
+        }
         if (i.flags & kDrainBias) {
           float bias;
           std::memcpy(&bias, unified.data() + i.dram + size_t(j) * 4, 4);
@@ -657,6 +680,13 @@ static void appendDrainAndStore(const GemmStep &step, uint32_t accRow,
   drain.rows = static_cast<uint32_t>(rows);
   drain.cols = static_cast<uint32_t>(cols);
   drain.flags = step.relu ? kDrainRelu : 0;
+  if (step.format == NumberFormat::I8 && step.outFormat != NumberFormat::I8)
+    drain.flags |= kDrainInt32;
+  if (step.scale) {
+    drain.flags |= kDrainScale;
+    float value = *step.scale;
+    std::memcpy(&drain.c, &value, 4);
+  }
   drain.waitMask = 1u << MatrixToVector;
   if (step.bias) {
     drain.flags |= kDrainBias;
@@ -763,10 +793,12 @@ tessera::sim::appendGemm(const AcceleratorConfig &config, const GemmStep &step,
   const GemmShape &gemm = step.shape;
   if (gemm.m <= 0 || gemm.n <= 0 || gemm.k <= 0)
     return std::string("GEMM sizes must be positive");
-  if (!config.supports(step.format) || step.format == NumberFormat::I8 ||
-      step.format == NumberFormat::F32)
+  if (!config.supports(step.format) || step.format == NumberFormat::F32)
     return std::string("operand format ") + formatName(step.format) +
-           " is not a float format this accelerator supports";
+           " is not one this accelerator multiplies";
+  if (step.format == NumberFormat::I8 && step.outFormat == NumberFormat::I8)
+    return std::string("an int8 GEMM's products go out dequantized (f32, "
+                       "bf16 or f16)");
   if (config.dataflow == Dataflow::OutputStationary)
     return appendGemmOutputStationary(config, step, out);
   if (config.dataflow == Dataflow::InputStationary)

@@ -134,6 +134,12 @@ tessera::sim::appendVectorStep(const AcceleratorConfig &config,
                          !isRowReduction(op.fn)
                      ? step.outFormat
                      : NumberFormat::F32;
+      if (op.fn == VectorFn::Quantize) {
+        float value = op.immediate.value_or(1.0f);
+        uint32_t bits;
+        std::memcpy(&bits, &value, 4);
+        i.dram = bits;
+      }
       if (isBinary(op.fn)) {
         if (op.src2 < 0) {
           i.flags = static_cast<uint8_t>(VectorMode::Immediate);

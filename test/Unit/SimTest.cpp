@@ -789,6 +789,77 @@ TEST(Simulator, GatherLooksUpRowsAndRejectsBadIndices) {
             std::string::npos);
 }
 
+TEST(Simulator, QuantizeAndInt8Dequantization) {
+  AcceleratorConfig small = std::get<AcceleratorConfig>(presetConfig("small"));
+  // quantize: x / 0.5 rounded half to even and saturated to int8, and
+  // to fp8 E4M3FN (saturating at 448).
+  std::vector<float> x = {1.25f, -0.75f, 100.0f, -300.0f};
+  Program p = vectorProgram(
+      x, 1, 4,
+      {vop(VectorFn::Quantize, 0, 64, 1, 4, VectorMode::Full, 0, 0.5f,
+           NumberFormat::I8),
+       vop(VectorFn::Quantize, 0, 128, 1, 4, VectorMode::Full, 0, 0.5f,
+           NumberFormat::F8E4M3FN)},
+      64, 1, 2);
+  // vop() puts the immediate in dram only for binary functions.
+  for (Instruction &i : p.instructions)
+    if (i.opcode == Opcode::Vector) {
+      float half = 0.5f;
+      std::memcpy(&i.dram, &half, 4);
+    }
+  Result<SimStats> result = simulate(p, small);
+  ASSERT_TRUE(std::holds_alternative<SimStats>(result))
+      << std::get<std::string>(result);
+  const int8_t *q = reinterpret_cast<const int8_t *>(p.dram.data() + 16);
+  EXPECT_EQ(q[0], 2);    // 2.5 -> 2 (half to even)
+  EXPECT_EQ(q[1], -2);   // -1.5 -> -2
+  EXPECT_EQ(q[2], 127);  // 200 saturates
+  EXPECT_EQ(q[3], -128); // -600 saturates
+  // Only quantize writes narrow formats.
+  Program bad = vectorProgram(x, 1, 4,
+                              {vop(VectorFn::Exp, 0, 64, 1, 4,
+                                   VectorMode::Full, 0, 0, NumberFormat::I8)},
+                              64, 1, 1);
+  EXPECT_EQ(*validateProgram(bad, small),
+            "instruction 1 (vector): cannot write i8 from the vector unit "
+            "(only quantize writes i8 and fp8)");
+
+  // An int8 GEMM dequantized by the drain: int32 sums times the scale.
+  GemmShape g{8, 8, 40};
+  std::vector<float> a(320), b(320);
+  for (size_t i = 0; i < a.size(); ++i) {
+    a[i] = float(int(i % 23) - 11);
+    b[i] = float(int(i % 17) - 8);
+  }
+  Program gemm;
+  gemm.dram.resize(320 + 320 + 8 * 8 * 4);
+  for (size_t i = 0; i < 320; ++i) {
+    gemm.dram[i] = static_cast<uint8_t>(static_cast<int8_t>(a[i]));
+    gemm.dram[320 + i] = static_cast<uint8_t>(static_cast<int8_t>(b[i]));
+  }
+  GemmStep step;
+  step.shape = g;
+  step.format = NumberFormat::I8;
+  step.a = 0;
+  step.b = 320;
+  step.c = 640;
+  step.scale = 0.125f;
+  ASSERT_FALSE(appendGemm(small, step, gemm.instructions));
+  ASSERT_TRUE(std::holds_alternative<SimStats>(simulate(gemm, small)));
+  std::vector<float> c = readResult(gemm, 640, 64);
+  for (int i = 0; i < 8; ++i)
+    for (int j = 0; j < 8; ++j) {
+      int32_t acc = 0;
+      for (int k = 0; k < 40; ++k)
+        acc += int32_t(a[i * 40 + k]) * int32_t(b[k * 8 + j]);
+      EXPECT_EQ(c[i * 8 + j], float(acc) * 0.125f);
+    }
+  step.outFormat = NumberFormat::I8;
+  std::vector<Instruction> code;
+  EXPECT_EQ(*appendGemm(small, step, code),
+            "an int8 GEMM's products go out dequantized (f32, bf16 or f16)");
+}
+
 TEST(Program, VectorValidation) {
   AcceleratorConfig small = std::get<AcceleratorConfig>(presetConfig("small"));
   std::vector<float> x(8, 1.0f);

@@ -111,13 +111,17 @@ def Systolic_DrainOp : Systolic_Op<"drain"> {
   let summary = "accumulators to the unified buffer, with the epilogue (vector queue)";
   let description = [{
     Accumulator rows from `acc_row` (`rows` x `cols`) converted to `format`
-    into the unified buffer at `sram`: with `bias`, an fp32 row of `cols`
-    values at that unified-buffer address is added first; with `relu`,
-    negative values become 0.
+    into the unified buffer at `sram`: with `int32`, the accumulators hold
+    an int8 matmul's int32 sums, converted to fp32; with `scale` (and a
+    float format), each value is first multiplied by it (a
+    dequantization; for an i8 format `scale` is the requantization scale);
+    with `bias`, an fp32 row of `cols` values at that unified-buffer
+    address is added; with `relu`, negative values become 0.
   }];
   let arguments = (ins StrAttr:$format, I64Attr:$acc_row, I64Attr:$sram,
                        I64Attr:$rows, I64Attr:$cols,
                        OptionalAttr<I64Attr>:$bias, UnitAttr:$relu,
+                       OptionalAttr<F32Attr>:$scale, UnitAttr:$int32,
                        DefaultValuedAttr<I64Attr, "0">:$wait,
                        DefaultValuedAttr<I64Attr, "0">:$signal);
   let assemblyFormat = [{
@@ -132,7 +136,8 @@ def Systolic_VectorOp : Systolic_Op<"vector"> {
     written at `dst` in `format` (f32, bf16 or f16; a row reduction,
     `row_sum` or `row_max`, writes `rows` f32 values). Unary functions:
     copy, exp, tanh, erf, sigmoid, relu, gelu, gelu_tanh, silu, sqrt,
-    rsqrt, reciprocal, neg, abs, log. Binary functions (add, sub, mul,
+    rsqrt, reciprocal, neg, abs, log; quantize (x / `imm` converted to
+    `format`, which may be i8 or fp8, saturating). Binary functions (add, sub, mul,
     div, max, min, pow) take a second operand by `mode`: `full` (a rows x
     cols block at `src2`), `row` (one row of cols values at `src2` for
     every row), `column` (one value per row at `src2`) or `immediate`

@@ -61,6 +61,11 @@ enum class VectorFn : uint16_t {
   Neg = 12,
   Abs = 13,
   Log = 14,
+  /// x / immediate converted to the destination format: for i8 rounded
+  /// half to even and saturated, for fp8 rounded to nearest even and
+  /// saturated (the quantize ops; the only function that writes i8 or
+  /// fp8).
+  Quantize = 16,
   Add = 32,
   Sub = 33,
   Mul = 34,
@@ -104,6 +109,10 @@ Queue channelConsumer(Channel channel);
 enum class Buffer : uint8_t { Unified = 0, Weights = 1 };
 constexpr uint8_t kLoadFence = 2;
 constexpr uint8_t kDrainRelu = 1, kDrainBias = 2;
+/// Drain flags: multiply by the fp32 scale whose bits are `c` first (a
+/// dequantization); the accumulators hold int32 (an int8 matmul's), to
+/// convert to fp32 before.
+constexpr uint8_t kDrainScale = 4, kDrainInt32 = 8;
 
 struct Instruction {
   Opcode opcode = Opcode::Load;
@@ -122,7 +131,8 @@ struct Instruction {
   ///   accumulator row, rows m, depth k (<= array rows), columns n
   ///   (<= array columns); activations are m x k row-major, weights k x n.
   /// Drain: first accumulator row, unified-buffer byte address, rows,
-  ///   columns, requantization scale (fp32 bits; int8 output only).
+  ///   columns, requantization scale (fp32 bits; int8 output only) or,
+  ///   with kDrainScale, the dequantization scale.
   /// Vector: first source `a`, second source `b` and destination `c`
   ///   (unified-buffer byte addresses; sources fp32, the destination in
   ///   `format`: f32, bf16 or f16, or f32 rows x 1 for a row reduction),

@@ -74,6 +74,9 @@ struct GemmStep {
   NumberFormat format = NumberFormat::BF16, outFormat = NumberFormat::F32;
   uint64_t a = 0, b = 0, c = 0;
   std::optional<uint64_t> bias;
+  /// Dequantization: the products (int32 for int8 operands) times this
+  /// scale, before the bias.
+  std::optional<float> scale;
   bool relu = false;
   /// Its first load waits for every earlier store (A is an earlier
   /// GEMM's result).

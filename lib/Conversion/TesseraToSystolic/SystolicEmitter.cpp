@@ -59,14 +59,21 @@ Operation *tessera::buildInstructionOp(OpBuilder &b, Location loc,
         i64(i.c), i64(i.rows), i64(i.depth), i64(i.cols),
         (i.flags & 1) ? b.getUnitAttr() : UnitAttr(), i64(0), i64(0));
     break;
-  case sim::Opcode::Drain:
+  case sim::Opcode::Drain: {
+    float scale;
+    std::memcpy(&scale, &i.c, 4);
+    bool scaled = (i.flags & sim::kDrainScale) ||
+                  (i.format == sim::NumberFormat::I8 && i.c != 0);
     op = systolic::DrainOp::create(
         b, loc, b.getStringAttr(sim::formatName(i.format)), i64(i.a), i64(i.b),
         i64(i.rows), i64(i.cols),
         (i.flags & sim::kDrainBias) ? i64(i.dram) : IntegerAttr(),
-        (i.flags & sim::kDrainRelu) ? b.getUnitAttr() : UnitAttr(), i64(0),
+        (i.flags & sim::kDrainRelu) ? b.getUnitAttr() : UnitAttr(),
+        scaled ? b.getF32FloatAttr(scale) : FloatAttr(),
+        (i.flags & sim::kDrainInt32) ? b.getUnitAttr() : UnitAttr(), i64(0),
         i64(0));
     break;
+  }
   case sim::Opcode::Gather:
     op = systolic::GatherOp::create(
         b, loc, i64(i.dram), i64(i.a), i64(i.b), i64(i.rows), i64(i.c),
@@ -80,6 +87,12 @@ Operation *tessera::buildInstructionOp(OpBuilder &b, Location loc,
     StringAttr modeName;
     IntegerAttr src2;
     FloatAttr imm;
+    if (fn == sim::VectorFn::Quantize) {
+      float value;
+      uint32_t bits = static_cast<uint32_t>(i.dram);
+      std::memcpy(&value, &bits, 4);
+      imm = b.getF32FloatAttr(value);
+    }
     if (sim::isBinary(fn)) {
       static const char *modes[] = {"full", "row", "column", "immediate"};
       modeName = b.getStringAttr(modes[static_cast<int>(mode) & 3]);
@@ -192,6 +205,14 @@ tessera::emitSystolicProgram(ModuleOp module,
       }
       if (drain.getRelu())
         i.flags |= sim::kDrainRelu;
+      if (drain.getInt32())
+        i.flags |= sim::kDrainInt32;
+      if (auto scale = drain.getScale()) {
+        float value = scale->convertToFloat();
+        std::memcpy(&i.c, &value, 4);
+        if (i.format != sim::NumberFormat::I8)
+          i.flags |= sim::kDrainScale;
+      }
     } else if (auto gather = dyn_cast<systolic::GatherOp>(op)) {
       i.opcode = sim::Opcode::Gather;
       i.flags = gather.getFence() ? sim::kLoadFence : 0;
@@ -222,6 +243,14 @@ tessera::emitSystolicProgram(ModuleOp module,
       i.c = field("dst");
       i.rows = field("rows");
       i.cols = field("cols");
+      if (*fn == sim::VectorFn::Quantize) {
+        if (!vector.getImm())
+          return fail(vector, "quantize needs its scale as imm");
+        float value = vector.getImm()->convertToFloat();
+        uint32_t bits;
+        std::memcpy(&bits, &value, 4);
+        i.dram = bits;
+      }
       if (sim::isBinary(*fn)) {
         StringRef mode = vector.getMode() ? *vector.getMode() : "";
         if (mode == "full" || mode == "row" || mode == "column") {

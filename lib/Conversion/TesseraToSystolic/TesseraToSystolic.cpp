@@ -114,6 +114,102 @@ std::optional<std::vector<float>> constantValues(Value value) {
   return out;
 }
 
+/// The values of an i8 or fp8 constant as floats (exact).
+std::optional<std::vector<float>> quantizedValues(Value value) {
+  auto constant = value.getDefiningOp<ts::ConstantOp>();
+  if (!constant)
+    return std::nullopt;
+  ElementsAttr attr = constant.getValue();
+  Type element = cast<ShapedType>(attr.getType()).getElementType();
+  int64_t count = cast<ShapedType>(attr.getType()).getNumElements();
+  std::vector<float> out;
+  out.reserve(count);
+  if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
+    if (element.isInteger(8)) {
+      for (APInt v : dense.getValues<APInt>())
+        out.push_back(static_cast<float>(v.getSExtValue()));
+      return out;
+    }
+    if (isa<Float8E4M3FNType, Float8E5M2Type>(element)) {
+      for (APFloat v : dense.getValues<APFloat>())
+        out.push_back(v.convertToFloat());
+      return out;
+    }
+    return std::nullopt;
+  }
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(attr)) {
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    if (!blob || int64_t(blob->getData().size()) != count)
+      return std::nullopt;
+    for (char byte : blob->getData()) {
+      auto bits = static_cast<uint8_t>(byte);
+      if (element.isInteger(8))
+        out.push_back(static_cast<float>(static_cast<int8_t>(bits)));
+      else if (isa<Float8E4M3FNType>(element))
+        out.push_back(sim::fromF8E4M3FN(bits));
+      else if (isa<Float8E5M2Type>(element))
+        out.push_back(sim::fromF8E5M2(bits));
+      else
+        return std::nullopt;
+    }
+    return out;
+  }
+  return std::nullopt;
+}
+
+/// A per-tensor scale (a constant of one element) with no zero point, or
+/// a zero one.
+std::optional<float> perTensorScale(Value scale, Value zeroPoint) {
+  std::optional<std::vector<float>> s = constantValues(scale);
+  if (!s || s->size() != 1)
+    return std::nullopt;
+  if (zeroPoint) {
+    std::optional<std::vector<float>> z = quantizedValues(zeroPoint);
+    if (!z || llvm::any_of(*z, [](float v) { return v != 0; }))
+      return std::nullopt;
+  }
+  return s->front();
+}
+
+/// A matmul of quantized operands (ONNX's QDQ form): the lhs a
+/// dequantize of a quantize of an fp32 value, the rhs a dequantize of an
+/// i8 or fp8 constant, both per-tensor, symmetric, in the same format.
+struct QuantizedMatmul {
+  sim::NumberFormat format;
+  Value input;
+  float inputScale, weightScale;
+  std::vector<float> weights;
+  ts::QuantizeOp quantize;
+  ts::DequantizeOp lhsDequantize, rhsDequantize;
+};
+
+std::optional<QuantizedMatmul> matchQuantized(ts::MatmulOp matmul) {
+  auto dq = matmul.getLhs().getDefiningOp<ts::DequantizeOp>();
+  auto dw = matmul.getRhs().getDefiningOp<ts::DequantizeOp>();
+  if (!dq || !dw)
+    return std::nullopt;
+  auto q = dq.getInput().getDefiningOp<ts::QuantizeOp>();
+  if (!q)
+    return std::nullopt;
+  Type element = q.getType().getElementType();
+  if (element != dw.getInput().getType().getElementType())
+    return std::nullopt;
+  std::optional<sim::NumberFormat> format =
+      element.isInteger(8)                 ? sim::NumberFormat::I8
+      : isa<Float8E4M3FNType>(element)     ? sim::NumberFormat::F8E4M3FN
+      : isa<Float8E5M2Type>(element)       ? std::optional(sim::NumberFormat::F8E5M2)
+                                           : std::nullopt;
+  std::optional<float> sx = perTensorScale(q.getScale(), q.getZeroPoint());
+  std::optional<float> sq = perTensorScale(dq.getScale(), dq.getZeroPoint());
+  std::optional<float> sw = perTensorScale(dw.getScale(), dw.getZeroPoint());
+  std::optional<std::vector<float>> w = quantizedValues(dw.getInput());
+  if (!format || !sx || !sq || *sx != *sq || !sw || !w ||
+      cast<RankedTensorType>(dw.getInput().getType()).getRank() != 2)
+    return std::nullopt;
+  return QuantizedMatmul{*format, q.getInput(), *sx, *sw, std::move(*w),
+                         q, dq, dw};
+}
+
 /// The vector unit's function for a unary tessera op.
 std::optional<sim::VectorFn> unaryFn(Operation *op) {
   using F = sim::VectorFn;
@@ -207,11 +303,10 @@ struct ConvertTesseraToSystolicPass
     this->config = &config;
     std::optional<sim::NumberFormat> operandFormat = sim::parseFormat(format);
     if (!operandFormat || *operandFormat == sim::NumberFormat::F32 ||
-        *operandFormat == sim::NumberFormat::I8 ||
-        !config.supports(*operandFormat)) {
-      module.emitError() << "accelerator '" << config.name
-                         << "' has no float operand format '" << format
-                         << "' (quantized int8 models are not supported yet)";
+        *operandFormat == sim::NumberFormat::I8) {
+      module.emitError() << "'" << format
+                         << "' is not a float operand format (bf16, f16, "
+                            "f8E4M3FN or f8E5M2)";
       return signalPassFailure();
     }
 
@@ -256,6 +351,21 @@ struct ConvertTesseraToSystolicPass
     }
 
     llvm::DenseSet<Operation *> done;
+    // Matmuls of quantized operands: their quantize and dequantize ops run
+    // as part of them (the quantization on the vector unit, the
+    // dequantization in the drain).
+    llvm::DenseMap<Operation *, QuantizedMatmul> quantized;
+    func.walk([&](ts::MatmulOp matmul) {
+      std::optional<QuantizedMatmul> match = matchQuantized(matmul);
+      if (!match)
+        return;
+      for (Operation *op : {match->lhsDequantize.getOperation(),
+                            match->rhsDequantize.getOperation(),
+                            match->quantize.getOperation()})
+        if (op->getResult(0).hasOneUse())
+          done.insert(op);
+      quantized.try_emplace(matmul, std::move(*match));
+    });
     for (Operation &op : func.getBody().front()) {
       if (done.contains(&op) || isa<ts::ConstantOp, func::ReturnOp>(op))
         continue;
@@ -266,6 +376,14 @@ struct ConvertTesseraToSystolicPass
           return fail(&op, "reshapes only what is already in memory");
         placed[reshape->getResult(0)] = {it->second.index, leadingRows(type),
                                          type.getShape().back()};
+        continue;
+      }
+      if (auto matmul = dyn_cast<ts::MatmulOp>(op);
+          matmul && quantized.count(matmul)) {
+        if (failed(lowerMatmul(matmul, *operandFormat, config, placed,
+                               outputs, done, instructions,
+                               &quantized.find(matmul)->second)))
+          return signalPassFailure();
         continue;
       }
       if (auto matmul = dyn_cast<ts::MatmulOp>(op)) {
@@ -346,26 +464,41 @@ struct ConvertTesseraToSystolicPass
                             llvm::DenseMap<Value, Placed> &placed,
                             llvm::DenseMap<Value, std::string> &outputs,
                             llvm::DenseSet<Operation *> &done,
-                            std::vector<sim::Instruction> &instructions) {
+                            std::vector<sim::Instruction> &instructions,
+                            const QuantizedMatmul *quant = nullptr) {
     auto error = [&](Operation *op, const Twine &why) {
       op->emitError() << why;
       return failure();
     };
-    std::optional<Placed> lhs = inFormat(matmul.getLhs(), format);
+    std::optional<Placed> lhs;
+    std::optional<std::vector<float>> values;
+    auto rhsType = matmul.getRhs().getType();
+    if (quant) {
+      // The lhs quantized on the vector unit, the weights as they are.
+      format = quant->format;
+      if (!config.supports(format))
+        return error(matmul, Twine("accelerator '") + config.name +
+                                 "' has no " + sim::formatName(format) +
+                                 " operands for this quantized matmul");
+      lhs = quantizeInput(matmul, quant->input, quant->inputScale, format);
+      values = quant->weights;
+    } else {
+      if (failed(checkOperandFormat(matmul)))
+        return failure();
+      lhs = inFormat(matmul.getLhs(), format);
+      auto weights = matmul.getRhs().getDefiningOp<ts::ConstantOp>();
+      if (!weights || rhsType.getRank() != 2)
+        return error(matmul, "the systolic target needs constant 2-D weights");
+      values = ::tessera::floatValues(weights.getValue());
+      if (!values)
+        return error(matmul, "the weights must be f32 constants");
+    }
     if (!lhs)
       return error(matmul, "the matmul's lhs must be an input or an earlier "
                            "result on the systolic target");
-    auto weights = matmul.getRhs().getDefiningOp<ts::ConstantOp>();
-    auto rhsType = matmul.getRhs().getType();
-    if (!weights || rhsType.getRank() != 2)
-      return error(matmul, "the systolic target needs constant 2-D weights");
     if (matmul.getTransposeA() || !matmul.getAlpha().isExactlyValue(1.0))
       return error(matmul, "transpose_a and alpha are not supported on the "
                            "systolic target yet");
-    std::optional<std::vector<float>> values =
-        ::tessera::floatValues(weights.getValue());
-    if (!values)
-      return error(matmul, "the weights must be f32 constants");
     int64_t k = rhsType.getDimSize(matmul.getTransposeB() ? 1 : 0);
     int64_t n = rhsType.getDimSize(matmul.getTransposeB() ? 0 : 1);
     if (lhs->cols != k)
@@ -391,6 +524,8 @@ struct ConvertTesseraToSystolicPass
     sim::GemmStep step;
     step.shape = {lhs->rows, n, k};
     step.format = format;
+    if (quant)
+      step.scale = quant->inputScale * quant->weightScale;
     step.a = tensors[lhs->index].offset;
     step.b = tensors[weightsAt].offset;
     // Every matmul after the first starts behind the earlier stores: its
@@ -432,7 +567,7 @@ struct ConvertTesseraToSystolicPass
       return error(result.getDefiningOp(),
                    "a result returned and also used by another op is not "
                    "supported on the systolic target yet");
-    step.outFormat = isOutput || !onlyMatmulOperands(result)
+    step.outFormat = isOutput || quant || !onlyMatmulOperands(result)
                          ? sim::NumberFormat::F32
                          : format;
     size_t resultAt = place(isOutput ? out->second : base + "/result",
@@ -683,10 +818,25 @@ struct ConvertTesseraToSystolicPass
 
   /// One GEMM step: A (m x k at `a`) x B (k x n at `b`), both in the
   /// operand format, into C at `c` in `outFormat`.
+  /// Whether the accelerator multiplies the float operand format; an
+  /// error at `op` when not (an int8-only accelerator needs the model's
+  /// matmuls quantized).
+  LogicalResult checkOperandFormat(Operation *op) {
+    if (config->supports(operandFormat))
+      return success();
+    op->emitError() << "accelerator '" << config->name
+                    << "' has no float operand format '"
+                    << sim::formatName(operandFormat)
+                    << "' (quantize the model's matmuls to a format it has)";
+    return failure();
+  }
+
   LogicalResult gemm(Operation *op, uint64_t a, uint64_t b, uint64_t c,
                      int64_t m, int64_t n, int64_t k,
                      sim::NumberFormat outFormat,
                      std::optional<uint64_t> bias = std::nullopt) {
+    if (failed(checkOperandFormat(op)))
+      return failure();
     sim::GemmStep step;
     step.shape = {m, n, k};
     step.format = operandFormat;
@@ -860,6 +1010,31 @@ struct ConvertTesseraToSystolicPass
     return copy(conv, tensors[product].offset, {batch, f, oh, ow},
                 {oh * ow * f, 1, ow * f, f}, to, 0,
                 rowMajor({batch, f, oh, ow}));
+  }
+
+  /// `value` (fp32) divided by `scale` and converted to `format` (i8 or
+  /// fp8) on the vector unit, as a new scratch tensor.
+  std::optional<Placed> quantizeInput(Operation *op, Value value, float scale,
+                                      sim::NumberFormat format) {
+    std::optional<Placed> at = inFormat(value, sim::NumberFormat::F32);
+    if (!at)
+      return std::nullopt;
+    size_t to = place(tensors[at->index].name + "/" + sim::formatName(format),
+                      "scratch", format, tensors[at->index].shape);
+    sim::VectorStep step;
+    step.rows = at->rows;
+    step.cols = at->cols;
+    step.slots = {{sim::VectorStep::Shape::Full, tensors[at->index].offset},
+                  {sim::VectorStep::Shape::Full, std::nullopt}};
+    step.ops = {{sim::VectorFn::Quantize, 1, 0, -1, scale}};
+    step.output = 1;
+    step.out = tensors[to].offset;
+    step.outFormat = format;
+    if (auto why = sim::appendVectorStep(*config, step, instructions)) {
+      op->emitError() << *why;
+      return std::nullopt;
+    }
+    return Placed{to, at->rows, at->cols};
   }
 
   /// `value` in DRAM in `format`: as placed, or for a matmul reading an

@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "GraphImporter.h"
 
+#include "mlir/IR/Verifier.h"
+
 using namespace mlir;
 
 namespace tessera::onnx_import {
@@ -259,6 +261,43 @@ static LogicalResult convertCastLike(GraphImporter &im,
   return im.setOutput(0, im.create<ts::CastOp>(type, x));
 }
 
+/// QuantizeLinear and DequantizeLinear: tessera.quantize (to the zero
+/// point's int8 type) and tessera.dequantize; a 1-D scale of more than one
+/// element is per channel along `axis` (default 1).
+template <bool Quantize>
+static LogicalResult convertQuantizeLinear(GraphImporter &im,
+                                           const onnx::NodeProto &node) {
+  Value x = im.input(0), scale = im.input(1);
+  if (!x || !scale)
+    return failure();
+  Value zeroPoint = im.optionalInput(2);
+  if (Quantize && !zeroPoint)
+    return im.emitError()
+           << "QuantizeLinear without a zero point produces uint8, which "
+              "Tessera does not support; give an int8 zero point";
+  IntegerAttr axis;
+  auto scaleType = tensorType(scale);
+  if (scaleType.getRank() == 1 && scaleType.getNumElements() != 1) {
+    int64_t rank = tensorType(x).getRank();
+    int64_t a = im.intAttr("axis", 1);
+    if (a < -rank || a >= rank)
+      return im.emitError() << "axis " << a << " is outside the input's rank "
+                            << rank;
+    axis = im.builder().getI64IntegerAttr(a < 0 ? a + rank : a);
+  }
+  ArrayRef<int64_t> shape = tensorType(x).getShape();
+  Type element = Quantize ? elementType(zeroPoint) : elementType(scale);
+  auto type = RankedTensorType::get(shape, element);
+  Operation *op;
+  if (Quantize)
+    op = im.create<ts::QuantizeOp>(type, x, scale, zeroPoint, axis);
+  else
+    op = im.create<ts::DequantizeOp>(type, x, scale, zeroPoint, axis);
+  if (failed(mlir::verify(op)))
+    return failure();
+  return im.setOutput(0, op->getResult(0));
+}
+
 /// Sum and Mean of one or more inputs, with broadcasting.
 static LogicalResult convertSumMean(GraphImporter &im,
                                     const onnx::NodeProto &node) {
@@ -339,6 +378,8 @@ void registerElementwiseConverters(
   r["Sum"] = convertSumMean;
   r["Mean"] = convertSumMean;
   r["PRelu"] = convertPRelu;
+  r["QuantizeLinear"] = convertQuantizeLinear<true>;
+  r["DequantizeLinear"] = convertQuantizeLinear<false>;
 }
 
 } // namespace tessera::onnx_import

@@ -131,3 +131,20 @@ module {
 func.func @main(%ids: tensor<4xi64>) -> tensor<4xi64> {
   return %ids : tensor<4xi64>
 }
+
+// -----
+
+// Must not take the quantized path: a quantize whose scale differs from
+// the dequantize's is an error at the quantize op (no lowering for a lone
+// quantize).
+func.func @main(%x: tensor<8x16xf32>) -> tensor<8x4xf32> {
+  %s = tessera.constant dense<0.5> : tensor<f32>
+  %t = tessera.constant dense<0.25> : tensor<f32>
+  %w = tessera.constant dense<1.5> : tensor<16x4xf8E4M3FN>
+  // expected-error @+1 {{'tessera.quantize' cannot run on the systolic target yet}}
+  %q = tessera.quantize %x scale(%s : tensor<f32>) : tensor<8x16xf32> -> tensor<8x16xf8E4M3FN>
+  %dq = tessera.dequantize %q scale(%t : tensor<f32>) : tensor<8x16xf8E4M3FN> -> tensor<8x16xf32>
+  %dw = tessera.dequantize %w scale(%t : tensor<f32>) : tensor<16x4xf8E4M3FN> -> tensor<16x4xf32>
+  %0 = tessera.matmul %dq, %dw : tensor<8x16xf32>, tensor<16x4xf32> -> tensor<8x4xf32>
+  return %0 : tensor<8x4xf32>
+}

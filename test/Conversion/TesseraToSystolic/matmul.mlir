@@ -50,3 +50,26 @@ func.func @main(%x: tensor<1x8x16xf32>) -> tensor<8x4xf32> {
   %0 = tessera.matmul %r, %w {transpose_b} : tensor<8x16xf32>, tensor<4x16xf32> -> tensor<8x4xf32>
   return %0 : tensor<8x4xf32>
 }
+
+// -----
+
+// A matmul of fp8 (E4M3FN) quantized operands in QDQ form: the input
+// quantized on the vector unit, the constant fp8 weights as they are, the
+// array multiplying fp8, the drain scaling the fp32 sums by 0.5 * 0.25.
+// CHECK-LABEL: systolic.program
+// CHECK: systolic.tensor "input_0/f8E4M3FN" "scratch" "f8E4M3FN" [8, 16]
+// CHECK: systolic.tensor "matmul_{{[0-9]+}}/weights" "constant" "f8E4M3FN" [16, 4]
+// CHECK: systolic.vector "quantize" "f8E4M3FN" {{.*}}imm = 5.000000e-01
+// CHECK: systolic.matmul "f8E4M3FN"
+// CHECK: systolic.drain "f32" {{.*}}{scale = 1.250000e-01
+// CHECK-NOT: int32
+func.func @main(%x: tensor<8x16xf32>) -> tensor<8x4xf32> {
+  %s = tessera.constant dense<0.5> : tensor<f32>
+  %sw = tessera.constant dense<0.25> : tensor<f32>
+  %w = tessera.constant dense<1.5> : tensor<16x4xf8E4M3FN>
+  %q = tessera.quantize %x scale(%s : tensor<f32>) : tensor<8x16xf32> -> tensor<8x16xf8E4M3FN>
+  %dq = tessera.dequantize %q scale(%s : tensor<f32>) : tensor<8x16xf8E4M3FN> -> tensor<8x16xf32>
+  %dw = tessera.dequantize %w scale(%sw : tensor<f32>) : tensor<16x4xf8E4M3FN> -> tensor<16x4xf32>
+  %0 = tessera.matmul %dq, %dw : tensor<8x16xf32>, tensor<16x4xf32> -> tensor<8x4xf32>
+  return %0 : tensor<8x4xf32>
+}

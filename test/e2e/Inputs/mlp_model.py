@@ -3,7 +3,8 @@
 # end-to-end test: OUT/mlp, a two-layer MLP (MatMul, Add, Relu, MatMul), and
 # OUT/heads, two independent matmuls of one input (two outputs), and
 # OUT/block, a feed-forward block with vector-unit work: MatMul, Add,
-# LayerNormalization, Gelu (erf), MatMul, a residual Add, Softmax.
+# LayerNormalization, Gelu (erf), MatMul, a residual Add, Softmax; and
+# OUT/int8, an int8 matmul in QDQ form with its exact result.
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import os
 import sys
@@ -69,6 +70,32 @@ def main():
         [("x", x)], [("a", first), ("b", second)])
 
     block(out, rng)
+    quantized(out, rng)
+
+
+def quantized(out, rng):
+    """An int8 matmul in ONNX's QDQ form, y = dq(q(x)) @ dq(w), and its
+    exact result: the accelerator quantizes x (x / s in fp32, rounded half
+    to even, saturated), sums int8 products in int32 and scales the sums
+    by s_x * s_w in fp32, as this reference does."""
+    m, k, n = 24, 48, 40
+    x = rng.standard_normal((m, k), dtype=np.float32) * 3
+    w = rng.integers(-127, 128, (k, n), dtype=np.int8)
+    sx, sw = np.float32(0.05), np.float32(0.01)
+    q = np.clip(np.rint(x / sx), -128, 127).astype(np.int64)
+    y = np.float32(q @ w.astype(np.int64)) * np.float32(sx * sw)
+    zero = np.array(0, np.int8)
+    consts = {"sx": np.array(sx), "sw": np.array(sw), "zp": zero, "w": w}
+    inits = [numpy_helper.from_array(v, k) for k, v in consts.items()]
+    node = helper.make_node
+    save(os.path.join(out, "int8"), helper.make_graph(
+        [node("QuantizeLinear", ["x", "sx", "zp"], ["xq"], name="quant_x"),
+         node("DequantizeLinear", ["xq", "sx", "zp"], ["xd"], name="dequant_x"),
+         node("DequantizeLinear", ["w", "sw", "zp"], ["wd"], name="dequant_w"),
+         node("MatMul", ["xd", "wd"], ["y"], name="qmatmul")],
+        "int8", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [m, k])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [m, n])],
+        inits), [("x", x)], [("y", y)])
 
 
 def layer_norm(v, scale, bias, eps=1e-5):
