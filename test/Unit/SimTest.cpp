@@ -860,6 +860,47 @@ TEST(Simulator, QuantizeAndInt8Dequantization) {
             "an int8 GEMM's products go out dequantized (f32, bf16 or f16)");
 }
 
+TEST(Program, CorruptedVectorAndGatherProgramsNeverCrash) {
+  AcceleratorConfig small = std::get<AcceleratorConfig>(presetConfig("small"));
+  // A softmax and a gather in one program, then random bit flips: each
+  // mutant is rejected when loaded, stops with an error, or runs.
+  const uint32_t rows = 4, cols = 8, block = rows * cols * 4;
+  std::vector<float> x = randomMatrix(rows * cols, 5);
+  Program p = vectorProgram(
+      x, rows, cols,
+      {vop(VectorFn::RowMax, 0, block, rows, cols),
+       vop(VectorFn::Sub, 0, block + 64, rows, cols, VectorMode::Column,
+           block),
+       vop(VectorFn::Exp, block + 64, block + 64, rows, cols)},
+      block + 64, rows, cols);
+  size_t table = p.dram.size();
+  p.dram.resize(table + 6 * 16 + 16 + 4 * 16);
+  float ids[4] = {5, 0, 3, 1};
+  std::memcpy(p.dram.data() + table + 96, ids, 16);
+  GatherStep step;
+  step.table = table;
+  step.tableRows = 6;
+  step.rowElements = 4;
+  step.count = 4;
+  step.indices = table + 96;
+  step.out = table + 112;
+  ASSERT_FALSE(appendGatherStep(small, step, p.instructions));
+  ASSERT_TRUE(std::holds_alternative<SimStats>(simulate(p, small)));
+  std::vector<uint8_t> bytes = encodeProgram(p);
+  std::mt19937 rng(11);
+  int ran = 0;
+  for (int trial = 0; trial < 2000; ++trial) {
+    std::vector<uint8_t> mutated = bytes;
+    for (int flips = 0; flips < 3; ++flips)
+      mutated[24 + rng() % (p.instructions.size() * 32)] ^=
+          static_cast<uint8_t>(1u << (rng() % 8));
+    Result<Program> result = decodeProgram(mutated, small);
+    if (auto *decoded = std::get_if<Program>(&result))
+      ran += std::holds_alternative<SimStats>(simulate(*decoded, small));
+  }
+  EXPECT_GT(ran, 0);
+}
+
 TEST(Program, VectorValidation) {
   AcceleratorConfig small = std::get<AcceleratorConfig>(presetConfig("small"));
   std::vector<float> x(8, 1.0f);
