@@ -61,7 +61,5 @@ void tessera::registerPipelines() {
   PassPipelineRegistration<>(
       "tessera-cpu-pipeline",
       "Lower tessera IR to the LLVM dialect for the CPU",
-      [](OpPassManager &pm) {
-        buildPipelineUpTo(pm, CompilePhase::LLVM);
-      });
+      [](OpPassManager &pm) { buildPipelineUpTo(pm, CompilePhase::LLVM); });
 }

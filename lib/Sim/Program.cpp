@@ -118,11 +118,11 @@ const VectorFnName kVectorFnNames[] = {
     {VectorFn::Rsqrt, "rsqrt"},     {VectorFn::Reciprocal, "reciprocal"},
     {VectorFn::Neg, "neg"},         {VectorFn::Abs, "abs"},
     {VectorFn::Log, "log"},         {VectorFn::Quantize, "quantize"},
-    {VectorFn::Add, "add"},
-    {VectorFn::Sub, "sub"},         {VectorFn::Mul, "mul"},
-    {VectorFn::Div, "div"},         {VectorFn::Max, "max"},
-    {VectorFn::Min, "min"},         {VectorFn::Pow, "pow"},
-    {VectorFn::RowSum, "row_sum"},  {VectorFn::RowMax, "row_max"},
+    {VectorFn::Add, "add"},         {VectorFn::Sub, "sub"},
+    {VectorFn::Mul, "mul"},         {VectorFn::Div, "div"},
+    {VectorFn::Max, "max"},         {VectorFn::Min, "min"},
+    {VectorFn::Pow, "pow"},         {VectorFn::RowSum, "row_sum"},
+    {VectorFn::RowMax, "row_max"},
 };
 } // namespace
 
@@ -406,8 +406,8 @@ tessera::sim::validateProgram(const Program &program,
       if (auto e = within(i.a, uint64_t(i.rows) * i.c,
                           config.unifiedBufferBytes, "the gathered rows"))
         return e;
-      if (auto e = within(i.b, uint64_t(i.rows) * 4,
-                          config.unifiedBufferBytes, "the indices"))
+      if (auto e = within(i.b, uint64_t(i.rows) * 4, config.unifiedBufferBytes,
+                          "the indices"))
         return e;
       if (auto e = within(i.dram, tableRows * i.c, program.dram.size(),
                           "the DRAM table"))
@@ -449,10 +449,10 @@ tessera::sim::validateProgram(const Program &program,
                               "the second source"))
             return e;
       }
-      uint64_t out = reduction ? uint64_t(i.rows) * 4
-                               : elements * formatBytes(i.format);
-      if (auto e = within(i.c, out, config.unifiedBufferBytes,
-                          "the destination"))
+      uint64_t out =
+          reduction ? uint64_t(i.rows) * 4 : elements * formatBytes(i.format);
+      if (auto e =
+              within(i.c, out, config.unifiedBufferBytes, "the destination"))
         return e;
       break;
     }

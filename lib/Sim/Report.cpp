@@ -68,8 +68,7 @@ std::string tessera::sim::reportToHTML(const SimStats &stats,
     b.assign(buckets, 0.0);
   for (const TraceEvent &e : stats.trace) {
     int64_t length = std::max<int64_t>(e.end - e.start, 1);
-    spread(busy[static_cast<int>(e.queue)], bucketCycles, e.start, e.end,
-           1.0);
+    spread(busy[static_cast<int>(e.queue)], bucketCycles, e.start, e.end, 1.0);
     if (e.macs)
       spread(array, bucketCycles, e.start, e.end,
              double(e.macs) / double(length) / cells);
@@ -83,9 +82,9 @@ std::string tessera::sim::reportToHTML(const SimStats &stats,
      << "td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}"
      << "th{background:#eee}</style></head><body>\n";
   os << "<h1>" << escape(title) << "</h1>\n";
-  os << "<p>Accelerator <b>" << escape(config.name) << "</b>: "
-     << config.array.rows << " x " << config.array.cols << " array, "
-     << llvm::format("%.2f", config.clockGHz) << " GHz.</p>\n";
+  os << "<p>Accelerator <b>" << escape(config.name)
+     << "</b>: " << config.array.rows << " x " << config.array.cols
+     << " array, " << llvm::format("%.2f", config.clockGHz) << " GHz.</p>\n";
   os << "<h2>Totals</h2>\n<table>\n";
   auto row = [&](const char *name, const std::string &value) {
     os << "<tr><th>" << name << "</th><td>" << value << "</td></tr>\n";
@@ -128,8 +127,8 @@ std::string tessera::sim::reportToHTML(const SimStats &stats,
      << "\" height=\"" << height << "\" fill=\"none\" stroke=\"#999\"/>\n";
   for (int tick = 0; tick <= 4; ++tick) {
     int y = top + height - height * tick / 4;
-    os << "<text x=\"2\" y=\"" << y + 4 << "\" font-size=\"10\">"
-       << tick * 25 << "%</text>\n";
+    os << "<text x=\"2\" y=\"" << y + 4 << "\" font-size=\"10\">" << tick * 25
+       << "%</text>\n";
   }
   auto polyline = [&](const std::vector<double> &values, double scale,
                       const char *color, const char *dash) {
@@ -150,8 +149,8 @@ std::string tessera::sim::reportToHTML(const SimStats &stats,
              " stroke-dasharray=\"4 3\"");
   os << "<text x=\"" << left << "\" y=\"" << top + height + 16
      << "\" font-size=\"11\">0</text><text x=\"" << left + width - 80
-     << "\" y=\"" << top + height + 16 << "\" font-size=\"11\">"
-     << stats.cycles << " cycles</text>\n";
+     << "\" y=\"" << top + height + 16 << "\" font-size=\"11\">" << stats.cycles
+     << " cycles</text>\n";
   int x = left;
   auto legend = [&](const char *color, const std::string &name) {
     os << "<rect x=\"" << x << "\" y=\"" << top + height + 24

@@ -272,9 +272,8 @@ struct Machine {
         float acc = readF32(i.a, r * cols);
         for (size_t j = 1; j < cols; ++j) {
           float x = readF32(i.a, r * cols + j);
-          acc = fn == VectorFn::RowSum
-                    ? binary(VectorFn::Add, acc, x)
-                    : binary(VectorFn::Max, acc, x);
+          acc = fn == VectorFn::RowSum ? binary(VectorFn::Add, acc, x)
+                                       : binary(VectorFn::Max, acc, x);
         }
         out[r] = acc;
       }
@@ -522,14 +521,14 @@ Result<SimStats> tessera::sim::simulate(Program &program,
       end = start + vectorCycles(config, i);
       vectorElements += elements;
       auto fn = static_cast<VectorFn>(i.depth);
-      int64_t reads = isBinary(fn) && static_cast<VectorMode>(i.flags) ==
-                                          VectorMode::Full
-                          ? 2
-                          : 1;
+      int64_t reads =
+          isBinary(fn) && static_cast<VectorMode>(i.flags) == VectorMode::Full
+              ? 2
+              : 1;
       stats.sramBytes +=
-          elements * 4 * reads +
-          (isRowReduction(fn) ? int64_t(i.rows) * 4
-                              : elements * formatBytes(i.format));
+          elements * 4 * reads + (isRowReduction(fn)
+                                      ? int64_t(i.rows) * 4
+                                      : elements * formatBytes(i.format));
       break;
     }
     }
@@ -551,10 +550,10 @@ Result<SimStats> tessera::sim::simulate(Program &program,
         tokens[ch].push_back(end);
     stats.cycles = std::max(stats.cycles, end);
     if (keepTrace)
-      stats.trace.push_back(
-          {Queue(best), i.opcode, index, start, end,
-           i.opcode == Opcode::Matmul ? int64_t(i.rows) * i.depth * i.cols
-                                      : 0});
+      stats.trace.push_back({Queue(best), i.opcode, index, start, end,
+                             i.opcode == Opcode::Matmul
+                                 ? int64_t(i.rows) * i.depth * i.cols
+                                 : 0});
   }
   for (int q = 0; q < 4; ++q)
     if (!queues[q].empty()) {
@@ -615,7 +614,7 @@ std::string tessera::sim::statsToJSON(const SimStats &stats,
 
 std::string tessera::sim::traceToJSON(const SimStats &stats,
                                       const AcceleratorConfig &config) {
-  static const char *names[] = {"?",     "load",  "matmul", "drain",
+  static const char *names[] = {"?",     "load",   "matmul", "drain",
                                 "store", "vector", "gather"};
   llvm::json::Array events;
   double microsPerCycle = 1e-3 / config.clockGHz;

@@ -26,8 +26,7 @@ tessera::sim::appendVectorStep(const AcceleratorConfig &config,
   if (!valid(step.output) || step.ops.empty())
     return std::string("a vector step needs ops and an output slot");
   for (const VectorStep::Op &op : step.ops)
-    if (!valid(op.dst) || !valid(op.src) ||
-        (op.src2 >= 0 && !valid(op.src2)) ||
+    if (!valid(op.dst) || !valid(op.src) || (op.src2 >= 0 && !valid(op.src2)) ||
         (isBinary(op.fn) && op.src2 < 0 && !op.immediate))
       return std::string("a vector step's op names a slot it does not have");
 
@@ -44,8 +43,7 @@ tessera::sim::appendVectorStep(const AcceleratorConfig &config,
   if (room < perRow)
     return "one row of a " + std::to_string(cols) +
            "-column vector step does not fit the " +
-           std::to_string(config.unifiedBufferBytes) +
-           "-byte unified buffer";
+           std::to_string(config.unifiedBufferBytes) + "-byte unified buffer";
   int64_t chunk = std::min<int64_t>({rows, room / perRow, 0xffff});
 
   // The slots' addresses: Row slots first, then each per-chunk slot.
@@ -99,8 +97,8 @@ tessera::sim::appendVectorStep(const AcceleratorConfig &config,
       if (slot.shape == Shape::Row || !slot.dram)
         continue;
       int64_t width = slot.shape == Shape::Full ? cols * 4 : 4;
-      loads.push_back(load(*slot.dram + uint64_t(r0 * width), address[s],
-                           n * width));
+      loads.push_back(
+          load(*slot.dram + uint64_t(r0 * width), address[s], n * width));
     }
     if (loads.empty()) {
       // A step of Row inputs only still hands the vector unit a token.
@@ -130,10 +128,10 @@ tessera::sim::appendVectorStep(const AcceleratorConfig &config,
       // A Column slot is n x 1; a Row slot 1 x cols.
       i.rows = u32(src.shape == Shape::Row ? 1 : n);
       i.cols = u32(src.shape == Shape::Column ? 1 : cols);
-      i.format = k == lastWriter && op.dst == step.output &&
-                         !isRowReduction(op.fn)
-                     ? step.outFormat
-                     : NumberFormat::F32;
+      i.format =
+          k == lastWriter && op.dst == step.output && !isRowReduction(op.fn)
+              ? step.outFormat
+              : NumberFormat::F32;
       if (op.fn == VectorFn::Quantize) {
         float value = op.immediate.value_or(1.0f);
         uint32_t bits;
@@ -150,10 +148,10 @@ tessera::sim::appendVectorStep(const AcceleratorConfig &config,
         } else {
           Shape other = step.slots[op.src2].shape;
           i.b = address[op.src2];
-          i.flags = static_cast<uint8_t>(
-              other == src.shape   ? VectorMode::Full
-              : other == Shape::Row ? VectorMode::Row
-                                    : VectorMode::Column);
+          i.flags =
+              static_cast<uint8_t>(other == src.shape    ? VectorMode::Full
+                                   : other == Shape::Row ? VectorMode::Row
+                                                         : VectorMode::Column);
         }
       }
       out.push_back(i);
@@ -219,8 +217,7 @@ tessera::sim::appendCopyStep(const AcceleratorConfig &config,
   perChunk = std::min<int64_t>(perChunk, 0xffff / rows);
   perChunk = std::max<int64_t>(perChunk, 1);
   uint32_t inArea = 0;
-  auto outArea =
-      static_cast<uint32_t>((perChunk * blockIn + 63) / 64 * 64);
+  auto outArea = static_cast<uint32_t>((perChunk * blockIn + 63) / 64 * 64);
 
   // The DRAM offsets (in elements) of block b's first element.
   auto blockOffset = [&](int64_t b, const std::vector<int64_t> &strides) {
@@ -261,8 +258,8 @@ tessera::sim::appendCopyStep(const AcceleratorConfig &config,
         emit(base, sram, rows, length * 4, src[rank - 2] * 4);
       } else {
         for (int64_t r = 0; r < rows; ++r)
-          emit(base + r * src[rank - 2], sram + u32(r * length * 4), length,
-               4, src[rank - 1] * 4);
+          emit(base + r * src[rank - 2], sram + u32(r * length * 4), length, 4,
+               src[rank - 1] * 4);
       }
     }
     if (c > 0)

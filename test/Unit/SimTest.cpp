@@ -542,9 +542,9 @@ TEST(Program, EncodingRoundTripsAndRejectsBadFiles) {
 /// buffer at 0, runs `ops` in order on the vector queue, and stores the
 /// `outRows` x `outCols` f32 result at unified-buffer `result` to DRAM
 /// `rows * cols * 4` onwards.
-Program vectorProgram(const std::vector<float> &x, uint32_t rows,
-                      uint32_t cols, std::vector<Instruction> ops,
-                      uint32_t result, uint32_t outRows, uint32_t outCols) {
+Program vectorProgram(const std::vector<float> &x, uint32_t rows, uint32_t cols,
+                      std::vector<Instruction> ops, uint32_t result,
+                      uint32_t outRows, uint32_t outCols) {
   Program p;
   size_t in = x.size() * 4;
   p.dram.resize(in + size_t(outRows) * outCols * 4);
@@ -642,8 +642,8 @@ TEST(Simulator, VectorSoftmaxIsBitExact) {
   const SimStats &stats_ = std::get<SimStats>(result);
   int64_t steps = (rows * cols + 15) / 16;
   EXPECT_EQ(stats_.units[static_cast<int>(Queue::Vector)].busy,
-            (steps + 4 + 4) + (steps + 4) + (4 * steps + 4) +
-                (steps + 4 + 4) + (2 * steps + 4));
+            (steps + 4 + 4) + (steps + 4) + (4 * steps + 4) + (steps + 4 + 4) +
+                (2 * steps + 4));
   EXPECT_EQ(stats_.units[static_cast<int>(Queue::Vector)].instructions, 5);
 }
 
@@ -678,8 +678,7 @@ TEST(Simulator, VectorOperandModesAndConversions) {
       v = v * 0.5f;
       float relu = v < 0 ? 0.0f : float(v);
       volatile float w = relu + 1.0f / 3.0f;
-      EXPECT_EQ(fromBF16(bits[r * cols + j]),
-                roundTo(NumberFormat::BF16, w))
+      EXPECT_EQ(fromBF16(bits[r * cols + j]), roundTo(NumberFormat::BF16, w))
           << r << "," << j;
     }
 }
@@ -722,7 +721,8 @@ TEST(Simulator, StridedCopies) {
   std::memcpy(bits.data(), p.dram.data() + 192, 24);
   for (int r = 0; r < 3; ++r)
     for (int j = 0; j < 4; ++j)
-      EXPECT_EQ(fromBF16(bits[r * 4 + j]), roundTo(NumberFormat::BF16, x[4 + j]));
+      EXPECT_EQ(fromBF16(bits[r * 4 + j]),
+                roundTo(NumberFormat::BF16, x[4 + j]));
   // Chunks: on a tiny unified buffer the blocks go a few at a time.
   AcceleratorConfig tiny = small;
   tiny.unifiedBufferBytes = 256;
@@ -775,8 +775,7 @@ TEST(Simulator, GatherLooksUpRowsAndRejectsBadIndices) {
     Program q = build({0, bad, 1, 2});
     Result<SimStats> stopped = simulate(q, small);
     ASSERT_TRUE(std::holds_alternative<std::string>(stopped));
-    EXPECT_NE(std::get<std::string>(stopped).find(
-                  "(load): gather index"),
+    EXPECT_NE(std::get<std::string>(stopped).find("(load): gather index"),
               std::string::npos)
         << std::get<std::string>(stopped);
   }
@@ -794,13 +793,13 @@ TEST(Simulator, QuantizeAndInt8Dequantization) {
   // quantize: x / 0.5 rounded half to even and saturated to int8, and
   // to fp8 E4M3FN (saturating at 448).
   std::vector<float> x = {1.25f, -0.75f, 100.0f, -300.0f};
-  Program p = vectorProgram(
-      x, 1, 4,
-      {vop(VectorFn::Quantize, 0, 64, 1, 4, VectorMode::Full, 0, 0.5f,
-           NumberFormat::I8),
-       vop(VectorFn::Quantize, 0, 128, 1, 4, VectorMode::Full, 0, 0.5f,
-           NumberFormat::F8E4M3FN)},
-      64, 1, 2);
+  Program p =
+      vectorProgram(x, 1, 4,
+                    {vop(VectorFn::Quantize, 0, 64, 1, 4, VectorMode::Full, 0,
+                         0.5f, NumberFormat::I8),
+                     vop(VectorFn::Quantize, 0, 128, 1, 4, VectorMode::Full, 0,
+                         0.5f, NumberFormat::F8E4M3FN)},
+                    64, 1, 2);
   // vop() puts the immediate in dram only for binary functions.
   for (Instruction &i : p.instructions)
     if (i.opcode == Opcode::Vector) {
@@ -817,8 +816,8 @@ TEST(Simulator, QuantizeAndInt8Dequantization) {
   EXPECT_EQ(q[3], -128); // -600 saturates
   // Only quantize writes narrow formats.
   Program bad = vectorProgram(x, 1, 4,
-                              {vop(VectorFn::Exp, 0, 64, 1, 4,
-                                   VectorMode::Full, 0, 0, NumberFormat::I8)},
+                              {vop(VectorFn::Exp, 0, 64, 1, 4, VectorMode::Full,
+                                   0, 0, NumberFormat::I8)},
                               64, 1, 1);
   EXPECT_EQ(*validateProgram(bad, small),
             "instruction 1 (vector): cannot write i8 from the vector unit "
@@ -869,8 +868,7 @@ TEST(Program, CorruptedVectorAndGatherProgramsNeverCrash) {
   Program p = vectorProgram(
       x, rows, cols,
       {vop(VectorFn::RowMax, 0, block, rows, cols),
-       vop(VectorFn::Sub, 0, block + 64, rows, cols, VectorMode::Column,
-           block),
+       vop(VectorFn::Sub, 0, block + 64, rows, cols, VectorMode::Column, block),
        vop(VectorFn::Exp, block + 64, block + 64, rows, cols)},
       block + 64, rows, cols);
   size_t table = p.dram.size();
@@ -924,10 +922,10 @@ TEST(Program, VectorValidation) {
   EXPECT_EQ(check(vop(VectorFn::Add, 0, 256 * 1024 - 16, 2, 4)),
             "instruction 1 (vector): the destination [262128, 262160) is "
             "beyond its 262144 bytes");
-  EXPECT_EQ(check(vop(VectorFn::Add, 0, 0, 2, 4, VectorMode::Row,
-                      256 * 1024 - 8)),
-            "instruction 1 (vector): the second source [262136, 262152) is "
-            "beyond its 262144 bytes");
+  EXPECT_EQ(
+      check(vop(VectorFn::Add, 0, 0, 2, 4, VectorMode::Row, 256 * 1024 - 8)),
+      "instruction 1 (vector): the second source [262136, 262152) is "
+      "beyond its 262144 bytes");
   Instruction mode = vop(VectorFn::Add, 0, 0, 2, 4);
   mode.flags = 7;
   EXPECT_EQ(check(mode),

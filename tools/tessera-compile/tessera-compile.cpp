@@ -19,10 +19,10 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
-#include "llvm/Support/Path.h"
 #include "llvm/Support/InitLLVM.h"
-#include "llvm/Support/WithColor.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/WithColor.h"
 
 using namespace llvm;
 
@@ -99,11 +99,11 @@ static cl::opt<bool>
              cl::desc("Compile one kernel per op: no fusion regions, and "
                       "attention stays its matmuls and softmax"),
              cl::cat(category));
-static cl::opt<std::string> accel(
-    "accel", cl::init("default"),
-    cl::desc("For --target=systolic: the accelerator, a preset (tpu-v1, "
-             "default, small) or a JSON configuration file"),
-    cl::value_desc("preset|file.json"), cl::cat(category));
+static cl::opt<std::string>
+    accel("accel", cl::init("default"),
+          cl::desc("For --target=systolic: the accelerator, a preset (tpu-v1, "
+                   "default, small) or a JSON configuration file"),
+          cl::value_desc("preset|file.json"), cl::cat(category));
 static cl::opt<std::string> operandFormat(
     "operand-format", cl::init("bf16"),
     cl::desc("For --target=systolic: the matmul operand format (bf16, f16, "
@@ -137,12 +137,12 @@ static std::string supportArchive() {
   return std::string(path);
 }
 
-static cl::list<std::string> dims(
-    "dim",
-    cl::desc("For --target=systolic: fix a symbolic input dim to a size, "
-             "as name=size (repeat for more); the program runs at that "
-             "size only"),
-    cl::value_desc("name=size"), cl::cat(category));
+static cl::list<std::string>
+    dims("dim",
+         cl::desc("For --target=systolic: fix a symbolic input dim to a size, "
+                  "as name=size (repeat for more); the program runs at that "
+                  "size only"),
+         cl::value_desc("name=size"), cl::cat(category));
 
 /// The import options from --dim, or an error for a malformed one.
 static llvm::Expected<tessera::ONNXImportOptions> importOptions() {
@@ -225,8 +225,8 @@ static int compileToFile(mlir::MLIRContext &context, mlir::TimingScope &root,
   mlir::TimingScope lowerTiming = root.nest("Import and lower for the CPU");
   tessera::cpu::CPUOptions cpuOptions;
   cpuOptions.threads = threads;
-  auto lowered = tessera::lowerONNXForCpu(inputPath, context, cpuOptions,
-                                          graphOptions());
+  auto lowered =
+      tessera::lowerONNXForCpu(inputPath, context, cpuOptions, graphOptions());
   lowerTiming.stop();
   if (!lowered)
     return report(lowered.takeError());
@@ -275,8 +275,8 @@ static int compileToFile(mlir::MLIRContext &context, mlir::TimingScope &root,
   if (llvm::Error err =
           tessera::cpu::emitCode(**llvmModule, **machine, object, false))
     return report(std::move(err));
-  if (llvm::Error err = tessera::cpu::linkSharedLibrary(object, outputPath,
-                                                        supportArchive()))
+  if (llvm::Error err =
+          tessera::cpu::linkSharedLibrary(object, outputPath, supportArchive()))
     return report(std::move(err));
   return 0;
 }
@@ -298,16 +298,19 @@ int main(int argc, char **argv) {
       tessera::parseCompilePhase(compileTo);
   if (!phase) {
     errs() << "tessera-compile: unknown phase '" << compileTo
-           << "' for --compile-to (expected "
-           << tessera::compilePhaseNames() << ")\n";
+           << "' for --compile-to (expected " << tessera::compilePhaseNames()
+           << ")\n";
     return 2;
   }
 
   std::string kind = emit;
   if (kind.empty()) {
     StringRef ext = sys::path::extension(outputPath);
-    kind = ext == ".so" ? "lib" : ext == ".o" ? "obj" : ext == ".s" ? "asm"
-         : ext == ".ll" ? "llvm" : "mlir";
+    kind = ext == ".so"   ? "lib"
+           : ext == ".o"  ? "obj"
+           : ext == ".s"  ? "asm"
+           : ext == ".ll" ? "llvm"
+                          : "mlir";
   }
   if (!llvm::is_contained({"mlir", "llvm", "asm", "obj", "lib"}, kind)) {
     errs() << "tessera-compile: unknown --emit '" << kind

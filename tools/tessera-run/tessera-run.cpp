@@ -35,9 +35,10 @@ static cl::opt<std::string>
                        "program.tsp for the systolic simulator]"),
               cl::cat(category));
 static cl::list<std::string>
-    inputFiles("input", cl::desc("An input as an ONNX TensorProto (.pb) or a "
-                                 "NumPy array (.npy), in the model's input "
-                                 "order"),
+    inputFiles("input",
+               cl::desc("An input as an ONNX TensorProto (.pb) or a "
+                        "NumPy array (.npy), in the model's input "
+                        "order"),
                cl::value_desc("file"), cl::cat(category));
 static cl::list<std::string>
     expectedFiles("expected",
@@ -50,12 +51,14 @@ static cl::opt<std::string>
                      "test_data_set_*/input_K.pb, output_K.pb (a model given "
                      "as well runs instead of the folder's model.onnx)"),
             cl::value_desc("dir"), cl::cat(category));
-static cl::opt<double> relTolerance("rtol", cl::init(1e-3),
-                            cl::desc("Relative tolerance (default 1e-3)"),
-                            cl::cat(category));
-static cl::opt<double> absTolerance("atol", cl::init(1e-5),
-                            cl::desc("Absolute tolerance (default 1e-5)"),
-                            cl::cat(category));
+static cl::opt<double>
+    relTolerance("rtol", cl::init(1e-3),
+                 cl::desc("Relative tolerance (default 1e-3)"),
+                 cl::cat(category));
+static cl::opt<double>
+    absTolerance("atol", cl::init(1e-5),
+                 cl::desc("Absolute tolerance (default 1e-5)"),
+                 cl::cat(category));
 static cl::opt<double> errorRatio(
     "max-error-ratio", cl::init(0.0),
     cl::desc("Pass when each output's max abs error is at most this "
@@ -153,8 +156,9 @@ public:
       if ((in.type != ElementType::F32 && !integer) || in.shape != t.shape)
         return createStringError(
             inconvertibleErrorCode(),
-            "input '" + t.name + "' must be f32 (or integer indices) of "
-            "shape [" +
+            "input '" + t.name +
+                "' must be f32 (or integer indices) of "
+                "shape [" +
                 join(map_range(t.shape,
                                [](int64_t d) { return std::to_string(d); }),
                      ", ") +
@@ -264,8 +268,8 @@ readAll(const std::vector<std::string> &paths) {
 
 /// Runs one set of inputs, compares with `expected` (when given), prints
 /// the worst error per output; false on a mismatch.
-using RunFn = std::function<Expected<std::vector<HostTensor>>(
-    ArrayRef<HostTensor>)>;
+using RunFn =
+    std::function<Expected<std::vector<HostTensor>>(ArrayRef<HostTensor>)>;
 
 static bool runCase(const RunFn &model, StringRef label,
                     const std::vector<HostTensor> &inputs,
@@ -278,8 +282,8 @@ static bool runCase(const RunFn &model, StringRef label,
   }
   if (!expected.empty() && expected.size() != outputs->size()) {
     WithColor::error(errs(), "tessera-run")
-        << label << ": the model has " << outputs->size()
-        << " outputs but " << expected.size() << " expected values\n";
+        << label << ": the model has " << outputs->size() << " outputs but "
+        << expected.size() << " expected values\n";
     return false;
   }
   bool ok = true;
@@ -378,7 +382,8 @@ makeRandomInputs(const ModelSignature &sig, unsigned seed) {
         int32_t v = static_cast<int32_t>(integer(engine));
         std::memcpy(p, &v, 4);
       } else if (t.type == ElementType::I8 || t.type == ElementType::Bool) {
-        *p = static_cast<uint8_t>(integer(engine) % (t.type == ElementType::Bool ? 2 : 10));
+        *p = static_cast<uint8_t>(integer(engine) %
+                                  (t.type == ElementType::Bool ? 2 : 10));
       } else {
         return createStringError(inconvertibleErrorCode(),
                                  "random " + elementTypeName(t.type).str() +
@@ -397,14 +402,14 @@ static bool runFiles(const RunFn &model, StringRef label,
                      const std::vector<std::string> &expectedFiles) {
   auto inputs = readAll(inputFiles);
   if (!inputs) {
-    WithColor::error(errs(), "tessera-run") << toString(inputs.takeError())
-                                            << "\n";
+    WithColor::error(errs(), "tessera-run")
+        << toString(inputs.takeError()) << "\n";
     return false;
   }
   auto expected = readAll(expectedFiles);
   if (!expected) {
-    WithColor::error(errs(), "tessera-run") << toString(expected.takeError())
-                                            << "\n";
+    WithColor::error(errs(), "tessera-run")
+        << toString(expected.takeError()) << "\n";
     return false;
   }
   if (inputFiles.empty() && !randomInputs.empty())
@@ -450,16 +455,16 @@ int main(int argc, char **argv) {
   if (StringRef(model).ends_with(".tsp")) {
     auto loaded = SystolicModel::load(model);
     if (!loaded) {
-      WithColor::error(errs(), "tessera-run") << toString(loaded.takeError())
-                                              << "\n";
+      WithColor::error(errs(), "tessera-run")
+          << toString(loaded.takeError()) << "\n";
       return 1;
     }
     systolic = std::move(*loaded);
   } else if (StringRef(model).ends_with(".so")) {
     auto loaded = Artifact::load(model);
     if (!loaded) {
-      WithColor::error(errs(), "tessera-run") << toString(loaded.takeError())
-                                              << "\n";
+      WithColor::error(errs(), "tessera-run")
+          << toString(loaded.takeError()) << "\n";
       return 1;
     }
     artifact = std::move(*loaded);
@@ -477,14 +482,14 @@ int main(int argc, char **argv) {
       return systolic->run(inputs);
     return artifact ? artifact->run(inputs) : jit->run(inputs);
   };
-  const ModelSignature &signature =
-      systolic ? systolic->getSignature()
-               : artifact ? artifact->signature() : jit->signature();
+  const ModelSignature &signature = systolic   ? systolic->getSignature()
+                                    : artifact ? artifact->signature()
+                                               : jit->signature();
   if (testDir.empty() && inputFiles.empty() && !signature.inputs.empty()) {
     auto random = makeRandomInputs(signature, seed);
     if (!random) {
-      WithColor::error(errs(), "tessera-run") << toString(random.takeError())
-                                              << "\n";
+      WithColor::error(errs(), "tessera-run")
+          << toString(random.takeError()) << "\n";
       return 1;
     }
     randomInputs = std::move(*random);
@@ -506,8 +511,8 @@ int main(int argc, char **argv) {
       return 1;
     }
     for (const std::string &set : sets)
-      ok &= runFiles(run, sys::path::filename(set),
-                     numberedFiles(set, "input"), numberedFiles(set, "output"));
+      ok &= runFiles(run, sys::path::filename(set), numberedFiles(set, "input"),
+                     numberedFiles(set, "output"));
   } else {
     ok = runFiles(run, sys::path::filename(model), inputFiles, expectedFiles);
   }

@@ -65,8 +65,7 @@ static cl::opt<std::string> traceOption(
     "trace", cl::desc("Write a Chrome trace-event timeline of every unit"),
     cl::value_desc("file.json"), cl::sub(runCommand), cl::sub(gemmCommand));
 static cl::opt<std::string> reportOption(
-    "report",
-    cl::desc("Write a one-page HTML report with a utilization plot"),
+    "report", cl::desc("Write a one-page HTML report with a utilization plot"),
     cl::value_desc("file.html"), cl::sub(runCommand), cl::sub(gemmCommand));
 static cl::opt<std::string> gemmRunOption("gemm", cl::desc("GEMM sizes"),
                                           cl::value_desc("M,N,K"),
@@ -176,8 +175,8 @@ static int simulateAndReport(
     Program &program, const AcceleratorConfig &config, json::Object extra,
     std::function<void(const Program &, json::Object &)> check = {}) {
   auto start = std::chrono::steady_clock::now();
-  Result<SimStats> result = simulate(
-      program, config, !traceOption.empty() || !reportOption.empty());
+  Result<SimStats> result =
+      simulate(program, config, !traceOption.empty() || !reportOption.empty());
   double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();

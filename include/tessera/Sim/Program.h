@@ -79,7 +79,12 @@ enum class VectorFn : uint16_t {
 /// Where a binary vector instruction's second operand comes from (its
 /// `flags`): a full rows x cols block, one row of cols values shared by
 /// every row, one value per row, or the fp32 immediate in `dram`.
-enum class VectorMode : uint8_t { Full = 0, Row = 1, Column = 2, Immediate = 3 };
+enum class VectorMode : uint8_t {
+  Full = 0,
+  Row = 1,
+  Column = 2,
+  Immediate = 3
+};
 bool isUnary(VectorFn fn);
 bool isBinary(VectorFn fn);
 bool isRowReduction(VectorFn fn);

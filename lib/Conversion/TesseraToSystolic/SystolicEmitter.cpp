@@ -231,8 +231,7 @@ tessera::emitSystolicProgram(ModuleOp module,
       std::optional<sim::VectorFn> fn =
           sim::parseVectorFn(vector.getFn().str());
       if (!fn)
-        return fail(vector, "unknown vector function '" + vector.getFn() +
-                                "'");
+        return fail(vector, "unknown vector function '" + vector.getFn() + "'");
       std::optional<sim::NumberFormat> f =
           sim::parseFormat(vector.getFormat().str());
       if (!f)
@@ -254,9 +253,7 @@ tessera::emitSystolicProgram(ModuleOp module,
       if (sim::isBinary(*fn)) {
         StringRef mode = vector.getMode() ? *vector.getMode() : "";
         if (mode == "full" || mode == "row" || mode == "column") {
-          i.flags = mode == "full"  ? 0
-                    : mode == "row" ? 1
-                                    : 2;
+          i.flags = mode == "full" ? 0 : mode == "row" ? 1 : 2;
           if (!vector.getSrc2())
             return fail(vector, "a '" + mode + "' operand needs src2");
           i.b = field("src2");

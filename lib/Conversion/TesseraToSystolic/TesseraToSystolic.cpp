@@ -81,8 +81,7 @@ std::optional<std::vector<float>> constantValues(Value value) {
   if (!where)
     return std::nullopt;
   auto cond = where.getCondition().getDefiningOp<ts::ConstantOp>();
-  auto condAttr =
-      cond ? dyn_cast<DenseElementsAttr>(cond.getValue()) : nullptr;
+  auto condAttr = cond ? dyn_cast<DenseElementsAttr>(cond.getValue()) : nullptr;
   std::optional<std::vector<float>> x = constantValues(where.getOnTrue()),
                                     y = constantValues(where.getOnFalse());
   auto type = dyn_cast<RankedTensorType>(where.getType());
@@ -195,10 +194,10 @@ std::optional<QuantizedMatmul> matchQuantized(ts::MatmulOp matmul) {
   if (element != dw.getInput().getType().getElementType())
     return std::nullopt;
   std::optional<sim::NumberFormat> format =
-      element.isInteger(8)                 ? sim::NumberFormat::I8
-      : isa<Float8E4M3FNType>(element)     ? sim::NumberFormat::F8E4M3FN
-      : isa<Float8E5M2Type>(element)       ? std::optional(sim::NumberFormat::F8E5M2)
-                                           : std::nullopt;
+      element.isInteger(8)             ? sim::NumberFormat::I8
+      : isa<Float8E4M3FNType>(element) ? sim::NumberFormat::F8E4M3FN
+      : isa<Float8E5M2Type>(element) ? std::optional(sim::NumberFormat::F8E5M2)
+                                     : std::nullopt;
   std::optional<float> sx = perTensorScale(q.getScale(), q.getZeroPoint());
   std::optional<float> sq = perTensorScale(dq.getScale(), dq.getZeroPoint());
   std::optional<float> sw = perTensorScale(dw.getScale(), dw.getZeroPoint());
@@ -207,7 +206,7 @@ std::optional<QuantizedMatmul> matchQuantized(ts::MatmulOp matmul) {
       cast<RankedTensorType>(dw.getInput().getType()).getRank() != 2)
     return std::nullopt;
   return QuantizedMatmul{*format, q.getInput(), *sx, *sw, std::move(*w),
-                         q, dq, dw};
+                         q,       dq,           dw};
 }
 
 /// The vector unit's function for a unary tessera op.
@@ -315,15 +314,14 @@ struct ConvertTesseraToSystolicPass
       auto type = dyn_cast<RankedTensorType>(arg.getType());
       // Integer inputs are indices (token ids) that gathers read; the host
       // writes them as fp32 (exact below 2^24).
-      bool indices =
-          type && isa<IntegerType>(type.getElementType()) &&
-          !arg.use_empty() && llvm::all_of(arg.getUses(), [](OpOperand &use) {
-            return isa<ts::GatherOp>(use.getOwner()) &&
-                   use.getOperandNumber() == 1;
-          });
+      bool indices = type && isa<IntegerType>(type.getElementType()) &&
+                     !arg.use_empty() &&
+                     llvm::all_of(arg.getUses(), [](OpOperand &use) {
+                       return isa<ts::GatherOp>(use.getOwner()) &&
+                              use.getOperandNumber() == 1;
+                     });
       if (!type || !type.hasStaticShape() ||
-          (!type.getElementType().isF32() && !indices) ||
-          type.getRank() < 1) {
+          (!type.getElementType().isF32() && !indices) || type.getRank() < 1) {
         func.emitError() << "input " << i
                          << " must be a static f32 tensor (or integer "
                             "indices that only gathers read) on the "
@@ -337,7 +335,7 @@ struct ConvertTesseraToSystolicPass
       // fp32 (converted on chip for a matmul that also reads them).
       placed[arg] = {place(name, "input",
                            onlyMatmulOperands(arg) ? *operandFormat
-                                              : sim::NumberFormat::F32,
+                                                   : sim::NumberFormat::F32,
                            type.getShape()),
                      leadingRows(type), type.getShape().back()};
     }
@@ -380,8 +378,8 @@ struct ConvertTesseraToSystolicPass
       }
       if (auto matmul = dyn_cast<ts::MatmulOp>(op);
           matmul && quantized.count(matmul)) {
-        if (failed(lowerMatmul(matmul, *operandFormat, config, placed,
-                               outputs, done, instructions,
+        if (failed(lowerMatmul(matmul, *operandFormat, config, placed, outputs,
+                               done, instructions,
                                &quantized.find(matmul)->second)))
           return signalPassFailure();
         continue;
@@ -623,8 +621,7 @@ struct ConvertTesseraToSystolicPass
       base = op->getName().stripDialect().str() + "_" +
              std::to_string(tensors.size());
     size_t at = place(isOutput ? named->second : base + "/result",
-                      isOutput ? "output" : "scratch", format,
-                      type.getShape());
+                      isOutput ? "output" : "scratch", format, type.getShape());
     placed[result] = {at, leadingRows(type), type.getShape().back()};
     return at;
   }
@@ -647,8 +644,8 @@ struct ConvertTesseraToSystolicPass
     std::optional<uint64_t> src = fp32Source(value);
     if (!src)
       return std::nullopt;
-    size_t at = place("broadcast_" + std::to_string(tensors.size()),
-                      "scratch", sim::NumberFormat::F32, type.getShape());
+    size_t at = place("broadcast_" + std::to_string(tensors.size()), "scratch",
+                      sim::NumberFormat::F32, type.getShape());
     sim::CopyStep step;
     step.shape.assign(type.getShape().begin(), type.getShape().end());
     step.srcStrides.assign(strides.begin(), strides.end());
@@ -976,8 +973,8 @@ struct ConvertTesseraToSystolicPass
     std::string base = ts::onnxNodeName(conv.getLoc());
     if (base.empty())
       base = "conv_" + std::to_string(tensors.size());
-    size_t cols = place(base + "/im2col", "scratch", operandFormat,
-                        {rows, depth});
+    size_t cols =
+        place(base + "/im2col", "scratch", operandFormat, {rows, depth});
     if (failed(copy(conv, *src, {batch, oh, ow, c, kh, kw},
                     {c * h * wd, stride[0] * wd, stride[1], h * wd, wd, 1},
                     cols, 0, rowMajor({batch, oh, ow, c, kh, kw}))))
@@ -986,12 +983,12 @@ struct ConvertTesseraToSystolicPass
     for (int64_t r = 0; r < depth; ++r)
       for (int64_t j = 0; j < f; ++j)
         weights[r * f + j] = (*w)[j * depth + r];
-    size_t filterAt = place(
-        base + "/weights", "constant", operandFormat, {depth, f},
-        DenseElementsAttr::get(
-            RankedTensorType::get({depth, f},
-                                  Float32Type::get(conv.getContext())),
-            ArrayRef<float>(weights)));
+    size_t filterAt =
+        place(base + "/weights", "constant", operandFormat, {depth, f},
+              DenseElementsAttr::get(
+                  RankedTensorType::get({depth, f},
+                                        Float32Type::get(conv.getContext())),
+                  ArrayRef<float>(weights)));
     std::optional<uint64_t> bias;
     if (Value b = conv.getBias()) {
       std::optional<std::vector<float>> values = constantValues(b);
@@ -999,8 +996,8 @@ struct ConvertTesseraToSystolicPass
         return error("the systolic target needs a constant bias per filter");
       bias = tensors[placeConstant(b, *values)].offset;
     }
-    size_t product = place(base + "/product", "scratch",
-                           sim::NumberFormat::F32, {rows, f});
+    size_t product =
+        place(base + "/product", "scratch", sim::NumberFormat::F32, {rows, f});
     if (failed(gemm(conv, tensors[cols].offset, tensors[filterAt].offset,
                     tensors[product].offset, rows, f, depth,
                     sim::NumberFormat::F32, bias)))
@@ -1134,9 +1131,9 @@ struct ConvertTesseraToSystolicPass
     if (base.empty())
       base = op->getName().stripDialect().str() + "_" +
              std::to_string(tensors.size());
-    size_t at = place(isOutput ? named->second : base + "/result",
-                      isOutput ? "output" : "scratch", step.outFormat,
-                      type.getShape());
+    size_t at =
+        place(isOutput ? named->second : base + "/result",
+              isOutput ? "output" : "scratch", step.outFormat, type.getShape());
     step.out = tensors[at].offset;
     if (auto why = sim::appendVectorStep(*config, step, instructions)) {
       op->emitError() << "'" << op->getName() << "' " << *why;
@@ -1226,10 +1223,10 @@ struct ConvertTesseraToSystolicPass
         for (int64_t d : vs.drop_back(vtail.size()))
           row &= d == 1;
       }
-      bool column = !full && !row && vt.getRank() == rank &&
-                    vt.getNumElements() == rows &&
-                    vs.drop_back(rank - axis) ==
-                        type.getShape().drop_back(rank - axis);
+      bool column =
+          !full && !row && vt.getRank() == rank &&
+          vt.getNumElements() == rows &&
+          vs.drop_back(rank - axis) == type.getShape().drop_back(rank - axis);
       if (column)
         for (int64_t d : vs.take_back(rank - axis))
           column &= d == 1;
@@ -1313,21 +1310,19 @@ struct ConvertTesseraToSystolicPass
         return error("reads an operand the vector unit cannot");
       out = slot(Shape::Full);
       int stat = slot(Shape::Column);
-      step.ops.insert(step.ops.end(),
-                      {{F::RowMax, stat, *x, -1, std::nullopt},
-                       {F::Sub, out, *x, stat, std::nullopt},
-                       {F::Exp, out, out, -1, std::nullopt},
-                       {F::RowSum, stat, out, -1, std::nullopt},
-                       {F::Div, out, out, stat, std::nullopt}});
+      step.ops.insert(step.ops.end(), {{F::RowMax, stat, *x, -1, std::nullopt},
+                                       {F::Sub, out, *x, stat, std::nullopt},
+                                       {F::Exp, out, out, -1, std::nullopt},
+                                       {F::RowSum, stat, out, -1, std::nullopt},
+                                       {F::Div, out, out, stat, std::nullopt}});
     } else {
       bool centered = isa<ts::LayerNormOp>(op);
       Value scale = centered ? cast<ts::LayerNormOp>(op).getScale()
                              : cast<ts::RmsNormOp>(op).getScale();
       Value bias = centered ? cast<ts::LayerNormOp>(op).getBias() : Value();
       float epsilon =
-          centered
-              ? cast<ts::LayerNormOp>(op).getEpsilon().convertToFloat()
-              : cast<ts::RmsNormOp>(op).getEpsilon().convertToFloat();
+          centered ? cast<ts::LayerNormOp>(op).getEpsilon().convertToFloat()
+                   : cast<ts::RmsNormOp>(op).getEpsilon().convertToFloat();
       std::optional<float> imm;
       Shape shape;
       std::optional<int> x = operand(op->getOperand(0), imm, shape);
@@ -1359,8 +1354,8 @@ struct ConvertTesseraToSystolicPass
         if (!p || *p < 0 || pShape != Shape::Row)
           return error("needs its scale and bias shaped like the "
                        "normalized dims on the vector unit");
-        step.ops.push_back({param == scale ? F::Mul : F::Add, out, out, *p,
-                            std::nullopt});
+        step.ops.push_back(
+            {param == scale ? F::Mul : F::Add, out, out, *p, std::nullopt});
       }
     }
 

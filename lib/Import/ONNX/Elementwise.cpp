@@ -32,8 +32,7 @@ foldKnown(GraphImporter &im, Value lhs, Value rhs,
 }
 
 template <typename OpTy>
-static LogicalResult convertBinary(GraphImporter &im,
-                                   const onnx::NodeProto &) {
+static LogicalResult convertBinary(GraphImporter &im, const onnx::NodeProto &) {
   Value lhs = im.input(0), rhs = im.input(1);
   if (!lhs || !rhs)
     return failure();
@@ -95,9 +94,7 @@ static LogicalResult convertCompare(GraphImporter &im,
   Value lhs = im.input(0), rhs = im.input(1);
   if (!lhs || !rhs)
     return failure();
-  auto build = [&] {
-    return im.inferred<ts::CompareOp>(direction, lhs, rhs);
-  };
+  auto build = [&] { return im.inferred<ts::CompareOp>(direction, lhs, rhs); };
   // Comparisons of shape values (Equal(shape, -1) in exported Expand
   // chains) fold like the arithmetic.
   auto compare = [](int64_t x, int64_t y) -> int64_t {
@@ -179,7 +176,8 @@ static LogicalResult convertLeakyRelu(GraphImporter &im,
   Type type = elementType(x);
   Value zero = im.constantScalar(0.0, type);
   Value alpha = im.constantScalar(im.floatAttr("alpha", 0.01f), type);
-  Value negative = im.inferred<ts::CompareOp>(ts::CompareDirection::lt, x, zero);
+  Value negative =
+      im.inferred<ts::CompareOp>(ts::CompareDirection::lt, x, zero);
   Value scaled = im.inferred<ts::MulOp>(x, alpha);
   return im.setOutput(0, im.inferred<ts::WhereOp>(negative, scaled, x));
 }
@@ -216,8 +214,8 @@ static LogicalResult convertWhere(GraphImporter &im, const onnx::NodeProto &) {
   for (size_t i = 0; i < n; ++i) {
     int64_t pick = at(*c, i);
     picked.push_back(pick == ::tessera::kDynamicDim ? ::tessera::kDynamicDim
-                     : pick                          ? at(*a, i)
-                                                     : at(*b, i));
+                     : pick                         ? at(*a, i)
+                                                    : at(*b, i));
   }
   SmallVector<int64_t, 1> shape;
   if (n != 1 || tensorType(cond).getRank() + tensorType(x).getRank() +
@@ -254,8 +252,8 @@ static LogicalResult convertCastLike(GraphImporter &im,
   Value x = im.input(0), like = im.input(1);
   if (!x || !like)
     return failure();
-  auto type = RankedTensorType::get(tensorType(x).getShape(),
-                                    elementType(like));
+  auto type =
+      RankedTensorType::get(tensorType(x).getShape(), elementType(like));
   if (type == x.getType())
     return im.setOutput(0, x);
   return im.setOutput(0, im.create<ts::CastOp>(type, x));
@@ -281,8 +279,8 @@ static LogicalResult convertQuantizeLinear(GraphImporter &im,
     int64_t rank = tensorType(x).getRank();
     int64_t a = im.intAttr("axis", 1);
     if (a < -rank || a >= rank)
-      return im.emitError() << "axis " << a << " is outside the input's rank "
-                            << rank;
+      return im.emitError()
+             << "axis " << a << " is outside the input's rank " << rank;
     axis = im.builder().getI64IntegerAttr(a < 0 ? a + rank : a);
   }
   ArrayRef<int64_t> shape = tensorType(x).getShape();
@@ -318,7 +316,8 @@ static LogicalResult convertPRelu(GraphImporter &im, const onnx::NodeProto &) {
   if (!x || !slope)
     return failure();
   Value zero = im.constantScalar(0.0, elementType(x));
-  Value negative = im.inferred<ts::CompareOp>(ts::CompareDirection::lt, x, zero);
+  Value negative =
+      im.inferred<ts::CompareOp>(ts::CompareDirection::lt, x, zero);
   Value scaled = im.inferred<ts::MulOp>(x, slope);
   if (!negative || !scaled)
     return failure();
@@ -339,8 +338,7 @@ static LogicalResult convertClip(GraphImporter &im, const onnx::NodeProto &) {
   return im.setOutput(0, result);
 }
 
-void registerElementwiseConverters(
-    ConverterRegistry &r) {
+void registerElementwiseConverters(ConverterRegistry &r) {
   r["Add"] = convertBinary<ts::AddOp>;
   r["Sub"] = convertBinary<ts::SubOp>;
   r["Mul"] = convertBinary<ts::MulOp>;

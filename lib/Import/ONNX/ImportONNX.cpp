@@ -72,8 +72,8 @@ static LogicalResult checkOperators(const onnx::GraphProto &graph,
   llvm::MapVector<std::string, Use, llvm::StringMap<unsigned>> unsupported;
   const ConverterRegistry &registry = converters();
   for (auto [index, node] : llvm::enumerate(graph.node())) {
-    bool known = isDefaultDomain(node.domain()) &&
-                 registry.count(node.op_type());
+    bool known =
+        isDefaultDomain(node.domain()) && registry.count(node.op_type());
     if (known)
       continue;
     std::string key = isDefaultDomain(node.domain())
@@ -117,9 +117,9 @@ convertValueInfo(const onnx::ValueInfoProto &info, MLIRContext &ctx,
   for (const onnx::TensorShapeProto::Dimension &dim : tensor.shape().dim()) {
     if (dim.has_dim_value()) {
       if (dim.dim_value() < 0)
-        return emitError(loc) << "graph input '" << info.name()
-                              << "' has a negative dimension "
-                              << dim.dim_value();
+        return emitError(loc)
+               << "graph input '" << info.name()
+               << "' has a negative dimension " << dim.dim_value();
       dims.push_back(dim.dim_value());
       names.push_back(StringAttr::get(&ctx, ""));
     } else {
@@ -216,14 +216,14 @@ importGraph(onnx::ModelProto &model, StringRef path, MLIRContext &ctx,
 
 FailureOr<OwningOpRef<ModuleOp>>
 importONNXFile(StringRef path, MLIRContext &ctx,
-                        const ONNXImportOptions &options) {
+               const ONNXImportOptions &options) {
   registerONNXImportDialects(ctx);
   Location fileLoc = FileLineColLoc::get(&ctx, path, 0, 0);
   auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
                                             /*RequiresNullTerminator=*/false);
   if (!buffer)
-    return emitError(fileLoc) << "cannot read '" << path
-                              << "': " << buffer.getError().message();
+    return emitError(fileLoc)
+           << "cannot read '" << path << "': " << buffer.getError().message();
   onnx::ModelProto model;
   {
     google::protobuf::io::CodedInputStream stream(
@@ -232,8 +232,7 @@ importONNXFile(StringRef path, MLIRContext &ctx,
                                           std::numeric_limits<int>::max())));
     stream.SetTotalBytesLimit(std::numeric_limits<int>::max());
     if ((*buffer)->getBufferSize() > std::numeric_limits<int>::max() ||
-        !model.ParseFromCodedStream(&stream) ||
-        !stream.ConsumedEntireMessage())
+        !model.ParseFromCodedStream(&stream) || !stream.ConsumedEntireMessage())
       return emitError(fileLoc)
              << "'" << path
              << "' is not a valid ONNX model: its protobuf does not parse "
@@ -250,7 +249,8 @@ importONNXFile(StringRef path, MLIRContext &ctx,
     auto bind = [&](onnx::ValueInfoProto &value) {
       if (!value.type().has_tensor_type())
         return;
-      auto *shape = value.mutable_type()->mutable_tensor_type()->mutable_shape();
+      auto *shape =
+          value.mutable_type()->mutable_tensor_type()->mutable_shape();
       for (auto &dim : *shape->mutable_dim()) {
         auto it = options.dimValues.find(dim.dim_param());
         if (!dim.has_dim_param() || it == options.dimValues.end())

@@ -109,8 +109,8 @@ struct FuseReductionRegionsPass
     // remains, and the whole-tensor originals go.
     DominanceInfo dominance;
     eliminateCommonSubExpressions(rewriter, dominance, getOperation());
-    if (failed(applyPatternsGreedily(getOperation(), RewritePatternSet(
-                                                         &getContext()))))
+    if (failed(applyPatternsGreedily(getOperation(),
+                                     RewritePatternSet(&getContext()))))
       return signalPassFailure();
   }
 };

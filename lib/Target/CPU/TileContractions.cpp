@@ -66,7 +66,7 @@ std::optional<ArrayRef<char>> constantBytes(Attribute value) {
 /// row, 24 of the 32 vector registers) and the panel width for `columns`:
 /// 48 where it divides them, else 32 or 16.
 int64_t panelWidth(int64_t columns) {
-  return columns % kColumns == 0 ? kColumns
+  return columns % kColumns == 0       ? kColumns
          : columns % (2 * kLanes) == 0 ? 2 * kLanes
                                        : kLanes;
 }
@@ -79,8 +79,7 @@ int64_t panelWidth(int64_t columns) {
 /// already packed).
 using PackedKey = std::tuple<Operation *, int64_t, int64_t>;
 Value packConstantRhs(RewriterBase &rewriter, linalg::GenericOp op,
-                      int64_t width,
-                      llvm::DenseMap<PackedKey, Value> &packed) {
+                      int64_t width, llvm::DenseMap<PackedKey, Value> &packed) {
   unsigned loops = op.getNumLoops();
   MLIRContext *ctx = op.getContext();
   AffineMap expected = AffineMap::get(
@@ -113,8 +112,8 @@ Value packConstantRhs(RewriterBase &rewriter, linalg::GenericOp op,
   auto constant = rhs.getDefiningOp<arith::ConstantOp>();
   if (!constant)
     return {};
-  int64_t n = cast<RankedTensorType>(op.getDpsInputs()[1].getType())
-                  .getDimSize(1);
+  int64_t n =
+      cast<RankedTensorType>(op.getDpsInputs()[1].getType()).getDimSize(1);
   PackedKey key{whole.getDefiningOp(), first, width};
   if (Value known = packed.lookup(key))
     return known;
@@ -367,10 +366,10 @@ struct TileContractionsPass
         continue;
       }
       rewriter.setInsertionPoint(op);
-      auto [first, second] = linalg::splitOp(
-          rewriter, cast<TilingInterface>(op.getOperation()),
-          op.getNumLoops() - 1,
-          rewriter.getIndexAttr(columns / kColumns * kColumns));
+      auto [first, second] =
+          linalg::splitOp(rewriter, cast<TilingInterface>(op.getOperation()),
+                          op.getNumLoops() - 1,
+                          rewriter.getIndexAttr(columns / kColumns * kColumns));
       for (TilingInterface part : {first, second}) {
         auto generic = dyn_cast_if_present<linalg::GenericOp>(
             part ? part.getOperation() : nullptr);
@@ -500,42 +499,41 @@ struct TileContractionsPass
     // Each 8 x 48 tile's product as three 8 x 16 products that share the
     // lhs broadcasts.
     vector::UnrollVectorOptions unroll;
-    unroll.setNativeShapeFn(
-        [](Operation *op) -> std::optional<SmallVector<int64_t>> {
-          auto contract = dyn_cast<vector::ContractionOp>(op);
-          if (!contract) {
-            // The accumulator's and the rhs's reads and writes, by 16
-            // columns.
-            VectorType type;
-            if (auto read = dyn_cast<vector::TransferReadOp>(op))
-              type = read.getVectorType();
-            else if (auto write = dyn_cast<vector::TransferWriteOp>(op))
-              type = write.getVectorType();
-            if (!type || type.getRank() < 2 ||
-                type.getShape().back() <= kLanes ||
-                type.getShape().back() % kLanes != 0)
-              return std::nullopt;
-            SmallVector<int64_t> shape(type.getShape());
-            shape.back() = kLanes;
-            return shape;
-          }
-          SmallVector<int64_t> shape = *contract.getShapeForUnroll();
-          AffineMap lhs = contract.getIndexingMapsArray()[0];
-          bool changed = false;
-          for (unsigned d = 0; d < shape.size(); ++d) {
-            if (!lhs.isFunctionOfDim(d) && shape[d] > kLanes &&
-                shape[d] % kLanes == 0) {
-              shape[d] = kLanes;
-              changed = true;
-            } else if (lhs.isFunctionOfDim(d) &&
-                       vector::isParallelIterator(contract.getIteratorTypes()[d])) {
-              shape[d] = 1;
-            }
-          }
-          if (!changed)
-            return std::nullopt;
-          return shape;
-        });
+    unroll.setNativeShapeFn([](Operation *op)
+                                -> std::optional<SmallVector<int64_t>> {
+      auto contract = dyn_cast<vector::ContractionOp>(op);
+      if (!contract) {
+        // The accumulator's and the rhs's reads and writes, by 16
+        // columns.
+        VectorType type;
+        if (auto read = dyn_cast<vector::TransferReadOp>(op))
+          type = read.getVectorType();
+        else if (auto write = dyn_cast<vector::TransferWriteOp>(op))
+          type = write.getVectorType();
+        if (!type || type.getRank() < 2 || type.getShape().back() <= kLanes ||
+            type.getShape().back() % kLanes != 0)
+          return std::nullopt;
+        SmallVector<int64_t> shape(type.getShape());
+        shape.back() = kLanes;
+        return shape;
+      }
+      SmallVector<int64_t> shape = *contract.getShapeForUnroll();
+      AffineMap lhs = contract.getIndexingMapsArray()[0];
+      bool changed = false;
+      for (unsigned d = 0; d < shape.size(); ++d) {
+        if (!lhs.isFunctionOfDim(d) && shape[d] > kLanes &&
+            shape[d] % kLanes == 0) {
+          shape[d] = kLanes;
+          changed = true;
+        } else if (lhs.isFunctionOfDim(d) &&
+                   vector::isParallelIterator(contract.getIteratorTypes()[d])) {
+          shape[d] = 1;
+        }
+      }
+      if (!changed)
+        return std::nullopt;
+      return shape;
+    });
     vector::populateVectorUnrollPatterns(patterns, unroll);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();

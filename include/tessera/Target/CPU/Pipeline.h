@@ -27,8 +27,7 @@ void buildLinalgPipeline(mlir::OpPassManager &pm, bool fuse = true);
 /// malloc'ed buffers that their caller frees), loops, and the LLVM
 /// conversions. Every public function gets a C interface
 /// (`_mlir_ciface_<name>(results *, inputs *...)`) on memref descriptors.
-void buildLLVMPipeline(mlir::OpPassManager &pm,
-                       const CPUOptions &options = {});
+void buildLLVMPipeline(mlir::OpPassManager &pm, const CPUOptions &options = {});
 
 /// Registers the CPU backend's TargetInfo as `cpu` for the fusion pass
 /// (idempotent).
