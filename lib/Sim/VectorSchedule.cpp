@@ -330,6 +330,18 @@ tessera::sim::appendGatherStep(const AcceleratorConfig &config,
   uint32_t ids = 0, handed = u32(align(chunk * 4)),
            rows = u32(handed + align(chunk * 4)),
            converted = u32(rows + align(chunk * step.rowElements * 4));
+  auto copy = [](uint32_t from, uint32_t to, int64_t rows, int64_t cols,
+                 NumberFormat format) {
+    Instruction i;
+    i.opcode = Opcode::Vector;
+    i.depth = static_cast<uint32_t>(VectorFn::Copy);
+    i.a = from;
+    i.c = to;
+    i.rows = u32(rows);
+    i.cols = u32(cols);
+    i.format = format;
+    return i;
+  };
   int64_t chunks = (step.count + chunk - 1) / chunk;
   for (int64_t c = 0; c < chunks; ++c) {
     int64_t i0 = c * chunk, n = std::min(chunk, step.count - i0);
@@ -347,14 +359,7 @@ tessera::sim::appendGatherStep(const AcceleratorConfig &config,
     out.push_back(load);
     // The indices have landed once the vector unit has them: it hands a
     // copy to the gather, which the load queue issues after the token.
-    Instruction hand;
-    hand.opcode = Opcode::Vector;
-    hand.depth = static_cast<uint32_t>(VectorFn::Copy);
-    hand.a = ids;
-    hand.c = handed;
-    hand.rows = u32(n);
-    hand.cols = 1;
-    hand.format = NumberFormat::F32;
+    Instruction hand = copy(ids, handed, n, 1, NumberFormat::F32);
     hand.waitMask = 1u << LoadToVector;
     if (!first)
       hand.waitMask |= 1u << StoreToVector;
@@ -372,14 +377,8 @@ tessera::sim::appendGatherStep(const AcceleratorConfig &config,
     gather.waitMask = 1u << VectorToLoad;
     gather.signalMask = 1u << LoadToVector;
     out.push_back(gather);
-    Instruction convert;
-    convert.opcode = Opcode::Vector;
-    convert.depth = static_cast<uint32_t>(VectorFn::Copy);
-    convert.a = rows;
-    convert.c = converted;
-    convert.rows = u32(n);
-    convert.cols = u32(step.rowElements);
-    convert.format = step.outFormat;
+    Instruction convert =
+        copy(rows, converted, n, step.rowElements, step.outFormat);
     convert.waitMask = 1u << LoadToVector;
     convert.signalMask = 1u << VectorToStore;
     if (!last)

@@ -925,16 +925,9 @@ struct ConvertTesseraToSystolicPass
     }
     if (product == to)
       return success();
-    sim::VectorStep scale;
-    scale.rows = batches * m;
-    scale.cols = n;
-    scale.slots = {{sim::VectorStep::Shape::Full, tensors[product].offset},
-                   {sim::VectorStep::Shape::Full, std::nullopt}};
-    scale.ops = {{sim::VectorFn::Mul, 1, 0, -1, alpha}};
-    scale.output = 1;
-    scale.out = tensors[to].offset;
-    scale.outFormat = tensors[to].format;
-    if (auto why = sim::appendVectorStep(*config, scale, instructions))
+    if (auto why =
+            mapStep(tensors[product].offset, batches * m, n, sim::VectorFn::Mul,
+                    alpha, tensors[to].offset, tensors[to].format))
       return error(*why);
     return success();
   }
@@ -1009,6 +1002,26 @@ struct ConvertTesseraToSystolicPass
                 rowMajor({batch, f, oh, ow}));
   }
 
+  /// One step of one vector function over the rows x cols fp32 tensor at
+  /// `src` (with `immediate` for a binary one or quantize), into `out` in
+  /// `outFormat`.
+  std::optional<std::string> mapStep(uint64_t src, int64_t rows, int64_t cols,
+                                     sim::VectorFn fn,
+                                     std::optional<float> immediate,
+                                     uint64_t out,
+                                     sim::NumberFormat outFormat) {
+    sim::VectorStep step;
+    step.rows = rows;
+    step.cols = cols;
+    step.slots = {{sim::VectorStep::Shape::Full, src},
+                  {sim::VectorStep::Shape::Full, std::nullopt}};
+    step.ops = {{fn, 1, 0, -1, immediate}};
+    step.output = 1;
+    step.out = out;
+    step.outFormat = outFormat;
+    return sim::appendVectorStep(*config, step, instructions);
+  }
+
   /// `value` (fp32) divided by `scale` and converted to `format` (i8 or
   /// fp8) on the vector unit, as a new scratch tensor.
   std::optional<Placed> quantizeInput(Operation *op, Value value, float scale,
@@ -1018,16 +1031,9 @@ struct ConvertTesseraToSystolicPass
       return std::nullopt;
     size_t to = place(tensors[at->index].name + "/" + sim::formatName(format),
                       "scratch", format, tensors[at->index].shape);
-    sim::VectorStep step;
-    step.rows = at->rows;
-    step.cols = at->cols;
-    step.slots = {{sim::VectorStep::Shape::Full, tensors[at->index].offset},
-                  {sim::VectorStep::Shape::Full, std::nullopt}};
-    step.ops = {{sim::VectorFn::Quantize, 1, 0, -1, scale}};
-    step.output = 1;
-    step.out = tensors[to].offset;
-    step.outFormat = format;
-    if (auto why = sim::appendVectorStep(*config, step, instructions)) {
+    if (auto why = mapStep(tensors[at->index].offset, at->rows, at->cols,
+                           sim::VectorFn::Quantize, scale, tensors[to].offset,
+                           format)) {
       op->emitError() << *why;
       return std::nullopt;
     }
@@ -1050,16 +1056,8 @@ struct ConvertTesseraToSystolicPass
       return done->second;
     size_t to = place(tensors[at.index].name + "/" + sim::formatName(format),
                       "scratch", format, tensors[at.index].shape);
-    sim::VectorStep step;
-    step.rows = at.rows;
-    step.cols = at.cols;
-    step.slots = {{sim::VectorStep::Shape::Full, tensors[at.index].offset},
-                  {sim::VectorStep::Shape::Full, std::nullopt}};
-    step.ops = {{sim::VectorFn::Copy, 1, 0, -1, std::nullopt}};
-    step.output = 1;
-    step.out = tensors[to].offset;
-    step.outFormat = format;
-    if (sim::appendVectorStep(*config, step, instructions))
+    if (mapStep(tensors[at.index].offset, at.rows, at.cols, sim::VectorFn::Copy,
+                std::nullopt, tensors[to].offset, format))
       return std::nullopt;
     Placed result{to, at.rows, at.cols};
     converted[value] = result;
