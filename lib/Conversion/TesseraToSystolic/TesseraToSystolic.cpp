@@ -1249,12 +1249,19 @@ struct ConvertTesseraToSystolicPass
       return slot(shape, dram);
     };
 
-    int out = -1;
-    if (std::optional<F> fn = unaryFn(op)) {
+    // The op's first operand as a whole-view slot.
+    auto fullInput = [&]() -> std::optional<int> {
       std::optional<float> imm;
       Shape shape;
       std::optional<int> x = operand(op->getOperand(0), imm, shape);
       if (!x || shape != Shape::Full)
+        return std::nullopt;
+      return x;
+    };
+    int out = -1;
+    if (std::optional<F> fn = unaryFn(op)) {
+      std::optional<int> x = fullInput();
+      if (!x)
         return error("reads an operand the vector unit cannot (it must be "
                      "in memory, as the result's shape)");
       out = slot(Shape::Full);
@@ -1301,10 +1308,8 @@ struct ConvertTesseraToSystolicPass
                      "unit");
       }
     } else if (isa<ts::SoftmaxOp>(op)) {
-      std::optional<float> imm;
-      Shape shape;
-      std::optional<int> x = operand(op->getOperand(0), imm, shape);
-      if (!x || shape != Shape::Full)
+      std::optional<int> x = fullInput();
+      if (!x)
         return error("reads an operand the vector unit cannot");
       out = slot(Shape::Full);
       int stat = slot(Shape::Column);
@@ -1321,10 +1326,8 @@ struct ConvertTesseraToSystolicPass
       float epsilon =
           centered ? cast<ts::LayerNormOp>(op).getEpsilon().convertToFloat()
                    : cast<ts::RmsNormOp>(op).getEpsilon().convertToFloat();
-      std::optional<float> imm;
-      Shape shape;
-      std::optional<int> x = operand(op->getOperand(0), imm, shape);
-      if (!x || shape != Shape::Full)
+      std::optional<int> x = fullInput();
+      if (!x)
         return error("reads an operand the vector unit cannot");
       out = slot(Shape::Full);
       int squares = slot(Shape::Full);
