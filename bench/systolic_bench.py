@@ -9,9 +9,11 @@ Runs, with `tessera-sim gemm`, the six matmuls of a BERT-base encoder layer
 (seq x 768 x 768), the FFN's two (seq x 768 x 3072, seq x 3072 x 768), in
 bf16 on the accelerator --accel (a preset, with --dataflow), and prints
 for each and in total: the cycle-level model's cycles and array
-utilization, the analytical figure for the same dataflow beside it, and
-the simulator's own speed
-(simulated cycles and MACs per second of wall time).
+utilization, the analytical figures for the same dataflow beside it
+(SCALE-Sim's, one fold at a time, and the bound for an array that
+pipelines its folds, which the accelerator model does unless its
+configuration says "pipelined_folds": false), and the simulator's own
+speed (simulated cycles and MACs per second of wall time).
 
 Then the whole layer (exported by scripts/gen_models.py at batch 1 and
 sequence --seq, 12 heads) compiled with `tessera-compile --target=systolic`
@@ -51,10 +53,11 @@ def main():
     gemms = [("Q projection", s, 768, 768), ("K projection", s, 768, 768),
              ("V projection", s, 768, 768), ("output projection", s, 768, 768),
              ("FFN up", s, 3072, 768), ("FFN down", s, 768, 3072)]
-    print(f"{'matmul':18} {'M x N x K':>16} {'cycles':>9} {'analytical':>11} "
-          f"{'ratio':>6} {'array util':>10} {'sim Mcycles/s':>13} "
-          f"{'sim GMAC/s':>10}")
-    total = {"cycles": 0, "analytical": 0, "macs": 0, "wall": 0.0}
+    print(f"{'matmul':18} {'M x N x K':>16} {'cycles':>9} {'SCALE-Sim':>10} "
+          f"{'pipelined':>10} {'ratio':>6} {'array util':>10} "
+          f"{'sim Mcycles/s':>13} {'sim GMAC/s':>10}")
+    total = {"cycles": 0, "analytical": 0, "pipelined": 0, "macs": 0,
+             "wall": 0.0}
     cells = None
     for name, m, n, k in gemms:
         out = subprocess.run([sim, "gemm", f"--accel={config.name}",
@@ -64,18 +67,21 @@ def main():
         args.array = r["array"]
         cycles = r["cycles"]
         analytical = r["analytical"]["compute_cycles"]
+        pipelined = r["analytical"]["pipelined_compute_cycles"]
         wall = r["simulator"]["wall_seconds"]
         cells = r["macs"] / (r["array_utilization"] * cycles)
         total["cycles"] += cycles
         total["analytical"] += analytical
+        total["pipelined"] += pipelined
         total["macs"] += r["macs"]
         total["wall"] += wall
-        print(f"{name:18} {f'{m}x{n}x{k}':>16} {cycles:9d} {analytical:11d} "
-              f"{cycles / analytical:6.3f} {100 * r['array_utilization']:9.1f}% "
+        print(f"{name:18} {f'{m}x{n}x{k}':>16} {cycles:9d} {analytical:10d} "
+              f"{pipelined:10d} {cycles / pipelined:6.3f} "
+              f"{100 * r['array_utilization']:9.1f}% "
               f"{cycles / wall / 1e6:13.1f} {r['macs'] / wall / 1e9:10.2f}")
     t = total
-    print(f"{'total':18} {'':>16} {t['cycles']:9d} {t['analytical']:11d} "
-          f"{t['cycles'] / t['analytical']:6.3f} "
+    print(f"{'total':18} {'':>16} {t['cycles']:9d} {t['analytical']:10d} "
+          f"{t['pipelined']:10d} {t['cycles'] / t['pipelined']:6.3f} "
           f"{100 * t['macs'] / (t['cycles'] * cells):9.1f}% "
           f"{t['cycles'] / t['wall'] / 1e6:13.1f} "
           f"{t['macs'] / t['wall'] / 1e9:10.2f}")
@@ -112,22 +118,30 @@ def layer(args, config, sim):
                       r"matrix unit utilization ([0-9.]+)%", out)
     cycles, array, matrix = (int(found.group(1)), float(found.group(2)),
                              float(found.group(3)))
-    # The layer's matmuls: the six projections and two per head.
+    # The layer's matmuls: the six projections and two per head (each of
+    # the head's products one batched schedule of 12 GEMMs).
     d = hidden // heads
-    gemms = [(s, hidden, hidden)] * 4 + [(s, ffn, hidden), (s, hidden, ffn)]
-    gemms += [(s, s, d), (s, d, s)] * heads
-    bound = macs = 0
-    for m, n, k in gemms:
+    gemms = [(s, hidden, hidden, 1)] * 4 + [(s, ffn, hidden, 1),
+                                           (s, hidden, ffn, 1)]
+    gemms += [(s, s, d, heads), (s, d, s, heads)]
+    scalesim = pipelined = macs = 0
+    for m, n, k, batch in gemms:
         r = json.loads(subprocess.run(
             [sim, "analyze", f"--array={args.array}",
              f"--dataflow={args.dataflow}", f"--gemm={m},{n},{k}"],
             capture_output=True, text=True, check=True).stdout)
-        bound += r["compute_cycles"]
-        macs += m * n * k
+        scalesim += batch * r["compute_cycles"]
+        pipelined += ((batch * r["folds"] - 1) * r["fold_interval"] +
+                      r["cycles_per_fold"] - 1)
+        macs += batch * m * n * k
+    ideal = macs / args.cells
     print(f"\nwhole layer (batch 1, sequence {s}, {heads} heads) on the "
-          f"accelerator: {cycles} cycles; its matmuls' analytical bound "
-          f"{bound} cycles ({100 * macs / (bound * args.cells):.1f}% "
-          f"analytical utilization)")
+          f"accelerator: {cycles} cycles; its matmuls' analytical figures: "
+          f"pipelined folds {pipelined} cycles "
+          f"({100 * ideal / pipelined:.1f}% utilization), SCALE-Sim "
+          f"(one fold at a time) {scalesim} cycles "
+          f"({100 * ideal / scalesim:.1f}%), ideal (MACs / cells) "
+          f"{ideal:.0f} cycles")
     print(f"array utilization while the matmuls run {matrix:.1f}% "
           f"(target 80%), over the whole run {array:.1f}%; simulator "
           f"{cycles / wall / 1e6:.2f} M simulated cycles/s and "

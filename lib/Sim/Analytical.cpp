@@ -108,6 +108,9 @@ tessera::sim::analyzeGemm(ArrayShape array, Dataflow dataflow, GemmShape gemm) {
   int64_t colFolds = ceilDiv(result.mappedCols, c);
   result.folds = rowFolds * colFolds;
   result.computeCycles = result.folds * result.cyclesPerFold - 1;
+  result.foldInterval = std::max(result.streamed, r);
+  result.pipelinedCycles =
+      (result.folds - 1) * result.foldInterval + result.cyclesPerFold - 1;
   // Every fold uses full rows but the last row fold, and likewise columns:
   // the mean over folds in closed form.
   double usedRows = 0, usedCols = 0;

@@ -214,6 +214,11 @@ Result<AcceleratorConfig> tessera::sim::parseConfig(std::string_view text) {
       error = needInteger(c.dramLatencyCycles);
     } else if (k == "vector_lanes") {
       error = needInteger(c.vectorLanes);
+    } else if (k == "pipelined_folds") {
+      auto flag = value.getAsBoolean();
+      if (!flag)
+        return std::string("'pipelined_folds' must be true or false");
+      c.pipelinedFolds = *flag;
     } else if (k == "formats") {
       const llvm::json::Array *list = value.getAsArray();
       if (!list)

@@ -73,6 +73,10 @@ std::string tessera::sim::reportToHTML(const SimStats &stats,
       spread(array, bucketCycles, e.start, e.end,
              double(e.macs) / double(length) / cells);
   }
+  // Pipelined matmuls overlap: the array is at most fully busy.
+  for (auto &unit : busy)
+    for (double &fraction : unit)
+      fraction = std::min(fraction, 1.0);
 
   std::string text;
   llvm::raw_string_ostream os(text);

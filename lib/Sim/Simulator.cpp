@@ -75,6 +75,18 @@ int64_t matmulCycles(const AcceleratorConfig &config, const Instruction &i) {
   return 0;
 }
 
+/// Cycles a matrix instruction holds the array before the next may start:
+/// its whole fold, or with pipelined folds the longer of the streamed dim
+/// and the R cycles that shift the next weights in (or the outputs out).
+int64_t matmulInterval(const AcceleratorConfig &config, const Instruction &i) {
+  if (!config.pipelinedFolds)
+    return matmulCycles(config, i);
+  int64_t streamed = config.dataflow == Dataflow::OutputStationary   ? i.depth
+                     : config.dataflow == Dataflow::WeightStationary ? i.rows
+                                                                     : i.cols;
+  return std::max<int64_t>(streamed, config.array.rows);
+}
+
 /// Cycles of one vector instruction: the elements in steps of the lanes,
 /// times the function's cost per step (1; 2 for divisions and roots; 4 for
 /// exponentials, logarithms and the functions built on them), plus the
@@ -419,6 +431,9 @@ Result<SimStats> tessera::sim::simulate(Program &program,
   std::array<std::deque<int64_t>, kNumChannels> tokens;
   int64_t dramFree = 0;
   int64_t vectorElements = 0;
+  // The array is busy while any matmul is in flight (pipelined folds
+  // overlap): the union of their spans, which start in queue order.
+  int64_t matrixBusyUntil = 0;
   double cells = double(config.array.rows) * double(config.array.cols);
 
   // Stores in program order, for fences: issued so far and when the last
@@ -503,6 +518,7 @@ Result<SimStats> tessera::sim::simulate(Program &program,
     }
     case Opcode::Matmul:
       end = start + matmulCycles(config, i);
+      issueEnd = start + matmulInterval(config, i);
       stats.macs += int64_t(i.rows) * i.depth * i.cols;
       stats.sramBytes +=
           (int64_t(i.depth) * i.cols + int64_t(i.rows) * i.depth) *
@@ -541,10 +557,14 @@ Result<SimStats> tessera::sim::simulate(Program &program,
       storesDone.push_back(
           std::max(storesDone.empty() ? 0 : storesDone.back(), end));
     }
-    bool dma = issueEnd >= 0;
-    unit.busy += (dma ? issueEnd : end) - start;
+    if (i.opcode == Opcode::Matmul) {
+      unit.busy += std::max<int64_t>(0, end - std::max(start, matrixBusyUntil));
+      matrixBusyUntil = std::max(matrixBusyUntil, end);
+    } else {
+      unit.busy += (issueEnd >= 0 ? issueEnd : end) - start;
+    }
     ++unit.instructions;
-    queueFree[best] = dma ? issueEnd : end;
+    queueFree[best] = issueEnd >= 0 ? issueEnd : end;
     for (int ch = 0; ch < kNumChannels; ++ch)
       if (i.signalMask >> ch & 1)
         tokens[ch].push_back(end);
@@ -662,15 +682,16 @@ static Instruction transfer(Opcode opcode, Buffer buffer, uint64_t dram,
 /// The end of a block of outputs: the drain of accumulator rows from
 /// `accRow` into the unified buffer at `sram` (with the step's bias row at
 /// `biasAt` and ReLU) and the store of its `rows` x `cols` to DRAM at
-/// `dram`. Blocks alternate between two of everything: block `index` of
-/// `count` waits for what block index - 2 released and releases for block
-/// index + 2.
+/// `dram`. Blocks rotate through `slots` of everything: block `index` of
+/// `count` waits for what block index - slots released and releases for
+/// block index + slots.
 static void appendDrainAndStore(const GemmStep &step, uint32_t accRow,
                                 uint32_t sram, uint32_t biasAt, int64_t rows,
                                 int64_t cols, uint64_t dram, int64_t index,
-                                int64_t count, std::vector<Instruction> &out) {
+                                int64_t count, int64_t slots,
+                                std::vector<Instruction> &out) {
   int64_t outSize = formatBytes(step.outFormat);
-  bool reused = index + 2 < count;
+  bool reused = index + slots < count;
   Instruction drain;
   drain.opcode = Opcode::Drain;
   drain.format = step.outFormat;
@@ -694,7 +715,7 @@ static void appendDrainAndStore(const GemmStep &step, uint32_t accRow,
     if (reused)
       drain.signalMask |= 1u << VectorToLoad;
   }
-  if (index >= 2)
+  if (index >= slots)
     drain.waitMask |= 1u << StoreToVector;
   drain.signalMask |= 1u << VectorToStore;
   if (reused)
@@ -708,11 +729,15 @@ static void appendDrainAndStore(const GemmStep &step, uint32_t accRow,
   out.push_back(store);
 }
 
+/// Tiles in flight per GEMM at most: enough to cover a DRAM latency of a
+/// few hundred cycles with pipelined folds of R cycles.
+static constexpr int64_t kMaxSlots = 16;
+
 /// The output-stationary schedule: each fold holds an R x C block of
 /// outputs and streams the whole depth; its weight (K x cols) and
-/// activation (rows x K) tiles are double-buffered like the
-/// weight-stationary ones, and so are its accumulator block, output tile
-/// and bias row.
+/// activation (rows x K) tiles, accumulator block, output tile and bias
+/// row rotate through as many slots as the memories hold (at least two,
+/// at most kMaxSlots), so that loads run that many folds ahead.
 static std::optional<std::string>
 appendGemmOutputStationary(const AcceleratorConfig &config,
                            const GemmStep &step,
@@ -725,64 +750,72 @@ appendGemmOutputStationary(const AcceleratorConfig &config,
   uint32_t aSlot = static_cast<uint32_t>(R * gemm.k * size);
   uint32_t oSlot = static_cast<uint32_t>(R * C * outSize);
   uint32_t wSlot = static_cast<uint32_t>(gemm.k * C * size);
-  uint64_t unified = 2 * uint64_t(aSlot) + 2 * uint64_t(oSlot) + 2 * C * 4;
-  if (gemm.k > 0xffff || unified > uint64_t(config.unifiedBufferBytes) ||
-      2 * uint64_t(wSlot) > uint64_t(config.weightBufferBytes) ||
-      config.accumulatorBytes < 2 * R * C * 4)
+  int64_t slots =
+      gemm.k > 0xffff
+          ? 0
+          : std::min({kMaxSlots, config.weightBufferBytes / int64_t(wSlot),
+                      config.accumulatorBytes / (R * C * 4),
+                      config.unifiedBufferBytes /
+                          (int64_t(aSlot) + int64_t(oSlot) + C * 4)});
+  if (slots < 2)
     return std::string("the on-chip memories are too small to double-buffer "
                        "the output-stationary tiles of this GEMM (its whole "
                        "depth per tile)");
-  uint32_t biasBase = 2 * aSlot + 2 * oSlot;
-  int64_t folds = mTiles * nTiles, fold = 0;
-  for (int64_t mt = 0; mt < mTiles; ++mt) {
-    int64_t rows = std::min(R, gemm.m - mt * R);
-    for (int64_t nt = 0; nt < nTiles; ++nt, ++fold) {
-      int64_t cols = std::min(C, gemm.n - nt * C);
-      uint32_t slot = static_cast<uint32_t>(fold % 2);
-      uint32_t biasAt = biasBase + slot * static_cast<uint32_t>(C * 4);
-      if (step.bias) {
-        Instruction bias =
-            transfer(Opcode::Load, Buffer::Unified, *step.bias + nt * C * 4,
-                     biasAt, 1, cols * 4, cols * 4);
-        bias.waitMask = fold >= 2 ? 1u << VectorToLoad : 0;
-        bias.signalMask = 1u << LoadToVector;
+  uint32_t slotCount = static_cast<uint32_t>(slots);
+  uint32_t biasBase = slotCount * (aSlot + oSlot);
+  int64_t folds = step.batch * mTiles * nTiles, fold = 0;
+  for (int64_t bt = 0; bt < step.batch; ++bt)
+    for (int64_t mt = 0; mt < mTiles; ++mt) {
+      int64_t rows = std::min(R, gemm.m - mt * R);
+      uint64_t a = step.a + bt * step.aStride, b = step.b + bt * step.bStride,
+               c = step.c + bt * step.cStride;
+      for (int64_t nt = 0; nt < nTiles; ++nt, ++fold) {
+        int64_t cols = std::min(C, gemm.n - nt * C);
+        uint32_t slot = static_cast<uint32_t>(fold % slots);
+        uint32_t biasAt = biasBase + slot * static_cast<uint32_t>(C * 4);
+        if (step.bias) {
+          Instruction bias =
+              transfer(Opcode::Load, Buffer::Unified, *step.bias + nt * C * 4,
+                       biasAt, 1, cols * 4, cols * 4);
+          bias.waitMask = fold >= slots ? 1u << VectorToLoad : 0;
+          bias.signalMask = 1u << LoadToVector;
+          if (fold == 0 && step.fence)
+            bias.flags |= kLoadFence;
+          out.push_back(bias);
+        }
+        Instruction weights =
+            transfer(Opcode::Load, Buffer::Weights, b + nt * C * size,
+                     slot * wSlot, gemm.k, cols * size, gemm.n * size);
+        weights.waitMask = fold >= slots ? 1u << MatrixToLoad : 0;
         if (fold == 0 && step.fence)
-          bias.flags |= kLoadFence;
-        out.push_back(bias);
+          weights.flags |= kLoadFence;
+        out.push_back(weights);
+        Instruction acts =
+            transfer(Opcode::Load, Buffer::Unified, a + mt * R * gemm.k * size,
+                     slot * aSlot, rows, gemm.k * size, gemm.k * size);
+        acts.signalMask = 1u << LoadToMatrix;
+        out.push_back(acts);
+        Instruction mm;
+        mm.opcode = Opcode::Matmul;
+        mm.format = step.format;
+        mm.a = slot * wSlot;
+        mm.b = slot * aSlot;
+        mm.c = slot * static_cast<uint32_t>(R);
+        mm.rows = static_cast<uint32_t>(rows);
+        mm.depth = static_cast<uint32_t>(gemm.k);
+        mm.cols = static_cast<uint32_t>(cols);
+        mm.waitMask = 1u << LoadToMatrix;
+        if (fold >= slots)
+          mm.waitMask |= 1u << VectorToMatrix;
+        mm.signalMask = 1u << MatrixToVector;
+        if (fold + slots < folds)
+          mm.signalMask |= 1u << MatrixToLoad;
+        out.push_back(mm);
+        appendDrainAndStore(
+            step, mm.c, slotCount * aSlot + slot * oSlot, biasAt, rows, cols,
+            c + (mt * R * gemm.n + nt * C) * outSize, fold, folds, slots, out);
       }
-      Instruction weights =
-          transfer(Opcode::Load, Buffer::Weights, step.b + nt * C * size,
-                   slot * wSlot, gemm.k, cols * size, gemm.n * size);
-      weights.waitMask = fold >= 2 ? 1u << MatrixToLoad : 0;
-      if (fold == 0 && step.fence)
-        weights.flags |= kLoadFence;
-      out.push_back(weights);
-      Instruction acts = transfer(Opcode::Load, Buffer::Unified,
-                                  step.a + mt * R * gemm.k * size, slot * aSlot,
-                                  rows, gemm.k * size, gemm.k * size);
-      acts.signalMask = 1u << LoadToMatrix;
-      out.push_back(acts);
-      Instruction mm;
-      mm.opcode = Opcode::Matmul;
-      mm.format = step.format;
-      mm.a = slot * wSlot;
-      mm.b = slot * aSlot;
-      mm.c = slot * static_cast<uint32_t>(R);
-      mm.rows = static_cast<uint32_t>(rows);
-      mm.depth = static_cast<uint32_t>(gemm.k);
-      mm.cols = static_cast<uint32_t>(cols);
-      mm.waitMask = 1u << LoadToMatrix;
-      if (fold >= 2)
-        mm.waitMask |= 1u << VectorToMatrix;
-      mm.signalMask = 1u << MatrixToVector;
-      if (fold + 2 < folds)
-        mm.signalMask |= 1u << MatrixToLoad;
-      out.push_back(mm);
-      appendDrainAndStore(step, mm.c, 2 * aSlot + slot * oSlot, biasAt, rows,
-                          cols, step.c + (mt * R * gemm.n + nt * C) * outSize,
-                          fold, folds, out);
     }
-  }
   return std::nullopt;
 }
 
@@ -790,7 +823,7 @@ std::optional<std::string>
 tessera::sim::appendGemm(const AcceleratorConfig &config, const GemmStep &step,
                          std::vector<Instruction> &out) {
   const GemmShape &gemm = step.shape;
-  if (gemm.m <= 0 || gemm.n <= 0 || gemm.k <= 0)
+  if (gemm.m <= 0 || gemm.n <= 0 || gemm.k <= 0 || step.batch <= 0)
     return std::string("GEMM sizes must be positive");
   if (!config.supports(step.format) || step.format == NumberFormat::F32)
     return std::string("operand format ") + formatName(step.format) +
@@ -807,92 +840,101 @@ tessera::sim::appendGemm(const AcceleratorConfig &config, const GemmStep &step,
   int64_t size = formatBytes(step.format);
   int64_t outSize = formatBytes(step.outFormat);
   int64_t kTiles = (gemm.k + R - 1) / R, nTiles = (gemm.n + C - 1) / C;
-  // Rows per chunk: two activation tiles, two output tiles and two bias
-  // rows in the unified buffer, two accumulator blocks (so that draining
-  // one block overlaps the next block's folds).
+  // Fold slots (a weight tile and an activation tile each) rotate so that
+  // loads run ahead of the array; block slots (an accumulator block, an
+  // output tile and a bias row each) so that draining a block overlaps the
+  // next blocks' folds: as many as a block's folds leave to cover.
+  int64_t wSlotBytes = R * C * size;
+  int64_t slots = std::min(kMaxSlots, config.weightBufferBytes / wSlotBytes);
+  int64_t blockSlots = std::clamp<int64_t>(slots / kTiles, 2, kMaxSlots);
   int64_t accRows = config.accumulatorBytes / (4 * C);
-  int64_t biasBytes = step.bias ? 2 * C * 4 : 0;
-  int64_t perRow = 2 * R * size + 2 * C * outSize;
-  int64_t chunk = std::min({gemm.m, accRows / 2,
+  int64_t biasBytes = step.bias ? blockSlots * C * 4 : 0;
+  int64_t perRow = slots * R * size + blockSlots * C * outSize;
+  int64_t chunk = std::min({gemm.m, accRows / blockSlots,
                             (config.unifiedBufferBytes - biasBytes) / perRow,
                             int64_t(0xffff)});
-  if (chunk <= 0 || config.weightBufferBytes < 2 * R * C * size)
+  if (chunk <= 0 || slots < 2)
     return std::string("the on-chip memories are too small to double-buffer "
                        "one weight tile and one row of activations");
   int64_t mChunks = (gemm.m + chunk - 1) / chunk;
 
-  // Unified buffer: two activation slots, two output slots, two bias rows;
-  // weight buffer: two weight slots; accumulators: two blocks. Every fold
-  // loads its weight and activation tiles into the slot of its parity
-  // (waiting until the matmul two folds back has freed it); after a
+  // Every fold loads its weight and activation tiles into its fold slot
+  // (waiting until the matmul `slots` folds back has freed it); after a
   // block's last fold the vector unit drains it (adding the bias, loaded
   // for the block, and applying ReLU) and the store queue writes it back.
   uint32_t aSlot = static_cast<uint32_t>(chunk * R * size);
   uint32_t oSlot = static_cast<uint32_t>(chunk * C * outSize);
-  uint32_t biasBase = 2 * aSlot + 2 * oSlot;
-  uint32_t wSlot = static_cast<uint32_t>(R * C * size);
-  int64_t blocks = mChunks * nTiles;
+  uint32_t outBase = static_cast<uint32_t>(slots) * aSlot;
+  uint32_t biasBase = outBase + static_cast<uint32_t>(blockSlots) * oSlot;
+  uint32_t wSlot = static_cast<uint32_t>(wSlotBytes);
+  int64_t blocks = step.batch * mChunks * nTiles;
   int64_t fold = 0, block = 0;
-  for (int64_t mc = 0; mc < mChunks; ++mc) {
-    int64_t rows = std::min(chunk, gemm.m - mc * chunk);
-    for (int64_t nt = 0; nt < nTiles; ++nt, ++block) {
-      int64_t cols = std::min(C, gemm.n - nt * C);
-      uint32_t accBase = static_cast<uint32_t>((block % 2) * chunk);
-      uint32_t biasAt = biasBase + static_cast<uint32_t>((block % 2) * C * 4);
-      if (step.bias) {
-        Instruction bias =
-            transfer(Opcode::Load, Buffer::Unified, *step.bias + nt * C * 4,
-                     biasAt, 1, cols * 4, cols * 4);
-        // The bias row is free once the drain two blocks back is done.
-        bias.waitMask = block >= 2 ? 1u << VectorToLoad : 0;
-        bias.signalMask = 1u << LoadToVector;
-        out.push_back(bias);
+  for (int64_t bt = 0; bt < step.batch; ++bt)
+    for (int64_t mc = 0; mc < mChunks; ++mc) {
+      int64_t rows = std::min(chunk, gemm.m - mc * chunk);
+      uint64_t a = step.a + bt * step.aStride, b = step.b + bt * step.bStride,
+               c = step.c + bt * step.cStride;
+      for (int64_t nt = 0; nt < nTiles; ++nt, ++block) {
+        int64_t cols = std::min(C, gemm.n - nt * C);
+        uint32_t blockSlot = static_cast<uint32_t>(block % blockSlots);
+        uint32_t accBase = static_cast<uint32_t>(blockSlot * chunk);
+        uint32_t biasAt = biasBase + blockSlot * static_cast<uint32_t>(C * 4);
+        if (step.bias) {
+          Instruction bias =
+              transfer(Opcode::Load, Buffer::Unified, *step.bias + nt * C * 4,
+                       biasAt, 1, cols * 4, cols * 4);
+          // The bias row is free once the drain blockSlots blocks back is
+          // done.
+          bias.waitMask = block >= blockSlots ? 1u << VectorToLoad : 0;
+          bias.signalMask = 1u << LoadToVector;
+          out.push_back(bias);
+        }
+        for (int64_t kt = 0; kt < kTiles; ++kt, ++fold) {
+          int64_t depth = std::min(R, gemm.k - kt * R);
+          uint32_t slot = static_cast<uint32_t>(fold % slots);
+          Instruction weights =
+              transfer(Opcode::Load, Buffer::Weights,
+                       b + (kt * R * gemm.n + nt * C) * size, slot * wSlot,
+                       depth, cols * size, gemm.n * size);
+          weights.waitMask = fold >= slots ? 1u << MatrixToLoad : 0;
+          // The first load of a GEMM reading an earlier GEMM's result waits
+          // for its stores.
+          if (fold == 0 && step.fence)
+            weights.flags |= kLoadFence;
+          out.push_back(weights);
+          Instruction acts =
+              transfer(Opcode::Load, Buffer::Unified,
+                       a + (mc * chunk * gemm.k + kt * R) * size, slot * aSlot,
+                       rows, depth * size, gemm.k * size);
+          acts.signalMask = 1u << LoadToMatrix;
+          out.push_back(acts);
+          Instruction mm;
+          mm.opcode = Opcode::Matmul;
+          mm.format = step.format;
+          mm.a = slot * wSlot;
+          mm.b = slot * aSlot;
+          mm.c = accBase;
+          mm.rows = static_cast<uint32_t>(rows);
+          mm.depth = static_cast<uint32_t>(depth);
+          mm.cols = static_cast<uint32_t>(cols);
+          mm.flags = kt > 0 ? 1 : 0;
+          mm.waitMask = 1u << LoadToMatrix;
+          // A block's first fold waits until the block blockSlots back is
+          // drained.
+          if (kt == 0 && block >= blockSlots)
+            mm.waitMask |= 1u << VectorToMatrix;
+          if (fold + slots < blocks * kTiles)
+            mm.signalMask = 1u << MatrixToLoad;
+          if (kt + 1 == kTiles)
+            mm.signalMask |= 1u << MatrixToVector;
+          out.push_back(mm);
+        }
+        appendDrainAndStore(step, accBase, outBase + blockSlot * oSlot, biasAt,
+                            rows, cols,
+                            c + (mc * chunk * gemm.n + nt * C) * outSize, block,
+                            blocks, blockSlots, out);
       }
-      for (int64_t kt = 0; kt < kTiles; ++kt, ++fold) {
-        int64_t depth = std::min(R, gemm.k - kt * R);
-        uint32_t slot = static_cast<uint32_t>(fold % 2);
-        Instruction weights =
-            transfer(Opcode::Load, Buffer::Weights,
-                     step.b + (kt * R * gemm.n + nt * C) * size, slot * wSlot,
-                     depth, cols * size, gemm.n * size);
-        weights.waitMask = fold >= 2 ? 1u << MatrixToLoad : 0;
-        // The first load of a GEMM reading an earlier GEMM's result waits
-        // for its stores.
-        if (fold == 0 && step.fence)
-          weights.flags |= kLoadFence;
-        out.push_back(weights);
-        Instruction acts =
-            transfer(Opcode::Load, Buffer::Unified,
-                     step.a + (mc * chunk * gemm.k + kt * R) * size,
-                     slot * aSlot, rows, depth * size, gemm.k * size);
-        acts.signalMask = 1u << LoadToMatrix;
-        out.push_back(acts);
-        Instruction mm;
-        mm.opcode = Opcode::Matmul;
-        mm.format = step.format;
-        mm.a = slot * wSlot;
-        mm.b = slot * aSlot;
-        mm.c = accBase;
-        mm.rows = static_cast<uint32_t>(rows);
-        mm.depth = static_cast<uint32_t>(depth);
-        mm.cols = static_cast<uint32_t>(cols);
-        mm.flags = kt > 0 ? 1 : 0;
-        mm.waitMask = 1u << LoadToMatrix;
-        // A block's first fold waits until the block two back is drained.
-        if (kt == 0 && block >= 2)
-          mm.waitMask |= 1u << VectorToMatrix;
-        if (fold + 2 < blocks * kTiles)
-          mm.signalMask = 1u << MatrixToLoad;
-        if (kt + 1 == kTiles)
-          mm.signalMask |= 1u << MatrixToVector;
-        out.push_back(mm);
-      }
-      appendDrainAndStore(
-          step, accBase, 2 * aSlot + static_cast<uint32_t>(block % 2) * oSlot,
-          biasAt, rows, cols, step.c + (mc * chunk * gemm.n + nt * C) * outSize,
-          block, blocks, out);
     }
-  }
   return std::nullopt;
 }
 

@@ -283,6 +283,8 @@ TEST(Config, BadConfigurations) {
   EXPECT_EQ(configError("[1]"), "the configuration must be a JSON object");
   EXPECT_EQ(configError(R"({"rowz": 4})"), "unknown configuration key 'rowz'");
   EXPECT_EQ(configError(R"({"rows": "many"})"), "'rows' must be an integer");
+  EXPECT_EQ(configError(R"({"pipelined_folds": 1})"),
+            "'pipelined_folds' must be true or false");
   EXPECT_EQ(configError(R"({"rows": -4})"), "'rows' must be positive");
   EXPECT_EQ(configError(R"({"base": "small", "weight_buffer_bytes": 100})"),
             "the weight buffer (100 bytes) cannot hold one 16 x 16 weight "
@@ -359,55 +361,99 @@ TEST(Simulator, GemmIsBitExact) {
 
 TEST(Simulator, AgreesWithTheAnalyticalModel) {
   // Compute bound, ample bandwidth: the cycle model within 2% of the
-  // analytical weight-stationary figure.
-  AcceleratorConfig c = config(R"({"base": "small",
-      "dram_bytes_per_cycle": 4096, "dram_latency_cycles": 10})");
-  GemmShape g{256, 256, 256};
-  Program program = std::get<Program>(
-      buildGemmProgram(c, g, NumberFormat::BF16, randomMatrix(g.m * g.k, 3),
-                       randomMatrix(g.k * g.n, 4)));
-  SimStats stats = std::get<SimStats>(simulate(program, c));
-  AnalyticalResult analytical = std::get<AnalyticalResult>(
-      analyzeGemm(c.array, Dataflow::WeightStationary, g));
-  double ratio = double(stats.cycles) / double(analytical.computeCycles);
-  EXPECT_GT(ratio, 0.98) << stats.cycles << " vs " << analytical.computeCycles;
-  EXPECT_LT(ratio, 1.02) << stats.cycles << " vs " << analytical.computeCycles;
-  EXPECT_EQ(stats.units[int(Queue::Matrix)].busy, analytical.computeCycles + 1);
-  // Of the matrix unit's busy cycles: every MAC over every cell-cycle.
-  EXPECT_DOUBLE_EQ(stats.matrixUtilization,
-                   double(g.m * g.n * g.k) /
-                       (double(analytical.computeCycles + 1) * 16 * 16));
+  // analytical weight-stationary figure, one fold at a time (SCALE-Sim's
+  // model) and with pipelined folds.
+  for (bool pipelined : {false, true}) {
+    AcceleratorConfig c = config(std::string(R"({"base": "small",
+        "dram_bytes_per_cycle": 4096, "dram_latency_cycles": 10,
+        "pipelined_folds": )") + (pipelined ? "true}" : "false}"));
+    GemmShape g{256, 256, 256};
+    Program program = std::get<Program>(
+        buildGemmProgram(c, g, NumberFormat::BF16, randomMatrix(g.m * g.k, 3),
+                         randomMatrix(g.k * g.n, 4)));
+    SimStats stats = std::get<SimStats>(simulate(program, c));
+    AnalyticalResult analytical = std::get<AnalyticalResult>(
+        analyzeGemm(c.array, Dataflow::WeightStationary, g));
+    int64_t expected =
+        pipelined ? analytical.pipelinedCycles : analytical.computeCycles;
+    double ratio = double(stats.cycles) / double(expected);
+    EXPECT_GT(ratio, 0.98) << stats.cycles << " vs " << expected;
+    EXPECT_LT(ratio, 1.02) << stats.cycles << " vs " << expected;
+    if (pipelined) {
+      // The folds follow each other without a gap: only the last one's
+      // fill and drain remain.
+      EXPECT_LT(stats.cycles, analytical.computeCycles * 0.9);
+      EXPECT_GT(stats.matrixUtilization, 0.99);
+      continue;
+    }
+    EXPECT_EQ(stats.units[int(Queue::Matrix)].busy,
+              analytical.computeCycles + 1);
+    // Of the matrix unit's busy cycles: every MAC over every cell-cycle.
+    EXPECT_DOUBLE_EQ(stats.matrixUtilization,
+                     double(g.m * g.n * g.k) /
+                         (double(analytical.computeCycles + 1) * 16 * 16));
+  }
+}
+
+TEST(Simulator, PipelinedFoldsKeepResultsAndOrder) {
+  // Overlapping folds changes the timing, never the numbers.
+  GemmShape g{40, 24, 37};
+  std::vector<float> a = randomMatrix(g.m * g.k, 21),
+                     b = randomMatrix(g.k * g.n, 22);
+  std::vector<float> expected = reference(a, b, g, 16, NumberFormat::BF16);
+  int64_t cycles[2];
+  for (bool pipelined : {false, true}) {
+    AcceleratorConfig c = config(std::string(R"({"base": "small",
+        "pipelined_folds": )") + (pipelined ? "true}" : "false}"));
+    Program p =
+        std::get<Program>(buildGemmProgram(c, g, NumberFormat::BF16, a, b));
+    SimStats stats = std::get<SimStats>(simulate(p, c));
+    cycles[pipelined] = stats.cycles;
+    std::vector<float> got = readOutput(p, "C");
+    for (size_t e = 0; e < got.size(); ++e)
+      ASSERT_EQ(llvm::bit_cast<uint32_t>(got[e]),
+                llvm::bit_cast<uint32_t>(expected[e]))
+          << "element " << e;
+  }
+  EXPECT_LT(cycles[1], cycles[0]);
 }
 
 TEST(Simulator, OutputStationaryGemm) {
   // Bit-exact (one fold streams the whole depth, added in order) and,
-  // compute bound, within 2% of the analytical output-stationary figure.
-  AcceleratorConfig c = config(R"({"base": "small", "dataflow": "os",
-      "dram_bytes_per_cycle": 4096, "dram_latency_cycles": 10})");
-  GemmShape small{40, 24, 37};
-  std::vector<float> a = randomMatrix(small.m * small.k, 11),
-                     b = randomMatrix(small.k * small.n, 12);
-  Program p =
-      std::get<Program>(buildGemmProgram(c, small, NumberFormat::BF16, a, b));
-  ASSERT_TRUE(std::holds_alternative<SimStats>(simulate(p, c)));
-  std::vector<float> got = readOutput(p, "C");
-  std::vector<float> expected =
-      reference(a, b, small, small.k, NumberFormat::BF16);
-  for (size_t e = 0; e < got.size(); ++e)
-    ASSERT_EQ(llvm::bit_cast<uint32_t>(got[e]),
-              llvm::bit_cast<uint32_t>(expected[e]))
-        << "element " << e;
+  // compute bound, within 2% of the analytical output-stationary figure
+  // (both fold models).
+  for (bool pipelined : {false, true}) {
+    AcceleratorConfig c = config(std::string(R"({"base": "small",
+        "dataflow": "os", "dram_bytes_per_cycle": 4096,
+        "dram_latency_cycles": 10, "pipelined_folds": )") +
+                                 (pipelined ? "true}" : "false}"));
+    GemmShape small{40, 24, 37};
+    std::vector<float> a = randomMatrix(small.m * small.k, 11),
+                       b = randomMatrix(small.k * small.n, 12);
+    Program p =
+        std::get<Program>(buildGemmProgram(c, small, NumberFormat::BF16, a, b));
+    ASSERT_TRUE(std::holds_alternative<SimStats>(simulate(p, c)));
+    std::vector<float> got = readOutput(p, "C");
+    std::vector<float> expected =
+        reference(a, b, small, small.k, NumberFormat::BF16);
+    for (size_t e = 0; e < got.size(); ++e)
+      ASSERT_EQ(llvm::bit_cast<uint32_t>(got[e]),
+                llvm::bit_cast<uint32_t>(expected[e]))
+          << "element " << e;
 
-  GemmShape g{256, 256, 512};
-  Program big = std::get<Program>(
-      buildGemmProgram(c, g, NumberFormat::BF16, randomMatrix(g.m * g.k, 13),
-                       randomMatrix(g.k * g.n, 14)));
-  SimStats stats = std::get<SimStats>(simulate(big, c));
-  AnalyticalResult analytical = std::get<AnalyticalResult>(
-      analyzeGemm(c.array, Dataflow::OutputStationary, g));
-  double ratio = double(stats.cycles) / double(analytical.computeCycles);
-  EXPECT_GT(ratio, 0.98) << stats.cycles << " vs " << analytical.computeCycles;
-  EXPECT_LT(ratio, 1.02) << stats.cycles << " vs " << analytical.computeCycles;
+    GemmShape g{256, 256, 512};
+    Program big = std::get<Program>(
+        buildGemmProgram(c, g, NumberFormat::BF16, randomMatrix(g.m * g.k, 13),
+                         randomMatrix(g.k * g.n, 14)));
+    SimStats stats = std::get<SimStats>(simulate(big, c));
+    AnalyticalResult analytical = std::get<AnalyticalResult>(
+        analyzeGemm(c.array, Dataflow::OutputStationary, g));
+    int64_t bound =
+        pipelined ? analytical.pipelinedCycles : analytical.computeCycles;
+    double ratio = double(stats.cycles) / double(bound);
+    EXPECT_GT(ratio, 0.98) << stats.cycles << " vs " << bound;
+    EXPECT_LT(ratio, 1.02) << stats.cycles << " vs " << bound;
+  }
 }
 
 TEST(Simulator, LowBandwidthStallsOnMemory) {
@@ -940,3 +986,80 @@ TEST(Program, VectorValidation) {
 }
 
 } // namespace
+
+TEST(Simulator, BatchedGemmsFollowEachOther) {
+  // Three independent GEMMs as one batched schedule: the same bits as
+  // three fenced steps, in fewer cycles (no fence, no fill and drain of
+  // the pipeline between them), in both dataflows.
+  GemmShape g{16, 16, 32};
+  const int64_t batch = 3;
+  uint64_t aBytes = g.m * g.k * 2, bBytes = g.k * g.n * 2,
+           cBytes = g.m * g.n * 4;
+  std::vector<float> a = randomMatrix(batch * g.m * g.k, 31),
+                     b = randomMatrix(batch * g.k * g.n, 32);
+  for (const char *dataflow : {"ws", "os"}) {
+    AcceleratorConfig c = config(std::string(R"({"base": "small",
+        "dataflow": ")") + dataflow +
+                                 "\"}");
+    int64_t cycles[2];
+    for (bool batched : {false, true}) {
+      Program p;
+      p.dram.resize(batch * (aBytes + bBytes + cBytes));
+      auto put = [&](const std::vector<float> &values, uint64_t at) {
+        for (size_t e = 0; e < values.size(); ++e) {
+          uint16_t bits = toBF16(values[e]);
+          std::memcpy(p.dram.data() + at + 2 * e, &bits, 2);
+        }
+      };
+      put(a, 0);
+      put(b, batch * aBytes);
+      GemmStep step;
+      step.shape = g;
+      step.a = 0;
+      step.b = batch * aBytes;
+      step.c = batch * (aBytes + bBytes);
+      if (batched) {
+        step.batch = batch;
+        step.aStride = aBytes;
+        step.bStride = bBytes;
+        step.cStride = cBytes;
+        ASSERT_FALSE(appendGemm(c, step, p.instructions));
+      } else {
+        for (int64_t n = 0; n < batch; ++n) {
+          GemmStep one = step;
+          one.a += n * aBytes;
+          one.b += n * bBytes;
+          one.c += n * cBytes;
+          one.fence = n > 0;
+          ASSERT_FALSE(appendGemm(c, one, p.instructions));
+        }
+      }
+      ASSERT_FALSE(validateProgram(p, c));
+      Result<SimStats> result = simulate(p, c);
+      ASSERT_TRUE(std::holds_alternative<SimStats>(result))
+          << std::get<std::string>(result);
+      cycles[batched] = std::get<SimStats>(result).cycles;
+      for (int64_t n = 0; n < batch; ++n) {
+        std::vector<float> an(a.begin() + n * g.m * g.k,
+                              a.begin() + (n + 1) * g.m * g.k),
+            bn(b.begin() + n * g.k * g.n, b.begin() + (n + 1) * g.k * g.n);
+        std::vector<float> expected = reference(
+            an, bn, g, dataflow[0] == 'o' ? g.k : 16, NumberFormat::BF16);
+        std::vector<float> got =
+            readResult(p, step.c + n * cBytes, size_t(g.m * g.n));
+        for (size_t e = 0; e < got.size(); ++e)
+          ASSERT_EQ(llvm::bit_cast<uint32_t>(got[e]),
+                    llvm::bit_cast<uint32_t>(expected[e]))
+              << dataflow << " batch " << n << " element " << e;
+      }
+    }
+    EXPECT_LT(cycles[1], cycles[0]) << dataflow;
+  }
+  GemmStep empty;
+  empty.shape = g;
+  empty.batch = 0;
+  std::vector<Instruction> out;
+  EXPECT_EQ(*appendGemm(std::get<AcceleratorConfig>(presetConfig("small")),
+                        empty, out),
+            "GEMM sizes must be positive");
+}

@@ -25,7 +25,9 @@ static cl::SubCommand
                    "Compute cycles of a GEMM or convolution on an R x C "
                    "array with the analytical (SCALE-Sim) model; prints "
                    "JSON with folds, compute_cycles, mapping_efficiency "
-                   "and compute_utilization (fractions)");
+                   "and compute_utilization (fractions), and for an array "
+                   "that pipelines its folds fold_interval and "
+                   "pipelined_compute_cycles");
 static cl::opt<std::string> arrayOption("array", cl::desc("Array size"),
                                         cl::value_desc("RxC"),
                                         cl::sub(analyzeCommand));
@@ -154,7 +156,9 @@ static int analyze() {
       {"cycles_per_fold", r.cyclesPerFold},
       {"compute_cycles", r.computeCycles},
       {"mapping_efficiency", r.mappingEfficiency},
-      {"compute_utilization", r.computeUtilization}};
+      {"compute_utilization", r.computeUtilization},
+      {"fold_interval", r.foldInterval},
+      {"pipelined_compute_cycles", r.pipelinedCycles}};
   for (auto &entry : input)
     out[entry.first] = std::move(entry.second);
   outs() << formatv("{0:2}", json::Value(std::move(out))) << "\n";
@@ -275,7 +279,8 @@ static int gemm() {
   if (auto *r = std::get_if<AnalyticalResult>(&analytical))
     extra["analytical"] =
         json::Object{{"compute_cycles", r->computeCycles},
-                     {"compute_utilization", r->computeUtilization}};
+                     {"compute_utilization", r->computeUtilization},
+                     {"pipelined_compute_cycles", r->pipelinedCycles}};
   // The result is checked after the run against a float64 product of the
   // rounded operands.
   for (float &v : a)

@@ -46,6 +46,11 @@ struct AnalyticalResult {
   /// The dims mapped onto the array's rows and columns, and streamed.
   int64_t mappedRows = 0, mappedCols = 0, streamed = 0;
   int64_t folds = 0, cyclesPerFold = 0, computeCycles = 0;
+  /// With pipelined folds (a second weight or output register per cell):
+  /// a fold occupies the array for foldInterval = max(streamed, R) cycles
+  /// and the last one completes cyclesPerFold after it starts, so
+  /// pipelinedCycles = (folds - 1) * foldInterval + cyclesPerFold - 1.
+  int64_t foldInterval = 0, pipelinedCycles = 0;
   /// Means over folds: used cells / all cells, and useful MAC slots / all
   /// MAC slots of the fold's span (fractions, not percent).
   double mappingEfficiency = 0, computeUtilization = 0;

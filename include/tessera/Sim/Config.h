@@ -36,6 +36,14 @@ struct AcceleratorConfig {
   int64_t dramLatencyCycles = 0;
   /// Elements the vector unit processes per cycle.
   int64_t vectorLanes = 0;
+  /// Whether consecutive folds overlap in the array: the cells hold a
+  /// second weight (WS, IS) or output (OS) register, so the next fold's
+  /// weights shift in, or the last fold's outputs shift out, while a fold
+  /// computes (TPU v1 double-buffers its weights this way). A matmul then
+  /// occupies the array for max(streamed, R) cycles and completes its
+  /// full fold latency later. False reproduces SCALE-Sim: one fold at a
+  /// time.
+  bool pipelinedFolds = true;
   std::vector<NumberFormat> operandFormats;
   EnergyTable energy;
 

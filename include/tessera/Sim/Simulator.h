@@ -81,6 +81,11 @@ struct GemmStep {
   /// Its first load waits for every earlier store (A is an earlier
   /// GEMM's result).
   bool fence = false;
+  /// A batch of independent GEMMs of this shape, operand b at
+  /// a + b * aStride, ... (byte strides; 0 shares an operand): one
+  /// schedule whose folds follow each other without a fence.
+  int64_t batch = 1;
+  uint64_t aStride = 0, bStride = 0, cStride = 0;
 };
 
 /// Appends the weight-stationary schedule of `step` (below) to `out`; its

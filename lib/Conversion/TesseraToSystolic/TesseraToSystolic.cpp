@@ -10,6 +10,8 @@
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <array>
+
 namespace tessera {
 #define GEN_PASS_DEF_CONVERTTESSERATOSYSTOLICPASS
 #include "tessera/Conversion/Passes.h.inc"
@@ -828,14 +830,22 @@ struct ConvertTesseraToSystolicPass
     return failure();
   }
 
+  /// A GEMM (or `batch` of them, operands `strides` bytes apart) in the
+  /// operand format, behind the earlier stores.
   LogicalResult gemm(Operation *op, uint64_t a, uint64_t b, uint64_t c,
                      int64_t m, int64_t n, int64_t k,
                      sim::NumberFormat outFormat,
-                     std::optional<uint64_t> bias = std::nullopt) {
+                     std::optional<uint64_t> bias = std::nullopt,
+                     int64_t batch = 1,
+                     std::array<uint64_t, 3> strides = {0, 0, 0}) {
     if (failed(checkOperandFormat(op)))
       return failure();
     sim::GemmStep step;
     step.shape = {m, n, k};
+    step.batch = batch;
+    step.aStride = strides[0];
+    step.bStride = strides[1];
+    step.cStride = strides[2];
     step.format = operandFormat;
     step.outFormat = outFormat;
     step.a = a;
@@ -915,14 +925,15 @@ struct ConvertTesseraToSystolicPass
                       sim::NumberFormat::F32, type.getShape());
     int64_t size = sim::formatBytes(operandFormat);
     int64_t outSize = sim::formatBytes(tensors[product].format);
-    for (int64_t b = 0; b < batches; ++b) {
-      uint64_t a = tensors[lhs->index].offset +
-                   uint64_t((lhsBatches == 1 ? 0 : b) * m * k * size);
-      uint64_t w = rhsAt + uint64_t((rhsBatches == 1 ? 0 : b) * k * n * size);
-      uint64_t c = tensors[product].offset + uint64_t(b * m * n * outSize);
-      if (failed(gemm(matmul, a, w, c, m, n, k, tensors[product].format)))
-        return failure();
-    }
+    // The batch's GEMMs are independent: one schedule, no fences between.
+    std::array<uint64_t, 3> strides = {
+        uint64_t(lhsBatches == 1 ? 0 : m * k * size),
+        uint64_t(rhsBatches == 1 ? 0 : k * n * size),
+        uint64_t(m * n * outSize)};
+    if (failed(gemm(matmul, tensors[lhs->index].offset, rhsAt,
+                    tensors[product].offset, m, n, k, tensors[product].format,
+                    std::nullopt, batches, strides)))
+      return failure();
     if (product == to)
       return success();
     if (auto why =

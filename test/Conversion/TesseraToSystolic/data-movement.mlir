@@ -4,8 +4,10 @@
 // ([1, 8, 2, 4] -> [1, 2, 8, 4], whole rows of 4 per DMA row), K^T a copy
 // whose innermost dim is strided (8 elements a DMA row apart, per output
 // row), both written in bf16 since only matmuls read them; one GEMM per
-// head with the rhs loaded as weights; the scale (alpha) by the vector
-// unit from an fp32 product.
+// head with the rhs loaded as weights, the heads' GEMMs one schedule
+// whose second head's loads go to the next slots without a fence (its
+// folds follow the first's); the scale (alpha) by the vector unit from an
+// fp32 product.
 // CHECK-LABEL: systolic.program
 // CHECK: systolic.tensor "transpose_{{[0-9]+}}/result" "scratch" "bf16" [1, 2, 8, 4]
 // CHECK: systolic.tensor "transpose_{{[0-9]+}}/result" "scratch" "bf16" [1, 2, 4, 8]
@@ -13,7 +15,12 @@
 // CHECK: systolic.load "unified" dram 0 sram 0 rows 8 row_bytes 16 stride 32 {fence}
 // CHECK: systolic.vector "copy" "bf16"
 // CHECK: systolic.load "unified" dram 256 sram 0 rows 8 row_bytes 4 stride 32 {fence}
-// CHECK-COUNT-2: systolic.matmul "bf16" {{.*}} rows 8 depth 4 cols 8
+// CHECK: systolic.load "weights" dram 640 sram 0 {{.*}} {fence}
+// CHECK: systolic.matmul "bf16" weights 0 {{.*}} rows 8 depth 4 cols 8
+// CHECK-NOT: fence
+// CHECK: systolic.load "weights" dram 704 sram 512
+// CHECK-NOT: fence
+// CHECK: systolic.matmul "bf16" weights 512 {{.*}} rows 8 depth 4 cols 8
 // CHECK: systolic.vector "mul" "f32" {{.*}} rows 16 cols 8 {imm = 5.000000e-01 : f32, mode = "immediate"
 func.func @main(%q: tensor<1x8x2x4xf32>, %k: tensor<1x8x2x4xf32>) -> tensor<1x2x8x8xf32> {
   %0 = tessera.transpose %q [0, 2, 1, 3] : tensor<1x8x2x4xf32> -> tensor<1x2x8x4xf32>
