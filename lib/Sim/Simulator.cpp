@@ -679,24 +679,100 @@ static Instruction transfer(Opcode opcode, Buffer buffer, uint64_t dram,
   return i;
 }
 
+/// A GEMM epilogue's slots in the unified buffer: each block slot holds
+/// every epilogue slot for up to `maxRows` rows of C columns.
+struct EpilogueLayout {
+  std::vector<uint32_t> offset;
+  int64_t bytes = 0;
+};
+
+static EpilogueLayout layoutEpilogue(const VectorStep &epilogue,
+                                     int64_t maxRows, int64_t C) {
+  EpilogueLayout layout;
+  for (const VectorStep::Slot &slot : epilogue.slots) {
+    layout.offset.push_back(static_cast<uint32_t>(layout.bytes));
+    int64_t bytes = slot.shape == VectorStep::Shape::Row    ? C * 4
+                    : slot.shape == VectorStep::Shape::Full ? maxRows * C * 4
+                                                            : maxRows * 4;
+    layout.bytes += (bytes + 63) / 64 * 64;
+  }
+  return layout;
+}
+
+/// Where one output block's epilogue runs: its slots' addresses and the
+/// block's first row and column in the epilogue's view.
+struct EpilogueBlock {
+  const VectorStep *ops;
+  std::vector<uint32_t> address;
+  int64_t viewRow = 0, col0 = 0;
+};
+
+static EpilogueBlock epilogueBlock(const VectorStep &ops,
+                                   const EpilogueLayout &layout, uint32_t base,
+                                   int64_t viewRow, int64_t col0) {
+  EpilogueBlock block{&ops, {}, viewRow, col0};
+  for (uint32_t offset : layout.offset)
+    block.address.push_back(base + offset);
+  return block;
+}
+
 /// The end of a block of outputs: the drain of accumulator rows from
 /// `accRow` into the unified buffer at `sram` (with the step's bias row at
-/// `biasAt` and ReLU) and the store of its `rows` x `cols` to DRAM at
-/// `dram`. Blocks rotate through `slots` of everything: block `index` of
-/// `count` waits for what block index - slots released and releases for
-/// block index + slots.
+/// `biasAt` and ReLU), the epilogue's ops if any (its inputs loaded for
+/// the block), and the store of its `rows` x `cols` to DRAM at `dram`.
+/// Blocks rotate through `slots` of everything: block `index` of `count`
+/// waits for what block index - slots released and releases for block
+/// index + slots.
 static void appendDrainAndStore(const GemmStep &step, uint32_t accRow,
                                 uint32_t sram, uint32_t biasAt, int64_t rows,
                                 int64_t cols, uint64_t dram, int64_t index,
                                 int64_t count, int64_t slots,
+                                const EpilogueBlock *epilogue,
                                 std::vector<Instruction> &out) {
   int64_t outSize = formatBytes(step.outFormat);
   bool reused = index + slots < count;
+  bool epilogueLoads = false;
+  if (epilogue) {
+    const VectorStep &e = *epilogue->ops;
+    int64_t n = e.cols;
+    std::vector<Instruction> loads;
+    for (size_t s = 1; s < e.slots.size(); ++s) {
+      const VectorStep::Slot &slot = e.slots[s];
+      if (!slot.dram)
+        continue;
+      uint32_t to = epilogue->address[s];
+      switch (slot.shape) {
+      case VectorStep::Shape::Full:
+        loads.push_back(transfer(
+            Opcode::Load, Buffer::Unified,
+            *slot.dram + uint64_t(epilogue->viewRow * n + epilogue->col0) * 4,
+            to, rows, cols * 4, n * 4));
+        break;
+      case VectorStep::Shape::Column:
+        loads.push_back(transfer(Opcode::Load, Buffer::Unified,
+                                 *slot.dram + uint64_t(epilogue->viewRow) * 4,
+                                 to, 1, rows * 4, rows * 4));
+        break;
+      case VectorStep::Shape::Row:
+        loads.push_back(transfer(Opcode::Load, Buffer::Unified,
+                                 *slot.dram + uint64_t(epilogue->col0) * 4, to,
+                                 1, cols * 4, cols * 4));
+        break;
+      }
+    }
+    if (!loads.empty()) {
+      epilogueLoads = true;
+      if (index >= slots)
+        loads.front().waitMask |= 1u << VectorToLoad;
+      loads.back().signalMask |= 1u << LoadToVector;
+      out.insert(out.end(), loads.begin(), loads.end());
+    }
+  }
   Instruction drain;
   drain.opcode = Opcode::Drain;
-  drain.format = step.outFormat;
+  drain.format = epilogue ? NumberFormat::F32 : step.outFormat;
   drain.a = accRow;
-  drain.b = sram;
+  drain.b = epilogue ? epilogue->address[0] : sram;
   drain.rows = static_cast<uint32_t>(rows);
   drain.cols = static_cast<uint32_t>(cols);
   drain.flags = step.relu ? kDrainRelu : 0;
@@ -717,10 +793,21 @@ static void appendDrainAndStore(const GemmStep &step, uint32_t accRow,
   }
   if (index >= slots)
     drain.waitMask |= 1u << StoreToVector;
-  drain.signalMask |= 1u << VectorToStore;
+  if (!epilogue)
+    drain.signalMask |= 1u << VectorToStore;
   if (reused)
     drain.signalMask |= 1u << VectorToMatrix;
   out.push_back(drain);
+  if (epilogue) {
+    size_t first = out.size();
+    appendVectorOpsOnBlock(*epilogue->ops, epilogue->address, rows, cols, out);
+    if (epilogueLoads)
+      out[first].waitMask |= 1u << LoadToVector;
+    out.back().signalMask |= 1u << VectorToStore;
+    if (epilogueLoads && reused)
+      out.back().signalMask |= 1u << VectorToLoad;
+    sram = epilogue->address[epilogue->ops->output];
+  }
   Instruction store = transfer(Opcode::Store, Buffer::Unified, dram, sram, rows,
                                cols * outSize, step.shape.n * outSize);
   store.waitMask = 1u << VectorToStore;
@@ -750,19 +837,24 @@ appendGemmOutputStationary(const AcceleratorConfig &config,
   uint32_t aSlot = static_cast<uint32_t>(R * gemm.k * size);
   uint32_t oSlot = static_cast<uint32_t>(R * C * outSize);
   uint32_t wSlot = static_cast<uint32_t>(gemm.k * C * size);
+  EpilogueLayout epilogue;
+  if (step.epilogue)
+    epilogue = layoutEpilogue(*step.epilogue, R, C);
   int64_t slots =
       gemm.k > 0xffff
           ? 0
-          : std::min({kMaxSlots, config.weightBufferBytes / int64_t(wSlot),
-                      config.accumulatorBytes / (R * C * 4),
-                      config.unifiedBufferBytes /
-                          (int64_t(aSlot) + int64_t(oSlot) + C * 4)});
+          : std::min(
+                {kMaxSlots, config.weightBufferBytes / int64_t(wSlot),
+                 config.accumulatorBytes / (R * C * 4),
+                 config.unifiedBufferBytes / (int64_t(aSlot) + int64_t(oSlot) +
+                                              C * 4 + epilogue.bytes)});
   if (slots < 2)
     return std::string("the on-chip memories are too small to double-buffer "
                        "the output-stationary tiles of this GEMM (its whole "
                        "depth per tile)");
   uint32_t slotCount = static_cast<uint32_t>(slots);
   uint32_t biasBase = slotCount * (aSlot + oSlot);
+  uint32_t epilogueBase = biasBase + slotCount * static_cast<uint32_t>(C * 4);
   int64_t folds = step.batch * mTiles * nTiles, fold = 0;
   for (int64_t bt = 0; bt < step.batch; ++bt)
     for (int64_t mt = 0; mt < mTiles; ++mt) {
@@ -811,9 +903,16 @@ appendGemmOutputStationary(const AcceleratorConfig &config,
         if (fold + slots < folds)
           mm.signalMask |= 1u << MatrixToLoad;
         out.push_back(mm);
-        appendDrainAndStore(
-            step, mm.c, slotCount * aSlot + slot * oSlot, biasAt, rows, cols,
-            c + (mt * R * gemm.n + nt * C) * outSize, fold, folds, slots, out);
+        std::optional<EpilogueBlock> block;
+        if (step.epilogue)
+          block = epilogueBlock(
+              *step.epilogue, epilogue,
+              epilogueBase + slot * static_cast<uint32_t>(epilogue.bytes),
+              bt * gemm.m + mt * R, nt * C);
+        appendDrainAndStore(step, mm.c, slotCount * aSlot + slot * oSlot,
+                            biasAt, rows, cols,
+                            c + (mt * R * gemm.n + nt * C) * outSize, fold,
+                            folds, slots, block ? &*block : nullptr, out);
       }
     }
   return std::nullopt;
@@ -831,6 +930,33 @@ tessera::sim::appendGemm(const AcceleratorConfig &config, const GemmStep &step,
   if (step.format == NumberFormat::I8 && step.outFormat == NumberFormat::I8)
     return std::string("an int8 GEMM's products go out dequantized (f32, "
                        "bf16 or f16)");
+  if (step.epilogue) {
+    const VectorStep &e = *step.epilogue;
+    auto count = static_cast<int>(e.slots.size());
+    auto valid = [&](int s) { return s >= 0 && s < count; };
+    if (e.rows != step.batch * gemm.m || e.cols != gemm.n)
+      return std::string("a GEMM epilogue's view must be the batch's "
+                         "outputs (batch * M rows x N columns)");
+    if (e.slots.empty() || e.slots[0].shape != VectorStep::Shape::Full ||
+        e.slots[0].dram || !valid(e.output) || e.ops.empty() ||
+        e.slots[e.output].shape != VectorStep::Shape::Full)
+      return std::string("a GEMM epilogue needs ops, the product in slot 0 "
+                         "and a whole-view output slot");
+    for (const VectorStep::Op &op : e.ops) {
+      if (!valid(op.dst) || !valid(op.src) ||
+          (op.src2 >= 0 && !valid(op.src2)) ||
+          (isBinary(op.fn) && op.src2 < 0 && !op.immediate))
+        return std::string("a GEMM epilogue's op names a slot it does not "
+                           "have");
+      if (isRowReduction(op.fn) && gemm.n > config.array.cols)
+        return std::string("a GEMM epilogue reduces rows only when one "
+                           "block holds whole rows (N <= the array's "
+                           "columns)");
+    }
+    if (e.outFormat != step.outFormat)
+      return std::string("a GEMM epilogue stores in the GEMM's output "
+                         "format");
+  }
   if (config.dataflow == Dataflow::OutputStationary)
     return appendGemmOutputStationary(config, step, out);
   if (config.dataflow == Dataflow::InputStationary)
@@ -850,9 +976,25 @@ tessera::sim::appendGemm(const AcceleratorConfig &config, const GemmStep &step,
   int64_t accRows = config.accumulatorBytes / (4 * C);
   int64_t biasBytes = step.bias ? blockSlots * C * 4 : 0;
   int64_t perRow = slots * R * size + blockSlots * C * outSize;
-  int64_t chunk = std::min({gemm.m, accRows / blockSlots,
-                            (config.unifiedBufferBytes - biasBytes) / perRow,
-                            int64_t(0xffff)});
+  // An epilogue's slots, per block slot: Full and Column ones per row, Row
+  // ones (and the alignment) fixed.
+  int64_t fixed = biasBytes;
+  if (step.epilogue) {
+    int64_t rowSlots = 0;
+    for (const VectorStep::Slot &slot : step.epilogue->slots)
+      rowSlots += slot.shape == VectorStep::Shape::Row;
+    int64_t perBlockRow = 0;
+    for (const VectorStep::Slot &slot : step.epilogue->slots)
+      perBlockRow += slot.shape == VectorStep::Shape::Full     ? C * 4
+                     : slot.shape == VectorStep::Shape::Column ? 4
+                                                               : 0;
+    perRow += blockSlots * perBlockRow;
+    fixed += blockSlots *
+             (rowSlots * C * 4 + 64 * int64_t(step.epilogue->slots.size()));
+  }
+  int64_t chunk =
+      std::min({gemm.m, accRows / blockSlots,
+                (config.unifiedBufferBytes - fixed) / perRow, int64_t(0xffff)});
   if (chunk <= 0 || slots < 2)
     return std::string("the on-chip memories are too small to double-buffer "
                        "one weight tile and one row of activations");
@@ -866,6 +1008,11 @@ tessera::sim::appendGemm(const AcceleratorConfig &config, const GemmStep &step,
   uint32_t oSlot = static_cast<uint32_t>(chunk * C * outSize);
   uint32_t outBase = static_cast<uint32_t>(slots) * aSlot;
   uint32_t biasBase = outBase + static_cast<uint32_t>(blockSlots) * oSlot;
+  uint32_t epilogueBase = biasBase + static_cast<uint32_t>(blockSlots) *
+                                         static_cast<uint32_t>(C * 4);
+  EpilogueLayout epilogue;
+  if (step.epilogue)
+    epilogue = layoutEpilogue(*step.epilogue, chunk, C);
   uint32_t wSlot = static_cast<uint32_t>(wSlotBytes);
   int64_t blocks = step.batch * mChunks * nTiles;
   int64_t fold = 0, block = 0;
@@ -887,6 +1034,10 @@ tessera::sim::appendGemm(const AcceleratorConfig &config, const GemmStep &step,
           // done.
           bias.waitMask = block >= blockSlots ? 1u << VectorToLoad : 0;
           bias.signalMask = 1u << LoadToVector;
+          // The step's first load: its row may be one an earlier GEMM's
+          // drains still read.
+          if (block == 0 && step.fence)
+            bias.flags |= kLoadFence;
           out.push_back(bias);
         }
         for (int64_t kt = 0; kt < kTiles; ++kt, ++fold) {
@@ -929,10 +1080,16 @@ tessera::sim::appendGemm(const AcceleratorConfig &config, const GemmStep &step,
             mm.signalMask |= 1u << MatrixToVector;
           out.push_back(mm);
         }
+        std::optional<EpilogueBlock> fused;
+        if (step.epilogue)
+          fused = epilogueBlock(
+              *step.epilogue, epilogue,
+              epilogueBase + blockSlot * static_cast<uint32_t>(epilogue.bytes),
+              bt * gemm.m + mc * chunk, nt * C);
         appendDrainAndStore(step, accBase, outBase + blockSlot * oSlot, biasAt,
                             rows, cols,
                             c + (mc * chunk * gemm.n + nt * C) * outSize, block,
-                            blocks, blockSlots, out);
+                            blocks, blockSlots, fused ? &*fused : nullptr, out);
       }
     }
   return std::nullopt;

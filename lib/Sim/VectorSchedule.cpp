@@ -13,6 +13,57 @@ using Shape = VectorStep::Shape;
 uint32_t u32(int64_t v) { return static_cast<uint32_t>(v); }
 } // namespace
 
+void tessera::sim::appendVectorOpsOnBlock(const VectorStep &step,
+                                          const std::vector<uint32_t> &address,
+                                          int64_t n, int64_t cols,
+                                          std::vector<Instruction> &out) {
+  // The last op writing the output slot writes it in the output format;
+  // earlier ones (and every other slot) hold fp32.
+  size_t lastWriter = 0;
+  for (size_t k = 0; k < step.ops.size(); ++k)
+    if (step.ops[k].dst == step.output)
+      lastWriter = k;
+  for (size_t k = 0; k < step.ops.size(); ++k) {
+    const VectorStep::Op &op = step.ops[k];
+    const VectorStep::Slot &src = step.slots[op.src];
+    Instruction i;
+    i.opcode = Opcode::Vector;
+    i.depth = static_cast<uint32_t>(op.fn);
+    i.a = address[op.src];
+    i.c = address[op.dst];
+    // A Column slot is n x 1; a Row slot 1 x cols.
+    i.rows = u32(src.shape == Shape::Row ? 1 : n);
+    i.cols = u32(src.shape == Shape::Column ? 1 : cols);
+    i.format =
+        k == lastWriter && op.dst == step.output && !isRowReduction(op.fn)
+            ? step.outFormat
+            : NumberFormat::F32;
+    if (op.fn == VectorFn::Quantize) {
+      float value = op.immediate.value_or(1.0f);
+      uint32_t bits;
+      std::memcpy(&bits, &value, 4);
+      i.dram = bits;
+    }
+    if (isBinary(op.fn)) {
+      if (op.src2 < 0) {
+        i.flags = static_cast<uint8_t>(VectorMode::Immediate);
+        float value = *op.immediate;
+        uint32_t bits;
+        std::memcpy(&bits, &value, 4);
+        i.dram = bits;
+      } else {
+        Shape other = step.slots[op.src2].shape;
+        i.b = address[op.src2];
+        i.flags =
+            static_cast<uint8_t>(other == src.shape    ? VectorMode::Full
+                                 : other == Shape::Row ? VectorMode::Row
+                                                       : VectorMode::Column);
+      }
+    }
+    out.push_back(i);
+  }
+}
+
 std::optional<std::string>
 tessera::sim::appendVectorStep(const AcceleratorConfig &config,
                                const VectorStep &step,
@@ -111,51 +162,7 @@ tessera::sim::appendVectorStep(const AcceleratorConfig &config,
       emitLoad(i);
 
     size_t firstOp = out.size();
-    // The last op writing the output slot writes it in the output format;
-    // earlier ones (and every other slot) hold fp32.
-    size_t lastWriter = 0;
-    for (size_t k = 0; k < step.ops.size(); ++k)
-      if (step.ops[k].dst == step.output)
-        lastWriter = k;
-    for (size_t k = 0; k < step.ops.size(); ++k) {
-      const VectorStep::Op &op = step.ops[k];
-      const VectorStep::Slot &src = step.slots[op.src];
-      Instruction i;
-      i.opcode = Opcode::Vector;
-      i.depth = static_cast<uint32_t>(op.fn);
-      i.a = address[op.src];
-      i.c = address[op.dst];
-      // A Column slot is n x 1; a Row slot 1 x cols.
-      i.rows = u32(src.shape == Shape::Row ? 1 : n);
-      i.cols = u32(src.shape == Shape::Column ? 1 : cols);
-      i.format =
-          k == lastWriter && op.dst == step.output && !isRowReduction(op.fn)
-              ? step.outFormat
-              : NumberFormat::F32;
-      if (op.fn == VectorFn::Quantize) {
-        float value = op.immediate.value_or(1.0f);
-        uint32_t bits;
-        std::memcpy(&bits, &value, 4);
-        i.dram = bits;
-      }
-      if (isBinary(op.fn)) {
-        if (op.src2 < 0) {
-          i.flags = static_cast<uint8_t>(VectorMode::Immediate);
-          float value = *op.immediate;
-          uint32_t bits;
-          std::memcpy(&bits, &value, 4);
-          i.dram = bits;
-        } else {
-          Shape other = step.slots[op.src2].shape;
-          i.b = address[op.src2];
-          i.flags =
-              static_cast<uint8_t>(other == src.shape    ? VectorMode::Full
-                                   : other == Shape::Row ? VectorMode::Row
-                                                         : VectorMode::Column);
-        }
-      }
-      out.push_back(i);
-    }
+    appendVectorOpsOnBlock(step, address, n, cols, out);
     out[firstOp].waitMask |= 1u << LoadToVector;
     if (c > 0)
       out[firstOp].waitMask |= 1u << StoreToVector;

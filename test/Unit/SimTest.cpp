@@ -1063,3 +1063,132 @@ TEST(Simulator, BatchedGemmsFollowEachOther) {
                         empty, out),
             "GEMM sizes must be positive");
 }
+
+TEST(Simulator, GemmEpilogueMatchesASeparateVectorStep) {
+  // A batch of two 40 x 16 x 37 GEMMs whose outputs get a residual add
+  // (Full, from DRAM), a per-column scale (Row) and a row softmax, stored
+  // in bf16: the same bits as the GEMMs followed by a vector step over
+  // their fp32 products, in fewer cycles and DRAM bytes (the products
+  // never leave the chip), in both dataflows.
+  using Shape = VectorStep::Shape;
+  using F = VectorFn;
+  GemmShape g{40, 16, 37};
+  const int64_t batch = 2, rows = batch * g.m;
+  uint64_t aBytes = g.m * g.k * 2, bBytes = g.k * g.n * 2;
+  std::vector<float> a = randomMatrix(batch * g.m * g.k, 41),
+                     b = randomMatrix(batch * g.k * g.n, 42),
+                     residual = randomMatrix(rows * g.n, 43),
+                     scale = randomMatrix(g.n, 44);
+  // DRAM: A, B (bf16), residual, scale (f32), product (f32), out (bf16).
+  uint64_t atB = batch * aBytes, atResidual = atB + batch * bBytes,
+           atScale = atResidual + rows * g.n * 4, atProduct = atScale + g.n * 4,
+           atOut = atProduct + rows * g.n * 4;
+  VectorStep ops;
+  ops.rows = rows;
+  ops.cols = g.n;
+  ops.slots = {{Shape::Full, std::nullopt},   {Shape::Full, atResidual},
+               {Shape::Row, atScale},         {Shape::Full, std::nullopt},
+               {Shape::Column, std::nullopt}, {Shape::Full, std::nullopt}};
+  ops.ops = {
+      {F::Add, 3, 0, 1, std::nullopt},     {F::Mul, 3, 3, 2, std::nullopt},
+      {F::RowMax, 4, 3, -1, std::nullopt}, {F::Sub, 5, 3, 4, std::nullopt},
+      {F::Exp, 5, 5, -1, std::nullopt},    {F::RowSum, 4, 5, -1, std::nullopt},
+      {F::Div, 5, 5, 4, std::nullopt}};
+  ops.output = 5;
+  ops.outFormat = NumberFormat::BF16;
+  ops.out = atOut;
+  for (const char *dataflow : {"ws", "os"}) {
+    AcceleratorConfig c = config(std::string(R"({"base": "small",
+        "dataflow": ")") + dataflow +
+                                 "\"}");
+    std::vector<uint8_t> results[2];
+    SimStats stats[2];
+    for (bool fused : {false, true}) {
+      Program p;
+      p.dram.resize(atOut + rows * g.n * 2);
+      for (size_t e = 0; e < a.size(); ++e) {
+        uint16_t bits = toBF16(a[e]);
+        std::memcpy(p.dram.data() + 2 * e, &bits, 2);
+      }
+      for (size_t e = 0; e < b.size(); ++e) {
+        uint16_t bits = toBF16(b[e]);
+        std::memcpy(p.dram.data() + atB + 2 * e, &bits, 2);
+      }
+      std::memcpy(p.dram.data() + atResidual, residual.data(),
+                  residual.size() * 4);
+      std::memcpy(p.dram.data() + atScale, scale.data(), scale.size() * 4);
+      GemmStep step;
+      step.shape = g;
+      step.batch = batch;
+      step.a = 0;
+      step.b = atB;
+      step.aStride = aBytes;
+      step.bStride = bBytes;
+      if (fused) {
+        step.c = atOut;
+        step.cStride = g.m * g.n * 2;
+        step.outFormat = NumberFormat::BF16;
+        step.epilogue = ops;
+        ASSERT_FALSE(appendGemm(c, step, p.instructions));
+      } else {
+        step.c = atProduct;
+        step.cStride = g.m * g.n * 4;
+        ASSERT_FALSE(appendGemm(c, step, p.instructions));
+        VectorStep separate = ops;
+        separate.slots[0].dram = atProduct;
+        ASSERT_FALSE(appendVectorStep(c, separate, p.instructions));
+      }
+      ASSERT_FALSE(validateProgram(p, c));
+      Result<SimStats> result = simulate(p, c);
+      ASSERT_TRUE(std::holds_alternative<SimStats>(result))
+          << std::get<std::string>(result);
+      stats[fused] = std::get<SimStats>(result);
+      results[fused].assign(p.dram.begin() + atOut, p.dram.end());
+    }
+    EXPECT_EQ(results[0], results[1]) << dataflow;
+    EXPECT_LT(stats[1].cycles, stats[0].cycles) << dataflow;
+    EXPECT_LT(stats[1].dramBytes, stats[0].dramBytes) << dataflow;
+    // Softmax rows sum to about 1.
+    for (int64_t r = 0; r < rows; r += 17) {
+      float sum = 0;
+      for (int64_t j = 0; j < g.n; ++j) {
+        uint16_t bits;
+        std::memcpy(&bits, results[1].data() + 2 * (r * g.n + j), 2);
+        sum += fromBF16(bits);
+      }
+      EXPECT_NEAR(sum, 1.0f, 0.02f) << dataflow << " row " << r;
+    }
+  }
+  // Bad epilogues are errors, never a wrong schedule.
+  AcceleratorConfig small = std::get<AcceleratorConfig>(presetConfig("small"));
+  std::vector<Instruction> out;
+  GemmStep step;
+  step.shape = g;
+  step.batch = batch;
+  step.outFormat = NumberFormat::BF16;
+  step.epilogue = ops;
+  step.epilogue->rows = g.m;
+  EXPECT_EQ(*appendGemm(small, step, out),
+            "a GEMM epilogue's view must be the batch's outputs (batch * M "
+            "rows x N columns)");
+  step.epilogue = ops;
+  step.epilogue->slots[0].dram = 0;
+  EXPECT_EQ(*appendGemm(small, step, out),
+            "a GEMM epilogue needs ops, the product in slot 0 and a "
+            "whole-view output slot");
+  step.epilogue = ops;
+  step.epilogue->ops[0].src2 = 9;
+  EXPECT_EQ(*appendGemm(small, step, out),
+            "a GEMM epilogue's op names a slot it does not have");
+  step.epilogue = ops;
+  step.epilogue->outFormat = NumberFormat::F32;
+  EXPECT_EQ(*appendGemm(small, step, out),
+            "a GEMM epilogue stores in the GEMM's output format");
+  GemmStep wide = step;
+  wide.shape.n = 32;
+  wide.epilogue = ops;
+  wide.epilogue->cols = 32;
+  EXPECT_EQ(*appendGemm(small, wide, out),
+            "a GEMM epilogue reduces rows only when one block holds whole "
+            "rows (N <= the array's columns)");
+}

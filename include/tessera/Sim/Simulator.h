@@ -66,34 +66,6 @@ std::string traceToJSON(const SimStats &stats, const AcceleratorConfig &config);
 std::string reportToHTML(const SimStats &stats, const AcceleratorConfig &config,
                          const std::string &title, int buckets = 100);
 
-/// One GEMM of a program: C = A x B (+ bias, ReLU), A (M x K) and B
-/// (K x N) row-major in DRAM in `format`, C (M x N) row-major in
-/// `outFormat`, the bias an fp32 row of N values.
-struct GemmStep {
-  GemmShape shape;
-  NumberFormat format = NumberFormat::BF16, outFormat = NumberFormat::F32;
-  uint64_t a = 0, b = 0, c = 0;
-  std::optional<uint64_t> bias;
-  /// Dequantization: the products (int32 for int8 operands) times this
-  /// scale, before the bias.
-  std::optional<float> scale;
-  bool relu = false;
-  /// Its first load waits for every earlier store (A is an earlier
-  /// GEMM's result).
-  bool fence = false;
-  /// A batch of independent GEMMs of this shape, operand b at
-  /// a + b * aStride, ... (byte strides; 0 shares an operand): one
-  /// schedule whose folds follow each other without a fence.
-  int64_t batch = 1;
-  uint64_t aStride = 0, bStride = 0, cStride = 0;
-};
-
-/// Appends the weight-stationary schedule of `step` (below) to `out`; its
-/// tokens balance on their own, so steps compose in sequence.
-std::optional<std::string> appendGemm(const AcceleratorConfig &config,
-                                      const GemmStep &step,
-                                      std::vector<Instruction> &out);
-
 /// A computation on the vector unit over an R x C view of tensors in
 /// DRAM (fp32), run in chunks of rows that fit the unified buffer: each
 /// chunk's inputs are loaded, the ops run in order on buffers ("slots")
@@ -127,6 +99,42 @@ struct VectorStep {
   NumberFormat outFormat = NumberFormat::F32;
 };
 
+/// One GEMM of a program: C = A x B (+ bias, ReLU), A (M x K) and B
+/// (K x N) row-major in DRAM in `format`, C (M x N) row-major in
+/// `outFormat`, the bias an fp32 row of N values.
+struct GemmStep {
+  GemmShape shape;
+  NumberFormat format = NumberFormat::BF16, outFormat = NumberFormat::F32;
+  uint64_t a = 0, b = 0, c = 0;
+  std::optional<uint64_t> bias;
+  /// Dequantization: the products (int32 for int8 operands) times this
+  /// scale, before the bias.
+  std::optional<float> scale;
+  bool relu = false;
+  /// Its first load waits for every earlier store (A is an earlier
+  /// GEMM's result).
+  bool fence = false;
+  /// A batch of independent GEMMs of this shape, operand b at
+  /// a + b * aStride, ... (byte strides; 0 shares an operand): one
+  /// schedule whose folds follow each other without a fence.
+  int64_t batch = 1;
+  uint64_t aStride = 0, bStride = 0, cStride = 0;
+  /// Vector ops on each output block before its store (fused epilogues:
+  /// GELU, a residual add, attention's mask and softmax): slot 0 is the
+  /// drained product (Full, fp32, no DRAM); the view is the batch's
+  /// outputs stacked, batch * M rows x N columns, and other slots read
+  /// their block of it (Full, Column) or its columns (Row). The output
+  /// slot is stored in outFormat. Row reductions need N <= the array's
+  /// columns (one block holds whole rows).
+  std::optional<VectorStep> epilogue;
+};
+
+/// Appends the weight-stationary schedule of `step` (below) to `out`; its
+/// tokens balance on their own, so steps compose in sequence.
+std::optional<std::string> appendGemm(const AcceleratorConfig &config,
+                                      const GemmStep &step,
+                                      std::vector<Instruction> &out);
+
 /// Appends `step` to `out`; its first load waits for every earlier store
 /// and its tokens balance on their own, so steps and GEMMs compose in
 /// sequence. Errors when one row of every slot does not fit the unified
@@ -134,6 +142,13 @@ struct VectorStep {
 std::optional<std::string> appendVectorStep(const AcceleratorConfig &config,
                                             const VectorStep &step,
                                             std::vector<Instruction> &out);
+
+/// The vector instructions of `step`'s ops on one block of `rows` x
+/// `cols` values whose slots are at `address` in the unified buffer (no
+/// tokens: the caller adds them to the first and last).
+void appendVectorOpsOnBlock(const VectorStep &step,
+                            const std::vector<uint32_t> &address, int64_t rows,
+                            int64_t cols, std::vector<Instruction> &out);
 
 /// A copy of a strided view of a DRAM tensor into another strided view:
 /// element `idx` of `shape` is read at `src + sum(idx[d] * srcStrides[d])`

@@ -391,7 +391,7 @@ struct ConvertTesseraToSystolicPass
             matmul.getRhs().getDefiningOp<ts::ConstantOp>()
                 ? lowerMatmul(matmul, *operandFormat, config, placed, outputs,
                               done, instructions)
-                : lowerComputedMatmul(matmul);
+                : lowerComputedMatmul(matmul, done);
         if (failed(lowered))
           return signalPassFailure();
         continue;
@@ -560,6 +560,8 @@ struct ConvertTesseraToSystolicPass
         done.insert(relu);
         result = relu.getResult();
       }
+    Value product = result;
+    result = attachEpilogue(step, result, done);
     auto resultType = cast<RankedTensorType>(result.getType());
     auto out = outputs.find(result);
     bool isOutput = out != outputs.end();
@@ -567,9 +569,16 @@ struct ConvertTesseraToSystolicPass
       return error(result.getDefiningOp(),
                    "a result returned and also used by another op is not "
                    "supported on the systolic target yet");
-    step.outFormat = isOutput || quant || !onlyMatmulOperands(result)
-                         ? sim::NumberFormat::F32
-                         : format;
+    step.outFormat =
+        isOutput || (quant && result == product) || !onlyMatmulOperands(result)
+            ? sim::NumberFormat::F32
+            : format;
+    if (step.epilogue) {
+      step.epilogue->outFormat = step.outFormat;
+      std::string last = ts::onnxNodeName(result.getLoc());
+      if (!last.empty())
+        base = last;
+    }
     size_t resultAt = place(isOutput ? out->second : base + "/result",
                             isOutput ? "output" : "scratch", step.outFormat,
                             resultType.getShape());
@@ -578,6 +587,54 @@ struct ConvertTesseraToSystolicPass
     if (auto why = sim::appendGemm(config, step, instructions))
       return error(matmul, *why);
     return success();
+  }
+
+  /// Fuses the vector ops that follow a GEMM's `result` into its epilogue:
+  /// each op the only user of the previous result and not a model output,
+  /// its other operands already in memory or constant, its view the
+  /// GEMM's outputs (batch * M rows x N columns), and row reductions
+  /// (softmax, norms) only while N fits the array's columns. The products
+  /// stay on chip and only the last result goes to DRAM. Returns that
+  /// last value (`result` when nothing fuses).
+  Value attachEpilogue(sim::GemmStep &step, Value result,
+                       llvm::DenseSet<Operation *> &done) {
+    int64_t rows = step.batch * step.shape.m, cols = step.shape.n;
+    sim::VectorStep epilogue;
+    epilogue.slots.push_back({sim::VectorStep::Shape::Full, std::nullopt});
+    llvm::DenseMap<Value, int> onChip;
+    onChip[result] = 0;
+    Value last = result;
+    int out = 0;
+    while (last.hasOneUse() && !outputs.count(last)) {
+      Operation *next = *last.getUsers().begin();
+      if (next->getBlock() != last.getParentBlock() || !isVectorOp(next) ||
+          llvm::any_of(next->getOperands(), [&](Value v) {
+            return !onChip.count(v) && !placed.count(v) && !constantValues(v);
+          }))
+        break;
+      sim::VectorStep trial = epilogue;
+      llvm::DenseMap<Value, int> trialOnChip = onChip;
+      FailureOr<int> joined = appendVectorOps(next, trial, trialOnChip, false);
+      if (failed(joined) || trial.rows != rows || trial.cols != cols ||
+          trial.slots[*joined].shape != sim::VectorStep::Shape::Full)
+        break;
+      if (cols > config->array.cols &&
+          llvm::any_of(trial.ops, [](const sim::VectorStep::Op &op) {
+            return sim::isRowReduction(op.fn);
+          }))
+        break;
+      epilogue = std::move(trial);
+      onChip = std::move(trialOnChip);
+      out = *joined;
+      done.insert(next);
+      last = next->getResult(0);
+      onChip[last] = out;
+    }
+    if (epilogue.ops.empty())
+      return result;
+    epilogue.output = out;
+    step.epilogue = std::move(epilogue);
+    return last;
   }
 
   /// An fp32 constant (or constant-foldable value) placed once in DRAM.
@@ -830,28 +887,11 @@ struct ConvertTesseraToSystolicPass
     return failure();
   }
 
-  /// A GEMM (or `batch` of them, operands `strides` bytes apart) in the
-  /// operand format, behind the earlier stores.
-  LogicalResult gemm(Operation *op, uint64_t a, uint64_t b, uint64_t c,
-                     int64_t m, int64_t n, int64_t k,
-                     sim::NumberFormat outFormat,
-                     std::optional<uint64_t> bias = std::nullopt,
-                     int64_t batch = 1,
-                     std::array<uint64_t, 3> strides = {0, 0, 0}) {
+  /// `step` in the operand format, behind the earlier stores.
+  LogicalResult gemm(Operation *op, sim::GemmStep step) {
     if (failed(checkOperandFormat(op)))
       return failure();
-    sim::GemmStep step;
-    step.shape = {m, n, k};
-    step.batch = batch;
-    step.aStride = strides[0];
-    step.bStride = strides[1];
-    step.cStride = strides[2];
     step.format = operandFormat;
-    step.outFormat = outFormat;
-    step.a = a;
-    step.b = b;
-    step.c = c;
-    step.bias = bias;
     step.fence = true;
     if (auto why = sim::appendGemm(*config, step, instructions)) {
       op->emitError() << *why;
@@ -860,10 +900,26 @@ struct ConvertTesseraToSystolicPass
     return success();
   }
 
-  /// A matmul whose rhs is computed (attention's products): one GEMM per
-  /// batch index, the rhs loaded as weights from DRAM in the operand
-  /// format (a transpose_b through a transposing copy first).
-  LogicalResult lowerComputedMatmul(ts::MatmulOp matmul) {
+  /// A GEMM in the operand format, behind the earlier stores.
+  LogicalResult gemm(Operation *op, uint64_t a, uint64_t b, uint64_t c,
+                     int64_t m, int64_t n, int64_t k,
+                     sim::NumberFormat outFormat,
+                     std::optional<uint64_t> bias = std::nullopt) {
+    sim::GemmStep step;
+    step.shape = {m, n, k};
+    step.outFormat = outFormat;
+    step.a = a;
+    step.b = b;
+    step.c = c;
+    step.bias = bias;
+    return gemm(op, std::move(step));
+  }
+
+  /// A matmul whose rhs is computed (attention's products): a batch of
+  /// GEMMs, one per batch index, the rhs loaded as weights from DRAM in
+  /// the operand format (a transpose_b through a transposing copy first).
+  LogicalResult lowerComputedMatmul(ts::MatmulOp matmul,
+                                    llvm::DenseSet<Operation *> &done) {
     auto error = [&](const Twine &why) {
       matmul.emitError() << why;
       return failure();
@@ -916,30 +972,30 @@ struct ConvertTesseraToSystolicPass
                      "systolic target");
       rhsAt = tensors[rhs->index].offset;
     }
-    size_t to = placeResult(matmul, matmul.getResult());
-    // A scaled product (attention's 1/sqrt(d)) goes through an fp32
-    // product that the vector unit scales into the result.
-    size_t product = to;
+    // The scale (attention's 1/sqrt(d)) in the drain, and the ops that
+    // follow (the mask, the softmax) in the epilogue, on chip.
+    sim::GemmStep step;
+    step.shape = {m, n, k};
+    step.batch = batches;
     if (alpha != 1.0f)
-      product = place(tensors[to].name + "/unscaled", "scratch",
-                      sim::NumberFormat::F32, type.getShape());
+      step.scale = alpha;
+    Value result = attachEpilogue(step, matmul.getResult(), done);
+    Operation *last = result.getDefiningOp();
+    size_t to = placeResult(last, result);
+    step.outFormat = tensors[to].format;
+    if (step.epilogue)
+      step.epilogue->outFormat = step.outFormat;
     int64_t size = sim::formatBytes(operandFormat);
-    int64_t outSize = sim::formatBytes(tensors[product].format);
+    int64_t outSize = sim::formatBytes(step.outFormat);
     // The batch's GEMMs are independent: one schedule, no fences between.
-    std::array<uint64_t, 3> strides = {
-        uint64_t(lhsBatches == 1 ? 0 : m * k * size),
-        uint64_t(rhsBatches == 1 ? 0 : k * n * size),
-        uint64_t(m * n * outSize)};
-    if (failed(gemm(matmul, tensors[lhs->index].offset, rhsAt,
-                    tensors[product].offset, m, n, k, tensors[product].format,
-                    std::nullopt, batches, strides)))
+    step.a = tensors[lhs->index].offset;
+    step.b = rhsAt;
+    step.c = tensors[to].offset;
+    step.aStride = uint64_t(lhsBatches == 1 ? 0 : m * k * size);
+    step.bStride = uint64_t(rhsBatches == 1 ? 0 : k * n * size);
+    step.cStride = uint64_t(m * n * outSize);
+    if (failed(gemm(matmul, std::move(step))))
       return failure();
-    if (product == to)
-      return success();
-    if (auto why =
-            mapStep(tensors[product].offset, batches * m, n, sim::VectorFn::Mul,
-                    alpha, tensors[to].offset, tensors[to].format))
-      return error(*why);
     return success();
   }
 

@@ -73,3 +73,66 @@ func.func @main(%x: tensor<8x16xf32>) -> tensor<8x4xf32> {
   %0 = tessera.matmul %dq, %dw : tensor<8x16xf32>, tensor<16x4xf32> -> tensor<8x4xf32>
   return %0 : tensor<8x4xf32>
 }
+
+// -----
+
+// Epilogues: the ops after a GEMM run on each output block on chip before
+// its store. The first projection's bias goes in the drain and its GELU
+// in the epilogue (stored in bf16: only a matmul reads it); the second's
+// residual add reads its block of %x and stores the model output. No
+// fp32 product is ever stored.
+// CHECK-LABEL: systolic.program
+// CHECK: systolic.tensor "matmul_{{[0-9]+}}/result" "scratch" "bf16" [8, 16]
+// CHECK-NOT: "scratch" "f32"
+// CHECK: systolic.matmul "bf16" {{.*}} rows 8 depth 16 cols 16
+// CHECK-NEXT: systolic.drain "f32" acc 0 sram [[P:[0-9]+]] rows 8 cols 16 {bias
+// CHECK-NEXT: systolic.vector "gelu" "bf16" src [[P]] dst [[G:[0-9]+]] rows 8 cols 16
+// CHECK-NEXT: systolic.store dram {{[0-9]+}} sram [[G]] rows 8 row_bytes 32
+// CHECK: systolic.load "unified" dram 0 sram [[R:[0-9]+]] rows 8 row_bytes 64 stride 64
+// CHECK: systolic.drain "f32" acc 0 sram [[Q:[0-9]+]] rows 8 cols 16
+// CHECK-NEXT: systolic.vector "add" "f32" src [[Q]] dst [[S:[0-9]+]] rows 8 cols 16 {mode = "full", {{.*}}src2 = [[R]]
+// CHECK-NEXT: systolic.store dram {{[0-9]+}} sram [[S]] rows 8 row_bytes 64
+// CHECK-NOT: systolic.vector
+func.func @main(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  %w1 = tessera.constant dense<0.5> : tensor<16x16xf32>
+  %b1 = tessera.constant dense<0.25> : tensor<16xf32>
+  %w2 = tessera.constant dense<0.125> : tensor<16x16xf32>
+  %0 = tessera.matmul %x, %w1 : tensor<8x16xf32>, tensor<16x16xf32> -> tensor<8x16xf32>
+  %1 = tessera.add %0, %b1 : tensor<8x16xf32>, tensor<16xf32> -> tensor<8x16xf32>
+  %2 = tessera.gelu %1 : tensor<8x16xf32>
+  %3 = tessera.matmul %2, %w2 : tensor<8x16xf32>, tensor<16x16xf32> -> tensor<8x16xf32>
+  %4 = tessera.add %3, %x : tensor<8x16xf32>, tensor<8x16xf32> -> tensor<8x16xf32>
+  return %4 : tensor<8x16xf32>
+}
+
+// -----
+
+// Attention scores: the scale in the drain and the softmax in the
+// epilogue when a block holds whole rows (8 keys <= 16 columns).
+// CHECK-LABEL: systolic.program
+// CHECK: systolic.drain "f32" {{.*}} rows 8 cols 8 {scale = 5.000000e-01
+// CHECK-NEXT: systolic.vector "row_max"
+// CHECK: systolic.vector "div" "f32"
+// CHECK-NEXT: systolic.store
+func.func @main(%q: tensor<2x8x4xf32>, %k: tensor<2x4x8xf32>) -> tensor<2x8x8xf32> {
+  %s = tessera.matmul %q, %k {alpha = 0.5 : f32} : tensor<2x8x4xf32>, tensor<2x4x8xf32> -> tensor<2x8x8xf32>
+  %p = tessera.softmax %s {axis = -1 : i64} : tensor<2x8x8xf32>
+  return %p : tensor<2x8x8xf32>
+}
+
+// -----
+
+// Must not fuse: a product with two users is stored, and a softmax over
+// 32 keys (more than the array's 16 columns: no block holds whole rows)
+// runs as a vector step of its own after the GEMM's stores.
+// CHECK-LABEL: systolic.program
+// CHECK: systolic.drain "f32" acc {{[0-9]+}} sram [[A:[0-9]+]] rows 8 cols 16
+// CHECK-NEXT: systolic.store dram {{[0-9]+}} sram [[A]]
+// CHECK: systolic.load "unified" {{.*}} {fence
+// CHECK: systolic.vector "row_max"
+func.func @main(%q: tensor<8x4xf32>, %k: tensor<4x32xf32>) -> (tensor<8x32xf32>, tensor<8x32xf32>) {
+  %s = tessera.matmul %q, %k : tensor<8x4xf32>, tensor<4x32xf32> -> tensor<8x32xf32>
+  %p = tessera.softmax %s {axis = -1 : i64} : tensor<8x32xf32>
+  %r = tessera.relu %s : tensor<8x32xf32>
+  return %p, %r : tensor<8x32xf32>, tensor<8x32xf32>
+}
