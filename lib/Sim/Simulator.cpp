@@ -816,6 +816,25 @@ static void appendDrainAndStore(const GemmStep &step, uint32_t accRow,
   out.push_back(store);
 }
 
+/// The load of block `index`'s bias row (columns from `col0`), if the step
+/// has a bias: it waits until the drain `slots` blocks back has read the
+/// row it replaces, and as the step's first load for the earlier stores
+/// (an earlier GEMM's drains may still read the same row).
+static void appendBiasLoad(const GemmStep &step, int64_t col0, int64_t cols,
+                           uint32_t biasAt, int64_t index, int64_t slots,
+                           std::vector<Instruction> &out) {
+  if (!step.bias)
+    return;
+  Instruction bias =
+      transfer(Opcode::Load, Buffer::Unified, *step.bias + col0 * 4, biasAt, 1,
+               cols * 4, cols * 4);
+  bias.waitMask = index >= slots ? 1u << VectorToLoad : 0;
+  bias.signalMask = 1u << LoadToVector;
+  if (index == 0 && step.fence)
+    bias.flags |= kLoadFence;
+  out.push_back(bias);
+}
+
 /// Tiles in flight per GEMM at most: enough to cover a DRAM latency of a
 /// few hundred cycles with pipelined folds of R cycles.
 static constexpr int64_t kMaxSlots = 16;
@@ -865,16 +884,7 @@ appendGemmOutputStationary(const AcceleratorConfig &config,
         int64_t cols = std::min(C, gemm.n - nt * C);
         uint32_t slot = static_cast<uint32_t>(fold % slots);
         uint32_t biasAt = biasBase + slot * static_cast<uint32_t>(C * 4);
-        if (step.bias) {
-          Instruction bias =
-              transfer(Opcode::Load, Buffer::Unified, *step.bias + nt * C * 4,
-                       biasAt, 1, cols * 4, cols * 4);
-          bias.waitMask = fold >= slots ? 1u << VectorToLoad : 0;
-          bias.signalMask = 1u << LoadToVector;
-          if (fold == 0 && step.fence)
-            bias.flags |= kLoadFence;
-          out.push_back(bias);
-        }
+        appendBiasLoad(step, nt * C, cols, biasAt, fold, slots, out);
         Instruction weights =
             transfer(Opcode::Load, Buffer::Weights, b + nt * C * size,
                      slot * wSlot, gemm.k, cols * size, gemm.n * size);
@@ -1026,20 +1036,7 @@ tessera::sim::appendGemm(const AcceleratorConfig &config, const GemmStep &step,
         uint32_t blockSlot = static_cast<uint32_t>(block % blockSlots);
         uint32_t accBase = static_cast<uint32_t>(blockSlot * chunk);
         uint32_t biasAt = biasBase + blockSlot * static_cast<uint32_t>(C * 4);
-        if (step.bias) {
-          Instruction bias =
-              transfer(Opcode::Load, Buffer::Unified, *step.bias + nt * C * 4,
-                       biasAt, 1, cols * 4, cols * 4);
-          // The bias row is free once the drain blockSlots blocks back is
-          // done.
-          bias.waitMask = block >= blockSlots ? 1u << VectorToLoad : 0;
-          bias.signalMask = 1u << LoadToVector;
-          // The step's first load: its row may be one an earlier GEMM's
-          // drains still read.
-          if (block == 0 && step.fence)
-            bias.flags |= kLoadFence;
-          out.push_back(bias);
-        }
+        appendBiasLoad(step, nt * C, cols, biasAt, block, blockSlots, out);
         for (int64_t kt = 0; kt < kTiles; ++kt, ++fold) {
           int64_t depth = std::min(R, gemm.k - kt * R);
           uint32_t slot = static_cast<uint32_t>(fold % slots);

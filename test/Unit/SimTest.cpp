@@ -359,6 +359,25 @@ TEST(Simulator, GemmIsBitExact) {
   }
 }
 
+/// Runs a compute-bound GEMM program of `g` on random data and expects
+/// its cycles within 2% of the analytical figure for the configuration
+/// (pipelined folds or one fold at a time).
+std::pair<SimStats, AnalyticalResult>
+runAgainstAnalytical(const AcceleratorConfig &c, GemmShape g, unsigned seed) {
+  Program program = std::get<Program>(
+      buildGemmProgram(c, g, NumberFormat::BF16, randomMatrix(g.m * g.k, seed),
+                       randomMatrix(g.k * g.n, seed + 1)));
+  SimStats stats = std::get<SimStats>(simulate(program, c));
+  AnalyticalResult analytical =
+      std::get<AnalyticalResult>(analyzeGemm(c.array, c.dataflow, g));
+  int64_t expected =
+      c.pipelinedFolds ? analytical.pipelinedCycles : analytical.computeCycles;
+  double ratio = double(stats.cycles) / double(expected);
+  EXPECT_GT(ratio, 0.98) << stats.cycles << " vs " << expected;
+  EXPECT_LT(ratio, 1.02) << stats.cycles << " vs " << expected;
+  return {stats, analytical};
+}
+
 TEST(Simulator, AgreesWithTheAnalyticalModel) {
   // Compute bound, ample bandwidth: the cycle model within 2% of the
   // analytical weight-stationary figure, one fold at a time (SCALE-Sim's
@@ -368,17 +387,7 @@ TEST(Simulator, AgreesWithTheAnalyticalModel) {
         "dram_bytes_per_cycle": 4096, "dram_latency_cycles": 10,
         "pipelined_folds": )") + (pipelined ? "true}" : "false}"));
     GemmShape g{256, 256, 256};
-    Program program = std::get<Program>(
-        buildGemmProgram(c, g, NumberFormat::BF16, randomMatrix(g.m * g.k, 3),
-                         randomMatrix(g.k * g.n, 4)));
-    SimStats stats = std::get<SimStats>(simulate(program, c));
-    AnalyticalResult analytical = std::get<AnalyticalResult>(
-        analyzeGemm(c.array, Dataflow::WeightStationary, g));
-    int64_t expected =
-        pipelined ? analytical.pipelinedCycles : analytical.computeCycles;
-    double ratio = double(stats.cycles) / double(expected);
-    EXPECT_GT(ratio, 0.98) << stats.cycles << " vs " << expected;
-    EXPECT_LT(ratio, 1.02) << stats.cycles << " vs " << expected;
+    auto [stats, analytical] = runAgainstAnalytical(c, g, 3);
     if (pipelined) {
       // The folds follow each other without a gap: only the last one's
       // fill and drain remain.
@@ -441,18 +450,7 @@ TEST(Simulator, OutputStationaryGemm) {
                 llvm::bit_cast<uint32_t>(expected[e]))
           << "element " << e;
 
-    GemmShape g{256, 256, 512};
-    Program big = std::get<Program>(
-        buildGemmProgram(c, g, NumberFormat::BF16, randomMatrix(g.m * g.k, 13),
-                         randomMatrix(g.k * g.n, 14)));
-    SimStats stats = std::get<SimStats>(simulate(big, c));
-    AnalyticalResult analytical = std::get<AnalyticalResult>(
-        analyzeGemm(c.array, Dataflow::OutputStationary, g));
-    int64_t bound =
-        pipelined ? analytical.pipelinedCycles : analytical.computeCycles;
-    double ratio = double(stats.cycles) / double(bound);
-    EXPECT_GT(ratio, 0.98) << stats.cycles << " vs " << bound;
-    EXPECT_LT(ratio, 1.02) << stats.cycles << " vs " << bound;
+    runAgainstAnalytical(c, {256, 256, 512}, 13);
   }
 }
 
