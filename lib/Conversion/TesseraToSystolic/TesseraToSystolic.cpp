@@ -160,25 +160,38 @@ std::optional<std::vector<float>> quantizedValues(Value value) {
 
 /// A per-tensor scale (a constant of one element) with no zero point, or
 /// a zero one.
-std::optional<float> perTensorScale(Value scale, Value zeroPoint) {
+/// The constant scales of a symmetric (de)quantization (no zero point, or
+/// zero points of 0): one value, or `count` values.
+std::optional<std::vector<float>> symmetricScales(Value scale, Value zeroPoint,
+                                                  size_t count = 1) {
   std::optional<std::vector<float>> s = constantValues(scale);
-  if (!s || s->size() != 1)
+  if (!s || (s->size() != 1 && s->size() != count))
     return std::nullopt;
   if (zeroPoint) {
     std::optional<std::vector<float>> z = quantizedValues(zeroPoint);
     if (!z || llvm::any_of(*z, [](float v) { return v != 0; }))
       return std::nullopt;
   }
+  return s;
+}
+
+std::optional<float> perTensorScale(Value scale, Value zeroPoint) {
+  std::optional<std::vector<float>> s = symmetricScales(scale, zeroPoint);
+  if (!s || s->size() != 1)
+    return std::nullopt;
   return s->front();
 }
 
 /// A matmul of quantized operands (ONNX's QDQ form): the lhs a
 /// dequantize of a quantize of an fp32 value, the rhs a dequantize of an
-/// i8 or fp8 constant, both per-tensor, symmetric, in the same format.
+/// i8 or fp8 constant, both symmetric, in the same format; the input's
+/// scale per tensor, the weights' per tensor or per output column.
 struct QuantizedMatmul {
   sim::NumberFormat format;
   Value input;
-  float inputScale, weightScale;
+  float inputScale;
+  /// One scale, or one per column of the product.
+  std::vector<float> weightScales;
   std::vector<float> weights;
   ts::QuantizeOp quantize;
   ts::DequantizeOp lhsDequantize, rhsDequantize;
@@ -202,13 +215,24 @@ std::optional<QuantizedMatmul> matchQuantized(ts::MatmulOp matmul) {
                                      : std::nullopt;
   std::optional<float> sx = perTensorScale(q.getScale(), q.getZeroPoint());
   std::optional<float> sq = perTensorScale(dq.getScale(), dq.getZeroPoint());
-  std::optional<float> sw = perTensorScale(dw.getScale(), dw.getZeroPoint());
-  std::optional<std::vector<float>> w = quantizedValues(dw.getInput());
-  if (!format || !sx || !sq || *sx != *sq || !sw || !w ||
-      cast<RankedTensorType>(dw.getInput().getType()).getRank() != 2)
+  // Per-channel weight scales run along the product's columns: the
+  // weights' dim 1, or dim 0 with transpose_b.
+  auto wType = cast<RankedTensorType>(dw.getInput().getType());
+  if (wType.getRank() != 2)
     return std::nullopt;
-  return QuantizedMatmul{*format, q.getInput(), *sx, *sw, std::move(*w),
-                         q,       dq,           dw};
+  int64_t columnsDim = matmul.getTransposeB() ? 0 : 1;
+  std::optional<std::vector<float>> sw = symmetricScales(
+      dw.getScale(), dw.getZeroPoint(), wType.getDimSize(columnsDim));
+  if (sw && sw->size() != 1) {
+    int64_t axis = dw.getAxis() ? int64_t(*dw.getAxis()) : 1;
+    if ((axis < 0 ? axis + 2 : axis) != columnsDim)
+      return std::nullopt;
+  }
+  std::optional<std::vector<float>> w = quantizedValues(dw.getInput());
+  if (!format || !sx || !sq || *sx != *sq || !sw || !w)
+    return std::nullopt;
+  return QuantizedMatmul{
+      *format, q.getInput(), *sx, std::move(*sw), std::move(*w), q, dq, dw};
 }
 
 /// The vector unit's function for a unary tessera op.
@@ -524,8 +548,21 @@ struct ConvertTesseraToSystolicPass
     sim::GemmStep step;
     step.shape = {lhs->rows, n, k};
     step.format = format;
-    if (quant)
-      step.scale = quant->inputScale * quant->weightScale;
+    // Dequantization in the drain; per-column weight scales multiply each
+    // block in the epilogue (before any bias, which then joins the
+    // epilogue too).
+    std::optional<uint64_t> columnScales;
+    if (quant && quant->weightScales.size() == 1)
+      step.scale = quant->inputScale * quant->weightScales.front();
+    else if (quant) {
+      step.scale = quant->inputScale;
+      auto scalesValue = DenseElementsAttr::get(
+          RankedTensorType::get({n}, weightType.getElementType()),
+          ArrayRef<float>(quant->weightScales));
+      columnScales = tensors[place(base + "/scales", "constant",
+                                   sim::NumberFormat::F32, {n}, scalesValue)]
+                         .offset;
+    }
     step.a = tensors[lhs->index].offset;
     step.b = tensors[weightsAt].offset;
     // Every matmul after the first starts behind the earlier stores: its
@@ -534,7 +571,7 @@ struct ConvertTesseraToSystolicPass
     step.fence = !instructions.empty();
     Value result = matmul.getResult();
     done.insert(matmul);
-    if (result.hasOneUse())
+    if (result.hasOneUse() && !columnScales)
       if (auto add = dyn_cast<ts::AddOp>(*result.getUsers().begin())) {
         Value other = add.getLhs() == result ? add.getRhs() : add.getLhs();
         auto bias = other.getDefiningOp<ts::ConstantOp>();
@@ -554,14 +591,14 @@ struct ConvertTesseraToSystolicPass
           result = add.getResult();
         }
       }
-    if (result.hasOneUse())
+    if (result.hasOneUse() && !columnScales)
       if (auto relu = dyn_cast<ts::ReluOp>(*result.getUsers().begin())) {
         step.relu = true;
         done.insert(relu);
         result = relu.getResult();
       }
     Value product = result;
-    result = attachEpilogue(step, result, done);
+    result = attachEpilogue(step, result, done, columnScales);
     auto resultType = cast<RankedTensorType>(result.getType());
     auto out = outputs.find(result);
     bool isOutput = out != outputs.end();
@@ -594,17 +631,30 @@ struct ConvertTesseraToSystolicPass
   /// its other operands already in memory or constant, its view the
   /// GEMM's outputs (batch * M rows x N columns), and row reductions
   /// (softmax, norms) only while N fits the array's columns. The products
-  /// stay on chip and only the last result goes to DRAM. Returns that
-  /// last value (`result` when nothing fuses).
+  /// stay on chip and only the last result goes to DRAM. With
+  /// `columnScales` (fp32, one per column, in DRAM) the epilogue first
+  /// multiplies the product by them (per-channel dequantization). Returns
+  /// the last fused value (`result` when nothing fuses).
   Value attachEpilogue(sim::GemmStep &step, Value result,
-                       llvm::DenseSet<Operation *> &done) {
+                       llvm::DenseSet<Operation *> &done,
+                       std::optional<uint64_t> columnScales = std::nullopt) {
+    using Shape = sim::VectorStep::Shape;
     int64_t rows = step.batch * step.shape.m, cols = step.shape.n;
     sim::VectorStep epilogue;
-    epilogue.slots.push_back({sim::VectorStep::Shape::Full, std::nullopt});
-    llvm::DenseMap<Value, int> onChip;
-    onChip[result] = 0;
-    Value last = result;
+    epilogue.rows = rows;
+    epilogue.cols = cols;
+    epilogue.slots.push_back({Shape::Full, std::nullopt});
     int out = 0;
+    if (columnScales) {
+      epilogue.slots.push_back({Shape::Row, columnScales});
+      epilogue.slots.push_back({Shape::Full, std::nullopt});
+      epilogue.ops.push_back(
+          {sim::VectorFn::Mul, 2, 0, 1, std::optional<float>()});
+      out = 2;
+    }
+    llvm::DenseMap<Value, int> onChip;
+    onChip[result] = out;
+    Value last = result;
     while (last.hasOneUse() && !outputs.count(last)) {
       Operation *next = *last.getUsers().begin();
       if (next->getBlock() != last.getParentBlock() || !isVectorOp(next) ||

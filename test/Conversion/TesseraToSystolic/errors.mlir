@@ -148,3 +148,20 @@ func.func @main(%x: tensor<8x16xf32>) -> tensor<8x4xf32> {
   %0 = tessera.matmul %dq, %dw : tensor<8x16xf32>, tensor<16x4xf32> -> tensor<8x4xf32>
   return %0 : tensor<8x4xf32>
 }
+
+// -----
+
+// Must not take the quantized path: weight scales per row of the weights
+// (axis 0, along K) are not per output column.
+func.func @main(%x: tensor<8x16xf32>) -> tensor<8x4xf32> {
+  %s = tessera.constant dense<0.5> : tensor<f32>
+  %t = tessera.constant dense<0.25> : tensor<16xf32>
+  %w = tessera.constant dense<3> : tensor<16x4xi8>
+  %z = tessera.constant dense<0> : tensor<i8>
+  // expected-error @+1 {{'tessera.quantize' cannot run on the systolic target yet}}
+  %q = tessera.quantize %x scale(%s : tensor<f32>) zero_point(%z : tensor<i8>) : tensor<8x16xf32> -> tensor<8x16xi8>
+  %dq = tessera.dequantize %q scale(%s : tensor<f32>) : tensor<8x16xi8> -> tensor<8x16xf32>
+  %dw = tessera.dequantize %w scale(%t : tensor<16xf32>) {axis = 0} : tensor<16x4xi8> -> tensor<16x4xf32>
+  %0 = tessera.matmul %dq, %dw : tensor<8x16xf32>, tensor<16x4xf32> -> tensor<8x4xf32>
+  return %0 : tensor<8x4xf32>
+}

@@ -136,3 +136,25 @@ func.func @main(%q: tensor<8x4xf32>, %k: tensor<4x32xf32>) -> (tensor<8x32xf32>,
   %r = tessera.relu %s : tensor<8x32xf32>
   return %p, %r : tensor<8x32xf32>, tensor<8x32xf32>
 }
+
+// -----
+
+// Per-column weight scales (axis -1 of [K, N] weights): the drain scales by
+// the input's scale, the epilogue multiplies by a row of column scales.
+// CHECK-LABEL: systolic.program
+// CHECK: systolic.tensor "matmul_{{[0-9]+}}/scales" "constant" "f32" [4] at {{[0-9]+}} value dense<[1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00]>
+// CHECK: systolic.matmul "i8"
+// CHECK: systolic.drain "f32" {{.*}}{int32, scale = 5.000000e-01
+// CHECK-NEXT: systolic.vector "mul" "f32" {{.*}}mode = "row"
+// CHECK-NEXT: systolic.store
+func.func @main(%x: tensor<8x16xf32>) -> tensor<8x4xf32> {
+  %s = tessera.constant dense<0.5> : tensor<f32>
+  %t = tessera.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
+  %w = tessera.constant dense<3> : tensor<16x4xi8>
+  %z = tessera.constant dense<0> : tensor<i8>
+  %q = tessera.quantize %x scale(%s : tensor<f32>) zero_point(%z : tensor<i8>) : tensor<8x16xf32> -> tensor<8x16xi8>
+  %dq = tessera.dequantize %q scale(%s : tensor<f32>) : tensor<8x16xi8> -> tensor<8x16xf32>
+  %dw = tessera.dequantize %w scale(%t : tensor<4xf32>) {axis = -1} : tensor<16x4xi8> -> tensor<16x4xf32>
+  %0 = tessera.matmul %dq, %dw : tensor<8x16xf32>, tensor<16x4xf32> -> tensor<8x4xf32>
+  return %0 : tensor<8x4xf32>
+}

@@ -71,6 +71,7 @@ def main():
 
     block(out, rng)
     quantized(out, rng)
+    per_channel(out, rng)
 
 
 def quantized(out, rng):
@@ -94,6 +95,38 @@ def quantized(out, rng):
          node("DequantizeLinear", ["w", "sw", "zp"], ["wd"], name="dequant_w"),
          node("MatMul", ["xd", "wd"], ["y"], name="qmatmul")],
         "int8", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [m, k])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [m, n])],
+        inits), [("x", x)], [("y", y)])
+
+
+def per_channel(out, rng):
+    """An int8 matmul with per-column weight scales (DequantizeLinear with
+    a scale vector along axis 1), a bias and ReLU, and its exact result:
+    the int32 sums scaled by s_x in fp32, then by each column's s_w, plus
+    the bias, in fp32, as the accelerator's drain and epilogue do."""
+    m, k, n = 24, 48, 40
+    x = rng.standard_normal((m, k), dtype=np.float32) * 3
+    w = rng.integers(-127, 128, (k, n), dtype=np.int8)
+    sx = np.float32(0.05)
+    sw = (rng.random(n, dtype=np.float32) * 0.02 + 0.001).astype(np.float32)
+    bias = rng.standard_normal(n, dtype=np.float32)
+    q = np.clip(np.rint(x / sx), -128, 127).astype(np.int64)
+    acc = np.float32(q @ w.astype(np.int64))
+    y = np.maximum((acc * sx) * sw + bias, np.float32(0)).astype(np.float32)
+    consts = {"sx": np.array(sx), "zp": np.array(0, np.int8), "sw": sw,
+              "zw": np.zeros(n, np.int8), "w": w, "bias": bias}
+    inits = [numpy_helper.from_array(v, k) for k, v in consts.items()]
+    node = helper.make_node
+    save(os.path.join(out, "int8pc"), helper.make_graph(
+        [node("QuantizeLinear", ["x", "sx", "zp"], ["xq"], name="quant_x"),
+         node("DequantizeLinear", ["xq", "sx", "zp"], ["xd"], name="dequant_x"),
+         node("DequantizeLinear", ["w", "sw", "zw"], ["wd"], axis=1,
+              name="dequant_w"),
+         node("MatMul", ["xd", "wd"], ["p"], name="qmatmul"),
+         node("Add", ["p", "bias"], ["pb"], name="bias_add"),
+         node("Relu", ["pb"], ["y"], name="relu")],
+        "int8pc", [helper.make_tensor_value_info("x", TensorProto.FLOAT,
+                                                 [m, k])],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, [m, n])],
         inits), [("x", x)], [("y", y)])
 
