@@ -158,8 +158,6 @@ std::optional<std::vector<float>> quantizedValues(Value value) {
   return std::nullopt;
 }
 
-/// A per-tensor scale (a constant of one element) with no zero point, or
-/// a zero one.
 /// The constant scales of a symmetric (de)quantization (no zero point, or
 /// zero points of 0): one value, or `count` values.
 std::optional<std::vector<float>> symmetricScales(Value scale, Value zeroPoint,
@@ -175,6 +173,8 @@ std::optional<std::vector<float>> symmetricScales(Value scale, Value zeroPoint,
   return s;
 }
 
+/// A per-tensor scale (a constant of one element) with no zero point, or
+/// a zero one.
 std::optional<float> perTensorScale(Value scale, Value zeroPoint) {
   std::optional<std::vector<float>> s = symmetricScales(scale, zeroPoint);
   if (!s || s->size() != 1)
