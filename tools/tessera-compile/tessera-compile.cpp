@@ -1,6 +1,5 @@
 //===- tessera-compile.cpp - compiles an ONNX model with Tessera ----------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-#include "tessera/Conversion/Passes.h"
 #include "tessera/Conversion/SystolicEmitter.h"
 #include "tessera/Driver/Compile.h"
 #include "tessera/Driver/Diagnostics.h"
@@ -77,11 +76,20 @@ static cl::opt<std::string>
     mcpu("mcpu", cl::init(""),
          cl::desc("LLVM CPU to generate code for (default: this machine's)"),
          cl::value_desc("name"), cl::cat(category));
-static cl::opt<unsigned>
-    threads("num-threads", cl::init(0),
-            cl::desc("OpenMP threads the compiled model uses (default 0: "
-                     "OMP_NUM_THREADS at run time, else one per core)"),
-            cl::value_desc("N"), cl::cat(category));
+/// `--threads=N` (and its older spelling `--num-threads`): the OpenMP
+/// threads the compiled model uses. LLVM registers a global `--threads`
+/// of its own that this tool would otherwise accept and ignore, so the
+/// option is made at run time in its place (see main).
+static cl::opt<unsigned> &threadsOption() {
+  static cl::opt<unsigned> option(
+      "threads", cl::init(0),
+      cl::desc("OpenMP threads the compiled model uses (default 0: "
+               "OMP_NUM_THREADS at run time, else one per core)"),
+      cl::value_desc("N"), cl::cat(category));
+  static cl::alias alias("num-threads", cl::desc("Alias for --threads"),
+                         cl::aliasopt(option), cl::cat(category));
+  return option;
+}
 static cl::opt<std::string> fusionReport(
     "fusion-report",
     cl::desc("Write the fusion report to this file: a JSON object whose "
@@ -144,48 +152,32 @@ static cl::list<std::string>
                   "size only"),
          cl::value_desc("name=size"), cl::cat(category));
 
-/// The import options from --dim, or an error for a malformed one.
-static llvm::Expected<tessera::ONNXImportOptions> importOptions() {
-  tessera::ONNXImportOptions options;
-  for (const std::string &dim : dims) {
-    auto [name, size] = StringRef(dim).split('=');
-    int64_t value;
-    if (name.empty() || size.getAsInteger(10, value) || value <= 0)
-      return createStringError(inconvertibleErrorCode(),
-                               "--dim expects name=size with a positive "
-                               "size, got '" +
-                                   dim + "'");
-    options.dimValues[name.str()] = value;
-  }
-  return options;
-}
-
 /// The systolic target: the graph phase (without fusion regions), the
 /// schedule as a systolic.program, then either that IR (-o -, .mlir) or
 /// the .tsp program file.
 static int compileForSystolic(mlir::MLIRContext &context,
                               mlir::TimingScope &root) {
-  mlir::TimingScope importTiming = root.nest("Import ONNX");
-  auto imports = importOptions();
-  if (!imports)
-    return report(imports.takeError());
-  auto module = tessera::importONNXFile(inputPath, context, *imports);
-  importTiming.stop();
-  if (failed(module))
-    return 1;
-  mlir::PassManager pm(&context);
-  if (failed(mlir::applyPassManagerCLOptions(pm)))
-    return 1;
-  pm.enableTiming(root);
-  tessera::GraphOptions graph;
-  graph.fuse = false;
-  tessera::buildGraphPipeline(pm, graph);
-  tessera::ConvertTesseraToSystolicPassOptions options;
+  auto dimValues = tessera::parseDimValues(dims);
+  if (!dimValues)
+    return report(dimValues.takeError());
+  tessera::SystolicOptions options;
   options.accel = accel;
-  options.format = operandFormat;
-  pm.addPass(tessera::createConvertTesseraToSystolicPass(options));
-  if (failed(pm.run(**module)))
+  options.operandFormat = operandFormat;
+  options.import.dimValues = std::move(*dimValues);
+  auto module = tessera::lowerONNXForSystolic(
+      inputPath, context, options,
+      [&](mlir::PassManager &pm) {
+        if (failed(mlir::applyPassManagerCLOptions(pm)))
+          return mlir::failure();
+        pm.enableTiming(root);
+        return mlir::success();
+      },
+      &root);
+  if (!module) {
+    // The diagnostics have said what failed.
+    consumeError(module.takeError());
     return 1;
+  }
   if (disableOutput)
     return 0;
   bool text = outputPath == "-" || StringRef(outputPath).ends_with(".mlir");
@@ -224,7 +216,7 @@ static int compileToFile(mlir::MLIRContext &context, mlir::TimingScope &root,
                          StringRef kind) {
   mlir::TimingScope lowerTiming = root.nest("Import and lower for the CPU");
   tessera::cpu::CPUOptions cpuOptions;
-  cpuOptions.threads = threads;
+  cpuOptions.threads = threadsOption();
   auto lowered =
       tessera::lowerONNXForCpu(inputPath, context, cpuOptions, graphOptions());
   lowerTiming.stop();
@@ -287,6 +279,9 @@ int main(int argc, char **argv) {
   mlir::registerMLIRContextCLOptions();
   mlir::registerPassManagerCLOptions();
   mlir::registerDefaultTimingManagerCLOptions();
+  if (cl::Option *llvmThreads = cl::getRegisteredOptions().lookup("threads"))
+    llvmThreads->removeArgument();
+  threadsOption();
   cl::HideUnrelatedOptions({&category, &getColorCategory()});
   cl::ParseCommandLineOptions(
       argc, argv,

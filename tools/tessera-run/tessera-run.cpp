@@ -81,10 +81,22 @@ static cl::opt<unsigned>
                        "minimum and median latency"),
               cl::value_desc("N"), cl::cat(category));
 
+static cl::opt<std::string> target(
+    "target", cl::init(""),
+    cl::desc("The backend an ONNX model is compiled for in process: cpu "
+             "(the default) or systolic (a program run on the accelerator "
+             "model); a .so runs on the CPU and a .tsp on the simulator"),
+    cl::value_desc("cpu|systolic"), cl::cat(category));
+static cl::list<std::string>
+    dims("dim",
+         cl::desc("With --target=systolic: fix a symbolic input dim of the "
+                  "ONNX model to a size, as name=size (repeatable)"),
+         cl::value_desc("name=size"), cl::cat(category));
 static cl::opt<std::string>
     accel("accel", cl::init("default"),
-          cl::desc("For a .tsp program: the accelerator it runs on, a preset "
-                   "(tpu-v1, default, small) or a JSON configuration"),
+          cl::desc("For the systolic target (a .tsp program or "
+                   "--target=systolic): the accelerator, a preset (tpu-v1, "
+                   "default, small) or a JSON configuration"),
           cl::value_desc("preset|file.json"), cl::cat(category));
 static cl::opt<std::string>
     tracePath("trace",
@@ -120,10 +132,19 @@ public:
     auto program = tessera::sim::decodeProgram(bytes, config_);
     if (auto *error = std::get_if<std::string>(&program))
       return fail(*error);
+    return fromProgram(std::move(std::get<tessera::sim::Program>(program)),
+                       std::move(config_), path);
+  }
+
+  /// A program compiled in process (or loaded) as a model: its inputs and
+  /// outputs, fp32 at the boundary.
+  static std::unique_ptr<SystolicModel>
+  fromProgram(tessera::sim::Program program,
+              tessera::sim::AcceleratorConfig config, StringRef path) {
     auto model = std::unique_ptr<SystolicModel>(new SystolicModel);
-    model->config = std::move(config_);
+    model->config = std::move(config);
     model->path = path.str();
-    model->program = std::move(std::get<tessera::sim::Program>(program));
+    model->program = std::move(program);
     for (const tessera::sim::TensorInfo &t : model->program.tensors) {
       if (t.role == tessera::sim::TensorInfo::Role::Constant)
         continue;
@@ -425,11 +446,12 @@ int main(int argc, char **argv) {
   cl::HideUnrelatedOptions({&category, &getColorCategory()});
   cl::ParseCommandLineOptions(
       argc, argv,
-      "Tessera runner: compiles an ONNX model for this CPU (or loads a "
-      "compiled .so, or a systolic .tsp program for the simulator), runs it "
-      "and compares its outputs.\n\n"
+      "Tessera runner: compiles an ONNX model for this CPU or, with "
+      "--target=systolic, for the accelerator model (or loads a compiled "
+      ".so, or a systolic .tsp program for the simulator), runs it and "
+      "compares its outputs.\n\n"
       "  tessera-run model.onnx --input=in0.pb --expected=out0.pb\n"
-      "  tessera-run --test-dir=DIR\n");
+      "  tessera-run --test-dir=DIR [--target=cpu|systolic]\n");
   // With --test-dir, the folder's model.onnx unless a model (a compiled
   // .so or .tsp) is given too.
   std::string model = modelPath;
@@ -452,7 +474,48 @@ int main(int argc, char **argv) {
   std::unique_ptr<Artifact> artifact;
   std::unique_ptr<CpuJit> jit;
   std::unique_ptr<SystolicModel> systolic;
-  if (StringRef(model).ends_with(".tsp")) {
+  bool program = StringRef(model).ends_with(".tsp"),
+       library = StringRef(model).ends_with(".so");
+  if (!target.empty() && target != "cpu" && target != "systolic") {
+    WithColor::error(errs(), "tessera-run")
+        << "unknown --target '" << target << "' (expected cpu or systolic)\n";
+    return 2;
+  }
+  if ((program && target == "cpu") || (library && target == "systolic")) {
+    WithColor::error(errs(), "tessera-run")
+        << model << " is compiled for the " << (program ? "systolic" : "cpu")
+        << " target; --target=" << target << " compiles an ONNX model\n";
+    return 2;
+  }
+  if (!dims.empty() && target != "systolic") {
+    WithColor::error(errs(), "tessera-run")
+        << "--dim applies to --target=systolic (a CPU model runs at any "
+           "size)\n";
+    return 2;
+  }
+  if (target == "systolic" && !program) {
+    auto dimValues = tessera::parseDimValues(dims);
+    auto config = tessera::sim::loadConfig(accel);
+    if (!dimValues || std::holds_alternative<std::string>(config)) {
+      WithColor::error(errs(), "tessera-run")
+          << (dimValues ? std::get<std::string>(config)
+                        : toString(dimValues.takeError()))
+          << "\n";
+      return 2;
+    }
+    tessera::SystolicOptions options;
+    options.accel = accel;
+    options.import.dimValues = std::move(*dimValues);
+    auto compiled = tessera::compileONNXForSystolic(model, context, options);
+    if (!compiled) {
+      WithColor::error(errs(), "tessera-run")
+          << model << ": " << toString(compiled.takeError()) << "\n";
+      return 1;
+    }
+    systolic = SystolicModel::fromProgram(
+        std::move(*compiled), std::get<tessera::sim::AcceleratorConfig>(config),
+        model);
+  } else if (program) {
     auto loaded = SystolicModel::load(model);
     if (!loaded) {
       WithColor::error(errs(), "tessera-run")
@@ -460,7 +523,7 @@ int main(int argc, char **argv) {
       return 1;
     }
     systolic = std::move(*loaded);
-  } else if (StringRef(model).ends_with(".so")) {
+  } else if (library) {
     auto loaded = Artifact::load(model);
     if (!loaded) {
       WithColor::error(errs(), "tessera-run")
