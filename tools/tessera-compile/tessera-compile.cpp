@@ -55,11 +55,9 @@ static cl::opt<bool> disableOutput(
 static cl::opt<std::string>
     target("target", cl::init("cpu"),
            cl::desc("The hardware to compile for: cpu (this machine's x86 "
-                    "CPU) or systolic (Tessera's accelerator model: matmuls "
-                    "with constant weights, elementwise ops, softmax and "
-                    "norms so far; "
-                    "-o model.tsp writes the program, -o - or .mlir the "
-                    "systolic IR); cuda is planned"),
+                    "CPU) or systolic (Tessera's accelerator model, "
+                    "docs/Systolic.md; -o model.tsp writes the program, "
+                    "-o - or .mlir the systolic IR); cuda is planned"),
            cl::value_desc("cpu|systolic"), cl::cat(category));
 static cl::opt<std::string> emit(
     "emit", cl::init(""),
@@ -286,8 +284,13 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(
       argc, argv,
       "Tessera compiler: reads an ONNX model and compiles it.\n\n"
+      "  tessera-compile model.onnx -o model.so          a library for this "
+      "CPU\n"
       "  tessera-compile model.onnx --compile-to=import   print the imported "
-      "IR\n");
+      "IR\n"
+      "  tessera-compile model.onnx --target=systolic -o model.tsp\n\n"
+      "MLIR's --mlir-timing, --mlir-print-ir-after-all and the other --mlir-* "
+      "options pass through (--help-hidden lists them).\n");
 
   std::optional<tessera::CompilePhase> phase =
       tessera::parseCompilePhase(compileTo);
