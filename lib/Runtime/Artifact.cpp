@@ -6,10 +6,7 @@
 
 using namespace tessera::runtime;
 
-Artifact::~Artifact() { dlclose(handle); }
-
-llvm::Expected<std::unique_ptr<Artifact>>
-Artifact::load(llvm::StringRef path) {
+llvm::Expected<std::unique_ptr<Artifact>> Artifact::load(llvm::StringRef path) {
   auto fail = [&](const llvm::Twine &why) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "cannot load '" + path + "': " + why);
@@ -25,8 +22,8 @@ Artifact::load(llvm::StringRef path) {
       dlsym(handle, "tessera_model_signature"));
   auto entry =
       reinterpret_cast<PackedFunction>(dlsym(handle, "tessera_model_run"));
-  auto release =
-      reinterpret_cast<FreeFunction>(dlsym(handle, "tessera_model_free_buffer"));
+  auto release = reinterpret_cast<FreeFunction>(
+      dlsym(handle, "tessera_model_free_buffer"));
   if (!getSignature || !entry || !release) {
     dlclose(handle);
     return fail("not a Tessera CPU artifact (no tessera_model_signature, "
@@ -38,5 +35,6 @@ Artifact::load(llvm::StringRef path) {
     return fail(llvm::toString(sig.takeError()));
   }
   return std::unique_ptr<Artifact>(
-      new Artifact(handle, entry, release, std::move(*sig)));
+      new Artifact(std::shared_ptr<void>(handle, [](void *h) { dlclose(h); }),
+                   entry, release, std::move(*sig)));
 }

@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "tessera/Runtime/Invoke.h"
 
-#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
 
 #include <cstdlib>
@@ -28,10 +28,9 @@ static std::vector<int64_t> descriptorFor(void *data,
   return d;
 }
 
-llvm::Expected<std::vector<HostTensor>>
-tessera::runtime::invokePacked(PackedFunction function, FreeFunction release,
-                               const ModelSignature &sig,
-                               llvm::ArrayRef<HostTensor> inputs) {
+llvm::Expected<std::vector<HostTensor>> tessera::runtime::invokePacked(
+    PackedFunction function, FreeFunction release, const ModelSignature &sig,
+    llvm::ArrayRef<HostTensor> inputs, std::shared_ptr<void> keepAlive) {
   if (inputs.size() != sig.inputs.size())
     return fail("the model takes " + Twine(sig.inputs.size()) +
                 " inputs, got " + Twine(inputs.size()));
@@ -71,8 +70,8 @@ tessera::runtime::invokePacked(PackedFunction function, FreeFunction release,
   std::vector<int64_t> results(std::max<size_t>(resultWords, 1), 0);
   std::vector<std::vector<int64_t>> descriptors;
   for (const HostTensor &t : inputs)
-    descriptors.push_back(descriptorFor(
-        const_cast<uint8_t *>(t.data.data()), t.shape));
+    descriptors.push_back(
+        descriptorFor(const_cast<uint8_t *>(t.data.data()), t.shape));
   std::vector<void *> pointers = {results.data()};
   for (auto &d : descriptors)
     pointers.push_back(d.data());
@@ -83,10 +82,11 @@ tessera::runtime::invokePacked(PackedFunction function, FreeFunction release,
     packed.erase(packed.begin());
   function(packed.data());
 
-  // Copy each result out and free the buffers the model allocated (two
-  // results may share one).
+  // Each result keeps the buffer the model allocated (no copy); the buffer
+  // goes back to the model's allocator, which `keepAlive` keeps loaded,
+  // when the last result sharing it goes (two results may share one).
   std::vector<HostTensor> outputs;
-  llvm::SmallPtrSet<void *, 4> owned;
+  llvm::DenseMap<void *, std::shared_ptr<void>> owners;
   const int64_t *word = results.data();
   for (const TensorSignature &out : sig.outputs) {
     size_t rank = out.shape.size();
@@ -96,14 +96,14 @@ tessera::runtime::invokePacked(PackedFunction function, FreeFunction release,
     t.name = out.name;
     t.type = out.type;
     t.shape.assign(word + 3, word + 3 + rank);
-    // One pass over the result (no zero fill before the copy).
-    const uint8_t *first = aligned + word[2] * elementSize(t.type);
-    t.data.assign(first, first + t.numElements() * elementSize(t.type));
-    owned.insert(allocated);
+    std::shared_ptr<void> &owner = owners[allocated];
+    if (!owner)
+      owner = std::shared_ptr<void>(
+          allocated, [release, keepAlive](void *p) { release(p); });
+    t.data = TensorBuffer::adopt(aligned + word[2] * elementSize(t.type),
+                                 t.numElements() * elementSize(t.type), owner);
     outputs.push_back(std::move(t));
     word += 3 + 2 * rank;
   }
-  for (void *p : owned)
-    release(p);
   return outputs;
 }

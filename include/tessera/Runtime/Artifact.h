@@ -11,7 +11,6 @@ namespace tessera::runtime {
 
 class Artifact {
 public:
-  ~Artifact();
   /// dlopens the shared library at `path` and reads its signature.
   static llvm::Expected<std::unique_ptr<Artifact>> load(llvm::StringRef path);
 
@@ -20,14 +19,17 @@ public:
   /// Runs the model; see invokePacked for the checks.
   llvm::Expected<std::vector<HostTensor>>
   run(llvm::ArrayRef<HostTensor> inputs) const {
-    return invokePacked(entry, release, sig, inputs);
+    return invokePacked(entry, release, sig, inputs, library);
   }
 
 private:
-  Artifact(void *handle, PackedFunction entry, FreeFunction release,
-           ModelSignature sig)
-      : handle(handle), entry(entry), release(release), sig(std::move(sig)) {}
-  void *handle;
+  Artifact(std::shared_ptr<void> library, PackedFunction entry,
+           FreeFunction release, ModelSignature sig)
+      : library(std::move(library)), entry(entry), release(release),
+        sig(std::move(sig)) {}
+  /// The dlopen handle, closed when the artifact and every result it
+  /// returned (whose buffers its allocator frees) are gone.
+  std::shared_ptr<void> library;
   PackedFunction entry;
   FreeFunction release;
   ModelSignature sig;

@@ -6,7 +6,9 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -19,12 +21,55 @@ size_t elementSize(ElementType type);
 /// "f32", "bf16", ...
 llvm::StringRef elementTypeName(ElementType type);
 
-/// A dense row-major tensor owned by the host.
+/// A tensor's bytes: its own, or a block a compiled model allocated (a
+/// result, handed over without a copy), released by its owner when the
+/// last buffer sharing it goes. Changing the size makes the bytes its own.
+class TensorBuffer {
+public:
+  TensorBuffer() = default;
+  /// `size` bytes at `bytes`, kept alive by `owner`.
+  static TensorBuffer adopt(uint8_t *bytes, size_t size,
+                            std::shared_ptr<void> owner) {
+    TensorBuffer buffer;
+    buffer.external = bytes;
+    buffer.externalSize = size;
+    buffer.owner = std::move(owner);
+    return buffer;
+  }
+
+  uint8_t *data() { return owner ? external : own.data(); }
+  const uint8_t *data() const { return owner ? external : own.data(); }
+  size_t size() const { return owner ? externalSize : own.size(); }
+  bool empty() const { return size() == 0; }
+  /// Resizes to `size` bytes (new bytes are zero), keeping the bytes that
+  /// fit.
+  void resize(size_t size) {
+    if (owner) {
+      std::vector<uint8_t> copy(external,
+                                external + std::min(size, externalSize));
+      owner.reset();
+      own = std::move(copy);
+    }
+    own.resize(size);
+  }
+  template <typename Iterator> void assign(Iterator first, Iterator last) {
+    owner.reset();
+    own.assign(first, last);
+  }
+
+private:
+  std::vector<uint8_t> own;
+  std::shared_ptr<void> owner;
+  uint8_t *external = nullptr;
+  size_t externalSize = 0;
+};
+
+/// A dense row-major tensor in host memory.
 struct HostTensor {
   std::string name;
   ElementType type = ElementType::F32;
   std::vector<int64_t> shape;
-  std::vector<uint8_t> data;
+  TensorBuffer data;
 
   int64_t numElements() const;
   /// Element `i` widened to double (for comparisons and printing).

@@ -15,6 +15,7 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -45,13 +46,14 @@ using PackedFunction = void (*)(void **);
 using FreeFunction = void (*)(void *);
 
 /// Checks `inputs` against `signature` (element types, ranks, static dims,
-/// dims that share a symbolic name), calls `function`, and returns copies
-/// of the outputs (freeing the buffers the model allocated with
-/// `release`).
+/// dims that share a symbolic name), calls `function`, and returns the
+/// outputs in the buffers the model allocated (no copy): each is released
+/// with `release` when the last output using it goes, and holds
+/// `keepAlive` (the loaded library `release` lives in) until then.
 llvm::Expected<std::vector<HostTensor>>
 invokePacked(PackedFunction function, FreeFunction release,
-             const ModelSignature &signature,
-             llvm::ArrayRef<HostTensor> inputs);
+             const ModelSignature &signature, llvm::ArrayRef<HostTensor> inputs,
+             std::shared_ptr<void> keepAlive = nullptr);
 
 } // namespace tessera::runtime
 
