@@ -15,7 +15,8 @@ static llvm::Error fail(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 
-llvm::Expected<HostTensor> tessera::runtime::readTensorProto(llvm::StringRef path) {
+llvm::Expected<HostTensor>
+tessera::runtime::readTensorProto(llvm::StringRef path) {
   auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
                                             /*RequiresNullTerminator=*/false);
   if (!buffer)
@@ -108,7 +109,6 @@ llvm::Expected<HostTensor> tessera::runtime::readTensorProto(llvm::StringRef pat
   return t;
 }
 
-
 /// NumPy's .npy format, versions 1 to 3: magic, header length, a Python
 /// dict literal ('descr', 'fortran_order', 'shape'), then the raw data.
 llvm::Expected<HostTensor> tessera::runtime::readNpy(llvm::StringRef path) {
@@ -124,13 +124,12 @@ llvm::Expected<HostTensor> tessera::runtime::readNpy(llvm::StringRef path) {
   if (bytes.size() < headerStart)
     return fail("'" + path + "' is truncated");
   size_t headerLength =
-      major == 1 ? static_cast<uint8_t>(bytes[8]) |
-                       static_cast<uint8_t>(bytes[9]) << 8
-                 : static_cast<uint8_t>(bytes[8]) |
-                       static_cast<uint8_t>(bytes[9]) << 8 |
-                       static_cast<uint8_t>(bytes[10]) << 16 |
-                       static_cast<size_t>(static_cast<uint8_t>(bytes[11]))
-                           << 24;
+      major == 1
+          ? static_cast<uint8_t>(bytes[8]) | static_cast<uint8_t>(bytes[9]) << 8
+          : static_cast<uint8_t>(bytes[8]) |
+                static_cast<uint8_t>(bytes[9]) << 8 |
+                static_cast<uint8_t>(bytes[10]) << 16 |
+                static_cast<size_t>(static_cast<uint8_t>(bytes[11])) << 24;
   if (bytes.size() < headerStart + headerLength)
     return fail("'" + path + "' is truncated");
   llvm::StringRef header = bytes.substr(headerStart, headerLength);
@@ -153,15 +152,14 @@ llvm::Expected<HostTensor> tessera::runtime::readNpy(llvm::StringRef path) {
       {"<f4", ElementType::F32}, {"<f2", ElementType::F16},
       {"|i1", ElementType::I8},  {"<i4", ElementType::I32},
       {"<i8", ElementType::I64}, {"|b1", ElementType::Bool}};
-  auto it = llvm::find_if(kTypes, [&](auto &entry) {
-    return descr == entry.first;
-  });
+  auto it =
+      llvm::find_if(kTypes, [&](auto &entry) { return descr == entry.first; });
   if (it == std::end(kTypes))
     return fail("'" + path + "' holds dtype '" + descr +
                 "', which Tessera does not read (f4, f2, i1, i4, i8, b1)");
   t.type = it->second;
-  llvm::StringRef shape = field("shape").drop_front().take_until(
-      [](char c) { return c == ')'; });
+  llvm::StringRef shape =
+      field("shape").drop_front().take_until([](char c) { return c == ')'; });
   llvm::SmallVector<llvm::StringRef> dims;
   shape.split(dims, ',', -1, /*KeepEmpty=*/false);
   for (llvm::StringRef dim : dims) {
@@ -182,4 +180,16 @@ llvm::Expected<HostTensor> tessera::runtime::readNpy(llvm::StringRef path) {
 llvm::Expected<HostTensor>
 tessera::runtime::readTensorFile(llvm::StringRef path) {
   return path.ends_with(".npy") ? readNpy(path) : readTensorProto(path);
+}
+
+llvm::Expected<std::vector<HostTensor>>
+tessera::runtime::readTensorFiles(llvm::ArrayRef<std::string> paths) {
+  std::vector<HostTensor> tensors;
+  for (const std::string &path : paths) {
+    auto tensor = readTensorFile(path);
+    if (!tensor)
+      return tensor.takeError();
+    tensors.push_back(std::move(*tensor));
+  }
+  return tensors;
 }

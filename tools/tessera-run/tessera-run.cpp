@@ -5,6 +5,7 @@
 #include "tessera/InitTessera.h"
 #include "tessera/Runtime/Artifact.h"
 #include "tessera/Runtime/HostTensor.h"
+#include "tessera/Runtime/SystolicIO.h"
 #include "tessera/Runtime/TensorIO.h"
 #include "tessera/Sim/Simulator.h"
 
@@ -145,64 +146,14 @@ public:
     model->config = std::move(config);
     model->path = path.str();
     model->program = std::move(program);
-    for (const tessera::sim::TensorInfo &t : model->program.tensors) {
-      if (t.role == tessera::sim::TensorInfo::Role::Constant)
-        continue;
-      TensorSignature sig;
-      sig.name = t.name;
-      sig.type = ElementType::F32;
-      sig.shape = t.shape;
-      sig.dimParams.assign(t.shape.size(), "");
-      (t.role == tessera::sim::TensorInfo::Role::Input
-           ? model->signature.inputs
-           : model->signature.outputs)
-          .push_back(sig);
-    }
+    model->signature = tessera::runtime::programSignature(model->program);
     return model;
   }
 
   Expected<std::vector<HostTensor>> run(ArrayRef<HostTensor> inputs) {
-    if (inputs.size() != signature.inputs.size())
-      return createStringError(inconvertibleErrorCode(),
-                               "the program takes " +
-                                   Twine(signature.inputs.size()) +
-                                   " inputs, got " + Twine(inputs.size()));
     tessera::sim::Program copy = program;
-    size_t next = 0;
-    for (const tessera::sim::TensorInfo &t : copy.tensors) {
-      if (t.role != tessera::sim::TensorInfo::Role::Input)
-        continue;
-      const HostTensor &in = inputs[next++];
-      bool integer = in.type == ElementType::I64 || in.type == ElementType::I32;
-      if ((in.type != ElementType::F32 && !integer) || in.shape != t.shape)
-        return createStringError(
-            inconvertibleErrorCode(),
-            "input '" + t.name +
-                "' must be f32 (or integer indices) of "
-                "shape [" +
-                join(map_range(t.shape,
-                               [](int64_t d) { return std::to_string(d); }),
-                     ", ") +
-                "]");
-      if (!integer) {
-        tessera::sim::writeTensor(
-            copy, t, reinterpret_cast<const float *>(in.data.data()));
-        continue;
-      }
-      // Integer inputs (token ids) go in as fp32, exact below 2^24.
-      std::vector<float> values(static_cast<size_t>(in.numElements()));
-      for (int64_t i = 0; i < in.numElements(); ++i) {
-        double v = in.at(i);
-        if (std::fabs(v) > double(1 << 24))
-          return createStringError(inconvertibleErrorCode(),
-                                   "input '" + t.name + "' holds " +
-                                       std::to_string(int64_t(v)) +
-                                       ", beyond the fp32 indices' exact "
-                                       "range (2^24)");
-        values[i] = static_cast<float>(v);
-      }
-      tessera::sim::writeTensor(copy, t, values.data());
-    }
+    if (auto error = tessera::runtime::writeProgramInputs(copy, inputs))
+      return std::move(error);
     auto stats = tessera::sim::simulate(
         copy, config, !tracePath.empty() || !reportPath.empty());
     if (auto *error = std::get_if<std::string>(&stats))
@@ -231,20 +182,7 @@ public:
                                      "': " + ec.message());
       report << tessera::sim::reportToHTML(s, config, "tessera-run: " + path);
     }
-    std::vector<HostTensor> outputs;
-    for (const tessera::sim::TensorInfo &t : copy.tensors) {
-      if (t.role != tessera::sim::TensorInfo::Role::Output)
-        continue;
-      HostTensor out;
-      out.name = t.name;
-      out.type = ElementType::F32;
-      out.shape = t.shape;
-      std::vector<float> values = tessera::sim::readTensor(copy, t);
-      out.data.resize(values.size() * 4);
-      std::memcpy(out.data.data(), values.data(), out.data.size());
-      outputs.push_back(std::move(out));
-    }
-    return outputs;
+    return tessera::runtime::readProgramOutputs(copy);
   }
 
   const ModelSignature &getSignature() const { return signature; }
@@ -273,18 +211,6 @@ static std::vector<std::string> numberedFiles(StringRef dir, StringRef prefix) {
   for (auto &f : found)
     paths.push_back(f.second);
   return paths;
-}
-
-static Expected<std::vector<HostTensor>>
-readAll(const std::vector<std::string> &paths) {
-  std::vector<HostTensor> tensors;
-  for (const std::string &path : paths) {
-    auto t = readTensorFile(path);
-    if (!t)
-      return t.takeError();
-    tensors.push_back(std::move(*t));
-  }
-  return tensors;
 }
 
 /// Runs one set of inputs, compares with `expected` (when given), prints
@@ -421,13 +347,13 @@ makeRandomInputs(const ModelSignature &sig, unsigned seed) {
 static bool runFiles(const RunFn &model, StringRef label,
                      const std::vector<std::string> &inputFiles,
                      const std::vector<std::string> &expectedFiles) {
-  auto inputs = readAll(inputFiles);
+  auto inputs = readTensorFiles(inputFiles);
   if (!inputs) {
     WithColor::error(errs(), "tessera-run")
         << toString(inputs.takeError()) << "\n";
     return false;
   }
-  auto expected = readAll(expectedFiles);
+  auto expected = readTensorFiles(expectedFiles);
   if (!expected) {
     WithColor::error(errs(), "tessera-run")
         << toString(expected.takeError()) << "\n";

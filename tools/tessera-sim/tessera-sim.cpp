@@ -1,5 +1,7 @@
 //===- tessera-sim.cpp - the systolic accelerator model's command line ----===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#include "tessera/Runtime/SystolicIO.h"
+#include "tessera/Runtime/TensorIO.h"
 #include "tessera/Sim/Analytical.h"
 #include "tessera/Sim/Simulator.h"
 
@@ -69,6 +71,34 @@ static cl::opt<std::string> traceOption(
 static cl::opt<std::string> reportOption(
     "report", cl::desc("Write a one-page HTML report with a utilization plot"),
     cl::value_desc("file.html"), cl::sub(runCommand), cl::sub(gemmCommand));
+static cl::list<std::string> inputOption(
+    "input",
+    cl::desc("An input as an ONNX TensorProto (.pb) or a NumPy array (.npy), "
+             "in the program's input order (without: the inputs stored in "
+             "the program)"),
+    cl::value_desc("file"), cl::sub(runCommand));
+static cl::list<std::string> expectedOption(
+    "expected",
+    cl::desc("An expected output (.pb or .npy), in the program's output "
+             "order; the JSON gets each output's errors and the exit code "
+             "is 1 on a mismatch"),
+    cl::value_desc("file"), cl::sub(runCommand));
+static cl::opt<double> rtolOption("rtol", cl::init(1e-3),
+                                  cl::desc("Relative tolerance (default 1e-3)"),
+                                  cl::sub(runCommand));
+static cl::opt<double> atolOption("atol", cl::init(1e-5),
+                                  cl::desc("Absolute tolerance (default 1e-5)"),
+                                  cl::sub(runCommand));
+static cl::opt<double> errorRatioOption(
+    "max-error-ratio", cl::init(0.0),
+    cl::desc("Pass when each output's max abs error is at most this fraction "
+             "of its max |expected| (instead of --rtol/--atol)"),
+    cl::value_desc("F"), cl::sub(runCommand));
+static cl::opt<double> minCosineOption(
+    "min-cosine", cl::init(0.0),
+    cl::desc("Also require each output's cosine similarity to the expected "
+             "one to be at least this"),
+    cl::value_desc("C"), cl::sub(runCommand));
 static cl::opt<std::string> gemmRunOption("gemm", cl::desc("GEMM sizes"),
                                           cl::value_desc("M,N,K"),
                                           cl::sub(gemmCommand));
@@ -231,10 +261,57 @@ static int run() {
                 "': " + buffer.getError().message());
   StringRef data = (*buffer)->getBuffer();
   std::vector<uint8_t> bytes(data.begin(), data.end());
-  Result<Program> program = decodeProgram(bytes, *config);
-  if (auto *error = std::get_if<std::string>(&program))
+  Result<Program> decoded = decodeProgram(bytes, *config);
+  if (auto *error = std::get_if<std::string>(&decoded))
     return fail(programPath + ": " + *error);
-  return simulateAndReport(std::get<Program>(program), *config, {});
+  Program &program = std::get<Program>(decoded);
+  auto inputs = tessera::runtime::readTensorFiles(inputOption);
+  auto expected = tessera::runtime::readTensorFiles(expectedOption);
+  if (!inputs || !expected)
+    return fail(toString(inputs ? expected.takeError() : inputs.takeError()));
+  if (!inputOption.empty())
+    if (auto error = tessera::runtime::writeProgramInputs(program, *inputs))
+      return fail(programPath + ": " + toString(std::move(error)));
+  // With --expected: each output's errors in the JSON, as tessera-run
+  // judges them.
+  bool ok = true;
+  auto check = [&](const Program &ran, json::Object &out) {
+    if (expected->empty())
+      return;
+    std::vector<tessera::runtime::HostTensor> outputs =
+        tessera::runtime::readProgramOutputs(ran);
+    if (outputs.size() != expected->size()) {
+      out["error"] = "the program has " + std::to_string(outputs.size()) +
+                     " outputs but " + std::to_string(expected->size()) +
+                     " expected values";
+      ok = false;
+      return;
+    }
+    json::Array results;
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      tessera::runtime::Comparison c = tessera::runtime::compareTensors(
+          outputs[i], (*expected)[i], rtolOption, atolOption);
+      double ratio = c.maxAbsError / std::max(c.maxAbsExpected, 1e-30);
+      bool pass = c.shapesMatch &&
+                  (errorRatioOption > 0 ? ratio <= errorRatioOption
+                                        : c.mismatches == 0) &&
+                  (minCosineOption <= 0 || c.cosine >= minCosineOption);
+      ok &= pass;
+      results.push_back(json::Object{{"name", outputs[i].name},
+                                     {"shape_matches", c.shapesMatch},
+                                     {"max_abs_error", c.maxAbsError},
+                                     {"max_rel_error", c.maxRelError},
+                                     {"max_abs_expected", c.maxAbsExpected},
+                                     {"cosine", c.cosine},
+                                     {"mismatches", c.mismatches},
+                                     {"ok", pass}});
+    }
+    out["outputs"] = std::move(results);
+    out["ok"] = ok;
+  };
+  if (int status = simulateAndReport(program, *config, {}, check))
+    return status;
+  return ok ? 0 : 1;
 }
 
 static int gemm() {
@@ -316,7 +393,8 @@ int main(int argc, char **argv) {
       "Tessera's systolic accelerator model\n\n"
       "  tessera-sim analyze --array=32x32 --dataflow=ws --gemm=256,128,256\n"
       "  tessera-sim gemm --accel=small --gemm=64,64,64 -o gemm.tsp\n"
-      "  tessera-sim run gemm.tsp --accel=small --trace=trace.json\n");
+      "  tessera-sim run gemm.tsp --accel=small --trace=trace.json\n"
+      "  tessera-sim run model.tsp --input=x.pb --expected=y.pb\n");
   if (analyzeCommand)
     return analyze();
   if (runCommand)

@@ -16,6 +16,10 @@ llvm::Expected<HostTensor> readNpy(llvm::StringRef path);
 /// Reads a .npy or (any other name) a TensorProto file.
 llvm::Expected<HostTensor> readTensorFile(llvm::StringRef path);
 
+/// Reads each file with readTensorFile, in order.
+llvm::Expected<std::vector<HostTensor>>
+readTensorFiles(llvm::ArrayRef<std::string> paths);
+
 } // namespace tessera::runtime
 
 #endif // TESSERA_RUNTIME_TENSORIO_H
