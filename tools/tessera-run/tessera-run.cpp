@@ -41,11 +41,11 @@ static cl::list<std::string>
                         "NumPy array (.npy), in the model's input "
                         "order"),
                cl::value_desc("file"), cl::cat(category));
-static cl::list<std::string>
-    expectedFiles("expected",
-                  cl::desc("An expected output (.pb), in the model's output "
-                           "order"),
-                  cl::value_desc("file"), cl::cat(category));
+static cl::list<std::string> expectedFiles(
+    "expected",
+    cl::desc("An expected output (.pb or .npy), in the model's output "
+             "order"),
+    cl::value_desc("file"), cl::cat(category));
 static cl::opt<std::string>
     testDir("test-dir",
             cl::desc("A folder in ONNX's test layout: model.onnx and "
@@ -101,13 +101,13 @@ static cl::opt<std::string>
           cl::value_desc("preset|file.json"), cl::cat(category));
 static cl::opt<std::string>
     tracePath("trace",
-              cl::desc("For a .tsp program: write a Chrome trace-event "
+              cl::desc("On the systolic target: write a Chrome trace-event "
                        "timeline of every unit"),
               cl::value_desc("file.json"), cl::cat(category));
 
 static cl::opt<std::string>
     reportPath("report",
-               cl::desc("For a .tsp program: write a one-page HTML report "
+               cl::desc("On the systolic target: write a one-page HTML report "
                         "of the last run with a utilization plot"),
                cl::value_desc("file.html"), cl::cat(category));
 
