@@ -1,5 +1,6 @@
 //===- VectorSchedule.cpp - vector-unit steps as load/vector/store code ---===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#include "Transfer.h"
 #include "tessera/Sim/Simulator.h"
 
 #include <algorithm>
@@ -112,15 +113,8 @@ tessera::sim::appendVectorStep(const AcceleratorConfig &config,
       next = (next + bytes + 63) / 64 * 64;
     }
 
-  auto load = [&](uint64_t dram, uint32_t sram, int64_t bytes) {
-    Instruction i;
-    i.opcode = Opcode::Load;
-    i.dram = dram;
-    i.a = sram;
-    i.rows = 1;
-    i.c = u32(bytes);
-    i.b = u32(bytes);
-    return i;
+  auto load = [](uint64_t dram, uint32_t sram, int64_t bytes) {
+    return contiguousTransfer(Opcode::Load, dram, sram, bytes);
   };
   bool first = true;
   auto emitLoad = [&](Instruction i) {
@@ -170,14 +164,10 @@ tessera::sim::appendVectorStep(const AcceleratorConfig &config,
     if (!last)
       out.back().signalMask |= 1u << VectorToLoad;
 
-    Instruction store;
-    store.opcode = Opcode::Store;
     int64_t width = outSlot.shape == Shape::Full ? cols * outSize : 4;
-    store.dram = step.out + uint64_t(r0 * width);
-    store.a = address[step.output];
-    store.rows = 1;
-    store.c = u32(n * width);
-    store.b = store.c;
+    Instruction store =
+        contiguousTransfer(Opcode::Store, step.out + uint64_t(r0 * width),
+                           address[step.output], n * width);
     store.waitMask = 1u << VectorToStore;
     if (!last)
       store.signalMask = 1u << StoreToVector;
@@ -249,13 +239,9 @@ tessera::sim::appendCopyStep(const AcceleratorConfig &config,
         int64_t address = int64_t(step.src) + element * 4;
         if (address < 0)
           return;
-        Instruction i;
-        i.opcode = Opcode::Load;
-        i.dram = static_cast<uint64_t>(address);
-        i.a = at;
-        i.rows = static_cast<uint32_t>(dmaRows);
-        i.c = static_cast<uint32_t>(rowBytes);
-        i.b = static_cast<uint32_t>(stride);
+        Instruction i = transfer(Opcode::Load, Buffer::Unified,
+                                 static_cast<uint64_t>(address), at, dmaRows,
+                                 rowBytes, stride);
         if (first)
           i.flags |= kLoadFence;
         first = false;
@@ -295,14 +281,10 @@ tessera::sim::appendCopyStep(const AcceleratorConfig &config,
       int64_t base = blockOffset(b, dst);
       auto emit = [&](int64_t element, uint32_t at, int64_t dmaRows,
                       int64_t rowBytes, int64_t stride) {
-        Instruction i;
-        i.opcode = Opcode::Store;
-        i.dram = static_cast<uint64_t>(int64_t(step.dst) + element * outSize);
-        i.a = at;
-        i.rows = static_cast<uint32_t>(dmaRows);
-        i.c = static_cast<uint32_t>(rowBytes);
-        i.b = static_cast<uint32_t>(stride);
-        out.push_back(i);
+        out.push_back(transfer(
+            Opcode::Store, Buffer::Unified,
+            static_cast<uint64_t>(int64_t(step.dst) + element * outSize), at,
+            dmaRows, rowBytes, stride));
       };
       if (dst[rank - 1] == 1) {
         emit(base, sram, rows, length * outSize, dst[rank - 2] * outSize);
@@ -353,13 +335,8 @@ tessera::sim::appendGatherStep(const AcceleratorConfig &config,
   for (int64_t c = 0; c < chunks; ++c) {
     int64_t i0 = c * chunk, n = std::min(chunk, step.count - i0);
     bool first = c == 0, last = c + 1 == chunks;
-    Instruction load;
-    load.opcode = Opcode::Load;
-    load.dram = step.indices + uint64_t(i0 * 4);
-    load.a = ids;
-    load.rows = 1;
-    load.c = u32(n * 4);
-    load.b = load.c;
+    Instruction load = contiguousTransfer(
+        Opcode::Load, step.indices + uint64_t(i0 * 4), ids, n * 4);
     load.flags = first ? kLoadFence : 0;
     load.waitMask = first ? 0 : 1u << VectorToLoad;
     load.signalMask = 1u << LoadToVector;
@@ -391,13 +368,9 @@ tessera::sim::appendGatherStep(const AcceleratorConfig &config,
     if (!last)
       convert.signalMask |= 1u << VectorToLoad;
     out.push_back(convert);
-    Instruction store;
-    store.opcode = Opcode::Store;
-    store.dram = step.out + uint64_t(i0 * step.rowElements * outSize);
-    store.a = converted;
-    store.rows = 1;
-    store.c = u32(n * step.rowElements * outSize);
-    store.b = store.c;
+    Instruction store = contiguousTransfer(
+        Opcode::Store, step.out + uint64_t(i0 * step.rowElements * outSize),
+        converted, n * step.rowElements * outSize);
     store.waitMask = 1u << VectorToStore;
     if (!last)
       store.signalMask = 1u << StoreToVector;

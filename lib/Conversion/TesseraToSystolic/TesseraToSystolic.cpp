@@ -653,33 +653,16 @@ struct ConvertTesseraToSystolicPass
       out = 2;
     }
     llvm::DenseMap<Value, int> onChip;
-    onChip[result] = out;
-    Value last = result;
-    while (last.hasOneUse() && !outputs.count(last)) {
-      Operation *next = *last.getUsers().begin();
-      if (next->getBlock() != last.getParentBlock() || !isVectorOp(next) ||
-          llvm::any_of(next->getOperands(), [&](Value v) {
-            return !onChip.count(v) && !placed.count(v) && !constantValues(v);
-          }))
-        break;
-      sim::VectorStep trial = epilogue;
-      llvm::DenseMap<Value, int> trialOnChip = onChip;
-      FailureOr<int> joined = appendVectorOps(next, trial, trialOnChip, false);
-      if (failed(joined) || trial.rows != rows || trial.cols != cols ||
-          trial.slots[*joined].shape != sim::VectorStep::Shape::Full)
-        break;
-      if (cols > config->array.cols &&
-          llvm::any_of(trial.ops, [](const sim::VectorStep::Op &op) {
-            return sim::isRowReduction(op.fn);
-          }))
-        break;
-      epilogue = std::move(trial);
-      onChip = std::move(trialOnChip);
-      out = *joined;
-      done.insert(next);
-      last = next->getResult(0);
-      onChip[last] = out;
-    }
+    Value last = extendVectorChain(
+        result, epilogue, onChip, out, done,
+        [&](const sim::VectorStep &trial, int joined) {
+          return trial.rows == rows && trial.cols == cols &&
+                 trial.slots[joined].shape == Shape::Full &&
+                 (cols <= config->array.cols ||
+                  llvm::none_of(trial.ops, [](const sim::VectorStep::Op &op) {
+                    return sim::isRowReduction(op.fn);
+                  }));
+        });
     if (epilogue.ops.empty())
       return result;
     epilogue.output = out;
@@ -1196,32 +1179,45 @@ struct ConvertTesseraToSystolicPass
     FailureOr<int> out = appendVectorOps(first, step, onChip, true);
     if (failed(out))
       return failure();
-    Operation *last = first;
-    while (true) {
-      Value result = last->getResult(0);
-      onChip[result] = *out;
-      if (!result.hasOneUse() || outputs.count(result))
-        break;
-      Operation *next = *result.getUsers().begin();
-      if (next->getBlock() != last->getBlock() || !isVectorOp(next) ||
+    int slot = *out;
+    Value last =
+        extendVectorChain(first->getResult(0), step, onChip, slot, done,
+                          [](const sim::VectorStep &, int) { return true; });
+    return finishVectorStep(last.getDefiningOp(), step, slot);
+  }
+
+  /// Extends a vector step whose latest result `last` is in slot `out`
+  /// by the ops that follow it: each the only user of the previous result
+  /// (not a model output), in the same block, its other operands on chip,
+  /// in memory or constant, and `accept`ed once appended (a trial on a
+  /// copy: an op that does not fit leaves the step as it is and reports
+  /// its own errors when lowered on its own). Fused ops go in `done`;
+  /// returns the last result in the step.
+  Value extendVectorChain(
+      Value last, sim::VectorStep &step, llvm::DenseMap<Value, int> &onChip,
+      int &out, llvm::DenseSet<Operation *> &done,
+      llvm::function_ref<bool(const sim::VectorStep &, int)> accept) {
+    onChip[last] = out;
+    while (last.hasOneUse() && !outputs.count(last)) {
+      Operation *next = *last.getUsers().begin();
+      if (next->getBlock() != last.getParentBlock() || !isVectorOp(next) ||
           llvm::any_of(next->getOperands(), [&](Value v) {
             return !onChip.count(v) && !placed.count(v) && !constantValues(v);
           }))
         break;
-      // A trial on a copy: an op that does not fit leaves the chain as it
-      // is (and reports its own errors when lowered on its own).
       sim::VectorStep trial = step;
       llvm::DenseMap<Value, int> trialOnChip = onChip;
       FailureOr<int> joined = appendVectorOps(next, trial, trialOnChip, false);
-      if (failed(joined))
+      if (failed(joined) || !accept(trial, *joined))
         break;
       step = std::move(trial);
       onChip = std::move(trialOnChip);
-      out = joined;
+      out = *joined;
       done.insert(next);
-      last = next;
+      last = next->getResult(0);
+      onChip[last] = out;
     }
-    return finishVectorStep(last, step, *out);
+    return last;
   }
 
   static bool isVectorOp(Operation *op) {
