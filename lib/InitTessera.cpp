@@ -3,8 +3,7 @@
 #include "tessera/InitTessera.h"
 #include "tessera/Conversion/Passes.h"
 #include "tessera/Driver/Pipelines.h"
-#include "tessera/Target/CPU/Passes.h"
-#include "tessera/Target/CPU/Pipeline.h"
+#include "tessera/Target/Target.h"
 #include "tessera/Transforms/Passes.h"
 #include "tessera/Dialect/Systolic/IR/SystolicDialect.h"
 #include "tessera/Dialect/Tessera/IR/TesseraDialect.h"
@@ -84,7 +83,7 @@ void tessera::registerAllPasses() {
   mlir::registerTransformsPasses();
   registerTesseraConversionPasses();
   registerTesseraTransformsPasses();
-  cpu::registerCPUTargetInfo();
-  cpu::registerTesseraCPUPasses();
+  // Each backend registers its passes, its TargetInfo and itself.
+  registerAllTargets();
   registerPipelines();
 }

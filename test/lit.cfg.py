@@ -19,7 +19,7 @@ llvm_config.use_default_substitutions()
 # Tessera's tools come first, then FileCheck, not, split-file from LLVM.
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tool_dirs = [config.tessera_tools_dir, config.llvm_tools_dir]
-llvm_config.add_tool_substitutions(["tessera-opt", "tessera-compile", "tessera-run", "tessera-sim"], tool_dirs)
+llvm_config.add_tool_substitutions(["tessera-opt", "tessera-compile", "tessera-run", "tessera-sim", "tessera-ptx-emu"], tool_dirs)
 
 config.substitutions.append(("%tessera_src_root", config.tessera_src_root))
 

@@ -97,4 +97,29 @@ def FormFusionRegionsPass
   ];
 }
 
+def RecordSignaturePass
+    : Pass<"tessera-record-signature", "::mlir::ModuleOp"> {
+  let summary = "Record the model's signature on its entry function";
+  let description = [{
+    Writes the inputs and outputs of the module's entry function (its first
+    public function with a body), while they are still tensors, as the
+    `tessera.signature` attribute of that function: the JSON that every
+    artifact embeds and the runtime checks inputs against (names from
+    `tessera.name`, element types, static and dynamic dims with their
+    symbolic names from `tessera.dim_params`). Later lowerings change the
+    function's arguments (bufferization, LLVM's calling convention) but keep
+    the attribute, so artifact writers and the in-process JIT read the
+    signature from the IR. A function that already has one keeps it.
+    An element type the runtime cannot pass (for example a complex type) is
+    an error at the function.
+
+    With `drop-arg-attrs`, the arguments' and results' attributes are
+    removed once recorded (lowerings to LLVM have no use for them).
+  }];
+  let options = [
+    Option<"dropArgAttrs", "drop-arg-attrs", "bool", /*default=*/"false",
+           "Remove argument and result attributes once recorded">
+  ];
+}
+
 #endif // TESSERA_TRANSFORMS_PASSES_TD

@@ -1,8 +1,10 @@
 /*===- Runtime.h - Tessera's C API for running compiled models ----------===*/
 /* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception                  */
 /*
- * Loads a CPU artifact made by `tessera-compile model.onnx -o model.so` and
- * runs it on caller-owned buffers. Every shape and element type is checked
+ * Loads any artifact Tessera writes (a CPU library from
+ * `tessera-compile model.onnx -o model.so`, a systolic program from
+ * `--target=systolic -o model.tsp`, which runs on the simulator) and runs
+ * it on caller-owned buffers. Every shape and element type is checked
  * at this boundary; a call that fails returns non-zero (or NULL) and
  * tessera_last_error() says why.
  */
@@ -26,7 +28,9 @@ typedef enum tessera_dtype {
   TESSERA_I8 = 3,
   TESSERA_I32 = 4,
   TESSERA_I64 = 5,
-  TESSERA_BOOL = 6
+  TESSERA_BOOL = 6,
+  TESSERA_F8E4M3FN = 7,
+  TESSERA_F8E5M2 = 8
 } tessera_dtype;
 
 /** A dense row-major tensor the caller owns. For inputs, `capacity` is the
@@ -45,8 +49,19 @@ typedef struct tessera_model tessera_model;
 /** The message of the last failed call on this thread ("" if none). */
 const char *tessera_last_error(void);
 
-/** Loads an artifact; NULL on failure. */
+/** Loads an artifact, its kind chosen by the file's extension (.so, .tsp);
+ *  NULL on failure. */
 tessera_model *tessera_model_load(const char *path);
+/** Loads an artifact with loader options, `count` name/value pairs (a
+ *  systolic program reads "accel": a preset such as "small", or a JSON
+ *  configuration file); NULL on failure. */
+tessera_model *tessera_model_load_with_options(const char *path,
+                                               const char *const *names,
+                                               const char *const *values,
+                                               int32_t count);
+/** Where the model runs, in words ("host CPU", "systolic simulator
+ *  'small'"); valid while the model is. */
+const char *tessera_model_device(const tessera_model *model);
 void tessera_model_free(tessera_model *model);
 
 int32_t tessera_model_num_inputs(const tessera_model *model);
@@ -69,7 +84,7 @@ int tessera_model_run(tessera_model *model, const tessera_tensor *inputs,
                       int32_t num_inputs, tessera_tensor *outputs,
                       int32_t num_outputs);
 
-/** Bytes per element of `dtype`. */
+/** Bytes per element of `dtype` (0 for a value that is no dtype). */
 size_t tessera_dtype_size(tessera_dtype dtype);
 
 #ifdef __cplusplus

@@ -1,61 +1,242 @@
-//===- Compile.cpp - whole-model compilation entry points -----------------===//
+//===- Compile.cpp - the one entry point from a model to an artifact ------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "tessera/Driver/Compile.h"
-#include "tessera/Conversion/Passes.h"
-#include "tessera/Conversion/SystolicEmitter.h"
 #include "tessera/Driver/Pipelines.h"
 #include "tessera/Import/ONNX/ImportONNX.h"
-#include "tessera/Sim/Config.h"
-#include "tessera/Target/CPU/Pipeline.h"
 
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Pass/PassManager.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/ToolOutputFile.h"
 
 using namespace mlir;
+using namespace tessera;
 
-static llvm::Error phaseFailed(const llvm::Twine &what) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), what);
+namespace {
+
+/// A failure the context's diagnostic handler has already reported.
+class ReportedFailure : public llvm::ErrorInfo<ReportedFailure> {
+public:
+  static char ID;
+  explicit ReportedFailure(std::string step) : step(std::move(step)) {}
+  void log(llvm::raw_ostream &os) const override { os << step << " failed"; }
+  std::error_code convertToErrorCode() const override {
+    return llvm::inconvertibleErrorCode();
+  }
+
+private:
+  std::string step;
+};
+char ReportedFailure::ID;
+
+llvm::Error fail(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 
-llvm::Expected<tessera::LoweredModel>
-tessera::lowerONNXForCpu(llvm::StringRef path, MLIRContext &context,
-                         const cpu::CPUOptions &options,
-                         const GraphOptions &graphOptions) {
-  auto module = importONNXFile(path, context);
+/// What a compile does, decided from its options before the model is read.
+struct Plan {
+  const Target *target = nullptr;
+  GraphOptions graph;
+  std::vector<std::string> phases;
+  /// The index in `phases` of the last phase that runs.
+  size_t stop = 0;
+  /// The artifact to write; null for IR.
+  const ArtifactKind *artifact = nullptr;
+  std::unique_ptr<TargetCompilation> compilation;
+};
+
+/// The names of the targets for which `accepts` holds, joined by ", ".
+std::string targetsWhere(llvm::function_ref<bool(const Target &)> accepts) {
+  std::string names;
+  for (const Target *target : registeredTargets())
+    if (accepts(*target))
+      names += (names.empty() ? "" : ", ") + target->name().str();
+  return names.empty() ? "none" : names;
+}
+
+llvm::Expected<Plan> makePlan(const CompileOptions &options, bool toTheEnd) {
+  registerAllTargets();
+  Plan plan;
+  plan.target = lookupTarget(options.target);
+  if (!plan.target)
+    return fail("unknown target '" + options.target + "' (expected " +
+                targetNames() + ")");
+  const Target &target = *plan.target;
+  for (const auto &[name, value] : options.targetOptions)
+    if (llvm::none_of(target.options(), [&](const TargetOption &option) {
+          return option.name == name;
+        }))
+      return fail("--" + name + " is an option of the " +
+                  targetsWhere([&](const Target &t) {
+                    return llvm::any_of(t.options(),
+                                        [&](const TargetOption &option) {
+                                          return option.name == name;
+                                        });
+                  }) +
+                  " target, not of " + target.name());
+  if (!options.dimValues.empty() && !target.needsStaticShapes())
+    return fail("--dim applies to targets that compile for fixed sizes (" +
+                targetsWhere([](const Target &t) {
+                  return t.needsStaticShapes();
+                }) +
+                "); a " + target.name() + " model compiles once for every size");
+
+  const TargetInfo &info = target.info();
+  bool wantsReport = !options.fusionReport.empty() || !options.dotGraph.empty();
+  if (wantsReport && !info.formsFusionRegions())
+    return fail("the " + target.name() +
+                " target forms no fusion regions; --fusion-report and "
+                "--dump-graph apply to " +
+                targetsWhere([](const Target &t) {
+                  return t.info().formsFusionRegions();
+                }));
+  plan.graph.target = target.name().str();
+  plan.graph.fuse = options.fuse && info.formsFusionRegions();
+  plan.graph.fusionReport = options.fusionReport;
+  plan.graph.dotGraph = options.dotGraph;
+  plan.graph.printFusionSummary = options.printFusionSummary;
+
+  // What to write: IR, or an artifact named by --emit or by the output's
+  // extension.
+  std::string emit = options.emit;
+  if (emit.empty() && !toTheEnd) {
+    llvm::StringRef extension = llvm::sys::path::extension(options.output);
+    emit = "mlir";
+    for (const ArtifactKind &kind : target.artifacts())
+      if (options.output != "-" && extension == kind.extension)
+        emit = kind.name;
+  }
+  if (!toTheEnd && emit != "mlir") {
+    for (const ArtifactKind &kind : target.artifacts())
+      if (kind.name == emit)
+        plan.artifact = &kind;
+    if (!plan.artifact) {
+      std::string names = "mlir";
+      for (const ArtifactKind &kind : target.artifacts())
+        names += "|" + kind.name;
+      return fail("unknown --emit '" + emit + "' for the " + target.name() +
+                  " target (expected " + names + ")");
+    }
+    if (!options.compileTo.empty())
+      return fail("--compile-to prints the IR after a phase; it cannot be "
+                  "combined with --emit=" +
+                  emit);
+    if (options.output == "-" && !plan.artifact->text)
+      return fail("--emit=" + emit + " needs -o");
+  }
+
+  plan.phases = phaseNames(target);
+  std::string stop = toTheEnd || plan.artifact ? plan.phases.back()
+                     : options.compileTo.empty()
+                         ? target.defaultPrintPhase().str()
+                         : options.compileTo;
+  auto it = llvm::find(plan.phases, stop);
+  if (it == plan.phases.end())
+    return fail("unknown phase '" + stop + "' for --compile-to (expected " +
+                llvm::join(plan.phases, "|") + " for the " + target.name() +
+                " target)");
+  plan.stop = it - plan.phases.begin();
+  if (wantsReport && plan.stop < 1)
+    return fail("--fusion-report and --dump-graph need --compile-to=graph or "
+                "later");
+  auto compilation =
+      target.configure(options.targetOptions, plan.graph.fuse);
+  if (!compilation)
+    return compilation.takeError();
+  plan.compilation = std::move(*compilation);
+  return std::move(plan);
+}
+
+/// Imports the model and runs the planned phases on it.
+llvm::Expected<OwningOpRef<ModuleOp>> runPhases(llvm::StringRef path,
+                                                MLIRContext &context,
+                                                const CompileOptions &options,
+                                                Plan &plan) {
+  std::optional<TimingScope> importTiming;
+  if (options.timing)
+    importTiming = options.timing->nest("Import ONNX");
+  ONNXImportOptions import;
+  import.dimValues = options.dimValues;
+  auto module = importONNXFile(path, context, import);
+  if (importTiming)
+    importTiming->stop();
   if (failed(module))
-    return phaseFailed("import failed");
-  PassManager graph(&context);
-  buildGraphPipeline(graph, graphOptions);
-  if (failed(graph.run(**module)))
-    return phaseFailed("graph passes failed");
-  // The signature is read at the tensor level, before bufferization turns
-  // results into output arguments.
-  auto signature = runtime::readSignature(**module);
-  if (!signature)
-    return signature.takeError();
-  // The signature now carries the names and symbolic dims; LLVM has no use
-  // for them on arguments.
-  (*module)->walk([](func::FuncOp func) {
-    for (unsigned i = 0; i < func.getNumArguments(); ++i)
-      func.setArgAttrs(i, ArrayRef<NamedAttribute>{});
-    for (unsigned i = 0; i < func.getNumResults(); ++i)
-      func.setResultAttrs(i, ArrayRef<NamedAttribute>{});
-  });
-  PassManager lower(&context);
-  cpu::buildLinalgPipeline(lower, graphOptions.fuse);
-  cpu::buildLLVMPipeline(lower, options);
-  if (failed(lower.run(**module)))
-    return phaseFailed("lowering for the CPU failed");
-  return LoweredModel{std::move(*module), std::move(*signature)};
+    return llvm::make_error<ReportedFailure>("import");
+  if (plan.stop == 0)
+    return std::move(*module);
+  PassManager pm(&context);
+  if (options.configurePassManager && failed(options.configurePassManager(pm)))
+    return fail("invalid pass manager options");
+  buildGraphPipeline(pm, plan.graph);
+  if (plan.stop > 1)
+    plan.compilation->buildPipeline(pm, plan.phases[plan.stop]);
+  if (failed(pm.run(**module)))
+    return llvm::make_error<ReportedFailure>(
+        plan.stop > 1 ? "lowering for the " + plan.target->name().str() +
+                            " target"
+                      : std::string("the graph phase"));
+  return std::move(*module);
 }
 
-llvm::Expected<std::unique_ptr<tessera::runtime::CpuJit>>
-tessera::compileONNXForCpu(llvm::StringRef path, MLIRContext &context) {
-  auto lowered = lowerONNXForCpu(path, context);
-  if (!lowered)
-    return lowered.takeError();
-  return runtime::CpuJit::create(*lowered->module,
-                                 std::move(lowered->signature));
+/// Whether constants print elided after the planned phase.
+bool elidesConstants(const Plan &plan) {
+  for (const TargetPhase &phase : plan.target->phases())
+    if (phase.name == plan.phases[plan.stop])
+      return phase.elideConstants;
+  return false;
+}
+
+} // namespace
+
+llvm::Error tessera::checkCompileOptions(const CompileOptions &options) {
+  auto plan = makePlan(options, /*toTheEnd=*/false);
+  return plan ? llvm::Error::success() : plan.takeError();
+}
+
+llvm::Error tessera::compile(llvm::StringRef modelPath, MLIRContext &context,
+                             const CompileOptions &options) {
+  auto plan = makePlan(options, /*toTheEnd=*/false);
+  if (!plan)
+    return plan.takeError();
+  auto module = runPhases(modelPath, context, options, *plan);
+  if (!module)
+    return module.takeError();
+  if (options.disableOutput)
+    return llvm::Error::success();
+  if (plan->artifact) {
+    TimingScope none;
+    return plan->compilation->writeArtifact(
+        **module, *plan->artifact, options.output,
+        options.timing ? *options.timing : none);
+  }
+  std::string error;
+  auto output = openOutputFile(options.output, &error);
+  if (!output)
+    return fail(error);
+  OpPrintingFlags flags;
+  if (!options.printWeights) {
+    flags.elideLargeResourceString(64);
+    if (elidesConstants(*plan))
+      flags.elideLargeElementsAttrs(16);
+  }
+  (*module)->print(output->os(), flags);
+  output->keep();
+  return llvm::Error::success();
+}
+
+llvm::Expected<std::unique_ptr<runtime::Executable>>
+tessera::compileAndLoad(llvm::StringRef modelPath, MLIRContext &context,
+                        const CompileOptions &options,
+                        const runtime::LoadOptions &runOptions) {
+  auto plan = makePlan(options, /*toTheEnd=*/true);
+  if (!plan)
+    return plan.takeError();
+  auto module = runPhases(modelPath, context, options, *plan);
+  if (!module)
+    return module.takeError();
+  return plan->compilation->load(**module, runOptions);
 }
 
 llvm::Expected<std::map<std::string, int64_t>>
@@ -65,52 +246,16 @@ tessera::parseDimValues(llvm::ArrayRef<std::string> dims) {
     auto [name, size] = llvm::StringRef(dim).split('=');
     int64_t value;
     if (name.empty() || size.getAsInteger(10, value) || value <= 0)
-      return phaseFailed("--dim expects name=size with a positive size, got '" +
-                         dim + "'");
+      return fail("--dim expects name=size with a positive size, got '" + dim +
+                  "'");
     values[name.str()] = value;
   }
   return values;
 }
 
-llvm::Expected<OwningOpRef<ModuleOp>> tessera::lowerONNXForSystolic(
-    llvm::StringRef path, MLIRContext &context, const SystolicOptions &options,
-    llvm::function_ref<LogicalResult(PassManager &)> configure,
-    TimingScope *timing) {
-  std::optional<TimingScope> importTiming;
-  if (timing)
-    importTiming = timing->nest("Import ONNX");
-  auto module = importONNXFile(path, context, options.import);
-  if (importTiming)
-    importTiming->stop();
-  if (failed(module))
-    return phaseFailed("import failed");
-  PassManager pm(&context);
-  if (configure && failed(configure(pm)))
-    return phaseFailed("invalid pass manager options");
-  GraphOptions graph;
-  graph.fuse = false;
-  buildGraphPipeline(pm, graph);
-  ConvertTesseraToSystolicPassOptions lowering;
-  lowering.accel = options.accel;
-  lowering.format = options.operandFormat;
-  pm.addPass(createConvertTesseraToSystolicPass(lowering));
-  if (failed(pm.run(**module)))
-    return phaseFailed("lowering for the systolic target failed");
-  return std::move(*module);
-}
-
-llvm::Expected<tessera::sim::Program>
-tessera::compileONNXForSystolic(llvm::StringRef path, MLIRContext &context,
-                                const SystolicOptions &options) {
-  auto config = sim::loadConfig(options.accel);
-  if (auto *error = std::get_if<std::string>(&config))
-    return phaseFailed(*error);
-  auto module = lowerONNXForSystolic(path, context, options);
-  if (!module)
-    return module.takeError();
-  auto program =
-      emitSystolicProgram(**module, std::get<sim::AcceleratorConfig>(config));
-  if (failed(program))
-    return phaseFailed("the program emitter failed");
-  return std::move(*program);
+bool tessera::isReportedFailure(llvm::Error &error) {
+  bool reported = false;
+  error = llvm::handleErrors(std::move(error),
+                             [&](const ReportedFailure &) { reported = true; });
+  return reported;
 }

@@ -3,6 +3,7 @@
 #include "tessera/Driver/Diagnostics.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -62,4 +63,12 @@ tessera::DiagnosticPrinter::DiagnosticPrinter(MLIRContext &context,
              << note << "\n";
         os.flush();
         return success();
-      }) {}
+      }) {
+  // An op dumped in generic form after each error says little to someone
+  // who wrote an ONNX model (the error names its node); MLIR's
+  // --mlir-print-op-on-diagnostic still asks for it.
+  auto &options = llvm::cl::getRegisteredOptions();
+  auto it = options.find("mlir-print-op-on-diagnostic");
+  if (it == options.end() || it->second->getNumOccurrences() == 0)
+    context.printOpOnDiagnostic(false);
+}

@@ -1,26 +1,12 @@
-//===- Pipelines.cpp - Tessera's compilation phases and pass pipelines ----===//
+//===- Pipelines.cpp - the graph phase and the phases of every target -----===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "tessera/Driver/Pipelines.h"
-#include "tessera/Target/CPU/Pipeline.h"
 #include "tessera/Transforms/Passes.h"
 
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
-#include "llvm/ADT/StringSwitch.h"
 
 using namespace mlir;
-
-std::optional<tessera::CompilePhase>
-tessera::parseCompilePhase(StringRef name) {
-  return llvm::StringSwitch<std::optional<CompilePhase>>(name)
-      .Case("import", CompilePhase::Import)
-      .Case("graph", CompilePhase::Graph)
-      .Case("linalg", CompilePhase::Linalg)
-      .Case("llvm", CompilePhase::LLVM)
-      .Default(std::nullopt);
-}
-
-StringRef tessera::compilePhaseNames() { return "import|graph|linalg|llvm"; }
 
 void tessera::buildGraphPipeline(OpPassManager &pm,
                                  const GraphOptions &options) {
@@ -33,7 +19,7 @@ void tessera::buildGraphPipeline(OpPassManager &pm,
     return;
   pm.addNestedPass<func::FuncOp>(createRaiseAttentionPass());
   pm.addPass(createCanonicalizerPass());
-  cpu::registerCPUTargetInfo();
+  registerAllTargets();
   FormFusionRegionsPassOptions fusion;
   fusion.target = options.target;
   fusion.report = options.fusionReport;
@@ -42,14 +28,11 @@ void tessera::buildGraphPipeline(OpPassManager &pm,
   pm.addPass(createFormFusionRegionsPass(fusion));
 }
 
-void tessera::buildPipelineUpTo(OpPassManager &pm, CompilePhase phase,
-                                const GraphOptions &options) {
-  if (phase >= CompilePhase::Graph)
-    buildGraphPipeline(pm, options);
-  if (phase >= CompilePhase::Linalg)
-    cpu::buildLinalgPipeline(pm, options.fuse);
-  if (phase >= CompilePhase::LLVM)
-    cpu::buildLLVMPipeline(pm);
+std::vector<std::string> tessera::phaseNames(const Target &target) {
+  std::vector<std::string> names = {"import", "graph"};
+  for (const TargetPhase &phase : target.phases())
+    names.push_back(phase.name);
+  return names;
 }
 
 void tessera::registerPipelines() {
@@ -58,8 +41,24 @@ void tessera::registerPipelines() {
       "Target-independent graph passes on tessera IR (folding, CSE, raising "
       "composite ops and attention)",
       [](OpPassManager &pm) { buildGraphPipeline(pm); });
-  PassPipelineRegistration<>(
-      "tessera-cpu-pipeline",
-      "Lower tessera IR to the LLVM dialect for the CPU",
-      [](OpPassManager &pm) { buildPipelineUpTo(pm, CompilePhase::LLVM); });
+  registerAllTargets();
+  for (const Target *target : registeredTargets()) {
+    std::string name = target->name().str();
+    PassPipelineRegistration<>(
+        "tessera-" + name + "-pipeline",
+        "The graph phase, then every phase of the " + name +
+            " target with its default options",
+        [target](OpPassManager &pm) {
+          GraphOptions graph;
+          graph.target = target->name().str();
+          graph.fuse = target->info().formsFusionRegions();
+          buildGraphPipeline(pm, graph);
+          auto compilation = target->configure({}, graph.fuse);
+          if (!compilation) {
+            llvm::consumeError(compilation.takeError());
+            return;
+          }
+          (*compilation)->buildPipeline(pm, target->phases().back().name);
+        });
+  }
 }

@@ -1,7 +1,7 @@
 //===- CAPI.cpp - Tessera's C API for running compiled models -------------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "tessera-c/Runtime.h"
-#include "tessera/Runtime/Artifact.h"
+#include "tessera/Runtime/Executable.h"
 
 #include <cstring>
 #include <string>
@@ -9,8 +9,22 @@
 using namespace tessera::runtime;
 
 struct tessera_model {
-  std::unique_ptr<Artifact> artifact;
+  std::unique_ptr<Executable> executable;
+  std::string device;
 };
+
+// The C API's dtypes are the shared element types' values.
+static_assert(TESSERA_F32 == static_cast<int>(tessera::ElementType::F32) &&
+              TESSERA_F16 == static_cast<int>(tessera::ElementType::F16) &&
+              TESSERA_BF16 == static_cast<int>(tessera::ElementType::BF16) &&
+              TESSERA_I8 == static_cast<int>(tessera::ElementType::I8) &&
+              TESSERA_I32 == static_cast<int>(tessera::ElementType::I32) &&
+              TESSERA_I64 == static_cast<int>(tessera::ElementType::I64) &&
+              TESSERA_BOOL == static_cast<int>(tessera::ElementType::Bool) &&
+              TESSERA_F8E4M3FN ==
+                  static_cast<int>(tessera::ElementType::F8E4M3FN) &&
+              TESSERA_F8E5M2 ==
+                  static_cast<int>(tessera::ElementType::F8E5M2));
 
 static thread_local std::string lastError;
 
@@ -21,31 +35,52 @@ static int failWith(const std::string &message, int code = 1) {
 
 const char *tessera_last_error(void) { return lastError.c_str(); }
 
-tessera_model *tessera_model_load(const char *path) {
-  auto artifact = Artifact::load(path ? path : "");
-  if (!artifact) {
-    failWith(llvm::toString(artifact.takeError()));
+tessera_model *tessera_model_load_with_options(const char *path,
+                                               const char *const *names,
+                                               const char *const *values,
+                                               int32_t count) {
+  registerAllExecutableLoaders();
+  LoadOptions options;
+  for (int32_t i = 0; i < count; ++i) {
+    if (!names || !values || !names[i] || !values[i]) {
+      failWith("load option " + std::to_string(i) + " has no name or value");
+      return nullptr;
+    }
+    options[names[i]] = values[i];
+  }
+  auto executable = loadExecutable(path ? path : "", options);
+  if (!executable) {
+    failWith(llvm::toString(executable.takeError()));
     return nullptr;
   }
   lastError.clear();
-  return new tessera_model{std::move(*artifact)};
+  std::string device = (*executable)->device();
+  return new tessera_model{std::move(*executable), std::move(device)};
+}
+
+tessera_model *tessera_model_load(const char *path) {
+  return tessera_model_load_with_options(path, nullptr, nullptr, 0);
+}
+
+const char *tessera_model_device(const tessera_model *model) {
+  return model ? model->device.c_str() : "";
 }
 
 void tessera_model_free(tessera_model *model) { delete model; }
 
 int32_t tessera_model_num_inputs(const tessera_model *model) {
-  return model ? model->artifact->signature().inputs.size() : 0;
+  return model ? model->executable->signature().inputs.size() : 0;
 }
 
 int32_t tessera_model_num_outputs(const tessera_model *model) {
-  return model ? model->artifact->signature().outputs.size() : 0;
+  return model ? model->executable->signature().outputs.size() : 0;
 }
 
 static const TensorSignature *tensorAt(const tessera_model *model, int output,
                                        int32_t index) {
   if (!model)
     return nullptr;
-  const ModelSignature &sig = model->artifact->signature();
+  const ModelSignature &sig = model->executable->signature();
   const auto &list = output ? sig.outputs : sig.inputs;
   if (index < 0 || static_cast<size_t>(index) >= list.size())
     return nullptr;
@@ -79,7 +114,8 @@ int64_t tessera_model_dim(const tessera_model *model, int output,
 }
 
 size_t tessera_dtype_size(tessera_dtype dtype) {
-  return elementSize(static_cast<ElementType>(dtype));
+  std::optional<ElementType> type = tessera::elementTypeFromValue(dtype);
+  return type ? elementSize(*type) : 0;
 }
 
 int tessera_model_run(tessera_model *model, const tessera_tensor *inputs,
@@ -87,19 +123,19 @@ int tessera_model_run(tessera_model *model, const tessera_tensor *inputs,
                       int32_t numOutputs) {
   if (!model)
     return failWith("no model");
-  const ModelSignature &sig = model->artifact->signature();
+  const ModelSignature &sig = model->executable->signature();
   if (numOutputs != static_cast<int32_t>(sig.outputs.size()))
     return failWith("the model has " + std::to_string(sig.outputs.size()) +
                     " outputs, got room for " + std::to_string(numOutputs));
   std::vector<HostTensor> hostInputs;
   for (int32_t i = 0; i < numInputs; ++i) {
     const tessera_tensor &in = inputs[i];
-    if (in.rank < 0 || in.rank > TESSERA_MAX_RANK ||
-        static_cast<int>(in.dtype) < 0 || in.dtype > TESSERA_BOOL)
+    std::optional<ElementType> type = tessera::elementTypeFromValue(in.dtype);
+    if (in.rank < 0 || in.rank > TESSERA_MAX_RANK || !type)
       return failWith("input " + std::to_string(i) +
                       " has an invalid rank or dtype");
     HostTensor t;
-    t.type = static_cast<ElementType>(in.dtype);
+    t.type = *type;
     t.shape.assign(in.shape, in.shape + in.rank);
     for (int64_t d : t.shape)
       if (d < 0)
@@ -114,7 +150,7 @@ int tessera_model_run(tessera_model *model, const tessera_tensor *inputs,
     t.data.assign(begin, begin + bytes);
     hostInputs.push_back(std::move(t));
   }
-  auto results = model->artifact->run(hostInputs);
+  auto results = model->executable->run(hostInputs);
   if (!results)
     return failWith(llvm::toString(results.takeError()));
   int status = 0;

@@ -9,43 +9,6 @@
 
 using namespace tessera::runtime;
 
-size_t tessera::runtime::elementSize(ElementType type) {
-  switch (type) {
-  case ElementType::F32:
-  case ElementType::I32:
-    return 4;
-  case ElementType::F16:
-  case ElementType::BF16:
-    return 2;
-  case ElementType::I8:
-  case ElementType::Bool:
-    return 1;
-  case ElementType::I64:
-    return 8;
-  }
-  return 1;
-}
-
-llvm::StringRef tessera::runtime::elementTypeName(ElementType type) {
-  switch (type) {
-  case ElementType::F32:
-    return "f32";
-  case ElementType::F16:
-    return "f16";
-  case ElementType::BF16:
-    return "bf16";
-  case ElementType::I8:
-    return "i8";
-  case ElementType::I32:
-    return "i32";
-  case ElementType::I64:
-    return "i64";
-  case ElementType::Bool:
-    return "i1";
-  }
-  return "?";
-}
-
 int64_t HostTensor::numElements() const {
   int64_t n = 1;
   for (int64_t d : shape)
@@ -81,6 +44,14 @@ double HostTensor::at(int64_t i) const {
     return static_cast<double>(load(int64_t()));
   case ElementType::Bool:
     return load(uint8_t()) != 0;
+  case ElementType::F8E4M3FN:
+    return llvm::APFloat(llvm::APFloat::Float8E4M3FN(),
+                         llvm::APInt(8, load(uint8_t())))
+        .convertToDouble();
+  case ElementType::F8E5M2:
+    return llvm::APFloat(llvm::APFloat::Float8E5M2(),
+                         llvm::APInt(8, load(uint8_t())))
+        .convertToDouble();
   }
   return 0;
 }

@@ -7,10 +7,6 @@
 using namespace tessera::runtime;
 namespace json = llvm::json;
 
-static const ElementType kTypes[] = {
-    ElementType::F32, ElementType::F16, ElementType::BF16, ElementType::I8,
-    ElementType::I32, ElementType::I64, ElementType::Bool};
-
 static json::Array tensorsToJSON(const std::vector<TensorSignature> &tensors) {
   json::Array array;
   for (const TensorSignature &t : tensors) {
@@ -55,12 +51,11 @@ tensorsFromJSON(const json::Array *array) {
     if (auto name = object->getString("name"))
       t.name = name->str();
     auto type = object->getString("type");
-    auto it = llvm::find_if(kTypes, [&](ElementType e) {
-      return type && elementTypeName(e) == *type;
-    });
-    if (it == std::end(kTypes))
+    std::optional<ElementType> elementType =
+        type ? tessera::parseElementType(*type) : std::nullopt;
+    if (!elementType)
       return invalid("unknown element type");
-    t.type = *it;
+    t.type = *elementType;
     const json::Array *shape = object->getArray("shape");
     const json::Array *params = object->getArray("dim_params");
     if (!shape || !params || shape->size() != params->size())

@@ -16,45 +16,33 @@ bool AcceleratorConfig::supports(NumberFormat format) const {
 }
 
 int64_t tessera::sim::formatBytes(NumberFormat format) {
-  switch (format) {
-  case NumberFormat::F32:
-    return 4;
-  case NumberFormat::BF16:
-  case NumberFormat::F16:
-    return 2;
-  case NumberFormat::F8E4M3FN:
-  case NumberFormat::F8E5M2:
-  case NumberFormat::I8:
-    return 1;
-  }
-  return 4;
+  return static_cast<int64_t>(elementSize(format));
 }
 
 const char *tessera::sim::formatName(NumberFormat format) {
+  return isNumberFormat(format) ? elementTypeName(format).data() : "?";
+}
+
+bool tessera::sim::isNumberFormat(NumberFormat format) {
   switch (format) {
   case NumberFormat::F32:
-    return "f32";
   case NumberFormat::BF16:
-    return "bf16";
   case NumberFormat::F16:
-    return "f16";
   case NumberFormat::F8E4M3FN:
-    return "f8E4M3FN";
   case NumberFormat::F8E5M2:
-    return "f8E5M2";
   case NumberFormat::I8:
-    return "i8";
+    return true;
+  default:
+    return false;
   }
-  return "?";
 }
 
 std::optional<NumberFormat> tessera::sim::parseFormat(std::string_view name) {
-  for (NumberFormat format :
-       {NumberFormat::F32, NumberFormat::BF16, NumberFormat::F16,
-        NumberFormat::F8E4M3FN, NumberFormat::F8E5M2, NumberFormat::I8})
-    if (name == formatName(format))
-      return format;
-  return std::nullopt;
+  std::optional<ElementType> type =
+      parseElementType(llvm::StringRef(name.data(), name.size()));
+  if (!type || !isNumberFormat(*type) || name == "bool")
+    return std::nullopt;
+  return type;
 }
 
 Result<AcceleratorConfig> tessera::sim::presetConfig(std::string_view name) {

@@ -39,10 +39,22 @@ struct Reader {
   }
 };
 
+/// The number formats in the order of their codes in the binary format.
+constexpr NumberFormat kFormatCodes[] = {
+    NumberFormat::F32,      NumberFormat::BF16,   NumberFormat::F16,
+    NumberFormat::F8E4M3FN, NumberFormat::F8E5M2, NumberFormat::I8};
+
+uint8_t formatToByte(NumberFormat format) {
+  for (size_t code = 0; code < std::size(kFormatCodes); ++code)
+    if (kFormatCodes[code] == format)
+      return static_cast<uint8_t>(code);
+  return 0xff;
+}
+
 std::optional<NumberFormat> formatFromByte(uint8_t value) {
-  if (value > static_cast<uint8_t>(NumberFormat::I8))
+  if (value >= std::size(kFormatCodes))
     return std::nullopt;
-  return static_cast<NumberFormat>(value);
+  return kFormatCodes[value];
 }
 
 } // namespace
@@ -160,7 +172,7 @@ std::vector<uint8_t> tessera::sim::encodeProgram(const Program &program) {
   // each), rows and depth (16 each).
   for (const Instruction &i : program.instructions) {
     w.put<uint8_t>(static_cast<uint8_t>(i.opcode));
-    w.put<uint8_t>(static_cast<uint8_t>(i.format));
+    w.put<uint8_t>(formatToByte(i.format));
     w.put<uint8_t>(i.waitMask);
     w.put<uint8_t>(i.signalMask);
     w.put<uint8_t>(i.flags);
@@ -178,7 +190,7 @@ std::vector<uint8_t> tessera::sim::encodeProgram(const Program &program) {
     for (char c : t.name)
       w.put<uint8_t>(static_cast<uint8_t>(c));
     w.put<uint8_t>(static_cast<uint8_t>(t.role));
-    w.put<uint8_t>(static_cast<uint8_t>(t.format));
+    w.put<uint8_t>(formatToByte(t.format));
     w.put<uint8_t>(static_cast<uint8_t>(t.shape.size()));
     for (int64_t d : t.shape)
       w.put<uint64_t>(static_cast<uint64_t>(d));

@@ -1,25 +1,30 @@
 //===- tessera-run.cpp - runs a model and compares its outputs ------------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// Opens any registered artifact kind (or compiles an ONNX model in process
+// for a registered target) as a runtime Executable, runs it, and judges
+// its outputs with the shared comparison rule.
+//
+//===----------------------------------------------------------------------===//
 #include "tessera/Driver/Compile.h"
 #include "tessera/Driver/Diagnostics.h"
 #include "tessera/InitTessera.h"
-#include "tessera/Runtime/Artifact.h"
+#include "tessera/Runtime/Compare.h"
+#include "tessera/Runtime/Executable.h"
 #include "tessera/Runtime/HostTensor.h"
-#include "tessera/Runtime/SystolicIO.h"
 #include "tessera/Runtime/TensorIO.h"
-#include "tessera/Sim/Simulator.h"
+#include "tessera/Target/Target.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/WithColor.h"
 
+#include <deque>
 #include <algorithm>
 #include <chrono>
 #include <cstring>
@@ -32,8 +37,9 @@ using namespace tessera::runtime;
 static cl::OptionCategory category("tessera-run options");
 static cl::opt<std::string>
     modelPath(cl::Positional,
-              cl::desc("[model.onnx | artifact.so from tessera-compile | "
-                       "program.tsp for the systolic simulator]"),
+              cl::desc("[model.onnx | an artifact: model.so from "
+                       "tessera-compile, program.tsp for the systolic "
+                       "simulator, ...]"),
               cl::cat(category));
 static cl::list<std::string>
     inputFiles("input",
@@ -81,118 +87,61 @@ static cl::opt<unsigned>
               cl::desc("Run N more times after a warm-up and print the "
                        "minimum and median latency"),
               cl::value_desc("N"), cl::cat(category));
-
-static cl::opt<std::string> target(
-    "target", cl::init(""),
-    cl::desc("The backend an ONNX model is compiled for in process: cpu "
-             "(the default) or systolic (a program run on the accelerator "
-             "model); a .so runs on the CPU and a .tsp on the simulator"),
-    cl::value_desc("cpu|systolic"), cl::cat(category));
 static cl::list<std::string>
     dims("dim",
-         cl::desc("With --target=systolic: fix a symbolic input dim of the "
-                  "ONNX model to a size, as name=size (repeatable)"),
+         cl::desc("For a target that compiles for fixed sizes: fix a "
+                  "symbolic input dim of the ONNX model to a size, as "
+                  "name=size (repeatable)"),
          cl::value_desc("name=size"), cl::cat(category));
-static cl::opt<std::string>
-    accel("accel", cl::init("default"),
-          cl::desc("For the systolic target (a .tsp program or "
-                   "--target=systolic): the accelerator, a preset (tpu-v1, "
-                   "default, small) or a JSON configuration"),
-          cl::value_desc("preset|file.json"), cl::cat(category));
-static cl::opt<std::string>
-    tracePath("trace",
-              cl::desc("On the systolic target: write a Chrome trace-event "
-                       "timeline of every unit"),
-              cl::value_desc("file.json"), cl::cat(category));
 
-static cl::opt<std::string>
-    reportPath("report",
-               cl::desc("On the systolic target: write a one-page HTML report "
-                        "of the last run with a utilization plot"),
-               cl::value_desc("file.html"), cl::cat(category));
-
-/// A systolic program (.tsp) as a model: inputs are written into a copy of
-/// its DRAM image in their formats, the simulator runs it, and the
-/// outputs are read back as fp32; each run prints its cycles.
-class SystolicModel {
-public:
-  static Expected<std::unique_ptr<SystolicModel>> load(StringRef path) {
-    auto fail = [&](const Twine &why) {
-      return createStringError(inconvertibleErrorCode(), path + ": " + why);
-    };
-    tessera::sim::Result<tessera::sim::AcceleratorConfig> config =
-        tessera::sim::loadConfig(accel);
-    if (auto *error = std::get_if<std::string>(&config))
-      return createStringError(inconvertibleErrorCode(), *error);
-    auto buffer = MemoryBuffer::getFile(path, /*IsText=*/false);
-    if (!buffer)
-      return fail(buffer.getError().message());
-    StringRef data = (*buffer)->getBuffer();
-    std::vector<uint8_t> bytes(data.begin(), data.end());
-    auto config_ = std::get<tessera::sim::AcceleratorConfig>(config);
-    auto program = tessera::sim::decodeProgram(bytes, config_);
-    if (auto *error = std::get_if<std::string>(&program))
-      return fail(*error);
-    return fromProgram(std::move(std::get<tessera::sim::Program>(program)),
-                       std::move(config_), path);
+/// --target and the artifact loaders' options, whose text comes from the
+/// registries.
+struct RegistryOptions {
+  std::unique_ptr<cl::opt<std::string>> target;
+  std::vector<std::pair<std::string, std::unique_ptr<cl::opt<std::string>>>>
+      loaderOptions;
+  /// The help texts: cl::desc and cl::value_desc keep references.
+  std::deque<std::string> texts;
+  StringRef keep(std::string text) {
+    return texts.emplace_back(std::move(text));
   }
-
-  /// A program compiled in process (or loaded) as a model: its inputs and
-  /// outputs, fp32 at the boundary.
-  static std::unique_ptr<SystolicModel>
-  fromProgram(tessera::sim::Program program,
-              tessera::sim::AcceleratorConfig config, StringRef path) {
-    auto model = std::unique_ptr<SystolicModel>(new SystolicModel);
-    model->config = std::move(config);
-    model->path = path.str();
-    model->program = std::move(program);
-    model->signature = tessera::runtime::programSignature(model->program);
-    return model;
-  }
-
-  Expected<std::vector<HostTensor>> run(ArrayRef<HostTensor> inputs) {
-    tessera::sim::Program copy = program;
-    if (auto error = tessera::runtime::writeProgramInputs(copy, inputs))
-      return std::move(error);
-    auto stats = tessera::sim::simulate(
-        copy, config, !tracePath.empty() || !reportPath.empty());
-    if (auto *error = std::get_if<std::string>(&stats))
-      return createStringError(inconvertibleErrorCode(), *error);
-    const tessera::sim::SimStats &s = std::get<tessera::sim::SimStats>(stats);
-    outs() << formatv("simulated on '{0}': {1} cycles ({2:f2} us at {3} "
-                      "GHz), array utilization {4:f1}%, matrix unit "
-                      "utilization {5:f1}%\n",
-                      config.name, s.cycles, s.seconds * 1e6, config.clockGHz,
-                      100 * s.arrayUtilization, 100 * s.matrixUtilization);
-    if (!tracePath.empty()) {
-      std::error_code ec;
-      raw_fd_ostream trace(tracePath, ec);
-      if (ec)
-        return createStringError(inconvertibleErrorCode(),
-                                 "cannot write '" + tracePath +
-                                     "': " + ec.message());
-      trace << tessera::sim::traceToJSON(s, config) << "\n";
-    }
-    if (!reportPath.empty()) {
-      std::error_code ec;
-      raw_fd_ostream report(reportPath, ec);
-      if (ec)
-        return createStringError(inconvertibleErrorCode(),
-                                 "cannot write '" + reportPath +
-                                     "': " + ec.message());
-      report << tessera::sim::reportToHTML(s, config, "tessera-run: " + path);
-    }
-    return tessera::runtime::readProgramOutputs(copy);
-  }
-
-  const ModelSignature &getSignature() const { return signature; }
-
-private:
-  tessera::sim::AcceleratorConfig config;
-  std::string path;
-  tessera::sim::Program program;
-  ModelSignature signature;
 };
+
+static RegistryOptions makeRegistryOptions() {
+  RegistryOptions r;
+  std::string help = "The target an ONNX model is compiled for in process "
+                     "(default cpu); an artifact runs where it was compiled "
+                     "for:";
+  for (const tessera::Target *target : tessera::registeredTargets())
+    help += "\n  " + target->name().str() + ": " +
+            target->description().str();
+  r.target = std::make_unique<cl::opt<std::string>>(
+      "target", cl::desc(r.keep(help)),
+      cl::value_desc(r.keep(tessera::targetNames())),
+      cl::cat(category));
+  for (const ExecutableLoader *loader : registeredLoaders())
+    for (const LoaderOption &option : loader->options) {
+      if (llvm::any_of(r.loaderOptions,
+                       [&](auto &entry) { return entry.first == option.name; }))
+        continue;
+      r.loaderOptions.emplace_back(
+          option.name, std::make_unique<cl::opt<std::string>>(
+                           StringRef(option.name), cl::desc(option.description),
+                           cl::value_desc(option.valueDescription),
+                           cl::cat(category)));
+    }
+  return r;
+}
+
+/// The tolerances of the command line.
+static Tolerances tolerances() {
+  Tolerances t;
+  t.rtol = relTolerance;
+  t.atol = absTolerance;
+  t.maxErrorRatio = errorRatio;
+  t.minCosine = minCosine;
+  return t;
+}
 
 /// The files named `<prefix>_<K>.pb` in `dir`, by K.
 static std::vector<std::string> numberedFiles(StringRef dir, StringRef prefix) {
@@ -215,18 +164,17 @@ static std::vector<std::string> numberedFiles(StringRef dir, StringRef prefix) {
 
 /// Runs one set of inputs, compares with `expected` (when given), prints
 /// the worst error per output; false on a mismatch.
-using RunFn =
-    std::function<Expected<std::vector<HostTensor>>(ArrayRef<HostTensor>)>;
-
-static bool runCase(const RunFn &model, StringRef label,
+static bool runCase(Executable &model, StringRef label,
                     const std::vector<HostTensor> &inputs,
                     const std::vector<HostTensor> &expected) {
-  auto outputs = model(inputs);
+  auto outputs = model.run(inputs);
   if (!outputs) {
     WithColor::error(errs(), "tessera-run")
         << label << ": " << toString(outputs.takeError()) << "\n";
     return false;
   }
+  if (std::string summary = model.lastRunSummary(); !summary.empty())
+    outs() << summary << "\n";
   if (!expected.empty() && expected.size() != outputs->size()) {
     WithColor::error(errs(), "tessera-run")
         << label << ": the model has " << outputs->size() << " outputs but "
@@ -245,46 +193,21 @@ static bool runCase(const RunFn &model, StringRef label,
       outs() << "\n";
       continue;
     }
-    Comparison c = compareTensors(out, expected[i], relTolerance, absTolerance);
-    if (!c.shapesMatch) {
-      outs() << ": shape differs from the expected one\n";
-      ok = false;
-      continue;
-    }
-    outs() << format(": max abs error %.3g, max rel error %.3g", c.maxAbsError,
-                     c.maxRelError);
-    if (minCosine > 0) {
-      outs() << format(", cosine %.6f", c.cosine);
-      if (c.cosine < minCosine) {
-        outs() << format(" (below %g): FAIL\n", double(minCosine));
-        ok = false;
-        continue;
-      }
-    }
-    if (errorRatio > 0) {
-      double ratio = c.maxAbsError / std::max(c.maxAbsExpected, 1e-30);
-      bool within = ratio <= errorRatio;
-      outs() << format(", %.3g of max |expected|: %s\n", ratio,
-                       within ? "ok" : "FAIL");
-      ok &= within;
-    } else if (c.mismatches) {
-      outs() << ", " << c.mismatches << " elements beyond tolerance: FAIL\n";
-      ok = false;
-    } else {
-      outs() << ": ok\n";
-    }
+    Verdict verdict = judgeOutput(out, expected[i], tolerances());
+    outs() << describeVerdict(verdict, tolerances()) << "\n";
+    ok &= verdict.ok;
   }
   return ok;
 }
 
-static void runBenchmark(const RunFn &model,
+static void runBenchmark(Executable &model,
                          const std::vector<HostTensor> &inputs) {
-  if (auto warmup = model(inputs); !warmup)
+  if (auto warmup = model.run(inputs); !warmup)
     consumeError(warmup.takeError());
   std::vector<double> ms;
   for (unsigned i = 0; i < benchmark; ++i) {
     auto start = std::chrono::steady_clock::now();
-    auto out = model(inputs);
+    auto out = model.run(inputs);
     ms.push_back(std::chrono::duration<double, std::milli>(
                      std::chrono::steady_clock::now() - start)
                      .count());
@@ -344,7 +267,7 @@ makeRandomInputs(const ModelSignature &sig, unsigned seed) {
 
 /// Reads a case's .pb files, runs it (and the benchmark when asked); false
 /// on an unreadable file or a mismatch.
-static bool runFiles(const RunFn &model, StringRef label,
+static bool runFiles(Executable &model, StringRef label,
                      const std::vector<std::string> &inputFiles,
                      const std::vector<std::string> &expectedFiles) {
   auto inputs = readTensorFiles(inputFiles);
@@ -369,17 +292,21 @@ static bool runFiles(const RunFn &model, StringRef label,
 
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
+  tessera::registerAllTargets();
+  registerAllExecutableLoaders();
+  RegistryOptions registryOptions = makeRegistryOptions();
   cl::HideUnrelatedOptions({&category, &getColorCategory()});
   cl::ParseCommandLineOptions(
       argc, argv,
-      "Tessera runner: compiles an ONNX model for this CPU or, with "
-      "--target=systolic, for the accelerator model (or loads a compiled "
-      ".so, or a systolic .tsp program for the simulator), runs it and "
-      "compares its outputs.\n\n"
+      "Tessera runner: compiles an ONNX model in process for a target (this "
+      "CPU by default, --target to choose) or opens a compiled artifact (a "
+      ".so for this CPU, a systolic .tsp program for the simulator), runs "
+      "it and compares its outputs.\n\n"
       "  tessera-run model.onnx --input=in0.pb --expected=out0.pb\n"
-      "  tessera-run --test-dir=DIR [--target=cpu|systolic]\n");
+      "  tessera-run --test-dir=DIR [--target=" +
+          tessera::targetNames() + "]\n");
   // With --test-dir, the folder's model.onnx unless a model (a compiled
-  // .so or .tsp) is given too.
+  // artifact) is given too.
   std::string model = modelPath;
   if (!testDir.empty() && model.empty()) {
     SmallString<256> path(testDir);
@@ -391,89 +318,71 @@ int main(int argc, char **argv) {
         << "give a model.onnx or --test-dir (see --help)\n";
     return 2;
   }
+  auto usage = [](const Twine &message) {
+    WithColor::error(errs(), "tessera-run") << message << "\n";
+    return 2;
+  };
+
+  LoadOptions loadOptions;
+  for (auto &[name, opt] : registryOptions.loaderOptions)
+    if (opt->getNumOccurrences())
+      loadOptions[name] = *opt;
+  std::string targetName = *registryOptions.target;
 
   // An artifact runs as it is; an ONNX model is compiled in process.
   mlir::DialectRegistry registry;
   tessera::registerAllDialects(registry);
   mlir::MLIRContext context(registry);
   tessera::DiagnosticPrinter diagnostics(context, errs());
-  std::unique_ptr<Artifact> artifact;
-  std::unique_ptr<CpuJit> jit;
-  std::unique_ptr<SystolicModel> systolic;
-  bool program = StringRef(model).ends_with(".tsp"),
-       library = StringRef(model).ends_with(".so");
-  if (!target.empty() && target != "cpu" && target != "systolic") {
-    WithColor::error(errs(), "tessera-run")
-        << "unknown --target '" << target << "' (expected cpu or systolic)\n";
-    return 2;
-  }
-  if ((program && target == "cpu") || (library && target == "systolic")) {
-    WithColor::error(errs(), "tessera-run")
-        << model << " is compiled for the " << (program ? "systolic" : "cpu")
-        << " target; --target=" << target << " compiles an ONNX model\n";
-    return 2;
-  }
-  if (!dims.empty() && target != "systolic") {
-    WithColor::error(errs(), "tessera-run")
-        << "--dim applies to --target=systolic (a CPU model runs at any "
-           "size)\n";
-    return 2;
-  }
-  if (target == "systolic" && !program) {
-    auto dimValues = tessera::parseDimValues(dims);
-    auto config = tessera::sim::loadConfig(accel);
-    if (!dimValues || std::holds_alternative<std::string>(config)) {
-      WithColor::error(errs(), "tessera-run")
-          << (dimValues ? std::get<std::string>(config)
-                        : toString(dimValues.takeError()))
-          << "\n";
-      return 2;
+  std::unique_ptr<Executable> executable;
+  if (const ExecutableLoader *loader = findLoaderForPath(model)) {
+    if (!targetName.empty()) {
+      const tessera::Target *target = tessera::lookupTarget(targetName);
+      bool writes = target && llvm::any_of(target->artifacts(),
+                                           [&](const tessera::ArtifactKind &k) {
+                                             return k.extension ==
+                                                    loader->extension;
+                                           });
+      if (!writes)
+        return usage(model + " is a " + loader->kind + " artifact; --target=" +
+                     targetName + " compiles an ONNX model");
     }
-    tessera::SystolicOptions options;
-    options.accel = accel;
-    options.import.dimValues = std::move(*dimValues);
-    auto compiled = tessera::compileONNXForSystolic(model, context, options);
-    if (!compiled) {
-      WithColor::error(errs(), "tessera-run")
-          << model << ": " << toString(compiled.takeError()) << "\n";
-      return 1;
-    }
-    systolic = SystolicModel::fromProgram(
-        std::move(*compiled), std::get<tessera::sim::AcceleratorConfig>(config),
-        model);
-  } else if (program) {
-    auto loaded = SystolicModel::load(model);
+    if (!dims.empty())
+      return usage("--dim applies when an ONNX model is compiled; " + model +
+                   " is compiled already");
+    auto loaded = loader->load(model, loadOptions);
     if (!loaded) {
       WithColor::error(errs(), "tessera-run")
           << toString(loaded.takeError()) << "\n";
       return 1;
     }
-    systolic = std::move(*loaded);
-  } else if (library) {
-    auto loaded = Artifact::load(model);
-    if (!loaded) {
-      WithColor::error(errs(), "tessera-run")
-          << toString(loaded.takeError()) << "\n";
-      return 1;
-    }
-    artifact = std::move(*loaded);
+    executable = std::move(*loaded);
   } else {
-    auto compiled = tessera::compileONNXForCpu(model, context);
+    tessera::CompileOptions options;
+    options.target = targetName.empty() ? tessera::defaultTargetName().str()
+                                        : targetName;
+    // A loader option the target also declares (the accelerator) applies
+    // to the compile as well.
+    if (const tessera::Target *target = tessera::lookupTarget(options.target))
+      for (const tessera::TargetOption &option : target->options())
+        if (auto it = loadOptions.find(option.name); it != loadOptions.end())
+          options.targetOptions[option.name] = it->second;
+    auto dimValues = tessera::parseDimValues(dims);
+    if (!dimValues)
+      return usage(toString(dimValues.takeError()));
+    options.dimValues = std::move(*dimValues);
+    if (llvm::Error error = tessera::checkCompileOptions(options))
+      return usage(toString(std::move(error)));
+    auto compiled =
+        tessera::compileAndLoad(model, context, options, loadOptions);
     if (!compiled) {
       WithColor::error(errs(), "tessera-run")
           << model << ": " << toString(compiled.takeError()) << "\n";
       return 1;
     }
-    jit = std::move(*compiled);
+    executable = std::move(*compiled);
   }
-  RunFn run = [&](ArrayRef<HostTensor> inputs) {
-    if (systolic)
-      return systolic->run(inputs);
-    return artifact ? artifact->run(inputs) : jit->run(inputs);
-  };
-  const ModelSignature &signature = systolic   ? systolic->getSignature()
-                                    : artifact ? artifact->signature()
-                                               : jit->signature();
+  const ModelSignature &signature = executable->signature();
   if (testDir.empty() && inputFiles.empty() && !signature.inputs.empty()) {
     auto random = makeRandomInputs(signature, seed);
     if (!random) {
@@ -500,10 +409,11 @@ int main(int argc, char **argv) {
       return 1;
     }
     for (const std::string &set : sets)
-      ok &= runFiles(run, sys::path::filename(set), numberedFiles(set, "input"),
-                     numberedFiles(set, "output"));
+      ok &= runFiles(*executable, sys::path::filename(set),
+                     numberedFiles(set, "input"), numberedFiles(set, "output"));
   } else {
-    ok = runFiles(run, sys::path::filename(model), inputFiles, expectedFiles);
+    ok = runFiles(*executable, sys::path::filename(model), inputFiles,
+                  expectedFiles);
   }
   return ok ? 0 : 1;
 }

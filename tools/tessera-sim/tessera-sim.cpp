@@ -1,7 +1,9 @@
 //===- tessera-sim.cpp - the systolic accelerator model's command line ----===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-#include "tessera/Runtime/SystolicIO.h"
+#include "tessera/Runtime/Compare.h"
 #include "tessera/Runtime/TensorIO.h"
+#include "tessera/Target/Systolic/ProgramExecutable.h"
+#include "tessera/Target/Systolic/SystolicIO.h"
 #include "tessera/Sim/Analytical.h"
 #include "tessera/Sim/Simulator.h"
 
@@ -204,19 +206,14 @@ static std::optional<AcceleratorConfig> loadConfig() {
   return std::get<AcceleratorConfig>(config);
 }
 
-/// Simulates and prints the statistics, with the simulator's own speed.
-static int simulateAndReport(
-    Program &program, const AcceleratorConfig &config, json::Object extra,
+/// Prints a run's statistics, with the simulator's own speed, and writes
+/// its trace and report when asked.
+static int reportRun(
+    const tessera::systolic::SimulatedRun &run, const AcceleratorConfig &config,
+    json::Object extra,
     std::function<void(const Program &, json::Object &)> check = {}) {
-  auto start = std::chrono::steady_clock::now();
-  Result<SimStats> result =
-      simulate(program, config, !traceOption.empty() || !reportOption.empty());
-  double wall =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-          .count();
-  if (auto *error = std::get_if<std::string>(&result))
-    return fail(*error);
-  const SimStats &stats = std::get<SimStats>(result);
+  const SimStats &stats = run.stats;
+  double wall = run.wallSeconds;
   Expected<json::Value> parsed = json::parse(statsToJSON(stats, config));
   if (!parsed)
     return fail(toString(parsed.takeError()));
@@ -230,50 +227,38 @@ static int simulateAndReport(
   for (auto &entry : extra)
     out[entry.first] = std::move(entry.second);
   if (check)
-    check(program, out);
-  if (!traceOption.empty()) {
-    std::error_code ec;
-    raw_fd_ostream trace(traceOption, ec);
-    if (ec)
-      return fail("cannot write '" + traceOption + "': " + ec.message());
-    trace << traceToJSON(stats, config) << "\n";
-  }
-  if (!reportOption.empty()) {
-    std::error_code ec;
-    raw_fd_ostream report(reportOption, ec);
-    if (ec)
-      return fail("cannot write '" + reportOption + "': " + ec.message());
-    report << reportToHTML(stats, config, "tessera-sim on " + config.name);
-  }
+    check(run.program, out);
+  if (llvm::Error error = tessera::systolic::writeTraceAndReport(
+          stats, config, traceOption, reportOption,
+          "tessera-sim on " + config.name))
+    return fail(toString(std::move(error)));
   outs() << formatv("{0:2}", json::Value(std::move(*parsed))) << "\n";
   return 0;
 }
 
+static bool keepTrace() { return !traceOption.empty() || !reportOption.empty(); }
+
 static int run() {
-  std::optional<AcceleratorConfig> config = loadConfig();
-  if (!config)
-    return 1;
   if (programPath.empty())
     return fail("give the program to run (tessera-sim run program.tsp)");
-  auto buffer = MemoryBuffer::getFile(programPath, /*IsText=*/false);
-  if (!buffer)
-    return fail("cannot read '" + programPath +
-                "': " + buffer.getError().message());
-  StringRef data = (*buffer)->getBuffer();
-  std::vector<uint8_t> bytes(data.begin(), data.end());
-  Result<Program> decoded = decodeProgram(bytes, *config);
-  if (auto *error = std::get_if<std::string>(&decoded))
-    return fail(programPath + ": " + *error);
-  Program &program = std::get<Program>(decoded);
+  auto executable =
+      tessera::systolic::ProgramExecutable::load(programPath, {{"accel", accelOption}});
+  if (!executable)
+    return fail(toString(executable.takeError()));
   auto inputs = tessera::runtime::readTensorFiles(inputOption);
   auto expected = tessera::runtime::readTensorFiles(expectedOption);
   if (!inputs || !expected)
     return fail(toString(inputs ? expected.takeError() : inputs.takeError()));
-  if (!inputOption.empty())
-    if (auto error = tessera::runtime::writeProgramInputs(program, *inputs))
-      return fail(programPath + ": " + toString(std::move(error)));
-  // With --expected: each output's errors in the JSON, as tessera-run
-  // judges them.
+  auto ran = (*executable)->simulate(*inputs, keepTrace());
+  if (!ran)
+    return fail(programPath + ": " + toString(ran.takeError()));
+  // With --expected: each output's errors in the JSON, judged by the rule
+  // tessera-run uses.
+  tessera::runtime::Tolerances tolerances;
+  tolerances.rtol = rtolOption;
+  tolerances.atol = atolOption;
+  tolerances.maxErrorRatio = errorRatioOption;
+  tolerances.minCosine = minCosineOption;
   bool ok = true;
   auto check = [&](const Program &ran, json::Object &out) {
     if (expected->empty())
@@ -289,14 +274,10 @@ static int run() {
     }
     json::Array results;
     for (size_t i = 0; i < outputs.size(); ++i) {
-      tessera::runtime::Comparison c = tessera::runtime::compareTensors(
-          outputs[i], (*expected)[i], rtolOption, atolOption);
-      double ratio = c.maxAbsError / std::max(c.maxAbsExpected, 1e-30);
-      bool pass = c.shapesMatch &&
-                  (errorRatioOption > 0 ? ratio <= errorRatioOption
-                                        : c.mismatches == 0) &&
-                  (minCosineOption <= 0 || c.cosine >= minCosineOption);
-      ok &= pass;
+      tessera::runtime::Verdict v =
+          tessera::runtime::judgeOutput(outputs[i], (*expected)[i], tolerances);
+      const tessera::runtime::Comparison &c = v.comparison;
+      ok &= v.ok;
       results.push_back(json::Object{{"name", outputs[i].name},
                                      {"shape_matches", c.shapesMatch},
                                      {"max_abs_error", c.maxAbsError},
@@ -304,12 +285,13 @@ static int run() {
                                      {"max_abs_expected", c.maxAbsExpected},
                                      {"cosine", c.cosine},
                                      {"mismatches", c.mismatches},
-                                     {"ok", pass}});
+                                     {"ok", v.ok}});
     }
     out["outputs"] = std::move(results);
     out["ok"] = ok;
   };
-  if (int status = simulateAndReport(program, *config, {}, check))
+  if (int status =
+          reportRun(*ran, (*executable)->config(), {}, check))
     return status;
   return ok ? 0 : 1;
 }
@@ -383,7 +365,17 @@ static int gemm() {
     out["max_abs_error_vs_f64"] = worst;
     out["max_abs_reference"] = largest;
   };
-  return simulateAndReport(program, *config, std::move(extra), check);
+  tessera::systolic::SimulatedRun ran;
+  ran.program = std::move(program);
+  auto start = std::chrono::steady_clock::now();
+  Result<SimStats> stats = simulate(ran.program, *config, keepTrace());
+  ran.wallSeconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  if (auto *error = std::get_if<std::string>(&stats))
+    return fail(*error);
+  ran.stats = std::move(std::get<SimStats>(stats));
+  return reportRun(ran, *config, std::move(extra), check);
 }
 
 int main(int argc, char **argv) {

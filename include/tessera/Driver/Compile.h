@@ -1,75 +1,89 @@
-//===- Compile.h - whole-model compilation entry points -------------------===//
+//===- Compile.h - the one entry point from a model to an artifact --------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// compile() runs import, the graph phase and the target's phases, and
+// writes the IR after a phase or one of the target's artifacts;
+// compileAndLoad() runs the same phases and opens the result in process.
+// The tools only parse arguments into CompileOptions and print.
+//
+//===----------------------------------------------------------------------===//
 #ifndef TESSERA_DRIVER_COMPILE_H
 #define TESSERA_DRIVER_COMPILE_H
 
-#include "tessera/Driver/Pipelines.h"
-#include "tessera/Import/ONNX/ImportONNX.h"
-#include "tessera/Runtime/CpuJit.h"
-#include "tessera/Sim/Program.h"
-#include "tessera/Target/CPU/Pipeline.h"
+#include "tessera/Runtime/Executable.h"
+#include "tessera/Target/Target.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/Timing.h"
-#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/Error.h"
+
+#include <functional>
+#include <map>
+#include <string>
 
 namespace tessera {
 
-/// A model lowered for the CPU: the LLVM-dialect module and the signature
-/// read before lowering.
-struct LoweredModel {
-  mlir::OwningOpRef<mlir::ModuleOp> module;
-  runtime::ModelSignature signature;
+struct CompileOptions {
+  /// The registered target to compile for.
+  std::string target = "cpu";
+  /// The target's own options by name (defaults for those not given).
+  TargetOptionValues targetOptions;
+  /// Form fusion regions (when the target's TargetInfo does); off, one op
+  /// per kernel.
+  bool fuse = true;
+  /// The fusion report (JSON) and fused graph (Graphviz) files; empty for
+  /// none. `printFusionSummary` prints the report as text to stderr.
+  std::string fusionReport, dotGraph;
+  bool printFusionSummary = false;
+  /// Symbolic input dims fixed to sizes (`--dim name=size`).
+  std::map<std::string, int64_t> dimValues;
+  /// The phase after which the IR is printed ("import", "graph" or one of
+  /// the target's); empty for the target's default.
+  std::string compileTo;
+  /// What to write: "mlir" (the IR after `compileTo`) or one of the
+  /// target's artifacts; empty to infer it from `output`'s extension.
+  std::string emit;
+  /// Where to write ("-" for standard output).
+  std::string output = "-";
+  /// Print weight blobs in full in IR output.
+  bool printWeights = false;
+  /// Compile but write nothing.
+  bool disableOutput = false;
+  /// Sets up every pass manager the compile runs (the tools apply MLIR's
+  /// --mlir-* command-line options and timing here).
+  std::function<mlir::LogicalResult(mlir::PassManager &)> configurePassManager;
+  /// Phases are timed under this scope when given.
+  mlir::TimingScope *timing = nullptr;
 };
 
-/// Imports the ONNX model at `path` and lowers it for the CPU.
-/// Diagnostics go to the context's handler; the error says which phase
-/// failed.
-llvm::Expected<LoweredModel>
-lowerONNXForCpu(llvm::StringRef path, mlir::MLIRContext &context,
-                const cpu::CPUOptions &options = {},
-                const GraphOptions &graph = {});
+/// Checks `options` against the target registry (the target, its option
+/// names and values, the phase, the artifact) without reading a model: an
+/// error here is a usage error.
+llvm::Error checkCompileOptions(const CompileOptions &options);
 
-/// Compiles the ONNX model at `path` for this CPU and loads it in process.
-llvm::Expected<std::unique_ptr<runtime::CpuJit>>
-compileONNXForCpu(llvm::StringRef path, mlir::MLIRContext &context);
+/// Diagnostics go to the context's handler; the error says which step
+/// failed. An error about the options (an unknown target, phase, artifact
+/// or option value) comes back before anything is read.
+llvm::Error compile(llvm::StringRef modelPath, mlir::MLIRContext &context,
+                    const CompileOptions &options);
 
-/// Options of the systolic target.
-struct SystolicOptions {
-  /// The accelerator: a preset (tpu-v1, default, small) or a JSON file.
-  std::string accel = "default";
-  /// The operand format of float matmuls (bf16, f16, f8E4M3FN, f8E5M2).
-  std::string operandFormat = "bf16";
-  /// The import's options: symbolic input dims fixed to sizes (the program
-  /// runs at those sizes only).
-  ONNXImportOptions import;
-};
+/// Compiles the model through every phase of `options.target` and opens it
+/// in this process; `runOptions` are the target's loader options (a
+/// simulator's trace file).
+llvm::Expected<std::unique_ptr<runtime::Executable>>
+compileAndLoad(llvm::StringRef modelPath, mlir::MLIRContext &context,
+               const CompileOptions &options,
+               const runtime::LoadOptions &runOptions = {});
 
 /// Symbolic dims fixed to sizes from `name=size` strings (the tools'
 /// `--dim`), or an error naming the malformed one.
 llvm::Expected<std::map<std::string, int64_t>>
 parseDimValues(llvm::ArrayRef<std::string> dims);
 
-/// Imports the ONNX model at `path` and lowers it to a `systolic.program`
-/// (the graph phase without fusion regions, then
-/// convert-tessera-to-systolic). `configure` may set up the pass manager
-/// (command-line options, timing); the import is timed under `timing`
-/// when given. Diagnostics go to the context's handler; the error says
-/// which phase failed.
-llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>> lowerONNXForSystolic(
-    llvm::StringRef path, mlir::MLIRContext &context,
-    const SystolicOptions &options,
-    llvm::function_ref<mlir::LogicalResult(mlir::PassManager &)> configure =
-        nullptr,
-    mlir::TimingScope *timing = nullptr);
-
-/// Compiles the ONNX model at `path` into a program for the accelerator
-/// `options.accel` (lowerONNXForSystolic, then the emitter).
-llvm::Expected<sim::Program>
-compileONNXForSystolic(llvm::StringRef path, mlir::MLIRContext &context,
-                       const SystolicOptions &options);
+/// Whether `error` only says that diagnostics were already reported (the
+/// tools then print nothing more); consumes it when so.
+bool isReportedFailure(llvm::Error &error);
 
 } // namespace tessera
 

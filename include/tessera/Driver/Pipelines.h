@@ -1,47 +1,31 @@
-//===- Pipelines.h - Tessera's compilation phases and pass pipelines ------===//
+//===- Pipelines.h - the graph phase and the phases of every target -------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
-// The one place that says which passes run in which phase; the tools, the C
-// API and the tests all build their pipelines from here.
+// The one place that says which passes run in the graph phase; each
+// target's own phases come from its Target (tessera/Target/Target.h). The
+// tools, the C API and the tests all build their pipelines from here.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TESSERA_DRIVER_PIPELINES_H
 #define TESSERA_DRIVER_PIPELINES_H
 
+#include "tessera/Target/Target.h"
+
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/LLVM.h"
 
-#include <optional>
 #include <string>
+#include <vector>
 
 namespace tessera {
 
-/// The phases of a compilation, in order; `--compile-to` stops after one.
-enum class CompilePhase {
-  /// The imported tessera IR, as the importer produced it.
-  Import,
-  /// After target-independent graph passes (folding, raising composite
-  /// ops and attention, fusion regions).
-  Graph,
-  /// Lowered to linalg, tensor, arith and math on tensors.
-  Linalg,
-  /// Bufferized and lowered to the LLVM dialect.
-  LLVM,
-};
-
-/// Parses a phase name ("import", "graph", "linalg", "llvm"); nullopt for
-/// anything else.
-std::optional<CompilePhase> parseCompilePhase(llvm::StringRef name);
-
-/// The names of all phases, for --help: "import|graph|linalg|llvm".
-llvm::StringRef compilePhaseNames();
-
 /// Options of the graph phase.
 struct GraphOptions {
-  /// The backend whose TargetInfo decides what fuses.
+  /// The target whose TargetInfo decides what fuses.
   std::string target = "cpu";
   /// Raise attention and form fusion regions (off: the graph keeps one op
-  /// per kernel, attention as its matmuls and softmax).
+  /// per kernel, attention as its matmuls and softmax). Only for a target
+  /// whose TargetInfo forms fusion regions.
   bool fuse = true;
   /// Where to write the fusion report (JSON) and the fused graph
   /// (Graphviz); empty for none.
@@ -56,12 +40,14 @@ struct GraphOptions {
 void buildGraphPipeline(mlir::OpPassManager &pm,
                         const GraphOptions &options = {});
 
-/// Adds the passes from the import phase up to `phase` to `pm`.
-void buildPipelineUpTo(mlir::OpPassManager &pm, CompilePhase phase,
-                       const GraphOptions &options = {});
+/// The phases of a compilation for `target`, in order: "import", "graph",
+/// then the target's own.
+std::vector<std::string> phaseNames(const Target &target);
 
-/// Registers the pipelines with the pass registry (tessera-opt can run them
-/// by name, e.g. --tessera-graph-pipeline).
+/// Registers the pipelines with the pass registry, so tessera-opt can run
+/// them by name: --tessera-graph-pipeline, and for each target
+/// --tessera-<target>-pipeline (the graph phase and all of the target's
+/// phases, with its default options).
 void registerPipelines();
 
 } // namespace tessera

@@ -3,6 +3,8 @@
 #ifndef TESSERA_RUNTIME_HOSTTENSOR_H
 #define TESSERA_RUNTIME_HOSTTENSOR_H
 
+#include "tessera/Support/ElementType.h"
+
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
@@ -14,12 +16,10 @@
 
 namespace tessera::runtime {
 
-enum class ElementType { F32, F16, BF16, I8, I32, I64, Bool };
-
-/// Bytes per element as stored in memory (bool: one byte).
-size_t elementSize(ElementType type);
-/// "f32", "bf16", ...
-llvm::StringRef elementTypeName(ElementType type);
+/// The element types shared with the simulator and the C API.
+using tessera::ElementType;
+using tessera::elementSize;
+using tessera::elementTypeName;
 
 /// A tensor's bytes: its own, or a block a compiled model allocated (a
 /// result, handed over without a copy), released by its owner when the

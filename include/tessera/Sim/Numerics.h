@@ -15,12 +15,19 @@
 #ifndef TESSERA_SIM_NUMERICS_H
 #define TESSERA_SIM_NUMERICS_H
 
+#include "tessera/Support/ElementType.h"
+
 #include <cstddef>
 #include <cstdint>
 
 namespace tessera::sim {
 
-enum class NumberFormat { F32, BF16, F16, F8E4M3FN, F8E5M2, I8 };
+/// The accelerator's number formats are element types (the ones
+/// `isNumberFormat` accepts: f32, bf16, f16, f8E4M3FN, f8E5M2, i8).
+using NumberFormat = tessera::ElementType;
+
+/// Whether the accelerator has `type` as a number format.
+bool isNumberFormat(NumberFormat type);
 
 /// What a conversion does with values beyond the largest finite one:
 /// IEEE behavior (infinity, or NaN where the format has none), or clamping

@@ -11,6 +11,8 @@
 #ifndef TESSERA_TRANSFORMS_TARGETINFO_H
 #define TESSERA_TRANSFORMS_TARGETINFO_H
 
+#include "tessera/Support/ElementType.h"
+
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/SmallVector.h"
@@ -23,10 +25,25 @@
 
 namespace tessera {
 
+/// Ops grouped by how precision applies to them: contractions (matmul,
+/// conv, attention's products) compute in low precision, elementwise ops
+/// follow their inputs, reductions and normalizations keep wide
+/// statistics, data movement copies whatever it is given.
+enum class OpClass { Contraction, Elementwise, Reduction, DataMovement };
+
 class TargetInfo {
 public:
   virtual ~TargetInfo() = default;
   virtual llvm::StringRef name() const = 0;
+
+  /// Whether the graph phase groups ops into tessera.fusion regions for
+  /// this target (false: one op per kernel, the backend schedules alone).
+  virtual bool formsFusionRegions() const { return true; }
+
+  /// The element types the target computes ops of `opClass` in (what the
+  /// precision passes may choose from).
+  virtual llvm::ArrayRef<ElementType>
+  supportedElementTypes(OpClass opClass) const = 0;
 
   /// Whether attention becomes one kernel (tiled, with an online softmax).
   virtual bool fusesAttention() const = 0;

@@ -3,6 +3,7 @@
 #include "tessera/Target/CPU/Pipeline.h"
 #include "tessera/Conversion/Passes.h"
 #include "tessera/Target/CPU/Passes.h"
+#include "tessera/Transforms/Passes.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
@@ -44,6 +45,11 @@ void tessera::cpu::buildLinalgPipeline(OpPassManager &pm, bool fuse) {
 
 void tessera::cpu::buildLLVMPipeline(OpPassManager &pm,
                                      const CPUOptions &options) {
+  // The signature, read while the entry function still takes tensors, for
+  // the artifact and the JIT; LLVM has no use for the argument attributes.
+  RecordSignaturePassOptions signature;
+  signature.dropArgAttrs = true;
+  pm.addPass(createRecordSignaturePass(signature));
   pm.addNestedPass<func::FuncOp>(LLVM::createLLVMRequestCWrappersPass());
   pm.addNestedPass<func::FuncOp>(createFuseElementwisePass());
   // erf, tanh, exp and log as polynomials, so elementwise loops vectorize.

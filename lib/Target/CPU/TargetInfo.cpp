@@ -14,6 +14,31 @@ class CPUTargetInfo : public tessera::TargetInfo {
 public:
   StringRef name() const override { return "cpu"; }
 
+  /// The CPU lowering computes contractions and reductions in fp32;
+  /// elementwise ops and data movement also take integers and booleans.
+  ArrayRef<tessera::ElementType>
+  supportedElementTypes(tessera::OpClass opClass) const override {
+    using tessera::ElementType;
+    static const ElementType kFloat[] = {ElementType::F32};
+    static const ElementType kElementwise[] = {
+        ElementType::F32, ElementType::I32, ElementType::I64,
+        ElementType::Bool};
+    static const ElementType kAny[] = {
+        ElementType::F32, ElementType::F16, ElementType::BF16,
+        ElementType::I8,  ElementType::I32, ElementType::I64,
+        ElementType::Bool};
+    switch (opClass) {
+    case tessera::OpClass::Contraction:
+    case tessera::OpClass::Reduction:
+      return kFloat;
+    case tessera::OpClass::Elementwise:
+      return kElementwise;
+    case tessera::OpClass::DataMovement:
+      return kAny;
+    }
+    return kFloat;
+  }
+
   bool fusesAttention() const override { return true; }
 
   /// The epilogue runs on each 8 x 32 accumulator tile: a second operand
@@ -59,6 +84,10 @@ public:
 };
 
 } // namespace
+
+std::unique_ptr<tessera::TargetInfo> tessera::cpu::createCPUTargetInfo() {
+  return std::make_unique<CPUTargetInfo>();
+}
 
 void tessera::cpu::registerCPUTargetInfo() {
   registerTargetInfo("cpu", [] { return std::make_unique<CPUTargetInfo>(); });

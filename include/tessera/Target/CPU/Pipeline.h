@@ -3,7 +3,11 @@
 #ifndef TESSERA_TARGET_CPU_PIPELINE_H
 #define TESSERA_TARGET_CPU_PIPELINE_H
 
+#include "tessera/Transforms/TargetInfo.h"
+
 #include "mlir/Pass/PassManager.h"
+
+#include <memory>
 
 namespace tessera::cpu {
 
@@ -32,6 +36,12 @@ void buildLLVMPipeline(mlir::OpPassManager &pm, const CPUOptions &options = {});
 /// Registers the CPU backend's TargetInfo as `cpu` for the fusion pass
 /// (idempotent).
 void registerCPUTargetInfo();
+
+/// The CPU backend's TargetInfo.
+std::unique_ptr<TargetInfo> createCPUTargetInfo();
+
+/// Registers the CPU target (tessera/Target/Targets.def).
+void registerTarget();
 
 } // namespace tessera::cpu
 

@@ -1,0 +1,94 @@
+//===- Executable.h - a compiled model, whatever runs it ------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// Every compiled form of a model (a CPU shared library, a model JIT-compiled
+// in process, a systolic program on the simulator, a CUDA artifact) is an
+// Executable: a signature and `run(inputs) -> outputs` on host tensors.
+// Artifacts on disk are opened through a loader registry keyed by artifact
+// kind; each backend registers its loaders (tessera/Target/Targets.def), so
+// this library names no target.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSERA_RUNTIME_EXECUTABLE_H
+#define TESSERA_RUNTIME_EXECUTABLE_H
+
+#include "tessera/Runtime/Invoke.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tessera::runtime {
+
+class Executable {
+public:
+  virtual ~Executable();
+
+  /// Names, element types and shapes (with symbolic dims) of the inputs
+  /// and outputs, in order.
+  virtual const ModelSignature &signature() const = 0;
+
+  /// Runs the model on `inputs` (in signature order), checked against the
+  /// signature; the outputs come back in host memory.
+  virtual llvm::Expected<std::vector<HostTensor>>
+  run(llvm::ArrayRef<HostTensor> inputs) = 0;
+
+  /// Where the model runs and its tensors live while it does, in words
+  /// ("host CPU", "systolic simulator 'default'").
+  virtual std::string device() const = 0;
+
+  /// What the last run measured, for people (a simulator's cycles and
+  /// utilization); empty when there is nothing to say.
+  virtual std::string lastRunSummary() const { return ""; }
+};
+
+/// Options of a loader by name (`accel` -> `small`); each loader reads the
+/// ones it declares and ignores the others.
+using LoadOptions = std::map<std::string, std::string>;
+
+/// An option a loader reads, for the tools' --help.
+struct LoaderOption {
+  std::string name, valueDescription, description;
+};
+
+/// Opens one kind of artifact.
+struct ExecutableLoader {
+  /// The artifact kind ("cpu-library", "systolic-program").
+  std::string kind;
+  /// The file name extension of this kind (".so", ".tsp").
+  std::string extension;
+  /// What the artifact is and what runs it, in one line.
+  std::string description;
+  std::vector<LoaderOption> options;
+  std::function<llvm::Expected<std::unique_ptr<Executable>>(
+      llvm::StringRef path, const LoadOptions &options)>
+      load;
+};
+
+/// Adds `loader` (replacing one of the same kind).
+void registerExecutableLoader(ExecutableLoader loader);
+
+/// Every registered loader, in registration order.
+std::vector<const ExecutableLoader *> registeredLoaders();
+
+/// The loader whose extension `path` has, or null.
+const ExecutableLoader *findLoaderForPath(llvm::StringRef path);
+
+/// Opens the artifact at `path` with the loader its extension selects;
+/// an error names the extensions that can be opened.
+llvm::Expected<std::unique_ptr<Executable>>
+loadExecutable(llvm::StringRef path, const LoadOptions &options = {});
+
+/// Registers the loaders of every backend (tessera/Target/Targets.def);
+/// idempotent.
+void registerAllExecutableLoaders();
+
+} // namespace tessera::runtime
+
+#endif // TESSERA_RUNTIME_EXECUTABLE_H

@@ -1,0 +1,96 @@
+//===- Emulator.h - Functional execution of PTX kernel launches -*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// Runs one kernel launch of a parsed PTX module on the CPU: a grid of CTAs,
+// each with its shared memory and warps of 32 threads. A warp keeps a program
+// counter per thread and always advances the threads at the lowest PC
+// together, so divergent paths run one after the other and reconverge where
+// their PCs meet; warp collectives (shfl, vote, ldmatrix, mma) wait until
+// every participating lane has arrived. Global memory is host memory that the
+// caller maps; an access outside a mapping is an error.
+//
+// The launch fails (llvm::Error naming the PTX line, CTA, warp and lane) on
+// out-of-bounds accesses, integer division by zero, deadlocks, divergent or
+// partial collectives, mbarrier phases that never complete and, when hazard
+// checks are on, on a shared-memory read or write that races with another
+// warp's access since the last barrier, a read of a cp.async (bulk)
+// destination before its wait_group (mbarrier phase), and a wgmma
+// accumulator touched before its wgmma.wait_group.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSERA_TARGET_CUDA_EMULATOR_EMULATOR_H
+#define TESSERA_TARGET_CUDA_EMULATOR_EMULATOR_H
+
+#include "tessera/Target/CUDA/Emulator/PTXProgram.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/Support/Error.h"
+#include <map>
+
+namespace tessera::ptx {
+
+struct Dim3 {
+  uint32_t x = 1, y = 1, z = 1;
+  uint64_t count() const { return uint64_t(x) * y * z; }
+};
+
+struct LaunchConfig {
+  Dim3 grid, block;
+  uint32_t dynamicSharedBytes = 0;
+};
+
+struct EmulatorOptions {
+  /// Shared-memory race and cp.async hazard checks.
+  bool checkHazards = true;
+  /// A launch that executes more warp instructions than this fails (runaway
+  /// loops).
+  uint64_t maxWarpInstructions = uint64_t(1) << 32;
+};
+
+struct LaunchStats {
+  uint64_t warpInstructions = 0;   ///< Instructions issued per warp.
+  uint64_t threadInstructions = 0; ///< Summed over active lanes.
+  double seconds = 0;
+};
+
+/// Global memory: host buffers mapped at device addresses. The emulator reads
+/// and writes the host memory in place.
+class DeviceMemory {
+public:
+  /// Maps \p bytes of host memory and returns its device address (aligned to
+  /// 256, with an unmapped gap after each mapping).
+  uint64_t map(void *host, size_t bytes);
+  /// Host pointer of [addr, addr+bytes) if it lies inside one mapping.
+  uint8_t *translate(uint64_t addr, size_t bytes) const;
+
+private:
+  struct Mapping {
+    uint8_t *host;
+    size_t bytes;
+  };
+  std::map<uint64_t, Mapping> mappings;
+  uint64_t next = uint64_t(1) << 32;
+};
+
+/// Packs scalar arguments (one per .param, at most 8 bytes each,
+/// little-endian) into the kernel's parameter block.
+llvm::Expected<std::vector<uint8_t>> packParams(const Kernel &k,
+                                                llvm::ArrayRef<uint64_t> args);
+
+class Emulator {
+public:
+  explicit Emulator(const Module &m) : module(m) {}
+  DeviceMemory &memory() { return mem; }
+
+  llvm::Expected<LaunchStats> launch(llvm::StringRef kernel,
+                                     const LaunchConfig &config,
+                                     llvm::ArrayRef<uint8_t> params,
+                                     const EmulatorOptions &options = {});
+
+private:
+  const Module &module;
+  DeviceMemory mem;
+};
+
+} // namespace tessera::ptx
+
+#endif // TESSERA_TARGET_CUDA_EMULATOR_EMULATOR_H

@@ -1,0 +1,68 @@
+//===- Executable.cpp - the registry of artifact loaders ------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#include "tessera/Runtime/Executable.h"
+
+#include "llvm/Support/Path.h"
+
+#include <mutex>
+
+using namespace tessera::runtime;
+
+Executable::~Executable() = default;
+
+namespace {
+struct LoaderRegistry {
+  std::mutex mutex;
+  std::vector<std::unique_ptr<ExecutableLoader>> loaders;
+};
+LoaderRegistry &registry() {
+  static LoaderRegistry instance;
+  return instance;
+}
+} // namespace
+
+void tessera::runtime::registerExecutableLoader(ExecutableLoader loader) {
+  LoaderRegistry &r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  for (auto &existing : r.loaders)
+    if (existing->kind == loader.kind) {
+      *existing = std::move(loader);
+      return;
+    }
+  r.loaders.push_back(std::make_unique<ExecutableLoader>(std::move(loader)));
+}
+
+std::vector<const ExecutableLoader *> tessera::runtime::registeredLoaders() {
+  LoaderRegistry &r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  std::vector<const ExecutableLoader *> all;
+  for (auto &loader : r.loaders)
+    all.push_back(loader.get());
+  return all;
+}
+
+const ExecutableLoader *
+tessera::runtime::findLoaderForPath(llvm::StringRef path) {
+  llvm::StringRef extension = llvm::sys::path::extension(path);
+  for (const ExecutableLoader *loader : registeredLoaders())
+    if (!extension.empty() && extension == loader->extension)
+      return loader;
+  return nullptr;
+}
+
+llvm::Expected<std::unique_ptr<Executable>>
+tessera::runtime::loadExecutable(llvm::StringRef path,
+                                 const LoadOptions &options) {
+  if (const ExecutableLoader *loader = findLoaderForPath(path))
+    return loader->load(path, options);
+  std::string known;
+  for (const ExecutableLoader *loader : registeredLoaders())
+    known += (known.empty() ? "" : ", ") + loader->extension + " (" +
+             loader->kind + ")";
+  return llvm::createStringError(
+      llvm::inconvertibleErrorCode(),
+      "cannot load '" + path + "': not an artifact Tessera can open (it opens " +
+          (known.empty() ? std::string("none: no loader is registered")
+                         : known) +
+          ")");
+}

@@ -1,0 +1,166 @@
+//===- Target.cpp - the CPU backend in the target registry ----------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#include "tessera/Target/Target.h"
+#include "tessera/Target/CPU/Artifact.h"
+#include "tessera/Target/CPU/JitExecutable.h"
+#include "tessera/Target/CPU/Passes.h"
+#include "tessera/Target/CPU/Pipeline.h"
+#include "tessera/Transforms/Signature.h"
+
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+using namespace mlir;
+using namespace tessera;
+
+namespace {
+
+llvm::Error fail(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+/// The support archive that artifacts link, installed in lib/ beside the
+/// tools' bin/.
+std::string supportArchive() {
+  std::string exe = llvm::sys::fs::getMainExecutable(
+      nullptr, reinterpret_cast<void *>(&supportArchive));
+  SmallString<256> path(
+      llvm::sys::path::parent_path(llvm::sys::path::parent_path(exe)));
+  llvm::sys::path::append(path, "lib", "libTesseraArtifactSupport.a");
+  return std::string(path);
+}
+
+class CPUCompilation : public TargetCompilation {
+public:
+  CPUCompilation(cpu::CPUOptions options, cpu::CodegenOptions codegen,
+                 bool fuse)
+      : options(options), codegen(std::move(codegen)), fuse(fuse) {}
+
+  void buildPipeline(OpPassManager &pm, StringRef phase) override {
+    cpu::buildLinalgPipeline(pm, fuse);
+    if (phase == "llvm")
+      cpu::buildLLVMPipeline(pm, options);
+  }
+
+  llvm::Error writeArtifact(ModuleOp module, const ArtifactKind &kind,
+                            StringRef path, TimingScope &timing) override {
+    auto signature = recordedSignature(module);
+    if (!signature)
+      return signature.takeError();
+    if (failed(cpu::addArtifactInterface(module, *signature)))
+      return fail("the artifact's C interface could not be added");
+    auto machine = cpu::createTargetMachine(codegen);
+    if (!machine)
+      return machine.takeError();
+    TimingScope llvmTiming = timing.nest("LLVM optimization");
+    llvm::LLVMContext llvmContext;
+    auto llvmModule =
+        cpu::translateToLLVMIR(module, llvmContext, **machine, codegen);
+    llvmTiming.stop();
+    if (!llvmModule)
+      return llvmModule.takeError();
+    TimingScope codegenTiming = timing.nest("Code generation");
+    if (kind.name == "llvm") {
+      std::string error;
+      auto output = openOutputFile(path, &error);
+      if (!output)
+        return fail(error);
+      (*llvmModule)->print(output->os(), nullptr);
+      output->keep();
+      return llvm::Error::success();
+    }
+    if (kind.name != "lib")
+      return cpu::emitCode(**llvmModule, **machine, path, kind.name == "asm");
+    SmallString<128> object;
+    if (std::error_code ec =
+            llvm::sys::fs::createTemporaryFile("tessera-model", "o", object))
+      return llvm::errorCodeToError(ec);
+    llvm::FileRemover removeObject(object);
+    if (llvm::Error err = cpu::emitCode(**llvmModule, **machine, object, false))
+      return err;
+    return cpu::linkSharedLibrary(object, path, supportArchive());
+  }
+
+  llvm::Expected<std::unique_ptr<runtime::Executable>>
+  load(ModuleOp module, const runtime::LoadOptions &) override {
+    auto jit = cpu::JitExecutable::create(module);
+    if (!jit)
+      return jit.takeError();
+    return std::unique_ptr<runtime::Executable>(std::move(*jit));
+  }
+
+private:
+  cpu::CPUOptions options;
+  cpu::CodegenOptions codegen;
+  bool fuse;
+};
+
+class CPUTarget : public Target {
+public:
+  StringRef name() const override { return "cpu"; }
+  StringRef description() const override {
+    return "this machine's x86 CPU, through LLVM (a shared library the "
+           "runtime loads, an object, assembly or LLVM IR)";
+  }
+  ArrayRef<TargetOption> options() const override {
+    static const TargetOption kOptions[] = {
+        {"threads", "N",
+         "OpenMP threads the compiled model uses (default 0: "
+         "OMP_NUM_THREADS at run time, else one per core)",
+         "0", /*prefix=*/false, /*alias=*/"num-threads"},
+        {"O", "level", "LLVM optimization level, -O0 to -O3 (default 3)", "3",
+         /*prefix=*/true},
+        {"mcpu", "name",
+         "LLVM CPU to generate code for (default: this machine's)", ""}};
+    return kOptions;
+  }
+  const TargetInfo &info() const override { return *targetInfo; }
+  ArrayRef<TargetPhase> phases() const override {
+    static const TargetPhase kPhases[] = {
+        {"linalg", "lowered to linalg, tensor, arith and math on tensors"},
+        {"llvm", "bufferized, tiled and vectorized, in the LLVM dialect"}};
+    return kPhases;
+  }
+  ArrayRef<ArtifactKind> artifacts() const override {
+    static const ArtifactKind kArtifacts[] = {
+        {"lib", ".so", "a shared library with the C ABI the runtime loads"},
+        {"obj", ".o", "an object file"},
+        {"asm", ".s", "assembly", /*text=*/true},
+        {"llvm", ".ll", "LLVM IR", /*text=*/true}};
+    return kArtifacts;
+  }
+
+  llvm::Expected<std::unique_ptr<TargetCompilation>>
+  configure(const TargetOptionValues &values, bool fuse) const override {
+    auto get = [&](StringRef name, StringRef fallback) {
+      auto it = values.find(name.str());
+      return it == values.end() ? fallback.str() : it->second;
+    };
+    cpu::CPUOptions options;
+    cpu::CodegenOptions codegen;
+    std::string threads = get("threads", "0"), level = get("O", "3");
+    if (StringRef(threads).getAsInteger(10, options.threads))
+      return fail("--threads expects a number of threads, got '" + threads +
+                  "'");
+    if (StringRef(level).getAsInteger(10, codegen.optLevel) ||
+        codegen.optLevel > 3)
+      return fail("-O" + level + " is not a level (0-3)");
+    codegen.cpu = get("mcpu", "");
+    return std::make_unique<CPUCompilation>(options, std::move(codegen), fuse);
+  }
+
+private:
+  std::unique_ptr<TargetInfo> targetInfo = cpu::createCPUTargetInfo();
+};
+
+} // namespace
+
+void tessera::cpu::registerTarget() {
+  registerTesseraCPUPasses();
+  registerCPUTargetInfo();
+  tessera::registerTarget(std::make_unique<CPUTarget>());
+}

@@ -1,0 +1,175 @@
+//===- Wgmma.cpp - wgmma.mma_async with shared-memory descriptors ---------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// m64nNk16 with f16/bf16 A and B both read through shared-memory matrix
+// descriptors (PTX ISA, "Matrix Descriptor Format"): start address bits
+// 0-13, leading byte offset 16-29, stride byte offset 32-45 (all >> 4), base
+// offset 49-51, swizzle 62-63 (0 none, 1 128B, 2 64B, 3 32B). Only K-major
+// operands (imm-trans 0) are supported:
+//   no swizzle: 8x16-byte core matrices, element (row, k) at
+//     start + (row/8)*SBO + (k/8)*LBO + (row%8)*16 + (k%8)*2;
+//   swizzled:   rows of R = 128/64/32 bytes, 8-row atoms SBO apart,
+//     a = start + (row/8)*SBO + (row%8)*R + k*2, then address bits [4,7)
+//     are XORed with bits [7,10) masked to 3/2/1 bits (CUTLASS's
+//     Swizzle<3,4,3>, <2,4,3>, <1,4,3>) on the absolute shared address.
+// The warpgroup's rows are split by warp: warp w%4 owns rows 16(w%4)..+15,
+// with d[4j+i] at row groupID + 8*(i/2), column 8j + 2*tig + i%2, so each
+// warp computes its part when it reaches the instruction. Results stay in
+// flight until wgmma.wait_group; touching an accumulator before that is a
+// hazard, and the registers read as NaN until then.
+//
+//===----------------------------------------------------------------------===//
+#include "Executor.h"
+#include "tessera/Target/CUDA/Emulator/FloatFormats.h"
+#include <cmath>
+
+using namespace tessera::ptx;
+
+namespace {
+
+struct Descriptor {
+  uint32_t start, lbo, sbo, baseOffset, swizzle;
+};
+
+Descriptor decodeDescriptor(uint64_t d) {
+  Descriptor r;
+  r.start = uint32_t(d & 0x3FFF) << 4;
+  r.lbo = uint32_t((d >> 16) & 0x3FFF) << 4;
+  r.sbo = uint32_t((d >> 32) & 0x3FFF) << 4;
+  r.baseOffset = uint32_t((d >> 49) & 7);
+  r.swizzle = uint32_t(d >> 62);
+  return r;
+}
+
+/// Shared address of 16-bit element (row, k) of a K-major operand.
+uint32_t elementAddress(const Descriptor &d, unsigned row, unsigned k) {
+  if (d.swizzle == 0)
+    return d.start + (row / 8) * d.sbo + (k / 8) * d.lbo + (row % 8) * 16 +
+           (k % 8) * 2;
+  unsigned rowBytes = d.swizzle == 1 ? 128 : d.swizzle == 2 ? 64 : 32;
+  unsigned mask = d.swizzle == 1 ? 7 : d.swizzle == 2 ? 3 : 1;
+  uint32_t a = d.start + (row / 8) * d.sbo + (row % 8) * rowBytes + k * 2;
+  return a ^ (((a >> 7) & mask) << 4);
+}
+
+constexpr uint64_t kPoison = 0x7FBADBADu; // a NaN, for registers in flight
+
+} // namespace
+
+bool Exec::execWgmma(const Instruction &I, Warp &w) {
+  unsigned lane0 = 0;
+  if (w.inFlightReg.empty())
+    w.inFlightReg.assign(k.numRegs, 0);
+  switch (I.op) {
+  case Op::WgmmaFence:
+    return true;
+  case Op::WgmmaCommit:
+    for (auto &entry : w.wgmmaInFlight)
+      if (entry.second.group == UINT32_MAX)
+        entry.second.group = w.wgmmaNextGroup;
+    ++w.wgmmaNextGroup;
+    return true;
+  case Op::WgmmaWait: {
+    if (I.ops[0].kind != Operand::Imm)
+      return fail(I, w, -1, "wgmma.wait_group needs an immediate count");
+    uint64_t keep = I.ops[0].imm;
+    uint32_t limit =
+        w.wgmmaNextGroup >= keep ? uint32_t(w.wgmmaNextGroup - keep) : 0;
+    for (auto it = w.wgmmaInFlight.begin(); it != w.wgmmaInFlight.end();) {
+      if (it->second.group == UINT32_MAX || it->second.group >= limit) {
+        ++it;
+        continue;
+      }
+      for (unsigned l = 0; l < 32; ++l)
+        w.reg(it->first, l) = it->second.value[l];
+      w.inFlightReg[it->first] = 0;
+      it = w.wgmmaInFlight.erase(it);
+    }
+    return true;
+  }
+  default:
+    break;
+  }
+  const Operand &D = I.ops[0];
+  unsigned N = I.n;
+  if (D.kind != Operand::Vec || D.elems.size() != N / 2)
+    return fail(I, w, -1,
+                "wgmma m64n" + std::to_string(N) + " needs " +
+                    std::to_string(N / 2) + " accumulator registers");
+  if (I.ops[1].kind == Operand::Vec)
+    return fail(I, w, -1, "wgmma with A in registers is not supported");
+  for (unsigned i = 4; i < 8; ++i)
+    if (I.ops[i].kind != Operand::Imm)
+      return fail(I, w, -1,
+                  "wgmma scale and transpose operands must be immediates");
+  if (I.ops[6].imm != 0 || I.ops[7].imm != 0)
+    return fail(I, w, -1,
+                "wgmma with transposed (MN-major) operands is not supported");
+  double scaleA = int64_t(I.ops[4].imm) == -1 ? -1.0 : 1.0;
+  double scaleB = int64_t(I.ops[5].imm) == -1 ? -1.0 : 1.0;
+  if ((I.ops[4].imm != 1 && scaleA > 0) || (I.ops[5].imm != 1 && scaleB > 0))
+    return fail(I, w, -1, "imm-scale-a/b must be 1 or -1");
+  uint64_t da = read(I.ops[1], w, lane0), db = read(I.ops[2], w, lane0);
+  bool scaleD = read(I.ops[3], w, lane0) & 1;
+  for (unsigned l = 1; l < 32; ++l)
+    if (read(I.ops[1], w, l) != da || read(I.ops[2], w, l) != db ||
+        bool(read(I.ops[3], w, l) & 1) != scaleD)
+      return fail(I, w, l,
+                  "descriptors and scale-d must be uniform across the warp");
+  Descriptor A = decodeDescriptor(da), B = decodeDescriptor(db);
+  if (A.baseOffset || B.baseOffset)
+    return fail(I, w, -1,
+                "descriptor base offset other than 0 is not supported");
+  FloatFormat fmt =
+      I.srcType == Ty::BF16 ? FloatFormat::BF16 : FloatFormat::F16;
+  auto load = [&](const Descriptor &d, unsigned row, unsigned kk, double &v) {
+    uint16_t h;
+    if (!access(I, w, 0, Space::Shared, elementAddress(d, row, kk), 2, false,
+                &h))
+      return false;
+    v = decodeFormat(h, fmt);
+    return true;
+  };
+  unsigned row0 = 16 * (w.index % 4);
+  double a[16][16];
+  std::vector<double> b(size_t(N) * 16);
+  for (unsigned r = 0; r < 16; ++r)
+    for (unsigned kk = 0; kk < 16; ++kk)
+      if (!load(A, row0 + r, kk, a[r][kk]))
+        return false;
+  for (unsigned n = 0; n < N; ++n)
+    for (unsigned kk = 0; kk < 16; ++kk)
+      if (!load(B, n, kk, b[n * 16 + kk]))
+        return false;
+  // Read every accumulator (the in-flight value if a previous wgmma is still
+  // running on it) before writing any.
+  std::vector<uint64_t> result(size_t(32) * (N / 2));
+  for (unsigned l = 0; l < 32; ++l) {
+    unsigned g = l / 4, t = l % 4;
+    for (unsigned i = 0; i < N / 2; ++i) {
+      int32_t reg = D.elems[i];
+      if (reg < 0)
+        return fail(I, w, -1, "wgmma accumulators must be registers");
+      auto it = w.wgmmaInFlight.find(uint32_t(reg));
+      uint64_t cur =
+          it != w.wgmmaInFlight.end() ? it->second.value[l] : w.reg(reg, l);
+      unsigned r = g + 8 * ((i % 4) / 2), c = 8 * (i / 4) + 2 * t + i % 2;
+      double s = scaleD ? double(bitsToF32(uint32_t(cur))) : 0.0;
+      double dot = 0;
+      for (unsigned kk = 0; kk < 16; ++kk)
+        dot += a[r][kk] * b[c * 16 + kk];
+      float f = float(s + scaleA * scaleB * dot);
+      result[l * (N / 2) + i] = std::isnan(f) ? 0x7FFFFFFFu : f32ToBits(f);
+    }
+  }
+  for (unsigned i = 0; i < N / 2; ++i) {
+    Warp::InFlight &slot = w.wgmmaInFlight[uint32_t(D.elems[i])];
+    slot.group = UINT32_MAX;
+    for (unsigned l = 0; l < 32; ++l)
+      slot.value[l] = result[l * (N / 2) + i];
+    w.inFlightReg[D.elems[i]] = 1;
+    for (unsigned l = 0; l < 32; ++l)
+      w.reg(D.elems[i], l) = kPoison;
+  }
+  return true;
+}

@@ -1,0 +1,152 @@
+//===- ConstantValues.cpp - values the lowering reads at compile time -----===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#include "Lowering.h"
+
+#include "tessera/Target/Systolic/Emitter.h"
+
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+
+using namespace mlir;
+
+namespace tessera::systolic {
+
+int64_t leadingRows(RankedTensorType type) {
+  int64_t rows = 1;
+  for (int64_t d : type.getShape().drop_back())
+    rows *= d;
+  return rows;
+}
+
+/// Whether every use of `value` (through reshapes) is an operand of a
+/// matmul (its rhs loaded as weights):
+/// such a value is kept in the operand format, others in fp32 for the
+/// vector unit.
+bool onlyMatmulOperands(Value value) {
+  for (OpOperand &use : value.getUses()) {
+    Operation *user = use.getOwner();
+    if (auto reshape = dyn_cast<ts::ReshapeOp>(user)) {
+      if (!onlyMatmulOperands(reshape.getResult()))
+        return false;
+      continue;
+    }
+    auto matmul = dyn_cast<ts::MatmulOp>(user);
+    if (!matmul)
+      return false;
+    // The rhs of a matmul is loaded as weights in the operand format, the
+    // transpose_b of a computed rhs goes through a copy first.
+    if (use.getOperandNumber() == 1 && matmul.getTransposeB())
+      return false;
+  }
+  return !value.use_empty();
+}
+
+SmallVector<int64_t> rowMajor(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> strides(shape.size(), 1);
+  for (size_t d = shape.size(); d-- > 1;)
+    strides[d - 1] = strides[d] * shape[d];
+  return strides;
+}
+
+/// The values of a constant, or of a where whose operands are all
+/// constants (a causal mask), evaluated with numpy broadcasting.
+std::optional<std::vector<float>>
+constantValues(Value value) {
+  if (auto constant = value.getDefiningOp<ts::ConstantOp>())
+    return ::tessera::floatValues(constant.getValue());
+  auto where = value.getDefiningOp<ts::WhereOp>();
+  if (!where)
+    return std::nullopt;
+  auto cond = where.getCondition().getDefiningOp<ts::ConstantOp>();
+  auto condAttr = cond ? dyn_cast<DenseElementsAttr>(cond.getValue()) : nullptr;
+  std::optional<std::vector<float>> x = constantValues(where.getOnTrue()),
+                                    y = constantValues(where.getOnFalse());
+  auto type = dyn_cast<RankedTensorType>(where.getType());
+  if (!condAttr || !condAttr.getElementType().isInteger(1) || !x || !y ||
+      !type || !type.hasStaticShape())
+    return std::nullopt;
+  SmallVector<bool> c(condAttr.getValues<bool>());
+  ArrayRef<int64_t> shape = type.getShape();
+  auto at = [&](Value operand, int64_t flat) {
+    auto t = cast<RankedTensorType>(operand.getType());
+    int64_t index = 0, stride = 1;
+    for (int64_t d = t.getRank() - 1, o = int64_t(shape.size()) - 1; d >= 0;
+         --d, --o) {
+      int64_t outStride = 1;
+      for (int64_t e = o + 1; e < int64_t(shape.size()); ++e)
+        outStride *= shape[e];
+      int64_t i = (flat / outStride) % shape[o];
+      if (t.getDimSize(d) != 1)
+        index += i * stride;
+      stride *= t.getDimSize(d);
+    }
+    return index;
+  };
+  std::vector<float> out(type.getNumElements());
+  for (int64_t n = 0; n < type.getNumElements(); ++n)
+    out[n] = c[c.size() == 1 ? 0 : at(where.getCondition(), n)]
+                 ? (*x)[x->size() == 1 ? 0 : at(where.getOnTrue(), n)]
+                 : (*y)[y->size() == 1 ? 0 : at(where.getOnFalse(), n)];
+  return out;
+}
+
+/// The values of an i8 or fp8 constant as floats (exact).
+std::optional<std::vector<float>>
+quantizedValues(Value value) {
+  auto constant = value.getDefiningOp<ts::ConstantOp>();
+  if (!constant)
+    return std::nullopt;
+  ElementsAttr attr = constant.getValue();
+  Type element = cast<ShapedType>(attr.getType()).getElementType();
+  int64_t count = cast<ShapedType>(attr.getType()).getNumElements();
+  std::vector<float> out;
+  out.reserve(count);
+  if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
+    if (element.isInteger(8)) {
+      for (APInt v : dense.getValues<APInt>())
+        out.push_back(static_cast<float>(v.getSExtValue()));
+      return out;
+    }
+    if (isa<Float8E4M3FNType, Float8E5M2Type>(element)) {
+      for (APFloat v : dense.getValues<APFloat>())
+        out.push_back(v.convertToFloat());
+      return out;
+    }
+    return std::nullopt;
+  }
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(attr)) {
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    if (!blob || int64_t(blob->getData().size()) != count)
+      return std::nullopt;
+    for (char byte : blob->getData()) {
+      auto bits = static_cast<uint8_t>(byte);
+      if (element.isInteger(8))
+        out.push_back(static_cast<float>(static_cast<int8_t>(bits)));
+      else if (isa<Float8E4M3FNType>(element))
+        out.push_back(sim::fromF8E4M3FN(bits));
+      else if (isa<Float8E5M2Type>(element))
+        out.push_back(sim::fromF8E5M2(bits));
+      else
+        return std::nullopt;
+    }
+    return out;
+  }
+  return std::nullopt;
+}
+
+/// The constant scales of a symmetric (de)quantization (no zero point, or
+/// zero points of 0): one value, or `count` values.
+std::optional<std::vector<float>>
+symmetricScales(Value scale, Value zeroPoint, size_t count) {
+  std::optional<std::vector<float>> s = constantValues(scale);
+  if (!s || (s->size() != 1 && s->size() != count))
+    return std::nullopt;
+  if (zeroPoint) {
+    std::optional<std::vector<float>> z = quantizedValues(zeroPoint);
+    if (!z || llvm::any_of(*z, [](float v) { return v != 0; }))
+      return std::nullopt;
+  }
+  return s;
+}
+
+} // namespace tessera::systolic

@@ -1,0 +1,220 @@
+//===- Lowering.cpp - a function's ops placed in DRAM and lowered in order ===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#include "Lowering.h"
+
+#include "tessera/Dialect/Systolic/IR/SystolicDialect.h"
+#include "tessera/Target/Systolic/Emitter.h"
+
+#include "mlir/IR/Builders.h"
+
+using namespace mlir;
+
+namespace tessera::systolic {
+
+size_t Lowering::place(StringRef name, StringRef role, sim::NumberFormat format,
+                       ArrayRef<int64_t> shape, ElementsAttr value) {
+  int64_t count = 1;
+  for (int64_t d : shape)
+    count *= d;
+  uint64_t offset = (dramBytes + 63) / 64 * 64;
+  dramBytes = offset + uint64_t(count) * sim::formatBytes(format);
+  tensors.push_back({name.str(), role.str(), format,
+                     SmallVector<int64_t>(shape), offset, value});
+  return tensors.size() - 1;
+}
+
+size_t Lowering::placeConstant(Value value, ArrayRef<float> values) {
+  Operation *key = value.getDefiningOp();
+  auto known = placedConstants.find(key);
+  if (known != placedConstants.end())
+    return known->second;
+  auto attr = DenseElementsAttr::get(
+      RankedTensorType::get({int64_t(values.size())},
+                            Float32Type::get(value.getContext())),
+      values);
+  std::string name = ts::onnxNodeName(value.getLoc());
+  size_t at = place((name.empty() ? "constant" : name) + "/f32_" +
+                        std::to_string(tensors.size()),
+                    "constant", sim::NumberFormat::F32,
+                    {int64_t(values.size())}, attr);
+  placedConstants[key] = at;
+  return at;
+}
+
+std::optional<uint64_t> Lowering::fp32Source(Value value) {
+  if (std::optional<std::vector<float>> values = constantValues(value))
+    return tensors[placeConstant(value, *values)].offset;
+  std::optional<Placed> at = inFormat(value, sim::NumberFormat::F32);
+  if (!at)
+    return std::nullopt;
+  return tensors[at->index].offset;
+}
+
+size_t Lowering::placeResult(Operation *op, Value result) {
+  auto type = cast<RankedTensorType>(result.getType());
+  auto named = outputs.find(result);
+  bool isOutput = named != outputs.end();
+  sim::NumberFormat format = !isOutput && onlyMatmulOperands(result)
+                                 ? operandFormat
+                                 : sim::NumberFormat::F32;
+  std::string base = ts::onnxNodeName(op->getLoc());
+  if (base.empty())
+    base = op->getName().stripDialect().str() + "_" +
+           std::to_string(tensors.size());
+  size_t at = place(isOutput ? named->second : base + "/result",
+                    isOutput ? "output" : "scratch", format, type.getShape());
+  placed[result] = {at, leadingRows(type), type.getShape().back()};
+  return at;
+}
+
+std::optional<Placed> Lowering::inFormat(Value value,
+                                         sim::NumberFormat format) {
+  auto it = placed.find(value);
+  if (it == placed.end())
+    return std::nullopt;
+  Placed at = it->second;
+  sim::NumberFormat held = tensors[at.index].format;
+  if (held == format)
+    return at;
+  if (held != sim::NumberFormat::F32)
+    return std::nullopt;
+  if (auto known = converted.find(value); known != converted.end())
+    return known->second;
+  size_t to = place(tensors[at.index].name + "/" + sim::formatName(format),
+                    "scratch", format, tensors[at.index].shape);
+  if (mapStep(tensors[at.index].offset, at.rows, at.cols, sim::VectorFn::Copy,
+              std::nullopt, tensors[to].offset, format))
+    return std::nullopt;
+  Placed result{to, at.rows, at.cols};
+  converted[value] = result;
+  return result;
+}
+
+LogicalResult Lowering::run(ModuleOp module, func::FuncOp func) {
+  for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
+    auto type = dyn_cast<RankedTensorType>(arg.getType());
+    // Integer inputs are indices (token ids) that gathers read; the host
+    // writes them as fp32 (exact below 2^24).
+    bool indices = type && isa<IntegerType>(type.getElementType()) &&
+                   !arg.use_empty() &&
+                   llvm::all_of(arg.getUses(), [](OpOperand &use) {
+                     return isa<ts::GatherOp>(use.getOwner()) &&
+                            use.getOperandNumber() == 1;
+                   });
+    if (!type || !type.hasStaticShape() ||
+        (!type.getElementType().isF32() && !indices) || type.getRank() < 1)
+      return func.emitError()
+             << "input " << i
+             << " must be a static f32 tensor (or integer indices that only "
+                "gathers read) on the systolic target";
+    std::string name = "input_" + std::to_string(i);
+    if (auto attr = func.getArgAttrOfType<StringAttr>(i, "tessera.name"))
+      name = attr.str();
+    // Inputs only matmuls read come in the operand format, others in
+    // fp32 (converted on chip for a matmul that also reads them).
+    placed[arg] = {place(name, "input",
+                         onlyMatmulOperands(arg) ? operandFormat
+                                                 : sim::NumberFormat::F32,
+                         type.getShape()),
+                   leadingRows(type), type.getShape().back()};
+  }
+  // Values the function returns, with their output names.
+  auto returnOp = cast<func::ReturnOp>(func.getBody().front().back());
+  for (auto [i, value] : llvm::enumerate(returnOp.getOperands())) {
+    std::string name = "output_" + std::to_string(i);
+    if (auto attr = func.getResultAttrOfType<StringAttr>(i, "tessera.name"))
+      name = attr.str();
+    outputs[value] = name;
+  }
+
+  // Matmuls of quantized operands: their quantize and dequantize ops run
+  // as part of them (the quantization on the vector unit, the
+  // dequantization in the drain).
+  func.walk([&](ts::MatmulOp matmul) {
+    std::optional<QuantizedMatmul> match = matchQuantized(matmul);
+    if (!match)
+      return;
+    for (Operation *op : {match->lhsDequantize.getOperation(),
+                          match->rhsDequantize.getOperation(),
+                          match->quantize.getOperation()})
+      if (op->getResult(0).hasOneUse())
+        done.insert(op);
+    quantized.try_emplace(matmul, std::move(*match));
+  });
+  for (Operation &op : func.getBody().front()) {
+    if (done.contains(&op) || isa<ts::ConstantOp, func::ReturnOp>(op))
+      continue;
+    if (failed(lowerOp(&op)))
+      return failure();
+  }
+  for (Value value : returnOp.getOperands()) {
+    auto it = placed.find(value);
+    if (it == placed.end() || tensors[it->second.index].role != "output")
+      return returnOp.emitError(
+          "each result must be computed on the accelerator (an input or "
+          "constant returned as it is is not supported)");
+  }
+  buildProgram(module, func.getLoc());
+  func.erase();
+  return success();
+}
+
+LogicalResult Lowering::lowerOp(Operation *op) {
+  auto fail = [&](const Twine &why) -> LogicalResult {
+    return op->emitError() << "'" << op->getName() << "' " << why;
+  };
+  // Reshapes are views.
+  if (auto reshape = dyn_cast<ts::ReshapeOp>(op)) {
+    auto it = placed.find(reshape->getOperand(0));
+    auto type = cast<RankedTensorType>(reshape->getResult(0).getType());
+    if (it == placed.end() || !type.hasStaticShape())
+      return fail("reshapes only what is already in memory");
+    placed[reshape->getResult(0)] = {it->second.index, leadingRows(type),
+                                     type.getShape().back()};
+    return success();
+  }
+  if (auto matmul = dyn_cast<ts::MatmulOp>(op)) {
+    if (auto it = quantized.find(matmul); it != quantized.end())
+      return lowerMatmul(matmul, &it->second);
+    return matmul.getRhs().getDefiningOp<ts::ConstantOp>()
+               ? lowerMatmul(matmul)
+               : lowerComputedMatmul(matmul);
+  }
+  // Constant masks are evaluated where they are read.
+  if (isa<ts::WhereOp>(op) && constantValues(op->getResult(0)))
+    return success();
+  if (auto gather = dyn_cast<ts::GatherOp>(op);
+      gather && !gather.getIndices().getDefiningOp<ts::ConstantOp>())
+    return lowerLookup(gather);
+  if (isa<ts::TransposeOp, ts::SliceOp, ts::ConcatOp, ts::GatherOp,
+          ts::ExpandOp, ts::Conv2dOp>(op))
+    return lowerDataMovement(op);
+  if (isVectorOp(op))
+    return lowerVectorChain(op);
+  return fail("cannot run on the systolic target yet: its lowering handles "
+              "matmuls, convolutions without padding, elementwise ops, "
+              "softmax, layer_norm, rms_norm, transposes, slices, "
+              "concatenations, broadcasts and gathers of one constant index");
+}
+
+void Lowering::buildProgram(ModuleOp module, Location loc) {
+  OpBuilder builder(module.getBodyRegion());
+  builder.setInsertionPointToEnd(module.getBody());
+  auto program = mlir::systolic::ProgramOp::create(
+      builder, loc, builder.getStringAttr(config.name),
+      builder.getI64IntegerAttr(static_cast<int64_t>(dramBytes)));
+  Block *body = new Block;
+  program.getBody().push_back(body);
+  builder.setInsertionPointToStart(body);
+  for (const TensorEntry &t : tensors)
+    mlir::systolic::TensorOp::create(
+        builder, loc, builder.getStringAttr(t.name),
+        builder.getStringAttr(t.role),
+        builder.getStringAttr(sim::formatName(t.format)),
+        builder.getDenseI64ArrayAttr(t.shape),
+        builder.getI64IntegerAttr(static_cast<int64_t>(t.offset)), t.value);
+  for (const sim::Instruction &i : instructions)
+    ::tessera::buildInstructionOp(builder, loc, i);
+}
+
+} // namespace tessera::systolic

@@ -1,0 +1,213 @@
+//===- Lowering.h - the state of a lowering to a systolic program ---------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// The lowering from graph-phase tessera IR to a systolic.program walks the
+// function's ops in order and lowers each family (matmuls and their
+// epilogues, vector chains, data movement) to scheduled instructions
+// (lib/Sim's GemmStep, VectorStep, CopyStep, GatherStep). `Lowering` holds
+// what the families share: the DRAM placement of every value, the
+// instructions scheduled so far and the accelerator. Each family's code
+// lives in its own file: Matmul.cpp, Vector.cpp, DataMovement.cpp.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSERA_LIB_TARGET_SYSTOLIC_LOWERING_H
+#define TESSERA_LIB_TARGET_SYSTOLIC_LOWERING_H
+
+#include "tessera/Dialect/Tessera/IR/TesseraOps.h"
+#include "tessera/Sim/Simulator.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tessera::systolic {
+
+namespace ts = mlir::tessera;
+
+/// A tensor of the program, viewed as rows x cols (leading dims folded).
+struct Placed {
+  size_t index;
+  int64_t rows, cols;
+};
+
+/// A tensor of the program's DRAM image.
+struct TensorEntry {
+  std::string name, role;
+  sim::NumberFormat format;
+  llvm::SmallVector<int64_t> shape;
+  uint64_t offset;
+  mlir::ElementsAttr value;
+};
+
+/// A matmul of quantized operands (ONNX's QDQ form): the lhs a
+/// dequantize of a quantize of an fp32 value, the rhs a dequantize of an
+/// i8 or fp8 constant, both symmetric, in the same format; the input's
+/// scale per tensor, the weights' per tensor or per output column.
+struct QuantizedMatmul {
+  sim::NumberFormat format;
+  mlir::Value input;
+  float inputScale;
+  /// One scale, or one per column of the product.
+  std::vector<float> weightScales;
+  std::vector<float> weights;
+  ts::QuantizeOp quantize;
+  ts::DequantizeOp lhsDequantize, rhsDequantize;
+};
+
+//===----------------------------------------------------------------------===//
+// Helpers on the graph (ConstantValues.cpp, Matmul.cpp, Vector.cpp)
+//===----------------------------------------------------------------------===//
+
+/// The product of a type's dims but the last.
+int64_t leadingRows(mlir::RankedTensorType type);
+/// Row-major strides of `shape`, in elements.
+llvm::SmallVector<int64_t> rowMajor(llvm::ArrayRef<int64_t> shape);
+/// Whether every use of `value` (through reshapes) is a matmul operand
+/// loaded in the operand format (not the rhs of a transpose_b).
+bool onlyMatmulOperands(mlir::Value value);
+/// The values of a constant, or of a where whose operands are all
+/// constants (a causal mask), evaluated with numpy broadcasting.
+std::optional<std::vector<float>> constantValues(mlir::Value value);
+/// The values of an i8 or fp8 constant as floats (exact).
+std::optional<std::vector<float>> quantizedValues(mlir::Value value);
+/// The constant scales of a symmetric (de)quantization (no zero point, or
+/// zero points of 0): one value, or `count` values.
+std::optional<std::vector<float>>
+symmetricScales(mlir::Value scale, mlir::Value zeroPoint, size_t count = 1);
+/// `matmul` in QDQ form, or nothing.
+std::optional<QuantizedMatmul> matchQuantized(ts::MatmulOp matmul);
+/// Whether `op` runs on the vector unit (elementwise, softmax, norms).
+bool isVectorOp(mlir::Operation *op);
+
+//===----------------------------------------------------------------------===//
+// Lowering
+//===----------------------------------------------------------------------===//
+
+/// One lowering of a function to a program for `config`, float matmuls
+/// in `operandFormat`.
+class Lowering {
+public:
+  Lowering(const sim::AcceleratorConfig &config,
+           sim::NumberFormat operandFormat)
+      : config(config), operandFormat(operandFormat) {}
+
+  /// Lowers `func` and replaces it by a systolic.program in `module`;
+  /// errors are reported at the ops that cause them.
+  mlir::LogicalResult run(mlir::ModuleOp module, mlir::func::FuncOp func);
+
+private:
+  //--- Placement (Lowering.cpp) -------------------------------------------//
+
+  /// Places a new tensor in the DRAM image (64-byte aligned).
+  size_t place(llvm::StringRef name, llvm::StringRef role,
+               sim::NumberFormat format, llvm::ArrayRef<int64_t> shape,
+               mlir::ElementsAttr value = {});
+  /// An fp32 constant (or constant-foldable value) placed once in DRAM.
+  size_t placeConstant(mlir::Value value, llvm::ArrayRef<float> values);
+  /// `value` as an fp32 row-major view in DRAM: its byte offset.
+  std::optional<uint64_t> fp32Source(mlir::Value value);
+  /// Places `result` of `op`: an fp32 output, or scratch in the operand
+  /// format when only matmuls read it, else in fp32.
+  size_t placeResult(mlir::Operation *op, mlir::Value result);
+  /// `value` in DRAM in `format`: as placed, or for a matmul reading an
+  /// fp32 value, a copy converted on the vector unit (once per value).
+  std::optional<Placed> inFormat(mlir::Value value, sim::NumberFormat format);
+  /// Lowers one op of the function by its family.
+  mlir::LogicalResult lowerOp(mlir::Operation *op);
+  /// The systolic.program of what was lowered, at the end of `module`.
+  void buildProgram(mlir::ModuleOp module, mlir::Location loc);
+
+  //--- Matmuls, convolutions and their epilogues (Matmul.cpp) -------------//
+
+  /// A matmul with constant weights (or of quantized operands, `quant`)
+  /// and the bias, ReLU and vector ops after it.
+  mlir::LogicalResult lowerMatmul(ts::MatmulOp matmul,
+                                  const QuantizedMatmul *quant = nullptr);
+  /// A matmul whose rhs is computed (attention's products).
+  mlir::LogicalResult lowerComputedMatmul(ts::MatmulOp matmul);
+  /// conv2d (one group, no padding, no dilation) as im2col and a GEMM.
+  mlir::LogicalResult lowerConv(ts::Conv2dOp conv);
+  /// Fuses the vector ops after a GEMM's `result` into its epilogue and
+  /// returns the last fused value.
+  mlir::Value attachEpilogue(sim::GemmStep &step, mlir::Value result,
+                             std::optional<uint64_t> columnScales = {});
+  /// An error at `op` when the accelerator lacks the operand format.
+  mlir::LogicalResult checkOperandFormat(mlir::Operation *op);
+  /// `step` in the operand format, behind the earlier stores.
+  mlir::LogicalResult gemm(mlir::Operation *op, sim::GemmStep step);
+  /// A GEMM in the operand format, behind the earlier stores.
+  mlir::LogicalResult gemm(mlir::Operation *op, uint64_t a, uint64_t b,
+                           uint64_t c, int64_t m, int64_t n, int64_t k,
+                           sim::NumberFormat outFormat,
+                           std::optional<uint64_t> bias = std::nullopt);
+  /// `value` (fp32) divided by `scale` and converted to `format` (i8 or
+  /// fp8) on the vector unit, as a new scratch tensor.
+  std::optional<Placed> quantizeInput(mlir::Operation *op, mlir::Value value,
+                                      float scale, sim::NumberFormat format);
+
+  //--- The vector unit (Vector.cpp) ---------------------------------------//
+
+  /// A chain of vector ops from `first` as one vector step.
+  mlir::LogicalResult lowerVectorChain(mlir::Operation *first);
+  /// Extends a vector step by the ops after `last` that `accept` takes.
+  mlir::Value extendVectorChain(
+      mlir::Value last, sim::VectorStep &step,
+      llvm::DenseMap<mlir::Value, int> &onChip, int &out,
+      llvm::function_ref<bool(const sim::VectorStep &, int)> accept);
+  /// Stores the chain's last result from slot `out`.
+  mlir::LogicalResult finishVectorStep(mlir::Operation *op,
+                                       sim::VectorStep &step, int out);
+  /// Appends `op`'s vector instructions to `step`; returns its slot.
+  mlir::FailureOr<int> appendVectorOps(mlir::Operation *op,
+                                       sim::VectorStep &step,
+                                       llvm::DenseMap<mlir::Value, int> &onChip,
+                                       bool report);
+  /// One vector function over a rows x cols fp32 tensor at `src`.
+  std::optional<std::string> mapStep(uint64_t src, int64_t rows, int64_t cols,
+                                     sim::VectorFn fn,
+                                     std::optional<float> immediate,
+                                     uint64_t out, sim::NumberFormat outFormat);
+
+  //--- Data movement (DataMovement.cpp) -----------------------------------//
+
+  /// Transposes, slices, concatenations, broadcasts, gathers of one
+  /// constant index and convolutions.
+  mlir::LogicalResult lowerDataMovement(mlir::Operation *op);
+  /// A gather of indices computed at run time (an embedding lookup).
+  mlir::LogicalResult lowerLookup(ts::GatherOp gather);
+  /// `value` broadcast numpy-style to `type`, as a new fp32 tensor.
+  std::optional<uint64_t> broadcastTo(mlir::Value value,
+                                      mlir::RankedTensorType type);
+  /// Copies a strided view into (part of) a placed tensor.
+  mlir::LogicalResult copy(mlir::Operation *op, uint64_t src,
+                           llvm::ArrayRef<int64_t> shape,
+                           llvm::ArrayRef<int64_t> srcStrides, size_t to,
+                           uint64_t dstOffset,
+                           llvm::ArrayRef<int64_t> dstStrides);
+
+  const sim::AcceleratorConfig &config;
+  sim::NumberFormat operandFormat;
+  llvm::SmallVector<TensorEntry> tensors;
+  uint64_t dramBytes = 0;
+  std::vector<sim::Instruction> instructions;
+  llvm::DenseMap<mlir::Value, Placed> placed;
+  /// Values converted to the operand format for a matmul.
+  llvm::DenseMap<mlir::Value, Placed> converted;
+  /// Constants placed in DRAM as fp32, by op.
+  llvm::DenseMap<mlir::Operation *, size_t> placedConstants;
+  /// The values the function returns, with their output names.
+  llvm::DenseMap<mlir::Value, std::string> outputs;
+  /// Ops lowered as part of another (fused epilogues, QDQ pairs).
+  llvm::DenseSet<mlir::Operation *> done;
+  /// Matmuls of quantized operands.
+  llvm::DenseMap<mlir::Operation *, QuantizedMatmul> quantized;
+};
+
+} // namespace tessera::systolic
+
+#endif // TESSERA_LIB_TARGET_SYSTOLIC_LOWERING_H

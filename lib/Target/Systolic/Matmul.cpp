@@ -1,0 +1,457 @@
+//===- Matmul.cpp - matmuls, convolutions and their epilogues as GEMMs ----===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#include "Lowering.h"
+
+#include "tessera/Target/Systolic/Emitter.h"
+
+using namespace mlir;
+
+namespace tessera::systolic {
+
+/// A per-tensor scale (a constant of one element) with no zero point, or
+/// a zero one.
+static std::optional<float> perTensorScale(Value scale, Value zeroPoint) {
+  std::optional<std::vector<float>> s = symmetricScales(scale, zeroPoint);
+  if (!s || s->size() != 1)
+    return std::nullopt;
+  return s->front();
+}
+
+std::optional<QuantizedMatmul> matchQuantized(ts::MatmulOp matmul) {
+  auto dq = matmul.getLhs().getDefiningOp<ts::DequantizeOp>();
+  auto dw = matmul.getRhs().getDefiningOp<ts::DequantizeOp>();
+  if (!dq || !dw)
+    return std::nullopt;
+  auto q = dq.getInput().getDefiningOp<ts::QuantizeOp>();
+  if (!q)
+    return std::nullopt;
+  Type element = q.getType().getElementType();
+  if (element != dw.getInput().getType().getElementType())
+    return std::nullopt;
+  std::optional<sim::NumberFormat> format =
+      element.isInteger(8)             ? sim::NumberFormat::I8
+      : isa<Float8E4M3FNType>(element) ? sim::NumberFormat::F8E4M3FN
+      : isa<Float8E5M2Type>(element) ? std::optional(sim::NumberFormat::F8E5M2)
+                                     : std::nullopt;
+  std::optional<float> sx = perTensorScale(q.getScale(), q.getZeroPoint());
+  std::optional<float> sq = perTensorScale(dq.getScale(), dq.getZeroPoint());
+  // Per-channel weight scales run along the product's columns: the
+  // weights' dim 1, or dim 0 with transpose_b.
+  auto wType = cast<RankedTensorType>(dw.getInput().getType());
+  if (wType.getRank() != 2)
+    return std::nullopt;
+  int64_t columnsDim = matmul.getTransposeB() ? 0 : 1;
+  std::optional<std::vector<float>> sw = symmetricScales(
+      dw.getScale(), dw.getZeroPoint(), wType.getDimSize(columnsDim));
+  if (sw && sw->size() != 1) {
+    int64_t axis = dw.getAxis() ? int64_t(*dw.getAxis()) : 1;
+    if ((axis < 0 ? axis + 2 : axis) != columnsDim)
+      return std::nullopt;
+  }
+  std::optional<std::vector<float>> w = quantizedValues(dw.getInput());
+  if (!format || !sx || !sq || *sx != *sq || !sw || !w)
+    return std::nullopt;
+  return QuantizedMatmul{
+      *format, q.getInput(), *sx, std::move(*sw), std::move(*w), q, dq, dw};
+}
+
+/// A matmul with constant weights (transposed at compile time for
+/// transpose_b), or of quantized operands (`quant`), as a GEMM step; its
+/// bias add and ReLU go in the drain, the vector ops after them in the
+/// epilogue.
+LogicalResult Lowering::lowerMatmul(ts::MatmulOp matmul,
+                                    const QuantizedMatmul *quant) {
+  sim::NumberFormat format = operandFormat;
+  auto error = [&](Operation *op, const Twine &why) {
+    op->emitError() << why;
+    return failure();
+  };
+  std::optional<Placed> lhs;
+  std::optional<std::vector<float>> values;
+  auto rhsType = matmul.getRhs().getType();
+  if (quant) {
+    // The lhs quantized on the vector unit, the weights as they are.
+    format = quant->format;
+    if (!config.supports(format))
+      return error(matmul, Twine("accelerator '") + config.name +
+                               "' has no " + sim::formatName(format) +
+                               " operands for this quantized matmul");
+    lhs = quantizeInput(matmul, quant->input, quant->inputScale, format);
+    values = quant->weights;
+  } else {
+    if (failed(checkOperandFormat(matmul)))
+      return failure();
+    lhs = inFormat(matmul.getLhs(), format);
+    auto weights = matmul.getRhs().getDefiningOp<ts::ConstantOp>();
+    if (!weights || rhsType.getRank() != 2)
+      return error(matmul, "the systolic target needs constant 2-D weights");
+    values = ::tessera::floatValues(weights.getValue());
+    if (!values)
+      return error(matmul, "the weights must be f32 constants");
+  }
+  if (!lhs)
+    return error(matmul, "the matmul's lhs must be an input or an earlier "
+                         "result on the systolic target");
+  if (matmul.getTransposeA() || !matmul.getAlpha().isExactlyValue(1.0))
+    return error(matmul, "transpose_a and alpha are not supported on the "
+                         "systolic target yet");
+  int64_t k = rhsType.getDimSize(matmul.getTransposeB() ? 1 : 0);
+  int64_t n = rhsType.getDimSize(matmul.getTransposeB() ? 0 : 1);
+  if (lhs->cols != k)
+    return error(matmul, "the lhs does not have the weights' depth");
+  if (matmul.getTransposeB()) {
+    std::vector<float> transposed(values->size());
+    for (int64_t r = 0; r < k; ++r)
+      for (int64_t c = 0; c < n; ++c)
+        transposed[r * n + c] = (*values)[c * k + r];
+    values = std::move(transposed);
+  }
+  auto weightType =
+      RankedTensorType::get({k, n}, Float32Type::get(matmul.getContext()));
+  auto weightValue =
+      DenseElementsAttr::get(weightType, ArrayRef<float>(*values));
+  std::string base = ts::onnxNodeName(matmul.getLoc());
+  if (base.empty())
+    base = "matmul_" + std::to_string(tensors.size());
+  size_t weightsAt =
+      place(base + "/weights", "constant", format, {k, n}, weightValue);
+
+  // The epilogue: a bias row, then ReLU, each the only user.
+  sim::GemmStep step;
+  step.shape = {lhs->rows, n, k};
+  step.format = format;
+  // Dequantization in the drain; per-column weight scales multiply each
+  // block in the epilogue (before any bias, which then joins the
+  // epilogue too).
+  std::optional<uint64_t> columnScales;
+  if (quant && quant->weightScales.size() == 1)
+    step.scale = quant->inputScale * quant->weightScales.front();
+  else if (quant) {
+    step.scale = quant->inputScale;
+    auto scalesValue = DenseElementsAttr::get(
+        RankedTensorType::get({n}, weightType.getElementType()),
+        ArrayRef<float>(quant->weightScales));
+    columnScales = tensors[place(base + "/scales", "constant",
+                                 sim::NumberFormat::F32, {n}, scalesValue)]
+                       .offset;
+  }
+  step.a = tensors[lhs->index].offset;
+  step.b = tensors[weightsAt].offset;
+  // Every matmul after the first starts behind the earlier stores: its
+  // input may be their result, and its buffers (slots, accumulators) are
+  // the ones the earlier matmul used until its last store.
+  step.fence = !instructions.empty();
+  Value result = matmul.getResult();
+  done.insert(matmul);
+  if (result.hasOneUse() && !columnScales)
+    if (auto add = dyn_cast<ts::AddOp>(*result.getUsers().begin())) {
+      Value other = add.getLhs() == result ? add.getRhs() : add.getLhs();
+      auto bias = other.getDefiningOp<ts::ConstantOp>();
+      auto biasType = cast<RankedTensorType>(other.getType());
+      std::optional<std::vector<float>> biasValues =
+          bias ? ::tessera::floatValues(bias.getValue()) : std::nullopt;
+      if (biasValues && biasType.getNumElements() == n &&
+          biasType.getShape().back() == n &&
+          add.getType() == matmul.getType()) {
+        auto biasValue = DenseElementsAttr::get(
+            RankedTensorType::get({n}, weightType.getElementType()),
+            ArrayRef<float>(*biasValues));
+        size_t biasAt = place(base + "/bias", "constant",
+                              sim::NumberFormat::F32, {n}, biasValue);
+        step.bias = tensors[biasAt].offset;
+        done.insert(add);
+        result = add.getResult();
+      }
+    }
+  if (result.hasOneUse() && !columnScales)
+    if (auto relu = dyn_cast<ts::ReluOp>(*result.getUsers().begin())) {
+      step.relu = true;
+      done.insert(relu);
+      result = relu.getResult();
+    }
+  Value product = result;
+  result = attachEpilogue(step, result, columnScales);
+  auto resultType = cast<RankedTensorType>(result.getType());
+  auto out = outputs.find(result);
+  bool isOutput = out != outputs.end();
+  if (isOutput && !result.hasOneUse())
+    return error(result.getDefiningOp(),
+                 "a result returned and also used by another op is not "
+                 "supported on the systolic target yet");
+  step.outFormat =
+      isOutput || (quant && result == product) || !onlyMatmulOperands(result)
+          ? sim::NumberFormat::F32
+          : format;
+  if (step.epilogue) {
+    step.epilogue->outFormat = step.outFormat;
+    std::string last = ts::onnxNodeName(result.getLoc());
+    if (!last.empty())
+      base = last;
+  }
+  size_t resultAt = place(isOutput ? out->second : base + "/result",
+                          isOutput ? "output" : "scratch", step.outFormat,
+                          resultType.getShape());
+  step.c = tensors[resultAt].offset;
+  placed[result] = {resultAt, step.shape.m, n};
+  if (auto why = sim::appendGemm(config, step, instructions))
+    return error(matmul, *why);
+  return success();
+}
+
+/// Fuses the vector ops that follow a GEMM's `result` into its epilogue:
+/// each op the only user of the previous result and not a model output,
+/// its other operands already in memory or constant, its view the
+/// GEMM's outputs (batch * M rows x N columns), and row reductions
+/// (softmax, norms) only while N fits the array's columns. The products
+/// stay on chip and only the last result goes to DRAM. With
+/// `columnScales` (fp32, one per column, in DRAM) the epilogue first
+/// multiplies the product by them (per-channel dequantization). Returns
+/// the last fused value (`result` when nothing fuses).
+Value Lowering::attachEpilogue(sim::GemmStep &step, Value result,
+                               std::optional<uint64_t> columnScales) {
+  using Shape = sim::VectorStep::Shape;
+  int64_t rows = step.batch * step.shape.m, cols = step.shape.n;
+  sim::VectorStep epilogue;
+  epilogue.rows = rows;
+  epilogue.cols = cols;
+  epilogue.slots.push_back({Shape::Full, std::nullopt});
+  int out = 0;
+  if (columnScales) {
+    epilogue.slots.push_back({Shape::Row, columnScales});
+    epilogue.slots.push_back({Shape::Full, std::nullopt});
+    epilogue.ops.push_back(
+        {sim::VectorFn::Mul, 2, 0, 1, std::optional<float>()});
+    out = 2;
+  }
+  llvm::DenseMap<Value, int> onChip;
+  Value last = extendVectorChain(
+      result, epilogue, onChip, out,
+      [&](const sim::VectorStep &trial, int joined) {
+        return trial.rows == rows && trial.cols == cols &&
+               trial.slots[joined].shape == Shape::Full &&
+               (cols <= config.array.cols ||
+                llvm::none_of(trial.ops, [](const sim::VectorStep::Op &op) {
+                  return sim::isRowReduction(op.fn);
+                }));
+      });
+  if (epilogue.ops.empty())
+    return result;
+  epilogue.output = out;
+  step.epilogue = std::move(epilogue);
+  return last;
+}
+
+/// Whether the accelerator multiplies the float operand format; an
+/// error at `op` when not (an int8-only accelerator needs the model's
+/// matmuls quantized).
+LogicalResult Lowering::checkOperandFormat(Operation *op) {
+  if (config.supports(operandFormat))
+    return success();
+  op->emitError() << "accelerator '" << config.name
+                  << "' has no float operand format '"
+                  << sim::formatName(operandFormat)
+                  << "' (quantize the model's matmuls to a format it has)";
+  return failure();
+}
+
+/// `step` in the operand format, behind the earlier stores.
+LogicalResult Lowering::gemm(Operation *op, sim::GemmStep step) {
+  if (failed(checkOperandFormat(op)))
+    return failure();
+  step.format = operandFormat;
+  step.fence = true;
+  if (auto why = sim::appendGemm(config, step, instructions)) {
+    op->emitError() << *why;
+    return failure();
+  }
+  return success();
+}
+
+/// A GEMM in the operand format, behind the earlier stores.
+LogicalResult Lowering::gemm(Operation *op, uint64_t a, uint64_t b,
+                             uint64_t c, int64_t m, int64_t n, int64_t k,
+                             sim::NumberFormat outFormat,
+                             std::optional<uint64_t> bias) {
+  sim::GemmStep step;
+  step.shape = {m, n, k};
+  step.outFormat = outFormat;
+  step.a = a;
+  step.b = b;
+  step.c = c;
+  step.bias = bias;
+  return gemm(op, std::move(step));
+}
+
+/// A matmul whose rhs is computed (attention's products): a batch of
+/// GEMMs, one per batch index, the rhs loaded as weights from DRAM in
+/// the operand format (a transpose_b through a transposing copy first).
+LogicalResult Lowering::lowerComputedMatmul(ts::MatmulOp matmul) {
+  auto error = [&](const Twine &why) {
+    matmul.emitError() << why;
+    return failure();
+  };
+  auto type = cast<RankedTensorType>(matmul.getType());
+  auto lt = cast<RankedTensorType>(matmul.getLhs().getType());
+  auto rt = cast<RankedTensorType>(matmul.getRhs().getType());
+  if (!type.hasStaticShape() || !lt.hasStaticShape() ||
+      !rt.hasStaticShape() || lt.getRank() < 2 || rt.getRank() < 2)
+    return error("the systolic target needs static matmul operands of "
+                 "rank 2 or more");
+  if (matmul.getTransposeA())
+    return error("transpose_a is not supported on the systolic target "
+                 "yet");
+  float alpha = matmul.getAlpha().convertToFloat();
+  int64_t m = lt.getDimSize(lt.getRank() - 2), k = lt.getShape().back();
+  int64_t n = type.getShape().back();
+  int64_t batches = type.getNumElements() / (m * n);
+  int64_t lhsBatches = lt.getNumElements() / (m * k);
+  int64_t rhsBatches = rt.getNumElements() / (k * n);
+  if ((lhsBatches != batches && lhsBatches != 1) ||
+      (rhsBatches != batches && rhsBatches != 1))
+    return error("broadcasts batch dims the systolic target does not "
+                 "(each operand has all of them or none)");
+  std::optional<Placed> lhs = inFormat(matmul.getLhs(), operandFormat);
+  if (!lhs)
+    return error("the matmul's lhs must be an input or an earlier result "
+                 "on the systolic target");
+  uint64_t rhsAt;
+  if (matmul.getTransposeB()) {
+    std::optional<uint64_t> src = fp32Source(matmul.getRhs());
+    if (!src)
+      return error("the matmul's rhs must be an earlier result on the "
+                   "systolic target");
+    // [batch..., n, k] -> [batch..., k, n] in the operand format.
+    SmallVector<int64_t> shape(rt.getShape()), in = rowMajor(rt.getShape());
+    int64_t r = rt.getRank();
+    std::swap(shape[r - 1], shape[r - 2]);
+    SmallVector<int64_t> strides(in);
+    std::swap(strides[r - 1], strides[r - 2]);
+    size_t to = place("matmul_rhs_" + std::to_string(tensors.size()),
+                      "scratch", operandFormat, shape);
+    if (failed(copy(matmul, *src, shape, strides, to, 0, rowMajor(shape))))
+      return failure();
+    rhsAt = tensors[to].offset;
+  } else {
+    std::optional<Placed> rhs = inFormat(matmul.getRhs(), operandFormat);
+    if (!rhs)
+      return error("the matmul's rhs must be an earlier result on the "
+                   "systolic target");
+    rhsAt = tensors[rhs->index].offset;
+  }
+  // The scale (attention's 1/sqrt(d)) in the drain, and the ops that
+  // follow (the mask, the softmax) in the epilogue, on chip.
+  sim::GemmStep step;
+  step.shape = {m, n, k};
+  step.batch = batches;
+  if (alpha != 1.0f)
+    step.scale = alpha;
+  Value result = attachEpilogue(step, matmul.getResult());
+  Operation *last = result.getDefiningOp();
+  size_t to = placeResult(last, result);
+  step.outFormat = tensors[to].format;
+  if (step.epilogue)
+    step.epilogue->outFormat = step.outFormat;
+  int64_t size = sim::formatBytes(operandFormat);
+  int64_t outSize = sim::formatBytes(step.outFormat);
+  // The batch's GEMMs are independent: one schedule, no fences between.
+  step.a = tensors[lhs->index].offset;
+  step.b = rhsAt;
+  step.c = tensors[to].offset;
+  step.aStride = uint64_t(lhsBatches == 1 ? 0 : m * k * size);
+  step.bStride = uint64_t(rhsBatches == 1 ? 0 : k * n * size);
+  step.cStride = uint64_t(m * n * outSize);
+  if (failed(gemm(matmul, std::move(step))))
+    return failure();
+  return success();
+}
+
+/// conv2d (one group, no padding, no dilation) as an im2col copy into an
+/// [N*OH*OW, C*KH*KW] matrix, a GEMM with the filter as a constant
+/// [C*KH*KW, F] matrix (bias in the drain), and a copy to [N, F, OH, OW].
+LogicalResult Lowering::lowerConv(ts::Conv2dOp conv) {
+  auto error = [&](const Twine &why) {
+    conv.emitError() << why;
+    return failure();
+  };
+  auto in = cast<RankedTensorType>(conv.getInput().getType());
+  auto type = cast<RankedTensorType>(conv.getType());
+  auto filter = conv.getFilter().getDefiningOp<ts::ConstantOp>();
+  if (!filter || !in.hasStaticShape())
+    return error("the systolic target needs a constant filter and a "
+                 "static input");
+  if (conv.getGroup() != 1 ||
+      llvm::any_of(conv.getPads(), [](int64_t p) { return p != 0; }) ||
+      llvm::any_of(conv.getDilations(), [](int64_t d) { return d != 1; }))
+    return error("runs on the systolic target without groups, padding "
+                 "or dilation only");
+  std::optional<std::vector<float>> w =
+      ::tessera::floatValues(filter.getValue());
+  std::optional<uint64_t> src = fp32Source(conv.getInput());
+  if (!w || !src)
+    return error("reads values the accelerator does not hold");
+  auto ft = cast<RankedTensorType>(filter.getType());
+  int64_t batch = in.getDimSize(0), c = in.getDimSize(1),
+          h = in.getDimSize(2), wd = in.getDimSize(3);
+  int64_t f = ft.getDimSize(0), kh = ft.getDimSize(2), kw = ft.getDimSize(3);
+  int64_t oh = type.getDimSize(2), ow = type.getDimSize(3);
+  ArrayRef<int64_t> stride = conv.getStrides();
+  int64_t depth = c * kh * kw, rows = batch * oh * ow;
+  std::string base = ts::onnxNodeName(conv.getLoc());
+  if (base.empty())
+    base = "conv_" + std::to_string(tensors.size());
+  size_t cols =
+      place(base + "/im2col", "scratch", operandFormat, {rows, depth});
+  if (failed(copy(conv, *src, {batch, oh, ow, c, kh, kw},
+                  {c * h * wd, stride[0] * wd, stride[1], h * wd, wd, 1},
+                  cols, 0, rowMajor({batch, oh, ow, c, kh, kw}))))
+    return failure();
+  std::vector<float> weights(size_t(depth * f));
+  for (int64_t r = 0; r < depth; ++r)
+    for (int64_t j = 0; j < f; ++j)
+      weights[r * f + j] = (*w)[j * depth + r];
+  size_t filterAt =
+      place(base + "/weights", "constant", operandFormat, {depth, f},
+            DenseElementsAttr::get(
+                RankedTensorType::get({depth, f},
+                                      Float32Type::get(conv.getContext())),
+                ArrayRef<float>(weights)));
+  std::optional<uint64_t> bias;
+  if (Value b = conv.getBias()) {
+    std::optional<std::vector<float>> values = constantValues(b);
+    if (!values || int64_t(values->size()) != f)
+      return error("the systolic target needs a constant bias per filter");
+    bias = tensors[placeConstant(b, *values)].offset;
+  }
+  size_t product =
+      place(base + "/product", "scratch", sim::NumberFormat::F32, {rows, f});
+  if (failed(gemm(conv, tensors[cols].offset, tensors[filterAt].offset,
+                  tensors[product].offset, rows, f, depth,
+                  sim::NumberFormat::F32, bias)))
+    return failure();
+  // [N, OH*OW, F] -> [N, F, OH, OW].
+  size_t to = placeResult(conv, conv.getResult());
+  return copy(conv, tensors[product].offset, {batch, f, oh, ow},
+              {oh * ow * f, 1, ow * f, f}, to, 0,
+              rowMajor({batch, f, oh, ow}));
+}
+
+/// `value` (fp32) divided by `scale` and converted to `format` (i8 or
+/// fp8) on the vector unit, as a new scratch tensor.
+std::optional<Placed> Lowering::quantizeInput(Operation *op, Value value,
+                                              float scale,
+                                              sim::NumberFormat format) {
+  std::optional<Placed> at = inFormat(value, sim::NumberFormat::F32);
+  if (!at)
+    return std::nullopt;
+  size_t to = place(tensors[at->index].name + "/" + sim::formatName(format),
+                    "scratch", format, tensors[at->index].shape);
+  if (auto why = mapStep(tensors[at->index].offset, at->rows, at->cols,
+                         sim::VectorFn::Quantize, scale, tensors[to].offset,
+                         format)) {
+    op->emitError() << *why;
+    return std::nullopt;
+  }
+  return Placed{to, at->rows, at->cols};
+}
+
+} // namespace tessera::systolic
