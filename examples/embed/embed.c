@@ -1,8 +1,10 @@
-/* embed.c - runs a Tessera CPU artifact from C through the runtime's C API. */
+/* embed.c - runs a Tessera artifact from C through the runtime's C API.    */
 /* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception                  */
 /*
- * Usage: tessera-embed-c model.so
- * Prints the model's inputs and outputs, runs it on inputs filled with
+ * Usage: tessera-embed-c model.so|model.tsp [name=value ...]
+ * Opens any artifact kind the runtime knows (a CPU library, a systolic
+ * program) with the loader options given (accel=small for a program),
+ * prints where it runs, the model's inputs and outputs, runs it on inputs filled with
  * 0, 1, 2, ... (every input must have static dims here) and prints the
  * first elements of each float output.
  */
@@ -10,17 +12,34 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 int main(int argc, char **argv) {
-  if (argc != 2) {
-    fprintf(stderr, "usage: %s model.so\n", argv[0]);
+  if (argc < 2 || argc > 10) {
+    fprintf(stderr, "usage: %s model.so|model.tsp [name=value ...]\n",
+            argv[0]);
     return 2;
   }
-  tessera_model *model = tessera_model_load(argv[1]);
+  /* Loader options: name=value pairs split in place. */
+  const char *names[8], *values[8];
+  int32_t numOptions = 0;
+  for (int i = 2; i < argc; ++i) {
+    char *equals = strchr(argv[i], '=');
+    if (!equals) {
+      fprintf(stderr, "error: expected name=value, got '%s'\n", argv[i]);
+      return 2;
+    }
+    *equals = '\0';
+    names[numOptions] = argv[i];
+    values[numOptions++] = equals + 1;
+  }
+  tessera_model *model =
+      tessera_model_load_with_options(argv[1], names, values, numOptions);
   if (!model) {
     fprintf(stderr, "error: %s\n", tessera_last_error());
     return 1;
   }
+  printf("device: %s\n", tessera_model_device(model));
   int32_t numInputs = tessera_model_num_inputs(model);
   int32_t numOutputs = tessera_model_num_outputs(model);
   tessera_tensor inputs[8] = {0}, outputs[8] = {0};

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "tessera/Runtime/Executable.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/Path.h"
 
 #include <mutex>
@@ -53,8 +54,25 @@ tessera::runtime::findLoaderForPath(llvm::StringRef path) {
 llvm::Expected<std::unique_ptr<Executable>>
 tessera::runtime::loadExecutable(llvm::StringRef path,
                                  const LoadOptions &options) {
-  if (const ExecutableLoader *loader = findLoaderForPath(path))
+  if (const ExecutableLoader *loader = findLoaderForPath(path)) {
+    for (const auto &option : options) {
+      if (llvm::any_of(loader->options, [&](const LoaderOption &known) {
+            return known.name == option.first;
+          }))
+        continue;
+      std::string names;
+      for (const LoaderOption &known : loader->options)
+        names += (names.empty() ? "" : ", ") + known.name;
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "'" + option.first + "' is not an option of " + loader->kind +
+              " artifacts (" +
+              (names.empty() ? std::string("they take none")
+                             : "they take " + names) +
+              ")");
+    }
     return loader->load(path, options);
+  }
   std::string known;
   for (const ExecutableLoader *loader : registeredLoaders())
     known += (known.empty() ? "" : ", ") + loader->extension + " (" +

@@ -350,7 +350,7 @@ int main(int argc, char **argv) {
     if (!dims.empty())
       return usage("--dim applies when an ONNX model is compiled; " + model +
                    " is compiled already");
-    auto loaded = loader->load(model, loadOptions);
+    auto loaded = loadExecutable(model, loadOptions);
     if (!loaded) {
       WithColor::error(errs(), "tessera-run")
           << toString(loaded.takeError()) << "\n";
