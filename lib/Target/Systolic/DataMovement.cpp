@@ -25,7 +25,7 @@ std::optional<uint64_t> Lowering::broadcastTo(Value value,
   std::optional<uint64_t> src = fp32Source(value);
   if (!src)
     return std::nullopt;
-  size_t at = place("broadcast_" + std::to_string(tensors.size()), "scratch",
+  size_t at = place("broadcast_" + std::to_string(tensors.size()), Role::Scratch,
                     sim::NumberFormat::F32, type.getShape());
   sim::CopyStep step;
   step.shape.assign(type.getShape().begin(), type.getShape().end());

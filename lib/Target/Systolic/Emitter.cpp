@@ -34,88 +34,180 @@ std::optional<std::vector<float>> tessera::floatValues(ElementsAttr value) {
   return std::nullopt;
 }
 
+namespace {
+/// The fp32 bits of an instruction field holding a float.
+float floatField(uint64_t bits) {
+  uint32_t word = static_cast<uint32_t>(bits);
+  float value;
+  std::memcpy(&value, &word, 4);
+  return value;
+}
+uint32_t floatBits(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, 4);
+  return bits;
+}
+} // namespace
+
 Operation *tessera::buildInstructionOp(OpBuilder &b, Location loc,
                                        const sim::Instruction &i) {
-  auto i64 = [&](uint64_t v) {
-    return b.getI64IntegerAttr(static_cast<int64_t>(v));
+  auto i64 = [&](uint64_t v) { return static_cast<int64_t>(v); };
+  auto format = [&] {
+    return TypeAttr::get(systolic::getFormatType(b.getContext(), i.format));
   };
-  Operation *op = nullptr;
+  int64_t wait = i.waitMask, signal = i.signalMask;
   switch (i.opcode) {
-  case sim::Opcode::Load: {
-    auto load = systolic::LoadOp::create(
-        b, loc, b.getStringAttr((i.flags & 1) ? "weights" : "unified"),
-        i64(i.dram), i64(i.a), i64(i.rows), i64(i.c), i64(i.b), i64(0), i64(0),
-        (i.flags & sim::kLoadFence) ? b.getUnitAttr() : UnitAttr());
-    op = load;
-    break;
-  }
+  case sim::Opcode::Load:
+    return systolic::LoadOp::create(
+        b, loc,
+        (i.flags & 1) ? systolic::Buffer::Weights : systolic::Buffer::Unified,
+        i64(i.dram), i64(i.a), i64(i.rows), i64(i.c), i64(i.b), wait, signal,
+        (i.flags & sim::kLoadFence) != 0);
   case sim::Opcode::Store:
-    op = systolic::StoreOp::create(b, loc, i64(i.dram), i64(i.a), i64(i.rows),
-                                   i64(i.c), i64(i.b), i64(0), i64(0));
-    break;
+    return systolic::StoreOp::create(b, loc, i64(i.dram), i64(i.a),
+                                     i64(i.rows), i64(i.c), i64(i.b), wait,
+                                     signal);
   case sim::Opcode::Matmul:
-    op = systolic::MatmulOp::create(
-        b, loc, b.getStringAttr(sim::formatName(i.format)), i64(i.a), i64(i.b),
-        i64(i.c), i64(i.rows), i64(i.depth), i64(i.cols),
-        (i.flags & 1) ? b.getUnitAttr() : UnitAttr(), i64(0), i64(0));
-    break;
+    return systolic::MatmulOp::create(
+        b, loc, format().getValue(), i64(i.a), i64(i.b), i64(i.c), i64(i.rows),
+        i64(i.depth), i64(i.cols), (i.flags & 1) != 0, wait, signal);
   case sim::Opcode::Drain: {
-    float scale;
-    std::memcpy(&scale, &i.c, 4);
     bool scaled = (i.flags & sim::kDrainScale) ||
                   (i.format == sim::NumberFormat::I8 && i.c != 0);
-    op = systolic::DrainOp::create(
-        b, loc, b.getStringAttr(sim::formatName(i.format)), i64(i.a), i64(i.b),
-        i64(i.rows), i64(i.cols),
-        (i.flags & sim::kDrainBias) ? i64(i.dram) : IntegerAttr(),
-        (i.flags & sim::kDrainRelu) ? b.getUnitAttr() : UnitAttr(),
-        scaled ? b.getF32FloatAttr(scale) : FloatAttr(),
-        (i.flags & sim::kDrainInt32) ? b.getUnitAttr() : UnitAttr(), i64(0),
-        i64(0));
-    break;
+    return systolic::DrainOp::create(
+        b, loc, format().getValue(), i64(i.a), i64(i.b), i64(i.rows),
+        i64(i.cols),
+        (i.flags & sim::kDrainBias) ? b.getI64IntegerAttr(i64(i.dram))
+                                    : IntegerAttr(),
+        (i.flags & sim::kDrainRelu) != 0,
+        scaled ? b.getF32FloatAttr(floatField(i.c)) : FloatAttr(),
+        (i.flags & sim::kDrainInt32) != 0, wait, signal);
   }
   case sim::Opcode::Gather:
-    op = systolic::GatherOp::create(
+    return systolic::GatherOp::create(
         b, loc, i64(i.dram), i64(i.a), i64(i.b), i64(i.rows), i64(i.c),
         i64(uint64_t(i.cols) + 65536 * uint64_t(i.depth)),
-        (i.flags & sim::kLoadFence) ? b.getUnitAttr() : UnitAttr(), i64(0),
-        i64(0));
-    break;
+        (i.flags & sim::kLoadFence) != 0, wait, signal);
   case sim::Opcode::Vector: {
-    auto fn = static_cast<sim::VectorFn>(i.depth);
-    auto mode = static_cast<sim::VectorMode>(i.flags);
-    StringAttr modeName;
+    auto fn = static_cast<systolic::VectorFn>(i.depth);
+    systolic::OperandModeAttr mode;
     IntegerAttr src2;
     FloatAttr imm;
-    if (fn == sim::VectorFn::Quantize) {
-      float value;
-      uint32_t bits = static_cast<uint32_t>(i.dram);
-      std::memcpy(&value, &bits, 4);
-      imm = b.getF32FloatAttr(value);
+    if (fn == systolic::VectorFn::Quantize)
+      imm = b.getF32FloatAttr(floatField(i.dram));
+    if (sim::isBinary(static_cast<sim::VectorFn>(i.depth))) {
+      auto m = static_cast<systolic::OperandMode>(i.flags & 3);
+      mode = systolic::OperandModeAttr::get(b.getContext(), m);
+      if (m == systolic::OperandMode::Immediate)
+        imm = b.getF32FloatAttr(floatField(i.dram));
+      else
+        src2 = b.getI64IntegerAttr(i64(i.b));
     }
-    if (sim::isBinary(fn)) {
-      static const char *modes[] = {"full", "row", "column", "immediate"};
-      modeName = b.getStringAttr(modes[static_cast<int>(mode) & 3]);
-      if (mode == sim::VectorMode::Immediate) {
-        float value;
-        uint32_t bits = static_cast<uint32_t>(i.dram);
-        std::memcpy(&value, &bits, 4);
-        imm = b.getF32FloatAttr(value);
-      } else {
-        src2 = i64(i.b);
-      }
-    }
-    op = systolic::VectorOp::create(
-        b, loc, b.getStringAttr(sim::vectorFnName(fn)),
-        b.getStringAttr(sim::formatName(i.format)), i64(i.a), i64(i.c),
-        i64(i.rows), i64(i.cols), modeName, src2, imm, i64(0), i64(0));
-    break;
+    return systolic::VectorOp::create(
+        b, loc, systolic::VectorFnAttr::get(b.getContext(), fn), format(),
+        b.getI64IntegerAttr(i64(i.a)), b.getI64IntegerAttr(i64(i.c)),
+        b.getI64IntegerAttr(i64(i.rows)), b.getI64IntegerAttr(i64(i.cols)),
+        mode, src2, imm, b.getI64IntegerAttr(wait),
+        b.getI64IntegerAttr(signal));
   }
   }
-  op->setAttr("wait", i64(i.waitMask));
-  op->setAttr("signal", i64(i.signalMask));
-  return op;
+  llvm_unreachable("unknown opcode");
 }
+
+namespace {
+
+/// The instruction an op of the program is (its verifier has checked its
+/// fields).
+sim::Instruction toInstruction(Operation &op) {
+  sim::Instruction i;
+  auto formatOf = [](Type type) { return *systolic::getNumberFormat(type); };
+  auto masks = [&](auto typed) {
+    i.waitMask = static_cast<uint8_t>(typed.getWait());
+    i.signalMask = static_cast<uint8_t>(typed.getSignal());
+  };
+  if (auto load = dyn_cast<systolic::LoadOp>(op)) {
+    masks(load);
+    i.opcode = sim::Opcode::Load;
+    i.flags = (load.getBuffer() == systolic::Buffer::Weights ? 1 : 0) |
+              (load.getFence() ? sim::kLoadFence : 0);
+    i.dram = load.getDram();
+    i.a = load.getSram();
+    i.rows = load.getRows();
+    i.c = load.getRowBytes();
+    i.b = load.getStride();
+  } else if (auto store = dyn_cast<systolic::StoreOp>(op)) {
+    masks(store);
+    i.opcode = sim::Opcode::Store;
+    i.dram = store.getDram();
+    i.a = store.getSram();
+    i.rows = store.getRows();
+    i.c = store.getRowBytes();
+    i.b = store.getStride();
+  } else if (auto matmul = dyn_cast<systolic::MatmulOp>(op)) {
+    masks(matmul);
+    i.opcode = sim::Opcode::Matmul;
+    i.format = formatOf(matmul.getFormat());
+    i.a = matmul.getWeights();
+    i.b = matmul.getActivations();
+    i.c = matmul.getAccRow();
+    i.rows = matmul.getRows();
+    i.depth = matmul.getDepth();
+    i.cols = matmul.getCols();
+    i.flags = matmul.getAccumulate() ? 1 : 0;
+  } else if (auto drain = dyn_cast<systolic::DrainOp>(op)) {
+    masks(drain);
+    i.opcode = sim::Opcode::Drain;
+    i.format = formatOf(drain.getFormat());
+    i.a = drain.getAccRow();
+    i.b = drain.getSram();
+    i.rows = drain.getRows();
+    i.cols = drain.getCols();
+    if (std::optional<uint64_t> bias = drain.getBias()) {
+      i.flags |= sim::kDrainBias;
+      i.dram = *bias;
+    }
+    if (drain.getRelu())
+      i.flags |= sim::kDrainRelu;
+    if (drain.getInt32())
+      i.flags |= sim::kDrainInt32;
+    if (std::optional<APFloat> scale = drain.getScale()) {
+      i.c = floatBits(scale->convertToFloat());
+      if (i.format != sim::NumberFormat::I8)
+        i.flags |= sim::kDrainScale;
+    }
+  } else if (auto gather = dyn_cast<systolic::GatherOp>(op)) {
+    masks(gather);
+    i.opcode = sim::Opcode::Gather;
+    i.flags = gather.getFence() ? sim::kLoadFence : 0;
+    i.dram = gather.getDram();
+    i.a = gather.getSram();
+    i.b = gather.getIndices();
+    i.rows = gather.getRows();
+    i.c = gather.getRowBytes();
+    uint64_t tableRows = gather.getTableRows();
+    i.cols = static_cast<uint32_t>(tableRows % 65536);
+    i.depth = static_cast<uint32_t>(tableRows / 65536);
+  } else {
+    auto vector = cast<systolic::VectorOp>(op);
+    masks(vector);
+    i.opcode = sim::Opcode::Vector;
+    i.format = formatOf(vector.getFormat());
+    i.depth = static_cast<uint32_t>(vector.getFn());
+    i.a = vector.getSrc();
+    i.c = vector.getDst();
+    i.rows = vector.getRows();
+    i.cols = vector.getCols();
+    if (std::optional<systolic::OperandMode> mode = vector.getMode())
+      i.flags = static_cast<uint8_t>(*mode);
+    if (std::optional<uint64_t> src2 = vector.getSrc2())
+      i.b = *src2;
+    if (std::optional<APFloat> imm = vector.getImm())
+      i.dram = floatBits(imm->convertToFloat());
+  }
+  return i;
+}
+
+} // namespace
 
 FailureOr<sim::Program>
 tessera::emitSystolicProgram(ModuleOp module,
@@ -127,156 +219,43 @@ tessera::emitSystolicProgram(ModuleOp module,
   systolic::ProgramOp programOp = programs.front();
   sim::Program program;
   program.dram.resize(static_cast<size_t>(programOp.getDramBytes()));
-  auto fail = [&](Operation *op, const Twine &why) {
-    op->emitError(why);
-    return failure();
-  };
   for (Operation &op : programOp.getBody().front()) {
-    if (auto tensor = dyn_cast<systolic::TensorOp>(op)) {
-      sim::TensorInfo info;
-      info.name = tensor.getName().str();
-      StringRef role = tensor.getRole();
-      info.role = role == "input"      ? sim::TensorInfo::Role::Input
-                  : role == "output"   ? sim::TensorInfo::Role::Output
-                  : role == "constant" ? sim::TensorInfo::Role::Constant
-                                       : sim::TensorInfo::Role::Scratch;
-      info.format = *sim::parseFormat(tensor.getFormat().str());
-      info.shape.assign(tensor.getShape().begin(), tensor.getShape().end());
-      info.offset = static_cast<uint64_t>(tensor.getOffset());
-      if (info.offset + static_cast<uint64_t>(info.bytes()) >
-          program.dram.size())
-        return fail(tensor, "lies beyond the DRAM image");
-      if (auto value = tensor.getValue()) {
-        std::optional<std::vector<float>> values = floatValues(*value);
-        if (!values)
-          return fail(tensor, "constant values must be f32");
-        sim::writeTensor(program, info, values->data());
-      }
-      program.tensors.push_back(std::move(info));
+    auto tensor = dyn_cast<systolic::TensorOp>(op);
+    if (!tensor) {
+      program.instructions.push_back(toInstruction(op));
       continue;
     }
-    sim::Instruction i;
-    auto field = [&](StringRef name) -> uint64_t {
-      auto attr = op.getAttrOfType<IntegerAttr>(name);
-      return attr ? static_cast<uint64_t>(attr.getInt()) : 0;
-    };
-    i.waitMask = static_cast<uint8_t>(field("wait"));
-    i.signalMask = static_cast<uint8_t>(field("signal"));
-    if (auto load = dyn_cast<systolic::LoadOp>(op)) {
-      i.opcode = sim::Opcode::Load;
-      i.flags = (load.getBuffer() == "weights" ? 1 : 0) |
-                (load.getFence() ? sim::kLoadFence : 0);
-      i.dram = field("dram");
-      i.a = field("sram");
-      i.rows = field("rows");
-      i.c = field("row_bytes");
-      i.b = field("stride");
-    } else if (isa<systolic::StoreOp>(op)) {
-      i.opcode = sim::Opcode::Store;
-      i.dram = field("dram");
-      i.a = field("sram");
-      i.rows = field("rows");
-      i.c = field("row_bytes");
-      i.b = field("stride");
-    } else if (auto matmul = dyn_cast<systolic::MatmulOp>(op)) {
-      i.opcode = sim::Opcode::Matmul;
-      i.format = *sim::parseFormat(matmul.getFormat().str());
-      i.a = field("weights");
-      i.b = field("activations");
-      i.c = field("acc_row");
-      i.rows = field("rows");
-      i.depth = field("depth");
-      i.cols = field("cols");
-      i.flags = matmul.getAccumulate() ? 1 : 0;
-    } else if (auto drain = dyn_cast<systolic::DrainOp>(op)) {
-      i.opcode = sim::Opcode::Drain;
-      std::optional<sim::NumberFormat> f =
-          sim::parseFormat(drain.getFormat().str());
-      if (!f)
-        return fail(drain, "unknown format");
-      i.format = *f;
-      i.a = field("acc_row");
-      i.b = field("sram");
-      i.rows = field("rows");
-      i.cols = field("cols");
-      if (auto bias = drain.getBias()) {
-        i.flags |= sim::kDrainBias;
-        i.dram = static_cast<uint64_t>(*bias);
-      }
-      if (drain.getRelu())
-        i.flags |= sim::kDrainRelu;
-      if (drain.getInt32())
-        i.flags |= sim::kDrainInt32;
-      if (auto scale = drain.getScale()) {
-        float value = scale->convertToFloat();
-        std::memcpy(&i.c, &value, 4);
-        if (i.format != sim::NumberFormat::I8)
-          i.flags |= sim::kDrainScale;
-      }
-    } else if (auto gather = dyn_cast<systolic::GatherOp>(op)) {
-      i.opcode = sim::Opcode::Gather;
-      i.flags = gather.getFence() ? sim::kLoadFence : 0;
-      i.dram = field("dram");
-      i.a = field("sram");
-      i.b = field("indices");
-      i.rows = field("rows");
-      i.c = field("row_bytes");
-      uint64_t tableRows = field("table_rows");
-      if (tableRows == 0 || tableRows >= (uint64_t(1) << 32))
-        return fail(gather, "table_rows must be in [1, 2^32)");
-      i.cols = static_cast<uint32_t>(tableRows % 65536);
-      i.depth = static_cast<uint32_t>(tableRows / 65536);
-    } else if (auto vector = dyn_cast<systolic::VectorOp>(op)) {
-      i.opcode = sim::Opcode::Vector;
-      std::optional<sim::VectorFn> fn =
-          sim::parseVectorFn(vector.getFn().str());
-      if (!fn)
-        return fail(vector, "unknown vector function '" + vector.getFn() + "'");
-      std::optional<sim::NumberFormat> f =
-          sim::parseFormat(vector.getFormat().str());
-      if (!f)
-        return fail(vector, "unknown format");
-      i.format = *f;
-      i.depth = static_cast<uint32_t>(*fn);
-      i.a = field("src");
-      i.c = field("dst");
-      i.rows = field("rows");
-      i.cols = field("cols");
-      if (*fn == sim::VectorFn::Quantize) {
-        if (!vector.getImm())
-          return fail(vector, "quantize needs its scale as imm");
-        float value = vector.getImm()->convertToFloat();
-        uint32_t bits;
-        std::memcpy(&bits, &value, 4);
-        i.dram = bits;
-      }
-      if (sim::isBinary(*fn)) {
-        StringRef mode = vector.getMode() ? *vector.getMode() : "";
-        if (mode == "full" || mode == "row" || mode == "column") {
-          i.flags = mode == "full" ? 0 : mode == "row" ? 1 : 2;
-          if (!vector.getSrc2())
-            return fail(vector, "a '" + mode + "' operand needs src2");
-          i.b = field("src2");
-        } else if (mode == "immediate") {
-          if (!vector.getImm())
-            return fail(vector, "an immediate operand needs imm");
-          i.flags = 3;
-          float value = vector.getImm()->convertToFloat();
-          uint32_t bits;
-          std::memcpy(&bits, &value, 4);
-          i.dram = bits;
-        } else {
-          return fail(vector, "a binary function needs mode full, row, "
-                              "column or immediate");
-        }
-      }
-    } else {
-      return fail(&op, "is not an instruction of the systolic program");
+    sim::TensorInfo info;
+    info.name = tensor.getName().str();
+    switch (tensor.getRole()) {
+    case systolic::TensorRole::Input:
+      info.role = sim::TensorInfo::Role::Input;
+      break;
+    case systolic::TensorRole::Output:
+      info.role = sim::TensorInfo::Role::Output;
+      break;
+    case systolic::TensorRole::Constant:
+      info.role = sim::TensorInfo::Role::Constant;
+      break;
+    case systolic::TensorRole::Scratch:
+      info.role = sim::TensorInfo::Role::Scratch;
+      break;
     }
-    program.instructions.push_back(i);
+    info.format = *systolic::getNumberFormat(tensor.getFormat());
+    info.shape.assign(tensor.getShape().begin(), tensor.getShape().end());
+    info.offset = static_cast<uint64_t>(tensor.getOffset());
+    if (auto value = tensor.getValue()) {
+      std::optional<std::vector<float>> values = floatValues(*value);
+      if (!values)
+        return tensor.emitError("constant values must be dense f32 data");
+      sim::writeTensor(program, info, values->data());
+    }
+    program.tensors.push_back(std::move(info));
   }
-  if (auto error = sim::validateProgram(program, config))
-    return fail(programOp, "invalid program for accelerator '" + config.name +
-                               "': " + *error);
+  if (auto error = sim::validateProgram(program, config)) {
+    programOp.emitError() << "invalid program for accelerator '"
+                          << config.name << "': " << *error;
+    return failure();
+  }
   return program;
 }

@@ -11,14 +11,14 @@ using namespace mlir;
 
 namespace tessera::systolic {
 
-size_t Lowering::place(StringRef name, StringRef role, sim::NumberFormat format,
+size_t Lowering::place(StringRef name, Role role, sim::NumberFormat format,
                        ArrayRef<int64_t> shape, ElementsAttr value) {
   int64_t count = 1;
   for (int64_t d : shape)
     count *= d;
   uint64_t offset = (dramBytes + 63) / 64 * 64;
   dramBytes = offset + uint64_t(count) * sim::formatBytes(format);
-  tensors.push_back({name.str(), role.str(), format,
+  tensors.push_back({name.str(), role, format,
                      SmallVector<int64_t>(shape), offset, value});
   return tensors.size() - 1;
 }
@@ -35,7 +35,7 @@ size_t Lowering::placeConstant(Value value, ArrayRef<float> values) {
   std::string name = ts::onnxNodeName(value.getLoc());
   size_t at = place((name.empty() ? "constant" : name) + "/f32_" +
                         std::to_string(tensors.size()),
-                    "constant", sim::NumberFormat::F32,
+                    Role::Constant, sim::NumberFormat::F32,
                     {int64_t(values.size())}, attr);
   placedConstants[key] = at;
   return at;
@@ -62,7 +62,7 @@ size_t Lowering::placeResult(Operation *op, Value result) {
     base = op->getName().stripDialect().str() + "_" +
            std::to_string(tensors.size());
   size_t at = place(isOutput ? named->second : base + "/result",
-                    isOutput ? "output" : "scratch", format, type.getShape());
+                    isOutput ? Role::Output : Role::Scratch, format, type.getShape());
   placed[result] = {at, leadingRows(type), type.getShape().back()};
   return at;
 }
@@ -81,7 +81,7 @@ std::optional<Placed> Lowering::inFormat(Value value,
   if (auto known = converted.find(value); known != converted.end())
     return known->second;
   size_t to = place(tensors[at.index].name + "/" + sim::formatName(format),
-                    "scratch", format, tensors[at.index].shape);
+                    Role::Scratch, format, tensors[at.index].shape);
   if (mapStep(tensors[at.index].offset, at.rows, at.cols, sim::VectorFn::Copy,
               std::nullopt, tensors[to].offset, format))
     return std::nullopt;
@@ -112,7 +112,7 @@ LogicalResult Lowering::run(ModuleOp module, func::FuncOp func) {
       name = attr.str();
     // Inputs only matmuls read come in the operand format, others in
     // fp32 (converted on chip for a matmul that also reads them).
-    placed[arg] = {place(name, "input",
+    placed[arg] = {place(name, Role::Input,
                          onlyMatmulOperands(arg) ? operandFormat
                                                  : sim::NumberFormat::F32,
                          type.getShape()),
@@ -149,7 +149,7 @@ LogicalResult Lowering::run(ModuleOp module, func::FuncOp func) {
   }
   for (Value value : returnOp.getOperands()) {
     auto it = placed.find(value);
-    if (it == placed.end() || tensors[it->second.index].role != "output")
+    if (it == placed.end() || tensors[it->second.index].role != Role::Output)
       return returnOp.emitError(
           "each result must be computed on the accelerator (an input or "
           "constant returned as it is is not supported)");
@@ -209,8 +209,9 @@ void Lowering::buildProgram(ModuleOp module, Location loc) {
   for (const TensorEntry &t : tensors)
     mlir::systolic::TensorOp::create(
         builder, loc, builder.getStringAttr(t.name),
-        builder.getStringAttr(t.role),
-        builder.getStringAttr(sim::formatName(t.format)),
+        mlir::systolic::TensorRoleAttr::get(builder.getContext(), t.role),
+        mlir::TypeAttr::get(mlir::systolic::getFormatType(builder.getContext(),
+                                                          t.format)),
         builder.getDenseI64ArrayAttr(t.shape),
         builder.getI64IntegerAttr(static_cast<int64_t>(t.offset)), t.value);
   for (const sim::Instruction &i : instructions)

@@ -13,6 +13,7 @@
 #ifndef TESSERA_LIB_TARGET_SYSTOLIC_LOWERING_H
 #define TESSERA_LIB_TARGET_SYSTOLIC_LOWERING_H
 
+#include "tessera/Dialect/Systolic/IR/SystolicDialect.h"
 #include "tessera/Dialect/Tessera/IR/TesseraOps.h"
 #include "tessera/Sim/Simulator.h"
 
@@ -28,6 +29,8 @@
 namespace tessera::systolic {
 
 namespace ts = mlir::tessera;
+/// Who writes and reads a tensor of the DRAM image.
+using Role = mlir::systolic::TensorRole;
 
 /// A tensor of the program, viewed as rows x cols (leading dims folded).
 struct Placed {
@@ -37,7 +40,8 @@ struct Placed {
 
 /// A tensor of the program's DRAM image.
 struct TensorEntry {
-  std::string name, role;
+  std::string name;
+  Role role;
   sim::NumberFormat format;
   llvm::SmallVector<int64_t> shape;
   uint64_t offset;
@@ -104,7 +108,7 @@ private:
   //--- Placement (Lowering.cpp) -------------------------------------------//
 
   /// Places a new tensor in the DRAM image (64-byte aligned).
-  size_t place(llvm::StringRef name, llvm::StringRef role,
+  size_t place(llvm::StringRef name, Role role,
                sim::NumberFormat format, llvm::ArrayRef<int64_t> shape,
                mlir::ElementsAttr value = {});
   /// An fp32 constant (or constant-foldable value) placed once in DRAM.

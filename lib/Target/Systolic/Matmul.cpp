@@ -114,7 +114,7 @@ LogicalResult Lowering::lowerMatmul(ts::MatmulOp matmul,
   if (base.empty())
     base = "matmul_" + std::to_string(tensors.size());
   size_t weightsAt =
-      place(base + "/weights", "constant", format, {k, n}, weightValue);
+      place(base + "/weights", Role::Constant, format, {k, n}, weightValue);
 
   // The epilogue: a bias row, then ReLU, each the only user.
   sim::GemmStep step;
@@ -131,7 +131,7 @@ LogicalResult Lowering::lowerMatmul(ts::MatmulOp matmul,
     auto scalesValue = DenseElementsAttr::get(
         RankedTensorType::get({n}, weightType.getElementType()),
         ArrayRef<float>(quant->weightScales));
-    columnScales = tensors[place(base + "/scales", "constant",
+    columnScales = tensors[place(base + "/scales", Role::Constant,
                                  sim::NumberFormat::F32, {n}, scalesValue)]
                        .offset;
   }
@@ -156,7 +156,7 @@ LogicalResult Lowering::lowerMatmul(ts::MatmulOp matmul,
         auto biasValue = DenseElementsAttr::get(
             RankedTensorType::get({n}, weightType.getElementType()),
             ArrayRef<float>(*biasValues));
-        size_t biasAt = place(base + "/bias", "constant",
+        size_t biasAt = place(base + "/bias", Role::Constant,
                               sim::NumberFormat::F32, {n}, biasValue);
         step.bias = tensors[biasAt].offset;
         done.insert(add);
@@ -189,7 +189,7 @@ LogicalResult Lowering::lowerMatmul(ts::MatmulOp matmul,
       base = last;
   }
   size_t resultAt = place(isOutput ? out->second : base + "/result",
-                          isOutput ? "output" : "scratch", step.outFormat,
+                          isOutput ? Role::Output : Role::Scratch, step.outFormat,
                           resultType.getShape());
   step.c = tensors[resultAt].offset;
   placed[result] = {resultAt, step.shape.m, n};
@@ -327,7 +327,7 @@ LogicalResult Lowering::lowerComputedMatmul(ts::MatmulOp matmul) {
     SmallVector<int64_t> strides(in);
     std::swap(strides[r - 1], strides[r - 2]);
     size_t to = place("matmul_rhs_" + std::to_string(tensors.size()),
-                      "scratch", operandFormat, shape);
+                      Role::Scratch, operandFormat, shape);
     if (failed(copy(matmul, *src, shape, strides, to, 0, rowMajor(shape))))
       return failure();
     rhsAt = tensors[to].offset;
@@ -400,7 +400,7 @@ LogicalResult Lowering::lowerConv(ts::Conv2dOp conv) {
   if (base.empty())
     base = "conv_" + std::to_string(tensors.size());
   size_t cols =
-      place(base + "/im2col", "scratch", operandFormat, {rows, depth});
+      place(base + "/im2col", Role::Scratch, operandFormat, {rows, depth});
   if (failed(copy(conv, *src, {batch, oh, ow, c, kh, kw},
                   {c * h * wd, stride[0] * wd, stride[1], h * wd, wd, 1},
                   cols, 0, rowMajor({batch, oh, ow, c, kh, kw}))))
@@ -410,7 +410,7 @@ LogicalResult Lowering::lowerConv(ts::Conv2dOp conv) {
     for (int64_t j = 0; j < f; ++j)
       weights[r * f + j] = (*w)[j * depth + r];
   size_t filterAt =
-      place(base + "/weights", "constant", operandFormat, {depth, f},
+      place(base + "/weights", Role::Constant, operandFormat, {depth, f},
             DenseElementsAttr::get(
                 RankedTensorType::get({depth, f},
                                       Float32Type::get(conv.getContext())),
@@ -423,7 +423,7 @@ LogicalResult Lowering::lowerConv(ts::Conv2dOp conv) {
     bias = tensors[placeConstant(b, *values)].offset;
   }
   size_t product =
-      place(base + "/product", "scratch", sim::NumberFormat::F32, {rows, f});
+      place(base + "/product", Role::Scratch, sim::NumberFormat::F32, {rows, f});
   if (failed(gemm(conv, tensors[cols].offset, tensors[filterAt].offset,
                   tensors[product].offset, rows, f, depth,
                   sim::NumberFormat::F32, bias)))
@@ -444,7 +444,7 @@ std::optional<Placed> Lowering::quantizeInput(Operation *op, Value value,
   if (!at)
     return std::nullopt;
   size_t to = place(tensors[at->index].name + "/" + sim::formatName(format),
-                    "scratch", format, tensors[at->index].shape);
+                    Role::Scratch, format, tensors[at->index].shape);
   if (auto why = mapStep(tensors[at->index].offset, at->rows, at->cols,
                          sim::VectorFn::Quantize, scale, tensors[to].offset,
                          format)) {

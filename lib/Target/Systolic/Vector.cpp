@@ -139,7 +139,7 @@ LogicalResult Lowering::finishVectorStep(Operation *op,
            std::to_string(tensors.size());
   size_t at =
       place(isOutput ? named->second : base + "/result",
-            isOutput ? "output" : "scratch", step.outFormat, type.getShape());
+            isOutput ? Role::Output : Role::Scratch, step.outFormat, type.getShape());
   step.out = tensors[at].offset;
   if (auto why = sim::appendVectorStep(config, step, instructions)) {
     op->emitError() << "'" << op->getName() << "' " << *why;

@@ -8,19 +8,19 @@
 // whose second head's loads go to the next slots without a fence (its
 // folds follow the first's); the scale (alpha) in the drain.
 // CHECK-LABEL: systolic.program
-// CHECK: systolic.tensor "transpose_{{[0-9]+}}/result" "scratch" "bf16" [1, 2, 8, 4]
-// CHECK: systolic.tensor "transpose_{{[0-9]+}}/result" "scratch" "bf16" [1, 2, 4, 8]
+// CHECK: systolic.tensor "transpose_{{[0-9]+}}/result" scratch bf16 [1, 2, 8, 4]
+// CHECK: systolic.tensor "transpose_{{[0-9]+}}/result" scratch bf16 [1, 2, 4, 8]
 // CHECK-NOT: unscaled
-// CHECK: systolic.load "unified" dram 0 sram 0 rows 8 row_bytes 16 stride 32 {fence}
-// CHECK: systolic.vector "copy" "bf16"
-// CHECK: systolic.load "unified" dram 256 sram 0 rows 8 row_bytes 4 stride 32 {fence}
-// CHECK: systolic.load "weights" dram 640 sram 0 {{.*}} {fence}
-// CHECK: systolic.matmul "bf16" weights 0 {{.*}} rows 8 depth 4 cols 8
+// CHECK: systolic.load unified dram 0 sram 0 rows 8 row_bytes 16 stride 32 {fence}
+// CHECK: systolic.vector copy bf16
+// CHECK: systolic.load unified dram 256 sram 0 rows 8 row_bytes 4 stride 32 {fence}
+// CHECK: systolic.load weights dram 640 sram 0 {{.*}} {fence}
+// CHECK: systolic.matmul bf16 weights 0 {{.*}} rows 8 depth 4 cols 8
 // CHECK-NOT: fence
-// CHECK: systolic.load "weights" dram 704 sram 512
+// CHECK: systolic.load weights dram 704 sram 512
 // CHECK-NOT: fence
-// CHECK: systolic.matmul "bf16" weights 512 {{.*}} rows 8 depth 4 cols 8
-// CHECK: systolic.drain "f32" {{.*}} rows 8 cols 8 {scale = 5.000000e-01 : f32
+// CHECK: systolic.matmul bf16 weights 512 {{.*}} rows 8 depth 4 cols 8
+// CHECK: systolic.drain f32 {{.*}} rows 8 cols 8 {scale = 5.000000e-01 : f32
 // CHECK-NOT: systolic.vector
 func.func @main(%q: tensor<1x8x2x4xf32>, %k: tensor<1x8x2x4xf32>) -> tensor<1x2x8x8xf32> {
   %0 = tessera.transpose %q [0, 2, 1, 3] : tensor<1x8x2x4xf32> -> tensor<1x2x8x4xf32>
@@ -36,13 +36,13 @@ func.func @main(%q: tensor<1x8x2x4xf32>, %k: tensor<1x8x2x4xf32>) -> tensor<1x2x
 // constant causal mask (a where of constants) read as a constant, and a
 // mask broadcast over heads materialized by a stride-0 copy.
 // CHECK-LABEL: systolic.program
-// CHECK: systolic.tensor "constant/f32_{{[0-9]+}}" "constant" "f32" [16] at {{[0-9]+}} value dense<[1.000000e+00, -1.000000e+09
-// CHECK: systolic.load "unified" dram 16 sram 0 rows 4 row_bytes 16 stride 32 {fence
+// CHECK: systolic.tensor "constant/f32_{{[0-9]+}}" constant f32 [16] at {{[0-9]+}} value dense<[1.000000e+00, -1.000000e+09
+// CHECK: systolic.load unified dram 16 sram 0 rows 4 row_bytes 16 stride 32 {fence
 // CHECK: systolic.store dram 384 {{.*}} rows 4 row_bytes 16 stride 32
 // CHECK: systolic.store dram 400 {{.*}} rows 4 row_bytes 16 stride 32
-// CHECK: systolic.load "unified" dram 512 sram 0 rows 4 row_bytes 16 stride 16 {fence}
-// CHECK-NEXT: systolic.load "unified" dram 512 sram 64 rows 4 row_bytes 16 stride 16
-// CHECK: systolic.vector "add" "f32" {{.*}}mode = "full"
+// CHECK: systolic.load unified dram 512 sram 0 rows 4 row_bytes 16 stride 16 {fence}
+// CHECK-NEXT: systolic.load unified dram 512 sram 64 rows 4 row_bytes 16 stride 16
+// CHECK: systolic.vector add f32 {{.*}}mode full
 func.func @main(%x: tensor<4x8xf32>, %s: tensor<2x4x4xf32>) -> (tensor<4x8xf32>, tensor<2x4x4xf32>) {
   %0 = tessera.slice %x starts [4] ends [8] axes [1] : tensor<4x8xf32> -> tensor<4x4xf32>
   %1 = tessera.neg %0 : tensor<4x4xf32>
@@ -62,12 +62,12 @@ func.func @main(%x: tensor<4x8xf32>, %s: tensor<2x4x4xf32>) -> (tensor<4x8xf32>,
 // compile time and the bias in the drain, and a copy to [N, F, OH, OW];
 // a gather of one constant index is a copy of that slice.
 // CHECK-LABEL: systolic.program
-// CHECK: systolic.tensor "conv_{{[0-9]+}}/im2col" "scratch" "bf16" [4, 8]
-// CHECK: systolic.tensor "conv_{{[0-9]+}}/weights" "constant" "bf16" [8, 3]
-// CHECK: systolic.matmul "bf16" {{.*}} rows 4 depth 8 cols 3
-// CHECK: systolic.drain "f32" {{.*}}bias =
+// CHECK: systolic.tensor "conv_{{[0-9]+}}/im2col" scratch bf16 [4, 8]
+// CHECK: systolic.tensor "conv_{{[0-9]+}}/weights" constant bf16 [8, 3]
+// CHECK: systolic.matmul bf16 {{.*}} rows 4 depth 8 cols 3
+// CHECK: systolic.drain f32 {{.*}}bias =
 // CHECK: systolic.store dram 384 {{.*}} rows 2 row_bytes 8 stride 8
-// CHECK: systolic.load "unified" dram 400 sram 0 rows 1 row_bytes 16 stride 48 {fence
+// CHECK: systolic.load unified dram 400 sram 0 rows 1 row_bytes 16 stride 48 {fence
 func.func @main(%x: tensor<1x2x4x4xf32>) -> (tensor<1x3x2x2xf32>, tensor<1x4xf32>) {
   %w = tessera.constant dense<0.5> : tensor<3x2x2x2xf32>
   %b = tessera.constant dense<[1.0, 2.0, 3.0]> : tensor<3xf32>
@@ -84,11 +84,11 @@ func.func @main(%x: tensor<1x2x4x4xf32>) -> (tensor<1x3x2x2xf32>, tensor<1x4xf32
 // indices; per chunk the ids are loaded, handed to the load queue by the
 // vector unit, gathered from the fp32 table, converted and stored.
 // CHECK-LABEL: systolic.program
-// CHECK: systolic.tensor "input_0" "input" "f32" [1, 4] at 0
-// CHECK: systolic.load "unified" dram 0 sram 0 rows 1 row_bytes 16 stride 16 {fence, signal = 64
-// CHECK-NEXT: systolic.vector "copy" "f32" src 0 dst [[IDS:[0-9]+]] rows 4 cols 1 {signal = 128 : i64, wait = 64
+// CHECK: systolic.tensor "input_0" input f32 [1, 4] at 0
+// CHECK: systolic.load unified dram 0 sram 0 rows 1 row_bytes 16 stride 16 {fence, signal = 64
+// CHECK-NEXT: systolic.vector copy f32 src 0 dst [[IDS:[0-9]+]] rows 4 cols 1 {signal = 128 : i64, wait = 64
 // CHECK-NEXT: systolic.gather dram {{[0-9]+}} sram [[ROWS:[0-9]+]] indices [[IDS]] rows 4 row_bytes 32 table_rows 6 {signal = 64 : i64, wait = 128
-// CHECK-NEXT: systolic.vector "copy" "f32" src [[ROWS]]
+// CHECK-NEXT: systolic.vector copy f32 src [[ROWS]]
 // CHECK-NEXT: systolic.store
 func.func @main(%ids: tensor<1x4xi64>) -> tensor<1x4x8xf32> {
   %table = tessera.constant dense<0.5> : tensor<6x8xf32>

@@ -5,23 +5,23 @@
 // the function's result an fp32 output. 40 x 24 weights on a 16 x 16
 // array: three k folds and two column tiles (the last 8 wide).
 // CHECK-LABEL: systolic.program attributes {accel = "small"
-// CHECK: systolic.tensor "input_0" "input" "bf16" [32, 40] at 0
-// CHECK: systolic.tensor "matmul_1/weights" "constant" "bf16" [40, 24] at {{[0-9]+}} value
-// CHECK: systolic.tensor "matmul_1/bias" "constant" "f32" [24] at [[BIAS:[0-9]+]] value
-// CHECK: systolic.tensor "matmul_1/result" "scratch" "bf16" [32, 24] at [[HIDDEN:[0-9]+]]
-// CHECK: systolic.tensor "output_0" "output" "f32" [32, 16] at
-// CHECK: systolic.load "unified" dram [[BIAS]]
+// CHECK: systolic.tensor "input_0" input bf16 [32, 40] at 0
+// CHECK: systolic.tensor "matmul_1/weights" constant bf16 [40, 24] at {{[0-9]+}} value
+// CHECK: systolic.tensor "matmul_1/bias" constant f32 [24] at [[BIAS:[0-9]+]] value
+// CHECK: systolic.tensor "matmul_1/result" scratch bf16 [32, 24] at [[HIDDEN:[0-9]+]]
+// CHECK: systolic.tensor "output_0" output f32 [32, 16] at
+// CHECK: systolic.load unified dram [[BIAS]]
 // CHECK-SAME: signal = 64
-// CHECK: systolic.load "weights"
-// CHECK: systolic.matmul "bf16" {{.*}} rows 32 depth 16 cols 16
-// CHECK: systolic.matmul "bf16" {{.*}} rows 32 depth 16 cols 16 {accumulate
-// CHECK: systolic.matmul "bf16" {{.*}} rows 32 depth 8 cols 16 {accumulate
-// CHECK: systolic.drain "bf16" {{.*}} rows 32 cols 16 {bias = {{[0-9]+}} : i64, relu
+// CHECK: systolic.load weights
+// CHECK: systolic.matmul bf16 {{.*}} rows 32 depth 16 cols 16
+// CHECK: systolic.matmul bf16 {{.*}} rows 32 depth 16 cols 16 {accumulate
+// CHECK: systolic.matmul bf16 {{.*}} rows 32 depth 8 cols 16 {accumulate
+// CHECK: systolic.drain bf16 {{.*}} rows 32 cols 16 {bias = {{[0-9]+}} : i64, relu
 // CHECK: systolic.store dram [[HIDDEN]]
-// CHECK: systolic.drain "bf16" {{.*}} rows 32 cols 8 {bias
-// CHECK: systolic.load "weights" {{.*}} {fence
-// CHECK: systolic.load "unified" dram [[HIDDEN]]
-// CHECK: systolic.drain "f32"
+// CHECK: systolic.drain bf16 {{.*}} rows 32 cols 8 {bias
+// CHECK: systolic.load weights {{.*}} {fence
+// CHECK: systolic.load unified dram [[HIDDEN]]
+// CHECK: systolic.drain f32
 // CHECK-NOT: relu
 // CHECK: systolic.store
 // CHECK-NOT: func.func
@@ -41,9 +41,9 @@ func.func @main(%x: tensor<32x40xf32>) -> tensor<32x16xf32> {
 // Transposed constant weights are transposed at compile time; a reshape
 // of the input is a view.
 // CHECK-LABEL: systolic.program
-// CHECK: systolic.tensor "input_0" "input" "bf16" [1, 8, 16] at 0
-// CHECK: systolic.tensor "matmul_1/weights" "constant" "bf16" [16, 4]
-// CHECK: systolic.matmul "bf16" {{.*}} rows 8 depth 16 cols 4
+// CHECK: systolic.tensor "input_0" input bf16 [1, 8, 16] at 0
+// CHECK: systolic.tensor "matmul_1/weights" constant bf16 [16, 4]
+// CHECK: systolic.matmul bf16 {{.*}} rows 8 depth 16 cols 4
 func.func @main(%x: tensor<1x8x16xf32>) -> tensor<8x4xf32> {
   %w = tessera.constant dense<1.0> : tensor<4x16xf32>
   %r = tessera.reshape %x : tensor<1x8x16xf32> -> tensor<8x16xf32>
@@ -57,11 +57,11 @@ func.func @main(%x: tensor<1x8x16xf32>) -> tensor<8x4xf32> {
 // quantized on the vector unit, the constant fp8 weights as they are, the
 // array multiplying fp8, the drain scaling the fp32 sums by 0.5 * 0.25.
 // CHECK-LABEL: systolic.program
-// CHECK: systolic.tensor "input_0/f8E4M3FN" "scratch" "f8E4M3FN" [8, 16]
-// CHECK: systolic.tensor "matmul_{{[0-9]+}}/weights" "constant" "f8E4M3FN" [16, 4]
-// CHECK: systolic.vector "quantize" "f8E4M3FN" {{.*}}imm = 5.000000e-01
-// CHECK: systolic.matmul "f8E4M3FN"
-// CHECK: systolic.drain "f32" {{.*}}{scale = 1.250000e-01
+// CHECK: systolic.tensor "input_0/f8E4M3FN" scratch f8E4M3FN [8, 16]
+// CHECK: systolic.tensor "matmul_{{[0-9]+}}/weights" constant f8E4M3FN [16, 4]
+// CHECK: systolic.vector quantize f8E4M3FN {{.*}}imm 5.000000e-01
+// CHECK: systolic.matmul f8E4M3FN
+// CHECK: systolic.drain f32 {{.*}}{scale = 1.250000e-01
 // CHECK-NOT: int32
 func.func @main(%x: tensor<8x16xf32>) -> tensor<8x4xf32> {
   %s = tessera.constant dense<0.5> : tensor<f32>
@@ -82,15 +82,15 @@ func.func @main(%x: tensor<8x16xf32>) -> tensor<8x4xf32> {
 // residual add reads its block of %x and stores the model output. No
 // fp32 product is ever stored.
 // CHECK-LABEL: systolic.program
-// CHECK: systolic.tensor "matmul_{{[0-9]+}}/result" "scratch" "bf16" [8, 16]
+// CHECK: systolic.tensor "matmul_{{[0-9]+}}/result" scratch bf16 [8, 16]
 // CHECK-NOT: "scratch" "f32"
-// CHECK: systolic.matmul "bf16" {{.*}} rows 8 depth 16 cols 16
-// CHECK-NEXT: systolic.drain "f32" acc 0 sram [[P:[0-9]+]] rows 8 cols 16 {bias
-// CHECK-NEXT: systolic.vector "gelu" "bf16" src [[P]] dst [[G:[0-9]+]] rows 8 cols 16
+// CHECK: systolic.matmul bf16 {{.*}} rows 8 depth 16 cols 16
+// CHECK-NEXT: systolic.drain f32 acc 0 sram [[P:[0-9]+]] rows 8 cols 16 {bias
+// CHECK-NEXT: systolic.vector gelu bf16 src [[P]] dst [[G:[0-9]+]] rows 8 cols 16
 // CHECK-NEXT: systolic.store dram {{[0-9]+}} sram [[G]] rows 8 row_bytes 32
-// CHECK: systolic.load "unified" dram 0 sram [[R:[0-9]+]] rows 8 row_bytes 64 stride 64
-// CHECK: systolic.drain "f32" acc 0 sram [[Q:[0-9]+]] rows 8 cols 16
-// CHECK-NEXT: systolic.vector "add" "f32" src [[Q]] dst [[S:[0-9]+]] rows 8 cols 16 {mode = "full", {{.*}}src2 = [[R]]
+// CHECK: systolic.load unified dram 0 sram [[R:[0-9]+]] rows 8 row_bytes 64 stride 64
+// CHECK: systolic.drain f32 acc 0 sram [[Q:[0-9]+]] rows 8 cols 16
+// CHECK-NEXT: systolic.vector add f32 src [[Q]] dst [[S:[0-9]+]] rows 8 cols 16 mode full src2 [[R]]
 // CHECK-NEXT: systolic.store dram {{[0-9]+}} sram [[S]] rows 8 row_bytes 64
 // CHECK-NOT: systolic.vector
 func.func @main(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
@@ -110,9 +110,9 @@ func.func @main(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
 // Attention scores: the scale in the drain and the softmax in the
 // epilogue when a block holds whole rows (8 keys <= 16 columns).
 // CHECK-LABEL: systolic.program
-// CHECK: systolic.drain "f32" {{.*}} rows 8 cols 8 {scale = 5.000000e-01
-// CHECK-NEXT: systolic.vector "row_max"
-// CHECK: systolic.vector "div" "f32"
+// CHECK: systolic.drain f32 {{.*}} rows 8 cols 8 {scale = 5.000000e-01
+// CHECK-NEXT: systolic.vector row_max
+// CHECK: systolic.vector div f32
 // CHECK-NEXT: systolic.store
 func.func @main(%q: tensor<2x8x4xf32>, %k: tensor<2x4x8xf32>) -> tensor<2x8x8xf32> {
   %s = tessera.matmul %q, %k {alpha = 0.5 : f32} : tensor<2x8x4xf32>, tensor<2x4x8xf32> -> tensor<2x8x8xf32>
@@ -126,10 +126,10 @@ func.func @main(%q: tensor<2x8x4xf32>, %k: tensor<2x4x8xf32>) -> tensor<2x8x8xf3
 // 32 keys (more than the array's 16 columns: no block holds whole rows)
 // runs as a vector step of its own after the GEMM's stores.
 // CHECK-LABEL: systolic.program
-// CHECK: systolic.drain "f32" acc {{[0-9]+}} sram [[A:[0-9]+]] rows 8 cols 16
+// CHECK: systolic.drain f32 acc {{[0-9]+}} sram [[A:[0-9]+]] rows 8 cols 16
 // CHECK-NEXT: systolic.store dram {{[0-9]+}} sram [[A]]
-// CHECK: systolic.load "unified" {{.*}} {fence
-// CHECK: systolic.vector "row_max"
+// CHECK: systolic.load unified {{.*}} {fence
+// CHECK: systolic.vector row_max
 func.func @main(%q: tensor<8x4xf32>, %k: tensor<4x32xf32>) -> (tensor<8x32xf32>, tensor<8x32xf32>) {
   %s = tessera.matmul %q, %k : tensor<8x4xf32>, tensor<4x32xf32> -> tensor<8x32xf32>
   %p = tessera.softmax %s {axis = -1 : i64} : tensor<8x32xf32>
@@ -142,10 +142,10 @@ func.func @main(%q: tensor<8x4xf32>, %k: tensor<4x32xf32>) -> (tensor<8x32xf32>,
 // Per-column weight scales (axis -1 of [K, N] weights): the drain scales by
 // the input's scale, the epilogue multiplies by a row of column scales.
 // CHECK-LABEL: systolic.program
-// CHECK: systolic.tensor "matmul_{{[0-9]+}}/scales" "constant" "f32" [4] at {{[0-9]+}} value dense<[1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00]>
-// CHECK: systolic.matmul "i8"
-// CHECK: systolic.drain "f32" {{.*}}{int32, scale = 5.000000e-01
-// CHECK-NEXT: systolic.vector "mul" "f32" {{.*}}mode = "row"
+// CHECK: systolic.tensor "matmul_{{[0-9]+}}/scales" constant f32 [4] at {{[0-9]+}} value dense<[1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00]>
+// CHECK: systolic.matmul i8
+// CHECK: systolic.drain f32 {{.*}}{int32, scale = 5.000000e-01
+// CHECK-NEXT: systolic.vector mul f32 {{.*}}mode row
 // CHECK-NEXT: systolic.store
 func.func @main(%x: tensor<8x16xf32>) -> tensor<8x4xf32> {
   %s = tessera.constant dense<0.5> : tensor<f32>

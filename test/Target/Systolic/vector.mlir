@@ -4,14 +4,14 @@
 // their sum and the division, all on one chunk of rows in the unified
 // buffer between one load and one store.
 // CHECK-LABEL: systolic.program
-// CHECK: systolic.tensor "input_0" "input" "f32" [2, 8, 16] at 0
-// CHECK: systolic.tensor "output_0" "output" "f32" [2, 8, 16] at [[OUT:[0-9]+]]
-// CHECK: systolic.load "unified" dram 0 sram [[X:[0-9]+]] rows 1 row_bytes 1024 stride 1024 {fence, signal = 64
-// CHECK-NEXT: systolic.vector "row_max" "f32" src [[X]] dst [[S:[0-9]+]] rows 16 cols 16 {wait = 64
-// CHECK-NEXT: systolic.vector "sub" "f32" src [[X]] dst [[T:[0-9]+]] rows 16 cols 16 {mode = "column", src2 = [[S]]
-// CHECK-NEXT: systolic.vector "exp" "f32" src [[T]] dst [[T]] rows 16 cols 16
-// CHECK-NEXT: systolic.vector "row_sum" "f32" src [[T]] dst [[S]] rows 16 cols 16
-// CHECK-NEXT: systolic.vector "div" "f32" src [[T]] dst [[T]] rows 16 cols 16 {mode = "column", signal = 16 : i64, src2 = [[S]]
+// CHECK: systolic.tensor "input_0" input f32 [2, 8, 16] at 0
+// CHECK: systolic.tensor "output_0" output f32 [2, 8, 16] at [[OUT:[0-9]+]]
+// CHECK: systolic.load unified dram 0 sram [[X:[0-9]+]] rows 1 row_bytes 1024 stride 1024 {fence, signal = 64
+// CHECK-NEXT: systolic.vector row_max f32 src [[X]] dst [[S:[0-9]+]] rows 16 cols 16 {wait = 64
+// CHECK-NEXT: systolic.vector sub f32 src [[X]] dst [[T:[0-9]+]] rows 16 cols 16 mode column src2 [[S]]
+// CHECK-NEXT: systolic.vector exp f32 src [[T]] dst [[T]] rows 16 cols 16
+// CHECK-NEXT: systolic.vector row_sum f32 src [[T]] dst [[S]] rows 16 cols 16
+// CHECK-NEXT: systolic.vector div f32 src [[T]] dst [[T]] rows 16 cols 16 mode column src2 [[S]] {signal = 16 : i64
 // CHECK-NEXT: systolic.store dram [[OUT]] sram [[T]] rows 1 row_bytes 1024 {{.*}}wait = 16
 func.func @main(%x: tensor<2x8x16xf32>) -> tensor<2x8x16xf32> {
   %0 = tessera.softmax %x : tensor<2x8x16xf32>
@@ -24,22 +24,22 @@ func.func @main(%x: tensor<2x8x16xf32>) -> tensor<2x8x16xf32> {
 // result only a matmul reads: the GELU writes bf16 straight away, and
 // the matmul's input needs no conversion.
 // CHECK-LABEL: systolic.program
-// CHECK: systolic.load "unified" {{.*}} rows 1 row_bytes 64 stride 64 {fence}
-// CHECK-NEXT: systolic.load "unified" {{.*}} rows 1 row_bytes 64 stride 64
-// CHECK: systolic.vector "row_sum"
-// CHECK-NEXT: systolic.vector "div" "f32" {{.*}} rows 8 cols 1 {imm = 1.600000e+01 : f32, mode = "immediate"}
-// CHECK-NEXT: systolic.vector "sub" {{.*}}mode = "column"
-// CHECK-NEXT: systolic.vector "mul" {{.*}}mode = "full"
-// CHECK-NEXT: systolic.vector "row_sum"
-// CHECK-NEXT: systolic.vector "div"
-// CHECK-NEXT: systolic.vector "add" "f32" {{.*}} rows 8 cols 1 {imm = 9.99999974E-6 : f32, mode = "immediate"}
-// CHECK-NEXT: systolic.vector "rsqrt"
-// CHECK-NEXT: systolic.vector "mul" {{.*}}mode = "column"
-// CHECK-NEXT: systolic.vector "mul" {{.*}}mode = "row"
-// CHECK-NEXT: systolic.vector "add" "f32" {{.*}}mode = "row"
-// CHECK: systolic.vector "gelu_tanh" "bf16"
+// CHECK: systolic.load unified {{.*}} rows 1 row_bytes 64 stride 64 {fence}
+// CHECK-NEXT: systolic.load unified {{.*}} rows 1 row_bytes 64 stride 64
+// CHECK: systolic.vector row_sum
+// CHECK-NEXT: systolic.vector div f32 {{.*}} rows 8 cols 1 mode immediate imm 1.600000e+01{{$}}
+// CHECK-NEXT: systolic.vector sub {{.*}}mode column
+// CHECK-NEXT: systolic.vector mul {{.*}}mode full
+// CHECK-NEXT: systolic.vector row_sum
+// CHECK-NEXT: systolic.vector div
+// CHECK-NEXT: systolic.vector add f32 {{.*}} rows 8 cols 1 mode immediate imm 9.99999974E-6{{$}}
+// CHECK-NEXT: systolic.vector rsqrt
+// CHECK-NEXT: systolic.vector mul {{.*}}mode column
+// CHECK-NEXT: systolic.vector mul {{.*}}mode row
+// CHECK-NEXT: systolic.vector add f32 {{.*}}mode row
+// CHECK: systolic.vector gelu_tanh bf16
 // CHECK-NOT: systolic.vector
-// CHECK: systolic.matmul "bf16"
+// CHECK: systolic.matmul bf16
 func.func @main(%x: tensor<8x16xf32>) -> tensor<8x4xf32> {
   %g = tessera.constant dense<2.0> : tensor<16xf32>
   %b = tessera.constant dense<0.5> : tensor<16xf32>
@@ -57,17 +57,17 @@ func.func @main(%x: tensor<8x16xf32>) -> tensor<8x4xf32> {
 // a scalar minus a tensor is a negation plus the scalar; rms_norm has no
 // centering.
 // CHECK-LABEL: systolic.program
-// CHECK: systolic.tensor "input_0" "input" "f32" [8, 16]
-// CHECK: systolic.tensor "input_0/bf16" "scratch" "bf16" [8, 16]
-// CHECK: systolic.vector "copy" "bf16"
+// CHECK: systolic.tensor "input_0" input f32 [8, 16]
+// CHECK: systolic.tensor "input_0/bf16" scratch bf16 [8, 16]
+// CHECK: systolic.vector copy bf16
 // CHECK: systolic.matmul
-// CHECK: systolic.vector "add" "f32" {{.*}}mode = "full"
-// CHECK: systolic.vector "neg"
-// CHECK-NEXT: systolic.vector "add" "f32" {{.*}}{imm = 1.000000e+00 : f32, mode = "immediate"
-// CHECK: systolic.vector "mul" {{.*}}mode = "full"
-// CHECK-NEXT: systolic.vector "row_sum"
-// CHECK-NOT: systolic.vector "sub"
-// CHECK: systolic.vector "rsqrt"
+// CHECK: systolic.vector add f32 {{.*}}mode full
+// CHECK: systolic.vector neg
+// CHECK-NEXT: systolic.vector add f32 {{.*}}mode immediate imm 1.000000e+00
+// CHECK: systolic.vector mul {{.*}}mode full
+// CHECK-NEXT: systolic.vector row_sum
+// CHECK-NOT: systolic.vector sub
+// CHECK: systolic.vector rsqrt
 func.func @main(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
   %w = tessera.constant dense<0.25> : tensor<16x16xf32>
   %one = tessera.constant dense<1.0> : tensor<f32>
@@ -84,7 +84,7 @@ func.func @main(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
 // runs nothing on the vector unit but the drains.
 // CHECK-LABEL: systolic.program
 // CHECK-NOT: systolic.vector
-// CHECK: systolic.tensor "matmul_1/result" "scratch" "bf16"
+// CHECK: systolic.tensor "matmul_1/result" scratch bf16
 // CHECK-NOT: systolic.vector
 func.func @main(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
   %w = tessera.constant dense<0.25> : tensor<16x16xf32>
@@ -101,10 +101,10 @@ func.func @main(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
 // done with the last chunk and each vector op after its store.
 // CHECK-LABEL: systolic.program
 // CHECK: systolic.load {{.*}} {fence, signal = 64
-// CHECK-NEXT: systolic.vector "exp" "f32" {{.*}} rows [[N:[0-9]+]] cols 64 {signal = 144 : i64, wait = 64
+// CHECK-NEXT: systolic.vector exp f32 {{.*}} rows [[N:[0-9]+]] cols 64 {signal = 144 : i64, wait = 64
 // CHECK-NEXT: systolic.store {{.*}}signal = 32 : i64, wait = 16
 // CHECK-NEXT: systolic.load {{.*}} {signal = 64 : i64, wait = 128
-// CHECK-NEXT: systolic.vector "exp" "f32" {{.*}} wait = 96
+// CHECK-NEXT: systolic.vector exp f32 {{.*}} wait = 96
 func.func @main(%x: tensor<2048x64xf32>) -> tensor<2048x64xf32> {
   %0 = tessera.exp %x : tensor<2048x64xf32>
   return %0 : tensor<2048x64xf32>
@@ -116,14 +116,14 @@ func.func @main(%x: tensor<2048x64xf32>) -> tensor<2048x64xf32> {
 // as one step: the residual add's result stays in the unified buffer for
 // the softmax (one load of each input, one store of the result).
 // CHECK-LABEL: systolic.program
-// CHECK: systolic.load "unified" dram 0 {{.*}}{fence}
-// CHECK-NEXT: systolic.load "unified" dram {{[0-9]+}} {{.*}}signal = 64
-// CHECK-NEXT: systolic.vector "add" "f32" src {{[0-9]+}} dst [[SUM:[0-9]+]] {{.*}}mode = "full"
-// CHECK-NEXT: systolic.vector "row_max" "f32" src [[SUM]]
-// CHECK-NEXT: systolic.vector "sub" "f32" src [[SUM]]
-// CHECK-NEXT: systolic.vector "exp"
-// CHECK-NEXT: systolic.vector "row_sum"
-// CHECK-NEXT: systolic.vector "div"
+// CHECK: systolic.load unified dram 0 {{.*}}{fence}
+// CHECK-NEXT: systolic.load unified dram {{[0-9]+}} {{.*}}signal = 64
+// CHECK-NEXT: systolic.vector add f32 src {{[0-9]+}} dst [[SUM:[0-9]+]] {{.*}}mode full
+// CHECK-NEXT: systolic.vector row_max f32 src [[SUM]]
+// CHECK-NEXT: systolic.vector sub f32 src [[SUM]]
+// CHECK-NEXT: systolic.vector exp
+// CHECK-NEXT: systolic.vector row_sum
+// CHECK-NEXT: systolic.vector div
 // CHECK-NEXT: systolic.store
 // CHECK-NOT: systolic.load
 func.func @main(%x: tensor<8x16xf32>, %y: tensor<8x16xf32>) -> tensor<8x16xf32> {
