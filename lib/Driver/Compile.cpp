@@ -146,6 +146,7 @@ llvm::Expected<Plan> makePlan(const CompileOptions &options, bool toTheEnd) {
   if (!compilation)
     return compilation.takeError();
   plan.compilation = std::move(*compilation);
+  plan.graph.info = plan.compilation->targetInfo();
   return std::move(plan);
 }
 

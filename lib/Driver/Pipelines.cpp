@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "tessera/Driver/Pipelines.h"
 #include "tessera/Transforms/Passes.h"
+#include "tessera/Transforms/TargetInfo.h"
 
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -17,15 +18,22 @@ void tessera::buildGraphPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createRaiseCompositesPass());
   if (!options.fuse)
     return;
-  pm.addNestedPass<func::FuncOp>(createRaiseAttentionPass());
-  pm.addPass(createCanonicalizerPass());
   registerAllTargets();
+  std::shared_ptr<const TargetInfo> info = options.info;
+  if (!info)
+    info = lookupTargetInfo(options.target);
+  // Attention is raised only for a target that compiles it as one kernel;
+  // another sees its matmuls and softmax.
+  if (!info || info->fusesAttention()) {
+    pm.addNestedPass<func::FuncOp>(createRaiseAttentionPass());
+    pm.addPass(createCanonicalizerPass());
+  }
   FormFusionRegionsPassOptions fusion;
   fusion.target = options.target;
   fusion.report = options.fusionReport;
   fusion.dot = options.dotGraph;
   fusion.summary = options.printFusionSummary;
-  pm.addPass(createFormFusionRegionsPass(fusion));
+  pm.addPass(createFormFusionRegionsPass(fusion, std::move(info)));
 }
 
 std::vector<std::string> tessera::phaseNames(const Target &target) {

@@ -88,9 +88,16 @@ class FormFusionRegionsPass
 public:
   using FormFusionRegionsPassBase::FormFusionRegionsPassBase;
 
+  FormFusionRegionsPass(const ::tessera::FormFusionRegionsPassOptions &options,
+                        std::shared_ptr<const ::tessera::TargetInfo> info)
+      : FormFusionRegionsPassBase(options), configured(std::move(info)) {}
+
   void runOnOperation() override {
-    std::unique_ptr<::tessera::TargetInfo> info =
-        ::tessera::lookupTargetInfo(target);
+    // The compilation's own TargetInfo (configured for its hardware), else
+    // the one registered under `target`.
+    std::shared_ptr<const ::tessera::TargetInfo> info = configured;
+    if (!info)
+      info = ::tessera::lookupTargetInfo(target);
     if (!info) {
       getOperation().emitError() << "no fusion target named '" << target << "'";
       return signalPassFailure();
@@ -142,6 +149,7 @@ private:
     unsigned kernelsBefore = 0, kernelsAfter = 0;
   };
 
+  std::shared_ptr<const ::tessera::TargetInfo> configured;
   SmallVector<Rejection> rejected;
   /// Elementwise producers computed again in their consumers' regions
   /// (with the number of copies), and those left without users.
@@ -196,7 +204,8 @@ private:
 
     // Contractions and their epilogues.
     for (Operation &op : block) {
-      if (roleOf(&op) != Role::Contraction || !isFree(&op))
+      if (roleOf(&op) != Role::Contraction || !isFree(&op) ||
+          !info.canFuse(&op))
         continue;
       SmallVector<Operation *> chain = {&op};
       Value current = op.getResult(0);
@@ -210,7 +219,10 @@ private:
           break;
         }
         Operation *user = *current.getUsers().begin();
-        if (roleOf(user) != Role::Elementwise || !isFree(user))
+        bool joins = roleOf(user) == Role::Elementwise ||
+                     (roleOf(user) == Role::Reduction &&
+                      info.epilogueTakesReduction(user, resultType));
+        if (!joins || !isFree(user) || !info.canFuse(user))
           break;
         if (user->getResult(0).getType() != current.getType()) {
           reject(user, "epilogue", "epilogue would broadcast the result");
@@ -238,14 +250,15 @@ private:
 
     // Reductions with their elementwise prologue and epilogue.
     for (Operation &op : block) {
-      if (roleOf(&op) != Role::Reduction || !isFree(&op))
+      if (roleOf(&op) != Role::Reduction || !isFree(&op) ||
+          !info.canFuse(&op))
         continue;
       SmallVector<Operation *> prologue, epilogue;
       Value input = op.getOperand(0);
       while (prologue.size() < kMaxReductionChain) {
         Operation *producer = input.getDefiningOp();
         if (!producer || roleOf(producer) != Role::Elementwise ||
-            !isFree(producer))
+            !isFree(producer) || !info.canFuse(producer))
           break;
         if (unsigned users = distinctUsers(input); users > 1) {
           reject(producer, "reduction",
@@ -274,6 +287,7 @@ private:
         }
         Operation *user = *current.getUsers().begin();
         if (roleOf(user) != Role::Elementwise || !isFree(user) ||
+            !info.canFuse(user) ||
             user->getResult(0).getType() != current.getType())
           break;
         epilogue.push_back(user);
@@ -291,7 +305,8 @@ private:
     llvm::EquivalenceClasses<Operation *> classes;
     SmallVector<Operation *> order;
     for (Operation &op : block) {
-      if (roleOf(&op) != Role::Elementwise || !isFree(&op))
+      if (roleOf(&op) != Role::Elementwise || !isFree(&op) ||
+          !info.canFuse(&op))
         continue;
       classes.insert(&op);
       order.push_back(&op);
@@ -299,7 +314,8 @@ private:
         Value operand = use.get();
         Operation *producer = operand.getDefiningOp();
         if (!producer || roleOf(producer) != Role::Elementwise ||
-            !isFree(producer) || dead.contains(producer))
+            !isFree(producer) || dead.contains(producer) ||
+            !info.canFuse(producer))
           continue;
         if (unsigned users = distinctUsers(operand); users > 1) {
           // Cheap to compute again here (its inputs are in memory, the
@@ -602,3 +618,11 @@ private:
 };
 
 } // namespace
+
+namespace tessera {
+std::unique_ptr<Pass>
+createFormFusionRegionsPass(const FormFusionRegionsPassOptions &options,
+                            std::shared_ptr<const TargetInfo> info) {
+  return std::make_unique<FormFusionRegionsPass>(options, std::move(info));
+}
+} // namespace tessera

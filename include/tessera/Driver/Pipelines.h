@@ -14,6 +14,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/LLVM.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -23,9 +24,12 @@ namespace tessera {
 struct GraphOptions {
   /// The target whose TargetInfo decides what fuses.
   std::string target = "cpu";
-  /// Raise attention and form fusion regions (off: the graph keeps one op
-  /// per kernel, attention as its matmuls and softmax). Only for a target
-  /// whose TargetInfo forms fusion regions.
+  /// That TargetInfo as one compilation configured it (for its hardware);
+  /// null for the one registered under `target`.
+  std::shared_ptr<const TargetInfo> info;
+  /// Form fusion regions, and raise attention for a target that fuses it
+  /// (off: the graph keeps one op per kernel, attention as its matmuls and
+  /// softmax). Only for a target whose TargetInfo forms fusion regions.
   bool fuse = true;
   /// Where to write the fusion report (JSON) and the fused graph
   /// (Graphviz); empty for none.

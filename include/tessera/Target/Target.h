@@ -74,6 +74,13 @@ class TargetCompilation {
 public:
   virtual ~TargetCompilation();
 
+  /// What the graph phase fuses for this compilation's hardware (an
+  /// accelerator's array width decides what its epilogues take); null for
+  /// the target's own info().
+  virtual std::shared_ptr<const TargetInfo> targetInfo() const {
+    return nullptr;
+  }
+
   /// Adds the passes from the graph phase's output up to and including
   /// the phase `phase` (one of Target::phases()).
   virtual void buildPipeline(mlir::OpPassManager &pm,

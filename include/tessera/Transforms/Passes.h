@@ -6,6 +6,8 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/Pass.h"
 
+#include <memory>
+
 namespace tessera {
 
 #define GEN_PASS_DECL
@@ -13,6 +15,15 @@ namespace tessera {
 
 #define GEN_PASS_REGISTRATION
 #include "tessera/Transforms/Passes.h.inc"
+
+class TargetInfo;
+
+/// Forms fusion regions as `info` (a compilation's TargetInfo, configured
+/// for its hardware) says; a null `info` uses the one registered under
+/// `options.target`.
+std::unique_ptr<mlir::Pass>
+createFormFusionRegionsPass(const FormFusionRegionsPassOptions &options,
+                            std::shared_ptr<const TargetInfo> info);
 
 } // namespace tessera
 

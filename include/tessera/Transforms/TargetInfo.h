@@ -45,6 +45,19 @@ public:
   virtual llvm::ArrayRef<ElementType>
   supportedElementTypes(OpClass opClass) const = 0;
 
+  /// Whether the target computes `op` inside a fusion region at all (an
+  /// accelerator's vector unit has a fixed set of functions); an op it
+  /// does not stays a kernel of its own.
+  virtual bool canFuse(mlir::Operation *op) const { return true; }
+
+  /// Whether a contraction's epilogue may go on through `reduction` (a
+  /// softmax or normalization of the contraction's `result` rows), as an
+  /// accelerator whose accumulators hold whole rows can.
+  virtual bool epilogueTakesReduction(mlir::Operation *reduction,
+                                      mlir::RankedTensorType result) const {
+    return false;
+  }
+
   /// Whether attention becomes one kernel (tiled, with an online softmax).
   virtual bool fusesAttention() const = 0;
 

@@ -90,7 +90,24 @@ std::optional<Placed> Lowering::inFormat(Value value,
   return result;
 }
 
+void Lowering::unwrapFusionRegions(func::FuncOp func) {
+  unsigned next = 0;
+  for (auto fusion : llvm::make_early_inc_range(
+           func.getBody().front().getOps<ts::FusionOp>())) {
+    unsigned id = next++;
+    Block &body = fusion.getBody().front();
+    auto yield = cast<ts::YieldOp>(body.getTerminator());
+    for (Operation &op : llvm::make_early_inc_range(body.without_terminator())) {
+      regionOf[&op] = id;
+      op.moveBefore(fusion);
+    }
+    fusion.replaceAllUsesWith(yield.getValues());
+    fusion.erase();
+  }
+}
+
 LogicalResult Lowering::run(ModuleOp module, func::FuncOp func) {
+  unwrapFusionRegions(func);
   for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
     auto type = dyn_cast<RankedTensorType>(arg.getType());
     // Integer inputs are indices (token ids) that gathers read; the host

@@ -136,9 +136,10 @@ private:
   mlir::LogicalResult lowerComputedMatmul(ts::MatmulOp matmul);
   /// conv2d (one group, no padding, no dilation) as im2col and a GEMM.
   mlir::LogicalResult lowerConv(ts::Conv2dOp conv);
-  /// Fuses the vector ops after a GEMM's `result` into its epilogue and
-  /// returns the last fused value.
-  mlir::Value attachEpilogue(sim::GemmStep &step, mlir::Value result,
+  /// Fuses the vector ops after a GEMM's `result` in `contraction`'s
+  /// fusion region into its epilogue and returns the last fused value.
+  mlir::Value attachEpilogue(mlir::Operation *contraction,
+                             sim::GemmStep &step, mlir::Value result,
                              std::optional<uint64_t> columnScales = {});
   /// An error at `op` when the accelerator lacks the operand format.
   mlir::LogicalResult checkOperandFormat(mlir::Operation *op);
@@ -158,11 +159,16 @@ private:
 
   /// A chain of vector ops from `first` as one vector step.
   mlir::LogicalResult lowerVectorChain(mlir::Operation *first);
-  /// Extends a vector step by the ops after `last` that `accept` takes.
+  /// Extends a vector step by the ops after `last` in `anchor`'s fusion
+  /// region that `accept` takes.
   mlir::Value extendVectorChain(
-      mlir::Value last, sim::VectorStep &step,
+      mlir::Operation *anchor, mlir::Value last, sim::VectorStep &step,
       llvm::DenseMap<mlir::Value, int> &onChip, int &out,
       llvm::function_ref<bool(const sim::VectorStep &, int)> accept);
+  /// The ops of `first`'s fusion region from `first` on, as one vector
+  /// step whose last op's result is the region's; false (nothing lowered)
+  /// when they do not make one step.
+  mlir::FailureOr<bool> lowerRegionAsOneStep(mlir::Operation *first);
   /// Stores the chain's last result from slot `out`.
   mlir::LogicalResult finishVectorStep(mlir::Operation *op,
                                        sim::VectorStep &step, int out);
@@ -206,6 +212,19 @@ private:
   llvm::DenseMap<mlir::Operation *, size_t> placedConstants;
   /// The values the function returns, with their output names.
   llvm::DenseMap<mlir::Value, std::string> outputs;
+  /// Unwraps the graph's tessera.fusion regions into the function's body,
+  /// recording which region each op came from.
+  void unwrapFusionRegions(mlir::func::FuncOp func);
+  /// Whether `a` and `b` came from the same fusion region.
+  bool sameRegion(mlir::Operation *a, mlir::Operation *b) const {
+    auto ia = regionOf.find(a), ib = regionOf.find(b);
+    return ia != regionOf.end() && ib != regionOf.end() &&
+           ia->second == ib->second;
+  }
+
+  /// The fusion region (numbered from 0) of each op that was in one: the
+  /// graph phase decided what the accelerator fuses (its TargetInfo).
+  llvm::DenseMap<mlir::Operation *, unsigned> regionOf;
   /// Ops lowered as part of another (fused epilogues, QDQ pairs).
   llvm::DenseSet<mlir::Operation *> done;
   /// Matmuls of quantized operands.

@@ -143,7 +143,10 @@ LogicalResult Lowering::lowerMatmul(ts::MatmulOp matmul,
   step.fence = !instructions.empty();
   Value result = matmul.getResult();
   done.insert(matmul);
-  if (result.hasOneUse() && !columnScales)
+  // The graph's epilogue region says what fuses: a bias add and a ReLU
+  // that follow the product in it run in the drain.
+  if (result.hasOneUse() && !columnScales &&
+      sameRegion(matmul, *result.getUsers().begin()))
     if (auto add = dyn_cast<ts::AddOp>(*result.getUsers().begin())) {
       Value other = add.getLhs() == result ? add.getRhs() : add.getLhs();
       auto bias = other.getDefiningOp<ts::ConstantOp>();
@@ -163,14 +166,15 @@ LogicalResult Lowering::lowerMatmul(ts::MatmulOp matmul,
         result = add.getResult();
       }
     }
-  if (result.hasOneUse() && !columnScales)
+  if (result.hasOneUse() && !columnScales &&
+      sameRegion(matmul, *result.getUsers().begin()))
     if (auto relu = dyn_cast<ts::ReluOp>(*result.getUsers().begin())) {
       step.relu = true;
       done.insert(relu);
       result = relu.getResult();
     }
   Value product = result;
-  result = attachEpilogue(step, result, columnScales);
+  result = attachEpilogue(matmul, step, result, columnScales);
   auto resultType = cast<RankedTensorType>(result.getType());
   auto out = outputs.find(result);
   bool isOutput = out != outputs.end();
@@ -198,8 +202,10 @@ LogicalResult Lowering::lowerMatmul(ts::MatmulOp matmul,
   return success();
 }
 
-/// Fuses the vector ops that follow a GEMM's `result` into its epilogue:
-/// each op the only user of the previous result and not a model output,
+/// Fuses the vector ops that follow a GEMM's `result` in the graph's
+/// epilogue region (what the accelerator fuses, its TargetInfo says) into
+/// the GEMM's epilogue: each op the only user of the previous result and
+/// not a model output,
 /// its other operands already in memory or constant, its view the
 /// GEMM's outputs (batch * M rows x N columns), and row reductions
 /// (softmax, norms) only while N fits the array's columns. The products
@@ -207,7 +213,8 @@ LogicalResult Lowering::lowerMatmul(ts::MatmulOp matmul,
 /// `columnScales` (fp32, one per column, in DRAM) the epilogue first
 /// multiplies the product by them (per-channel dequantization). Returns
 /// the last fused value (`result` when nothing fuses).
-Value Lowering::attachEpilogue(sim::GemmStep &step, Value result,
+Value Lowering::attachEpilogue(Operation *contraction, sim::GemmStep &step,
+                               Value result,
                                std::optional<uint64_t> columnScales) {
   using Shape = sim::VectorStep::Shape;
   int64_t rows = step.batch * step.shape.m, cols = step.shape.n;
@@ -225,7 +232,7 @@ Value Lowering::attachEpilogue(sim::GemmStep &step, Value result,
   }
   llvm::DenseMap<Value, int> onChip;
   Value last = extendVectorChain(
-      result, epilogue, onChip, out,
+      contraction, result, epilogue, onChip, out,
       [&](const sim::VectorStep &trial, int joined) {
         return trial.rows == rows && trial.cols == cols &&
                trial.slots[joined].shape == Shape::Full &&
@@ -345,7 +352,7 @@ LogicalResult Lowering::lowerComputedMatmul(ts::MatmulOp matmul) {
   step.batch = batches;
   if (alpha != 1.0f)
     step.scale = alpha;
-  Value result = attachEpilogue(step, matmul.getResult());
+  Value result = attachEpilogue(matmul, step, matmul.getResult());
   Operation *last = result.getDefiningOp();
   size_t to = placeResult(last, result);
   step.outFormat = tensors[to].format;

@@ -5,11 +5,13 @@
 #include "tessera/Target/Systolic/Passes.h"
 #include "tessera/Target/Systolic/ProgramExecutable.h"
 
+#include "Lowering.h"
+
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
-using namespace tessera;
+using namespace ::tessera;
 
 namespace {
 
@@ -19,12 +21,19 @@ llvm::Error fail(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 
-/// The accelerator schedules each op itself (matmul epilogues and vector
-/// chains are formed by its lowering): the graph keeps one op per kernel.
+/// What the accelerator fuses: a matmul with the vector ops applied to its
+/// product (a bias row and ReLU in the drain, the rest on the vector unit
+/// while the product stays on chip, row reductions while a row fits the
+/// array's columns), and chains of vector ops that hand their results over
+/// in the unified buffer. The graph phase forms these regions; the
+/// lowering turns each into one step.
 class SystolicTargetInfo : public TargetInfo {
 public:
+  explicit SystolicTargetInfo(
+      std::shared_ptr<const sim::AcceleratorConfig> config)
+      : config(std::move(config)) {}
+
   StringRef name() const override { return "systolic"; }
-  bool formsFusionRegions() const override { return false; }
   /// The array multiplies bf16, f16, fp8 and int8 operands (accumulating in
   /// fp32 or int32); the vector unit computes in fp32; data moves in any
   /// number format of the DRAM image.
@@ -48,22 +57,62 @@ public:
     }
     return kVector;
   }
+  /// Matmuls (not convolutions, whose im2col GEMM takes no epilogue yet)
+  /// and the vector unit's functions.
+  bool canFuse(Operation *op) const override {
+    return isa<mlir::tessera::MatmulOp>(op) || systolic::isVectorOp(op);
+  }
+  bool epilogueTakesReduction(Operation *reduction,
+                              RankedTensorType result) const override {
+    return systolic::isVectorOp(reduction) && result.hasStaticShape() &&
+           result.getRank() >= 1 &&
+           result.getShape().back() <= config->array.cols;
+  }
   bool fusesAttention() const override { return false; }
+  /// The epilogue reads any operand the vector unit takes (one broadcasts
+  /// the vector unit does not is materialized first).
   std::optional<std::string>
   rejectEpilogueOperand(Value, RankedTensorType) const override {
-    return std::string("the systolic target forms no fusion regions");
+    return std::nullopt;
   }
-  unsigned maxEpilogueOps() const override { return 0; }
+  /// Limited by the unified buffer, not by registers: a chain that does not
+  /// fit is split by the lowering.
+  unsigned maxEpilogueOps() const override { return 16; }
   bool recomputeIsCheap(Operation *, unsigned) const override {
     return false;
   }
-  SmallVector<int64_t> tileSizes(StringRef) const override { return {}; }
+  SmallVector<int64_t> tileSizes(StringRef kind) const override {
+    if (kind == "epilogue")
+      return {config->array.rows, config->array.cols};
+    return {config->array.cols};
+  }
+
+private:
+  std::shared_ptr<const sim::AcceleratorConfig> config;
 };
+
+/// The "default" preset, loaded once.
+std::shared_ptr<const sim::AcceleratorConfig> defaultAccelerator() {
+  static const std::shared_ptr<const sim::AcceleratorConfig> config = [] {
+    auto loaded = systolic::loadAccelerator("default");
+    if (!loaded) {
+      llvm::consumeError(loaded.takeError());
+      return std::make_shared<const sim::AcceleratorConfig>();
+    }
+    return std::shared_ptr<const sim::AcceleratorConfig>(std::move(*loaded));
+  }();
+  return config;
+}
 
 class SystolicCompilation : public TargetCompilation {
 public:
   explicit SystolicCompilation(systolic::LoweringOptions options)
-      : options(std::move(options)) {}
+      : options(std::move(options)),
+        info(std::make_shared<SystolicTargetInfo>(this->options.config)) {}
+
+  std::shared_ptr<const TargetInfo> targetInfo() const override {
+    return info;
+  }
 
   void buildPipeline(OpPassManager &pm, StringRef) override {
     systolic::buildLoweringPipeline(pm, options);
@@ -98,6 +147,7 @@ public:
 
 private:
   systolic::LoweringOptions options;
+  std::shared_ptr<const SystolicTargetInfo> info;
 };
 
 class SystolicTarget : public Target {
@@ -117,7 +167,7 @@ public:
          "the matmul operand format (bf16, f16, f8E4M3FN, f8E5M2)", "bf16"}};
     return kOptions;
   }
-  const TargetInfo &info() const override { return targetInfo; }
+  const TargetInfo &info() const override { return *targetInfo; }
   ArrayRef<TargetPhase> phases() const override {
     static const TargetPhase kPhases[] = {
         {"program", "the schedule as a systolic.program",
@@ -147,7 +197,9 @@ public:
   }
 
 private:
-  SystolicTargetInfo targetInfo;
+  /// For the default accelerator (what tessera-opt's pipelines fuse for).
+  std::shared_ptr<const SystolicTargetInfo> targetInfo =
+      std::make_shared<SystolicTargetInfo>(defaultAccelerator());
 };
 
 } // namespace
@@ -159,7 +211,8 @@ void registerTarget();
 
 void ::tessera::systolic::registerTarget() {
   registerTesseraSystolicPasses();
-  registerTargetInfo("systolic",
-                     [] { return std::make_unique<SystolicTargetInfo>(); });
+  registerTargetInfo("systolic", [] {
+    return std::make_unique<SystolicTargetInfo>(defaultAccelerator());
+  });
   ::tessera::registerTarget(std::make_unique<SystolicTarget>());
 }

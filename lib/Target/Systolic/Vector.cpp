@@ -68,13 +68,20 @@ Lowering::mapStep(uint64_t src, int64_t rows, int64_t cols, sim::VectorFn fn,
   return sim::appendVectorStep(config, step, instructions);
 }
 
-/// Lowers a chain of vector ops as one step: each op whose result only
-/// the next one reads (and that is not a model output) hands it over in
-/// the unified buffer, so the chain's intermediates stay on chip (a
-/// layer norm and its GELU, a residual add and its softmax). An op joins
-/// when its rows x columns view is the chain's and every other operand
-/// is already in memory or constant.
+/// Lowers a vector op with the ops of its fusion region (the graph's
+/// decision of what the accelerator fuses) as one step: results handed
+/// from op to op stay in the unified buffer, only the region's result goes
+/// to DRAM (a layer norm and its GELU, a residual add and its softmax).
+/// A region that does not make one step (a view that changes midway) is
+/// lowered as chains: each op whose result only the next one in the
+/// region reads continues the chain. An op outside any region is a step
+/// of its own.
 LogicalResult Lowering::lowerVectorChain(Operation *first) {
+  FailureOr<bool> whole = lowerRegionAsOneStep(first);
+  if (failed(whole))
+    return failure();
+  if (*whole)
+    return success();
   sim::VectorStep step;
   llvm::DenseMap<Value, int> onChip;
   FailureOr<int> out = appendVectorOps(first, step, onChip, true);
@@ -82,25 +89,67 @@ LogicalResult Lowering::lowerVectorChain(Operation *first) {
     return failure();
   int slot = *out;
   Value last =
-      extendVectorChain(first->getResult(0), step, onChip, slot,
+      extendVectorChain(first, first->getResult(0), step, onChip, slot,
                         [](const sim::VectorStep &, int) { return true; });
   return finishVectorStep(last.getDefiningOp(), step, slot);
 }
 
+FailureOr<bool> Lowering::lowerRegionAsOneStep(Operation *first) {
+  auto region = regionOf.find(first);
+  if (region == regionOf.end())
+    return false;
+  // The region's ops from `first` on, in program order.
+  SmallVector<Operation *> members;
+  for (Operation *op = first; op; op = op->getNextNode())
+    if (auto it = regionOf.find(op);
+        it != regionOf.end() && it->second == region->second && !done.count(op))
+      members.push_back(op);
+  if (members.size() < 2 ||
+      !llvm::all_of(members, [](Operation *op) { return isVectorOp(op); }))
+    return false;
+  // Only the last op's result may leave the step.
+  llvm::SmallPtrSet<Operation *, 8> inStep(members.begin(), members.end());
+  for (Operation *op : ArrayRef(members).drop_back())
+    for (Operation *user : op->getResult(0).getUsers())
+      if (!inStep.contains(user) || outputs.count(op->getResult(0)))
+        return false;
+  sim::VectorStep step;
+  llvm::DenseMap<Value, int> onChip;
+  int out = -1;
+  for (Operation *op : members) {
+    if (llvm::any_of(op->getOperands(), [&](Value v) {
+          return !onChip.count(v) && !placed.count(v) && !constantValues(v);
+        }))
+      return false;
+    FailureOr<int> slot = appendVectorOps(op, step, onChip, false);
+    if (failed(slot))
+      return false;
+    out = *slot;
+    onChip[op->getResult(0)] = out;
+  }
+  for (Operation *op : members)
+    done.insert(op);
+  if (failed(finishVectorStep(members.back(), step, out)))
+    return failure();
+  return true;
+}
+
 /// Extends a vector step whose latest result `last` is in slot `out`
-/// by the ops that follow it: each the only user of the previous result
-/// (not a model output), in the same block, its other operands on chip,
-/// in memory or constant, and `accept`ed once appended (a trial on a
-/// copy: an op that does not fit leaves the step as it is and reports
-/// its own errors when lowered on its own). Fused ops go in `done`;
-/// returns the last result in the step.
+/// by the ops that follow it in `anchor`'s fusion region: each the only
+/// user of the previous result (not a model output), in the same block,
+/// its other operands on chip, in memory or constant, and `accept`ed once
+/// appended (a trial on a copy: an op that does not fit leaves the step
+/// as it is and reports its own errors when lowered on its own). Fused ops
+/// go in `done`; returns the last result in the step.
 Value Lowering::extendVectorChain(
-    Value last, sim::VectorStep &step, llvm::DenseMap<Value, int> &onChip,
-    int &out, llvm::function_ref<bool(const sim::VectorStep &, int)> accept) {
+    Operation *anchor, Value last, sim::VectorStep &step,
+    llvm::DenseMap<Value, int> &onChip, int &out,
+    llvm::function_ref<bool(const sim::VectorStep &, int)> accept) {
   onChip[last] = out;
   while (last.hasOneUse() && !outputs.count(last)) {
     Operation *next = *last.getUsers().begin();
-    if (next->getBlock() != last.getParentBlock() || !isVectorOp(next) ||
+    if (!sameRegion(anchor, next) ||
+        next->getBlock() != last.getParentBlock() || !isVectorOp(next) ||
         llvm::any_of(next->getOperands(), [&](Value v) {
           return !onChip.count(v) && !placed.count(v) && !constantValues(v);
         }))

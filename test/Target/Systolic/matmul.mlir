@@ -1,4 +1,14 @@
-// RUN: tessera-opt %s --split-input-file --convert-tessera-to-systolic="accel=small" | FileCheck %s
+// RUN: tessera-opt %s --split-input-file --tessera-form-fusion-regions=target=systolic --convert-tessera-to-systolic="accel=small" | FileCheck %s
+// Without the graph's fusion regions nothing fuses: the lowering is no
+// second fusion engine. The first case's bias add and ReLU are steps of
+// their own on the vector unit.
+// RUN: tessera-opt %s --split-input-file --convert-tessera-to-systolic="accel=small" | FileCheck %s --check-prefix=UNFUSED
+// UNFUSED-LABEL: systolic.program attributes {accel = "small"
+// UNFUSED-NOT: bias =
+// UNFUSED: systolic.drain f32 {{.*}} rows 32 cols 16
+// UNFUSED-NOT: relu
+// UNFUSED: systolic.vector add f32
+// UNFUSED: systolic.vector relu f32
 
 // Two layers: the first with its bias and ReLU in the drain, its result a
 // bf16 scratch tensor the second reads after a fence on its first load;
