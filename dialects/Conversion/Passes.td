@@ -18,7 +18,8 @@ def ConvertTesseraToLinalgPass
     `keep-reduction-regions`, reduction regions with one ranked result
     stay, their bodies lowered, for a backend that compiles each as
     one kernel). An op this pass cannot lower (for example a slice with
-    dynamic bounds) is reported at its location and fails the pass.
+    dynamic bounds) is reported at its location with the reasons its
+    patterns gave (their `notifyMatchFailure` messages) and fails the pass.
   }];
   let options = [
     Option<"keepReductionRegions", "keep-reduction-regions", "bool",

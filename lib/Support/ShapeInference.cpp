@@ -164,6 +164,21 @@ int64_t tessera::convOutputSize(int64_t input, int64_t kernel, int64_t stride,
   return (padded - span) / stride + 1;
 }
 
+int64_t tessera::poolOutputSize(int64_t input, int64_t kernel, int64_t stride,
+                                int64_t padBegin, int64_t padEnd,
+                                int64_t dilation, bool ceilMode) {
+  int64_t floor =
+      convOutputSize(input, kernel, stride, padBegin, padEnd, dilation);
+  if (floor == kDynamicDim || floor == 0 || !ceilMode)
+    return floor;
+  int64_t span = dilation * (kernel - 1) + 1;
+  int64_t padded = input + padBegin + padEnd;
+  int64_t size = floor + ((padded - span) % stride != 0 ? 1 : 0);
+  if ((size - 1) * stride >= input + padBegin)
+    --size;
+  return size;
+}
+
 std::optional<int64_t> tessera::staticElementCount(ArrayRef<int64_t> shape) {
   int64_t count = 1;
   for (int64_t dim : shape) {

@@ -63,6 +63,13 @@ def Tessera_GeluApproximation : I32EnumAttr<"GeluApproximation",
   let cppNamespace = "::mlir::tessera";
 }
 
+def Tessera_PadMode : I32EnumAttr<"PadMode",
+    "what tessera.pad puts around a tensor", [
+      I32EnumAttrCase<"constant", 0>, I32EnumAttrCase<"reflect", 1>,
+      I32EnumAttrCase<"edge", 2>]> {
+  let cppNamespace = "::mlir::tessera";
+}
+
 def Tessera_FusionKind : I32EnumAttr<"FusionKind",
     "what a fusion region computes as one kernel", [
       I32EnumAttrCase<"elementwise", 0>, I32EnumAttrCase<"epilogue", 1>,

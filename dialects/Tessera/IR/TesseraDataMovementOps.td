@@ -1,4 +1,4 @@
-// TesseraDataMovementOps.td - reshape, transpose, expand, concat, split, slice, gather.
+// TesseraDataMovementOps.td - reshape, transpose, expand, concat, split, slice, gather, pad.
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #ifndef TESSERA_DATA_MOVEMENT_OPS_TD
 #define TESSERA_DATA_MOVEMENT_OPS_TD
@@ -199,6 +199,28 @@ def Tessera_RangeOp : Tessera_PureOp<"range", [
     $start `,` $limit `,` $delta attr-dict `:` type($start) `->` type($result)
   }];
   let hasVerifier = 1;
+}
+
+def Tessera_PadOp : Tessera_PureOp<"pad", [
+    SameOperandsAndResultElementType] # Tessera_InferredResult> {
+  let summary = "pad a tensor with a constant, its mirror image or its edge";
+  let description = [{
+    ONNX Pad: `pads` are `[b1, ..., bn, e1, ..., en]`, the non-negative
+    number of elements added before and after each dimension. `mode`
+    `constant` fills them with `value`; `reflect` mirrors the input without
+    repeating its edge (each pad must be smaller than its dim); `edge`
+    repeats the edge element.
+
+    ```mlir
+    %p = tessera.pad %x {pads = array<i64: 0, 0, 1, 1, 0, 0, 1, 1>, mode = 1 : i32} : tensor<1x3x8x8xf32> -> tensor<1x3x10x10xf32>
+    ```
+  }];
+  let arguments = (ins Tessera_Tensor:$input, DenseI64ArrayAttr:$pads,
+                       DefaultValuedAttr<Tessera_PadMode,
+                                         "::mlir::tessera::PadMode::constant">:$mode,
+                       DefaultValuedAttr<F64Attr, "0.0">:$value);
+  let results = (outs Tessera_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
 }
 
 #endif // TESSERA_DATA_MOVEMENT_OPS_TD

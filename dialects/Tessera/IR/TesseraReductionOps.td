@@ -56,6 +56,43 @@ class Tessera_ArgReduceOp<string mnemonic, string desc>
 def Tessera_ArgMaxOp : Tessera_ArgReduceOp<"argmax", "maximum">;
 def Tessera_ArgMinOp : Tessera_ArgReduceOp<"argmin", "minimum">;
 
+// Pooling: reductions over a sliding window of the trailing (spatial) dims.
+class Tessera_PoolOp<string mnemonic, string desc, Type tensorType,
+                     dag extraArgs = (ins)>
+    : Tessera_PureOp<mnemonic, [
+          SameOperandsAndResultElementType] # Tessera_InferredResult> {
+  let summary = desc # " over sliding windows (ONNX pooling)";
+  let description = [{
+    `input` is `N x C x D1 x ... x Dk` (k >= 1); each output element is the
+    }] # desc # [{ of a window of `kernel_shape` input elements, `dilations`
+    apart, windows `strides` apart. `pads` are ONNX's `[b1, ..., bk, e1,
+    ..., ek]`: elements padded at the beginning and end of each spatial dim,
+    which never win a maximum and count in an average only with
+    `count_include_pad`. With `ceil_mode` the output size rounds up (a last
+    partial window is kept unless it would start in the end padding, as
+    PyTorch and ONNX Runtime do); elements beyond the end padding never
+    count.
+
+    ```mlir
+    %p = tessera.}] # mnemonic # [{ %x {kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : tensor<1x16x112x112xf32> -> tensor<1x16x56x56xf32>
+    ```
+  }];
+  let arguments = !con((ins tensorType:$input,
+                            DenseI64ArrayAttr:$kernel_shape,
+                            DenseI64ArrayAttr:$strides,
+                            DenseI64ArrayAttr:$pads,
+                            DenseI64ArrayAttr:$dilations,
+                            UnitAttr:$ceil_mode), extraArgs);
+  let results = (outs tensorType:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+}
+
+def Tessera_MaxPoolOp
+    : Tessera_PoolOp<"max_pool", "maximum", Tessera_IntOrFloatTensor>;
+def Tessera_AvgPoolOp
+    : Tessera_PoolOp<"avg_pool", "mean", Tessera_FloatTensor,
+                     (ins UnitAttr:$count_include_pad)>;
+
 class Tessera_SoftmaxOpBase<string mnemonic, string desc>
     : Tessera_PureOp<mnemonic, [SameOperandsAndResultType]> {
   let summary = desc # " along one axis";

@@ -63,6 +63,14 @@ int64_t sliceDimSize(int64_t dim, int64_t start, int64_t end, int64_t step);
 int64_t convOutputSize(int64_t input, int64_t kernel, int64_t stride,
                        int64_t padBegin, int64_t padEnd, int64_t dilation);
 
+/// Output size of a pooling window along one dim (ONNX MaxPool/AveragePool):
+/// as convOutputSize, or rounded up with `ceilMode`, where a last window
+/// that would start in the end padding is dropped (PyTorch's rule). 0 when
+/// the window does not fit.
+int64_t poolOutputSize(int64_t input, int64_t kernel, int64_t stride,
+                       int64_t padBegin, int64_t padEnd, int64_t dilation,
+                       bool ceilMode);
+
 /// Product of the dimensions; nullopt when one is unknown or it overflows.
 std::optional<int64_t> staticElementCount(llvm::ArrayRef<int64_t> shape);
 

@@ -148,23 +148,29 @@ struct MatmulLowering : OpRewritePattern<ts::MatmulOp> {
   }
 };
 
-/// conv2d: zero padding, linalg.conv_2d_nchw_fchw, then the bias.
+/// conv2d: zero padding, linalg.conv_2d_nchw_fchw (or, with groups,
+/// linalg.conv_2d_ngchw_gfchw on the channels split into groups), then the
+/// bias.
 struct Conv2dLowering : OpRewritePattern<ts::Conv2dOp> {
   using OpRewritePattern::OpRewritePattern;
 
   LogicalResult matchAndRewrite(ts::Conv2dOp op,
                                 PatternRewriter &rewriter) const override {
-    if (op.getGroup() != 1)
-      return rewriter.notifyMatchFailure(op, "grouped convolution");
     Location loc = op.getLoc();
     RankedTensorType resultType = op.getType();
     if (resultType.isDynamicDim(2) || resultType.isDynamicDim(3))
-      return rewriter.notifyMatchFailure(op, "dynamic spatial dims");
+      return rewriter.notifyMatchFailure(
+          op, "convolution with dynamic spatial dims");
+    int64_t group = op.getGroup();
+    auto filterType = cast<RankedTensorType>(op.getFilter().getType());
+    auto inType = cast<RankedTensorType>(op.getInput().getType());
+    if (group != 1 && (inType.isDynamicDim(1) || filterType.isDynamicDim(0)))
+      return rewriter.notifyMatchFailure(
+          op, "grouped convolution with a dynamic channel or filter count");
     Value input = op.getInput();
     ArrayRef<int64_t> pads = op.getPads();
     Type elementType = resultType.getElementType();
     if (llvm::any_of(pads, [](int64_t p) { return p != 0; })) {
-      auto inType = cast<RankedTensorType>(input.getType());
       SmallVector<int64_t> shape(inType.getShape());
       for (int i = 0; i < 2; ++i)
         if (!inType.isDynamicDim(2 + i))
@@ -186,21 +192,55 @@ struct Conv2dLowering : OpRewritePattern<ts::Conv2dOp> {
     if (resultType.isDynamicDim(0))
       dynamicSizes.push_back(
           linalg::createOrFoldDimOp(rewriter, loc, op.getInput(), 0));
-    if (resultType.isDynamicDim(1))
-      dynamicSizes.push_back(
-          linalg::createOrFoldDimOp(rewriter, loc, op.getFilter(), 0));
-    Value init = emptyTensor(rewriter, loc, resultType, dynamicSizes);
-    Value filled =
-        linalg::FillOp::create(rewriter, loc,
-                               scalarConstant(rewriter, loc, elementType, 0.0),
-                               init)
-            .getResult(0);
-    Value conv = linalg::Conv2DNchwFchwOp::create(
-                     rewriter, loc, TypeRange{resultType},
-                     ValueRange{input, op.getFilter()}, ValueRange{filled},
-                     rewriter.getI64TensorAttr(op.getStrides()),
-                     rewriter.getI64TensorAttr(op.getDilations()))
-                     .getResult(0);
+    auto strides = rewriter.getI64TensorAttr(op.getStrides());
+    auto dilations = rewriter.getI64TensorAttr(op.getDilations());
+    Value zero = scalarConstant(rewriter, loc, elementType, 0.0);
+    Value conv;
+    if (group == 1) {
+      if (resultType.isDynamicDim(1))
+        dynamicSizes.push_back(
+            linalg::createOrFoldDimOp(rewriter, loc, op.getFilter(), 0));
+      Value init = emptyTensor(rewriter, loc, resultType, dynamicSizes);
+      Value filled =
+          linalg::FillOp::create(rewriter, loc, zero, init).getResult(0);
+      conv = linalg::Conv2DNchwFchwOp::create(
+                 rewriter, loc, TypeRange{resultType},
+                 ValueRange{input, op.getFilter()}, ValueRange{filled},
+                 strides, dilations)
+                 .getResult(0);
+    } else {
+      // N x C x H x W -> N x G x C/G x H x W; F x C/G x KH x KW ->
+      // G x F/G x C/G x KH x KW; the result's G x F/G fold back into F.
+      auto inShape = cast<RankedTensorType>(input.getType()).getShape();
+      ArrayRef<int64_t> filterShape = filterType.getShape();
+      auto groupedInType = RankedTensorType::get(
+          {inShape[0], group, inShape[1] / group, inShape[2], inShape[3]},
+          elementType);
+      auto groupedFilterType = RankedTensorType::get(
+          {group, filterShape[0] / group, filterShape[1], filterShape[2],
+           filterShape[3]},
+          elementType);
+      ArrayRef<int64_t> out = resultType.getShape();
+      auto groupedOutType = RankedTensorType::get(
+          {out[0], group, filterShape[0] / group, out[2], out[3]},
+          elementType);
+      SmallVector<ReassociationIndices> splitDim1 = {{0}, {1, 2}, {3}, {4}};
+      SmallVector<ReassociationIndices> splitDim0 = {{0, 1}, {2}, {3}, {4}};
+      Value groupedIn = tensor::ExpandShapeOp::create(
+          rewriter, loc, groupedInType, input, splitDim1);
+      Value groupedFilter = tensor::ExpandShapeOp::create(
+          rewriter, loc, groupedFilterType, op.getFilter(), splitDim0);
+      Value init = emptyTensor(rewriter, loc, groupedOutType, dynamicSizes);
+      Value filled =
+          linalg::FillOp::create(rewriter, loc, zero, init).getResult(0);
+      Value grouped = linalg::Conv2DNgchwGfchwOp::create(
+                          rewriter, loc, TypeRange{groupedOutType},
+                          ValueRange{groupedIn, groupedFilter},
+                          ValueRange{filled}, strides, dilations)
+                          .getResult(0);
+      conv = tensor::CollapseShapeOp::create(rewriter, loc, resultType,
+                                             grouped, splitDim1);
+    }
     if (Value bias = op.getBias()) {
       MLIRContext *ctx = rewriter.getContext();
       AffineMap biasMap = AffineMap::get(4, 0, {getAffineDimExpr(1, ctx)}, ctx);

@@ -3,6 +3,7 @@
 #include "Utils.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Rewrite/PatternApplicator.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace tessera {
@@ -19,6 +20,8 @@ void ::tessera::populateTesseraToLinalgConversionPatterns(
   ::tessera::to_linalg::populateAttentionPatterns(patterns);
   ::tessera::to_linalg::populateReductionPatterns(patterns);
   ::tessera::to_linalg::populateDataMovementPatterns(patterns);
+  ::tessera::to_linalg::populatePoolingPatterns(patterns);
+  ::tessera::to_linalg::populatePadPatterns(patterns);
 }
 
 namespace {
@@ -45,6 +48,73 @@ void wrapLoneReductions(func::FuncOp func) {
     builder.setInsertionPointToEnd(body);
     mlir::tessera::YieldOp::create(builder, op->getLoc(), op->getResults());
   }
+}
+
+/// The reasons the patterns give (through notifyMatchFailure) for not
+/// lowering `op`, found by matching them once more with a rewriter that
+/// records them: the conversion driver keeps them only in debug builds.
+SmallVector<std::string>
+matchFailureReasons(Operation *op, const FrozenRewritePatternSet &patterns) {
+  struct Recorder : RewriterBase::Listener {
+    SmallVector<std::string> reasons;
+    void notifyMatchFailure(
+        Location loc, function_ref<void(Diagnostic &)> reason) override {
+      Diagnostic diag(loc, DiagnosticSeverity::Remark);
+      reason(diag);
+      std::string text = diag.str();
+      if (!text.empty() && !llvm::is_contained(reasons, text))
+        reasons.push_back(std::move(text));
+    }
+  } recorder;
+  PatternRewriter rewriter(op->getContext());
+  rewriter.setListener(&recorder);
+  rewriter.setInsertionPoint(op);
+  PatternApplicator applicator(patterns);
+  applicator.applyDefaultCostModel();
+  (void)applicator.matchAndRewrite(op, rewriter);
+  return recorder.reasons;
+}
+
+/// Runs the conversion; an op that no pattern lowers is reported with the
+/// patterns' reasons instead of MLIR's generic "failed to legalize".
+LogicalResult convertExplainingFailures(func::FuncOp func,
+                                        const ConversionTarget &target,
+                                        const FrozenRewritePatternSet &patterns) {
+  SmallVector<std::pair<Location, std::string>> illegal;
+  LogicalResult result = success();
+  {
+    ScopedDiagnosticHandler handler(func->getContext(), [&](Diagnostic &diag) {
+      StringRef prefix = "failed to legalize operation '";
+      std::string text = diag.str();
+      if (diag.getSeverity() != DiagnosticSeverity::Error ||
+          !StringRef(text).starts_with(prefix))
+        return failure();
+      StringRef name = StringRef(text).drop_front(prefix.size());
+      illegal.emplace_back(diag.getLocation(), name.take_until([](char c) {
+        return c == '\'';
+      }).str());
+      return success();
+    });
+    result = applyPartialConversion(func, target, patterns);
+  }
+  for (auto &[loc, name] : illegal) {
+    Operation *failed = nullptr;
+    func.walk([&](Operation *op) {
+      if (!failed && op->getLoc() == loc &&
+          op->getName().getStringRef() == name)
+        failed = op;
+    });
+    SmallVector<std::string> reasons;
+    if (failed)
+      reasons = matchFailureReasons(failed, patterns);
+    InFlightDiagnostic diag = emitError(loc) << "cannot lower '" << name
+                                             << "' to linalg";
+    if (reasons.empty())
+      diag << " (no pattern applies)";
+    else
+      diag << ": " << llvm::join(reasons, "; ");
+  }
+  return result;
 }
 
 struct ConvertTesseraToLinalgPass
@@ -75,9 +145,9 @@ struct ConvertTesseraToLinalgPass
                            scf::SCFDialect>();
     RewritePatternSet patterns(ctx);
     ::tessera::populateTesseraToLinalgConversionPatterns(patterns);
-    // An op left over is reported at its (ONNX node) location.
-    if (failed(applyPartialConversion(getOperation(), target,
-                                      std::move(patterns))))
+    FrozenRewritePatternSet frozen(std::move(patterns));
+    // An op left over is reported at its (ONNX node) location, with why.
+    if (failed(convertExplainingFailures(getOperation(), target, frozen)))
       signalPassFailure();
   }
 };

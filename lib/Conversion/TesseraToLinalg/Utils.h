@@ -76,6 +76,8 @@ void populateContractionPatterns(RewritePatternSet &patterns);
 void populateAttentionPatterns(RewritePatternSet &patterns);
 void populateReductionPatterns(RewritePatternSet &patterns);
 void populateDataMovementPatterns(RewritePatternSet &patterns);
+void populatePoolingPatterns(RewritePatternSet &patterns);
+void populatePadPatterns(RewritePatternSet &patterns);
 
 } // namespace tessera::to_linalg
 

@@ -115,33 +115,6 @@ static LogicalResult convertEinsum(GraphImporter &im,
   return im.setOutput(0, permuteTo(product, batch + m + n, output));
 }
 
-/// Explicit pads for auto_pad = SAME_UPPER / SAME_LOWER on static inputs.
-static LogicalResult autoPads(GraphImporter &im, StringRef autoPad,
-                              ArrayRef<int64_t> spatial,
-                              ArrayRef<int64_t> kernel,
-                              ArrayRef<int64_t> strides,
-                              ArrayRef<int64_t> dilations,
-                              SmallVectorImpl<int64_t> &pads) {
-  pads.assign(4, 0);
-  if (autoPad == "NOTSET" || autoPad == "VALID")
-    return success();
-  if (autoPad != "SAME_UPPER" && autoPad != "SAME_LOWER")
-    return im.emitError() << "unknown auto_pad '" << autoPad << "'";
-  for (int i = 0; i < 2; ++i) {
-    if (ShapedType::isDynamic(spatial[i]) || ShapedType::isDynamic(kernel[i]))
-      return im.emitError() << "auto_pad " << autoPad
-                            << " needs static spatial dimensions";
-    int64_t out = (spatial[i] + strides[i] - 1) / strides[i];
-    int64_t total = std::max<int64_t>(
-        0, (out - 1) * strides[i] + dilations[i] * (kernel[i] - 1) + 1 -
-               spatial[i]);
-    int64_t small = total / 2, large = total - small;
-    pads[i] = autoPad == "SAME_UPPER" ? small : large;
-    pads[2 + i] = autoPad == "SAME_UPPER" ? large : small;
-  }
-  return success();
-}
-
 static LogicalResult convertConv(GraphImporter &im, const onnx::NodeProto &) {
   Value x = im.input(0), w = im.input(1);
   if (!x || !w)

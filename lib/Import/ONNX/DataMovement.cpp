@@ -435,6 +435,66 @@ static LogicalResult convertTrilu(GraphImporter &im, const onnx::NodeProto &) {
                               : Value());
 }
 
+/// Pad: pads (and axes, opset 18) must be constants; the constant value a
+/// constant scalar.
+static LogicalResult convertPad(GraphImporter &im, const onnx::NodeProto &) {
+  Value x = im.input(0);
+  if (!x)
+    return failure();
+  int64_t rank = tensorType(x).getRank();
+  std::string modeName = im.stringAttr("mode", "constant");
+  std::optional<ts::PadMode> mode = ts::symbolizePadMode(modeName);
+  if (!mode)
+    return im.emitError() << "mode '" << modeName
+                          << "' is not supported (constant, reflect and edge "
+                             "are)";
+  auto given = im.intsAttrOrInput("pads", 1, 11);
+  if (failed(given))
+    return failure();
+  if (!*given)
+    return im.emitError() << "pads are required";
+  SmallVector<int64_t> axes = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+  if (Value axesInput = im.numInputs() > 3 ? im.optionalInput(3) : Value()) {
+    std::optional<SmallVector<int64_t>> known = im.constantInts(axesInput);
+    if (!known)
+      return im.emitError() << "input 3 (axes) must be a constant";
+    axes.clear();
+    for (int64_t a : *known) {
+      if (a < -rank || a >= rank)
+        return im.emitError()
+               << "axis " << a << " is outside the input's rank " << rank;
+      axes.push_back(a < 0 ? a + rank : a);
+    }
+  }
+  size_t n = axes.size();
+  if ((*given)->size() != 2 * n)
+    return im.emitError() << "pads has " << (*given)->size()
+                          << " values; expected " << 2 * n
+                          << " (a begin and an end per axis)";
+  SmallVector<int64_t> pads(2 * rank, 0);
+  for (auto [i, axis] : llvm::enumerate(axes)) {
+    pads[axis] = (**given)[i];
+    pads[rank + axis] = (**given)[n + i];
+  }
+  if (llvm::any_of(pads, [](int64_t p) { return p < 0; }))
+    return im.emitError() << "negative pads (cropping) are not supported";
+  double value = im.floatAttr("value", 0.0f);
+  if (im.opset() >= 11)
+    value = 0.0;
+  if (Value constant = im.opset() >= 11 ? im.optionalInput(2) : Value()) {
+    std::optional<double> known = im.constantFloat(constant);
+    if (!known)
+      return im.emitError() << "input 2 (constant_value) must be a constant "
+                               "scalar";
+    value = *known;
+  }
+  Builder b(&im.context());
+  return im.setOutput(
+      0, im.inferred<ts::PadOp>(x, b.getDenseI64ArrayAttr(pads),
+                                ts::PadModeAttr::get(&im.context(), *mode),
+                                b.getF64FloatAttr(value)));
+}
+
 void registerDataMovementConverters(
     ConverterRegistry &r) {
   r["Transpose"] = convertTranspose;
@@ -448,6 +508,7 @@ void registerDataMovementConverters(
   r["Gather"] = convertGather;
   r["Expand"] = convertExpand;
   r["Trilu"] = convertTrilu;
+  r["Pad"] = convertPad;
 }
 
 } // namespace tessera::onnx_import

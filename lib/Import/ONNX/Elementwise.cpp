@@ -182,6 +182,40 @@ static LogicalResult convertLeakyRelu(GraphImporter &im,
   return im.setOutput(0, im.inferred<ts::WhereOp>(negative, scaled, x));
 }
 
+/// max(0, min(1, alpha * x + beta)): HardSigmoid, and inside HardSwish.
+static Value hardSigmoid(GraphImporter &im, Value x, double alpha,
+                         double beta) {
+  Type type = elementType(x);
+  Value scaled = im.inferred<ts::MulOp>(x, im.constantScalar(alpha, type));
+  Value shifted =
+      scaled ? im.inferred<ts::AddOp>(scaled, im.constantScalar(beta, type))
+             : Value();
+  Value high = shifted ? im.inferred<ts::MinOp>(
+                             shifted, im.constantScalar(1.0, type))
+                       : Value();
+  return high ? im.inferred<ts::MaxOp>(high, im.constantScalar(0.0, type))
+              : Value();
+}
+
+static LogicalResult convertHardSigmoid(GraphImporter &im,
+                                        const onnx::NodeProto &) {
+  Value x = im.input(0);
+  if (!x)
+    return failure();
+  return im.setOutput(0, hardSigmoid(im, x, im.floatAttr("alpha", 0.2f),
+                                     im.floatAttr("beta", 0.5f)));
+}
+
+/// HardSwish(x) = x * HardSigmoid(x) with alpha 1/6 and beta 1/2.
+static LogicalResult convertHardSwish(GraphImporter &im,
+                                      const onnx::NodeProto &) {
+  Value x = im.input(0);
+  if (!x)
+    return failure();
+  Value gate = hardSigmoid(im, x, 1.0 / 6.0, 0.5);
+  return im.setOutput(0, gate ? im.inferred<ts::MulOp>(x, gate) : Value());
+}
+
 static LogicalResult convertGelu(GraphImporter &im, const onnx::NodeProto &) {
   Value x = im.input(0);
   if (!x)
@@ -369,6 +403,8 @@ void registerElementwiseConverters(ConverterRegistry &r) {
   r["Dropout"] = convertIdentity;
   r["LeakyRelu"] = convertLeakyRelu;
   r["Gelu"] = convertGelu;
+  r["HardSigmoid"] = convertHardSigmoid;
+  r["HardSwish"] = convertHardSwish;
   r["Where"] = convertWhere;
   r["Cast"] = convertCast;
   r["Clip"] = convertClip;

@@ -32,6 +32,7 @@ void registerContractionConverters(ConverterRegistry &registry);
 void registerNormalizationConverters(ConverterRegistry &registry);
 void registerDataMovementConverters(ConverterRegistry &registry);
 void registerShapeConverters(ConverterRegistry &registry);
+void registerPoolingConverters(ConverterRegistry &registry);
 
 /// Converts a TensorProto (an initializer or a Constant's value) into an
 /// elements attribute. Large tensors steal the proto's bytes into a resource
@@ -179,6 +180,16 @@ private:
   const onnx::NodeProto *currentNode = nullptr;
   mlir::Location nodeLoc;
 };
+
+/// Explicit ONNX pads ([begins..., ends...]) for a window op's `autoPad`
+/// (NOTSET and VALID give zeros; SAME_UPPER / SAME_LOWER need static
+/// `spatial` dims, else an error at the current node).
+LogicalResult autoPads(GraphImporter &im, llvm::StringRef autoPad,
+                       llvm::ArrayRef<int64_t> spatial,
+                       llvm::ArrayRef<int64_t> kernel,
+                       llvm::ArrayRef<int64_t> strides,
+                       llvm::ArrayRef<int64_t> dilations,
+                       llvm::SmallVectorImpl<int64_t> &pads);
 
 /// Shortcuts for converters.
 inline mlir::RankedTensorType tensorType(Value value) {

@@ -12,6 +12,7 @@
 #include "llvm/Support/Path.h"
 
 #include <google/protobuf/io/coded_stream.h>
+#include <onnx/version_converter/convert.h>
 #include <set>
 
 using namespace mlir;
@@ -31,6 +32,7 @@ static const ConverterRegistry &converters() {
     registerNormalizationConverters(r);
     registerDataMovementConverters(r);
     registerShapeConverters(r);
+    registerPoolingConverters(r);
     return r;
   }();
   return registry;
@@ -40,24 +42,76 @@ static bool isDefaultDomain(StringRef domain) {
   return domain.empty() || domain == "ai.onnx";
 }
 
-/// The default-domain opset the model imports, checked against the range
-/// Tessera supports.
-static FailureOr<int64_t> checkOpset(const onnx::ModelProto &model,
-                                     Location loc) {
+/// The default-domain opset of `model`, if it imports one.
+static std::optional<int64_t> defaultOpset(const onnx::ModelProto &model) {
   std::optional<int64_t> opset;
   for (const onnx::OperatorSetIdProto &id : model.opset_import())
     if (isDefaultDomain(id.domain()))
       opset = id.version();
+  return opset;
+}
+
+/// The default-domain opset the model imports, checked against the range
+/// Tessera supports.
+static FailureOr<int64_t> checkOpset(const onnx::ModelProto &model,
+                                     Location loc) {
+  std::optional<int64_t> opset = defaultOpset(model);
   if (!opset)
     return emitError(loc) << "the model does not import the default ONNX "
                              "operator set";
-  if (*opset < ::tessera::kMinONNXOpset || *opset > ::tessera::kMaxONNXOpset)
+  if (*opset < ::tessera::kMinConvertibleONNXOpset ||
+      *opset > ::tessera::kMaxONNXOpset)
     return emitError(loc) << "the model uses ONNX opset " << *opset
                           << "; Tessera supports opsets "
                           << ::tessera::kMinONNXOpset << " to "
-                          << ::tessera::kMaxONNXOpset
-                          << " (onnx.version_converter can convert it)";
+                          << ::tessera::kMaxONNXOpset << " and converts "
+                          << ::tessera::kMinConvertibleONNXOpset << " to "
+                          << ::tessera::kMinONNXOpset - 1
+                          << " with ONNX's version converter";
   return *opset;
+}
+
+/// Rewrites a model of opset 1 to 10 to opset 11 with libonnx's version
+/// converter (what onnx.version_converter runs), so the importer's
+/// converters see one form of each op; remarks that it did so.
+static LogicalResult upgradeOpset(onnx::ModelProto &model, int64_t opset,
+                                  Location loc) {
+  if (opset >= ::tessera::kMinONNXOpset)
+    return success();
+  // ONNX 1.12's Pad adapter reads `value` even where it takes its default.
+  for (onnx::NodeProto &node : *model.mutable_graph()->mutable_node()) {
+    if (node.op_type() != "Pad" || !isDefaultDomain(node.domain()) ||
+        llvm::any_of(node.attribute(), [](const onnx::AttributeProto &a) {
+          return a.name() == "value";
+        }))
+      continue;
+    onnx::AttributeProto *value = node.add_attribute();
+    value->set_name("value");
+    value->set_type(onnx::AttributeProto::FLOAT);
+    value->set_f(0.0f);
+  }
+  onnx::ModelProto converted;
+  try {
+    converted = onnx::version_conversion::ConvertVersion(
+        model, static_cast<int>(::tessera::kMinONNXOpset));
+  } catch (const std::exception &e) {
+    // libonnx's assertions read "./file.h:N: fn: Assertion `...` failed:
+    // ./file.h:M: fn: <reason>"; the reason is what a user can act on.
+    StringRef what = StringRef(e.what()).trim().split('\n').first;
+    if (size_t at = what.rfind("failed: "); at != StringRef::npos)
+      what = what.drop_front(at + strlen("failed: "));
+    if (what.starts_with("./"))
+      what = what.split(": ").second.split(": ").second;
+    return emitError(loc) << "the model uses ONNX opset " << opset
+                          << "; ONNX's version converter could not convert it "
+                             "to opset "
+                          << ::tessera::kMinONNXOpset << ": " << what;
+  }
+  model = std::move(converted);
+  emitRemark(loc) << "converted the model from ONNX opset " << opset
+                  << " to opset " << ::tessera::kMinONNXOpset
+                  << " with ONNX's version converter";
+  return success();
 }
 
 /// Reports every unsupported operator once, with how many nodes use it and
@@ -137,9 +191,17 @@ importGraph(onnx::ModelProto &model, StringRef path, MLIRContext &ctx,
   FailureOr<int64_t> opset = checkOpset(model, fileLoc);
   if (failed(opset))
     return failure();
-  onnx::GraphProto &graph = *model.mutable_graph();
-  if (failed(checkOperators(graph, *opset, path, ctx)))
+  // Operators are checked before any conversion too: the version converter
+  // crashes on some that Tessera does not support (Scan).
+  if (failed(checkOperators(model.graph(), *opset, path, ctx)) ||
+      failed(upgradeOpset(model, *opset, fileLoc)))
     return failure();
+  if (*opset < ::tessera::kMinONNXOpset) {
+    opset = defaultOpset(model).value_or(::tessera::kMinONNXOpset);
+    if (failed(checkOperators(model.graph(), *opset, path, ctx)))
+      return failure();
+  }
+  onnx::GraphProto &graph = *model.mutable_graph();
 
   OpBuilder b(&ctx);
   OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);

@@ -64,3 +64,29 @@ func.func @attention_causal(%q: tensor<1x2x4x8xf32>, %k: tensor<1x2x6x8xf32>, %v
   %0 = tessera.attention %q, %k, %v {causal} : tensor<1x2x4x8xf32>, tensor<1x2x6x8xf32>, tensor<1x2x6x8xf32> -> tensor<1x2x4x8xf32>
   return %0 : tensor<1x2x4x8xf32>
 }
+
+// -----
+
+// A grouped conv2d: the channels split into groups (expand_shape), one
+// linalg.conv_2d_ngchw_gfchw, the groups folded back into the filters.
+// CHECK-LABEL: func @grouped_conv
+func.func @grouped_conv(%x: tensor<?x4x8x8xf32>, %w: tensor<6x2x3x3xf32>) -> tensor<?x6x3x3xf32> {
+  // CHECK: %[[X:.*]] = tensor.expand_shape %arg0 {{\[}}[0], [1, 2], [3], [4]] output_shape [%{{.*}}, 2, 2, 8, 8] : tensor<?x4x8x8xf32> into tensor<?x2x2x8x8xf32>
+  // CHECK: %[[W:.*]] = tensor.expand_shape %arg1 {{\[}}[0, 1], [2], [3], [4]] output_shape [2, 3, 2, 3, 3] : tensor<6x2x3x3xf32> into tensor<2x3x2x3x3xf32>
+  // CHECK: %[[CONV:.*]] = linalg.conv_2d_ngchw_gfchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%[[X]], %[[W]] : {{.*}}) outs(%{{.*}} : tensor<?x2x3x3x3xf32>)
+  // CHECK: tensor.collapse_shape %[[CONV]] {{\[}}[0], [1, 2], [3], [4]] : tensor<?x2x3x3x3xf32> into tensor<?x6x3x3xf32>
+  %0 = tessera.conv2d %x, %w {group = 2, strides = array<i64: 2, 2>} : tensor<?x4x8x8xf32>, tensor<6x2x3x3xf32> -> tensor<?x6x3x3xf32>
+  return %0 : tensor<?x6x3x3xf32>
+}
+
+// -----
+
+// Without groups the conv stays linalg.conv_2d_nchw_fchw (no reshapes).
+// CHECK-LABEL: func @ungrouped_conv
+func.func @ungrouped_conv(%x: tensor<1x4x8x8xf32>, %w: tensor<6x4x3x3xf32>) -> tensor<1x6x6x6xf32> {
+  // CHECK-NOT: tensor.expand_shape
+  // CHECK: linalg.conv_2d_nchw_fchw
+  // CHECK-NOT: tensor.collapse_shape
+  %0 = tessera.conv2d %x, %w : tensor<1x4x8x8xf32>, tensor<6x4x3x3xf32> -> tensor<1x6x6x6xf32>
+  return %0 : tensor<1x6x6x6xf32>
+}

@@ -90,7 +90,7 @@ def kinds(path):
             helper.make_node("FusedGemm", ["x"], ["e"], name="fused",
                              domain="com.microsoft"),
         ], [vec("x"), vec("k", 1, TensorProto.INT64)], [vec("e")]), path),
-        "opset-old": lambda: onnx.save(relu_model(opset=9), path),
+        "opset-old": lambda: onnx.save(relu_model(opset=0), path),
         "opset-new": lambda: onnx.save(relu_model(opset=22), path),
         "other-domain": lambda: onnx.save(
             relu_model(opset=1, domain="com.microsoft"), path),

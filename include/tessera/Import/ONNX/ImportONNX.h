@@ -2,7 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The front door of the compiler: reads an ONNX model (opsets 11 to 21 of the
-// default domain) into a module holding one func.func of tessera ops.
+// default domain; 1 to 10 through ONNX's version converter) into a module
+// holding one func.func of tessera ops.
 // Diagnostics go through the context's diagnostic engine and name the ONNX
 // node they concern.
 //
@@ -32,9 +33,13 @@ struct ONNXImportOptions {
   std::map<std::string, int64_t> dimValues;
 };
 
-/// The oldest and newest default-domain opsets the importer accepts.
+/// The oldest and newest default-domain opsets the importer reads directly.
 constexpr int64_t kMinONNXOpset = 11;
 constexpr int64_t kMaxONNXOpset = 21;
+/// Models from this opset up to kMinONNXOpset - 1 are first rewritten to
+/// kMinONNXOpset by ONNX's version converter (with a remark saying so);
+/// models of an op that never changed keep the opset it was introduced at.
+constexpr int64_t kMinConvertibleONNXOpset = 1;
 
 /// Imports the model at `path`; external data is read relative to its folder.
 mlir::FailureOr<mlir::OwningOpRef<mlir::ModuleOp>>

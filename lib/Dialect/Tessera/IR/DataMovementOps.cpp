@@ -307,3 +307,48 @@ LogicalResult RangeOp::verify() {
            << getStart().getType().getElementType();
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// PadOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult PadOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> loc, ValueRange operands,
+    DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
+    SmallVectorImpl<Type> &inferred) {
+  Adaptor adaptor(operands, attributes, properties, regions);
+  StringRef name = getOperationName();
+  auto type = cast<RankedTensorType>(adaptor.getInput().getType());
+  int64_t rank = type.getRank();
+  ArrayRef<int64_t> pads = adaptor.getPads();
+  if (static_cast<int64_t>(pads.size()) != 2 * rank ||
+      llvm::any_of(pads, [](int64_t p) { return p < 0; }))
+    return emitInferError(loc, name,
+                          "pads must be " + Twine(2 * rank) +
+                              " non-negative values (begins, then ends)");
+  SmallVector<int64_t> shape;
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t size = type.getDimSize(d);
+    if (ShapedType::isDynamic(size)) {
+      shape.push_back(size);
+      continue;
+    }
+    int64_t before = pads[d], after = pads[rank + d];
+    // ONNX: reflect mirrors without the edge, so needs pads < dim; edge
+    // needs an element to repeat.
+    if (adaptor.getMode() == PadMode::reflect &&
+        (before >= size || after >= size) && (before || after))
+      return emitInferError(loc, name,
+                            "reflect pads of dim " + Twine(d) + " (" +
+                                Twine(before) + ", " + Twine(after) +
+                                ") must be smaller than its size " +
+                                Twine(size));
+    if (adaptor.getMode() == PadMode::edge && size == 0 && (before || after))
+      return emitInferError(loc, name,
+                            "edge padding of dim " + Twine(d) +
+                                ", which is empty");
+    shape.push_back(size + before + after);
+  }
+  inferred.push_back(RankedTensorType::get(shape, type.getElementType()));
+  return success();
+}

@@ -64,6 +64,83 @@ TESSERA_INFER_REDUCTION(ReduceMinOp)
     return success();                                                          \
   }
 
+//===----------------------------------------------------------------------===//
+// MaxPoolOp, AvgPoolOp
+//===----------------------------------------------------------------------===//
+
+static LogicalResult inferPool(std::optional<Location> loc, StringRef opName,
+                               Value input, ArrayRef<int64_t> kernel,
+                               ArrayRef<int64_t> strides,
+                               ArrayRef<int64_t> pads,
+                               ArrayRef<int64_t> dilations, bool ceilMode,
+                               SmallVectorImpl<Type> &inferred) {
+  auto type = cast<RankedTensorType>(input.getType());
+  int64_t spatial = type.getRank() - 2;
+  if (spatial < 1)
+    return emitInferError(loc, opName,
+                          "expects an input of rank 3 or more (N x C x "
+                          "spatial dims), got rank " +
+                              Twine(type.getRank()));
+  auto positive = [](ArrayRef<int64_t> v) {
+    return llvm::all_of(v, [](int64_t x) { return x >= 1; });
+  };
+  if (static_cast<int64_t>(kernel.size()) != spatial || !positive(kernel))
+    return emitInferError(loc, opName,
+                          "kernel_shape must be " + Twine(spatial) +
+                              " positive values, one per spatial dim");
+  if (static_cast<int64_t>(strides.size()) != spatial || !positive(strides))
+    return emitInferError(loc, opName,
+                          "strides must be " + Twine(spatial) +
+                              " positive values");
+  if (static_cast<int64_t>(dilations.size()) != spatial ||
+      !positive(dilations))
+    return emitInferError(loc, opName,
+                          "dilations must be " + Twine(spatial) +
+                              " positive values");
+  if (static_cast<int64_t>(pads.size()) != 2 * spatial ||
+      llvm::any_of(pads, [](int64_t p) { return p < 0; }))
+    return emitInferError(loc, opName,
+                          "pads must be " + Twine(2 * spatial) +
+                              " non-negative values (begins, then ends)");
+  SmallVector<int64_t> shape(type.getShape().take_front(2));
+  for (int64_t i = 0; i < spatial; ++i) {
+    // ONNX: a pad must be smaller than the window, or windows see only pad.
+    int64_t span = dilations[i] * (kernel[i] - 1) + 1;
+    if (pads[i] >= span || pads[spatial + i] >= span)
+      return emitInferError(loc, opName,
+                            "pads of spatial dim " + Twine(i) +
+                                " must be smaller than the window (" +
+                                Twine(span) + ")");
+    int64_t size = ::tessera::poolOutputSize(
+        type.getDimSize(2 + i), kernel[i], strides[i], pads[i],
+        pads[spatial + i], dilations[i], ceilMode);
+    if (size == 0)
+      return emitInferError(loc, opName,
+                            "the window does not fit in spatial dim " +
+                                Twine(i) + " of the input");
+    shape.push_back(size);
+  }
+  inferred.push_back(RankedTensorType::get(shape, type.getElementType()));
+  return success();
+}
+
+#define TESSERA_INFER_POOL(OpClass)                                            \
+  LogicalResult OpClass::inferReturnTypes(                                     \
+      MLIRContext *, std::optional<Location> loc, ValueRange operands,         \
+      DictionaryAttr attributes, OpaqueProperties properties,                  \
+      RegionRange regions, SmallVectorImpl<Type> &inferred) {                  \
+    Adaptor adaptor(operands, attributes, properties, regions);                \
+    return inferPool(loc, getOperationName(), adaptor.getInput(),              \
+                     adaptor.getKernelShape(), adaptor.getStrides(),           \
+                     adaptor.getPads(), adaptor.getDilations(),                \
+                     adaptor.getCeilMode(), inferred);                         \
+  }
+
+TESSERA_INFER_POOL(MaxPoolOp)
+TESSERA_INFER_POOL(AvgPoolOp)
+
+#undef TESSERA_INFER_POOL
+
 TESSERA_INFER_ARG_REDUCTION(ArgMaxOp)
 TESSERA_INFER_ARG_REDUCTION(ArgMinOp)
 

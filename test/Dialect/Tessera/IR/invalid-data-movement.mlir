@@ -261,3 +261,43 @@ func.func @range_operands_differ(%n: tensor<i64>, %m: tensor<i32>) {
   %0 = "tessera.range"(%n, %m, %n) : (tensor<i64>, tensor<i32>, tensor<i64>) -> tensor<?xi64>
   return
 }
+
+// -----
+
+func.func @pad_count(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'tessera.pad' op pads must be 4 non-negative values (begins, then ends)}}
+  %0 = tessera.pad %x {pads = array<i64: 1, 1>} : tensor<2x3xf32> -> tensor<3x4xf32>
+  return
+}
+
+// -----
+
+func.func @pad_negative(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'tessera.pad' op pads must be 4 non-negative values (begins, then ends)}}
+  %0 = tessera.pad %x {pads = array<i64: 0, -1, 0, 0>} : tensor<2x3xf32> -> tensor<2x2xf32>
+  return
+}
+
+// -----
+
+func.func @pad_reflect_too_far(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'tessera.pad' op reflect pads of dim 1 (0, 3) must be smaller than its size 3}}
+  %0 = tessera.pad %x {mode = 1 : i32, pads = array<i64: 0, 0, 0, 3>} : tensor<2x3xf32> -> tensor<2x6xf32>
+  return
+}
+
+// -----
+
+func.func @pad_edge_empty(%x: tensor<2x0xf32>) {
+  // expected-error @+1 {{'tessera.pad' op edge padding of dim 1, which is empty}}
+  %0 = tessera.pad %x {mode = 2 : i32, pads = array<i64: 0, 1, 0, 0>} : tensor<2x0xf32> -> tensor<2x1xf32>
+  return
+}
+
+// -----
+
+func.func @pad_result(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'tessera.pad' op result type 'tensor<2x3xf32>' differs from the inferred type 'tensor<4x3xf32>'}}
+  %0 = tessera.pad %x {pads = array<i64: 1, 0, 1, 0>} : tensor<2x3xf32> -> tensor<2x3xf32>
+  return
+}

@@ -125,3 +125,67 @@ func.func @argmin_result_type(%x: tensor<2x3xf32>) {
   %0 = tessera.argmin %x : tensor<2x3xf32> -> tensor<2x1xi64>
   return
 }
+
+// -----
+
+func.func @pool_rank(%x: tensor<4x4xf32>) {
+  // expected-error @+1 {{'tessera.max_pool' op expects an input of rank 3 or more (N x C x spatial dims), got rank 2}}
+  %0 = tessera.max_pool %x {kernel_shape = array<i64: 2>, strides = array<i64: 1>, pads = array<i64: 0, 0>, dilations = array<i64: 1>} : tensor<4x4xf32> -> tensor<4x3xf32>
+  return
+}
+
+// -----
+
+func.func @pool_kernel(%x: tensor<1x1x4x4xf32>) {
+  // expected-error @+1 {{'tessera.avg_pool' op kernel_shape must be 2 positive values, one per spatial dim}}
+  %0 = tessera.avg_pool %x {kernel_shape = array<i64: 2>, strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : tensor<1x1x4x4xf32> -> tensor<1x1x3x3xf32>
+  return
+}
+
+// -----
+
+func.func @pool_strides(%x: tensor<1x1x4x4xf32>) {
+  // expected-error @+1 {{'tessera.max_pool' op strides must be 2 positive values}}
+  %0 = tessera.max_pool %x {kernel_shape = array<i64: 2, 2>, strides = array<i64: 0, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : tensor<1x1x4x4xf32> -> tensor<1x1x3x3xf32>
+  return
+}
+
+// -----
+
+func.func @pool_dilations(%x: tensor<1x1x4x4xf32>) {
+  // expected-error @+1 {{'tessera.max_pool' op dilations must be 2 positive values}}
+  %0 = tessera.max_pool %x {kernel_shape = array<i64: 2, 2>, strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1>} : tensor<1x1x4x4xf32> -> tensor<1x1x3x3xf32>
+  return
+}
+
+// -----
+
+func.func @pool_pads(%x: tensor<1x1x4x4xf32>) {
+  // expected-error @+1 {{'tessera.max_pool' op pads must be 4 non-negative values (begins, then ends)}}
+  %0 = tessera.max_pool %x {kernel_shape = array<i64: 2, 2>, strides = array<i64: 1, 1>, pads = array<i64: 0, -1, 0, 0>, dilations = array<i64: 1, 1>} : tensor<1x1x4x4xf32> -> tensor<1x1x3x3xf32>
+  return
+}
+
+// -----
+
+func.func @pool_pad_window(%x: tensor<1x1x4x4xf32>) {
+  // expected-error @+1 {{'tessera.avg_pool' op pads of spatial dim 1 must be smaller than the window (2)}}
+  %0 = tessera.avg_pool %x {kernel_shape = array<i64: 2, 2>, strides = array<i64: 1, 1>, pads = array<i64: 0, 2, 0, 0>, dilations = array<i64: 1, 1>} : tensor<1x1x4x4xf32> -> tensor<1x1x3x5xf32>
+  return
+}
+
+// -----
+
+func.func @pool_window_fits(%x: tensor<1x1x4x4xf32>) {
+  // expected-error @+1 {{'tessera.max_pool' op the window does not fit in spatial dim 0 of the input}}
+  %0 = tessera.max_pool %x {kernel_shape = array<i64: 5, 2>, strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : tensor<1x1x4x4xf32> -> tensor<1x1x1x3xf32>
+  return
+}
+
+// -----
+
+func.func @pool_result(%x: tensor<1x1x4x4xf32>) {
+  // expected-error @+1 {{'tessera.max_pool' op result type 'tensor<1x1x3x3xf32>' differs from the inferred type 'tensor<1x1x2x2xf32>'}}
+  %0 = tessera.max_pool %x {kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, ceil_mode} : tensor<1x1x4x4xf32> -> tensor<1x1x3x3xf32>
+  return
+}

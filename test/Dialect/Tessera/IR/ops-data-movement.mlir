@@ -101,3 +101,17 @@ func.func @unsqueeze_dynamic(%x: tensor<?x?xf32>) -> tensor<?x1x?xf32> {
   %0 = tessera.reshape %x : tensor<?x?xf32> -> tensor<?x1x?xf32>
   return %0 : tensor<?x1x?xf32>
 }
+
+// -----
+
+// CHECK-LABEL: func @pad
+// CHECK-SAME: (%[[X:.*]]: tensor<?x3x4xf32>, %[[Y:.*]]: tensor<2x3xi64>)
+func.func @pad(%x: tensor<?x3x4xf32>, %y: tensor<2x3xi64>) -> (tensor<?x5x7xf32>, tensor<2x5xi64>, tensor<?x3x6xf32>) {
+  // CHECK: tessera.pad %[[X]] {pads = array<i64: 0, 1, 2, 0, 1, 1>, value = 1.500000e+00 : f64} : tensor<?x3x4xf32> -> tensor<?x5x7xf32>
+  %0 = tessera.pad %x {pads = array<i64: 0, 1, 2, 0, 1, 1>, value = 1.5} : tensor<?x3x4xf32> -> tensor<?x5x7xf32>
+  // CHECK: tessera.pad %[[Y]] {mode = 1 : i32, pads = array<i64: 0, 2, 0, 0>} : tensor<2x3xi64> -> tensor<2x5xi64>
+  %1 = tessera.pad %y {mode = 1 : i32, pads = array<i64: 0, 2, 0, 0>} : tensor<2x3xi64> -> tensor<2x5xi64>
+  // CHECK: tessera.pad %[[X]] {mode = 2 : i32, pads = array<i64: 0, 0, 1, 0, 0, 1>} : tensor<?x3x4xf32> -> tensor<?x3x6xf32>
+  %2 = tessera.pad %x {mode = 2 : i32, pads = array<i64: 0, 0, 1, 0, 0, 1>} : tensor<?x3x4xf32> -> tensor<?x3x6xf32>
+  return %0, %1, %2 : tensor<?x5x7xf32>, tensor<2x5xi64>, tensor<?x3x6xf32>
+}

@@ -71,3 +71,20 @@ func.func @arg_reductions(%x: tensor<2x?x8xf32>, %y: tensor<4xi32>) -> (tensor<2
   %2 = tessera.argmax %y : tensor<4xi32> -> tensor<1xi64>
   return %0, %1, %2 : tensor<2x?x1xi64>, tensor<2x8xi64>, tensor<1xi64>
 }
+
+// -----
+
+// Pooling: the output size floors, or rounds up with ceil_mode (the last
+// window of 4 + 0 + 0 with kernel 3 and stride 2 starts at 2, inside).
+// CHECK-LABEL: func @pools
+// CHECK-SAME: (%[[X:.*]]: tensor<?x3x4x4xf32>, %[[Y:.*]]: tensor<1x2x9xi8>)
+func.func @pools(%x: tensor<?x3x4x4xf32>, %y: tensor<1x2x9xi8>) -> (tensor<?x3x1x1xf32>, tensor<?x3x2x2xf32>, tensor<1x2x4xi8>) {
+  // CHECK: tessera.max_pool %[[X]] {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : tensor<?x3x4x4xf32> -> tensor<?x3x1x1xf32>
+  %0 = tessera.max_pool %x {kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : tensor<?x3x4x4xf32> -> tensor<?x3x1x1xf32>
+  // CHECK: tessera.avg_pool %[[X]] {ceil_mode, count_include_pad, {{.*}}} : tensor<?x3x4x4xf32> -> tensor<?x3x2x2xf32>
+  %1 = tessera.avg_pool %x {kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, ceil_mode, count_include_pad} : tensor<?x3x4x4xf32> -> tensor<?x3x2x2xf32>
+  // 1-D, dilated and padded: kernel 3 with dilation 2 spans 5; (9 + 1 + 1 - 5) / 2 + 1 = 4.
+  // CHECK: tessera.max_pool %[[Y]] {{.*}} : tensor<1x2x9xi8> -> tensor<1x2x4xi8>
+  %2 = tessera.max_pool %y {kernel_shape = array<i64: 3>, strides = array<i64: 2>, pads = array<i64: 1, 1>, dilations = array<i64: 2>} : tensor<1x2x9xi8> -> tensor<1x2x4xi8>
+  return %0, %1, %2 : tensor<?x3x1x1xf32>, tensor<?x3x2x2xf32>, tensor<1x2x4xi8>
+}

@@ -1,0 +1,173 @@
+//===- Pooling.cpp - max_pool and avg_pool to linalg -----------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#include "Utils.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/AffineExpr.h"
+
+namespace tessera::to_linalg {
+namespace {
+
+namespace ts = mlir::tessera;
+
+/// How many elements of window `o` along one dim count in an average:
+/// those inside [lo, hi) of the unpadded coordinates.
+int64_t windowCount(int64_t o, int64_t kernel, int64_t stride,
+                    int64_t dilation, int64_t padBegin, int64_t lo,
+                    int64_t hi) {
+  int64_t count = 0;
+  for (int64_t k = 0; k < kernel; ++k) {
+    int64_t at = o * stride + k * dilation - padBegin;
+    count += at >= lo && at < hi;
+  }
+  return count;
+}
+
+/// max_pool and avg_pool: the input padded (with the lowest value or zero)
+/// up to what the last window reads, one linalg.generic reducing over the
+/// window (its sizes carried by an empty tensor, as linalg's pooling ops
+/// do), and for averages a division by the window's count, a constant
+/// computed here from the static spatial dims.
+template <typename OpTy>
+struct PoolLowering : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    constexpr bool isMax = std::is_same_v<OpTy, ts::MaxPoolOp>;
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    RankedTensorType inType = op.getInput().getType();
+    RankedTensorType resultType = op.getType();
+    Type elementType = resultType.getElementType();
+    int64_t rank = inType.getRank(), spatial = rank - 2;
+    for (int64_t d = 2; d < rank; ++d)
+      if (inType.isDynamicDim(d))
+        return rewriter.notifyMatchFailure(op,
+                                           "pooling of dynamic spatial dims");
+    ArrayRef<int64_t> kernel = op.getKernelShape(), strides = op.getStrides(),
+                      dilations = op.getDilations(), pads = op.getPads();
+
+    // Pad to exactly what the windows read: (out - 1) * stride + span.
+    SmallVector<OpFoldResult> low(rank, rewriter.getIndexAttr(0));
+    SmallVector<OpFoldResult> high(rank, rewriter.getIndexAttr(0));
+    SmallVector<int64_t> paddedShape(inType.getShape());
+    bool padded = false;
+    for (int64_t i = 0; i < spatial; ++i) {
+      int64_t in = inType.getDimSize(2 + i);
+      int64_t reads = (resultType.getDimSize(2 + i) - 1) * strides[i] +
+                      dilations[i] * (kernel[i] - 1) + 1;
+      int64_t extra = std::max<int64_t>(0, reads - in - pads[i]);
+      low[2 + i] = rewriter.getIndexAttr(pads[i]);
+      high[2 + i] = rewriter.getIndexAttr(extra);
+      paddedShape[2 + i] = in + pads[i] + extra;
+      padded |= pads[i] != 0 || extra != 0;
+    }
+    Value init = isMax ? buildReductionIdentity(rewriter, loc, elementType,
+                                                ReduceKind::Max)
+                       : scalarConstant(rewriter, loc, elementType, 0.0);
+    Value input = op.getInput();
+    if (padded)
+      input = tensor::PadOp::create(
+          rewriter, loc, RankedTensorType::get(paddedShape, elementType),
+          input, low, high, init);
+
+    // Loops: N, C, the output's spatial dims, then the window's.
+    int64_t loops = rank + spatial;
+    SmallVector<AffineExpr> inExprs = {getAffineDimExpr(0, ctx),
+                                       getAffineDimExpr(1, ctx)};
+    SmallVector<AffineExpr> windowExprs;
+    for (int64_t i = 0; i < spatial; ++i) {
+      AffineExpr o = getAffineDimExpr(2 + i, ctx);
+      AffineExpr k = getAffineDimExpr(rank + i, ctx);
+      inExprs.push_back(o * strides[i] + k * dilations[i]);
+      windowExprs.push_back(k);
+    }
+    SmallVector<AffineMap> maps = {
+        AffineMap::get(loops, 0, inExprs, ctx),
+        AffineMap::get(loops, 0, windowExprs, ctx),
+        AffineMap::getMultiDimIdentityMap(loops, ctx).getMajorSubMap(rank)};
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    iterators.append(spatial, utils::IteratorType::reduction);
+    Value window = tensor::EmptyOp::create(rewriter, loc, kernel, elementType);
+    SmallVector<Value> dynamicSizes;
+    for (int64_t d = 0; d < 2; ++d)
+      if (resultType.isDynamicDim(d))
+        dynamicSizes.push_back(
+            linalg::createOrFoldDimOp(rewriter, loc, op.getInput(), d));
+    Value out = linalg::FillOp::create(
+                    rewriter, loc, init,
+                    emptyTensor(rewriter, loc, resultType, dynamicSizes))
+                    .getResult(0);
+    Value pooled =
+        linalg::GenericOp::create(
+            rewriter, loc, TypeRange{resultType}, ValueRange{input, window},
+            ValueRange{out}, maps, iterators,
+            [&](OpBuilder &b, Location nloc, ValueRange args) {
+              Value next;
+              if (!isMax)
+                next = addScalar(b, nloc, args[2], args[0]);
+              else if (isa<FloatType>(elementType))
+                next = arith::MaximumFOp::create(b, nloc, args[2], args[0]);
+              else
+                next = arith::MaxSIOp::create(b, nloc, args[2], args[0]);
+              linalg::YieldOp::create(b, nloc, next);
+            })
+            .getResult(0);
+    if constexpr (!isMax) {
+      // The divisor of each window, the product of its per-dim counts.
+      SmallVector<int64_t> outSpatial(resultType.getShape().drop_front(2));
+      SmallVector<SmallVector<int64_t>> perDim(spatial);
+      for (int64_t i = 0; i < spatial; ++i) {
+        int64_t in = inType.getDimSize(2 + i);
+        int64_t lo = op.getCountIncludePad() ? -pads[i] : 0;
+        int64_t hi = op.getCountIncludePad() ? in + pads[spatial + i] : in;
+        for (int64_t o = 0; o < outSpatial[i]; ++o)
+          perDim[i].push_back(windowCount(o, kernel[i], strides[i],
+                                          dilations[i], pads[i], lo, hi));
+      }
+      SmallVector<APFloat> counts;
+      const llvm::fltSemantics &semantics =
+          cast<FloatType>(elementType).getFloatSemantics();
+      int64_t total = 1;
+      for (int64_t size : outSpatial)
+        total *= size;
+      for (int64_t flat = 0; flat < total; ++flat) {
+        int64_t rest = flat, count = 1;
+        for (int64_t i = spatial - 1; i >= 0; --i) {
+          count *= perDim[i][rest % outSpatial[i]];
+          rest /= outSpatial[i];
+        }
+        APFloat value(static_cast<double>(count));
+        bool lost;
+        value.convert(semantics, APFloat::rmNearestTiesToEven, &lost);
+        counts.push_back(value);
+      }
+      auto countType = RankedTensorType::get(outSpatial, elementType);
+      Value divisor = arith::ConstantOp::create(
+          rewriter, loc, DenseElementsAttr::get(countType, counts));
+      SmallVector<AffineExpr> countExprs;
+      for (int64_t i = 0; i < spatial; ++i)
+        countExprs.push_back(getAffineDimExpr(2 + i, ctx));
+      pooled = buildElementwise(
+          rewriter, loc, resultType, ValueRange{pooled, divisor},
+          [&](OpBuilder &b, Location nloc, ValueRange args) -> Value {
+            return arith::DivFOp::create(b, nloc, args[0], args[1]);
+          },
+          {rewriter.getMultiDimIdentityMap(rank),
+           AffineMap::get(rank, 0, countExprs, ctx)});
+    }
+    rewriter.replaceOp(op, pooled);
+    return success();
+  }
+};
+
+} // namespace
+
+void populatePoolingPatterns(RewritePatternSet &patterns) {
+  patterns.add<PoolLowering<ts::MaxPoolOp>, PoolLowering<ts::AvgPoolOp>>(
+      patterns.getContext());
+}
+
+} // namespace tessera::to_linalg

@@ -1,0 +1,69 @@
+// RUN: tessera-opt %s --split-input-file --convert-tessera-to-linalg | FileCheck %s
+
+// max_pool: padded with -inf (1 before and after each spatial dim), then one
+// generic whose last two loops walk the 3x3 window, an empty tensor carrying
+// its sizes; the batch dim stays dynamic.
+// CHECK-DAG: #[[IN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2 * 2 + d4, d3 * 2 + d5)>
+// CHECK-DAG: #[[WIN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d4, d5)>
+// CHECK-DAG: #[[OUT:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func @max_pool
+func.func @max_pool(%x: tensor<?x3x5x5xf32>) -> tensor<?x3x3x3xf32> {
+  // CHECK: %[[NEGINF:.*]] = arith.constant 0xFF800000 : f32
+  // CHECK: %[[PADDED:.*]] = tensor.pad %arg0 low[0, 0, 1, 1] high[0, 0, 1, 1]
+  // CHECK: tensor.yield %[[NEGINF]]
+  // CHECK: %[[WINDOW:.*]] = tensor.empty() : tensor<3x3xf32>
+  // CHECK: %[[INIT:.*]] = linalg.fill ins(%[[NEGINF]] : f32) outs(%{{.*}} : tensor<?x3x3x3xf32>)
+  // CHECK: linalg.generic {indexing_maps = [#[[IN]], #[[WIN]], #[[OUT]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%[[PADDED]], %[[WINDOW]] : tensor<?x3x7x7xf32>, tensor<3x3xf32>) outs(%[[INIT]] : tensor<?x3x3x3xf32>)
+  // CHECK: arith.maximumf
+  // CHECK-NOT: arith.divf
+  %0 = tessera.max_pool %x {kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : tensor<?x3x5x5xf32> -> tensor<?x3x3x3xf32>
+  return %0 : tensor<?x3x3x3xf32>
+}
+
+// -----
+
+// Without pads, and windows that end inside the input: no tensor.pad. A 1-D
+// integer pool with a dilated window.
+// CHECK-DAG: #[[IN:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2 + d3 * 2)>
+// CHECK-LABEL: func @max_pool_unpadded
+func.func @max_pool_unpadded(%x: tensor<1x2x9xi8>) -> tensor<1x2x5xi8> {
+  // CHECK-NOT: tensor.pad
+  // CHECK: %[[LOWEST:.*]] = arith.constant -128 : i8
+  // CHECK: linalg.generic {indexing_maps = [#[[IN]], {{.*}}], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%arg0, %{{.*}} : tensor<1x2x9xi8>, tensor<3xi8>)
+  // CHECK: arith.maxsi
+  %0 = tessera.max_pool %x {kernel_shape = array<i64: 3>, strides = array<i64: 1>, pads = array<i64: 0, 0>, dilations = array<i64: 2>} : tensor<1x2x9xi8> -> tensor<1x2x5xi8>
+  return %0 : tensor<1x2x5xi8>
+}
+
+// -----
+
+// avg_pool with ceil_mode: the last window overhangs the 4x4 input by one,
+// so the input is padded by one at the end; the overhang never counts, so
+// the divisors are 9, 6, 6 and 4.
+// CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// CHECK-DAG: #[[SPATIAL:.*]] = affine_map<(d0, d1, d2, d3) -> (d2, d3)>
+// CHECK-LABEL: func @avg_pool_ceil
+func.func @avg_pool_ceil(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x2x2xf32> {
+  // CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+  // CHECK: tensor.pad %arg0 low[0, 0, 0, 0] high[0, 0, 1, 1]
+  // CHECK: %[[SUM:.*]] = linalg.generic
+  // CHECK: arith.addf
+  // CHECK: %[[COUNTS:.*]] = arith.constant dense<{{\[}}[9.000000e+00, 6.000000e+00], [6.000000e+00, 4.000000e+00]]> : tensor<2x2xf32>
+  // CHECK: linalg.generic {indexing_maps = [#[[ID]], #[[SPATIAL]], #[[ID]]], {{.*}}} ins(%[[SUM]], %[[COUNTS]] :
+  // CHECK: arith.divf
+  %0 = tessera.avg_pool %x {kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, ceil_mode} : tensor<1x2x4x4xf32> -> tensor<1x2x2x2xf32>
+  return %0 : tensor<1x2x2x2xf32>
+}
+
+// -----
+
+// count_include_pad counts the explicit pads (every 3-window of the padded
+// 1-D input is full) but without it the edge windows count 2.
+// CHECK-LABEL: func @avg_pool_count_include_pad
+func.func @avg_pool_count_include_pad(%x: tensor<1x1x3xf32>) -> (tensor<1x1x3xf32>, tensor<1x1x3xf32>) {
+  // CHECK: arith.constant dense<3.000000e+00> : tensor<3xf32>
+  // CHECK: arith.constant dense<[2.000000e+00, 3.000000e+00, 2.000000e+00]> : tensor<3xf32>
+  %0 = tessera.avg_pool %x {kernel_shape = array<i64: 3>, strides = array<i64: 1>, pads = array<i64: 1, 1>, dilations = array<i64: 1>, count_include_pad} : tensor<1x1x3xf32> -> tensor<1x1x3xf32>
+  %1 = tessera.avg_pool %x {kernel_shape = array<i64: 3>, strides = array<i64: 1>, pads = array<i64: 1, 1>, dilations = array<i64: 1>} : tensor<1x1x3xf32> -> tensor<1x1x3xf32>
+  return %0, %1 : tensor<1x1x3xf32>, tensor<1x1x3xf32>
+}
