@@ -8,7 +8,7 @@ packages=(
   clang-22 lld-22 llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   libgtest-dev libomp-22-dev
   libonnx-dev libonnx-testdata libprotobuf-dev python3-onnx python3-numpy
-  python3-torch
+  python3-torch python3-torchvision
 )
 
 missing=()
