@@ -17,8 +17,11 @@ def ConvertTesseraToSystolicPass
     columns) and ReLU run by the drain. Elementwise ops, softmax (last
     axis), layer_norm and rms_norm run on the vector unit over their result
     viewed as rows x columns, in chunks of rows that fit the unified
-    buffer. Values only matmuls read are kept in `format` (bf16 by
-    default); others are fp32, converted on the vector unit for a matmul
+    buffer. Matmul and convolution operands come in the format the IR
+    gives them: a `tessera.cast` to bf16, f16 or fp8 (see
+    tessera-systolic-operand-formats), or a quantize/dequantize pair (i8,
+    fp8). A value whose only uses are such casts for matmuls is kept in
+    that format; others are fp32, converted on the vector unit for a matmul
     that reads them; results the function returns are fp32 outputs. Each
     step starts behind the earlier ones' stores (a fence on its first
     load), since it may read their results and reuses their on-chip
@@ -27,11 +30,31 @@ def ConvertTesseraToSystolicPass
   }];
   let options = [
     Option<"accel", "accel", "std::string", "\"default\"",
-           "The accelerator: tpu-v1, default, small or a JSON file">,
+           "The accelerator: tpu-v1, default, small or a JSON file">
+  ];
+  let dependentDialects = ["::mlir::systolic::SystolicDialect"];
+}
+
+def SystolicOperandFormatsPass
+    : Pass<"tessera-systolic-operand-formats", "::mlir::ModuleOp"> {
+  let summary = "Cast float matmul and convolution operands to the array's format";
+  let description = [{
+    The precision policy of the systolic target until the precision passes
+    decide formats in the graph: each tessera.matmul with fp32 operands
+    gets them through a `tessera.cast` to `format` (bf16 by default; f16,
+    f8E4M3FN or f8E5M2), its result staying fp32 (the array accumulates in
+    fp32); a tessera.conv2d, whose result has its input's type, also gets
+    a cast of its result back to fp32. The casts go right before the op, or
+    before the fusion region that holds it. Matmuls in ONNX's QDQ form (a
+    dequantize of a quantize of the input, a dequantize of i8 or fp8
+    weights) already carry their format and are left as they are, as are
+    operands that are not fp32.
+  }];
+  let options = [
     Option<"format", "format", "std::string", "\"bf16\"",
            "The operand format: bf16, f16, f8E4M3FN or f8E5M2">
   ];
-  let dependentDialects = ["::mlir::systolic::SystolicDialect"];
+  let dependentDialects = ["::mlir::tessera::TesseraDialect"];
 }
 
 #endif // TESSERA_TARGET_SYSTOLIC_PASSES_TD

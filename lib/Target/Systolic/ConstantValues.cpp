@@ -18,27 +18,49 @@ int64_t leadingRows(RankedTensorType type) {
   return rows;
 }
 
-/// Whether every use of `value` (through reshapes) is an operand of a
-/// matmul (its rhs loaded as weights):
-/// such a value is kept in the operand format, others in fp32 for the
-/// vector unit.
-bool onlyMatmulOperands(Value value) {
+std::optional<sim::NumberFormat> castFormat(Value value) {
+  auto cast = value.getDefiningOp<ts::CastOp>();
+  if (!cast ||
+      !cast.getInput().getType().getElementType().isF32())
+    return std::nullopt;
+  std::optional<sim::NumberFormat> format = mlir::systolic::getNumberFormat(
+      cast.getResult().getType().getElementType());
+  if (!format || !isFloat(*format) || *format == sim::NumberFormat::F32)
+    return std::nullopt;
+  return format;
+}
+
+Value castSource(Value value) {
+  if (castFormat(value))
+    return value.getDefiningOp<ts::CastOp>().getInput();
+  return value;
+}
+
+/// The format every use of `value` (through reshapes) casts it to for a
+/// matmul operand (not the rhs of a transpose_b, which goes through a
+/// transposing copy): such a value is kept in that format, others in fp32
+/// for the vector unit.
+std::optional<sim::NumberFormat> matmulOnlyFormat(Value value) {
+  std::optional<sim::NumberFormat> format;
   for (OpOperand &use : value.getUses()) {
     Operation *user = use.getOwner();
+    std::optional<sim::NumberFormat> used;
     if (auto reshape = dyn_cast<ts::ReshapeOp>(user)) {
-      if (!onlyMatmulOperands(reshape.getResult()))
-        return false;
-      continue;
+      used = matmulOnlyFormat(reshape.getResult());
+    } else if (user->getNumResults() == 1 &&
+               (used = castFormat(user->getResult(0)))) {
+      for (OpOperand &castUse : user->getResult(0).getUses()) {
+        auto matmul = dyn_cast<ts::MatmulOp>(castUse.getOwner());
+        if (!matmul ||
+            (castUse.getOperandNumber() == 1 && matmul.getTransposeB()))
+          return std::nullopt;
+      }
     }
-    auto matmul = dyn_cast<ts::MatmulOp>(user);
-    if (!matmul)
-      return false;
-    // The rhs of a matmul is loaded as weights in the operand format, the
-    // transpose_b of a computed rhs goes through a copy first.
-    if (use.getOperandNumber() == 1 && matmul.getTransposeB())
-      return false;
+    if (!used || (format && *format != *used))
+      return std::nullopt;
+    format = used;
   }
-  return !value.use_empty();
+  return format;
 }
 
 SmallVector<int64_t> rowMajor(ArrayRef<int64_t> shape) {

@@ -60,8 +60,7 @@ LogicalResult Lowering::copy(Operation *op, uint64_t src,
 }
 
 /// Transposes, slices, concatenations, broadcasts and gathers of one
-/// constant index as strided copies; a convolution without padding as
-/// an im2col copy, a GEMM and a transposing copy.
+/// constant index as strided copies.
 LogicalResult Lowering::lowerDataMovement(Operation *op) {
   auto error = [&](const Twine &why) {
     op->emitError() << "'" << op->getName() << "' " << why;
@@ -92,8 +91,6 @@ LogicalResult Lowering::lowerDataMovement(Operation *op) {
     }
     return success();
   }
-  if (auto conv = dyn_cast<ts::Conv2dOp>(op))
-    return lowerConv(conv);
   Value input = op->getOperand(0);
   auto inType = cast<RankedTensorType>(input.getType());
   if (!inType.hasStaticShape())

@@ -54,9 +54,9 @@ size_t Lowering::placeResult(Operation *op, Value result) {
   auto type = cast<RankedTensorType>(result.getType());
   auto named = outputs.find(result);
   bool isOutput = named != outputs.end();
-  sim::NumberFormat format = !isOutput && onlyMatmulOperands(result)
-                                 ? operandFormat
-                                 : sim::NumberFormat::F32;
+  sim::NumberFormat format =
+      isOutput ? sim::NumberFormat::F32
+               : matmulOnlyFormat(result).value_or(sim::NumberFormat::F32);
   std::string base = ts::onnxNodeName(op->getLoc());
   if (base.empty())
     base = op->getName().stripDialect().str() + "_" +
@@ -130,8 +130,8 @@ LogicalResult Lowering::run(ModuleOp module, func::FuncOp func) {
     // Inputs only matmuls read come in the operand format, others in
     // fp32 (converted on chip for a matmul that also reads them).
     placed[arg] = {place(name, Role::Input,
-                         onlyMatmulOperands(arg) ? operandFormat
-                                                 : sim::NumberFormat::F32,
+                         matmulOnlyFormat(arg).value_or(
+                             sim::NumberFormat::F32),
                          type.getShape()),
                    leadingRows(type), type.getShape().back()};
   }
@@ -193,9 +193,24 @@ LogicalResult Lowering::lowerOp(Operation *op) {
   if (auto matmul = dyn_cast<ts::MatmulOp>(op)) {
     if (auto it = quantized.find(matmul); it != quantized.end())
       return lowerMatmul(matmul, &it->second);
-    return matmul.getRhs().getDefiningOp<ts::ConstantOp>()
+    return castSource(matmul.getRhs()).getDefiningOp<ts::ConstantOp>()
                ? lowerMatmul(matmul)
                : lowerComputedMatmul(matmul);
+  }
+  // An operand's cast to the array's format is read where it is used (a
+  // value kept in that format, or converted on the vector unit once).
+  if (isa<ts::CastOp>(op) && castFormat(op->getResult(0)))
+    return success();
+  // A cast back to fp32 of what the accelerator holds in fp32 (a
+  // convolution's product) is a view.
+  if (auto cast = dyn_cast<ts::CastOp>(op);
+      cast && cast.getType().getElementType().isF32()) {
+    auto it = placed.find(cast.getInput());
+    if (it != placed.end() &&
+        tensors[it->second.index].format == sim::NumberFormat::F32) {
+      placed[cast.getResult()] = it->second;
+      return success();
+    }
   }
   // Constant masks are evaluated where they are read.
   if (isa<ts::WhereOp>(op) && constantValues(op->getResult(0)))
@@ -203,8 +218,10 @@ LogicalResult Lowering::lowerOp(Operation *op) {
   if (auto gather = dyn_cast<ts::GatherOp>(op);
       gather && !gather.getIndices().getDefiningOp<ts::ConstantOp>())
     return lowerLookup(gather);
+  if (auto conv = dyn_cast<ts::Conv2dOp>(op))
+    return lowerConv(conv);
   if (isa<ts::TransposeOp, ts::SliceOp, ts::ConcatOp, ts::GatherOp,
-          ts::ExpandOp, ts::Conv2dOp>(op))
+          ts::ExpandOp>(op))
     return lowerDataMovement(op);
   if (isVectorOp(op))
     return lowerVectorChain(op);

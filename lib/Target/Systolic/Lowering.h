@@ -71,9 +71,14 @@ struct QuantizedMatmul {
 int64_t leadingRows(mlir::RankedTensorType type);
 /// Row-major strides of `shape`, in elements.
 llvm::SmallVector<int64_t> rowMajor(llvm::ArrayRef<int64_t> shape);
-/// Whether every use of `value` (through reshapes) is a matmul operand
-/// loaded in the operand format (not the rhs of a transpose_b).
-bool onlyMatmulOperands(mlir::Value value);
+/// The narrow float format (bf16, f16, fp8) an fp32 value is cast to for
+/// a matmul or convolution, when `value` is such a cast.
+std::optional<sim::NumberFormat> castFormat(mlir::Value value);
+/// The fp32 value a cast for an operand reads, or `value` itself.
+mlir::Value castSource(mlir::Value value);
+/// The format in which every use of `value` (through reshapes) casts it
+/// for a matmul operand, or nothing (then it is kept in fp32).
+std::optional<sim::NumberFormat> matmulOnlyFormat(mlir::Value value);
 /// The values of a constant, or of a where whose operands are all
 /// constants (a causal mask), evaluated with numpy broadcasting.
 std::optional<std::vector<float>> constantValues(mlir::Value value);
@@ -92,13 +97,11 @@ bool isVectorOp(mlir::Operation *op);
 // Lowering
 //===----------------------------------------------------------------------===//
 
-/// One lowering of a function to a program for `config`, float matmuls
-/// in `operandFormat`.
+/// One lowering of a function to a program for `config`; operand formats
+/// come from the IR (casts, quantize/dequantize pairs).
 class Lowering {
 public:
-  Lowering(const sim::AcceleratorConfig &config,
-           sim::NumberFormat operandFormat)
-      : config(config), operandFormat(operandFormat) {}
+  explicit Lowering(const sim::AcceleratorConfig &config) : config(config) {}
 
   /// Lowers `func` and replaces it by a systolic.program in `module`;
   /// errors are reported at the ops that cause them.
@@ -141,14 +144,16 @@ private:
   mlir::Value attachEpilogue(mlir::Operation *contraction,
                              sim::GemmStep &step, mlir::Value result,
                              std::optional<uint64_t> columnScales = {});
-  /// An error at `op` when the accelerator lacks the operand format.
-  mlir::LogicalResult checkOperandFormat(mlir::Operation *op);
-  /// `step` in the operand format, behind the earlier stores.
-  mlir::LogicalResult gemm(mlir::Operation *op, sim::GemmStep step);
-  /// A GEMM in the operand format, behind the earlier stores.
-  mlir::LogicalResult gemm(mlir::Operation *op, uint64_t a, uint64_t b,
-                           uint64_t c, int64_t m, int64_t n, int64_t k,
-                           sim::NumberFormat outFormat,
+  /// The format the IR gives `op`'s float operands (casts); an error at
+  /// `op` when they have none or the accelerator lacks it.
+  mlir::FailureOr<sim::NumberFormat> operandFormatOf(mlir::Operation *op);
+  /// `step` in `format`, behind the earlier stores.
+  mlir::LogicalResult gemm(mlir::Operation *op, sim::NumberFormat format,
+                           sim::GemmStep step);
+  /// A GEMM in `format`, behind the earlier stores.
+  mlir::LogicalResult gemm(mlir::Operation *op, sim::NumberFormat format,
+                           uint64_t a, uint64_t b, uint64_t c, int64_t m,
+                           int64_t n, int64_t k, sim::NumberFormat outFormat,
                            std::optional<uint64_t> bias = std::nullopt);
   /// `value` (fp32) divided by `scale` and converted to `format` (i8 or
   /// fp8) on the vector unit, as a new scratch tensor.
@@ -185,8 +190,8 @@ private:
 
   //--- Data movement (DataMovement.cpp) -----------------------------------//
 
-  /// Transposes, slices, concatenations, broadcasts, gathers of one
-  /// constant index and convolutions.
+  /// Transposes, slices, concatenations, broadcasts and gathers of one
+  /// constant index.
   mlir::LogicalResult lowerDataMovement(mlir::Operation *op);
   /// A gather of indices computed at run time (an embedding lookup).
   mlir::LogicalResult lowerLookup(ts::GatherOp gather);
@@ -201,7 +206,6 @@ private:
                            llvm::ArrayRef<int64_t> dstStrides);
 
   const sim::AcceleratorConfig &config;
-  sim::NumberFormat operandFormat;
   llvm::SmallVector<TensorEntry> tensors;
   uint64_t dramBytes = 0;
   std::vector<sim::Instruction> instructions;

@@ -61,7 +61,7 @@ std::optional<QuantizedMatmul> matchQuantized(ts::MatmulOp matmul) {
 /// epilogue.
 LogicalResult Lowering::lowerMatmul(ts::MatmulOp matmul,
                                     const QuantizedMatmul *quant) {
-  sim::NumberFormat format = operandFormat;
+  sim::NumberFormat format = sim::NumberFormat::F32;
   auto error = [&](Operation *op, const Twine &why) {
     op->emitError() << why;
     return failure();
@@ -79,10 +79,12 @@ LogicalResult Lowering::lowerMatmul(ts::MatmulOp matmul,
     lhs = quantizeInput(matmul, quant->input, quant->inputScale, format);
     values = quant->weights;
   } else {
-    if (failed(checkOperandFormat(matmul)))
+    FailureOr<sim::NumberFormat> operands = operandFormatOf(matmul);
+    if (failed(operands))
       return failure();
-    lhs = inFormat(matmul.getLhs(), format);
-    auto weights = matmul.getRhs().getDefiningOp<ts::ConstantOp>();
+    format = *operands;
+    lhs = inFormat(castSource(matmul.getLhs()), format);
+    auto weights = castSource(matmul.getRhs()).getDefiningOp<ts::ConstantOp>();
     if (!weights || rhsType.getRank() != 2)
       return error(matmul, "the systolic target needs constant 2-D weights");
     values = ::tessera::floatValues(weights.getValue());
@@ -183,9 +185,9 @@ LogicalResult Lowering::lowerMatmul(ts::MatmulOp matmul,
                  "a result returned and also used by another op is not "
                  "supported on the systolic target yet");
   step.outFormat =
-      isOutput || (quant && result == product) || !onlyMatmulOperands(result)
+      isOutput || (quant && result == product)
           ? sim::NumberFormat::F32
-          : format;
+          : matmulOnlyFormat(result).value_or(sim::NumberFormat::F32);
   if (step.epilogue) {
     step.epilogue->outFormat = step.outFormat;
     std::string last = ts::onnxNodeName(result.getLoc());
@@ -248,24 +250,34 @@ Value Lowering::attachEpilogue(Operation *contraction, sim::GemmStep &step,
   return last;
 }
 
-/// Whether the accelerator multiplies the float operand format; an
-/// error at `op` when not (an int8-only accelerator needs the model's
-/// matmuls quantized).
-LogicalResult Lowering::checkOperandFormat(Operation *op) {
-  if (config.supports(operandFormat))
-    return success();
-  op->emitError() << "accelerator '" << config.name
-                  << "' has no float operand format '"
-                  << sim::formatName(operandFormat)
-                  << "' (quantize the model's matmuls to a format it has)";
-  return failure();
+/// The format the IR gives `op`'s operands: both cast from fp32 to the
+/// same bf16, f16 or fp8 format (the operand-format policy, later the
+/// precision passes). An error at `op` when they are not, or when the
+/// accelerator does not multiply that format (an int8-only accelerator
+/// needs the model's matmuls quantized).
+FailureOr<sim::NumberFormat> Lowering::operandFormatOf(Operation *op) {
+  std::optional<sim::NumberFormat> lhs = castFormat(op->getOperand(0));
+  std::optional<sim::NumberFormat> rhs = castFormat(op->getOperand(1));
+  if (!lhs || lhs != rhs) {
+    op->emitError() << "the systolic array multiplies bf16, f16 or fp8 "
+                       "operands: cast this op's fp32 operands to one of "
+                       "them (tessera-systolic-operand-formats does)";
+    return failure();
+  }
+  if (!config.supports(*lhs)) {
+    op->emitError() << "accelerator '" << config.name
+                    << "' has no float operand format '"
+                    << sim::formatName(*lhs)
+                    << "' (quantize the model's matmuls to a format it has)";
+    return failure();
+  }
+  return *lhs;
 }
 
-/// `step` in the operand format, behind the earlier stores.
-LogicalResult Lowering::gemm(Operation *op, sim::GemmStep step) {
-  if (failed(checkOperandFormat(op)))
-    return failure();
-  step.format = operandFormat;
+/// `step` in `format`, behind the earlier stores.
+LogicalResult Lowering::gemm(Operation *op, sim::NumberFormat format,
+                             sim::GemmStep step) {
+  step.format = format;
   step.fence = true;
   if (auto why = sim::appendGemm(config, step, instructions)) {
     op->emitError() << *why;
@@ -274,9 +286,10 @@ LogicalResult Lowering::gemm(Operation *op, sim::GemmStep step) {
   return success();
 }
 
-/// A GEMM in the operand format, behind the earlier stores.
-LogicalResult Lowering::gemm(Operation *op, uint64_t a, uint64_t b,
-                             uint64_t c, int64_t m, int64_t n, int64_t k,
+/// A GEMM in `format`, behind the earlier stores.
+LogicalResult Lowering::gemm(Operation *op, sim::NumberFormat format,
+                             uint64_t a, uint64_t b, uint64_t c, int64_t m,
+                             int64_t n, int64_t k,
                              sim::NumberFormat outFormat,
                              std::optional<uint64_t> bias) {
   sim::GemmStep step;
@@ -286,7 +299,7 @@ LogicalResult Lowering::gemm(Operation *op, uint64_t a, uint64_t b,
   step.b = b;
   step.c = c;
   step.bias = bias;
-  return gemm(op, std::move(step));
+  return gemm(op, format, std::move(step));
 }
 
 /// A matmul whose rhs is computed (attention's products): a batch of
@@ -317,13 +330,16 @@ LogicalResult Lowering::lowerComputedMatmul(ts::MatmulOp matmul) {
       (rhsBatches != batches && rhsBatches != 1))
     return error("broadcasts batch dims the systolic target does not "
                  "(each operand has all of them or none)");
-  std::optional<Placed> lhs = inFormat(matmul.getLhs(), operandFormat);
+  FailureOr<sim::NumberFormat> format = operandFormatOf(matmul);
+  if (failed(format))
+    return failure();
+  std::optional<Placed> lhs = inFormat(castSource(matmul.getLhs()), *format);
   if (!lhs)
     return error("the matmul's lhs must be an input or an earlier result "
                  "on the systolic target");
   uint64_t rhsAt;
   if (matmul.getTransposeB()) {
-    std::optional<uint64_t> src = fp32Source(matmul.getRhs());
+    std::optional<uint64_t> src = fp32Source(castSource(matmul.getRhs()));
     if (!src)
       return error("the matmul's rhs must be an earlier result on the "
                    "systolic target");
@@ -334,12 +350,12 @@ LogicalResult Lowering::lowerComputedMatmul(ts::MatmulOp matmul) {
     SmallVector<int64_t> strides(in);
     std::swap(strides[r - 1], strides[r - 2]);
     size_t to = place("matmul_rhs_" + std::to_string(tensors.size()),
-                      Role::Scratch, operandFormat, shape);
+                      Role::Scratch, *format, shape);
     if (failed(copy(matmul, *src, shape, strides, to, 0, rowMajor(shape))))
       return failure();
     rhsAt = tensors[to].offset;
   } else {
-    std::optional<Placed> rhs = inFormat(matmul.getRhs(), operandFormat);
+    std::optional<Placed> rhs = inFormat(castSource(matmul.getRhs()), *format);
     if (!rhs)
       return error("the matmul's rhs must be an earlier result on the "
                    "systolic target");
@@ -358,7 +374,7 @@ LogicalResult Lowering::lowerComputedMatmul(ts::MatmulOp matmul) {
   step.outFormat = tensors[to].format;
   if (step.epilogue)
     step.epilogue->outFormat = step.outFormat;
-  int64_t size = sim::formatBytes(operandFormat);
+  int64_t size = sim::formatBytes(*format);
   int64_t outSize = sim::formatBytes(step.outFormat);
   // The batch's GEMMs are independent: one schedule, no fences between.
   step.a = tensors[lhs->index].offset;
@@ -367,7 +383,7 @@ LogicalResult Lowering::lowerComputedMatmul(ts::MatmulOp matmul) {
   step.aStride = uint64_t(lhsBatches == 1 ? 0 : m * k * size);
   step.bStride = uint64_t(rhsBatches == 1 ? 0 : k * n * size);
   step.cStride = uint64_t(m * n * outSize);
-  if (failed(gemm(matmul, std::move(step))))
+  if (failed(gemm(matmul, *format, std::move(step))))
     return failure();
   return success();
 }
@@ -382,7 +398,7 @@ LogicalResult Lowering::lowerConv(ts::Conv2dOp conv) {
   };
   auto in = cast<RankedTensorType>(conv.getInput().getType());
   auto type = cast<RankedTensorType>(conv.getType());
-  auto filter = conv.getFilter().getDefiningOp<ts::ConstantOp>();
+  auto filter = castSource(conv.getFilter()).getDefiningOp<ts::ConstantOp>();
   if (!filter || !in.hasStaticShape())
     return error("the systolic target needs a constant filter and a "
                  "static input");
@@ -391,9 +407,12 @@ LogicalResult Lowering::lowerConv(ts::Conv2dOp conv) {
       llvm::any_of(conv.getDilations(), [](int64_t d) { return d != 1; }))
     return error("runs on the systolic target without groups, padding "
                  "or dilation only");
+  FailureOr<sim::NumberFormat> format = operandFormatOf(conv);
+  if (failed(format))
+    return failure();
   std::optional<std::vector<float>> w =
       ::tessera::floatValues(filter.getValue());
-  std::optional<uint64_t> src = fp32Source(conv.getInput());
+  std::optional<uint64_t> src = fp32Source(castSource(conv.getInput()));
   if (!w || !src)
     return error("reads values the accelerator does not hold");
   auto ft = cast<RankedTensorType>(filter.getType());
@@ -407,7 +426,7 @@ LogicalResult Lowering::lowerConv(ts::Conv2dOp conv) {
   if (base.empty())
     base = "conv_" + std::to_string(tensors.size());
   size_t cols =
-      place(base + "/im2col", Role::Scratch, operandFormat, {rows, depth});
+      place(base + "/im2col", Role::Scratch, *format, {rows, depth});
   if (failed(copy(conv, *src, {batch, oh, ow, c, kh, kw},
                   {c * h * wd, stride[0] * wd, stride[1], h * wd, wd, 1},
                   cols, 0, rowMajor({batch, oh, ow, c, kh, kw}))))
@@ -417,7 +436,7 @@ LogicalResult Lowering::lowerConv(ts::Conv2dOp conv) {
     for (int64_t j = 0; j < f; ++j)
       weights[r * f + j] = (*w)[j * depth + r];
   size_t filterAt =
-      place(base + "/weights", Role::Constant, operandFormat, {depth, f},
+      place(base + "/weights", Role::Constant, *format, {depth, f},
             DenseElementsAttr::get(
                 RankedTensorType::get({depth, f},
                                       Float32Type::get(conv.getContext())),
@@ -431,12 +450,21 @@ LogicalResult Lowering::lowerConv(ts::Conv2dOp conv) {
   }
   size_t product =
       place(base + "/product", Role::Scratch, sim::NumberFormat::F32, {rows, f});
-  if (failed(gemm(conv, tensors[cols].offset, tensors[filterAt].offset,
+  if (failed(gemm(conv, *format, tensors[cols].offset,
+                  tensors[filterAt].offset,
                   tensors[product].offset, rows, f, depth,
                   sim::NumberFormat::F32, bias)))
     return failure();
   // [N, OH*OW, F] -> [N, F, OH, OW].
-  size_t to = placeResult(conv, conv.getResult());
+  // The result as its readers see it: in fp32, through the cast back from
+  // the operand format (a view).
+  Value visible = conv.getResult();
+  if (visible.hasOneUse())
+    if (auto wide = dyn_cast<ts::CastOp>(*visible.getUsers().begin());
+        wide && wide.getType().getElementType().isF32())
+      visible = wide.getResult();
+  size_t to = placeResult(conv, visible);
+  placed[conv.getResult()] = placed[visible];
   return copy(conv, tensors[product].offset, {batch, f, oh, ow},
               {oh * ow * f, 1, ow * f, f}, to, 0,
               rowMajor({batch, f, oh, ow}));

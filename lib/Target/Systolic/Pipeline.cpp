@@ -4,8 +4,10 @@
 
 void tessera::systolic::buildLoweringPipeline(mlir::OpPassManager &pm,
                                               const LoweringOptions &options) {
+  SystolicOperandFormatsPassOptions formats;
+  formats.format = options.operandFormat;
+  pm.addPass(createSystolicOperandFormatsPass(formats));
   ConvertTesseraToSystolicPassOptions lowering;
   lowering.accel = options.accel;
-  lowering.format = options.operandFormat;
   pm.addPass(createConvertTesseraToSystolicPass(lowering, options.config));
 }

@@ -44,15 +44,7 @@ struct ConvertTesseraToSystolicPass
       accelerator = std::make_shared<const sim::AcceleratorConfig>(
           std::move(std::get<sim::AcceleratorConfig>(loaded)));
     }
-    std::optional<sim::NumberFormat> operandFormat = sim::parseFormat(format);
-    if (!operandFormat || *operandFormat == sim::NumberFormat::F32 ||
-        *operandFormat == sim::NumberFormat::I8) {
-      module.emitError() << "'" << format
-                         << "' is not a float operand format (bf16, f16, "
-                            "f8E4M3FN or f8E5M2)";
-      return signalPassFailure();
-    }
-    ::tessera::systolic::Lowering lowering(*accelerator, *operandFormat);
+    ::tessera::systolic::Lowering lowering(*accelerator);
     if (failed(lowering.run(module, funcs.front())))
       return signalPassFailure();
   }

@@ -179,9 +179,9 @@ LogicalResult Lowering::finishVectorStep(Operation *op,
   step.output = out;
   auto named = outputs.find(result);
   bool isOutput = named != outputs.end();
-  step.outFormat = !isOutput && onlyMatmulOperands(result)
-                       ? operandFormat
-                       : sim::NumberFormat::F32;
+  step.outFormat =
+      isOutput ? sim::NumberFormat::F32
+               : matmulOnlyFormat(result).value_or(sim::NumberFormat::F32);
   std::string base = ts::onnxNodeName(op->getLoc());
   if (base.empty())
     base = op->getName().stripDialect().str() + "_" +

@@ -1,4 +1,4 @@
-// RUN: tessera-opt %s --split-input-file --tessera-form-fusion-regions=target=systolic --convert-tessera-to-systolic="accel=small" | FileCheck %s
+// RUN: tessera-opt %s --split-input-file --tessera-form-fusion-regions=target=systolic --tessera-systolic-operand-formats --convert-tessera-to-systolic="accel=small" | FileCheck %s
 
 // Attention's products: Q is a transposing copy of a projection
 // ([1, 8, 2, 4] -> [1, 2, 8, 4], whole rows of 4 per DMA row), K^T a copy

@@ -1,4 +1,4 @@
-// RUN: tessera-opt %s --split-input-file --verify-diagnostics --convert-tessera-to-systolic="accel=small" -o /dev/null
+// RUN: tessera-opt %s --split-input-file --verify-diagnostics --tessera-systolic-operand-formats --convert-tessera-to-systolic="accel=small" -o /dev/null
 
 // An op the accelerator cannot run yet is reported where it is.
 func.func @main(%x: tensor<8x16xf32>) -> tensor<8xf32> {

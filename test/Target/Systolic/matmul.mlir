@@ -1,8 +1,8 @@
-// RUN: tessera-opt %s --split-input-file --tessera-form-fusion-regions=target=systolic --convert-tessera-to-systolic="accel=small" | FileCheck %s
+// RUN: tessera-opt %s --split-input-file --tessera-form-fusion-regions=target=systolic --tessera-systolic-operand-formats --convert-tessera-to-systolic="accel=small" | FileCheck %s
 // Without the graph's fusion regions nothing fuses: the lowering is no
 // second fusion engine. The first case's bias add and ReLU are steps of
 // their own on the vector unit.
-// RUN: tessera-opt %s --split-input-file --convert-tessera-to-systolic="accel=small" | FileCheck %s --check-prefix=UNFUSED
+// RUN: tessera-opt %s --split-input-file --tessera-systolic-operand-formats --convert-tessera-to-systolic="accel=small" | FileCheck %s --check-prefix=UNFUSED
 // UNFUSED-LABEL: systolic.program attributes {accel = "small"
 // UNFUSED-NOT: bias =
 // UNFUSED: systolic.drain f32 {{.*}} rows 32 cols 16

@@ -1,4 +1,4 @@
-// RUN: tessera-opt %s --split-input-file --tessera-form-fusion-regions=target=systolic --convert-tessera-to-systolic="accel=small" | FileCheck %s
+// RUN: tessera-opt %s --split-input-file --tessera-form-fusion-regions=target=systolic --tessera-systolic-operand-formats --convert-tessera-to-systolic="accel=small" | FileCheck %s
 
 // A softmax on the vector unit: the row maximum, the shifted exponentials,
 // their sum and the division, all on one chunk of rows in the unified
