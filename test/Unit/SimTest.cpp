@@ -234,6 +234,7 @@ TEST(Numerics, DotAddsInIndexOrder) {
 #include "tessera/Sim/Config.h"
 #include "tessera/Sim/Program.h"
 #include "tessera/Sim/Simulator.h"
+#include "tessera/Target/Systolic/Schedule.h"
 
 namespace {
 

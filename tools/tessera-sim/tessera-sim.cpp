@@ -6,6 +6,7 @@
 #include "tessera/Target/Systolic/SystolicIO.h"
 #include "tessera/Sim/Analytical.h"
 #include "tessera/Sim/Simulator.h"
+#include "tessera/Target/Systolic/Schedule.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"

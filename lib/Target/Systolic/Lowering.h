@@ -16,6 +16,7 @@
 #include "tessera/Dialect/Systolic/IR/SystolicDialect.h"
 #include "tessera/Dialect/Tessera/IR/TesseraOps.h"
 #include "tessera/Sim/Simulator.h"
+#include "tessera/Target/Systolic/Schedule.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"

@@ -1,12 +1,12 @@
 //===- Transfer.h - DMA instructions the schedules build ------------------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
-// Internal to lib/Sim: the load and store instructions that the GEMM and
-// vector-unit schedules emit.
+// Internal to the systolic schedules: the load and store instructions that
+// the GEMM and vector-unit schedules emit.
 //
 //===----------------------------------------------------------------------===//
-#ifndef TESSERA_LIB_SIM_TRANSFER_H
-#define TESSERA_LIB_SIM_TRANSFER_H
+#ifndef TESSERA_LIB_TARGET_SYSTOLIC_SCHEDULE_TRANSFER_H
+#define TESSERA_LIB_TARGET_SYSTOLIC_SCHEDULE_TRANSFER_H
 
 #include "tessera/Sim/Program.h"
 
@@ -36,4 +36,4 @@ inline Instruction contiguousTransfer(Opcode opcode, uint64_t dram,
 
 } // namespace tessera::sim
 
-#endif // TESSERA_LIB_SIM_TRANSFER_H
+#endif // TESSERA_LIB_TARGET_SYSTOLIC_SCHEDULE_TRANSFER_H

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Transfer.h"
+#include "tessera/Target/Systolic/Schedule.h"
 #include "tessera/Sim/Simulator.h"
 
 #include <algorithm>

@@ -1,6 +1,7 @@
 //===- VectorSchedule.cpp - vector-unit steps as load/vector/store code ---===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "Transfer.h"
+#include "tessera/Target/Systolic/Schedule.h"
 #include "tessera/Sim/Simulator.h"
 
 #include <algorithm>
