@@ -160,6 +160,7 @@ llvm::Expected<OwningOpRef<ModuleOp>> runPhases(llvm::StringRef path,
     importTiming = options.timing->nest("Import ONNX");
   ONNXImportOptions import;
   import.dimValues = options.dimValues;
+  import.noteConversions = options.verbose;
   auto module = importONNXFile(path, context, import);
   if (importTiming)
     importTiming->stop();

@@ -184,6 +184,7 @@ int main(int argc, char **argv) {
   options.fusionReport = fusionReport;
   options.dotGraph = dumpGraph;
   options.printFusionSummary = verbose;
+  options.verbose = verbose;
   options.compileTo = *registryOptions.compileTo;
   options.emit = *registryOptions.emit;
   options.output = outputPath;

@@ -36,6 +36,9 @@ struct CompileOptions {
   /// none. `printFusionSummary` prints the report as text to stderr.
   std::string fusionReport, dotGraph;
   bool printFusionSummary = false;
+  /// Notes on what the compile did beyond the phases (an opset conversion),
+  /// as remarks (`-v`).
+  bool verbose = false;
   /// Symbolic input dims fixed to sizes (`--dim name=size`).
   std::map<std::string, int64_t> dimValues;
   /// The phase after which the IR is printed ("import", "graph" or one of

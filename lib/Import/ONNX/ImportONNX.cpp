@@ -75,6 +75,7 @@ static FailureOr<int64_t> checkOpset(const onnx::ModelProto &model,
 /// converter (what onnx.version_converter runs), so the importer's
 /// converters see one form of each op; remarks that it did so.
 static LogicalResult upgradeOpset(onnx::ModelProto &model, int64_t opset,
+                                  bool note,
                                   Location loc) {
   if (opset >= ::tessera::kMinONNXOpset)
     return success();
@@ -108,7 +109,8 @@ static LogicalResult upgradeOpset(onnx::ModelProto &model, int64_t opset,
                           << ::tessera::kMinONNXOpset << ": " << what;
   }
   model = std::move(converted);
-  emitRemark(loc) << "converted the model from ONNX opset " << opset
+  if (note)
+    emitRemark(loc) << "converted the model from ONNX opset " << opset
                   << " to opset " << ::tessera::kMinONNXOpset
                   << " with ONNX's version converter";
   return success();
@@ -194,7 +196,7 @@ importGraph(onnx::ModelProto &model, StringRef path, MLIRContext &ctx,
   // Operators are checked before any conversion too: the version converter
   // crashes on some that Tessera does not support (Scan).
   if (failed(checkOperators(model.graph(), *opset, path, ctx)) ||
-      failed(upgradeOpset(model, *opset, fileLoc)))
+      failed(upgradeOpset(model, *opset, options.noteConversions, fileLoc)))
     return failure();
   if (*opset < ::tessera::kMinONNXOpset) {
     opset = defaultOpset(model).value_or(::tessera::kMinONNXOpset);

@@ -31,13 +31,16 @@ struct ONNXImportOptions {
   /// dim_param is a key gets that size (a static specialization, as the
   /// systolic target needs). A key no input uses is an error.
   std::map<std::string, int64_t> dimValues;
+  /// Say (as a remark) when the model was converted from an older opset.
+  bool noteConversions = false;
 };
 
 /// The oldest and newest default-domain opsets the importer reads directly.
 constexpr int64_t kMinONNXOpset = 11;
 constexpr int64_t kMaxONNXOpset = 21;
 /// Models from this opset up to kMinONNXOpset - 1 are first rewritten to
-/// kMinONNXOpset by ONNX's version converter (with a remark saying so);
+/// kMinONNXOpset by ONNX's version converter (with a remark saying so when
+/// ONNXImportOptions::noteConversions is set);
 /// models of an op that never changed keep the opset it was introduced at.
 constexpr int64_t kMinConvertibleONNXOpset = 1;
 
