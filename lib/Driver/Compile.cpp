@@ -31,6 +31,21 @@ private:
 };
 char ReportedFailure::ID;
 
+/// An error in the options, found before the model is read.
+class OptionError : public llvm::ErrorInfo<OptionError> {
+public:
+  static char ID;
+  explicit OptionError(std::string message) : message(std::move(message)) {}
+  void log(llvm::raw_ostream &os) const override { os << message; }
+  std::error_code convertToErrorCode() const override {
+    return llvm::inconvertibleErrorCode();
+  }
+
+private:
+  std::string message;
+};
+char OptionError::ID;
+
 llvm::Error fail(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
@@ -64,18 +79,26 @@ llvm::Expected<Plan> makePlan(const CompileOptions &options, bool toTheEnd) {
     return fail("unknown target '" + options.target + "' (expected " +
                 targetNames() + ")");
   const Target &target = *plan.target;
-  for (const auto &[name, value] : options.targetOptions)
-    if (llvm::none_of(target.options(), [&](const TargetOption &option) {
+  for (const auto &[name, value] : options.targetOptions) {
+    if (llvm::any_of(target.options(), [&](const TargetOption &option) {
           return option.name == name;
         }))
-      return fail("--" + name + " is an option of the " +
-                  targetsWhere([&](const Target &t) {
-                    return llvm::any_of(t.options(),
-                                        [&](const TargetOption &option) {
-                                          return option.name == name;
-                                        });
-                  }) +
-                  " target, not of " + target.name());
+      continue;
+    // How the option is spelled (-O3, --accel) and whose it is.
+    std::string spelled = "--" + name;
+    std::string owners;
+    for (const Target *other : registeredTargets())
+      for (const TargetOption &option : other->options())
+        if (option.name == name) {
+          if (option.prefix)
+            spelled = "-" + name;
+          owners += (owners.empty() ? "" : ", ") + other->name().str();
+        }
+    if (owners.empty())
+      return fail("no target has an option " + spelled);
+    return fail(spelled + " is an option of the " + owners +
+                " target, not of " + target.name());
+  }
   if (!options.dimValues.empty() && !target.needsStaticShapes())
     return fail("--dim applies to targets that compile for fixed sizes (" +
                 targetsWhere([](const Target &t) {
@@ -122,7 +145,10 @@ llvm::Expected<Plan> makePlan(const CompileOptions &options, bool toTheEnd) {
     if (!options.compileTo.empty())
       return fail("--compile-to prints the IR after a phase; it cannot be "
                   "combined with --emit=" +
-                  emit);
+                  emit +
+                  (options.emit.empty() ? " (which -o " + options.output +
+                                              " selects; use a .mlir file)"
+                                        : std::string()));
     if (options.output == "-" && !plan.artifact->text)
       return fail("--emit=" + emit + " needs -o");
   }
@@ -192,14 +218,18 @@ bool elidesConstants(const Plan &plan) {
 
 } // namespace
 
-llvm::Error tessera::checkCompileOptions(const CompileOptions &options) {
-  auto plan = makePlan(options, /*toTheEnd=*/false);
-  return plan ? llvm::Error::success() : plan.takeError();
+/// The plan for `options`, its errors as OptionErrors.
+static llvm::Expected<Plan> planFor(const CompileOptions &options,
+                                    bool toTheEnd) {
+  auto plan = makePlan(options, toTheEnd);
+  if (!plan)
+    return llvm::make_error<OptionError>(llvm::toString(plan.takeError()));
+  return plan;
 }
 
 llvm::Error tessera::compile(llvm::StringRef modelPath, MLIRContext &context,
                              const CompileOptions &options) {
-  auto plan = makePlan(options, /*toTheEnd=*/false);
+  auto plan = planFor(options, /*toTheEnd=*/false);
   if (!plan)
     return plan.takeError();
   auto module = runPhases(modelPath, context, options, *plan);
@@ -232,7 +262,7 @@ llvm::Expected<std::unique_ptr<runtime::Executable>>
 tessera::compileAndLoad(llvm::StringRef modelPath, MLIRContext &context,
                         const CompileOptions &options,
                         const runtime::LoadOptions &runOptions) {
-  auto plan = makePlan(options, /*toTheEnd=*/true);
+  auto plan = planFor(options, /*toTheEnd=*/true);
   if (!plan)
     return plan.takeError();
   auto module = runPhases(modelPath, context, options, *plan);
@@ -260,4 +290,8 @@ bool tessera::isReportedFailure(llvm::Error &error) {
   error = llvm::handleErrors(std::move(error),
                              [&](const ReportedFailure &) { reported = true; });
   return reported;
+}
+
+bool tessera::isOptionError(const llvm::Error &error) {
+  return error.isA<OptionError>();
 }

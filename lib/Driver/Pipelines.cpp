@@ -63,7 +63,9 @@ void tessera::registerPipelines() {
           buildGraphPipeline(pm, graph);
           auto compilation = target->configure({}, graph.fuse);
           if (!compilation) {
-            llvm::consumeError(compilation.takeError());
+            // The defaults of a registered target configure; say so if not.
+            llvm::errs() << "tessera-" << target->name() << "-pipeline: "
+                         << llvm::toString(compilation.takeError()) << "\n";
             return;
           }
           (*compilation)->buildPipeline(pm, target->phases().back().name);

@@ -123,6 +123,9 @@ int tessera_model_run(tessera_model *model, const tessera_tensor *inputs,
                       int32_t numOutputs) {
   if (!model)
     return failWith("no model");
+  if ((numInputs > 0 && !inputs) || (numOutputs > 0 && !outputs) ||
+      numInputs < 0)
+    return failWith("inputs or outputs are missing for their counts");
   const ModelSignature &sig = model->executable->signature();
   if (numOutputs != static_cast<int32_t>(sig.outputs.size()))
     return failWith("the model has " + std::to_string(sig.outputs.size()) +

@@ -47,6 +47,16 @@ std::vector<const Target *> tessera::registeredTargets() {
   return all;
 }
 
+std::string Target::optionValue(const TargetOptionValues &values,
+                                llvm::StringRef name) const {
+  if (auto it = values.find(name.str()); it != values.end())
+    return it->second;
+  for (const TargetOption &option : options())
+    if (option.name == name)
+      return option.defaultValue;
+  return "";
+}
+
 llvm::StringRef tessera::defaultTargetName() {
   std::vector<const Target *> targets = registeredTargets();
   return targets.empty() ? llvm::StringRef() : targets.front()->name();

@@ -96,12 +96,15 @@ static RegistryOptions makeRegistryOptions() {
   std::string phaseHelp = "Stop after this phase and print the IR: import "
                           "(the imported tessera IR), graph (after folding, "
                           "raising composite ops and attention, and fusion "
-                          "into kernels; the default for cpu)";
+                          "into kernels)";
+  std::string defaults;
   std::string emitHelp = "What to write: mlir (the IR after --compile-to; "
                          "the default)";
   for (const tessera::Target *target : tessera::registeredTargets()) {
     StringRef name = target->name();
     targetHelp += "\n  " + name.str() + ": " + target->description().str();
+    defaults += (defaults.empty() ? "" : ", ") +
+                target->defaultPrintPhase().str() + " for " + name.str();
     for (const tessera::TargetPhase &phase : target->phases()) {
       phases += "|" + phase.name;
       phaseHelp += ", " + phase.name + " (" + name.str() + ": " +
@@ -140,7 +143,9 @@ static RegistryOptions makeRegistryOptions() {
       cl::desc(r.keep(targetHelp)),
       cl::value_desc(r.keep(tessera::targetNames())), cl::cat(category));
   r.compileTo = std::make_unique<cl::opt<std::string>>(
-      "compile-to", cl::desc(r.keep(phaseHelp)), cl::value_desc(r.keep(phases)),
+      "compile-to",
+      cl::desc(r.keep(phaseHelp + ". Default: " + defaults)),
+      cl::value_desc(r.keep(phases)),
       cl::cat(category));
   r.emit = std::make_unique<cl::opt<std::string>>(
       "emit",
@@ -148,11 +153,6 @@ static RegistryOptions makeRegistryOptions() {
                       ". Inferred from -o's extension when not given")),
       cl::value_desc(r.keep(emits)), cl::cat(category));
   return r;
-}
-
-static int report(llvm::Error error) {
-  errs() << "tessera-compile: " << toString(std::move(error)) << "\n";
-  return 1;
 }
 
 int main(int argc, char **argv) {
@@ -196,10 +196,6 @@ int main(int argc, char **argv) {
     return 2;
   }
   options.dimValues = std::move(*dimValues);
-  if (llvm::Error error = tessera::checkCompileOptions(options)) {
-    errs() << "tessera-compile: " << toString(std::move(error)) << "\n";
-    return 2;
-  }
 
   mlir::DialectRegistry registry;
   tessera::registerAllDialects(registry);
@@ -218,10 +214,13 @@ int main(int argc, char **argv) {
     return mlir::success();
   };
   if (llvm::Error error = tessera::compile(inputPath, context, options)) {
-    // A failure the diagnostics have described needs no more words.
+    // A failure the diagnostics have described needs no more words; an
+    // error in the options is a usage error.
     if (tessera::isReportedFailure(error))
       return 1;
-    return report(std::move(error));
+    bool usage = tessera::isOptionError(error);
+    errs() << "tessera-compile: " << toString(std::move(error)) << "\n";
+    return usage ? 2 : 1;
   }
   return 0;
 }

@@ -362,22 +362,41 @@ int main(int argc, char **argv) {
     options.target = targetName.empty() ? tessera::defaultTargetName().str()
                                         : targetName;
     // A loader option the target also declares (the accelerator) applies
-    // to the compile as well.
-    if (const tessera::Target *target = tessera::lookupTarget(options.target))
-      for (const tessera::TargetOption &option : target->options())
-        if (auto it = loadOptions.find(option.name); it != loadOptions.end())
-          options.targetOptions[option.name] = it->second;
+    // to the compile as well; one that neither the target nor the loader
+    // of its artifacts takes is an error, not ignored.
+    if (const tessera::Target *target = tessera::lookupTarget(options.target)) {
+      for (const auto &[name, value] : loadOptions) {
+        bool compiles = llvm::any_of(
+            target->options(),
+            [&](const tessera::TargetOption &o) { return o.name == name; });
+        bool runs = llvm::any_of(
+            target->artifacts(), [&](const tessera::ArtifactKind &kind) {
+              const ExecutableLoader *loader =
+                  findLoaderForPath("model" + kind.extension);
+              return loader &&
+                     llvm::any_of(loader->options, [&](const LoaderOption &o) {
+                       return o.name == name;
+                     });
+            });
+        if (compiles)
+          options.targetOptions[name] = value;
+        if (!compiles && !runs)
+          return usage("--" + name + " does not apply to --target=" +
+                       options.target);
+      }
+    }
     auto dimValues = tessera::parseDimValues(dims);
     if (!dimValues)
       return usage(toString(dimValues.takeError()));
     options.dimValues = std::move(*dimValues);
-    if (llvm::Error error = tessera::checkCompileOptions(options))
-      return usage(toString(std::move(error)));
     auto compiled =
         tessera::compileAndLoad(model, context, options, loadOptions);
     if (!compiled) {
+      llvm::Error error = compiled.takeError();
+      if (tessera::isOptionError(error))
+        return usage(toString(std::move(error)));
       WithColor::error(errs(), "tessera-run")
-          << model << ": " << toString(compiled.takeError()) << "\n";
+          << model << ": " << toString(std::move(error)) << "\n";
       return 1;
     }
     executable = std::move(*compiled);

@@ -46,7 +46,7 @@ def Systolic_TensorRole : I32EnumAttr<"TensorRole",
   let cppNamespace = "::mlir::systolic";
 }
 
-// The values are the instruction set's function codes (lib/Sim/Program.h).
+// The values are the instruction set's function codes (include/tessera/Sim/Program.h).
 def Systolic_VectorFn : I32EnumAttr<"VectorFn",
     "what a vector instruction computes", [
       I32EnumAttrCase<"Copy", 0, "copy">,
@@ -77,7 +77,7 @@ def Systolic_VectorFn : I32EnumAttr<"VectorFn",
   let cppNamespace = "::mlir::systolic";
 }
 
-// The values are the instruction set's mode codes (lib/Sim/Program.h).
+// The values are the instruction set's mode codes (include/tessera/Sim/Program.h).
 def Systolic_OperandMode : I32EnumAttr<"OperandMode",
     "where a binary vector instruction's second operand comes from", [
       I32EnumAttrCase<"Full", 0, "full">,
@@ -134,7 +134,7 @@ def Systolic_ProgramOp : Op<Systolic_Dialect, "program",
   let arguments = (ins StrAttr:$accel, Systolic_Address:$dram_bytes);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = "attr-dict-with-keyword $body";
-  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
 }
 
 def Systolic_TensorOp : Systolic_Op<"tensor"> {
@@ -154,7 +154,8 @@ def Systolic_TensorOp : Systolic_Op<"tensor"> {
     $name $role $format $shape `at` $offset (`value` $value^)? attr-dict
   }];
   let extraClassDeclaration = [{
-    /// The tensor's size in the DRAM image, in bytes.
+    /// The tensor's size in the DRAM image, in bytes (0 for a format the
+    /// accelerator does not store).
     int64_t getBytes();
   }];
   let hasVerifier = 1;

@@ -60,14 +60,10 @@ struct CompileOptions {
   mlir::TimingScope *timing = nullptr;
 };
 
-/// Checks `options` against the target registry (the target, its option
-/// names and values, the phase, the artifact) without reading a model: an
-/// error here is a usage error.
-llvm::Error checkCompileOptions(const CompileOptions &options);
-
 /// Diagnostics go to the context's handler; the error says which step
 /// failed. An error about the options (an unknown target, phase, artifact
-/// or option value) comes back before anything is read.
+/// or option value) comes back before anything is read, as an error for
+/// which isOptionError() holds.
 llvm::Error compile(llvm::StringRef modelPath, mlir::MLIRContext &context,
                     const CompileOptions &options);
 
@@ -87,6 +83,9 @@ parseDimValues(llvm::ArrayRef<std::string> dims);
 /// Whether `error` only says that diagnostics were already reported (the
 /// tools then print nothing more); consumes it when so.
 bool isReportedFailure(llvm::Error &error);
+
+/// Whether `error` is about the options (a usage error), not the model.
+bool isOptionError(const llvm::Error &error);
 
 } // namespace tessera
 

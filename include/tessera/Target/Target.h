@@ -126,6 +126,10 @@ public:
   /// dims must be given a size (`--dim`).
   virtual bool needsStaticShapes() const { return false; }
 
+  /// The value of the option `name` in `values`, or its default.
+  std::string optionValue(const TargetOptionValues &values,
+                          llvm::StringRef name) const;
+
   /// Checks `options` (names this target declares, values) and prepares a
   /// compilation; `fuse` says whether the graph phase formed fusion
   /// regions (--no-fusion turns them off). The error says which option is

@@ -136,20 +136,17 @@ public:
 
   llvm::Expected<std::unique_ptr<TargetCompilation>>
   configure(const TargetOptionValues &values, bool fuse) const override {
-    auto get = [&](StringRef name, StringRef fallback) {
-      auto it = values.find(name.str());
-      return it == values.end() ? fallback.str() : it->second;
-    };
     cpu::CPUOptions options;
     cpu::CodegenOptions codegen;
-    std::string threads = get("threads", "0"), level = get("O", "3");
+    std::string threads = optionValue(values, "threads"),
+                level = optionValue(values, "O");
     if (StringRef(threads).getAsInteger(10, options.threads))
       return fail("--threads expects a number of threads, got '" + threads +
                   "'");
     if (StringRef(level).getAsInteger(10, codegen.optLevel) ||
         codegen.optLevel > 3)
       return fail("-O" + level + " is not a level (0-3)");
-    codegen.cpu = get("mcpu", "");
+    codegen.cpu = optionValue(values, "mcpu");
     return std::make_unique<CPUCompilation>(options, std::move(codegen), fuse);
   }
 

@@ -10,6 +10,10 @@ namespace tessera::systolic {
 /// byte offset.
 std::optional<uint64_t> Lowering::broadcastTo(Value value,
                                               RankedTensorType type) {
+  // Once per value and shape: a fusion trial that is given up may have
+  // made the copy already.
+  if (auto known = broadcasts.find({value, type}); known != broadcasts.end())
+    return known->second;
   auto vt = cast<RankedTensorType>(value.getType());
   if (!vt.hasStaticShape() || vt.getRank() > type.getRank())
     return std::nullopt;
@@ -36,6 +40,7 @@ std::optional<uint64_t> Lowering::broadcastTo(Value value,
   step.dst = tensors[at].offset;
   if (sim::appendCopyStep(config, step, instructions))
     return std::nullopt;
+  broadcasts[{value, type}] = tensors[at].offset;
   return tensors[at].offset;
 }
 

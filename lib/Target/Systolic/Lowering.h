@@ -4,7 +4,8 @@
 // The lowering from graph-phase tessera IR to a systolic.program walks the
 // function's ops in order and lowers each family (matmuls and their
 // epilogues, vector chains, data movement) to scheduled instructions
-// (lib/Sim's GemmStep, VectorStep, CopyStep, GatherStep). `Lowering` holds
+// (GemmStep, VectorStep, CopyStep, GatherStep of
+// tessera/Target/Systolic/Schedule.h). `Lowering` holds
 // what the families share: the DRAM placement of every value, the
 // instructions scheduled so far and the accelerator. Each family's code
 // lives in its own file: Matmul.cpp, Vector.cpp, DataMovement.cpp.
@@ -211,6 +212,8 @@ private:
   uint64_t dramBytes = 0;
   std::vector<sim::Instruction> instructions;
   llvm::DenseMap<mlir::Value, Placed> placed;
+  /// Values broadcast to a shape (their copy's DRAM offset).
+  llvm::DenseMap<std::pair<mlir::Value, mlir::Type>, uint64_t> broadcasts;
   /// Values converted to the operand format for a matmul.
   llvm::DenseMap<mlir::Value, Placed> converted;
   /// Constants placed in DRAM as fp32, by op.

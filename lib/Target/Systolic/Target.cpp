@@ -8,6 +8,7 @@
 #include "Lowering.h"
 
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -127,10 +128,17 @@ public:
       return fail("the program emitter failed");
     std::vector<uint8_t> bytes = sim::encodeProgram(*program);
     std::error_code ec;
-    llvm::raw_fd_ostream out(path, ec, llvm::sys::fs::OF_None);
+    llvm::ToolOutputFile out(path, ec, llvm::sys::fs::OF_None);
     if (ec)
       return fail("cannot write '" + path + "': " + ec.message());
-    out.write(reinterpret_cast<const char *>(bytes.data()), bytes.size());
+    out.os().write(reinterpret_cast<const char *>(bytes.data()), bytes.size());
+    out.os().close();
+    if (out.os().has_error()) {
+      std::string why = out.os().error().message();
+      out.os().clear_error();
+      return fail("cannot write '" + path + "': " + why);
+    }
+    out.keep();
     return llvm::Error::success();
   }
 
@@ -167,7 +175,12 @@ public:
          "the matmul operand format (bf16, f16, f8E4M3FN, f8E5M2)", "bf16"}};
     return kOptions;
   }
-  const TargetInfo &info() const override { return *targetInfo; }
+  /// For the default accelerator (what tessera-opt's pipelines fuse for),
+  /// made when first asked.
+  const TargetInfo &info() const override {
+    static const SystolicTargetInfo info(defaultAccelerator());
+    return info;
+  }
   ArrayRef<TargetPhase> phases() const override {
     static const TargetPhase kPhases[] = {
         {"program", "the schedule as a systolic.program",
@@ -185,10 +198,14 @@ public:
   llvm::Expected<std::unique_ptr<TargetCompilation>>
   configure(const TargetOptionValues &values, bool) const override {
     systolic::LoweringOptions options;
-    if (auto it = values.find("accel"); it != values.end())
-      options.accel = it->second;
-    if (auto it = values.find("operand-format"); it != values.end())
-      options.operandFormat = it->second;
+    options.accel = optionValue(values, "accel");
+    options.operandFormat = optionValue(values, "operand-format");
+    std::optional<sim::NumberFormat> format =
+        sim::parseFormat(options.operandFormat);
+    if (!format || !isFloat(*format) || *format == sim::NumberFormat::F32)
+      return fail("--operand-format: '" + options.operandFormat +
+                  "' is not a float operand format (bf16, f16, f8E4M3FN or "
+                  "f8E5M2)");
     auto config = systolic::loadAccelerator(options.accel);
     if (!config)
       return config.takeError();
@@ -196,10 +213,6 @@ public:
     return std::make_unique<SystolicCompilation>(std::move(options));
   }
 
-private:
-  /// For the default accelerator (what tessera-opt's pipelines fuse for).
-  std::shared_ptr<const SystolicTargetInfo> targetInfo =
-      std::make_shared<SystolicTargetInfo>(defaultAccelerator());
 };
 
 } // namespace

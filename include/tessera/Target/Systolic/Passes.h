@@ -35,8 +35,8 @@ struct LoweringOptions {
   /// The accelerator, loaded once by the caller; the lowering, the emitter
   /// and the runtime share it.
   std::shared_ptr<const sim::AcceleratorConfig> config;
-  /// Its name as the user gave it (a preset or a JSON file), recorded on
-  /// the program.
+  /// Its name as the user gave it (a preset or a JSON file); the program
+  /// records the configuration's own name.
   std::string accel = "default";
   /// The operand format of float matmuls (bf16, f16, f8E4M3FN, f8E5M2):
   /// a policy until the precision passes decide formats in the graph.

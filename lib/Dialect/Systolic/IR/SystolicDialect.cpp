@@ -84,7 +84,8 @@ LogicalResult checkWidth(Operation *op, StringRef name, int64_t value,
 }
 } // namespace
 
-LogicalResult ProgramOp::verify() {
+// Runs after the tensors' own verifiers, so their formats and shapes hold.
+LogicalResult ProgramOp::verifyRegions() {
   llvm::StringSet<> names;
   for (Operation &op : getBody().front()) {
     auto tensor = dyn_cast<TensorOp>(op);
@@ -104,11 +105,13 @@ LogicalResult ProgramOp::verify() {
 }
 
 int64_t TensorOp::getBytes() {
+  std::optional<ElementType> format = getNumberFormat(getFormat());
+  if (!format)
+    return 0;
   int64_t count = 1;
   for (int64_t d : getShape())
     count *= d;
-  return count * static_cast<int64_t>(::tessera::elementSize(
-                     *getNumberFormat(getFormat())));
+  return count * static_cast<int64_t>(::tessera::elementSize(*format));
 }
 
 LogicalResult TensorOp::verify() {

@@ -4,7 +4,9 @@
 #include "tessera/Target/Systolic/SystolicIO.h"
 
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
@@ -101,7 +103,7 @@ ProgramExecutable::run(llvm::ArrayRef<runtime::HostTensor> inputs) {
                           config.clockGHz, 100 * s.arrayUtilization,
                           100 * s.matrixUtilization);
   if (llvm::Error error = writeTraceAndReport(s, config, tracePath, reportPath,
-                                              "tessera-run: " + label))
+                                              "Tessera: " + label))
     return std::move(error);
   return runtime::readProgramOutputs(ran->program);
 }
@@ -113,10 +115,17 @@ llvm::Error tessera::systolic::writeTraceAndReport(
   auto write = [](llvm::StringRef path,
                   const std::string &text) -> llvm::Error {
     std::error_code ec;
-    llvm::raw_fd_ostream os(path, ec);
+    llvm::ToolOutputFile out(path, ec, llvm::sys::fs::OF_Text);
     if (ec)
       return fail("cannot write '" + path + "': " + ec.message());
-    os << text;
+    out.os() << text;
+    out.os().close();
+    if (out.os().has_error()) {
+      std::string why = out.os().error().message();
+      out.os().clear_error();
+      return fail("cannot write '" + path + "': " + why);
+    }
+    out.keep();
     return llvm::Error::success();
   };
   if (!tracePath.empty())

@@ -256,3 +256,11 @@ func.func @f() {
   systolic.store dram 0 sram 0 rows 1 row_bytes 4 stride 4
   return
 }
+
+// -----
+
+// The generic form without a required field is an error, not a crash.
+"systolic.program"() <{accel = "small", dram_bytes = 64 : i64}> ({
+  // expected-error @+1 {{'systolic.tensor' op requires attribute 'format'}}
+  "systolic.tensor"() <{name = "x", role = 0 : i32, shape = array<i64: 2>, offset = 0 : i64}> : () -> ()
+}) : () -> ()
