@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "tessera/Driver/Compile.h"
 #include "tessera/Driver/Diagnostics.h"
+#include "tessera/Import/ONNX/ImportONNX.h"
 #include "tessera/InitTessera.h"
 #include "tessera/Runtime/Compare.h"
 #include "tessera/Runtime/Executable.h"
@@ -91,7 +92,8 @@ static cl::list<std::string>
     dims("dim",
          cl::desc("For a target that compiles for fixed sizes: fix a "
                   "symbolic input dim of the ONNX model to a size, as "
-                  "name=size (repeatable)"),
+                  "name=size (repeatable); with --test-dir and no --dim, "
+                  "each test set's inputs fix them"),
          cl::value_desc("name=size"), cl::cat(category));
 
 /// --target and the artifact loaders' options, whose text comes from the
@@ -160,6 +162,48 @@ static std::vector<std::string> numberedFiles(StringRef dir, StringRef prefix) {
   for (auto &f : found)
     paths.push_back(f.second);
   return paths;
+}
+
+/// The test_data_set_* folders of ONNX's test layout in `dir`, in order.
+static std::vector<std::string> testSets(StringRef dir) {
+  std::vector<std::string> sets;
+  std::error_code ec;
+  for (sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
+       it.increment(ec))
+    if (sys::path::filename(it->path()).starts_with("test_data_set_"))
+      sets.push_back(it->path());
+  llvm::sort(sets);
+  return sets;
+}
+
+/// The sizes of the symbolic dims of a model's inputs (`params`, as
+/// readONNXInputDimParams gives them) in `inputs`; an error names a dim
+/// two inputs give different sizes.
+static llvm::Expected<std::map<std::string, int64_t>>
+symbolicDimSizes(const std::vector<std::vector<std::string>> &params,
+                 const std::vector<HostTensor> &inputs) {
+  std::map<std::string, int64_t> sizes;
+  for (size_t i = 0; i < params.size() && i < inputs.size(); ++i)
+    for (size_t d = 0; d < params[i].size(); ++d) {
+      const std::string &name = params[i][d];
+      if (name.empty())
+        continue;
+      if (d >= inputs[i].shape.size())
+        return llvm::createStringError(
+            llvm::inconvertibleErrorCode(),
+            "input " + std::to_string(i) + " has rank " +
+                std::to_string(inputs[i].shape.size()) + ", the model " +
+                std::to_string(params[i].size()));
+      int64_t size = inputs[i].shape[d];
+      auto [it, added] = sizes.try_emplace(name, size);
+      if (!added && it->second != size)
+        return llvm::createStringError(
+            llvm::inconvertibleErrorCode(),
+            "dim '" + name + "' is " + std::to_string(it->second) +
+                " in one input and " + std::to_string(size) + " in input " +
+                std::to_string(i));
+    }
+  return sizes;
 }
 
 /// Runs one set of inputs, compares with `expected` (when given), prints
@@ -389,6 +433,72 @@ int main(int argc, char **argv) {
     if (!dimValues)
       return usage(toString(dimValues.takeError()));
     options.dimValues = std::move(*dimValues);
+    // A target that compiles for fixed sizes takes the sizes of a test
+    // folder's symbolic dims from each test set's inputs: one compile per
+    // distinct set of sizes (--dim compiles once, ahead of time).
+    const tessera::Target *target = tessera::lookupTarget(options.target);
+    if (target && target->needsStaticShapes() && !testDir.empty() &&
+        options.dimValues.empty()) {
+      auto params = tessera::readONNXInputDimParams(model);
+      if (!params) {
+        WithColor::error(errs(), "tessera-run")
+            << toString(params.takeError()) << "\n";
+        return 1;
+      }
+      if (llvm::any_of(*params, [](const std::vector<std::string> &dims) {
+            return llvm::any_of(dims,
+                                [](const std::string &d) { return !d.empty(); });
+          })) {
+        std::vector<std::string> sets = testSets(testDir);
+        if (sets.empty()) {
+          WithColor::error(errs(), "tessera-run")
+              << testDir << " has no test_data_set_* folder\n";
+          return 1;
+        }
+        std::map<std::map<std::string, int64_t>, std::unique_ptr<Executable>>
+            bySizes;
+        bool ok = true;
+        for (const std::string &set : sets) {
+          StringRef label = sys::path::filename(set);
+          std::vector<std::string> inputs = numberedFiles(set, "input");
+          auto tensors = readTensorFiles(inputs);
+          llvm::Expected<std::map<std::string, int64_t>> sizes =
+              tensors ? symbolicDimSizes(*params, *tensors)
+                      : llvm::Expected<std::map<std::string, int64_t>>(
+                            tensors.takeError());
+          if (!sizes) {
+            WithColor::error(errs(), "tessera-run")
+                << label << ": " << toString(sizes.takeError()) << "\n";
+            ok = false;
+            continue;
+          }
+          std::unique_ptr<Executable> &executable = bySizes[*sizes];
+          if (!executable) {
+            std::string fixed;
+            for (const auto &[name, size] : *sizes)
+              fixed += (fixed.empty() ? "" : ", ") + name + "=" +
+                       std::to_string(size);
+            outs() << "compiled for " << fixed << " (from " << label
+                   << ")\n";
+            options.dimValues = *sizes;
+            auto compiled =
+                tessera::compileAndLoad(model, context, options, loadOptions);
+            if (!compiled) {
+              llvm::Error error = compiled.takeError();
+              if (tessera::isOptionError(error))
+                return usage(toString(std::move(error)));
+              WithColor::error(errs(), "tessera-run")
+                  << model << ": " << toString(std::move(error)) << "\n";
+              return 1;
+            }
+            executable = std::move(*compiled);
+          }
+          ok &= runFiles(*executable, label, inputs,
+                         numberedFiles(set, "output"));
+        }
+        return ok ? 0 : 1;
+      }
+    }
     auto compiled =
         tessera::compileAndLoad(model, context, options, loadOptions);
     if (!compiled) {
@@ -415,13 +525,7 @@ int main(int argc, char **argv) {
 
   bool ok = true;
   if (!testDir.empty()) {
-    std::vector<std::string> sets;
-    std::error_code ec;
-    for (sys::fs::directory_iterator it(testDir, ec), end; it != end && !ec;
-         it.increment(ec))
-      if (sys::path::filename(it->path()).starts_with("test_data_set_"))
-        sets.push_back(it->path());
-    llvm::sort(sets);
+    std::vector<std::string> sets = testSets(testDir);
     if (sets.empty()) {
       WithColor::error(errs(), "tessera-run")
           << testDir << " has no test_data_set_* folder\n";

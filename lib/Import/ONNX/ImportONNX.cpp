@@ -278,36 +278,59 @@ importGraph(onnx::ModelProto &model, StringRef path, MLIRContext &ctx,
   return std::move(module);
 }
 
+/// Reads the ONNX model at `path`; the error says why it cannot be read.
+static std::optional<std::string> readModel(StringRef path,
+                                            onnx::ModelProto &model) {
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+  if (!buffer)
+    return "cannot read '" + path.str() + "': " + buffer.getError().message();
+  google::protobuf::io::CodedInputStream stream(
+      reinterpret_cast<const uint8_t *>((*buffer)->getBufferStart()),
+      static_cast<int>(std::min<size_t>((*buffer)->getBufferSize(),
+                                        std::numeric_limits<int>::max())));
+  stream.SetTotalBytesLimit(std::numeric_limits<int>::max());
+  if ((*buffer)->getBufferSize() > std::numeric_limits<int>::max() ||
+      !model.ParseFromCodedStream(&stream) || !stream.ConsumedEntireMessage())
+    return "'" + path.str() +
+           "' is not a valid ONNX model: its protobuf does not parse "
+           "(truncated or not an ONNX file; models over 2 GB must keep "
+           "weights in external data)";
+  if (!model.has_graph() || model.ir_version() <= 0)
+    return "'" + path.str() +
+           "' is not an ONNX model: it has no graph or no IR version";
+  return std::nullopt;
+}
+
+llvm::Expected<std::vector<std::vector<std::string>>>
+readONNXInputDimParams(StringRef path) {
+  onnx::ModelProto model;
+  if (std::optional<std::string> why = readModel(path, model))
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), *why);
+  std::set<std::string> initializers;
+  for (const onnx::TensorProto &tensor : model.graph().initializer())
+    initializers.insert(tensor.name());
+  std::vector<std::vector<std::string>> inputs;
+  for (const onnx::ValueInfoProto &input : model.graph().input()) {
+    if (initializers.count(input.name()))
+      continue;
+    std::vector<std::string> dims;
+    if (input.type().has_tensor_type())
+      for (const auto &dim : input.type().tensor_type().shape().dim())
+        dims.push_back(dim.has_dim_param() ? dim.dim_param() : "");
+    inputs.push_back(std::move(dims));
+  }
+  return inputs;
+}
+
 FailureOr<OwningOpRef<ModuleOp>>
 importONNXFile(StringRef path, MLIRContext &ctx,
                const ONNXImportOptions &options) {
   registerONNXImportDialects(ctx);
   Location fileLoc = FileLineColLoc::get(&ctx, path, 0, 0);
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                            /*RequiresNullTerminator=*/false);
-  if (!buffer)
-    return emitError(fileLoc)
-           << "cannot read '" << path << "': " << buffer.getError().message();
   onnx::ModelProto model;
-  {
-    google::protobuf::io::CodedInputStream stream(
-        reinterpret_cast<const uint8_t *>((*buffer)->getBufferStart()),
-        static_cast<int>(std::min<size_t>((*buffer)->getBufferSize(),
-                                          std::numeric_limits<int>::max())));
-    stream.SetTotalBytesLimit(std::numeric_limits<int>::max());
-    if ((*buffer)->getBufferSize() > std::numeric_limits<int>::max() ||
-        !model.ParseFromCodedStream(&stream) || !stream.ConsumedEntireMessage())
-      return emitError(fileLoc)
-             << "'" << path
-             << "' is not a valid ONNX model: its protobuf does not parse "
-                "(truncated or not an ONNX file; models over 2 GB must keep "
-                "weights in external data)";
-  }
-  buffer->reset(); // The parsed model holds its own copy of the bytes.
-  if (!model.has_graph() || model.ir_version() <= 0)
-    return emitError(fileLoc) << "'" << path
-                              << "' is not an ONNX model: it has no graph or "
-                                 "no IR version";
+  if (std::optional<std::string> why = readModel(path, model))
+    return emitError(fileLoc) << *why;
   if (!options.dimValues.empty()) {
     std::set<std::string> used;
     auto bind = [&](onnx::ValueInfoProto &value) {

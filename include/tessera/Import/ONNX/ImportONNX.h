@@ -14,9 +14,11 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "mlir/Support/LLVM.h"
+#include "llvm/Support/Error.h"
 
 #include <map>
 #include <string>
+#include <vector>
 
 namespace tessera {
 
@@ -48,6 +50,12 @@ constexpr int64_t kMinConvertibleONNXOpset = 1;
 mlir::FailureOr<mlir::OwningOpRef<mlir::ModuleOp>>
 importONNXFile(llvm::StringRef path, mlir::MLIRContext &context,
                const ONNXImportOptions &options = {});
+
+/// The dim_param names of each input of the ONNX model at `path` (in input
+/// order, initializers excluded; "" for a dim without a name), without
+/// importing it.
+llvm::Expected<std::vector<std::vector<std::string>>>
+readONNXInputDimParams(llvm::StringRef path);
 
 /// Registers the dialects an imported module uses.
 void registerONNXImportDialects(mlir::MLIRContext &context);
