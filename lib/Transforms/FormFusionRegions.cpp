@@ -192,8 +192,14 @@ private:
       groups.push_back({kind, std::move(ops)});
     };
 
-    // Attention: one kernel each.
+    // Attention: one kernel each; a softmax product the raising left says
+    // why it is not attention.
     for (Operation &op : block) {
+      if (auto why = op.getAttrOfType<StringAttr>(
+              ::tessera::kAttentionNotRaisedAttr)) {
+        reject(&op, "attention", why.getValue());
+        op.removeAttr(::tessera::kAttentionNotRaisedAttr);
+      }
       if (!isa<AttentionOp>(op))
         continue;
       if (info.fusesAttention())

@@ -9,6 +9,8 @@
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #include <cmath>
+#include <string>
+#include <variant>
 
 namespace tessera {
 #define GEN_PASS_DEF_RAISEATTENTIONPASS
@@ -87,129 +89,162 @@ SmallVector<int64_t> swapLastTwo(int64_t rank) {
   return permutation;
 }
 
+/// What `softmax(scale * q @ k^T + masks) @ v` matched.
+struct AttentionMatch {
+  Value q, keys, v, mask;
+  MatmulOp qk;
+  double scale = 1.0;
+  bool causal = false;
+};
+
+/// Matches the attention ending at `pv`, or says which condition failed
+/// (for a product of a softmax with another tensor, the fusion report
+/// gives the reason attention was not formed).
+std::variant<AttentionMatch, std::string> matchAttention(MatmulOp pv) {
+  if (pv.getTransposeA() || pv.getTransposeB() ||
+      !pv.getAlpha().isExactlyValue(1.0))
+    return std::string("the product with v is transposed or scaled");
+  Value probs = pv.getLhs(), v = pv.getRhs();
+  auto softmax = probs.getDefiningOp<SoftmaxOp>();
+  if (!softmax)
+    return std::string("the lhs of the product with v is not a softmax");
+  if (!hasOneUse(probs))
+    return std::string("the softmax's result has other users");
+  int64_t rank = cast<RankedTensorType>(probs.getType()).getRank();
+  auto axis = static_cast<int64_t>(softmax.getAxis());
+  if (rank < 2 || (axis != -1 && axis != rank - 1))
+    return std::string("the softmax is not along the last axis");
+  Value scores = softmax.getInput();
+  if (!hasOneUse(scores))
+    return std::string("the scores have other users");
+
+  // scores = scaled (+ masks); scaled = qk (* s | / s).
+  AttentionMatch match;
+  match.v = v;
+  Value qk;
+  double scale = 1.0;
+  auto scaledProduct = [&](Value value) -> Value {
+    if (!hasOneUse(value))
+      return {};
+    if (value.getDefiningOp<MatmulOp>()) {
+      scale = 1.0;
+      return value;
+    }
+    if (auto div = value.getDefiningOp<DivOp>()) {
+      std::optional<double> c = splatValue(div.getRhs());
+      if (c && *c != 0 && div.getLhs().getDefiningOp<MatmulOp>() &&
+          div.getResult().getType() == div.getLhs().getType()) {
+        scale = 1.0 / *c;
+        return div.getLhs();
+      }
+    }
+    if (auto mul = value.getDefiningOp<MulOp>()) {
+      for (auto [product, factor] : {std::pair(mul.getLhs(), mul.getRhs()),
+                                     std::pair(mul.getRhs(), mul.getLhs())}) {
+        std::optional<double> c = splatValue(factor);
+        if (c && product.getDefiningOp<MatmulOp>() &&
+            mul.getResult().getType() == product.getType()) {
+          scale = *c;
+          return product;
+        }
+      }
+    }
+    return {};
+  };
+  // Additive masks may be stacked (a causal constant, then a padding
+  // mask): walk the sums down to the scaled product.
+  SmallVector<Value> masks;
+  Value current = scores;
+  while (!qk) {
+    if (Value product = scaledProduct(current)) {
+      qk = product;
+      break;
+    }
+    auto add = current.getDefiningOp<AddOp>();
+    if (!add || (current != scores && !hasOneUse(current)))
+      break;
+    Value next, addend;
+    for (auto [body, other] : {std::pair(add.getLhs(), add.getRhs()),
+                               std::pair(add.getRhs(), add.getLhs())}) {
+      if (add.getResult().getType() != body.getType())
+        continue;
+      if (body.getDefiningOp<AddOp>() || scaledProduct(body)) {
+        next = body;
+        addend = other;
+        break;
+      }
+    }
+    if (!next)
+      break;
+    masks.push_back(addend);
+    current = next;
+  }
+  if (!qk) {
+    if (current.getDefiningOp<WhereOp>())
+      return std::string("the scores are masked with a select (where / "
+                         "masked_fill), which is not raised yet; an "
+                         "additive mask is");
+    return std::string("the scores are not q @ k^T, times a constant scale, "
+                       "plus additive masks");
+  }
+  if (!hasOneUse(qk))
+    return std::string("q @ k^T has other users");
+  auto qkOp = qk.getDefiningOp<MatmulOp>();
+  if (qkOp.getTransposeA())
+    return std::string("q @ k^T has a transposed q");
+  match.scale = scale * qkOp.getAlpha().convertToDouble();
+  match.qk = qkOp;
+  match.q = qkOp.getLhs();
+  match.keys = qkOp.getRhs();
+  auto qType = cast<RankedTensorType>(match.q.getType());
+  auto kType = cast<RankedTensorType>(match.keys.getType());
+  auto vType = cast<RankedTensorType>(v.getType());
+  if (qType.getRank() != rank || kType.getRank() != rank ||
+      vType.getRank() != rank || !isa<FloatType>(qType.getElementType()) ||
+      qk.getType() != scores.getType())
+    return std::string("q, k and v are not float tensors of the scores' rank "
+                       "(a broadcast in q @ k^T)");
+  // A causal constant becomes the flag; one other mask stays a mask.
+  auto scoresType = cast<RankedTensorType>(scores.getType());
+  for (Value candidate : masks) {
+    if (!match.causal &&
+        isCausalMask(candidate, scoresType.getDimSize(rank - 2),
+                     scoresType.getDimSize(rank - 1))) {
+      match.causal = true;
+      continue;
+    }
+    if (match.mask)
+      return std::string("more than one mask besides a causal constant");
+    match.mask = candidate;
+  }
+  return match;
+}
+
 struct RaiseAttention : OpRewritePattern<MatmulOp> {
   using OpRewritePattern::OpRewritePattern;
 
   LogicalResult matchAndRewrite(MatmulOp pv,
                                 PatternRewriter &rewriter) const override {
-    if (pv.getTransposeA() || pv.getTransposeB() ||
-        !pv.getAlpha().isExactlyValue(1.0))
-      return failure();
-    Value probs = pv.getLhs(), v = pv.getRhs();
-    auto softmax = probs.getDefiningOp<SoftmaxOp>();
-    if (!softmax || !hasOneUse(probs))
-      return failure();
-    int64_t rank = cast<RankedTensorType>(probs.getType()).getRank();
-    auto axis = static_cast<int64_t>(softmax.getAxis());
-    if (rank < 2 || (axis != -1 && axis != rank - 1))
-      return failure();
-    Value scores = softmax.getInput();
-    if (!hasOneUse(scores))
-      return failure();
-
-    // scores = scaled (+ masks); scaled = qk (* s | / s).
-    Value qk;
-    double scale = 1.0;
-    auto scaledProduct = [&](Value value) -> Value {
-      if (!hasOneUse(value))
-        return {};
-      if (value.getDefiningOp<MatmulOp>()) {
-        scale = 1.0;
-        return value;
-      }
-      if (auto div = value.getDefiningOp<DivOp>()) {
-        std::optional<double> c = splatValue(div.getRhs());
-        if (c && *c != 0 && div.getLhs().getDefiningOp<MatmulOp>() &&
-            div.getResult().getType() == div.getLhs().getType()) {
-          scale = 1.0 / *c;
-          return div.getLhs();
-        }
-      }
-      if (auto mul = value.getDefiningOp<MulOp>()) {
-        for (auto [product, factor] : {std::pair(mul.getLhs(), mul.getRhs()),
-                                       std::pair(mul.getRhs(), mul.getLhs())}) {
-          std::optional<double> c = splatValue(factor);
-          if (c && product.getDefiningOp<MatmulOp>() &&
-              mul.getResult().getType() == product.getType()) {
-            scale = *c;
-            return product;
-          }
-        }
-      }
-      return {};
-    };
-    // Additive masks may be stacked (a causal constant, then a padding
-    // mask): walk the sums down to the scaled product.
-    SmallVector<Value> masks;
-    Value current = scores;
-    while (!qk) {
-      if (Value product = scaledProduct(current)) {
-        qk = product;
-        break;
-      }
-      auto add = current.getDefiningOp<AddOp>();
-      if (!add || (current != scores && !hasOneUse(current)))
-        break;
-      Value next, addend;
-      for (auto [body, other] : {std::pair(add.getLhs(), add.getRhs()),
-                                 std::pair(add.getRhs(), add.getLhs())}) {
-        if (add.getResult().getType() != body.getType())
-          continue;
-        if (body.getDefiningOp<AddOp>() || scaledProduct(body)) {
-          next = body;
-          addend = other;
-          break;
-        }
-      }
-      if (!next)
-        break;
-      masks.push_back(addend);
-      current = next;
-    }
-    if (!qk || !hasOneUse(qk))
-      return failure();
-    auto qkOp = qk.getDefiningOp<MatmulOp>();
-    if (qkOp.getTransposeA())
-      return failure();
-    scale *= qkOp.getAlpha().convertToDouble();
-    Value q = qkOp.getLhs(), keys = qkOp.getRhs();
-    auto qType = cast<RankedTensorType>(q.getType());
-    auto kType = cast<RankedTensorType>(keys.getType());
-    auto vType = cast<RankedTensorType>(v.getType());
-    if (qType.getRank() != rank || kType.getRank() != rank ||
-        vType.getRank() != rank || !isa<FloatType>(qType.getElementType()) ||
-        qk.getType() != scores.getType())
-      return failure();
-
+    std::variant<AttentionMatch, std::string> matched = matchAttention(pv);
+    if (auto *why = std::get_if<std::string>(&matched))
+      return rewriter.notifyMatchFailure(pv, *why);
+    AttentionMatch &m = std::get<AttentionMatch>(matched);
+    int64_t rank = cast<RankedTensorType>(m.q.getType()).getRank();
     Location loc = pv.getLoc();
-    Value k = keys;
-    if (!qkOp.getTransposeB()) {
+    Value k = m.keys;
+    if (!m.qk.getTransposeB()) {
       SmallVector<int64_t> swap = swapLastTwo(rank);
-      auto transpose = keys.getDefiningOp<TransposeOp>();
+      auto transpose = m.keys.getDefiningOp<TransposeOp>();
       if (transpose && transpose.getPermutation() == ArrayRef<int64_t>(swap))
         k = transpose.getInput();
       else
-        k = TransposeOp::create(rewriter, loc, keys,
+        k = TransposeOp::create(rewriter, loc, m.keys,
                                 rewriter.getDenseI64ArrayAttr(swap));
     }
-    // A causal constant becomes the flag; one other mask stays a mask.
-    auto scoresType = cast<RankedTensorType>(scores.getType());
-    bool causal = false;
-    Value mask;
-    for (Value candidate : masks) {
-      if (!causal && isCausalMask(candidate, scoresType.getDimSize(rank - 2),
-                                  scoresType.getDimSize(rank - 1))) {
-        causal = true;
-        continue;
-      }
-      if (mask)
-        return failure();
-      mask = candidate;
-    }
     rewriter.replaceOpWithNewOp<AttentionOp>(
-        pv, pv.getType(), q, k, v, mask,
-        rewriter.getF32FloatAttr(static_cast<float>(scale)),
-        causal ? rewriter.getUnitAttr() : UnitAttr());
+        pv, pv.getType(), m.q, k, m.v, m.mask,
+        rewriter.getF32FloatAttr(static_cast<float>(m.scale)),
+        m.causal ? rewriter.getUnitAttr() : UnitAttr());
     return success();
   }
 };
@@ -220,7 +255,17 @@ struct RaiseAttentionPass
     RewritePatternSet patterns(&getContext());
     patterns.add<RaiseAttention>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
-      signalPassFailure();
+      return signalPassFailure();
+    // A product of a softmax that stayed: why it is not attention, for the
+    // fusion report.
+    getOperation().walk([](MatmulOp pv) {
+      if (!pv.getLhs().getDefiningOp<SoftmaxOp>())
+        return;
+      std::variant<AttentionMatch, std::string> matched = matchAttention(pv);
+      if (auto *why = std::get_if<std::string>(&matched))
+        pv->setAttr(::tessera::kAttentionNotRaisedAttr,
+                    StringAttr::get(pv.getContext(), *why));
+    });
   }
 };
 

@@ -1,4 +1,5 @@
 // RUN: tessera-opt %s --split-input-file --tessera-raise-attention | FileCheck %s
+// RUN: tessera-opt %s --split-input-file --tessera-raise-attention | FileCheck %s --check-prefix=REASON
 
 // softmax(q @ k^T / 8 + mask) @ v with k^T a transpose of the last two
 // dims and a runtime mask: one attention op reading k itself.
@@ -77,9 +78,15 @@ func.func @not_causal(%q: tensor<4x8xf32>, %kt: tensor<8x4xf32>, %v: tensor<4x8x
 // another axis, the scores are used twice, and the mask broadcasts the
 // scores to a larger shape.
 // CHECK-LABEL: func @negative
-// CHECK-NOT: tessera.attention
+// CHECK-NOT: tessera.attention %
 // CHECK-COUNT-4: tessera.softmax
-// CHECK-NOT: tessera.attention
+// CHECK-NOT: tessera.attention %
+// Each product of a softmax left says why (for the fusion report).
+// REASON-LABEL: func @negative
+// REASON: tessera.matmul {{.*}}tessera.attention_not_raised = "the softmax's result has other users"
+// REASON: tessera.matmul {{.*}}tessera.attention_not_raised = "the softmax is not along the last axis"
+// REASON: tessera.matmul {{.*}}tessera.attention_not_raised = "the scores have other users"
+// REASON: tessera.matmul {{.*}}tessera.attention_not_raised = "the scores are not q @ k^T, times a constant scale, plus additive masks"
 func.func @negative(%q: tensor<4x8xf32>, %k: tensor<4x8xf32>, %v: tensor<4x8xf32>, %big: tensor<3x4x4xf32>) -> (tensor<4x8xf32>, tensor<4x4xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x4xf32>, tensor<3x4x8xf32>) {
   %s0 = tessera.matmul %q, %k {transpose_b} : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x4xf32>
   %p0 = tessera.softmax %s0 : tensor<4x4xf32>
@@ -95,4 +102,31 @@ func.func @negative(%q: tensor<4x8xf32>, %k: tensor<4x8xf32>, %v: tensor<4x8xf32
   %p3 = tessera.softmax %m3 : tensor<3x4x4xf32>
   %o3 = tessera.matmul %p3, %v : tensor<3x4x4xf32>, tensor<4x8xf32> -> tensor<3x4x8xf32>
   return %o0, %p0, %o1, %o2, %s2, %o3 : tensor<4x8xf32>, tensor<4x4xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x4xf32>, tensor<3x4x8xf32>
+}
+
+// -----
+
+// A boolean mask applied with a select (masked_fill) is not raised yet; the
+// reason says so. A raised attention carries no reason.
+// CHECK-LABEL: func @select_mask
+// CHECK-NOT: tessera.attention %
+// CHECK-LABEL: func @raised
+// CHECK: tessera.attention %
+// REASON-LABEL: func @select_mask
+// REASON: tessera.matmul {{.*}}tessera.attention_not_raised = "the scores are masked with a select (where / masked_fill), which is not raised yet; an additive mask is"
+// REASON-LABEL: func @raised
+// REASON-NOT: attention_not_raised
+func.func @select_mask(%q: tensor<4x8xf32>, %k: tensor<4x8xf32>, %v: tensor<4x8xf32>, %keep: tensor<4x4xi1>) -> tensor<4x8xf32> {
+  %inf = tessera.constant dense<0xFF800000> : tensor<f32>
+  %s = tessera.matmul %q, %k {transpose_b} : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x4xf32>
+  %m = tessera.where %keep, %s, %inf : tensor<4x4xi1>, tensor<4x4xf32>, tensor<f32> -> tensor<4x4xf32>
+  %p = tessera.softmax %m : tensor<4x4xf32>
+  %o = tessera.matmul %p, %v : tensor<4x4xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+  return %o : tensor<4x8xf32>
+}
+func.func @raised(%q: tensor<4x8xf32>, %k: tensor<4x8xf32>, %v: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %s = tessera.matmul %q, %k {transpose_b} : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x4xf32>
+  %p = tessera.softmax %s : tensor<4x4xf32>
+  %o = tessera.matmul %p, %v : tensor<4x4xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+  return %o : tensor<4x8xf32>
 }

@@ -18,6 +18,11 @@ namespace tessera {
 
 class TargetInfo;
 
+/// The attribute tessera-raise-attention leaves on a product of a softmax
+/// that it did not raise (why, in words); the fusion pass reports it as a
+/// rejected attention candidate and removes it.
+inline constexpr char kAttentionNotRaisedAttr[] = "tessera.attention_not_raised";
+
 /// Forms fusion regions as `info` (a compilation's TargetInfo, configured
 /// for its hardware) says; a null `info` uses the one registered under
 /// `options.target`.
