@@ -81,6 +81,31 @@ bool isCausalMask(Value mask, int64_t sq, int64_t sk) {
   return true;
 }
 
+/// Whether `condition` (a boolean constant; the scores are kept where it
+/// is `keepOn`) keeps exactly the causal positions of sq x sk scores.
+bool isCausalSelect(Value condition, bool keepOn, int64_t sq, int64_t sk) {
+  auto constant = condition.getDefiningOp<ConstantOp>();
+  auto type = cast<RankedTensorType>(condition.getType());
+  if (!constant || type.getRank() < 2 || sq == ShapedType::kDynamic ||
+      sk == ShapedType::kDynamic)
+    return false;
+  ArrayRef<int64_t> shape = type.getShape();
+  if (shape[shape.size() - 2] != sq || shape.back() != sk ||
+      llvm::any_of(shape.drop_back(2), [](int64_t d) { return d != 1; }))
+    return false;
+  auto dense = dyn_cast<DenseIntElementsAttr>(constant.getValue());
+  if (!dense || !dense.getElementType().isInteger(1))
+    return false;
+  SmallVector<bool> values(dense.getValues<bool>());
+  if (values.size() == 1)
+    return false;
+  for (int64_t i = 0; i < sq; ++i)
+    for (int64_t j = 0; j < sk; ++j)
+      if ((values[i * sk + j] == keepOn) != (j <= i + (sk - sq)))
+        return false;
+  return true;
+}
+
 /// The permutation that swaps the last two of `rank` dims.
 SmallVector<int64_t> swapLastTwo(int64_t rank) {
   SmallVector<int64_t> permutation =
@@ -89,9 +114,19 @@ SmallVector<int64_t> swapLastTwo(int64_t rank) {
   return permutation;
 }
 
-/// What `softmax(scale * q @ k^T + masks) @ v` matched.
+/// A boolean mask applied with a select: the scores where `condition` is
+/// `keepOn`, `fill` (at most kMaskedAtMost) elsewhere.
+struct SelectMask {
+  Value condition;
+  double fill;
+  bool keepOn;
+};
+
+/// What `softmax(scale * q @ k^T + masks) @ v` matched; the mask is
+/// additive, or a select that becomes one.
 struct AttentionMatch {
   Value q, keys, v, mask;
+  std::optional<SelectMask> select;
   MatmulOp qk;
   double scale = 1.0;
   bool causal = false;
@@ -151,41 +186,56 @@ std::variant<AttentionMatch, std::string> matchAttention(MatmulOp pv) {
     }
     return {};
   };
-  // Additive masks may be stacked (a causal constant, then a padding
-  // mask): walk the sums down to the scaled product.
+  // Masks may be stacked (a causal constant, then a padding mask), added
+  // or applied with a select of a very negative fill (masked_fill): walk
+  // them down to the scaled product.
+  auto masking = [&](Value value) {
+    return value.getDefiningOp<AddOp>() || value.getDefiningOp<WhereOp>() ||
+           scaledProduct(value);
+  };
   SmallVector<Value> masks;
+  SmallVector<SelectMask> selects;
   Value current = scores;
   while (!qk) {
     if (Value product = scaledProduct(current)) {
       qk = product;
       break;
     }
-    auto add = current.getDefiningOp<AddOp>();
-    if (!add || (current != scores && !hasOneUse(current)))
+    if (current != scores && !hasOneUse(current))
       break;
-    Value next, addend;
-    for (auto [body, other] : {std::pair(add.getLhs(), add.getRhs()),
-                               std::pair(add.getRhs(), add.getLhs())}) {
-      if (add.getResult().getType() != body.getType())
-        continue;
-      if (body.getDefiningOp<AddOp>() || scaledProduct(body)) {
-        next = body;
-        addend = other;
-        break;
+    Value next;
+    if (auto add = current.getDefiningOp<AddOp>()) {
+      for (auto [body, other] : {std::pair(add.getLhs(), add.getRhs()),
+                                 std::pair(add.getRhs(), add.getLhs())}) {
+        if (add.getResult().getType() == body.getType() && masking(body)) {
+          next = body;
+          masks.push_back(other);
+          break;
+        }
+      }
+    } else if (auto where = current.getDefiningOp<WhereOp>()) {
+      for (bool keepOn : {true, false}) {
+        Value body = keepOn ? where.getOnTrue() : where.getOnFalse();
+        std::optional<double> fill =
+            splatValue(keepOn ? where.getOnFalse() : where.getOnTrue());
+        if (where.getResult().getType() == body.getType() && fill &&
+            *fill <= kMaskedAtMost && masking(body)) {
+          next = body;
+          selects.push_back({where.getCondition(), *fill, keepOn});
+          break;
+        }
       }
     }
     if (!next)
       break;
-    masks.push_back(addend);
     current = next;
   }
   if (!qk) {
     if (current.getDefiningOp<WhereOp>())
-      return std::string("the scores are masked with a select (where / "
-                         "masked_fill), which is not raised yet; an "
-                         "additive mask is");
+      return std::string("the scores are masked with a select whose other "
+                         "value is not a constant at most -1e4");
     return std::string("the scores are not q @ k^T, times a constant scale, "
-                       "plus additive masks");
+                       "with additive or select masks");
   }
   if (!hasOneUse(qk))
     return std::string("q @ k^T has other users");
@@ -217,6 +267,18 @@ std::variant<AttentionMatch, std::string> matchAttention(MatmulOp pv) {
       return std::string("more than one mask besides a causal constant");
     match.mask = candidate;
   }
+  for (const SelectMask &select : selects) {
+    if (!match.causal &&
+        isCausalSelect(select.condition, select.keepOn,
+                       scoresType.getDimSize(rank - 2),
+                       scoresType.getDimSize(rank - 1))) {
+      match.causal = true;
+      continue;
+    }
+    if (match.mask || match.select)
+      return std::string("more than one mask besides a causal constant");
+    match.select = select;
+  }
   return match;
 }
 
@@ -241,8 +303,27 @@ struct RaiseAttention : OpRewritePattern<MatmulOp> {
         k = TransposeOp::create(rewriter, loc, m.keys,
                                 rewriter.getDenseI64ArrayAttr(swap));
     }
+    // A select mask becomes additive: 0 where the scores are kept, the
+    // fill elsewhere.
+    Value mask = m.mask;
+    if (m.select) {
+      Type element = cast<RankedTensorType>(pv.getType()).getElementType();
+      auto scalar = [&](double value) -> Value {
+        auto type = RankedTensorType::get({}, element);
+        return ConstantOp::create(
+            rewriter, loc,
+            DenseElementsAttr::get(
+                type, rewriter.getFloatAttr(element, value).getValue()));
+      };
+      Value zero = scalar(0.0), fill = scalar(m.select->fill);
+      auto condition = cast<RankedTensorType>(m.select->condition.getType());
+      mask = WhereOp::create(rewriter, loc, condition.clone(element),
+                             m.select->condition,
+                             m.select->keepOn ? zero : fill,
+                             m.select->keepOn ? fill : zero);
+    }
     rewriter.replaceOpWithNewOp<AttentionOp>(
-        pv, pv.getType(), m.q, k, m.v, m.mask,
+        pv, pv.getType(), m.q, k, m.v, mask,
         rewriter.getF32FloatAttr(static_cast<float>(m.scale)),
         m.causal ? rewriter.getUnitAttr() : UnitAttr());
     return success();

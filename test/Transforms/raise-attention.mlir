@@ -86,7 +86,7 @@ func.func @not_causal(%q: tensor<4x8xf32>, %kt: tensor<8x4xf32>, %v: tensor<4x8x
 // REASON: tessera.matmul {{.*}}tessera.attention_not_raised = "the softmax's result has other users"
 // REASON: tessera.matmul {{.*}}tessera.attention_not_raised = "the softmax is not along the last axis"
 // REASON: tessera.matmul {{.*}}tessera.attention_not_raised = "the scores have other users"
-// REASON: tessera.matmul {{.*}}tessera.attention_not_raised = "the scores are not q @ k^T, times a constant scale, plus additive masks"
+// REASON: tessera.matmul {{.*}}tessera.attention_not_raised = "the scores are not q @ k^T, times a constant scale, with additive or select masks"
 func.func @negative(%q: tensor<4x8xf32>, %k: tensor<4x8xf32>, %v: tensor<4x8xf32>, %big: tensor<3x4x4xf32>) -> (tensor<4x8xf32>, tensor<4x4xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x4xf32>, tensor<3x4x8xf32>) {
   %s0 = tessera.matmul %q, %k {transpose_b} : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x4xf32>
   %p0 = tessera.softmax %s0 : tensor<4x4xf32>
@@ -106,15 +106,15 @@ func.func @negative(%q: tensor<4x8xf32>, %k: tensor<4x8xf32>, %v: tensor<4x8xf32
 
 // -----
 
-// A boolean mask applied with a select (masked_fill) is not raised yet; the
-// reason says so. A raised attention carries no reason.
+// A boolean mask applied with a select (masked_fill) becomes an additive
+// mask: 0 where the scores are kept, the fill elsewhere; a raised
+// attention carries no reason.
 // CHECK-LABEL: func @select_mask
-// CHECK-NOT: tessera.attention %
-// CHECK-LABEL: func @raised
-// CHECK: tessera.attention %
+// CHECK: %[[Z:.*]] = tessera.constant dense<0.000000e+00> : tensor<f32>
+// CHECK: %[[F:.*]] = tessera.constant dense<0xFF800000> : tensor<f32>
+// CHECK: %[[M:.*]] = tessera.where %arg3, %[[Z]], %[[F]] : tensor<4x4xi1>, tensor<f32>, tensor<f32> -> tensor<4x4xf32>
+// CHECK: tessera.attention %arg0, %arg1, %arg2 mask(%[[M]] : tensor<4x4xf32>)
 // REASON-LABEL: func @select_mask
-// REASON: tessera.matmul {{.*}}tessera.attention_not_raised = "the scores are masked with a select (where / masked_fill), which is not raised yet; an additive mask is"
-// REASON-LABEL: func @raised
 // REASON-NOT: attention_not_raised
 func.func @select_mask(%q: tensor<4x8xf32>, %k: tensor<4x8xf32>, %v: tensor<4x8xf32>, %keep: tensor<4x4xi1>) -> tensor<4x8xf32> {
   %inf = tessera.constant dense<0xFF800000> : tensor<f32>
@@ -124,9 +124,38 @@ func.func @select_mask(%q: tensor<4x8xf32>, %k: tensor<4x8xf32>, %v: tensor<4x8x
   %o = tessera.matmul %p, %v : tensor<4x4xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
   return %o : tensor<4x8xf32>
 }
-func.func @raised(%q: tensor<4x8xf32>, %k: tensor<4x8xf32>, %v: tensor<4x8xf32>) -> tensor<4x8xf32> {
+
+// -----
+
+// masked_fill(mask, -inf) with a constant upper-triangular mask (the fill
+// where it holds) is the causal flag, after the scale.
+// CHECK-LABEL: func @masked_fill_causal
+// CHECK: tessera.attention %arg0, %arg1, %arg2 {causal, scale = 5.000000e-01 : f32}
+func.func @masked_fill_causal(%q: tensor<2x3x8xf32>, %k: tensor<2x3x8xf32>, %v: tensor<2x3x8xf32>) -> tensor<2x3x8xf32> {
+  %above = tessera.constant dense<[[false, true, true], [false, false, true], [false, false, false]]> : tensor<3x3xi1>
+  %inf = tessera.constant dense<0xFF800000> : tensor<f32>
+  %half = tessera.constant dense<0.5> : tensor<f32>
+  %s = tessera.matmul %q, %k {transpose_b} : tensor<2x3x8xf32>, tensor<2x3x8xf32> -> tensor<2x3x3xf32>
+  %c = tessera.mul %s, %half : tensor<2x3x3xf32>, tensor<f32> -> tensor<2x3x3xf32>
+  %m = tessera.where %above, %inf, %c : tensor<3x3xi1>, tensor<f32>, tensor<2x3x3xf32> -> tensor<2x3x3xf32>
+  %p = tessera.softmax %m : tensor<2x3x3xf32>
+  %o = tessera.matmul %p, %v : tensor<2x3x3xf32>, tensor<2x3x8xf32> -> tensor<2x3x8xf32>
+  return %o : tensor<2x3x8xf32>
+}
+
+// -----
+
+// Must not fire: a select whose other value is not a large negative
+// constant is no mask; the reason says so.
+// CHECK-LABEL: func @select_zero
+// CHECK-NOT: tessera.attention %
+// REASON-LABEL: func @select_zero
+// REASON: tessera.matmul {{.*}}tessera.attention_not_raised = "the scores are masked with a select whose other value is not a constant at most -1e4"
+func.func @select_zero(%q: tensor<4x8xf32>, %k: tensor<4x8xf32>, %v: tensor<4x8xf32>, %keep: tensor<4x4xi1>) -> tensor<4x8xf32> {
+  %zero = tessera.constant dense<0.0> : tensor<f32>
   %s = tessera.matmul %q, %k {transpose_b} : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x4xf32>
-  %p = tessera.softmax %s : tensor<4x4xf32>
+  %m = tessera.where %keep, %s, %zero : tensor<4x4xi1>, tensor<4x4xf32>, tensor<f32> -> tensor<4x4xf32>
+  %p = tessera.softmax %m : tensor<4x4xf32>
   %o = tessera.matmul %p, %v : tensor<4x4xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
   return %o : tensor<4x8xf32>
 }
