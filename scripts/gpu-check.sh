@@ -1,5 +1,5 @@
 #!/bin/bash
-# gpu-check.sh - the PTX emulator's differential pack (issue 15, item 5).
+# gpu-check.sh - the PTX emulator's differential pack: the same kernels on a GPU and on the emulator.
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #
 #   scripts/gpu-check.sh record [GOLDEN_DIR]   on a machine with a GPU + nvcc

@@ -1,9 +1,8 @@
 // flash_attn.cu - FlashAttention-2 style forward for the PTX emulator's tests.
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Compiled to flash_attn.ptx by ../gen_ptx.sh (nvcc -arch=sm_80 -O3 -ptx).
-// From the PTX-emulation note's corpus (shared/notes/ptx-emulation/cuda),
-// with C linkage. The largest corpus kernel: the emulator's speed is
-// measured on it (docs/CUDA.md).
+// With C linkage. The largest kernel of the emulator's tests: its speed
+// is measured on it (docs/CUDA.md).
 //
 // Minimal FlashAttention-2 style forward (head dim 64, Br=64 (4 warps x 16 rows), Bc=64), f16 in, f32 accum.
 // cp.async K/V tiles (double-buffered), ldmatrix / ldmatrix.trans, mma.sync m16n8k16, online softmax with quad shuffles.

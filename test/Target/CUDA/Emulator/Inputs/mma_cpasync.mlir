@@ -1,5 +1,5 @@
 // mma_cpasync.mlir - MLIR 22 GEMM through nvgpu (cp.async, ldmatrix, mma.sync) for the
-// PTX emulator tests; from the PTX-emulation note (shared/notes). Lowered by ../gen_ptx.sh.
+// PTX emulator tests. Lowered by ../gen_ptx.sh.
 // Tiled f16 x f16 -> f32 GEMM, one warp per 16x8 output tile.
 // cp.async (nvgpu.device_async_copy) global->shared, bar.sync, ldmatrix, mma.sync m16n8k16.
 module attributes {gpu.container_module} {
