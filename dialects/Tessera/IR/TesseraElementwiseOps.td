@@ -117,6 +117,20 @@ def Tessera_SigmoidOp : Tessera_UnaryOp<"sigmoid", "logistic sigmoid 1/(1+e^-x)"
 def Tessera_ReluOp : Tessera_UnaryOp<"relu", "rectified linear unit max(x, 0)",
                                      [], Tessera_IntOrFloatTensor>;
 def Tessera_SiluOp : Tessera_UnaryOp<"silu", "SiLU (swish) x * sigmoid(x)">;
+def Tessera_SinOp : Tessera_UnaryOp<"sin", "sine">;
+def Tessera_CosOp : Tessera_UnaryOp<"cos", "cosine">;
+def Tessera_TanOp : Tessera_UnaryOp<"tan", "tangent">;
+def Tessera_AsinOp : Tessera_UnaryOp<"asin", "arcsine">;
+def Tessera_AcosOp : Tessera_UnaryOp<"acos", "arccosine">;
+def Tessera_AtanOp : Tessera_UnaryOp<"atan", "arctangent">;
+def Tessera_SinhOp : Tessera_UnaryOp<"sinh", "hyperbolic sine">;
+def Tessera_CoshOp : Tessera_UnaryOp<"cosh", "hyperbolic cosine">;
+def Tessera_AsinhOp : Tessera_UnaryOp<"asinh", "inverse hyperbolic sine">;
+def Tessera_AcoshOp : Tessera_UnaryOp<"acosh", "inverse hyperbolic cosine">;
+def Tessera_AtanhOp : Tessera_UnaryOp<"atanh", "inverse hyperbolic tangent">;
+def Tessera_CeilOp : Tessera_UnaryOp<"ceil", "rounding up to an integer">;
+def Tessera_FloorOp : Tessera_UnaryOp<"floor", "rounding down to an integer">;
+def Tessera_RoundOp : Tessera_UnaryOp<"round", "rounding to the nearest integer, halves to even">;
 def Tessera_NotOp : Tessera_UnaryOp<"not", "logical negation", [],
                                     Tessera_BoolTensor> {
   let hasFolder = 1;

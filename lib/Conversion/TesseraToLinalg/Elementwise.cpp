@@ -200,6 +200,76 @@ Value scalarOp(Operation *op, OpBuilder &b, Location loc, ValueRange args,
           return math::ErfOp::create(b, loc, v);
         });
       })
+      .Case([&](ts::SinOp) {
+        return inF32(b, loc, x, [&](Value v) -> Value {
+          return math::SinOp::create(b, loc, v);
+        });
+      })
+      .Case([&](ts::CosOp) {
+        return inF32(b, loc, x, [&](Value v) -> Value {
+          return math::CosOp::create(b, loc, v);
+        });
+      })
+      .Case([&](ts::TanOp) {
+        return inF32(b, loc, x, [&](Value v) -> Value {
+          return math::TanOp::create(b, loc, v);
+        });
+      })
+      .Case([&](ts::AsinOp) {
+        return inF32(b, loc, x, [&](Value v) -> Value {
+          return math::AsinOp::create(b, loc, v);
+        });
+      })
+      .Case([&](ts::AcosOp) {
+        return inF32(b, loc, x, [&](Value v) -> Value {
+          return math::AcosOp::create(b, loc, v);
+        });
+      })
+      .Case([&](ts::AtanOp) {
+        return inF32(b, loc, x, [&](Value v) -> Value {
+          return math::AtanOp::create(b, loc, v);
+        });
+      })
+      .Case([&](ts::SinhOp) {
+        return inF32(b, loc, x, [&](Value v) -> Value {
+          return math::SinhOp::create(b, loc, v);
+        });
+      })
+      .Case([&](ts::CoshOp) {
+        return inF32(b, loc, x, [&](Value v) -> Value {
+          return math::CoshOp::create(b, loc, v);
+        });
+      })
+      .Case([&](ts::AsinhOp) {
+        return inF32(b, loc, x, [&](Value v) -> Value {
+          return math::AsinhOp::create(b, loc, v);
+        });
+      })
+      .Case([&](ts::AcoshOp) {
+        return inF32(b, loc, x, [&](Value v) -> Value {
+          return math::AcoshOp::create(b, loc, v);
+        });
+      })
+      .Case([&](ts::AtanhOp) {
+        return inF32(b, loc, x, [&](Value v) -> Value {
+          return math::AtanhOp::create(b, loc, v);
+        });
+      })
+      .Case([&](ts::CeilOp) {
+        return inF32(b, loc, x, [&](Value v) -> Value {
+          return math::CeilOp::create(b, loc, v);
+        });
+      })
+      .Case([&](ts::FloorOp) {
+        return inF32(b, loc, x, [&](Value v) -> Value {
+          return math::FloorOp::create(b, loc, v);
+        });
+      })
+      .Case([&](ts::RoundOp) {
+        return inF32(b, loc, x, [&](Value v) -> Value {
+          return math::RoundEvenOp::create(b, loc, v);
+        });
+      })
       .Case([&](ts::SigmoidOp) {
         return inF32(b, loc, x, [&](Value v) { return sigmoid(b, loc, v); });
       })
@@ -252,7 +322,21 @@ void populateElementwisePatterns(RewritePatternSet &patterns) {
       ElementwiseLowering<ts::ReciprocalOp>, ElementwiseLowering<ts::TanhOp>,
       ElementwiseLowering<ts::ErfOp>, ElementwiseLowering<ts::SigmoidOp>,
       ElementwiseLowering<ts::SiluOp>, ElementwiseLowering<ts::GeluOp>,
-      ElementwiseLowering<ts::CastOp>>(patterns.getContext());
+      ElementwiseLowering<ts::CastOp>,
+      ElementwiseLowering<ts::SinOp>,
+      ElementwiseLowering<ts::CosOp>,
+      ElementwiseLowering<ts::TanOp>,
+      ElementwiseLowering<ts::AsinOp>,
+      ElementwiseLowering<ts::AcosOp>,
+      ElementwiseLowering<ts::AtanOp>,
+      ElementwiseLowering<ts::SinhOp>,
+      ElementwiseLowering<ts::CoshOp>,
+      ElementwiseLowering<ts::AsinhOp>,
+      ElementwiseLowering<ts::AcoshOp>,
+      ElementwiseLowering<ts::AtanhOp>,
+      ElementwiseLowering<ts::CeilOp>,
+      ElementwiseLowering<ts::FloorOp>,
+      ElementwiseLowering<ts::RoundOp>>(patterns.getContext());
 }
 
 } // namespace tessera::to_linalg

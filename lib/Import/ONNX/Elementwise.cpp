@@ -4,6 +4,8 @@
 
 #include "mlir/IR/Verifier.h"
 
+#include <limits>
+
 using namespace mlir;
 
 namespace tessera::onnx_import {
@@ -180,6 +182,142 @@ static LogicalResult convertLeakyRelu(GraphImporter &im,
       im.inferred<ts::CompareOp>(ts::CompareDirection::lt, x, zero);
   Value scaled = im.inferred<ts::MulOp>(x, alpha);
   return im.setOutput(0, im.inferred<ts::WhereOp>(negative, scaled, x));
+}
+
+/// alpha * (exp(x) - 1) where x < 0 (<= 0 for Selu), x elsewhere, times
+/// gamma: Elu (gamma 1) and Selu.
+static Value exponentialUnit(GraphImporter &im, Value x, double alpha,
+                             double gamma, ts::CompareDirection negative) {
+  Type type = elementType(x);
+  Value below = im.inferred<ts::CompareOp>(negative, x,
+                                           im.constantScalar(0.0, type));
+  Value expm1 = im.inferred<ts::SubOp>(im.create<ts::ExpOp>(x),
+                                       im.constantScalar(1.0, type));
+  Value scaled =
+      expm1 ? im.inferred<ts::MulOp>(expm1, im.constantScalar(alpha, type))
+            : Value();
+  Value picked =
+      below && scaled ? im.inferred<ts::WhereOp>(below, scaled, x) : Value();
+  if (!picked || gamma == 1.0)
+    return picked;
+  return im.inferred<ts::MulOp>(picked, im.constantScalar(gamma, type));
+}
+
+static LogicalResult convertElu(GraphImporter &im, const onnx::NodeProto &) {
+  Value x = im.input(0);
+  if (!x)
+    return failure();
+  return im.setOutput(0, exponentialUnit(im, x, im.floatAttr("alpha", 1.0f),
+                                         1.0, ts::CompareDirection::lt));
+}
+
+static LogicalResult convertSelu(GraphImporter &im, const onnx::NodeProto &) {
+  Value x = im.input(0);
+  if (!x)
+    return failure();
+  return im.setOutput(
+      0, exponentialUnit(im, x, im.floatAttr("alpha", 1.67326319217681884765625f),
+                         im.floatAttr("gamma", 1.05070102214813232421875f),
+                         ts::CompareDirection::le));
+}
+
+/// log(1 + exp(x)).
+static LogicalResult convertSoftplus(GraphImporter &im,
+                                     const onnx::NodeProto &) {
+  Value x = im.input(0);
+  if (!x)
+    return failure();
+  Value shifted = im.inferred<ts::AddOp>(
+      im.create<ts::ExpOp>(x), im.constantScalar(1.0, elementType(x)));
+  return im.setOutput(0, shifted ? im.create<ts::LogOp>(shifted) : Value());
+}
+
+/// x / (1 + |x|).
+static LogicalResult convertSoftsign(GraphImporter &im,
+                                     const onnx::NodeProto &) {
+  Value x = im.input(0);
+  if (!x)
+    return failure();
+  Value denominator = im.inferred<ts::AddOp>(
+      im.create<ts::AbsOp>(x), im.constantScalar(1.0, elementType(x)));
+  return im.setOutput(
+      0, denominator ? im.inferred<ts::DivOp>(x, denominator) : Value());
+}
+
+/// max(0, x) + min(0, alpha * (exp(x / alpha) - 1)).
+static LogicalResult convertCelu(GraphImporter &im, const onnx::NodeProto &) {
+  Value x = im.input(0);
+  if (!x)
+    return failure();
+  Type type = elementType(x);
+  double alpha = im.floatAttr("alpha", 1.0f);
+  if (alpha == 0.0)
+    return im.emitError() << "alpha must not be 0";
+  Value zero = im.constantScalar(0.0, type);
+  Value scaled = im.inferred<ts::DivOp>(x, im.constantScalar(alpha, type));
+  Value expm1 =
+      scaled ? im.inferred<ts::SubOp>(im.create<ts::ExpOp>(scaled),
+                                      im.constantScalar(1.0, type))
+             : Value();
+  Value negative =
+      expm1 ? im.inferred<ts::MinOp>(
+                  im.inferred<ts::MulOp>(expm1, im.constantScalar(alpha, type)),
+                  zero)
+            : Value();
+  Value positive = im.inferred<ts::MaxOp>(x, zero);
+  return im.setOutput(0, negative && positive
+                             ? im.inferred<ts::AddOp>(positive, negative)
+                             : Value());
+}
+
+/// x != x.
+static LogicalResult convertIsNaN(GraphImporter &im, const onnx::NodeProto &) {
+  Value x = im.input(0);
+  if (!x)
+    return failure();
+  return im.setOutput(
+      0, im.inferred<ts::CompareOp>(ts::CompareDirection::ne, x, x));
+}
+
+/// x == +inf (detect_positive) or x == -inf (detect_negative).
+static LogicalResult convertIsInf(GraphImporter &im, const onnx::NodeProto &) {
+  Value x = im.input(0);
+  if (!x)
+    return failure();
+  Type type = elementType(x);
+  bool positive = im.intAttr("detect_positive", 1) != 0;
+  bool negative = im.intAttr("detect_negative", 1) != 0;
+  double inf = std::numeric_limits<double>::infinity();
+  Value result;
+  for (auto [wanted, value] : {std::pair(positive, inf),
+                               std::pair(negative, -inf)}) {
+    if (!wanted)
+      continue;
+    Value is = im.inferred<ts::CompareOp>(ts::CompareDirection::eq, x,
+                                          im.constantScalar(value, type));
+    result = result && is ? im.inferred<ts::OrOp>(result, is) : is;
+  }
+  // Detecting neither: false everywhere (x != x and x == x never both hold).
+  if (!positive && !negative)
+    result = im.inferred<ts::AndOp>(
+        im.inferred<ts::CompareOp>(ts::CompareDirection::ne, x, x),
+        im.inferred<ts::CompareOp>(ts::CompareDirection::eq, x, x));
+  return im.setOutput(0, result);
+}
+
+/// x where x > alpha, 0 elsewhere.
+static LogicalResult convertThresholdedRelu(GraphImporter &im,
+                                            const onnx::NodeProto &) {
+  Value x = im.input(0);
+  if (!x)
+    return failure();
+  Type type = elementType(x);
+  Value above = im.inferred<ts::CompareOp>(
+      ts::CompareDirection::gt, x,
+      im.constantScalar(im.floatAttr("alpha", 1.0f), type));
+  return im.setOutput(0, above ? im.inferred<ts::WhereOp>(
+                                     above, x, im.constantScalar(0.0, type))
+                               : Value());
 }
 
 /// max(0, min(1, alpha * x + beta)): HardSigmoid, and inside HardSwish.
@@ -404,6 +542,28 @@ void registerElementwiseConverters(ConverterRegistry &r) {
   r["LeakyRelu"] = convertLeakyRelu;
   r["Gelu"] = convertGelu;
   r["HardSigmoid"] = convertHardSigmoid;
+  r["Sin"] = convertUnary<ts::SinOp>;
+  r["Cos"] = convertUnary<ts::CosOp>;
+  r["Tan"] = convertUnary<ts::TanOp>;
+  r["Asin"] = convertUnary<ts::AsinOp>;
+  r["Acos"] = convertUnary<ts::AcosOp>;
+  r["Atan"] = convertUnary<ts::AtanOp>;
+  r["Sinh"] = convertUnary<ts::SinhOp>;
+  r["Cosh"] = convertUnary<ts::CoshOp>;
+  r["Asinh"] = convertUnary<ts::AsinhOp>;
+  r["Acosh"] = convertUnary<ts::AcoshOp>;
+  r["Atanh"] = convertUnary<ts::AtanhOp>;
+  r["Ceil"] = convertUnary<ts::CeilOp>;
+  r["Floor"] = convertUnary<ts::FloorOp>;
+  r["Round"] = convertUnary<ts::RoundOp>;
+  r["Elu"] = convertElu;
+  r["Selu"] = convertSelu;
+  r["ThresholdedRelu"] = convertThresholdedRelu;
+  r["Softplus"] = convertSoftplus;
+  r["Softsign"] = convertSoftsign;
+  r["Celu"] = convertCelu;
+  r["IsNaN"] = convertIsNaN;
+  r["IsInf"] = convertIsInf;
   r["HardSwish"] = convertHardSwish;
   r["Where"] = convertWhere;
   r["Cast"] = convertCast;

@@ -70,3 +70,22 @@ func.func @not_tessera(%x: f32) -> f32 {
   %0 = arith.addf %x, %x : f32
   return %0 : f32
 }
+
+// -----
+
+// Trigonometric, hyperbolic and rounding ops are math ops on each element
+// (in f32 for narrower floats); Round rounds halves to even.
+// CHECK-LABEL: func @math_unary
+// CHECK: math.sin
+// CHECK: math.acosh
+// CHECK: math.ceil
+// CHECK: arith.extf
+// CHECK-NEXT: math.roundeven
+// CHECK-NEXT: arith.truncf
+func.func @math_unary(%x: tensor<8xf32>, %h: tensor<8xbf16>) -> (tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xbf16>) {
+  %0 = tessera.sin %x : tensor<8xf32>
+  %1 = tessera.acosh %x : tensor<8xf32>
+  %2 = tessera.ceil %x : tensor<8xf32>
+  %3 = tessera.round %h : tensor<8xbf16>
+  return %0, %1, %2, %3 : tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xbf16>
+}

@@ -93,3 +93,11 @@ func.func @cast_changes_shape(%a: tensor<3xf32>) {
   %0 = tessera.cast %a : tensor<3xf32> to tensor<4xbf16>
   return
 }
+
+// -----
+
+func.func @sin_of_integers(%x: tensor<4xi32>) -> tensor<4xi32> {
+  // expected-error @+1 {{'tessera.sin' op operand #0 must be}}
+  %0 = tessera.sin %x : tensor<4xi32>
+  return %0 : tensor<4xi32>
+}

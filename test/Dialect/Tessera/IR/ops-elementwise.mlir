@@ -144,3 +144,38 @@ func.func @casts(%x: tensor<4xf32>) -> (tensor<4xbf16>, tensor<4xf8E4M3FN>, tens
   %4 = tessera.cast %x : tensor<4xf32> to tensor<4xi1>
   return %0, %1, %2, %3, %4 : tensor<4xbf16>, tensor<4xf8E4M3FN>, tensor<4xf8E5M2>, tensor<4xi8>, tensor<4xi1>
 }
+
+// -----
+
+// CHECK-LABEL: func @math_unary
+// CHECK: %[[M0:.*]] = tessera.sin %arg0 : tensor<4xf32>
+// CHECK: %[[M1:.*]] = tessera.cos %[[M0]] : tensor<4xf32>
+// CHECK: %[[M2:.*]] = tessera.tan %[[M1]] : tensor<4xf32>
+// CHECK: %[[M3:.*]] = tessera.asin %[[M2]] : tensor<4xf32>
+// CHECK: %[[M4:.*]] = tessera.acos %[[M3]] : tensor<4xf32>
+// CHECK: %[[M5:.*]] = tessera.atan %[[M4]] : tensor<4xf32>
+// CHECK: %[[M6:.*]] = tessera.sinh %[[M5]] : tensor<4xf32>
+// CHECK: %[[M7:.*]] = tessera.cosh %[[M6]] : tensor<4xf32>
+// CHECK: %[[M8:.*]] = tessera.asinh %[[M7]] : tensor<4xf32>
+// CHECK: %[[M9:.*]] = tessera.acosh %[[M8]] : tensor<4xf32>
+// CHECK: %[[M10:.*]] = tessera.atanh %[[M9]] : tensor<4xf32>
+// CHECK: %[[M11:.*]] = tessera.ceil %[[M10]] : tensor<4xf32>
+// CHECK: %[[M12:.*]] = tessera.floor %[[M11]] : tensor<4xf32>
+// CHECK: %[[M13:.*]] = tessera.round %[[M12]] : tensor<4xf32>
+func.func @math_unary(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = tessera.sin %x : tensor<4xf32>
+  %1 = tessera.cos %0 : tensor<4xf32>
+  %2 = tessera.tan %1 : tensor<4xf32>
+  %3 = tessera.asin %2 : tensor<4xf32>
+  %4 = tessera.acos %3 : tensor<4xf32>
+  %5 = tessera.atan %4 : tensor<4xf32>
+  %6 = tessera.sinh %5 : tensor<4xf32>
+  %7 = tessera.cosh %6 : tensor<4xf32>
+  %8 = tessera.asinh %7 : tensor<4xf32>
+  %9 = tessera.acosh %8 : tensor<4xf32>
+  %10 = tessera.atanh %9 : tensor<4xf32>
+  %11 = tessera.ceil %10 : tensor<4xf32>
+  %12 = tessera.floor %11 : tensor<4xf32>
+  %13 = tessera.round %12 : tensor<4xf32>
+  return %13 : tensor<4xf32>
+}
