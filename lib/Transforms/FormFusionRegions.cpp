@@ -35,7 +35,7 @@ Role roleOf(Operation *op) {
   if (isa<AttentionOp>(op))
     return Role::Attention;
   if (isa<SoftmaxOp, LogSoftmaxOp, LayerNormOp, RmsNormOp, ReduceSumOp,
-          ReduceMeanOp, ReduceMaxOp, ReduceMinOp>(op))
+          ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp>(op))
     return Role::Reduction;
   if (isa<AddOp, SubOp, MulOp, DivOp, PowOp, MaxOp, MinOp, CompareOp, AndOp,
           OrOp, XorOp, WhereOp, NegOp, AbsOp, ExpOp, LogOp, SqrtOp, RsqrtOp,

@@ -31,6 +31,7 @@ def Tessera_ReduceSumOp : Tessera_ReduceOp<"reduce_sum", "sum">;
 def Tessera_ReduceMeanOp : Tessera_ReduceOp<"reduce_mean", "arithmetic mean">;
 def Tessera_ReduceMaxOp : Tessera_ReduceOp<"reduce_max", "maximum">;
 def Tessera_ReduceMinOp : Tessera_ReduceOp<"reduce_min", "minimum">;
+def Tessera_ReduceProdOp : Tessera_ReduceOp<"reduce_prod", "product">;
 
 class Tessera_ArgReduceOp<string mnemonic, string desc>
     : Tessera_PureOp<mnemonic, Tessera_InferredResult> {

@@ -289,6 +289,7 @@ void populateReductionPatterns(RewritePatternSet &patterns) {
                ReduceLowering<ts::ReduceMeanOp, ReduceKind::Sum, true>,
                ReduceLowering<ts::ReduceMaxOp, ReduceKind::Max>,
                ReduceLowering<ts::ReduceMinOp, ReduceKind::Min>,
+               ReduceLowering<ts::ReduceProdOp, ReduceKind::Prod>,
                SoftmaxLowering<ts::SoftmaxOp, false>,
                SoftmaxLowering<ts::LogSoftmaxOp, true>, LayerNormLowering,
                ArgReduceLowering<ts::ArgMaxOp, true>,

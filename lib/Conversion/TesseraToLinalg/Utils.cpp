@@ -78,6 +78,8 @@ Value buildReductionIdentity(OpBuilder &b, Location loc, Type type,
                                ReduceKind kind) {
   if (kind == ReduceKind::Sum)
     return scalarConstant(b, loc, type, 0.0);
+  if (kind == ReduceKind::Prod)
+    return scalarConstant(b, loc, type, 1.0);
   bool lowest = kind == ReduceKind::Max;
   if (auto floatType = dyn_cast<FloatType>(type))
     return arith::ConstantOp::create(
@@ -102,6 +104,9 @@ static Value combine(OpBuilder &b, Location loc, ReduceKind kind, Value x,
   case ReduceKind::Min:
     return isFloat ? arith::MinimumFOp::create(b, loc, x, y).getResult()
                    : arith::MinSIOp::create(b, loc, x, y).getResult();
+  case ReduceKind::Prod:
+    return isFloat ? arith::MulFOp::create(b, loc, x, y).getResult()
+                   : arith::MulIOp::create(b, loc, x, y).getResult();
   }
   return {};
 }

@@ -40,9 +40,9 @@ Value buildElementwise(OpBuilder &b, Location loc, RankedTensorType resultType,
                        ValueRange inputs, BodyFn body,
                        ArrayRef<AffineMap> maps = {});
 
-enum class ReduceKind { Sum, Max, Min };
+enum class ReduceKind { Sum, Max, Min, Prod };
 
-/// The identity of a reduction: 0, or the lowest / highest value.
+/// The identity of a reduction: 0, 1, or the lowest / highest value.
 Value buildReductionIdentity(OpBuilder &b, Location loc, Type type,
                              ReduceKind kind);
 

@@ -270,6 +270,49 @@ static LogicalResult convertCelu(GraphImporter &im, const onnx::NodeProto &) {
                              : Value());
 }
 
+/// The remainder of a / b. With fmod = 1, C's fmod: a - trunc(a / b) * b,
+/// the sign of a; with fmod = 0 (integers only), the sign of b: that
+/// remainder plus b where it is non-zero and its sign differs from b's.
+static LogicalResult convertMod(GraphImporter &im, const onnx::NodeProto &) {
+  Value a = im.input(0), b = im.input(1);
+  if (!a || !b)
+    return failure();
+  Type type = elementType(a);
+  bool fmod = im.intAttr("fmod", 0) != 0;
+  bool isFloat = isa<FloatType>(type);
+  if (isFloat && !fmod)
+    return im.emitError() << "fmod = 0 is defined for integers only (ONNX "
+                             "requires fmod = 1 for floats)";
+  Value quotient = im.inferred<ts::DivOp>(a, b);
+  if (quotient && isFloat) {
+    // trunc(q): ceil below zero, floor above.
+    Value below = im.inferred<ts::CompareOp>(ts::CompareDirection::lt,
+                                             quotient,
+                                             im.constantScalar(0.0, type));
+    quotient = below ? im.inferred<ts::WhereOp>(
+                           below, im.create<ts::CeilOp>(quotient),
+                           im.create<ts::FloorOp>(quotient))
+                     : Value();
+  }
+  Value product = quotient ? im.inferred<ts::MulOp>(quotient, b) : Value();
+  Value remainder = product ? im.inferred<ts::SubOp>(a, product) : Value();
+  if (!remainder || fmod)
+    return im.setOutput(0, remainder);
+  Value zero = im.constantScalar(0.0, type);
+  Value nonZero =
+      im.inferred<ts::CompareOp>(ts::CompareDirection::ne, remainder, zero);
+  Value signsDiffer = im.inferred<ts::XorOp>(
+      im.inferred<ts::CompareOp>(ts::CompareDirection::lt, remainder, zero),
+      im.inferred<ts::CompareOp>(ts::CompareDirection::lt, b, zero));
+  Value adjust = nonZero && signsDiffer
+                     ? im.inferred<ts::AndOp>(nonZero, signsDiffer)
+                     : Value();
+  Value shifted = im.inferred<ts::AddOp>(remainder, b);
+  return im.setOutput(0, adjust && shifted ? im.inferred<ts::WhereOp>(
+                                                 adjust, shifted, remainder)
+                                           : Value());
+}
+
 /// x != x.
 static LogicalResult convertIsNaN(GraphImporter &im, const onnx::NodeProto &) {
   Value x = im.input(0);
@@ -563,6 +606,7 @@ void registerElementwiseConverters(ConverterRegistry &r) {
   r["Softsign"] = convertSoftsign;
   r["Celu"] = convertCelu;
   r["IsNaN"] = convertIsNaN;
+  r["Mod"] = convertMod;
   r["IsInf"] = convertIsInf;
   r["HardSwish"] = convertHardSwish;
   r["Where"] = convertWhere;

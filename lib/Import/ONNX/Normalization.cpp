@@ -236,6 +236,7 @@ void registerNormalizationConverters(
   r["LogSoftmax"] = convertSoftmax<ts::LogSoftmaxOp>;
   r["LayerNormalization"] = convertLayerNorm;
   r["BatchNormalization"] = convertBatchNorm;
+  r["ReduceProd"] = convertReduce<ts::ReduceProdOp, 18>;
 }
 
 } // namespace tessera::onnx_import

@@ -27,6 +27,17 @@ func.func @reduce_max_int(%x: tensor<2x8xi32>) -> tensor<8xi32> {
 
 // -----
 
+// A product starts from 1 and multiplies.
+// CHECK-LABEL: func @reduce_prod
+func.func @reduce_prod(%x: tensor<2x8xf32>) -> tensor<2xf32> {
+  // CHECK: arith.constant 1.000000e+00 : f32
+  // CHECK: arith.mulf
+  %0 = tessera.reduce_prod %x [1] {keepdims = false} : tensor<2x8xf32> -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
 // Softmax subtracts the row max before the exponential.
 // CHECK-LABEL: func @softmax
 func.func @softmax(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {

@@ -88,3 +88,12 @@ func.func @pools(%x: tensor<?x3x4x4xf32>, %y: tensor<1x2x9xi8>) -> (tensor<?x3x1
   %2 = tessera.max_pool %y {kernel_shape = array<i64: 3>, strides = array<i64: 2>, pads = array<i64: 1, 1>, dilations = array<i64: 2>} : tensor<1x2x9xi8> -> tensor<1x2x4xi8>
   return %0, %1, %2 : tensor<?x3x1x1xf32>, tensor<?x3x2x2xf32>, tensor<1x2x4xi8>
 }
+
+// -----
+
+// CHECK-LABEL: func @product
+func.func @product(%x: tensor<3x4xf32>) -> tensor<3xf32> {
+  // CHECK: tessera.reduce_prod %{{.*}} [1] {keepdims = false} : tensor<3x4xf32> -> tensor<3xf32>
+  %0 = tessera.reduce_prod %x [1] {keepdims = false} : tensor<3x4xf32> -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
