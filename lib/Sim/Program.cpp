@@ -275,7 +275,18 @@ Result<Program> tessera::sim::decodeProgram(const std::vector<uint8_t> &bytes,
     t.offset = r.get<uint64_t>();
     if (r.failed)
       return "truncated tensor table entry " + std::to_string(n);
-    if (t.offset + static_cast<uint64_t>(t.bytes()) > dramSize)
+    // The size in bytes, computed so that it cannot overflow: every
+    // partial product stays within the image (dims of up to 2^32 and a
+    // rank of 8 overflow 64 bits), and so does offset + size (an offset
+    // near 2^64 wraps around).
+    uint64_t size = static_cast<uint64_t>(formatBytes(t.format));
+    bool fits = size <= dramSize;
+    for (int64_t dim : t.shape)
+      if (fits) {
+        fits = size <= dramSize / static_cast<uint64_t>(dim);
+        size *= fits ? static_cast<uint64_t>(dim) : 1;
+      }
+    if (!fits || t.offset > dramSize || size > dramSize - t.offset)
       return "tensor '" + t.name + "' lies beyond the DRAM image";
     program.tensors.push_back(std::move(t));
   }

@@ -1191,3 +1191,41 @@ TEST(Simulator, GemmEpilogueMatchesASeparateVectorStep) {
             "a GEMM epilogue reduces rows only when one block holds whole "
             "rows (N <= the array's columns)");
 }
+
+// Found by the program fuzzer (test/Fuzz/ProgramFuzzer.cpp): a tensor whose
+// size overflows 64 bits, or whose offset + size wraps around, must be
+// rejected when the file is read, not read out of bounds later.
+TEST(Program, TensorTableSizesCannotOverflow) {
+  AcceleratorConfig small = std::get<AcceleratorConfig>(presetConfig("small"));
+  auto withTensor = [](std::vector<int64_t> shape, uint64_t offset) {
+    Program program;
+    program.dram.assign(16, 0);
+    TensorInfo t;
+    t.name = "x";
+    t.role = TensorInfo::Role::Output;
+    t.format = NumberFormat::F32;
+    t.shape = std::move(shape);
+    t.offset = offset;
+    program.tensors.push_back(t);
+    return encodeProgram(program);
+  };
+  // Control: four fp32 values at offset 0 fill the 16-byte image exactly.
+  Result<Program> fits = decodeProgram(withTensor({4}, 0), small);
+  ASSERT_TRUE(std::holds_alternative<Program>(fits))
+      << std::get<std::string>(fits);
+  EXPECT_EQ(readTensor(std::get<Program>(fits), std::get<Program>(fits).tensors[0]),
+            std::vector<float>(4, 0.0f));
+  // 16 bytes at offset 2^64 - 8: the end wrapped around to 8.
+  EXPECT_EQ(std::get<std::string>(
+                decodeProgram(withTensor({4}, ~uint64_t(0) - 7), small)),
+            "tensor 'x' lies beyond the DRAM image");
+  // 2^32 x 2^32 elements: the element count overflowed int64_t.
+  EXPECT_EQ(std::get<std::string>(decodeProgram(
+                withTensor({int64_t(1) << 32, int64_t(1) << 32}, 0), small)),
+            "tensor 'x' lies beyond the DRAM image");
+  // One byte too many, and one too far.
+  EXPECT_EQ(std::get<std::string>(decodeProgram(withTensor({5}, 0), small)),
+            "tensor 'x' lies beyond the DRAM image");
+  EXPECT_EQ(std::get<std::string>(decodeProgram(withTensor({4}, 1), small)),
+            "tensor 'x' lies beyond the DRAM image");
+}
