@@ -80,6 +80,20 @@ static LogicalResult upgradeOpset(onnx::ModelProto &model, int64_t opset,
                                   Location loc) {
   if (opset >= ::tessera::kMinONNXOpset)
     return success();
+  // ONNX 1.12's Pad adapter reads `pads` as ints and `value` as a float
+  // without checking their types (a null dereference otherwise, found by
+  // test/Fuzz's importer target).
+  for (const onnx::NodeProto &node : model.graph().node()) {
+    if (node.op_type() != "Pad" || !isDefaultDomain(node.domain()))
+      continue;
+    for (const onnx::AttributeProto &a : node.attribute())
+      if ((a.name() == "pads" && a.type() != onnx::AttributeProto::INTS) ||
+          (a.name() == "value" && a.type() != onnx::AttributeProto::FLOAT))
+        return emitError(loc) << "node '" << node.name()
+                              << "' (Pad): attribute '" << a.name()
+                              << "' must be of type "
+                              << (a.name() == "pads" ? "ints" : "float");
+  }
   // ONNX 1.12's Pad adapter reads `value` even where it takes its default.
   for (onnx::NodeProto &node : *model.mutable_graph()->mutable_node()) {
     if (node.op_type() != "Pad" || !isDefaultDomain(node.domain()) ||
