@@ -433,6 +433,23 @@ int main(int argc, char **argv) {
     if (!dimValues)
       return usage(toString(dimValues.takeError()));
     options.dimValues = std::move(*dimValues);
+    // Compiles in process into `out`; the exit status on failure (2 for
+    // an error in the options), else 0.
+    auto compileModel = [&](const tessera::CompileOptions &compile,
+                            std::unique_ptr<Executable> &out) -> int {
+      auto compiled =
+          tessera::compileAndLoad(model, context, compile, loadOptions);
+      if (!compiled) {
+        llvm::Error error = compiled.takeError();
+        if (tessera::isOptionError(error))
+          return usage(toString(std::move(error)));
+        WithColor::error(errs(), "tessera-run")
+            << model << ": " << toString(std::move(error)) << "\n";
+        return 1;
+      }
+      out = std::move(*compiled);
+      return 0;
+    };
     // A target that compiles for fixed sizes takes the sizes of a test
     // folder's symbolic dims from each test set's inputs: one compile per
     // distinct set of sizes (--dim compiles once, ahead of time).
@@ -481,17 +498,8 @@ int main(int argc, char **argv) {
             outs() << "compiled for " << fixed << " (from " << label
                    << ")\n";
             options.dimValues = *sizes;
-            auto compiled =
-                tessera::compileAndLoad(model, context, options, loadOptions);
-            if (!compiled) {
-              llvm::Error error = compiled.takeError();
-              if (tessera::isOptionError(error))
-                return usage(toString(std::move(error)));
-              WithColor::error(errs(), "tessera-run")
-                  << model << ": " << toString(std::move(error)) << "\n";
-              return 1;
-            }
-            executable = std::move(*compiled);
+            if (int status = compileModel(options, executable))
+              return status;
           }
           ok &= runFiles(*executable, label, inputs,
                          numberedFiles(set, "output"));
@@ -499,17 +507,8 @@ int main(int argc, char **argv) {
         return ok ? 0 : 1;
       }
     }
-    auto compiled =
-        tessera::compileAndLoad(model, context, options, loadOptions);
-    if (!compiled) {
-      llvm::Error error = compiled.takeError();
-      if (tessera::isOptionError(error))
-        return usage(toString(std::move(error)));
-      WithColor::error(errs(), "tessera-run")
-          << model << ": " << toString(std::move(error)) << "\n";
-      return 1;
-    }
-    executable = std::move(*compiled);
+    if (int status = compileModel(options, executable))
+      return status;
   }
   const ModelSignature &signature = executable->signature();
   if (testDir.empty() && inputFiles.empty() && !signature.inputs.empty()) {

@@ -10,6 +10,7 @@
 #ifndef TESSERA_TRANSFORMS_SIGNATURE_H
 #define TESSERA_TRANSFORMS_SIGNATURE_H
 
+#include "tessera/Dialect/Tessera/IR/ElementTypes.h"
 #include "tessera/Runtime/Invoke.h"
 #include "tessera/Support/ElementType.h"
 
@@ -24,12 +25,6 @@ namespace tessera {
 /// The attribute on the entry function that holds the signature.
 constexpr const char *kSignatureAttrName = "tessera.signature";
 
-/// The shared element type of an MLIR element type, or nothing when the
-/// runtime cannot pass it.
-std::optional<ElementType> elementTypeOf(mlir::Type type);
-
-/// The MLIR element type of `type`.
-mlir::Type toMLIRType(ElementType type, mlir::MLIRContext *context);
 
 /// The signature recorded on `module`'s entry function; an error when no
 /// function has one (the pipeline did not run tessera-record-signature).

@@ -1,6 +1,7 @@
 //===- SystolicDialect.cpp - the systolic accelerator's program IR --------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "tessera/Dialect/Systolic/IR/SystolicDialect.h"
+#include "tessera/Dialect/Tessera/IR/ElementTypes.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -22,44 +23,14 @@ void SystolicDialect::initialize() {
 }
 
 std::optional<ElementType> mlir::systolic::getNumberFormat(Type type) {
-  if (type.isF32())
-    return ElementType::F32;
-  if (type.isBF16())
-    return ElementType::BF16;
-  if (type.isF16())
-    return ElementType::F16;
-  if (isa<Float8E4M3FNType>(type))
-    return ElementType::F8E4M3FN;
-  if (isa<Float8E5M2Type>(type))
-    return ElementType::F8E5M2;
-  if (type.isSignlessInteger(8))
-    return ElementType::I8;
-  return std::nullopt;
+  std::optional<ElementType> format = ::tessera::elementTypeOf(type);
+  if (!format || (!::tessera::isFloat(*format) && *format != ElementType::I8))
+    return std::nullopt;
+  return format;
 }
 
 Type mlir::systolic::getFormatType(MLIRContext *context, ElementType format) {
-  Builder b(context);
-  switch (format) {
-  case ElementType::F32:
-    return b.getF32Type();
-  case ElementType::BF16:
-    return b.getBF16Type();
-  case ElementType::F16:
-    return b.getF16Type();
-  case ElementType::F8E4M3FN:
-    return b.getType<Float8E4M3FNType>();
-  case ElementType::F8E5M2:
-    return b.getType<Float8E5M2Type>();
-  case ElementType::I8:
-    return b.getI8Type();
-  case ElementType::I32:
-    return b.getI32Type();
-  case ElementType::I64:
-    return b.getI64Type();
-  case ElementType::Bool:
-    return b.getI1Type();
-  }
-  return {};
+  return ::tessera::toMLIRType(format, context);
 }
 
 //===----------------------------------------------------------------------===//
