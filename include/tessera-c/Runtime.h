@@ -7,6 +7,17 @@
  * it on caller-owned buffers. Every shape and element type is checked
  * at this boundary; a call that fails returns non-zero (or NULL) and
  * tessera_last_error() says why.
+ *
+ * Inputs are read where the caller keeps them (no copy). Outputs are either
+ * copied into the caller's buffers (tessera_model_run) or handed over in
+ * the buffers the model allocated (tessera_model_run_nocopy).
+ *
+ * Threads: every function may be called from any thread. A tessera_model
+ * may be run from many threads at once (see tessera_model_concurrent_runs);
+ * the calls that read its signature may overlap with runs;
+ * tessera_model_free must not overlap with any other call on the model.
+ * A tessera_buffer belongs to one caller; tessera_last_error() is per
+ * thread.
  */
 #ifndef TESSERA_C_RUNTIME_H
 #define TESSERA_C_RUNTIME_H
@@ -59,6 +70,20 @@ tessera_model *tessera_model_load_with_options(const char *path,
                                                const char *const *names,
                                                const char *const *values,
                                                int32_t count);
+/** Loads an artifact held in memory: `size` bytes at `data` of the kind
+ *  `kind`, an artifact kind ("cpu-library", "systolic-program") or its file
+ *  extension (".so", ".tsp"), with loader options as in
+ *  tessera_model_load_with_options. Nothing is written to disk; the bytes
+ *  may be freed once the call returns. NULL on failure. */
+tessera_model *tessera_model_load_from_memory(const void *data, size_t size,
+                                              const char *kind,
+                                              const char *const *names,
+                                              const char *const *values,
+                                              int32_t count);
+/** 1 when runs of the model on several threads proceed in parallel (a CPU
+ *  library), 0 when the runtime serializes them (a simulated program keeps
+ *  state between runs). Either way concurrent calls are safe. */
+int tessera_model_concurrent_runs(const tessera_model *model);
 /** Where the model runs, in words ("host CPU", "systolic simulator
  *  'small'"); valid while the model is. */
 const char *tessera_model_device(const tessera_model *model);
@@ -76,6 +101,11 @@ int32_t tessera_model_rank(const tessera_model *model, int output,
                            int32_t index);
 int64_t tessera_model_dim(const tessera_model *model, int output,
                           int32_t index, int32_t dim);
+/** The symbolic name of a dynamic dim ("batch"; dims with equal names
+ *  must have equal sizes), "" for a dim without one; NULL when out of
+ *  range. */
+const char *tessera_model_dim_param(const tessera_model *model, int output,
+                                    int32_t index, int32_t dim);
 
 /** Runs the model. Returns 0 on success; 1 on an error; 2 when an output's
  *  `capacity` is too small (its shape is then filled in so the caller can
@@ -83,6 +113,23 @@ int64_t tessera_model_dim(const tessera_model *model, int output,
 int tessera_model_run(tessera_model *model, const tessera_tensor *inputs,
                       int32_t num_inputs, tessera_tensor *outputs,
                       int32_t num_outputs);
+
+/** An output buffer the model allocated, handed to the caller without a
+ *  copy. Its data stays valid until tessera_buffer_free, also after the
+ *  model is freed. */
+typedef struct tessera_buffer tessera_buffer;
+
+/** Runs the model and hands back its outputs without copying them: each
+ *  outputs[i] gets the output's dtype, rank, shape, `data` (in the model's
+ *  buffer) and `capacity` (its byte size), and buffers[i] the handle that
+ *  keeps those bytes alive; free each with tessera_buffer_free. Returns 0
+ *  on success; 1 on an error (nothing is handed over then). */
+int tessera_model_run_nocopy(tessera_model *model,
+                             const tessera_tensor *inputs, int32_t num_inputs,
+                             tessera_tensor *outputs, tessera_buffer **buffers,
+                             int32_t num_outputs);
+/** Releases an output buffer (NULL is ignored). */
+void tessera_buffer_free(tessera_buffer *buffer);
 
 /** Bytes per element of `dtype` (0 for a value that is no dtype). */
 size_t tessera_dtype_size(tessera_dtype dtype);

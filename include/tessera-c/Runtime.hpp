@@ -21,6 +21,8 @@ public:
     if (!model)
       throw std::runtime_error(tessera_last_error());
   }
+  /// Takes over a model opened through the C API (not NULL).
+  explicit Model(tessera_model *opened) : model(opened, tessera_model_free) {}
 
   int numInputs() const { return tessera_model_num_inputs(model.get()); }
   int numOutputs() const { return tessera_model_num_outputs(model.get()); }
@@ -30,6 +32,8 @@ public:
   std::string outputName(int i) const {
     return tessera_model_name(model.get(), 1, i);
   }
+  /// The C handle, for the calls this wrapper does not cover.
+  tessera_model *get() const { return model.get(); }
 
   /// Runs the model; each output's storage grows to the size the model
   /// reports.

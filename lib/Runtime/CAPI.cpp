@@ -1,9 +1,14 @@
 //===- CAPI.cpp - Tessera's C API for running compiled models -------------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "tessera-c/Runtime.h"
+#include "tessera/Runtime/CAPIError.h"
 #include "tessera/Runtime/Executable.h"
+#include "tessera/Runtime/MemoryArtifact.h"
+
+#include "llvm/ADT/STLExtras.h"
 
 #include <cstring>
+#include <mutex>
 #include <string>
 
 using namespace tessera::runtime;
@@ -11,7 +16,23 @@ using namespace tessera::runtime;
 struct tessera_model {
   std::unique_ptr<Executable> executable;
   std::string device;
+  /// Whether runs of this model may overlap. Executable does not say so
+  /// itself; a CPU library's runs share nothing but the thread-safe block
+  /// cache, while a simulated program keeps its last run's summary, so its
+  /// runs are serialized by `runLock`.
+  bool concurrentRuns = false;
+  std::mutex runLock;
 };
+
+/// A result buffer the model allocated, handed to the caller.
+struct tessera_buffer {
+  TensorBuffer data;
+};
+
+/// Artifact kinds whose executables may run concurrently.
+static bool runsConcurrently(llvm::StringRef kind) {
+  return kind == "cpu-library";
+}
 
 // The C API's dtypes are the shared element types' values.
 static_assert(TESSERA_F32 == static_cast<int>(tessera::ElementType::F32) &&
@@ -27,6 +48,12 @@ static_assert(TESSERA_F32 == static_cast<int>(tessera::ElementType::F32) &&
                   static_cast<int>(tessera::ElementType::F8E5M2));
 
 static thread_local std::string lastError;
+
+void tessera::capi::setLastError(std::string message) {
+  lastError = std::move(message);
+}
+
+void tessera::capi::clearLastError() { lastError.clear(); }
 
 static int failWith(const std::string &message, int code = 1) {
   lastError = message;
@@ -54,8 +81,49 @@ tessera_model *tessera_model_load_with_options(const char *path,
     return nullptr;
   }
   lastError.clear();
-  std::string device = (*executable)->device();
-  return new tessera_model{std::move(*executable), std::move(device)};
+  auto *model = new tessera_model;
+  model->device = (*executable)->device();
+  model->executable = std::move(*executable);
+  const ExecutableLoader *loader = findLoaderForPath(path);
+  model->concurrentRuns = loader && runsConcurrently(loader->kind);
+  return model;
+}
+
+tessera_model *tessera_model_load_from_memory(const void *data, size_t size,
+                                              const char *kind,
+                                              const char *const *names,
+                                              const char *const *values,
+                                              int32_t count) {
+  LoadOptions options;
+  for (int32_t i = 0; i < count; ++i) {
+    if (!names || !values || !names[i] || !values[i]) {
+      failWith("load option " + std::to_string(i) + " has no name or value");
+      return nullptr;
+    }
+    options[names[i]] = values[i];
+  }
+  if (!data && size) {
+    failWith("the artifact's bytes are missing for its size");
+    return nullptr;
+  }
+  llvm::ArrayRef<uint8_t> bytes(static_cast<const uint8_t *>(data), size);
+  const ExecutableLoader *loader = nullptr;
+  auto executable =
+      loadExecutableFromMemory(bytes, kind ? kind : "", options, &loader);
+  if (!executable) {
+    failWith(llvm::toString(executable.takeError()));
+    return nullptr;
+  }
+  lastError.clear();
+  auto *model = new tessera_model;
+  model->device = (*executable)->device();
+  model->executable = std::move(*executable);
+  model->concurrentRuns = loader && runsConcurrently(loader->kind);
+  return model;
+}
+
+int tessera_model_concurrent_runs(const tessera_model *model) {
+  return model && model->concurrentRuns;
 }
 
 tessera_model *tessera_model_load(const char *path) {
@@ -113,24 +181,31 @@ int64_t tessera_model_dim(const tessera_model *model, int output,
   return t->shape[dim] == kDynamic ? -1 : t->shape[dim];
 }
 
+const char *tessera_model_dim_param(const tessera_model *model, int output,
+                                    int32_t index, int32_t dim) {
+  const TensorSignature *t = tensorAt(model, output, index);
+  if (!t || dim < 0 || static_cast<size_t>(dim) >= t->shape.size())
+    return nullptr;
+  return static_cast<size_t>(dim) < t->dimParams.size()
+             ? t->dimParams[dim].c_str()
+             : "";
+}
+
 size_t tessera_dtype_size(tessera_dtype dtype) {
   std::optional<ElementType> type = tessera::elementTypeFromValue(dtype);
   return type ? elementSize(*type) : 0;
 }
 
-int tessera_model_run(tessera_model *model, const tessera_tensor *inputs,
-                      int32_t numInputs, tessera_tensor *outputs,
-                      int32_t numOutputs) {
-  if (!model)
-    return failWith("no model");
-  if ((numInputs > 0 && !inputs) || (numOutputs > 0 && !outputs) ||
-      numInputs < 0)
-    return failWith("inputs or outputs are missing for their counts");
-  const ModelSignature &sig = model->executable->signature();
-  if (numOutputs != static_cast<int32_t>(sig.outputs.size()))
-    return failWith("the model has " + std::to_string(sig.outputs.size()) +
-                    " outputs, got room for " + std::to_string(numOutputs));
-  std::vector<HostTensor> hostInputs;
+/// The caller's inputs as host tensors over the caller's bytes (no copy),
+/// checked against their declared sizes.
+static int wrapInputs(const tessera_tensor *inputs, int32_t numInputs,
+                      std::vector<HostTensor> &hostInputs) {
+  if ((numInputs > 0 && !inputs) || numInputs < 0)
+    return failWith("inputs are missing for their count");
+  // The caller keeps its buffers alive across the call; this owner only
+  // marks the bytes as borrowed.
+  static char borrowed;
+  std::shared_ptr<void> owner(&borrowed, [](void *) {});
   for (int32_t i = 0; i < numInputs; ++i) {
     const tessera_tensor &in = inputs[i];
     std::optional<ElementType> type = tessera::elementTypeFromValue(in.dtype);
@@ -149,11 +224,36 @@ int tessera_model_run(tessera_model *model, const tessera_tensor *inputs,
       return failWith("input " + std::to_string(i) + " needs " +
                       std::to_string(bytes) + " bytes for its shape but " +
                       "holds " + std::to_string(in.capacity));
-    const auto *begin = static_cast<const uint8_t *>(in.data);
-    t.data.assign(begin, begin + bytes);
+    t.data = TensorBuffer::adopt(static_cast<uint8_t *>(in.data), bytes, owner);
     hostInputs.push_back(std::move(t));
   }
-  auto results = model->executable->run(hostInputs);
+  return 0;
+}
+
+/// Runs `model` on `inputs`, serializing runs that may not overlap.
+static llvm::Expected<std::vector<HostTensor>>
+runModel(tessera_model *model, llvm::ArrayRef<HostTensor> inputs) {
+  if (model->concurrentRuns)
+    return model->executable->run(inputs);
+  std::lock_guard<std::mutex> lock(model->runLock);
+  return model->executable->run(inputs);
+}
+
+int tessera_model_run(tessera_model *model, const tessera_tensor *inputs,
+                      int32_t numInputs, tessera_tensor *outputs,
+                      int32_t numOutputs) {
+  if (!model)
+    return failWith("no model");
+  if (numOutputs > 0 && !outputs)
+    return failWith("outputs are missing for their count");
+  const ModelSignature &sig = model->executable->signature();
+  if (numOutputs != static_cast<int32_t>(sig.outputs.size()))
+    return failWith("the model has " + std::to_string(sig.outputs.size()) +
+                    " outputs, got room for " + std::to_string(numOutputs));
+  std::vector<HostTensor> hostInputs;
+  if (int status = wrapInputs(inputs, numInputs, hostInputs))
+    return status;
+  auto results = runModel(model, hostInputs);
   if (!results)
     return failWith(llvm::toString(results.takeError()));
   int status = 0;
@@ -180,3 +280,41 @@ int tessera_model_run(tessera_model *model, const tessera_tensor *inputs,
     lastError.clear();
   return status;
 }
+
+int tessera_model_run_nocopy(tessera_model *model,
+                             const tessera_tensor *inputs, int32_t numInputs,
+                             tessera_tensor *outputs, tessera_buffer **buffers,
+                             int32_t numOutputs) {
+  if (!model)
+    return failWith("no model");
+  if (numOutputs > 0 && (!outputs || !buffers))
+    return failWith("outputs or buffers are missing for their count");
+  const ModelSignature &sig = model->executable->signature();
+  if (numOutputs != static_cast<int32_t>(sig.outputs.size()))
+    return failWith("the model has " + std::to_string(sig.outputs.size()) +
+                    " outputs, got room for " + std::to_string(numOutputs));
+  std::vector<HostTensor> hostInputs;
+  if (int status = wrapInputs(inputs, numInputs, hostInputs))
+    return status;
+  auto results = runModel(model, hostInputs);
+  if (!results)
+    return failWith(llvm::toString(results.takeError()));
+  for (const HostTensor &r : *results)
+    if (r.shape.size() > TESSERA_MAX_RANK)
+      return failWith("output '" + r.name + "' has rank " +
+                      std::to_string(r.shape.size()));
+  for (int32_t i = 0; i < numOutputs; ++i) {
+    HostTensor &r = (*results)[i];
+    tessera_tensor &out = outputs[i];
+    out.dtype = static_cast<tessera_dtype>(r.type);
+    out.rank = static_cast<int32_t>(r.shape.size());
+    std::copy(r.shape.begin(), r.shape.end(), out.shape);
+    out.data = r.data.data();
+    out.capacity = r.data.size();
+    buffers[i] = new tessera_buffer{std::move(r.data)};
+  }
+  lastError.clear();
+  return 0;
+}
+
+void tessera_buffer_free(tessera_buffer *buffer) { delete buffer; }

@@ -14,6 +14,8 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/ToolOutputFile.h"
 
+#include <dlfcn.h>
+
 using namespace mlir;
 using namespace tessera;
 
@@ -24,14 +26,30 @@ llvm::Error fail(const llvm::Twine &message) {
 }
 
 /// The support archive that artifacts link, installed in lib/ beside the
-/// tools' bin/.
+/// tools' bin/, or beside the shared library this code is in (the compiler
+/// library, loaded by a program installed elsewhere, such as Python).
 std::string supportArchive() {
-  std::string exe = llvm::sys::fs::getMainExecutable(
-      nullptr, reinterpret_cast<void *>(&supportArchive));
-  SmallString<256> path(
-      llvm::sys::path::parent_path(llvm::sys::path::parent_path(exe)));
-  llvm::sys::path::append(path, "lib", "libTesseraArtifactSupport.a");
-  return std::string(path);
+  auto besides = [](StringRef file) {
+    SmallString<256> path(
+        llvm::sys::path::parent_path(llvm::sys::path::parent_path(file)));
+    llvm::sys::path::append(path, "lib", "libTesseraArtifactSupport.a");
+    return std::string(path);
+  };
+  std::string fromExecutable = besides(llvm::sys::fs::getMainExecutable(
+      nullptr, reinterpret_cast<void *>(&supportArchive)));
+  if (llvm::sys::fs::exists(fromExecutable))
+    return fromExecutable;
+  Dl_info info;
+  if (dladdr(reinterpret_cast<void *>(&supportArchive), &info) &&
+      info.dli_fname) {
+    SmallString<256> library;
+    if (!llvm::sys::fs::real_path(info.dli_fname, library)) {
+      std::string fromLibrary = besides(library);
+      if (llvm::sys::fs::exists(fromLibrary))
+        return fromLibrary;
+    }
+  }
+  return fromExecutable;
 }
 
 class CPUCompilation : public TargetCompilation {
