@@ -70,6 +70,41 @@ def Tessera_PadMode : I32EnumAttr<"PadMode",
   let cppNamespace = "::mlir::tessera";
 }
 
+def Tessera_ResizeMode : I32EnumAttr<"ResizeMode",
+    "how tessera.resize interpolates", [
+      I32EnumAttrCase<"nearest", 0>, I32EnumAttrCase<"linear", 1>,
+      I32EnumAttrCase<"cubic", 2>]> {
+  let cppNamespace = "::mlir::tessera";
+}
+
+def Tessera_ResizeCoordinateMode : I32EnumAttr<"ResizeCoordinateMode",
+    "how tessera.resize maps an output coordinate into the input (ONNX's "
+    "coordinate_transformation_mode)", [
+      I32EnumAttrCase<"half_pixel", 0>,
+      I32EnumAttrCase<"half_pixel_symmetric", 1>,
+      I32EnumAttrCase<"pytorch_half_pixel", 2>,
+      I32EnumAttrCase<"align_corners", 3>, I32EnumAttrCase<"asymmetric", 4>,
+      I32EnumAttrCase<"tf_half_pixel_for_nn", 5>,
+      I32EnumAttrCase<"tf_crop_and_resize", 6>]> {
+  let cppNamespace = "::mlir::tessera";
+}
+
+def Tessera_ResizeNearestMode : I32EnumAttr<"ResizeNearestMode",
+    "how nearest-neighbour tessera.resize rounds a coordinate", [
+      I32EnumAttrCase<"round_prefer_floor", 0>,
+      I32EnumAttrCase<"round_prefer_ceil", 1>, I32EnumAttrCase<"floor", 2>,
+      I32EnumAttrCase<"ceil", 3>]> {
+  let cppNamespace = "::mlir::tessera";
+}
+
+def Tessera_ScatterReduction : I32EnumAttr<"ScatterReduction",
+    "how a scatter combines an update with the element it lands on", [
+      I32EnumAttrCase<"none", 0>, I32EnumAttrCase<"add", 1>,
+      I32EnumAttrCase<"mul", 2>, I32EnumAttrCase<"max", 3>,
+      I32EnumAttrCase<"min", 4>]> {
+  let cppNamespace = "::mlir::tessera";
+}
+
 def Tessera_FusionKind : I32EnumAttr<"FusionKind",
     "what a fusion region computes as one kernel", [
       I32EnumAttrCase<"elementwise", 0>, I32EnumAttrCase<"epilogue", 1>,

@@ -8,6 +8,7 @@ include "Tessera/IR/TesseraElementwiseOps.td"
 include "Tessera/IR/TesseraContractionOps.td"
 include "Tessera/IR/TesseraReductionOps.td"
 include "Tessera/IR/TesseraDataMovementOps.td"
+include "Tessera/IR/TesseraIndexingOps.td"
 include "Tessera/IR/TesseraPrecisionOps.td"
 include "Tessera/IR/TesseraStructureOps.td"
 

@@ -22,6 +22,8 @@ void ::tessera::populateTesseraToLinalgConversionPatterns(
   ::tessera::to_linalg::populateDataMovementPatterns(patterns);
   ::tessera::to_linalg::populatePoolingPatterns(patterns);
   ::tessera::to_linalg::populatePadPatterns(patterns);
+  ::tessera::to_linalg::populateIndexingPatterns(patterns);
+  ::tessera::to_linalg::populateResizePatterns(patterns);
 }
 
 namespace {

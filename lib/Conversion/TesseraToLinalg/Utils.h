@@ -78,6 +78,8 @@ void populateReductionPatterns(RewritePatternSet &patterns);
 void populateDataMovementPatterns(RewritePatternSet &patterns);
 void populatePoolingPatterns(RewritePatternSet &patterns);
 void populatePadPatterns(RewritePatternSet &patterns);
+void populateIndexingPatterns(RewritePatternSet &patterns);
+void populateResizePatterns(RewritePatternSet &patterns);
 
 } // namespace tessera::to_linalg
 

@@ -495,9 +495,68 @@ static LogicalResult convertPad(GraphImporter &im, const onnx::NodeProto &) {
                                 b.getF64FloatAttr(value)));
 }
 
+/// DepthToSpace and SpaceToDepth: a reshape that splits the block out of
+/// one dim, a transpose that moves it, and a reshape that merges it into
+/// the other (ONNX's own definition).
+static LogicalResult convertDepthSpace(GraphImporter &im,
+                                       const onnx::NodeProto &node) {
+  Value x = im.input(0);
+  if (!x)
+    return failure();
+  RankedTensorType type = tensorType(x);
+  if (type.getRank() != 4)
+    return im.emitError() << "expects a 4-D input (N x C x H x W), got rank "
+                          << type.getRank();
+  int64_t b = im.intAttr("blocksize", 0);
+  int64_t n = type.getDimSize(0), c = type.getDimSize(1),
+          h = type.getDimSize(2), w = type.getDimSize(3);
+  if (b < 1)
+    return im.emitError() << "blocksize must be positive, got " << b;
+  if (ShapedType::isDynamic(c) || ShapedType::isDynamic(h) ||
+      ShapedType::isDynamic(w))
+    return im.emitError() << "needs static channel and spatial dims";
+  bool toSpace = node.op_type() == "DepthToSpace";
+  SmallVector<int64_t> split, perm, merged;
+  if (toSpace) {
+    if (c % (b * b))
+      return im.emitError() << "channels (" << c
+                            << ") must be a multiple of blocksize^2 ("
+                            << b * b << ")";
+    std::string mode = im.stringAttr("mode", "DCR");
+    if (mode == "DCR") {
+      split = {n, b, b, c / (b * b), h, w};
+      perm = {0, 3, 4, 1, 5, 2};
+    } else if (mode == "CRD") {
+      split = {n, c / (b * b), b, b, h, w};
+      perm = {0, 1, 4, 2, 5, 3};
+    } else {
+      return im.emitError() << "mode '" << mode
+                            << "' is not supported (DCR and CRD are)";
+    }
+    merged = {n, c / (b * b), h * b, w * b};
+  } else {
+    if (h % b || w % b)
+      return im.emitError() << "spatial dims (" << h << ", " << w
+                            << ") must be multiples of blocksize " << b;
+    split = {n, c, h / b, b, w / b, b};
+    perm = {0, 3, 5, 1, 2, 4};
+    merged = {n, c * b * b, h / b, w / b};
+  }
+  Type et = type.getElementType();
+  Value blocks =
+      im.create<ts::ReshapeOp>(RankedTensorType::get(split, et), x, Value());
+  Value moved = im.inferred<ts::TransposeOp>(blocks, perm);
+  if (!moved)
+    return failure();
+  return im.setOutput(0, im.create<ts::ReshapeOp>(
+                             RankedTensorType::get(merged, et), moved, Value()));
+}
+
 void registerDataMovementConverters(
     ConverterRegistry &r) {
   r["Transpose"] = convertTranspose;
+  r["DepthToSpace"] = convertDepthSpace;
+  r["SpaceToDepth"] = convertDepthSpace;
   r["Reshape"] = convertReshape;
   r["Flatten"] = convertFlatten;
   r["Squeeze"] = convertSqueeze;

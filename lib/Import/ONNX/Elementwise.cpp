@@ -553,6 +553,31 @@ static LogicalResult convertClip(GraphImporter &im, const onnx::NodeProto &) {
   return im.setOutput(0, result);
 }
 
+/// Shrink: x + bias below -lambd, x - bias above lambd, 0 between.
+static LogicalResult convertShrink(GraphImporter &im,
+                                   const onnx::NodeProto &) {
+  Value x = im.input(0);
+  if (!x)
+    return failure();
+  Type type = elementType(x);
+  if (!isa<FloatType>(type))
+    return im.emitError() << "Shrink of " << type
+                          << " is not supported (floating-point only)";
+  double lambd = im.floatAttr("lambd", 0.5f), bias = im.floatAttr("bias", 0.0f);
+  Value below = im.inferred<ts::CompareOp>(ts::CompareDirection::lt, x,
+                                           im.constantScalar(-lambd, type));
+  Value above = im.inferred<ts::CompareOp>(ts::CompareDirection::gt, x,
+                                           im.constantScalar(lambd, type));
+  Value raised = im.inferred<ts::AddOp>(x, im.constantScalar(bias, type));
+  Value lowered = im.inferred<ts::SubOp>(x, im.constantScalar(bias, type));
+  if (!below || !above || !raised || !lowered)
+    return failure();
+  Value upper =
+      im.inferred<ts::WhereOp>(above, lowered, im.constantScalar(0.0, type));
+  return im.setOutput(0, upper ? im.inferred<ts::WhereOp>(below, raised, upper)
+                               : Value());
+}
+
 void registerElementwiseConverters(ConverterRegistry &r) {
   r["Add"] = convertBinary<ts::AddOp>;
   r["Sub"] = convertBinary<ts::SubOp>;
@@ -585,6 +610,7 @@ void registerElementwiseConverters(ConverterRegistry &r) {
   r["LeakyRelu"] = convertLeakyRelu;
   r["Gelu"] = convertGelu;
   r["HardSigmoid"] = convertHardSigmoid;
+  r["Shrink"] = convertShrink;
   r["Sin"] = convertUnary<ts::SinOp>;
   r["Cos"] = convertUnary<ts::CosOp>;
   r["Tan"] = convertUnary<ts::TanOp>;

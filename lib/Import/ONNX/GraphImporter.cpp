@@ -2,6 +2,10 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "GraphImporter.h"
 
+#include "mlir/IR/DialectResourceBlobManager.h"
+
+#include <cstring>
+
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
 
@@ -222,6 +226,84 @@ std::optional<double> GraphImporter::constantFloat(Value value) const {
   if (dense.getElementType().isInteger(1))
     return dense.getSplatValue<bool>() ? 1.0 : 0.0;
   return static_cast<double>(dense.getSplatValue<APInt>().getSExtValue());
+}
+
+DenseElementsAttr GraphImporter::constantElements(Value value) const {
+  auto constant = value.getDefiningOp<mlir::tessera::ConstantOp>();
+  if (!constant)
+    return {};
+  return dyn_cast<DenseElementsAttr>(constant.getValue());
+}
+
+std::optional<SmallVector<double>>
+GraphImporter::constantFloats(Value value) const {
+  DenseElementsAttr dense = constantElements(value);
+  if (!dense)
+    return std::nullopt;
+  SmallVector<double> result;
+  if (isa<FloatType>(dense.getElementType())) {
+    for (const APFloat &v : dense.getValues<APFloat>())
+      result.push_back(v.convertToDouble());
+  } else if (isa<IntegerType>(dense.getElementType())) {
+    for (const APInt &v : dense.getValues<APInt>())
+      result.push_back(static_cast<double>(v.getSExtValue()));
+  } else {
+    return std::nullopt;
+  }
+  return result;
+}
+
+std::optional<SmallVector<float>>
+GraphImporter::constantF32s(Value value) const {
+  auto constant = value.getDefiningOp<mlir::tessera::ConstantOp>();
+  if (!constant || !constant.getValue().getElementType().isF32())
+    return std::nullopt;
+  if (auto dense = dyn_cast<DenseElementsAttr>(constant.getValue()))
+    return llvm::to_vector(dense.getValues<float>());
+  auto resource = dyn_cast<DenseResourceElementsAttr>(constant.getValue());
+  if (!resource || !resource.getRawHandle().getBlob())
+    return std::nullopt;
+  ArrayRef<char> bytes = resource.getRawHandle().getBlob()->getData();
+  int64_t count = constant.getValue().getNumElements();
+  if (static_cast<int64_t>(bytes.size()) != count * 4)
+    return std::nullopt;
+  SmallVector<float> values(count);
+  std::memcpy(values.data(), bytes.data(), bytes.size());
+  return values;
+}
+
+Value GraphImporter::constantF32(ArrayRef<float> values,
+                                 ArrayRef<int64_t> shape, StringRef name) {
+  auto type = RankedTensorType::get(shape, b.getF32Type());
+  if (static_cast<int64_t>(values.size()) <= options.inlineElementLimit)
+    return create<mlir::tessera::ConstantOp>(
+        cast<ElementsAttr>(DenseElementsAttr::get(type, values)));
+  ArrayRef<char> bytes(reinterpret_cast<const char *>(values.data()),
+                       values.size() * sizeof(float));
+  AsmResourceBlob blob =
+      HeapAsmResourceBlob::allocateAndCopyWithAlign(bytes, alignof(float));
+  return create<mlir::tessera::ConstantOp>(cast<ElementsAttr>(
+      DenseResourceElementsAttr::get(type, name, std::move(blob))));
+}
+
+void GraphImporter::declareShape(const onnx::ValueInfoProto &info) {
+  if (!info.type().has_tensor_type() ||
+      !info.type().tensor_type().has_shape())
+    return;
+  SmallVector<int64_t> dims;
+  for (const auto &dim : info.type().tensor_type().shape().dim())
+    dims.push_back(dim.has_dim_value() && dim.dim_value() >= 0
+                       ? dim.dim_value()
+                       : ::tessera::kDynamicDim);
+  declared[info.name()] = std::move(dims);
+}
+
+std::optional<ArrayRef<int64_t>>
+GraphImporter::declaredShape(StringRef name) const {
+  auto it = declared.find(name);
+  if (it == declared.end())
+    return std::nullopt;
+  return ArrayRef<int64_t>(it->second);
 }
 
 LogicalResult GraphImporter::setIntsOutput(ArrayRef<int64_t> ints,

@@ -33,6 +33,10 @@ void registerNormalizationConverters(ConverterRegistry &registry);
 void registerDataMovementConverters(ConverterRegistry &registry);
 void registerShapeConverters(ConverterRegistry &registry);
 void registerPoolingConverters(ConverterRegistry &registry);
+void registerIndexingConverters(ConverterRegistry &registry);
+void registerResizeConverters(ConverterRegistry &registry);
+void registerLossConverters(ConverterRegistry &registry);
+void registerConvTransposeConverters(ConverterRegistry &registry);
 
 /// Converts a TensorProto (an initializer or a Constant's value) into an
 /// elements attribute. Large tensors steal the proto's bytes into a resource
@@ -131,6 +135,30 @@ public:
   std::optional<llvm::SmallVector<int64_t>> constantInts(Value value) const;
   /// The value of a scalar float constant, when known.
   std::optional<double> constantFloat(Value value) const;
+  /// The entries of a constant (inline, not a resource blob) as doubles.
+  std::optional<llvm::SmallVector<double>> constantFloats(Value value) const;
+  /// The elements of an inline constant, when `value` is one.
+  mlir::DenseElementsAttr constantElements(Value value) const;
+  /// The elements of an f32 constant, inline or a resource blob (weights).
+  std::optional<llvm::SmallVector<float>> constantF32s(Value value) const;
+  /// An f32 constant of `shape`: inline when small, else a resource blob
+  /// named `name` (as initializers become).
+  Value constantF32(llvm::ArrayRef<float> values,
+                    llvm::ArrayRef<int64_t> shape, llvm::StringRef name);
+
+  //===--------------------------------------------------------------------===//
+  // Shapes the model declares (graph outputs, value_info)
+  //===--------------------------------------------------------------------===//
+
+  /// Records the declared shape of tensor `info` (kDynamicDim for a
+  /// symbolic or missing dim); tensors without a shape are skipped.
+  void declareShape(const onnx::ValueInfoProto &info);
+  /// Counts one consumer (a node input or a graph output) of `name`.
+  void countUse(llvm::StringRef name) { ++uses[name]; }
+  /// How many node inputs and graph outputs read tensor `name`.
+  int64_t useCount(llvm::StringRef name) const { return uses.lookup(name); }
+  /// The shape the model declares for tensor `name`, when it does.
+  std::optional<llvm::ArrayRef<int64_t>> declaredShape(llvm::StringRef name) const;
 
   /// Defines output 0 as a constant of `ints` (of `elementType`: i64 by
   /// default, i1 for comparisons) when all entries are known, else as what
@@ -177,6 +205,8 @@ private:
   llvm::StringMap<Value> values;
   llvm::StringMap<onnx::TensorProto *> initializers;
   llvm::DenseMap<Value, llvm::SmallVector<int64_t>> known;
+  llvm::StringMap<llvm::SmallVector<int64_t>> declared;
+  llvm::StringMap<int64_t> uses;
   const onnx::NodeProto *currentNode = nullptr;
   mlir::Location nodeLoc;
 };

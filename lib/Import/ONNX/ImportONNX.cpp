@@ -34,6 +34,10 @@ static const ConverterRegistry &converters() {
     registerDataMovementConverters(r);
     registerShapeConverters(r);
     registerPoolingConverters(r);
+    registerIndexingConverters(r);
+    registerResizeConverters(r);
+    registerLossConverters(r);
+    registerConvTransposeConverters(r);
     return r;
   }();
   return registry;
@@ -245,6 +249,19 @@ importGraph(onnx::ModelProto &model, StringRef path, MLIRContext &ctx,
   GraphImporter importer(ctx, b, *opset, path, modelDir, options);
   for (onnx::TensorProto &tensor : *graph.mutable_initializer())
     importer.addInitializer(tensor);
+  // Declared shapes fix results that depend on runtime values (Resize with
+  // scales given as an input).
+  for (const onnx::ValueInfoProto &info : graph.value_info())
+    importer.declareShape(info);
+  for (const onnx::ValueInfoProto &info : graph.output()) {
+    importer.declareShape(info);
+    importer.countUse(info.name());
+  }
+  // Consumers per tensor: a fold into a producer needs to be its only one.
+  for (const onnx::NodeProto &node : graph.node())
+    for (const std::string &input : node.input())
+      if (!input.empty())
+        importer.countUse(input);
 
   // Inputs that an initializer also names are constants (old exporters).
   SmallVector<Type> argTypes;

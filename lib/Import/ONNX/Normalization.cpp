@@ -183,6 +183,57 @@ static LogicalResult convertLayerNorm(GraphImporter &im,
   return im.setOutput(2, im.create<ts::ReciprocalOp>(stddev));
 }
 
+/// BatchNormalization after a convolution that only it reads, with
+/// constant f32 filter, bias and statistics: the convolution with its
+/// filter scaled per output channel by s = scale / sqrt(var + eps) and its
+/// bias (b - mean) * s + B, as inference frameworks fold it. Null when it
+/// does not apply.
+static Value foldIntoConv(GraphImporter &im, const onnx::NodeProto &node,
+                          Value x, Value scale, Value bias, Value mean,
+                          Value var) {
+  auto conv = x.getDefiningOp<ts::Conv2dOp>();
+  if (!conv || im.useCount(node.input(0)) != 1)
+    return {};
+  std::optional<SmallVector<float>> filter = im.constantF32s(conv.getFilter());
+  std::optional<SmallVector<float>> gamma = im.constantF32s(scale),
+                                    beta = im.constantF32s(bias),
+                                    mu = im.constantF32s(mean),
+                                    sigma2 = im.constantF32s(var);
+  RankedTensorType filterType = conv.getFilter().getType();
+  int64_t channels = filterType.getDimSize(0);
+  std::optional<SmallVector<float>> convBias =
+      conv.getBias() ? im.constantF32s(conv.getBias())
+                     : SmallVector<float>(channels, 0.0f);
+  auto perChannel = [&](const std::optional<SmallVector<float>> &v) {
+    return v && static_cast<int64_t>(v->size()) == channels;
+  };
+  if (!filter || !perChannel(gamma) || !perChannel(beta) || !perChannel(mu) ||
+      !perChannel(sigma2) || !perChannel(convBias))
+    return {};
+  double eps = im.floatAttr("epsilon", 1e-5f);
+  int64_t perFilter = static_cast<int64_t>(filter->size()) / channels;
+  SmallVector<float> newBias(channels);
+  for (int64_t f = 0; f < channels; ++f) {
+    double s = (*gamma)[f] / std::sqrt(static_cast<double>((*sigma2)[f]) + eps);
+    for (int64_t i = 0; i < perFilter; ++i)
+      (*filter)[f * perFilter + i] =
+          static_cast<float>((*filter)[f * perFilter + i] * s);
+    newBias[f] = static_cast<float>(((*convBias)[f] - (*mu)[f]) * s +
+                                    (*beta)[f]);
+  }
+  std::string name = node.name().empty() ? node.output(0) : node.name();
+  Value newFilter =
+      im.constantF32(*filter, filterType.getShape(), name + ".folded_filter");
+  Value newBiasValue =
+      im.constantF32(newBias, {channels}, name + ".folded_bias");
+  Value folded = im.inferred<ts::Conv2dOp>(
+      conv.getInput(), newFilter, newBiasValue, conv.getStridesAttr(),
+      conv.getPadsAttr(), conv.getDilationsAttr(), conv.getGroupAttr());
+  if (folded && conv->use_empty())
+    conv->erase();
+  return folded;
+}
+
 /// BatchNormalization at inference: (x - mean) / sqrt(var + eps) * scale + B,
 /// with the per-channel parameters broadcast along dimension 1.
 static LogicalResult convertBatchNorm(GraphImporter &im,
@@ -197,6 +248,8 @@ static LogicalResult convertBatchNorm(GraphImporter &im,
   RankedTensorType type = tensorType(x);
   if (type.getRank() < 2)
     return im.emitError() << "expects an input of rank >= 2";
+  if (Value folded = foldIntoConv(im, node, x, scale, bias, mean, var))
+    return im.setOutput(0, folded);
   SmallVector<int64_t> channelShape(type.getRank() - 1, 1);
   channelShape[0] = type.getDimSize(1);
   auto perChannel = [&](Value v) -> Value {
@@ -212,6 +265,98 @@ static LogicalResult convertBatchNorm(GraphImporter &im,
   Value result = im.inferred<ts::SubOp>(x, perChannel(mean));
   if (result)
     result = im.inferred<ts::DivOp>(result, perChannel(stddev));
+  if (result)
+    result = im.inferred<ts::MulOp>(result, perChannel(scale));
+  if (result)
+    result = im.inferred<ts::AddOp>(result, perChannel(bias));
+  return im.setOutput(0, result);
+}
+
+/// Hardmax: 1 at the first maximum along `axis`, 0 elsewhere (an argmax
+/// compared with the positions along the axis). Before opset 13 the input
+/// was flattened to 2-D at `axis`, as for Softmax.
+static LogicalResult convertHardmax(GraphImporter &im,
+                                    const onnx::NodeProto &) {
+  Value x = im.input(0);
+  if (!x)
+    return failure();
+  RankedTensorType type = tensorType(x);
+  int64_t rank = type.getRank();
+  bool coerced = im.opset() < 13;
+  int64_t axis = im.intAttr("axis", coerced ? 1 : -1);
+  std::optional<int64_t> dim = ::tessera::normalizeAxis(axis, rank);
+  if (!dim)
+    return im.emitError() << "axis " << axis << " is out of range for rank "
+                          << rank;
+  Value input = x;
+  if (coerced && *dim != rank - 1) {
+    std::optional<int64_t> rows =
+        ::tessera::staticElementCount(type.getShape().take_front(*dim));
+    std::optional<int64_t> cols =
+        ::tessera::staticElementCount(type.getShape().drop_front(*dim));
+    if (!rows || !cols)
+      return im.emitError() << "opset " << im.opset()
+                            << " hardmax over axis " << axis
+                            << " needs static dimensions";
+    input = im.create<ts::ReshapeOp>(
+        RankedTensorType::get({*rows, *cols}, type.getElementType()), x,
+        Value());
+    dim = 1;
+  }
+  RankedTensorType inType = tensorType(input);
+  int64_t size = inType.getDimSize(*dim);
+  if (ShapedType::isDynamic(size))
+    return im.emitError() << "hardmax needs a static size along axis "
+                          << axis;
+  Value first = im.inferred<ts::ArgMaxOp>(input, *dim, true, false);
+  if (!first)
+    return failure();
+  SmallVector<int64_t> positions = llvm::to_vector(llvm::seq<int64_t>(0, size));
+  SmallVector<int64_t> shape(inType.getRank(), 1);
+  shape[*dim] = size;
+  Value iota = im.constantI64(positions, shape);
+  Value hit = im.inferred<ts::CompareOp>(ts::CompareDirection::eq, first, iota);
+  if (!hit)
+    return failure();
+  Value result = im.create<ts::CastOp>(
+      RankedTensorType::get(inType.getShape(), inType.getElementType()), hit);
+  if (input != x)
+    result = im.create<ts::ReshapeOp>(type, result, Value());
+  return im.setOutput(0, result);
+}
+
+/// InstanceNormalization: each (sample, channel) normalized over its
+/// spatial dims, then scaled and shifted per channel.
+static LogicalResult convertInstanceNorm(GraphImporter &im,
+                                         const onnx::NodeProto &) {
+  Value x = im.input(0), scale = im.input(1), bias = im.input(2);
+  if (!x || !scale || !bias)
+    return failure();
+  RankedTensorType type = tensorType(x);
+  int64_t rank = type.getRank();
+  if (rank < 3)
+    return im.emitError() << "expects an input of rank 3 or more (N x C x "
+                             "spatial dims), got rank "
+                          << rank;
+  SmallVector<int64_t> axes = llvm::to_vector(llvm::seq<int64_t>(2, rank));
+  SmallVector<int64_t> channelShape(rank - 1, 1);
+  channelShape[0] = type.getDimSize(1);
+  auto perChannel = [&](Value v) -> Value {
+    return im.create<ts::ReshapeOp>(
+        RankedTensorType::get(channelShape, elementType(v)), v, Value());
+  };
+  Value mean = im.inferred<ts::ReduceMeanOp>(x, axes, true);
+  Value centered = mean ? im.inferred<ts::SubOp>(x, mean) : Value();
+  Value squared =
+      centered ? im.inferred<ts::MulOp>(centered, centered) : Value();
+  Value variance =
+      squared ? im.inferred<ts::ReduceMeanOp>(squared, axes, true) : Value();
+  if (!variance)
+    return failure();
+  Value eps = im.constantScalar(im.floatAttr("epsilon", 1e-5f),
+                                type.getElementType());
+  Value stddev = im.create<ts::SqrtOp>(im.inferred<ts::AddOp>(variance, eps));
+  Value result = im.inferred<ts::DivOp>(centered, stddev);
   if (result)
     result = im.inferred<ts::MulOp>(result, perChannel(scale));
   if (result)
@@ -236,6 +381,8 @@ void registerNormalizationConverters(
   r["LogSoftmax"] = convertSoftmax<ts::LogSoftmaxOp>;
   r["LayerNormalization"] = convertLayerNorm;
   r["BatchNormalization"] = convertBatchNorm;
+  r["InstanceNormalization"] = convertInstanceNorm;
+  r["Hardmax"] = convertHardmax;
   r["ReduceProd"] = convertReduce<ts::ReduceProdOp, 18>;
 }
 

@@ -1,0 +1,53 @@
+// RUN: tessera-opt %s --split-input-file --convert-tessera-to-linalg --canonicalize | FileCheck %s
+
+// One generic per resized dim, the last first; dims with a constant scale
+// of 1 get none. Nearest with asymmetric coordinates and floor rounding:
+// x / scale, floored, clamped into the dim, read with tensor.extract.
+// CHECK-LABEL: func @resize_nearest
+// CHECK-SAME: (%[[X:.*]]: tensor<1x1x2x3xf32>)
+// CHECK: %[[W:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<1x1x2x6xf32>)
+// CHECK: arith.divf
+// CHECK: math.floor
+// CHECK: arith.maxsi
+// CHECK: arith.minsi
+// CHECK: tensor.extract %[[X]]
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<1x1x4x6xf32>)
+// CHECK: tensor.extract %[[W]]
+// CHECK-NOT: linalg.generic
+func.func @resize_nearest(%x: tensor<1x1x2x3xf32>) -> tensor<1x1x4x6xf32> {
+  %s = tessera.constant dense<[1.0, 1.0, 2.0, 2.0]> : tensor<4xf32>
+  %0 = tessera.resize %x, %s {coordinate_mode = 4 : i32, nearest_mode = 2 : i32} : tensor<1x1x2x3xf32>, tensor<4xf32> -> tensor<1x1x4x6xf32>
+  return %0 : tensor<1x1x4x6xf32>
+}
+
+// -----
+
+// Runtime scales are read once per dim outside the generics; linear
+// weights two clamped neighbours in f64.
+// CHECK-LABEL: func @resize_linear_runtime
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3xf32>, %[[S:.*]]: tensor<2xf32>)
+// CHECK: %[[S1:.*]] = tensor.extract %[[S]][%{{.*}}] : tensor<2xf32>
+// CHECK: arith.extf %[[S1]] : f32 to f64
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<2x6xf32>)
+// CHECK-COUNT-2: tensor.extract %[[X]]
+// CHECK: arith.truncf %{{.*}} : f64 to f32
+// CHECK: tensor.extract %[[S]][%{{.*}}] : tensor<2xf32>
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<4x6xf32>)
+func.func @resize_linear_runtime(%x: tensor<2x3xf32>, %s: tensor<2xf32>) -> tensor<4x6xf32> {
+  %0 = tessera.resize %x, %s {mode = 1 : i32} : tensor<2x3xf32>, tensor<2xf32> -> tensor<4x6xf32>
+  return %0 : tensor<4x6xf32>
+}
+
+// -----
+
+// Cubic reads four neighbours; tf_crop_and_resize selects the
+// extrapolation value outside the input.
+// CHECK-LABEL: func @resize_cubic_crop
+// CHECK: linalg.generic
+// CHECK-COUNT-4: tensor.extract %arg0
+// CHECK: arith.select
+// CHECK: linalg.yield
+func.func @resize_cubic_crop(%x: tensor<4xf32>, %s: tensor<1xf32>, %r: tensor<2xf32>) -> tensor<3xf32> {
+  %0 = tessera.resize %x, %s roi(%r : tensor<2xf32>) {mode = 2 : i32, coordinate_mode = 6 : i32, extrapolation_value = 10.0} : tensor<4xf32>, tensor<1xf32> -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
