@@ -9,6 +9,7 @@ packages=(
   libgtest-dev libomp-22-dev
   libonnx-dev libonnx-testdata libprotobuf-dev python3-onnx python3-numpy
   python3-torch python3-torchvision
+  pybind11-dev libdlpack-dev python3-pytest
 )
 
 missing=()

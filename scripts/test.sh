@@ -10,28 +10,49 @@ bash scripts/build.sh || { echo "build failed"; echo "0 passed, 1 failed"; exit 
 lit=/usr/lib/llvm-22/bin/lit
 report="$root/build/test-results.xml"
 # The lit suites (IR tests, importer, ...) and the GoogleTest unit suite.
+# The Python package's pytest cases run inside one lit test
+# (test/python/pytest.test), which leaves their JUnit report here; each case
+# counts on its own in place of that test.
+pytest_report="$root/build/test/python/pytest-results.xml"
+rm -f "$pytest_report"
 "$lit" -sv --xunit-xml-output "$report" build/test build/test/Unit
 lit_status=$?
 
-/usr/bin/python3 - "$report" "$lit_status" <<'PY'
+/usr/bin/python3 - "$report" "$lit_status" "$pytest_report" <<'PY'
 import sys
 import xml.etree.ElementTree as ET
 
-report, status = sys.argv[1], int(sys.argv[2])
+report, status, pytest_report = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 try:
-    cases = ET.parse(report).getroot().iter("testcase")
+    cases = list(ET.parse(report).getroot().iter("testcase"))
 except (OSError, ET.ParseError) as err:
     print(f"no test report ({err})")
     print("0 passed, 1 failed")
     sys.exit(1)
+try:
+    pytest_cases = list(ET.parse(pytest_report).getroot().iter("testcase"))
+except (OSError, ET.ParseError):
+    pytest_cases = None
 passed = failed = skipped = 0
-for case in cases:
+def count(case):
+    global passed, failed, skipped
     if case.find("failure") is not None or case.find("error") is not None:
         failed += 1
     elif case.find("skipped") is not None:
         skipped += 1
     else:
         passed += 1
+for case in cases:
+    wrapper = case.get("name") == "pytest.test"
+    if wrapper and pytest_cases:
+        pytest_failed = failed
+        for inner in pytest_cases:
+            count(inner)
+        # pytest failed without a failing case (a crash): count the run.
+        if case.find("failure") is not None and failed == pytest_failed:
+            failed += 1
+        continue
+    count(case)
 if status != 0 and failed == 0:
     failed = 1  # lit failed without a failing test: count the run itself.
 if skipped:

@@ -1,0 +1,317 @@
+# test_compile.py - tessera.compile, CompiledModel and tessera.load: inputs, outputs, errors, threads.
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+import resource
+import threading
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper
+
+import tessera
+from conftest import make_model, tensor
+
+X = np.arange(6, dtype=np.float32).reshape(2, 3)
+EXPECTED = 2 * X + 1
+
+
+def test_compile_from_model_proto_bytes_and_path(affine, tmp_path):
+    path = tmp_path / "affine.onnx"
+    onnx.save(affine, str(path))
+    for source in (affine, affine.SerializeToString(), str(path), path):
+        model = tessera.compile(source)
+        np.testing.assert_array_equal(model(X), EXPECTED)
+
+
+def test_signature(dynamic_add):
+    model = tessera.compile(dynamic_add)
+    sig = model.signature
+    assert [(t.name, t.dtype, t.shape) for t in sig.inputs] == [
+        ("A", "float32", ("batch", 4)), ("B", "float32", ("batch", 4))]
+    assert [(t.name, t.dtype, t.shape) for t in sig.outputs] == [
+        ("Z", "float32", ("batch", 4)), ("S", "float32", ())]
+    assert model.device == "host CPU"
+
+
+def test_call_and_run_by_name(dynamic_add):
+    model = tessera.compile(dynamic_add)
+    a = np.random.default_rng(0).standard_normal((5, 4)).astype(np.float32)
+    b = np.ones((5, 4), np.float32)
+    z, s = model(a, b)
+    np.testing.assert_allclose(z, a + b, rtol=1e-6)
+    np.testing.assert_allclose(s, a.sum(), rtol=1e-5)
+    outs = model.run({"B": b, "A": a})
+    assert list(outs) == ["Z", "S"]
+    np.testing.assert_array_equal(outs["Z"], z)
+    # Another size through the same compile.
+    z3, _ = model(a[:3], b[:3])
+    np.testing.assert_allclose(z3, a[:3] + b[:3], rtol=1e-6)
+
+
+def test_fusion_report_is_a_dict(affine):
+    model = tessera.compile(affine)
+    report = model.fusion_report
+    assert report["target"] == "cpu"
+    assert isinstance(report["regions"], list) and report["regions"]
+    assert report["regions"][0]["kind"] == "elementwise"
+    assert "rejected" in report
+    unfused = tessera.compile(affine, fusion=False)
+    assert unfused.fusion_report is None
+    np.testing.assert_array_equal(unfused(X), EXPECTED)
+
+
+def test_target_options_and_compiler_threads(affine):
+    model = tessera.compile(affine, threads=1, O=1, compiler_threads=1)
+    np.testing.assert_array_equal(model(X), EXPECTED)
+
+
+def test_systolic_target(affine):
+    model = tessera.compile(affine, target="systolic")
+    assert model.device.startswith("systolic simulator")
+    assert model.artifact_extension == ".tsp"
+    np.testing.assert_allclose(model(X), EXPECTED, rtol=1e-2)
+
+
+# --- errors -----------------------------------------------------------------
+
+def test_compile_error_names_node_and_op_type():
+    nodes = [helper.make_node("Relu", ["X"], ["R"], name="relu"),
+             helper.make_node("NonZero", ["R"], ["Y"], name="find")]
+    model = make_model(nodes, [tensor("X", TensorProto.FLOAT, [4])],
+                       [tensor("Y", TensorProto.INT64, [1, "n"])])
+    with pytest.raises(tessera.CompileError) as info:
+        tessera.compile(model)
+    error = info.value
+    assert error.node == "find"
+    assert error.op_type == "NonZero"
+    assert error.diagnostics[0]["severity"] == "error"
+    assert "unsupported ONNX operator 'NonZero'" in error.diagnostics[0]["message"]
+    assert "node 'find' (NonZero)" in str(error)
+
+
+def test_compile_errors_are_exceptions_not_output(affine, capfd):
+    with pytest.raises(tessera.CompileError, match="unknown target 'tpu'") as info:
+        tessera.compile(affine, target="tpu")
+    assert info.value.node is None and info.value.op_type is None
+    with pytest.raises(tessera.CompileError, match="no target has an option --colour"):
+        tessera.compile(affine, colour="blue")
+    with pytest.raises(tessera.CompileError, match="-O7 is not a level"):
+        tessera.compile(affine, O=7)
+    with pytest.raises(tessera.CompileError):
+        tessera.compile(b"this is not an ONNX model")
+    with pytest.raises(tessera.CompileError, match="cannot|no such|No such"):
+        tessera.compile("/no/such/model.onnx")
+    out, err = capfd.readouterr()
+    assert out == "" and err == ""
+
+
+def test_compile_rejects_what_is_no_model():
+    with pytest.raises(TypeError, match="path, the bytes of an ONNX model"):
+        tessera.compile(42)
+
+
+def test_wrong_dtype_is_a_type_error(compiled_affine):
+    with pytest.raises(TypeError, match="input 'X' must be float32, got float64"):
+        compiled_affine(X.astype(np.float64))
+    with pytest.raises(TypeError, match="input 'X' must be float32, got int64"):
+        compiled_affine(X.astype(np.int64))
+    with pytest.raises(TypeError, match="must be a NumPy array or an object with __dlpack__, got list"):
+        compiled_affine(X.tolist())
+
+
+def test_wrong_rank_and_shape_are_value_errors(compiled_affine):
+    with pytest.raises(ValueError, match="input 'X' must have rank 2, got 1"):
+        compiled_affine(X.reshape(6))
+    with pytest.raises(ValueError, match="input 'X' dimension 1 must be 3, got 2"):
+        compiled_affine(np.zeros((2, 2), np.float32))
+
+
+def test_symbolic_dims_must_agree(dynamic_add):
+    model = tessera.compile(dynamic_add)
+    with pytest.raises(ValueError, match=r"input 'B' dimension 0 \('batch'\) is 3 but another input set it to 2"):
+        model(np.zeros((2, 4), np.float32), np.zeros((3, 4), np.float32))
+
+
+def test_non_contiguous_input_is_a_value_error(compiled_affine):
+    wide = np.zeros((2, 6), np.float32)
+    with pytest.raises(ValueError, match="input 'X' is not C-contiguous"):
+        compiled_affine(wide[:, ::2])
+    with pytest.raises(ValueError, match="not C-contiguous"):
+        compiled_affine(np.asfortranarray(np.zeros((2, 3), np.float32)))
+
+
+def test_wrong_input_count_and_names(compiled_affine):
+    with pytest.raises(TypeError, match=r"takes 1 inputs \(X\), got 2"):
+        compiled_affine(X, X)
+    with pytest.raises(ValueError, match="has no input 'x'"):
+        compiled_affine.run({"x": X})
+    with pytest.raises(ValueError, match="input 'X' is missing"):
+        compiled_affine.run({})
+    with pytest.raises(TypeError, match="takes a dict"):
+        compiled_affine.run([X])
+
+
+def test_closed_model(affine):
+    model = tessera.compile(affine)
+    y = model(X)
+    model.close()
+    assert model.closed
+    with pytest.raises(ValueError, match="the model is closed"):
+        model(X)
+    with pytest.raises(ValueError, match="the model is closed"):
+        model.device
+    # What it returned stays valid.
+    np.testing.assert_array_equal(y, EXPECTED)
+
+
+def test_readonly_input_is_fine(compiled_affine):
+    x = X.copy()
+    x.flags.writeable = False
+    np.testing.assert_array_equal(compiled_affine(x), EXPECTED)
+
+
+# --- zero copy --------------------------------------------------------------
+
+def test_outputs_are_the_models_buffers(compiled_affine):
+    y = compiled_affine(X)
+    # A view of a buffer owned by the model's result, not a NumPy copy.
+    assert not y.flags.owndata
+    assert y.base is not None and not isinstance(y.base, np.ndarray)
+    assert y.flags.c_contiguous and y.flags.writeable
+    # DLPack consumers see the same memory.
+    again = np.from_dlpack(y)
+    assert again.ctypes.data == y.ctypes.data
+
+
+def test_inputs_are_read_in_place(reduce_all):
+    """A 256 MiB input (resident: every page written) adds no 256 MiB copy
+    to the peak memory."""
+    model = tessera.compile(reduce_all)
+    x = np.ones(64 << 20, np.float32)
+    x[-1] = 3  # the maximum shows the model read the input to its end
+    model(x[-16:])  # warm: the model's own allocations happen here
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    s = model(x)
+    after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    assert float(s) == 3.0
+    assert (after - before) * 1024 < (32 << 20), (before, after)
+
+
+def test_inputs_are_not_modified(dynamic_add):
+    model = tessera.compile(dynamic_add)
+    a = np.arange(8, dtype=np.float32).reshape(2, 4)
+    b = a.copy()
+    keep = (a.copy(), b.copy())
+    model(a, b)
+    np.testing.assert_array_equal(a, keep[0])
+    np.testing.assert_array_equal(b, keep[1])
+
+
+class DLPackOnly:
+    """Something with __dlpack__ and no buffer protocol."""
+
+    def __init__(self, array):
+        self.array = array
+
+    def __dlpack__(self, stream=None):
+        return self.array.__dlpack__()
+
+    def __dlpack_device__(self):
+        return self.array.__dlpack_device__()
+
+
+def test_dlpack_inputs(compiled_affine):
+    np.testing.assert_array_equal(compiled_affine(DLPackOnly(X)), EXPECTED)
+    with pytest.raises(TypeError, match="input 'X' must be float32, got float64"):
+        compiled_affine(DLPackOnly(X.astype(np.float64)))
+    wide = np.zeros((2, 6), np.float32)
+    with pytest.raises(ValueError, match="input 'X' is not contiguous"):
+        compiled_affine(DLPackOnly(wide[:, ::2]))
+
+
+# --- files, benchmark, threads ----------------------------------------------
+
+def test_save_and_load(compiled_affine, tmp_path):
+    path = tmp_path / "affine.so"
+    compiled_affine.save(path)
+    loaded = tessera.load(path)
+    assert loaded.artifact is None
+    np.testing.assert_array_equal(loaded(X), EXPECTED)
+    with pytest.raises(FileNotFoundError):
+        tessera.load(tmp_path / "missing.so")
+    (tmp_path / "model.txt").write_text("hello")
+    with pytest.raises(ValueError, match="not an artifact Tessera can open"):
+        tessera.load(tmp_path / "model.txt")
+    with pytest.raises(ValueError, match="'colour' is not an option"):
+        tessera.load(path, colour="blue")
+
+
+def test_benchmark(compiled_affine, dynamic_add):
+    stats = compiled_affine.benchmark(20)
+    assert stats["n"] == 20
+    assert 0 < stats["min_us"] <= stats["median_us"] <= stats["max_us"]
+    assert stats["min_us"] <= stats["mean_us"] <= stats["max_us"]
+    with pytest.raises(ValueError, match="dynamic dims"):
+        tessera.compile(dynamic_add).benchmark(5)
+    with pytest.raises(ValueError, match="n >= 1"):
+        compiled_affine.benchmark(0)
+
+
+def test_gil_is_released_while_compiling(affine):
+    """Another Python thread makes progress while a compile runs."""
+    done = threading.Event()
+    ticks = []
+
+    def count():
+        while not done.is_set():
+            ticks.append(1)
+
+    counter = threading.Thread(target=count)
+    counter.start()
+    try:
+        before = len(ticks)
+        tessera.compile(affine)
+        during = len(ticks) - before
+    finally:
+        done.set()
+        counter.join()
+    assert during > 1000
+
+
+def test_gil_is_released_while_running(reduce_all):
+    model = tessera.compile(reduce_all)
+    x = np.ones(32 << 20, np.float32)
+    done = threading.Event()
+    ticks = []
+
+    def count():
+        while not done.is_set():
+            ticks.append(1)
+
+    counter = threading.Thread(target=count)
+    counter.start()
+    try:
+        before = len(ticks)
+        for _ in range(3):
+            model(x)
+        during = len(ticks) - before
+    finally:
+        done.set()
+        counter.join()
+    assert during > 100
+
+
+def test_compiles_on_threads(affine, dynamic_add):
+    results = {}
+
+    def work(key, model):
+        results[key] = tessera.compile(model)
+
+    threads = [threading.Thread(target=work, args=(i, m))
+               for i, m in enumerate([affine, dynamic_add, affine])]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    np.testing.assert_array_equal(results[0](X), EXPECTED)
+    np.testing.assert_array_equal(results[2](X), EXPECTED)

@@ -1,0 +1,84 @@
+# test_torch.py - tessera.torch: modules on torch tensors through DLPack, dynamic axes, errors, the torch.compile backend.
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+import pytest
+import torch
+from torch import nn
+
+import tessera
+import tessera.torch
+
+
+class MLP(nn.Module):
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.fc1 = nn.Linear(8, 16)
+        self.fc2 = nn.Linear(16, 4)
+
+    def forward(self, x):
+        return self.fc2(torch.relu(self.fc1(x)))
+
+
+class TwoOutputs(nn.Module):
+    def forward(self, a, b):
+        return a + b, (a * b).sum(dim=-1)
+
+
+def test_compile_module_and_dynamic_batch():
+    module = MLP().eval()
+    compiled = tessera.torch.compile(module, (torch.randn(2, 8),),
+                                     dynamic_axes={"x": {0: "batch"}})
+    assert compiled.compiled.signature.inputs[0].shape == ("batch", 8)
+    for batch in (2, 5):
+        x = torch.randn(batch, 8)
+        with torch.no_grad():
+            expected = module(x)
+        torch.testing.assert_close(compiled(x), expected, rtol=1e-5, atol=1e-5)
+
+
+def test_dynamic_axes_by_position_and_tuple_outputs():
+    compiled = tessera.torch.compile(TwoOutputs(), (torch.ones(2, 3), torch.ones(2, 3)),
+                                     dynamic_axes={0: {0: "n"}, 1: {0: "n"}})
+    a, b = torch.randn(4, 3), torch.randn(4, 3)
+    total, dot = compiled(a, b)
+    torch.testing.assert_close(total, a + b)
+    torch.testing.assert_close(dot, (a * b).sum(dim=-1), rtol=1e-5, atol=1e-5)
+
+
+def test_tensors_cross_without_copies():
+    compiled = tessera.torch.compile(MLP().eval(), (torch.randn(2, 8),))
+    y = compiled(torch.randn(2, 8))
+    # The tensor is a view of the array over the model's buffer.
+    array = y.numpy()
+    assert not array.flags.owndata
+    assert array.ctypes.data == y.data_ptr()
+
+
+def test_inputs_that_need_grad_and_bad_inputs():
+    module = MLP().eval()
+    compiled = tessera.torch.compile(module, (torch.randn(2, 8),))
+    x = torch.randn(2, 8, requires_grad=True)
+    with torch.no_grad():
+        expected = module(x)
+    torch.testing.assert_close(compiled(x), expected, rtol=1e-5, atol=1e-5)
+    with pytest.raises(TypeError, match="input 'x' must be float32, got float64"):
+        compiled(torch.randn(2, 8, dtype=torch.float64))
+    with pytest.raises(ValueError, match="input 'x' is not contiguous"):
+        compiled(torch.randn(8, 2).t())
+    with pytest.raises(ValueError, match="input 'x' dimension 0 must be 2, got 3"):
+        compiled(torch.randn(3, 8))
+
+
+def test_unknown_dynamic_axis_name():
+    with pytest.raises(ValueError, match="dynamic_axes names 'y', which is no input"):
+        tessera.torch.compile(MLP(), (torch.randn(2, 8),), dynamic_axes={"y": {0: "b"}})
+
+
+@pytest.mark.skipif(int(torch.__version__.split(".")[0]) < 2,
+                    reason="torch.compile backends need torch 2 or later")
+def test_torch_compile_backend():
+    module = MLP().eval()
+    fast = torch.compile(module, backend="tessera")
+    x = torch.randn(2, 8)
+    with torch.no_grad():
+        torch.testing.assert_close(fast(x), module(x), rtol=1e-5, atol=1e-5)
