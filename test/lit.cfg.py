@@ -36,3 +36,8 @@ config.substitutions.append(
     ("%tessera_run", os.path.join(config.tessera_tools_dir, "tessera-run")))
 config.substitutions.append(("%tessera_obj_root", config.tessera_obj_root))
 config.substitutions.append(("%tessera_tools_dir", config.tessera_tools_dir))
+
+# The Python package, when pybind11 and DLPack were found (python/).
+import glob
+if glob.glob(os.path.join(config.tessera_obj_root, "python", "tessera", "_tessera*.so")):
+    config.available_features.add("tessera-python")
