@@ -1,4 +1,4 @@
-//===- Contraction.cpp - ONNX MatMul, Gemm, Einsum and Conv ---------------===//
+//===- Contraction.cpp - ONNX MatMul, Gemm and Conv -----------------------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "GraphImporter.h"
 
@@ -10,7 +10,7 @@ namespace tessera::onnx_import {
 namespace ts = mlir::tessera;
 
 /// A tessera.matmul with its result type from the shared shape rule.
-static Value buildMatmul(GraphImporter &im, Value lhs, Value rhs, bool transA,
+Value buildMatmul(GraphImporter &im, Value lhs, Value rhs, bool transA,
                          bool transB, float alpha) {
   auto shape = ::tessera::inferMatmulShape(tensorType(lhs).getShape(),
                                            tensorType(rhs).getShape(), transA,
@@ -50,71 +50,6 @@ static LogicalResult convertGemm(GraphImporter &im, const onnx::NodeProto &) {
   return im.setOutput(0, c ? im.inferred<ts::AddOp>(result, c) : Value());
 }
 
-/// Einsum equations that are a (batched) matrix product, with one letter
-/// each for the rows, columns and contracted dimension and any number of
-/// batch letters: "bij,bjk->bik", "bhqd,bhkd->bhqk", "ij,kj->ik", ...
-static LogicalResult convertEinsum(GraphImporter &im,
-                                   const onnx::NodeProto &node) {
-  std::string equation = im.stringAttr("equation", "");
-  llvm::erase(equation, ' ');
-  auto unsupported = [&]() {
-    return im.emitError() << "equation '" << equation
-                          << "' is not a matrix product (supported: two "
-                             "operands, explicit output, one row, column and "
-                             "contracted letter, shared batch letters)";
-  };
-  StringRef eq(equation);
-  auto [inputs, output] = eq.split("->");
-  auto [lhsSpec, rhsSpec] = inputs.split(',');
-  if (node.input_size() != 2 || output.empty() || rhsSpec.empty() ||
-      eq.contains("..."))
-    return unsupported();
-  Value lhs = im.input(0), rhs = im.input(1);
-  if (!lhs || !rhs)
-    return failure();
-  if (static_cast<int64_t>(lhsSpec.size()) != tensorType(lhs).getRank() ||
-      static_cast<int64_t>(rhsSpec.size()) != tensorType(rhs).getRank())
-    return im.emitError() << "equation '" << equation
-                          << "' does not match the operands' ranks";
-  // Batch letters appear everywhere, the contracted one in both operands
-  // only, rows in lhs and output, columns in rhs and output.
-  std::string batch, m, n, k;
-  for (char c : lhsSpec) {
-    bool inRhs = rhsSpec.contains(c), inOut = output.contains(c);
-    if (!inRhs && !inOut)
-      return unsupported();
-    (inRhs ? (inOut ? batch : k) : m) += c;
-  }
-  for (char c : rhsSpec) {
-    if (lhsSpec.contains(c))
-      continue;
-    if (!output.contains(c))
-      return unsupported();
-    n += c;
-  }
-  if (m.size() != 1 || n.size() != 1 || k.size() != 1 ||
-      output.size() != batch.size() + 2)
-    return unsupported();
-
-  // Transpose both operands to [batch..., rows, k] and [batch..., k, cols].
-  auto permuteTo = [&](Value v, StringRef spec, StringRef order) -> Value {
-    SmallVector<int64_t> perm;
-    for (char c : order)
-      perm.push_back(spec.find(c));
-    if (llvm::equal(perm, llvm::seq<int64_t>(0, perm.size())))
-      return v;
-    return im.inferred<ts::TransposeOp>(v, perm);
-  };
-  Value a = permuteTo(lhs, lhsSpec, batch + m + k);
-  Value b = permuteTo(rhs, rhsSpec, batch + k + n);
-  if (!a || !b)
-    return failure();
-  Value product = buildMatmul(im, a, b, false, false, 1.0f);
-  if (!product)
-    return failure();
-  return im.setOutput(0, permuteTo(product, batch + m + n, output));
-}
-
 static LogicalResult convertConv(GraphImporter &im, const onnx::NodeProto &) {
   Value x = im.input(0), w = im.input(1);
   if (!x || !w)
@@ -151,7 +86,6 @@ void registerContractionConverters(
     ConverterRegistry &r) {
   r["MatMul"] = convertMatMul;
   r["Gemm"] = convertGemm;
-  r["Einsum"] = convertEinsum;
   r["Conv"] = convertConv;
 }
 

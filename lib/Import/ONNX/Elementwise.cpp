@@ -578,6 +578,28 @@ static LogicalResult convertShrink(GraphImporter &im,
                                : Value());
 }
 
+/// Sign: 1, -1 or 0 (two selects).
+static LogicalResult convertSign(GraphImporter &im, const onnx::NodeProto &) {
+  Value x = im.input(0);
+  if (!x)
+    return failure();
+  Type type = elementType(x);
+  if (type.isInteger(1))
+    return im.emitError() << "Sign of booleans is not supported";
+  Value zero = im.constantScalar(0.0, type);
+  Value positive = im.inferred<ts::CompareOp>(ts::CompareDirection::gt, x, zero);
+  Value negative = im.inferred<ts::CompareOp>(ts::CompareDirection::lt, x, zero);
+  if (!positive || !negative)
+    return failure();
+  Value rest =
+      im.inferred<ts::WhereOp>(negative, im.constantScalar(-1.0, type), zero);
+  Value sign = rest ? im.inferred<ts::WhereOp>(
+                          positive, im.constantScalar(1.0, type), rest)
+                    : Value();
+  // A scalar-only select broadcasts to x's shape through x's compare.
+  return im.setOutput(0, sign);
+}
+
 void registerElementwiseConverters(ConverterRegistry &r) {
   r["Add"] = convertBinary<ts::AddOp>;
   r["Sub"] = convertBinary<ts::SubOp>;
@@ -611,6 +633,7 @@ void registerElementwiseConverters(ConverterRegistry &r) {
   r["Gelu"] = convertGelu;
   r["HardSigmoid"] = convertHardSigmoid;
   r["Shrink"] = convertShrink;
+  r["Sign"] = convertSign;
   r["Sin"] = convertUnary<ts::SinOp>;
   r["Cos"] = convertUnary<ts::CosOp>;
   r["Tan"] = convertUnary<ts::TanOp>;

@@ -37,6 +37,7 @@ void registerIndexingConverters(ConverterRegistry &registry);
 void registerResizeConverters(ConverterRegistry &registry);
 void registerLossConverters(ConverterRegistry &registry);
 void registerConvTransposeConverters(ConverterRegistry &registry);
+void registerEinsumConverters(ConverterRegistry &registry);
 
 /// Converts a TensorProto (an initializer or a Constant's value) into an
 /// elements attribute. Large tensors steal the proto's bytes into a resource

@@ -38,6 +38,7 @@ static const ConverterRegistry &converters() {
     registerResizeConverters(r);
     registerLossConverters(r);
     registerConvTransposeConverters(r);
+    registerEinsumConverters(r);
     return r;
   }();
   return registry;

@@ -199,11 +199,54 @@ static LogicalResult convertScatterElements(GraphImporter &im,
   return im.setOutput(0, op);
 }
 
+/// ReverseSequence: along time_axis, the first sequence_lens[b] elements
+/// of each batch entry b reversed, the rest kept: a gather_elements with
+/// index t < len[b] ? len[b] - 1 - t : t.
+static LogicalResult convertReverseSequence(GraphImporter &im,
+                                            const onnx::NodeProto &) {
+  Value x = im.input(0), lens = im.input(1);
+  if (!x || !lens)
+    return failure();
+  RankedTensorType type = tensorType(x);
+  int64_t batchAxis = im.intAttr("batch_axis", 1);
+  int64_t timeAxis = im.intAttr("time_axis", 0);
+  if (type.getRank() < 2 || !type.hasStaticShape() ||
+      !((batchAxis == 0 && timeAxis == 1) ||
+        (batchAxis == 1 && timeAxis == 0)))
+    return im.emitError() << "expects a static input of rank 2 or more and "
+                             "batch and time axes 0 and 1";
+  Type it = elementType(lens);
+  int64_t steps = type.getDimSize(timeAxis);
+  SmallVector<int64_t> timeShape(type.getRank(), 1), lenShape(type.getRank(), 1);
+  timeShape[timeAxis] = steps;
+  lenShape[batchAxis] = type.getDimSize(batchAxis);
+  Value t = im.create<ts::CastOp>(
+      RankedTensorType::get(timeShape, it),
+      im.constantI64(llvm::to_vector(llvm::seq<int64_t>(0, steps)),
+                     timeShape));
+  Value len = im.create<ts::ReshapeOp>(RankedTensorType::get(lenShape, it),
+                                       lens, Value());
+  Value inside = im.inferred<ts::CompareOp>(ts::CompareDirection::lt, t, len);
+  Value last =
+      im.inferred<ts::SubOp>(len, im.constantScalar(1.0, it));
+  Value mirrored = last ? im.inferred<ts::SubOp>(last, t) : Value();
+  Value index =
+      inside && mirrored ? im.inferred<ts::WhereOp>(inside, mirrored, t)
+                         : Value();
+  if (!index)
+    return failure();
+  index = im.create<ts::ExpandOp>(RankedTensorType::get(type.getShape(), it),
+                                  index, Value());
+  return im.setOutput(
+      0, im.inferred<ts::GatherElementsOp>(x, index, timeAxis));
+}
+
 void registerIndexingConverters(ConverterRegistry &r) {
   r["GatherElements"] = convertGatherElements;
   r["GatherND"] = convertGatherND;
   r["ScatterND"] = convertScatterND;
   r["ScatterElements"] = convertScatterElements;
+  r["ReverseSequence"] = convertReverseSequence;
   // Scatter (opsets 9 and 10) is ScatterElements under its old name.
   r["Scatter"] = convertScatterElements;
 }

@@ -364,6 +364,79 @@ static LogicalResult convertInstanceNorm(GraphImporter &im,
   return im.setOutput(0, result);
 }
 
+/// LRN: x / (bias + alpha / size * sum of x^2 over a window of `size`
+/// channels)^beta. The window sum is an average pool over the channels
+/// (counting the zero padding, so average * size is the sum) on the input
+/// viewed as [N, 1, C, spatial].
+static LogicalResult convertLRN(GraphImporter &im, const onnx::NodeProto &) {
+  Value x = im.input(0);
+  if (!x)
+    return failure();
+  RankedTensorType type = tensorType(x);
+  if (type.getRank() < 3 || !type.hasStaticShape())
+    return im.emitError() << "expects a static input of rank 3 or more (N x "
+                             "C x spatial dims)";
+  int64_t size = im.intAttr("size", 0);
+  if (size < 1)
+    return im.emitError() << "size must be positive, got " << size;
+  double alpha = im.floatAttr("alpha", 1e-4f), beta = im.floatAttr("beta", 0.75f),
+         bias = im.floatAttr("bias", 1.0f);
+  ArrayRef<int64_t> shape = type.getShape();
+  int64_t spatial = *::tessera::staticElementCount(shape.drop_front(2));
+  Type et = type.getElementType();
+  Value squared = im.inferred<ts::MulOp>(x, x);
+  if (!squared)
+    return failure();
+  Value view = im.create<ts::ReshapeOp>(
+      RankedTensorType::get({shape[0], 1, shape[1], spatial}, et), squared,
+      Value());
+  Builder b(&im.context());
+  int64_t before = (size - 1) / 2, after = size - 1 - before;
+  Value mean = im.inferred<ts::AvgPoolOp>(
+      view, b.getDenseI64ArrayAttr({size, 1}), b.getDenseI64ArrayAttr({1, 1}),
+      b.getDenseI64ArrayAttr({before, 0, after, 0}),
+      b.getDenseI64ArrayAttr({1, 1}), UnitAttr(), b.getUnitAttr());
+  if (!mean)
+    return failure();
+  mean = im.create<ts::ReshapeOp>(type, mean, Value());
+  Value scaled = im.inferred<ts::MulOp>(mean, im.constantScalar(alpha, et));
+  Value base =
+      scaled ? im.inferred<ts::AddOp>(scaled, im.constantScalar(bias, et))
+             : Value();
+  Value denominator =
+      base ? im.inferred<ts::PowOp>(base, im.constantScalar(beta, et))
+           : Value();
+  return im.setOutput(
+      0, denominator ? im.inferred<ts::DivOp>(x, denominator) : Value());
+}
+
+/// MeanVarianceNormalization, as ONNX's function body writes it:
+/// (x - E[x]) / (sqrt(E[x^2] - E[x]^2) + 1e-9) over `axes`.
+static LogicalResult convertMVN(GraphImporter &im, const onnx::NodeProto &) {
+  Value x = im.input(0);
+  if (!x)
+    return failure();
+  RankedTensorType type = tensorType(x);
+  SmallVector<int64_t> axes =
+      im.intsAttr("axes").value_or(SmallVector<int64_t>{0, 2, 3});
+  Type et = type.getElementType();
+  Value mean = im.inferred<ts::ReduceMeanOp>(x, axes, true);
+  Value squared = im.inferred<ts::MulOp>(x, x);
+  Value meanSquare =
+      squared ? im.inferred<ts::ReduceMeanOp>(squared, axes, true) : Value();
+  if (!mean || !meanSquare)
+    return failure();
+  Value variance =
+      im.inferred<ts::SubOp>(meanSquare, im.inferred<ts::MulOp>(mean, mean));
+  Value stddev = im.create<ts::SqrtOp>(variance);
+  Value denominator =
+      im.inferred<ts::AddOp>(stddev, im.constantScalar(1e-9, et));
+  Value centered = im.inferred<ts::SubOp>(x, mean);
+  return im.setOutput(0, denominator && centered
+                             ? im.inferred<ts::DivOp>(centered, denominator)
+                             : Value());
+}
+
 void registerNormalizationConverters(
     ConverterRegistry &r) {
   r["ReduceSum"] = convertReduce<ts::ReduceSumOp, 13>;
@@ -383,6 +456,8 @@ void registerNormalizationConverters(
   r["BatchNormalization"] = convertBatchNorm;
   r["InstanceNormalization"] = convertInstanceNorm;
   r["Hardmax"] = convertHardmax;
+  r["LRN"] = convertLRN;
+  r["MeanVarianceNormalization"] = convertMVN;
   r["ReduceProd"] = convertReduce<ts::ReduceProdOp, 18>;
 }
 

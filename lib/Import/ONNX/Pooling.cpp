@@ -1,4 +1,4 @@
-//===- Pooling.cpp - ONNX MaxPool, AveragePool and the global pools -------===//
+//===- Pooling.cpp - ONNX MaxPool, AveragePool, global pools and MaxUnpool ===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "GraphImporter.h"
 
@@ -119,11 +119,97 @@ static LogicalResult convertGlobalPool(GraphImporter &im,
   return im.setOutput(0, im.inferred<OpTy>(x, axes, true));
 }
 
+/// MaxUnpool: zeros with each input value written at its index (a position
+/// in the flattened output that the window attributes imply, as MaxPool's
+/// Indices give it): a scatter_elements over the flattened tensors. A
+/// larger output_shape (constant, or as the model declares the output)
+/// pads that result with zeros at the end of each dim, as ONNX Runtime
+/// does.
+static LogicalResult convertMaxUnpool(GraphImporter &im,
+                                      const onnx::NodeProto &node) {
+  Value x = im.input(0), indices = im.input(1);
+  if (!x || !indices)
+    return failure();
+  RankedTensorType type = tensorType(x);
+  int64_t rank = type.getRank();
+  if (rank < 3 || !type.hasStaticShape() ||
+      tensorType(indices).getShape() != type.getShape())
+    return im.emitError() << "expects static X and I of one shape, rank 3 "
+                             "or more";
+  size_t spatial = rank - 2;
+  std::optional<SmallVector<int64_t>> kernel = im.intsAttr("kernel_shape");
+  if (!kernel || kernel->size() != spatial)
+    return im.emitError() << "kernel_shape must give " << spatial
+                          << " sizes, one per spatial dim";
+  SmallVector<int64_t> strides =
+      im.intsAttr("strides").value_or(SmallVector<int64_t>(spatial, 1));
+  SmallVector<int64_t> pads =
+      im.intsAttr("pads").value_or(SmallVector<int64_t>(2 * spatial, 0));
+  if (strides.size() != spatial || pads.size() != 2 * spatial)
+    return im.emitError() << "strides and pads must give one value per "
+                             "spatial dim (pads: two)";
+  SmallVector<int64_t> implied(type.getShape());
+  for (size_t i = 0; i < spatial; ++i)
+    implied[2 + i] = (type.getDimSize(2 + i) - 1) * strides[i] +
+                     (*kernel)[i] - pads[i] - pads[spatial + i];
+  SmallVector<int64_t> out = implied;
+  if (Value given = im.optionalInput(2)) {
+    std::optional<ArrayRef<int64_t>> declared =
+        im.declaredShape(node.output(0));
+    if (std::optional<SmallVector<int64_t>> known = im.constantInts(given))
+      out.assign(known->begin(), known->end());
+    else if (declared && ::tessera::staticElementCount(*declared))
+      out.assign(declared->begin(), declared->end());
+    else
+      return im.emitError() << "input 2 (output_shape) must be a constant, "
+                               "or the output's shape declared in the model";
+    if (static_cast<int64_t>(out.size()) != rank ||
+        llvm::any_of(llvm::zip(out, implied), [](auto p) {
+          return std::get<0>(p) < std::get<1>(p);
+        }))
+      return im.emitError() << "output_shape " << ::tessera::formatShape(out)
+                            << " must have rank " << rank
+                            << " and be at least "
+                            << ::tessera::formatShape(implied);
+  }
+  std::optional<int64_t> count = ::tessera::staticElementCount(implied);
+  if (!count || *count <= 0)
+    return im.emitError() << "the output shape "
+                          << ::tessera::formatShape(implied)
+                          << " must be positive";
+  Type et = type.getElementType();
+  Builder b(&im.context());
+  auto flatType = RankedTensorType::get({*count}, et);
+  Value zeros = im.create<ts::ConstantOp>(cast<ElementsAttr>(
+      DenseElementsAttr::get(flatType, b.getZeroAttr(et))));
+  int64_t inCount = type.getNumElements();
+  Value flatX = im.create<ts::ReshapeOp>(RankedTensorType::get({inCount}, et),
+                                         x, Value());
+  Value flatI = im.create<ts::ReshapeOp>(
+      RankedTensorType::get({inCount}, elementType(indices)), indices,
+      Value());
+  Value scattered = im.create<ts::ScatterElementsOp>(
+      flatType, zeros, flatI, flatX, 0, ts::ScatterReduction::none);
+  Value result = im.create<ts::ReshapeOp>(RankedTensorType::get(implied, et),
+                                          scattered, Value());
+  if (out != implied) {
+    SmallVector<int64_t> padding(2 * rank, 0);
+    for (int64_t d = 0; d < rank; ++d)
+      padding[rank + d] = out[d] - implied[d];
+    result = im.inferred<ts::PadOp>(
+        result, b.getDenseI64ArrayAttr(padding),
+        ts::PadModeAttr::get(&im.context(), ts::PadMode::constant),
+        b.getF64FloatAttr(0.0));
+  }
+  return im.setOutput(0, result);
+}
+
 void registerPoolingConverters(ConverterRegistry &r) {
   r["MaxPool"] = convertPool<ts::MaxPoolOp>;
   r["AveragePool"] = convertPool<ts::AvgPoolOp>;
   r["GlobalAveragePool"] = convertGlobalPool<ts::ReduceMeanOp>;
   r["GlobalMaxPool"] = convertGlobalPool<ts::ReduceMaxOp>;
+  r["MaxUnpool"] = convertMaxUnpool;
 }
 
 } // namespace tessera::onnx_import

@@ -1,4 +1,4 @@
-//===- Shape.cpp - ONNX Constant, Shape, Size, ConstantOfShape and Range --===//
+//===- Shape.cpp - ONNX Constant, Shape, Size, ConstantOfShape, EyeLike, Range ===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "GraphImporter.h"
 
@@ -94,6 +94,40 @@ static LogicalResult convertSize(GraphImporter &im, const onnx::NodeProto &) {
     product = product ? im.inferred<ts::MulOp>(product, dim) : dim;
   }
   return im.setOutput(0, product);
+}
+
+/// EyeLike: ones on diagonal k of a 2-D tensor shaped like the input, a
+/// constant (the input's values do not matter).
+static LogicalResult convertEyeLike(GraphImporter &im,
+                                    const onnx::NodeProto &) {
+  Value x = im.input(0);
+  if (!x)
+    return failure();
+  RankedTensorType type = tensorType(x);
+  if (type.getRank() != 2 || !type.hasStaticShape())
+    return im.emitError() << "expects a static 2-D input";
+  Type elementType = type.getElementType();
+  if (const onnx::AttributeProto *dtype = im.attr("dtype")) {
+    elementType = convertElementType(dtype->i(), im.context());
+    if (!elementType)
+      return im.emitError() << "dtype " << dataTypeName(dtype->i())
+                            << " is not supported";
+  }
+  int64_t k = im.intAttr("k", 0);
+  int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
+  Builder b(&im.context());
+  SmallVector<Attribute> values;
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j) {
+      bool one = j - i == k;
+      if (isa<FloatType>(elementType))
+        values.push_back(b.getFloatAttr(elementType, one ? 1.0 : 0.0));
+      else
+        values.push_back(b.getIntegerAttr(elementType, one ? 1 : 0));
+    }
+  auto resultType = RankedTensorType::get({rows, cols}, elementType);
+  return im.setOutput(0, im.create<ts::ConstantOp>(cast<ElementsAttr>(
+                             DenseElementsAttr::get(resultType, values))));
 }
 
 /// ConstantOfShape: a splat of `value` (default float 0).
@@ -194,6 +228,7 @@ void registerShapeConverters(ConverterRegistry &r) {
   r["Shape"] = convertShape;
   r["Size"] = convertSize;
   r["ConstantOfShape"] = convertConstantOfShape;
+  r["EyeLike"] = convertEyeLike;
   r["Range"] = convertRange;
 }
 
