@@ -41,3 +41,17 @@ config.substitutions.append(("%tessera_tools_dir", config.tessera_tools_dir))
 import glob
 if glob.glob(os.path.join(config.tessera_obj_root, "python", "tessera", "_tessera*.so")):
     config.available_features.add("tessera-python")
+
+# What a machine that only runs models needs: checks the dynamic
+# dependencies of a library, program or artifact against an allow-list
+# (test/e2e/runtime-deps.test).
+config.substitutions.append(
+    ("%check-deps", "/usr/bin/python3 " + os.path.join(
+        config.tessera_src_root, "test", "e2e", "Inputs", "check_deps.py")))
+
+# The CUDA target, where the build registers it (Targets.def).
+import re
+with open(os.path.join(config.tessera_src_root, "include", "tessera",
+                       "Target", "Targets.def")) as targets:
+    if re.search(r"^TESSERA_TARGET\(cuda\)", targets.read(), re.M):
+        config.available_features.add("tessera-cuda-target")
