@@ -163,8 +163,25 @@ static LogicalResult convertIdentity(GraphImporter &im,
         return im.emitError() << "only inference (training_mode = false) "
                                  "is supported";
     }
-    if (node.output_size() > 1 && !node.output(1).empty())
-      return im.emitError() << "the mask output is not supported";
+    // At inference every element is kept: the mask is all true.
+    if (node.output_size() > 1 && !node.output(1).empty()) {
+      RankedTensorType type = tensorType(x);
+      auto maskType = RankedTensorType::get(
+          type.getShape(), IntegerType::get(&im.context(), 1));
+      Value mask;
+      if (type.hasStaticShape()) {
+        mask = im.create<ts::ConstantOp>(
+            cast<ElementsAttr>(DenseElementsAttr::get(maskType, true)));
+      } else {
+        // x == x or x != x holds for every element, NaN included.
+        Value same = im.inferred<ts::CompareOp>(ts::CompareDirection::eq, x, x);
+        Value differ =
+            im.inferred<ts::CompareOp>(ts::CompareDirection::ne, x, x);
+        mask = same && differ ? im.inferred<ts::OrOp>(same, differ) : Value();
+      }
+      if (failed(im.setOutput(1, mask)))
+        return failure();
+    }
   }
   return im.setOutput(0, x);
 }

@@ -38,6 +38,7 @@ void registerResizeConverters(ConverterRegistry &registry);
 void registerLossConverters(ConverterRegistry &registry);
 void registerConvTransposeConverters(ConverterRegistry &registry);
 void registerEinsumConverters(ConverterRegistry &registry);
+void registerGridSampleConverters(ConverterRegistry &registry);
 
 /// Converts a TensorProto (an initializer or a Constant's value) into an
 /// elements attribute. Large tensors steal the proto's bytes into a resource

@@ -39,6 +39,7 @@ static const ConverterRegistry &converters() {
     registerLossConverters(r);
     registerConvTransposeConverters(r);
     registerEinsumConverters(r);
+    registerGridSampleConverters(r);
     return r;
   }();
   return registry;
@@ -144,6 +145,27 @@ static LogicalResult upgradeOpset(onnx::ModelProto &model, int64_t opset,
                           << ::tessera::kMinONNXOpset << ": " << what;
   }
   model = std::move(converted);
+  // ONNX 1.12's Resize adapter (10 -> 11) leaves opset 11's defaults
+  // (half_pixel, round_prefer_floor), but a Resize of opset 10 or an
+  // Upsample maps output coordinates asymmetrically (x / scale) and
+  // rounds down: say so explicitly.
+  for (onnx::NodeProto &node : *model.mutable_graph()->mutable_node()) {
+    if (node.op_type() != "Resize" || !isDefaultDomain(node.domain()))
+      continue;
+    for (auto [name, value] :
+         {std::pair<StringRef, StringRef>{"coordinate_transformation_mode",
+                                          "asymmetric"},
+          std::pair<StringRef, StringRef>{"nearest_mode", "floor"}}) {
+      if (llvm::any_of(node.attribute(), [&](const onnx::AttributeProto &a) {
+            return a.name() == name;
+          }))
+        continue;
+      onnx::AttributeProto *attr = node.add_attribute();
+      attr->set_name(name.str());
+      attr->set_type(onnx::AttributeProto::STRING);
+      attr->set_s(value.str());
+    }
+  }
   if (note)
     emitRemark(loc) << "converted the model from ONNX opset " << opset
                   << " to opset " << ::tessera::kMinONNXOpset

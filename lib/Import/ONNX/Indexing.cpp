@@ -241,12 +241,123 @@ static LogicalResult convertReverseSequence(GraphImporter &im,
       0, im.inferred<ts::GatherElementsOp>(x, index, timeAxis));
 }
 
+/// OneHot: `values[1]` where the position along `axis` equals the index
+/// (negative ones counted from depth), `values[0]` elsewhere; a compare
+/// with the positions and a select. depth is a constant, or the size the
+/// model declares for the output along `axis`.
+static LogicalResult convertOneHot(GraphImporter &im,
+                                   const onnx::NodeProto &node) {
+  Value indices = im.input(0), depth = im.input(1), values = im.input(2);
+  if (!indices || !depth || !values)
+    return failure();
+  RankedTensorType idxType = tensorType(indices);
+  int64_t rank = idxType.getRank() + 1;
+  int64_t axis = im.intAttr("axis", -1);
+  std::optional<int64_t> dim = ::tessera::normalizeAxis(axis, rank);
+  if (!dim)
+    return im.emitError() << "axis " << axis << " is out of range for rank "
+                          << rank;
+  int64_t size;
+  std::optional<ArrayRef<int64_t>> declared = im.declaredShape(node.output(0));
+  if (std::optional<double> known = im.constantFloat(depth))
+    size = static_cast<int64_t>(*known);
+  else if (declared && static_cast<int64_t>(declared->size()) == rank &&
+           !ShapedType::isDynamic((*declared)[*dim]))
+    size = (*declared)[*dim];
+  else
+    return im.emitError() << "input 1 (depth) must be a constant, or the "
+                             "output's shape declared in the model";
+  if (size < 1)
+    return im.emitError() << "depth must be positive, got " << size;
+  if (tensorType(values).getRank() != 1 ||
+      tensorType(values).getDimSize(0) != 2)
+    return im.emitError() << "values must be [off, on], 2 entries";
+  Type i64 = IntegerType::get(&im.context(), 64);
+  Value idx = indices;
+  if (elementType(idx) != i64)
+    idx = im.create<ts::CastOp>(
+        RankedTensorType::get(idxType.getShape(), i64), idx);
+  Value depthValue = im.constantScalar(static_cast<double>(size), i64);
+  Value negative = im.inferred<ts::CompareOp>(ts::CompareDirection::lt, idx,
+                                              im.constantScalar(0, i64));
+  Value wrapped = im.inferred<ts::AddOp>(idx, depthValue);
+  idx = negative && wrapped ? im.inferred<ts::WhereOp>(negative, wrapped, idx)
+                            : Value();
+  if (!idx)
+    return failure();
+  SmallVector<int64_t> withAxis(idxType.getShape());
+  withAxis.insert(withAxis.begin() + *dim, 1);
+  idx = im.create<ts::ReshapeOp>(RankedTensorType::get(withAxis, i64), idx,
+                                 Value());
+  SmallVector<int64_t> positionsShape(rank, 1);
+  positionsShape[*dim] = size;
+  Value positions = im.constantI64(
+      llvm::to_vector(llvm::seq<int64_t>(0, size)), positionsShape);
+  Value hit =
+      im.inferred<ts::CompareOp>(ts::CompareDirection::eq, idx, positions);
+  Value off = im.inferred<ts::GatherOp>(values, im.constantScalar(0, i64), 0);
+  Value on = im.inferred<ts::GatherOp>(values, im.constantScalar(1, i64), 0);
+  if (!hit || !off || !on)
+    return failure();
+  return im.setOutput(0, im.inferred<ts::WhereOp>(hit, on, off));
+}
+
+/// Tile: the input repeated along each dim, as a broadcast of the input
+/// with a unit dim before each of its dims, reshaped. The repeats are a
+/// constant, or what the model declares for the output (output / input).
+static LogicalResult convertTile(GraphImporter &im,
+                                 const onnx::NodeProto &node) {
+  Value x = im.input(0), repeats = im.input(1);
+  if (!x || !repeats)
+    return failure();
+  RankedTensorType type = tensorType(x);
+  int64_t rank = type.getRank();
+  if (!type.hasStaticShape())
+    return im.emitError() << "needs a static input";
+  SmallVector<int64_t> times;
+  std::optional<ArrayRef<int64_t>> declared = im.declaredShape(node.output(0));
+  if (std::optional<SmallVector<int64_t>> known = im.constantInts(repeats)) {
+    times = *known;
+  } else if (declared && static_cast<int64_t>(declared->size()) == rank &&
+             llvm::all_of(llvm::zip(*declared, type.getShape()), [](auto p) {
+               return !ShapedType::isDynamic(std::get<0>(p)) &&
+                      std::get<1>(p) > 0 &&
+                      std::get<0>(p) % std::get<1>(p) == 0;
+             })) {
+    for (auto [out, in] : llvm::zip(*declared, type.getShape()))
+      times.push_back(out / in);
+  } else {
+    return im.emitError() << "input 1 (repeats) must be a constant, or the "
+                             "output's shape declared in the model";
+  }
+  if (static_cast<int64_t>(times.size()) != rank ||
+      llvm::any_of(times, [](int64_t t) { return t < 0; }))
+    return im.emitError() << "repeats must give " << rank
+                          << " non-negative counts";
+  SmallVector<int64_t> spread, broadcast, result;
+  for (int64_t d = 0; d < rank; ++d) {
+    spread.append({1, type.getDimSize(d)});
+    broadcast.append({times[d], type.getDimSize(d)});
+    result.push_back(times[d] * type.getDimSize(d));
+  }
+  Type et = type.getElementType();
+  Value view =
+      im.create<ts::ReshapeOp>(RankedTensorType::get(spread, et), x, Value());
+  Value expanded = im.create<ts::ExpandOp>(
+      RankedTensorType::get(broadcast, et), view, Value());
+  return im.setOutput(0, im.create<ts::ReshapeOp>(
+                             RankedTensorType::get(result, et), expanded,
+                             Value()));
+}
+
 void registerIndexingConverters(ConverterRegistry &r) {
   r["GatherElements"] = convertGatherElements;
   r["GatherND"] = convertGatherND;
   r["ScatterND"] = convertScatterND;
   r["ScatterElements"] = convertScatterElements;
   r["ReverseSequence"] = convertReverseSequence;
+  r["OneHot"] = convertOneHot;
+  r["Tile"] = convertTile;
   // Scatter (opsets 9 and 10) is ScatterElements under its old name.
   r["Scatter"] = convertScatterElements;
 }
