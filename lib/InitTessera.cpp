@@ -3,6 +3,7 @@
 #include "tessera/InitTessera.h"
 #include "tessera/Conversion/Passes.h"
 #include "tessera/Driver/Pipelines.h"
+#include "tessera/Target/CUDA/Pipeline.h"
 #include "tessera/Target/Target.h"
 #include "tessera/Transforms/Passes.h"
 #include "tessera/Dialect/Systolic/IR/SystolicDialect.h"
@@ -76,6 +77,8 @@ void tessera::registerAllDialects(mlir::DialectRegistry &registry) {
   mlir::registerBuiltinDialectTranslation(registry);
   mlir::registerLLVMDialectTranslation(registry);
   mlir::registerOpenMPDialectTranslation(registry);
+  // The GPU, NVVM and their translations for the CUDA backend.
+  cuda::registerDialects(registry);
 }
 
 void tessera::registerAllPasses() {

@@ -15,7 +15,6 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
-#include <dlfcn.h>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -484,12 +483,6 @@ makeOptions(const std::string &target,
 
 PYBIND11_MODULE(_tessera, m) {
   m.doc() = "Tessera's compiler and runtime (libtessera_compiler.so)";
-  // Python opens extensions with RTLD_LOCAL, so the C++ runtime this
-  // module brings is not visible to the libraries it dlopens; a CPU
-  // artifact's support code (the block cache) uses it without naming it
-  // as a dependency. Make the loaded one global; this loads nothing new.
-  dlopen("libstdc++.so.6", RTLD_NOW | RTLD_GLOBAL | RTLD_NOLOAD);
-
   py::class_<Model, std::shared_ptr<Model>>(m, "Model")
       .def("run", &Model::run, py::arg("inputs"))
       .def("close", &Model::close)

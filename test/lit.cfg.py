@@ -55,3 +55,6 @@ with open(os.path.join(config.tessera_src_root, "include", "tessera",
                        "Target", "Targets.def")) as targets:
     if re.search(r"^TESSERA_TARGET\(cuda\)", targets.read(), re.M):
         config.available_features.add("tessera-cuda-target")
+
+# The CUDA toolkit's ptxas checks the PTX the CUDA target writes.
+config.substitutions.append(("%ptxas", "/usr/local/cuda/bin/ptxas"))

@@ -45,10 +45,23 @@ std::vector<const ExecutableLoader *> tessera::runtime::registeredLoaders() {
 const ExecutableLoader *
 tessera::runtime::findLoaderForPath(llvm::StringRef path) {
   llvm::StringRef extension = llvm::sys::path::extension(path);
-  for (const ExecutableLoader *loader : registeredLoaders())
-    if (!extension.empty() && extension == loader->extension)
+  if (extension.empty())
+    return nullptr;
+  // Loaders that recognize their files come first; then the first that
+  // takes every file with the extension.
+  const ExecutableLoader *fallback = nullptr;
+  for (const ExecutableLoader *loader : registeredLoaders()) {
+    if (extension != loader->extension)
+      continue;
+    if (!loader->accepts) {
+      if (!fallback)
+        fallback = loader;
+      continue;
+    }
+    if (loader->accepts(path))
       return loader;
-  return nullptr;
+  }
+  return fallback;
 }
 
 llvm::Expected<std::unique_ptr<Executable>>

@@ -15,9 +15,8 @@ static llvm::Error fail(const Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 
-/// A ranked memref descriptor over a dense row-major buffer.
-static std::vector<int64_t> descriptorFor(void *data,
-                                          const std::vector<int64_t> &shape) {
+std::vector<int64_t>
+tessera::runtime::descriptorFor(void *data, const std::vector<int64_t> &shape) {
   std::vector<int64_t> d = {reinterpret_cast<int64_t>(data),
                             reinterpret_cast<int64_t>(data), 0};
   d.insert(d.end(), shape.begin(), shape.end());
@@ -28,9 +27,8 @@ static std::vector<int64_t> descriptorFor(void *data,
   return d;
 }
 
-llvm::Expected<std::vector<HostTensor>> tessera::runtime::invokePacked(
-    PackedFunction function, FreeFunction release, const ModelSignature &sig,
-    llvm::ArrayRef<HostTensor> inputs, std::shared_ptr<void> keepAlive) {
+llvm::Error tessera::runtime::checkInputs(const ModelSignature &sig,
+                                         llvm::ArrayRef<HostTensor> inputs) {
   if (inputs.size() != sig.inputs.size())
     return fail("the model takes " + Twine(sig.inputs.size()) +
                 " inputs, got " + Twine(inputs.size()));
@@ -62,6 +60,14 @@ llvm::Expected<std::vector<HostTensor>> tessera::runtime::invokePacked(
                     " but another input set it to " + Twine(it->second));
     }
   }
+  return llvm::Error::success();
+}
+
+llvm::Expected<std::vector<HostTensor>> tessera::runtime::invokePacked(
+    PackedFunction function, FreeFunction release, const ModelSignature &sig,
+    llvm::ArrayRef<HostTensor> inputs, std::shared_ptr<void> keepAlive) {
+  if (llvm::Error error = checkInputs(sig, inputs))
+    return std::move(error);
   // Arguments: the results' descriptors (filled by the callee), then one
   // descriptor per input.
   size_t resultWords = 0;

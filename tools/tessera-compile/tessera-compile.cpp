@@ -105,13 +105,19 @@ static RegistryOptions makeRegistryOptions() {
     targetHelp += "\n  " + name.str() + ": " + target->description().str();
     defaults += (defaults.empty() ? "" : ", ") +
                 target->defaultPrintPhase().str() + " for " + name.str();
+    // Names several targets share (linalg, llvm, lib) are listed once.
+    auto listed = [](const std::string &list, const std::string &name) {
+      return llvm::is_contained(llvm::split(list, '|'), name);
+    };
     for (const tessera::TargetPhase &phase : target->phases()) {
-      phases += "|" + phase.name;
+      if (!listed(phases, phase.name))
+        phases += "|" + phase.name;
       phaseHelp += ", " + phase.name + " (" + name.str() + ": " +
                    phase.description + ")";
     }
     for (const tessera::ArtifactKind &kind : target->artifacts()) {
-      emits += "|" + kind.name;
+      if (!listed(emits, kind.name))
+        emits += "|" + kind.name;
       emitHelp += ", " + kind.name + " (" + name.str() + ": " +
                   kind.description + ", " + kind.extension + ")";
     }

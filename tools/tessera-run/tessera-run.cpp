@@ -417,6 +417,9 @@ int main(int argc, char **argv) {
             target->artifacts(), [&](const tessera::ArtifactKind &kind) {
               const ExecutableLoader *loader =
                   findLoaderForPath("model" + kind.extension);
+              for (const ExecutableLoader *candidate : registeredLoaders())
+                if (candidate->kind == kind.loaderKind)
+                  loader = candidate;
               return loader &&
                      llvm::any_of(loader->options, [&](const LoaderOption &o) {
                        return o.name == name;

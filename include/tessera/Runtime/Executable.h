@@ -69,6 +69,9 @@ struct ExecutableLoader {
   std::function<llvm::Expected<std::unique_ptr<Executable>>(
       llvm::StringRef path, const LoadOptions &options)>
       load;
+  /// Whether the file at `path` is of this kind, for kinds that share an
+  /// extension (a CPU and a CUDA `.so`); null when the extension decides.
+  std::function<bool(llvm::StringRef path)> accepts;
 };
 
 /// Adds `loader` (replacing one of the same kind).
@@ -77,7 +80,8 @@ void registerExecutableLoader(ExecutableLoader loader);
 /// Every registered loader, in registration order.
 std::vector<const ExecutableLoader *> registeredLoaders();
 
-/// The loader whose extension `path` has, or null.
+/// The loader for `path`: among those of its extension, the first whose
+/// `accepts` takes it, else the first without `accepts`; null for none.
 const ExecutableLoader *findLoaderForPath(llvm::StringRef path);
 
 /// Opens the artifact at `path` with the loader its extension selects;

@@ -45,8 +45,17 @@ using PackedFunction = void (*)(void **);
 /// Frees a result buffer with the allocator the model allocated it with.
 using FreeFunction = void (*)(void *);
 
-/// Checks `inputs` against `signature` (element types, ranks, static dims,
-/// dims that share a symbolic name), calls `function`, and returns the
+/// A ranked memref descriptor (allocated and aligned pointer, offset,
+/// sizes, strides) over a dense row-major buffer at `data`.
+std::vector<int64_t> descriptorFor(void *data,
+                                   const std::vector<int64_t> &shape);
+
+/// Checks `inputs` against `signature`: their number, element types, ranks,
+/// byte sizes, static dims, and dims that share a symbolic name.
+llvm::Error checkInputs(const ModelSignature &signature,
+                        llvm::ArrayRef<HostTensor> inputs);
+
+/// Checks `inputs` against `signature` (checkInputs), calls `function`, and returns the
 /// outputs in the buffers the model allocated (no copy): each is released
 /// with `release` when the last output using it goes, and holds
 /// `keepAlive` (the loaded library `release` lives in) until then.

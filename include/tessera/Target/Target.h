@@ -66,6 +66,9 @@ struct ArtifactKind {
   std::string description;
   /// Text that may go to standard output (`-o -`).
   bool text = false;
+  /// The kind of the runtime loader that opens it ("cuda-library"), when
+  /// its extension alone does not say (several kinds of `.so`).
+  std::string loaderKind = "";
 };
 
 /// One compilation for a target, with its options parsed and whatever they

@@ -11,11 +11,14 @@
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/SubtargetFeature.h"
+
+#include <dlfcn.h>
 
 using namespace mlir;
 
@@ -164,9 +167,36 @@ llvm::Error tessera::cpu::emitCode(llvm::Module &module,
   return llvm::Error::success();
 }
 
+std::string tessera::cpu::installedLibrary(llvm::StringRef fileName) {
+  auto besides = [&](llvm::StringRef file) {
+    llvm::SmallString<256> path(
+        llvm::sys::path::parent_path(llvm::sys::path::parent_path(file)));
+    llvm::sys::path::append(path, "lib", fileName);
+    return std::string(path);
+  };
+  std::string fromExecutable = besides(llvm::sys::fs::getMainExecutable(
+      nullptr, reinterpret_cast<void *>(&installedLibrary)));
+  if (llvm::sys::fs::exists(fromExecutable))
+    return fromExecutable;
+  // Beside the shared library this code is in (a program installed
+  // elsewhere, such as Python, loaded the compiler library).
+  Dl_info info;
+  if (dladdr(reinterpret_cast<void *>(&installedLibrary), &info) &&
+      info.dli_fname) {
+    llvm::SmallString<256> library;
+    if (!llvm::sys::fs::real_path(info.dli_fname, library)) {
+      std::string fromLibrary = besides(library);
+      if (llvm::sys::fs::exists(fromLibrary))
+        return fromLibrary;
+    }
+  }
+  return fromExecutable;
+}
+
 llvm::Error tessera::cpu::linkSharedLibrary(llvm::StringRef object,
                                             llvm::StringRef output,
-                                            llvm::StringRef support) {
+                                            llvm::StringRef support,
+                                            bool openmp, bool cxxRuntime) {
   auto clang = llvm::sys::findProgramByName("clang-22");
   if (!clang)
     clang = llvm::sys::findProgramByName("clang");
@@ -177,7 +207,12 @@ llvm::Error tessera::cpu::linkSharedLibrary(llvm::StringRef object,
   std::string rpath = std::string("-Wl,-rpath,") + kOpenMPLibraryDir;
   llvm::SmallVector<llvm::StringRef> args = {
       *clang, "-shared", "-o", output, object, support,
-      "-Wl,--exclude-libs,ALL", libDir, rpath, "-lomp", "-lm"};
+      "-Wl,--exclude-libs,ALL"};
+  if (openmp)
+    args.append({libDir, rpath, "-lomp"});
+  if (cxxRuntime)
+    args.push_back("-lstdc++");
+  args.push_back("-lm");
   std::string error;
   int status = llvm::sys::ExecuteAndWait(*clang, args, std::nullopt, {}, 0, 0,
                                          &error);

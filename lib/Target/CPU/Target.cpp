@@ -100,7 +100,10 @@ public:
     llvm::FileRemover removeObject(object);
     if (llvm::Error err = cpu::emitCode(**llvmModule, **machine, object, false))
       return err;
-    return cpu::linkSharedLibrary(object, path, supportArchive());
+    // The support archive is C++ (the block cache): the artifact names the
+    // C++ runtime it uses rather than relying on the process to have it.
+    return cpu::linkSharedLibrary(object, path, supportArchive(),
+                                  /*openmp=*/true, /*cxxRuntime=*/true);
   }
 
   llvm::Expected<std::unique_ptr<runtime::Executable>>

@@ -53,8 +53,16 @@ llvm::Error emitCode(llvm::Module &module, llvm::TargetMachine &machine,
 
 /// Links `object` into the shared library `output` with the support code
 /// compiled models call (`support`, a static archive), via clang.
+/// Links `object` and the archive `support` into the shared library
+/// `output` (with libomp when `openmp`, with the C++ runtime when
+/// `cxxRuntime`); the archive's symbols stay private.
 llvm::Error linkSharedLibrary(llvm::StringRef object, llvm::StringRef output,
-                              llvm::StringRef support);
+                              llvm::StringRef support, bool openmp = true,
+                              bool cxxRuntime = false);
+
+/// The path of `fileName` in the lib/ folder beside the running tool's bin/
+/// (where the support archives artifacts link are installed).
+std::string installedLibrary(llvm::StringRef fileName);
 
 } // namespace tessera::cpu
 

@@ -53,6 +53,10 @@ uint64_t DeviceMemory::map(void *host, size_t bytes) {
   return addr;
 }
 
+bool DeviceMemory::unmap(uint64_t addr) {
+  return mappings.erase(addr) != 0;
+}
+
 uint8_t *DeviceMemory::translate(uint64_t addr, size_t bytes) const {
   auto it = mappings.upper_bound(addr);
   if (it == mappings.begin())

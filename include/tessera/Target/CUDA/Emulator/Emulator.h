@@ -59,6 +59,8 @@ public:
   /// Maps \p bytes of host memory and returns its device address (aligned to
   /// 256, with an unmapped gap after each mapping).
   uint64_t map(void *host, size_t bytes);
+  /// Removes the mapping that starts at \p addr; false if there is none.
+  bool unmap(uint64_t addr);
   /// Host pointer of [addr, addr+bytes) if it lies inside one mapping.
   uint8_t *translate(uint64_t addr, size_t bytes) const;
 
@@ -78,7 +80,10 @@ llvm::Expected<std::vector<uint8_t>> packParams(const Kernel &k,
 
 class Emulator {
 public:
-  explicit Emulator(const Module &m) : module(m) {}
+  explicit Emulator(const Module &m) : module(m), mem(ownMemory) {}
+  /// Runs kernels of \p m on global memory that others share (a driver's
+  /// allocations, used by every module it loads).
+  Emulator(const Module &m, DeviceMemory &shared) : module(m), mem(shared) {}
   DeviceMemory &memory() { return mem; }
 
   llvm::Expected<LaunchStats> launch(llvm::StringRef kernel,
@@ -88,7 +93,8 @@ public:
 
 private:
   const Module &module;
-  DeviceMemory mem;
+  DeviceMemory ownMemory;
+  DeviceMemory &mem;
 };
 
 } // namespace tessera::ptx

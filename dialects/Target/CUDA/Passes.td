@@ -1,0 +1,156 @@
+// Passes.td - passes of the CUDA backend.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#ifndef TESSERA_TARGET_CUDA_PASSES_TD
+#define TESSERA_TARGET_CUDA_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def CopiesToLinalgPass
+    : Pass<"tessera-cuda-copies-to-linalg", "::mlir::func::FuncOp"> {
+  let summary = "Turn buffer copies into linalg.copy, so they run on the GPU";
+  let description = [{
+    Bufferization leaves `memref.copy` where a result must own its buffer
+    (a model output that is a weight or an input, a slice written in
+    place). On the host a copy would read device memory; as `linalg.copy`
+    it becomes a parallel loop and then a kernel like every other op.
+    Copies inside loops that are already parallel are rewritten too.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
+def ReshapesToViewsPass
+    : Pass<"tessera-cuda-reshapes-to-views", "::mlir::func::FuncOp"> {
+  let summary = "Reshapes whose shape the host computes become views";
+  let description = [{
+    A reshape to a shape of runtime dims (`tensor.reshape` with a shape
+    from `tensor.from_elements`) bufferizes to a `memref.reshape` that
+    reads its shape from a small buffer filled by stores. On the GPU
+    target that buffer would be device memory the host cannot read. When
+    every element of the shape buffer is stored once with a value the host
+    has, the reshape becomes a `memref.reinterpret_cast` with those sizes
+    and row-major strides, and the buffer goes away. Reshapes whose shape
+    comes from elsewhere are left alone.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
+def PlaceBuffersPass : Pass<"tessera-cuda-place-buffers", "::mlir::ModuleOp"> {
+  let summary = "Keep buffers that only the host reads in host memory";
+  let description = [{
+    Shape arithmetic on dynamic dims (ONNX's Shape, Gather, Concat feeding
+    a Reshape) leaves small integer buffers that the host fills and reads
+    to compute sizes. A buffer that no parallel loop (no future kernel)
+    touches, whose uses are loads, stores, views and reshape shapes
+    outside parallel loops, stays in host memory: a static allocation of
+    at most 64 KiB becomes a `memref.alloca`, and a global read only that
+    way is listed in the module attribute `tessera.cuda.host_globals`, so
+    that it keeps its host address (a global read by both gets a host
+    copy). Every other buffer is device memory, which host code never
+    touches.
+  }];
+}
+
+def MapParallelLoopsPass
+    : Pass<"tessera-cuda-map-parallel-loops", "::mlir::func::FuncOp"> {
+  let summary = "Map each outermost parallel loop nest to a grid of blocks";
+  let description = [{
+    For every outermost `scf.parallel` of the function: collapses its
+    dimensions into one, tiles it by `block-size` (the tile's loop bound
+    stays constant and an `scf.if` guards the last, partial block), and
+    marks the outer loop `block_x` and the tile `thread_x`. Parallel loops
+    nested deeper run sequentially in their thread. Upstream's
+    `convert-parallel-loops-to-gpu` then turns each nest into a
+    `gpu.launch` whose grid is computed from the loop bounds at run time,
+    so one compile serves every size of a dynamic dim.
+
+    Work left on the host that reads or writes buffers (a loop of loads
+    and stores outside any parallel loop) is wrapped in a one-iteration
+    parallel loop, a kernel of one thread, because host code must never
+    touch device memory. A value such work computes and the host then uses
+    is an error naming the op.
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", "256",
+           "threads per block of each elementwise or row kernel">
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::gpu::GPUDialect",
+                           "::mlir::affine::AffineDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
+def ExpandMathPass : Pass<"tessera-cuda-expand-math", "::mlir::func::FuncOp"> {
+  let summary = "Math functions as arithmetic, so kernels call no library";
+  let description = [{
+    Expands math functions into simpler ones (rsqrt into a division by a
+    square root, pow into exp and log, the hyperbolic functions into exp)
+    and then every function MLIR has a polynomial for (exp, log, erf,
+    tanh, sin, cos, atan, ...) into range reduction and a minimax
+    polynomial, computing narrower floats in f32. Kernels then need no
+    libdevice calls; `math.sqrt`, `math.absf`, `math.floor` and the like
+    stay, as they map to single PTX instructions.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
+def MergeKernelModulesPass
+    : Pass<"tessera-cuda-merge-kernel-modules", "::mlir::ModuleOp"> {
+  let summary = "All kernels in one gpu.module";
+  let description = [{
+    Kernel outlining makes one `gpu.module` per kernel, each named after
+    it. Moves every kernel into the first module, renamed to its module's
+    (unique) name, and points each `gpu.launch_func` at it, so that the
+    model's kernels are one PTX module per architecture: one ptxas run
+    each, one module to load, and one PTX file for `--emit=ptx`. A module
+    holding anything but kernels is left alone.
+  }];
+}
+
+def CheckHostCodePass
+    : Pass<"tessera-cuda-check-host-code", "::mlir::ModuleOp"> {
+  let summary = "Host code must not touch device memory";
+  let description = [{
+    Runs after kernel outlining. A parallel loop left on the host (one
+    that could not be mapped to a grid) or a load or store of a device
+    buffer in a host function would read GPU memory from the CPU: each is
+    an error naming the op, instead of a crash when the model runs.
+  }];
+}
+
+def DeviceGlobalsPass
+    : Pass<"tessera-cuda-device-globals", "::mlir::ModuleOp"> {
+  let summary = "Give kernels the device copy of each weight";
+  let description = [{
+    Runs on the host code in the LLVM dialect. A model's weights are
+    global constants in host memory; every `llvm.mlir.addressof` of one in
+    a host function becomes a call to `tessera_cuda_device_global(address,
+    bytes)`, which the artifact's support code answers with a device copy
+    uploaded on first use. Addresses taken inside `gpu.module`s are left
+    alone.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
+def KernelImagesPass : Pass<"tessera-cuda-kernel-images", "::mlir::ModuleOp"> {
+  let summary = "Assemble each gpu.binary's PTX into one kernel image";
+  let description = [{
+    Runs after `gpu-module-to-binary{format=isa}`, which leaves one PTX
+    object per `#nvvm.target` of a module. Replaces the objects of every
+    `gpu.binary` with a single object holding Tessera's kernel image: for
+    each architecture, the cubin that `ptxas` (from `cuda-path`) assembles
+    from its PTX, and the PTX itself (for newer GPUs' JIT and for the PTX
+    emulator). `ptxas` failing, or absent when cubins are asked for, is an
+    error naming the architecture.
+  }];
+  let options = [
+    Option<"cudaPath", "cuda-path", "std::string", "\"/usr/local/cuda\"",
+           "the CUDA toolkit whose bin/ptxas assembles cubins">,
+    Option<"assemble", "assemble", "bool", "true",
+           "assemble cubins; false embeds the PTX alone">
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
+#endif // TESSERA_TARGET_CUDA_PASSES_TD

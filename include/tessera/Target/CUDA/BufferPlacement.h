@@ -1,0 +1,19 @@
+//===- BufferPlacement.h - which buffers live in host memory --------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#ifndef TESSERA_TARGET_CUDA_BUFFERPLACEMENT_H
+#define TESSERA_TARGET_CUDA_BUFFERPLACEMENT_H
+
+#include "mlir/IR/Value.h"
+
+namespace tessera::cuda {
+
+/// The module attribute listing the globals that stay in host memory.
+constexpr llvm::StringLiteral kHostGlobalsAttr = "tessera.cuda.host_globals";
+
+/// Whether the buffer `memref` views lives in host memory: a
+/// `memref.alloca`, or a global listed in kHostGlobalsAttr.
+bool isHostBuffer(mlir::Value memref);
+
+} // namespace tessera::cuda
+
+#endif // TESSERA_TARGET_CUDA_BUFFERPLACEMENT_H

@@ -1,0 +1,93 @@
+//===- Driver.h - the GPUs a CUDA artifact runs on ------------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// A Driver runs CUDA artifacts' kernels and owns their device memory. Two
+// implementations: the CUDA driver API (libcuda.so.1, opened with dlopen
+// when a model first runs, so nothing needs it to load or inspect an
+// artifact) and Tessera's PTX emulator, which CI uses. Either is handed to
+// an artifact as the C table of DriverABI.h. Device memory goes through a
+// pool: a block freed by one run is reused by the next.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSERA_TARGET_CUDA_DRIVER_H
+#define TESSERA_TARGET_CUDA_DRIVER_H
+
+#include "tessera/Target/CUDA/DriverABI.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+namespace tessera::cuda {
+
+class Driver {
+public:
+  virtual ~Driver();
+
+  /// The device in words ("NVIDIA H100 (sm_90) through the CUDA driver").
+  virtual std::string device() const = 0;
+
+  /// Pooled device memory.
+  llvm::Expected<uint64_t> allocate(uint64_t bytes);
+  void release(uint64_t address);
+
+  virtual llvm::Error copyToDevice(uint64_t dst, const void *src,
+                                   uint64_t bytes) = 0;
+  virtual llvm::Error copyToHost(void *dst, uint64_t src, uint64_t bytes) = 0;
+  virtual llvm::Error copyOnDevice(uint64_t dst, uint64_t src,
+                                   uint64_t bytes) = 0;
+  /// `image` is a kernel image (KernelImage.h).
+  virtual llvm::Expected<void *> loadModule(llvm::StringRef image) = 0;
+  virtual void unloadModule(void *module) = 0;
+  virtual llvm::Expected<void *> getFunction(void *module,
+                                             llvm::StringRef name) = 0;
+  virtual llvm::Error launch(void *function, const uint32_t grid[3],
+                             const uint32_t block[3], uint32_t sharedBytes,
+                             void **params, uint64_t numParams) = 0;
+  virtual llvm::Error synchronize() = 0;
+
+  /// What the last kernels cost, for people ("3 kernels, 1.2 M warp
+  /// instructions"); empty when there is nothing to say.
+  virtual std::string summary() const { return ""; }
+  /// Starts counting for summary() afresh (each run).
+  virtual void resetSummary() {}
+
+  /// This driver as the table an artifact calls.
+  const tessera_cuda_driver *table() const { return &abi; }
+
+protected:
+  Driver();
+  virtual llvm::Expected<uint64_t> allocateDevice(uint64_t bytes) = 0;
+  virtual void releaseDevice(uint64_t address) = 0;
+  /// Gives every block, free or live, back to the device (derived
+  /// destructors call it).
+  void releasePool();
+
+private:
+  tessera_cuda_driver abi;
+  std::mutex poolMutex;
+  /// Free blocks by size class; live blocks' size classes.
+  std::multimap<uint64_t, uint64_t> freeBlocks;
+  std::map<uint64_t, uint64_t> liveBlocks;
+  friend struct DriverTable;
+
+public:
+  /// The message of the last failure seen through the table.
+  std::string lastError;
+};
+
+/// The CUDA driver API on device `ordinal`; an error when libcuda.so.1 or
+/// the device is missing.
+llvm::Expected<std::shared_ptr<Driver>> openCudaDriver(int ordinal);
+
+/// Tessera's PTX emulator, running the PTX of the newest architecture in
+/// each image; `hazardChecks` turns on its race and async-copy checks.
+std::shared_ptr<Driver> createEmulatorDriver(bool hazardChecks = true);
+
+} // namespace tessera::cuda
+
+#endif // TESSERA_TARGET_CUDA_DRIVER_H

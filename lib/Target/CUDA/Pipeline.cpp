@@ -1,0 +1,145 @@
+//===- Pipeline.cpp - the CUDA backend's lowering pipeline ----------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#include "tessera/Target/CUDA/Pipeline.h"
+#include "tessera/Conversion/Passes.h"
+#include "tessera/Target/CPU/Passes.h"
+#include "tessera/Target/CUDA/Passes.h"
+#include "tessera/Transforms/Passes.h"
+
+#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Conversion/BufferizationToMemRef/BufferizationToMemRef.h"
+#include "mlir/Conversion/ConvertToLLVM/ToLLVMPass.h"
+#include "mlir/Conversion/GPUCommon/GPUCommonPass.h"
+#include "mlir/Conversion/GPUCommon/GPUToLLVM.h"
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Conversion/SCFToGPU/SCFToGPUPass.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/LLVMIR/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
+#include "mlir/Target/LLVM/NVVM/Target.h"
+#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+void tessera::cuda::buildLinalgPipeline(OpPassManager &pm, bool fuse) {
+  // Fusion regions are inlined: the kernels are formed from linalg ops.
+  ::tessera::ConvertTesseraToLinalgPassOptions lowering;
+  lowering.keepReductionRegions = false;
+  pm.addNestedPass<func::FuncOp>(createConvertTesseraToLinalgPass(lowering));
+  // Elementwise producers computed inside their consumers' loops (one
+  // kernel instead of one per op).
+  if (fuse)
+    pm.addPass(createLinalgElementwiseOpFusionPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+void tessera::cuda::buildGPUPipeline(OpPassManager &pm,
+                                     const CUDAOptions &options) {
+  // The signature, read while the entry function still takes tensors.
+  RecordSignaturePassOptions signature;
+  signature.dropArgAttrs = true;
+  pm.addPass(createRecordSignaturePass(signature));
+  pm.addNestedPass<func::FuncOp>(LLVM::createLLVMRequestCWrappersPass());
+  pm.addNestedPass<func::FuncOp>(createExpandMathPass());
+
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  bufferize.allowReturnAllocsFromLoops = true;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  pm.addNestedPass<func::FuncOp>(bufferization::createBufferHoistingPass());
+  // Outputs are buffers the caller owns (the runtime copies them to the
+  // host and gives them back).
+  pm.addPass(bufferization::createOwnershipBasedBufferDeallocationPass());
+  pm.addPass(bufferization::createBufferDeallocationSimplificationPass());
+  pm.addPass(bufferization::createLowerDeallocationsPass());
+  pm.addPass(createConvertBufferizationToMemRefPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createCanonicalizerPass());
+
+  // Every copy and loop nest a kernel; views stay on the host.
+  pm.addNestedPass<func::FuncOp>(createReshapesToViewsPass());
+  pm.addNestedPass<func::FuncOp>(createCopiesToLinalgPass());
+  pm.addPass(createForallToParallelLoopPass());
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createPlaceBuffersPass());
+  // Loops nested in a kernel's loop run sequentially in its thread.
+  pm.addNestedPass<func::FuncOp>(cpu::createSequentializeNestedParallelPass());
+  MapParallelLoopsPassOptions map;
+  map.blockSize = options.blockSize;
+  pm.addNestedPass<func::FuncOp>(createMapParallelLoopsPass(map));
+  pm.addNestedPass<func::FuncOp>(createConvertParallelLoopToGpuPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createGpuKernelOutliningPass());
+  pm.addPass(createMergeKernelModulesPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCheckHostCodePass());
+}
+
+void tessera::cuda::buildLLVMPipeline(OpPassManager &pm,
+                                      const CUDAOptions &options) {
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  // One NVVM target per architecture: gpu-module-to-binary writes the PTX
+  // of each.
+  for (const std::string &gpu : options.gpus) {
+    GpuNVVMAttachTargetOptions target;
+    target.chip = gpu;
+    target.features = "+ptx80";
+    target.optLevel = 3;
+    // What remains of math after tessera-cuda-expand-math (floor, sqrt,
+    // fabs) calls libdevice, whose bodies are single PTX instructions.
+    target.linkLibs.push_back(options.cudaPath +
+                              "/nvvm/libdevice/libdevice.10.bc");
+    pm.addPass(createGpuNVVMAttachTarget(target));
+  }
+  OpPassManager &device = pm.nest<gpu::GPUModuleOp>();
+  device.addPass(createConvertGpuOpsToNVVMOps());
+  device.addPass(createCanonicalizerPass());
+  device.addPass(createCSEPass());
+  device.addPass(createReconcileUnrealizedCastsPass());
+
+  // Host code: buffers come from the artifact's device allocator.
+  pm.addPass(createConvertMathToLLVMPass());
+  FinalizeMemRefToLLVMConversionPassOptions memrefOptions;
+  memrefOptions.useGenericFunctions = true;
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefOptions));
+  pm.addPass(createGpuToLLVMConversionPass());
+  pm.addPass(createConvertToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createDeviceGlobalsPass());
+  pm.addPass(createCanonicalizerPass());
+
+  GpuModuleToBinaryPassOptions binary;
+  binary.compilationTarget = "isa";
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+  KernelImagesPassOptions images;
+  images.cudaPath = options.cudaPath;
+  pm.addPass(createKernelImagesPass(images));
+}
+
+void tessera::cuda::registerDialects(DialectRegistry &registry) {
+  registry.insert<gpu::GPUDialect, NVVM::NVVMDialect>();
+  NVVM::registerNVVMTargetInterfaceExternalModels(registry);
+  registerGPUDialectTranslation(registry);
+  gpu::registerOffloadingLLVMTranslationInterfaceExternalModels(registry);
+  registerNVVMDialectTranslation(registry);
+  registerConvertNVVMToLLVMInterface(registry);
+}

@@ -1,0 +1,238 @@
+//===- ArtifactSupport.cpp - code linked into every CUDA artifact ---------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// The artifact's host code, as MLIR's gpu-to-llvm lowering writes it, loads
+// its kernel modules in a global constructor (`mgpuModuleLoad`), looks a
+// kernel up before each launch and launches it on a stream; its buffers come
+// from `_mlir_memref_to_llvm_alloc` and its weights from
+// `tessera_cuda_device_global`. This file implements all of them over the
+// driver table the runtime binds (tessera/Target/CUDA/DriverABI.h), so the
+// artifact links no GPU library and loads on machines without a GPU.
+//
+// Modules load lazily, when the first kernel of one is looked up, because
+// the constructors run before any driver is bound. After the first failure
+// every later call does nothing, and `tessera_cuda_take_error` reports the
+// failure once the run returns.
+//
+// Plain C++ with no dependencies.
+//
+//===----------------------------------------------------------------------===//
+#include "tessera/Target/CUDA/DriverABI.h"
+
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct Module;
+
+struct Function {
+  Module *module;
+  std::string name;
+  void *handle = nullptr;
+};
+
+struct Module {
+  const void *image;
+  uint64_t bytes;
+  void *handle = nullptr;
+  std::map<std::string, std::unique_ptr<Function>> functions;
+};
+
+struct State {
+  std::mutex mutex;
+  const tessera_cuda_driver *driver = nullptr;
+  std::vector<std::unique_ptr<Module>> modules;
+  /// Weights uploaded once: host address -> device address.
+  std::map<const void *, uint64_t> globals;
+  std::string error;
+  bool failed = false;
+
+  void fail(const std::string &what) {
+    if (failed)
+      return;
+    failed = true;
+    error = what;
+    if (driver) {
+      const char *why = driver->last_error(driver->self);
+      if (why && *why)
+        error += ": " + std::string(why);
+    }
+  }
+  bool ready(const char *what) {
+    if (failed)
+      return false;
+    if (!driver) {
+      fail(std::string(what) + " before a GPU driver was bound");
+      return false;
+    }
+    return true;
+  }
+};
+
+State &state() {
+  static State s;
+  return s;
+}
+
+} // namespace
+
+extern "C" {
+
+// The artifact exports these two under the names of DriverABI.h through
+// forwarders in its own code (the archive's symbols stay private).
+void tesseraCudaBindDriver(const tessera_cuda_driver *driver) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (s.driver == driver)
+    return;
+  // What the previous driver loaded and allocated is its own.
+  if (s.driver) {
+    for (auto &m : s.modules) {
+      if (m->handle)
+        s.driver->unload_module(s.driver->self, m->handle);
+      m->handle = nullptr;
+      m->functions.clear();
+    }
+    for (auto &[host, device] : s.globals)
+      s.driver->release(s.driver->self, device);
+  }
+  s.globals.clear();
+  s.driver = driver;
+}
+
+const char *tesseraCudaTakeError() {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (!s.failed)
+    return nullptr;
+  static thread_local std::string message;
+  message = s.error;
+  s.failed = false;
+  s.error.clear();
+  return message.c_str();
+}
+
+void *mgpuModuleLoad(void *image, size_t bytes) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  s.modules.push_back(std::make_unique<Module>());
+  s.modules.back()->image = image;
+  s.modules.back()->bytes = bytes;
+  return s.modules.back().get();
+}
+
+void mgpuModuleUnload(void *module) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  auto *m = static_cast<Module *>(module);
+  if (m->handle && s.driver)
+    s.driver->unload_module(s.driver->self, m->handle);
+  m->handle = nullptr;
+  m->functions.clear();
+}
+
+void *mgpuModuleGetFunction(void *module, const char *name) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  auto *m = static_cast<Module *>(module);
+  if (!s.ready("a kernel was looked up"))
+    return nullptr;
+  if (!m->handle &&
+      s.driver->load_module(s.driver->self, m->image, m->bytes, &m->handle)) {
+    s.fail("cannot load the kernel module");
+    return nullptr;
+  }
+  std::unique_ptr<Function> &f = m->functions[name];
+  if (!f) {
+    f = std::make_unique<Function>();
+    f->module = m;
+    f->name = name;
+    if (s.driver->get_function(s.driver->self, m->handle, name, &f->handle)) {
+      s.fail(std::string("no kernel '") + name + "' in its module");
+      f.reset();
+      return nullptr;
+    }
+  }
+  return f.get();
+}
+
+void *mgpuStreamCreate() { return nullptr; }
+void mgpuStreamDestroy(void *) {}
+
+void mgpuStreamSynchronize(void *) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (s.ready("a stream was synchronized") &&
+      s.driver->synchronize(s.driver->self))
+    s.fail("the GPU failed");
+}
+
+void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
+                      intptr_t gridZ, intptr_t blockX, intptr_t blockY,
+                      intptr_t blockZ, int32_t sharedBytes, void * /*stream*/,
+                      void **params, void ** /*extra*/, size_t numParams) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (!s.ready("a kernel was launched") || !function)
+    return;
+  auto *f = static_cast<Function *>(function);
+  // An empty grid (a dim of size 0) has nothing to do.
+  if (gridX <= 0 || gridY <= 0 || gridZ <= 0)
+    return;
+  if (s.driver->launch(s.driver->self, f->handle, gridX, gridY, gridZ, blockX,
+                       blockY, blockZ, sharedBytes, params, numParams))
+    s.fail("launching kernel '" + f->name + "' failed");
+}
+
+/// The device copy of a weight (a constant of the model), uploaded on first
+/// use.
+uint64_t tessera_cuda_device_global(const void *host, uint64_t bytes) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (!s.ready("a weight was used"))
+    return 0;
+  auto it = s.globals.find(host);
+  if (it != s.globals.end())
+    return it->second;
+  uint64_t device = 0;
+  if (s.driver->alloc(s.driver->self, bytes ? bytes : 1, &device) ||
+      s.driver->copy_to_device(s.driver->self, device, host, bytes)) {
+    s.fail("cannot upload a weight of " + std::to_string(bytes) + " bytes");
+    return 0;
+  }
+  s.globals[host] = device;
+  return device;
+}
+
+void *_mlir_memref_to_llvm_alloc(uint64_t bytes) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  uint64_t device = 0;
+  if (!s.ready("a buffer was allocated"))
+    return nullptr;
+  if (s.driver->alloc(s.driver->self, bytes ? bytes : 1, &device)) {
+    s.fail("cannot allocate " + std::to_string(bytes) + " bytes of GPU memory");
+    return nullptr;
+  }
+  return reinterpret_cast<void *>(device);
+}
+
+void *_mlir_memref_to_llvm_aligned_alloc(uint64_t /*alignment*/,
+                                          uint64_t bytes) {
+  // Device allocations are aligned to 256 bytes.
+  return _mlir_memref_to_llvm_alloc(bytes);
+}
+
+void _mlir_memref_to_llvm_free(void *pointer) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (pointer && s.driver)
+    s.driver->release(s.driver->self, reinterpret_cast<uint64_t>(pointer));
+}
+
+} // extern "C"

@@ -1,0 +1,233 @@
+//===- CudaDriver.cpp - CUDA artifacts on a GPU through libcuda ----------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// libcuda.so.1 is opened with dlopen when a model first runs, so neither
+// Tessera nor its artifacts link it. The driver API's types are declared
+// here (opaque handles and int results), so no CUDA header is needed to
+// build. One context (the device's primary context) and the null stream.
+//
+//===----------------------------------------------------------------------===//
+#include "tessera/Target/CUDA/Driver.h"
+#include "tessera/Target/CUDA/KernelImage.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <dlfcn.h>
+
+using namespace tessera::cuda;
+
+namespace {
+
+using CUresult = int;
+using CUdevice = int;
+using CUcontext = void *;
+using CUmodule = void *;
+using CUfunction = void *;
+using CUdeviceptr = unsigned long long;
+
+constexpr int kComputeCapabilityMajor = 75, kComputeCapabilityMinor = 76;
+
+struct Api {
+  CUresult (*init)(unsigned);
+  CUresult (*deviceGetCount)(int *);
+  CUresult (*deviceGet)(CUdevice *, int);
+  CUresult (*deviceGetName)(char *, int, CUdevice);
+  CUresult (*deviceGetAttribute)(int *, int, CUdevice);
+  CUresult (*primaryCtxRetain)(CUcontext *, CUdevice);
+  CUresult (*primaryCtxRelease)(CUdevice);
+  CUresult (*ctxSetCurrent)(CUcontext);
+  CUresult (*ctxSynchronize)();
+  CUresult (*memAlloc)(CUdeviceptr *, size_t);
+  CUresult (*memFree)(CUdeviceptr);
+  CUresult (*memcpyHtoD)(CUdeviceptr, const void *, size_t);
+  CUresult (*memcpyDtoH)(void *, CUdeviceptr, size_t);
+  CUresult (*memcpyDtoD)(CUdeviceptr, CUdeviceptr, size_t);
+  CUresult (*moduleLoadData)(CUmodule *, const void *);
+  CUresult (*moduleUnload)(CUmodule);
+  CUresult (*moduleGetFunction)(CUfunction *, CUmodule, const char *);
+  CUresult (*launchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned,
+                           unsigned, unsigned, unsigned, void *, void **,
+                           void **);
+  CUresult (*getErrorString)(CUresult, const char **);
+};
+
+class CudaDriver : public Driver {
+public:
+  CudaDriver(void *library, Api api, CUdevice device, CUcontext context,
+             std::string name, int major, int minor)
+      : library(library), api(api), dev(device), context(context),
+        name(std::move(name)), major(major), minor(minor) {}
+  ~CudaDriver() override {
+    current();
+    releasePool();
+    api.primaryCtxRelease(dev);
+  }
+
+  std::string device() const override {
+    return llvm::formatv("{0} (sm_{1}{2}) through the CUDA driver", name,
+                         major, minor);
+  }
+
+  llvm::Error copyToDevice(uint64_t dst, const void *src,
+                           uint64_t bytes) override {
+    current();
+    return check(api.memcpyHtoD(dst, src, bytes), "cuMemcpyHtoD");
+  }
+  llvm::Error copyToHost(void *dst, uint64_t src, uint64_t bytes) override {
+    current();
+    return check(api.memcpyDtoH(dst, src, bytes), "cuMemcpyDtoH");
+  }
+  llvm::Error copyOnDevice(uint64_t dst, uint64_t src,
+                           uint64_t bytes) override {
+    current();
+    return check(api.memcpyDtoD(dst, src, bytes), "cuMemcpyDtoD");
+  }
+  llvm::Expected<void *> loadModule(llvm::StringRef image) override {
+    current();
+    auto entries = readKernelImage(image);
+    if (!entries)
+      return entries.takeError();
+    const KernelImageEntry *entry = selectKernelImage(*entries, major, minor);
+    if (!entry) {
+      std::vector<std::string> archs;
+      for (const KernelImageEntry &e : *entries)
+        archs.push_back(e.arch);
+      return fail(llvm::formatv("the artifact has no kernels for sm_{0}{1} "
+                                "(it holds {2}); compile it with --gpu=sm_{0}{1}",
+                                major, minor, llvm::join(archs, ", ")));
+    }
+    CUmodule module = nullptr;
+    if (llvm::Error e = check(api.moduleLoadData(&module, entry->data.data()),
+                              "cuModuleLoadData (" + entry->arch + ")"))
+      return std::move(e);
+    return module;
+  }
+  void unloadModule(void *module) override {
+    current();
+    api.moduleUnload(module);
+  }
+  llvm::Expected<void *> getFunction(void *module,
+                                     llvm::StringRef fname) override {
+    current();
+    CUfunction f = nullptr;
+    std::string n = fname.str();
+    if (llvm::Error e = check(api.moduleGetFunction(&f, module, n.c_str()),
+                              "cuModuleGetFunction(" + n + ")"))
+      return std::move(e);
+    return f;
+  }
+  llvm::Error launch(void *function, const uint32_t grid[3],
+                     const uint32_t block[3], uint32_t sharedBytes,
+                     void **params, uint64_t) override {
+    current();
+    return check(api.launchKernel(function, grid[0], grid[1], grid[2],
+                                  block[0], block[1], block[2], sharedBytes,
+                                  nullptr, params, nullptr),
+                 "cuLaunchKernel");
+  }
+  llvm::Error synchronize() override {
+    current();
+    return check(api.ctxSynchronize(), "cuCtxSynchronize");
+  }
+
+protected:
+  llvm::Expected<uint64_t> allocateDevice(uint64_t bytes) override {
+    current();
+    CUdeviceptr p = 0;
+    if (llvm::Error e = check(api.memAlloc(&p, bytes), "cuMemAlloc"))
+      return std::move(e);
+    return p;
+  }
+  void releaseDevice(uint64_t address) override {
+    current();
+    api.memFree(address);
+  }
+
+private:
+  void current() { api.ctxSetCurrent(context); }
+  llvm::Error fail(const llvm::Twine &m) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), m);
+  }
+  llvm::Error check(CUresult r, const llvm::Twine &what) {
+    if (r == 0)
+      return llvm::Error::success();
+    const char *text = nullptr;
+    api.getErrorString(r, &text);
+    return fail(what + " failed: " + (text ? text : "error " + llvm::Twine(r)));
+  }
+
+  void *library;
+  Api api;
+  CUdevice dev;
+  CUcontext context;
+  std::string name;
+  int major, minor;
+};
+
+} // namespace
+
+llvm::Expected<std::shared_ptr<Driver>>
+tessera::cuda::openCudaDriver(int ordinal) {
+  auto fail = [](const llvm::Twine &m) -> llvm::Error {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), m);
+  };
+  // Kept open for the process's lifetime, as the CUDA runtime does.
+  void *library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!library)
+    return fail("no CUDA driver: cannot open libcuda.so.1 (" +
+                llvm::Twine(dlerror()) +
+                "); run on a machine with an NVIDIA GPU and its driver, or "
+                "choose the emulator (--gpu-driver=emulator)");
+  Api api{};
+  bool missing = false;
+  auto bind = [&](auto &slot, const char *symbol) {
+    slot = reinterpret_cast<std::remove_reference_t<decltype(slot)>>(
+        dlsym(library, symbol));
+    missing |= slot == nullptr;
+  };
+  bind(api.init, "cuInit");
+  bind(api.deviceGetCount, "cuDeviceGetCount");
+  bind(api.deviceGet, "cuDeviceGet");
+  bind(api.deviceGetName, "cuDeviceGetName");
+  bind(api.deviceGetAttribute, "cuDeviceGetAttribute");
+  bind(api.primaryCtxRetain, "cuDevicePrimaryCtxRetain");
+  bind(api.primaryCtxRelease, "cuDevicePrimaryCtxRelease_v2");
+  bind(api.ctxSetCurrent, "cuCtxSetCurrent");
+  bind(api.ctxSynchronize, "cuCtxSynchronize");
+  bind(api.memAlloc, "cuMemAlloc_v2");
+  bind(api.memFree, "cuMemFree_v2");
+  bind(api.memcpyHtoD, "cuMemcpyHtoD_v2");
+  bind(api.memcpyDtoH, "cuMemcpyDtoH_v2");
+  bind(api.memcpyDtoD, "cuMemcpyDtoD_v2");
+  bind(api.moduleLoadData, "cuModuleLoadData");
+  bind(api.moduleUnload, "cuModuleUnload");
+  bind(api.moduleGetFunction, "cuModuleGetFunction");
+  bind(api.launchKernel, "cuLaunchKernel");
+  bind(api.getErrorString, "cuGetErrorString");
+  if (missing)
+    return fail("libcuda.so.1 lacks a driver API function Tessera needs "
+                "(a driver older than CUDA 11?)");
+  if (int r = api.init(0))
+    return fail("no CUDA device: cuInit failed (error " + llvm::Twine(r) +
+                ")");
+  int count = 0;
+  api.deviceGetCount(&count);
+  if (count == 0)
+    return fail("no CUDA device: the CUDA driver sees no GPU");
+  if (ordinal < 0 || ordinal >= count)
+    return fail("no CUDA device " + llvm::Twine(ordinal) + ": this machine has " +
+                llvm::Twine(count) + " (0-" + llvm::Twine(count - 1) + ")");
+  CUdevice device = 0;
+  CUcontext context = nullptr;
+  int major = 0, minor = 0;
+  char name[256] = {0};
+  if (api.deviceGet(&device, ordinal) ||
+      api.deviceGetAttribute(&major, kComputeCapabilityMajor, device) ||
+      api.deviceGetAttribute(&minor, kComputeCapabilityMinor, device) ||
+      api.deviceGetName(name, sizeof(name) - 1, device) ||
+      api.primaryCtxRetain(&context, device))
+    return fail("cannot open CUDA device " + llvm::Twine(ordinal));
+  return std::shared_ptr<Driver>(std::make_shared<CudaDriver>(
+      library, api, device, context, name, major, minor));
+}

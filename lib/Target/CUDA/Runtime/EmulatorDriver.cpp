@@ -1,0 +1,194 @@
+//===- EmulatorDriver.cpp - CUDA artifacts on Tessera's PTX emulator ------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// Device memory is host memory mapped into the emulator's address space at
+// addresses of its own (from 2^32 up), so host code that touched a device
+// address would fault here as it would on a GPU. Kernels run one launch at
+// a time, in order; `synchronize` has nothing to wait for.
+//
+//===----------------------------------------------------------------------===//
+#include "tessera/Target/CUDA/Driver.h"
+#include "tessera/Target/CUDA/Emulator/Emulator.h"
+#include "tessera/Target/CUDA/Emulator/PTXParser.h"
+#include "tessera/Target/CUDA/KernelImage.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <list>
+
+using namespace tessera::cuda;
+namespace ptx = tessera::ptx;
+
+namespace {
+
+llvm::Error fail(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+struct LoadedModule {
+  std::string arch;
+  ptx::Module module;
+  std::unique_ptr<ptx::Emulator> emulator;
+};
+
+struct LoadedFunction {
+  LoadedModule *module;
+  const ptx::Kernel *kernel;
+};
+
+class EmulatorDriver : public Driver {
+public:
+  explicit EmulatorDriver(bool hazardChecks) {
+    options.checkHazards = hazardChecks;
+  }
+  ~EmulatorDriver() override { releasePool(); }
+
+  std::string device() const override {
+    return "Tessera's PTX emulator (no GPU)";
+  }
+
+  llvm::Error copyToDevice(uint64_t dst, const void *src,
+                           uint64_t bytes) override {
+    uint8_t *to = memory.translate(dst, bytes);
+    if (!to)
+      return fail(llvm::formatv("a copy to the device writes {0} bytes at "
+                                "{1:x}, outside every allocation",
+                                bytes, dst));
+    std::memcpy(to, src, bytes);
+    return llvm::Error::success();
+  }
+  llvm::Error copyToHost(void *dst, uint64_t src, uint64_t bytes) override {
+    uint8_t *from = memory.translate(src, bytes);
+    if (!from)
+      return fail(llvm::formatv("a copy to the host reads {0} bytes at {1:x}, "
+                                "outside every allocation",
+                                bytes, src));
+    std::memcpy(dst, from, bytes);
+    return llvm::Error::success();
+  }
+  llvm::Error copyOnDevice(uint64_t dst, uint64_t src,
+                           uint64_t bytes) override {
+    uint8_t *to = memory.translate(dst, bytes),
+            *from = memory.translate(src, bytes);
+    if (!to || !from)
+      return fail("a copy on the device is outside every allocation");
+    std::memmove(to, from, bytes);
+    return llvm::Error::success();
+  }
+
+  llvm::Expected<void *> loadModule(llvm::StringRef image) override {
+    auto entries = readKernelImage(image);
+    if (!entries)
+      return entries.takeError();
+    const KernelImageEntry *newest = nullptr;
+    for (const KernelImageEntry &e : *entries)
+      if (e.kind == KernelImageEntry::PTX &&
+          (!newest ||
+           computeCapability(e.arch) > computeCapability(newest->arch)))
+        newest = &e;
+    if (!newest)
+      return fail("the kernel image holds no PTX for the emulator");
+    auto parsed = ptx::parsePTX(newest->data, "kernels." + newest->arch +
+                                                  ".ptx");
+    if (!parsed)
+      return parsed.takeError();
+    modules.push_back(std::make_unique<LoadedModule>());
+    LoadedModule &m = *modules.back();
+    m.arch = newest->arch;
+    m.module = std::move(*parsed);
+    m.emulator = std::make_unique<ptx::Emulator>(m.module, memory);
+    return &m;
+  }
+  void unloadModule(void *module) override {
+    llvm::erase_if(modules, [&](auto &m) { return m.get() == module; });
+    llvm::erase_if(functions,
+                   [&](auto &f) { return f->module == module; });
+  }
+  llvm::Expected<void *> getFunction(void *module,
+                                     llvm::StringRef name) override {
+    auto *m = static_cast<LoadedModule *>(module);
+    const ptx::Kernel *kernel = m->module.findKernel(name);
+    if (!kernel)
+      return fail("no kernel '" + name + "' in the PTX for " + m->arch);
+    functions.push_back(std::make_unique<LoadedFunction>(
+        LoadedFunction{m, kernel}));
+    return functions.back().get();
+  }
+
+  void resetSummary() override {
+    launches = warpInstructions = 0;
+    seconds = 0;
+  }
+
+  llvm::Error launch(void *function, const uint32_t grid[3],
+                     const uint32_t block[3], uint32_t sharedBytes,
+                     void **params, uint64_t numParams) override {
+    auto *f = static_cast<LoadedFunction *>(function);
+    const ptx::Kernel &k = *f->kernel;
+    if (numParams != k.params.size())
+      return fail(llvm::formatv("kernel '{0}' takes {1} parameters, the "
+                                "launch passes {2}",
+                                k.name, k.params.size(), numParams));
+    std::vector<uint8_t> block_(k.paramBytes, 0);
+    for (size_t i = 0; i < numParams; ++i)
+      std::memcpy(block_.data() + k.params[i].offset, params[i],
+                  k.params[i].size);
+    ptx::LaunchConfig config;
+    config.grid = {grid[0], grid[1], grid[2]};
+    config.block = {block[0], block[1], block[2]};
+    config.dynamicSharedBytes = sharedBytes;
+    auto stats = f->module->emulator->launch(k.name, config, block_, options);
+    if (!stats)
+      return stats.takeError();
+    ++launches;
+    warpInstructions += stats->warpInstructions;
+    seconds += stats->seconds;
+    return llvm::Error::success();
+  }
+  llvm::Error synchronize() override { return llvm::Error::success(); }
+
+  std::string summary() const override {
+    return llvm::formatv("{0} kernel launches on the PTX emulator, {1} warp "
+                         "instructions, {2:f3} s",
+                         launches, warpInstructions, seconds);
+  }
+
+protected:
+  llvm::Expected<uint64_t> allocateDevice(uint64_t bytes) override {
+    void *host = std::aligned_alloc(256, llvm::alignTo(bytes, 256));
+    if (!host)
+      return fail(llvm::formatv("cannot allocate {0} bytes for the emulated "
+                                "device",
+                                bytes));
+    // Fresh device memory reads as NaN, not as a lucky zero.
+    std::memset(host, 0xff, bytes);
+    uint64_t address = memory.map(host, bytes);
+    hostOf[address] = host;
+    return address;
+  }
+  void releaseDevice(uint64_t address) override {
+    auto it = hostOf.find(address);
+    if (it == hostOf.end())
+      return;
+    memory.unmap(address);
+    std::free(it->second);
+    hostOf.erase(it);
+  }
+
+private:
+  ptx::DeviceMemory memory;
+  ptx::EmulatorOptions options;
+  std::map<uint64_t, void *> hostOf;
+  std::vector<std::unique_ptr<LoadedModule>> modules;
+  std::vector<std::unique_ptr<LoadedFunction>> functions;
+  uint64_t launches = 0, warpInstructions = 0;
+  double seconds = 0;
+};
+
+} // namespace
+
+std::shared_ptr<Driver> tessera::cuda::createEmulatorDriver(bool hazardChecks) {
+  return std::make_shared<EmulatorDriver>(hazardChecks);
+}

@@ -1,0 +1,52 @@
+//===- TargetInfo.cpp - what the CUDA backend fuses -----------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#include "tessera/Target/CUDA/Pipeline.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+
+using namespace mlir;
+
+namespace {
+
+/// Kernels are formed after the lowering to linalg, by fusing elementwise
+/// producers into their consumers: the graph phase forms no regions, and
+/// attention is lowered as its products and softmax.
+class CUDATargetInfo : public tessera::TargetInfo {
+public:
+  StringRef name() const override { return "cuda"; }
+  bool formsFusionRegions() const override { return false; }
+
+  ArrayRef<tessera::ElementType>
+  supportedElementTypes(tessera::OpClass opClass) const override {
+    using tessera::ElementType;
+    static const ElementType kFloat[] = {ElementType::F32};
+    static const ElementType kAny[] = {
+        ElementType::F32, ElementType::F16, ElementType::BF16,
+        ElementType::I8,  ElementType::I32, ElementType::I64,
+        ElementType::Bool};
+    switch (opClass) {
+    case tessera::OpClass::Contraction:
+    case tessera::OpClass::Reduction:
+      return kFloat;
+    case tessera::OpClass::Elementwise:
+    case tessera::OpClass::DataMovement:
+      return kAny;
+    }
+    return kFloat;
+  }
+
+  bool fusesAttention() const override { return false; }
+  std::optional<std::string> rejectEpilogueOperand(Value,
+                                                   RankedTensorType) const override {
+    return std::string("the CUDA target forms no epilogues yet");
+  }
+  unsigned maxEpilogueOps() const override { return 0; }
+  bool recomputeIsCheap(Operation *, unsigned) const override { return false; }
+  SmallVector<int64_t> tileSizes(StringRef) const override { return {256}; }
+};
+
+} // namespace
+
+std::unique_ptr<tessera::TargetInfo> tessera::cuda::createCUDATargetInfo() {
+  return std::make_unique<CUDATargetInfo>();
+}
