@@ -135,13 +135,52 @@ static LogicalResult convertFlatten(GraphImporter &im,
   return im.setOutput(0, im.create<ts::ReshapeOp>(resultType, x, Value()));
 }
 
+/// Whether input `index`, an input since opset `movedAt`, is given as a
+/// value known only at run time.
+static bool isRuntimeInput(GraphImporter &im, int index, int64_t movedAt) {
+  if (im.opset() < movedAt)
+    return false;
+  Value v = im.optionalInput(index);
+  return v && !im.constantInts(v);
+}
+
+/// The static shape the model declares for output `index` of the node.
+static std::optional<SmallVector<int64_t>>
+declaredStaticShape(GraphImporter &im, const onnx::NodeProto &node, int index) {
+  if (index >= node.output_size())
+    return std::nullopt;
+  std::optional<ArrayRef<int64_t>> shape = im.declaredShape(node.output(index));
+  if (!shape || llvm::is_contained(*shape, kDynamicDim))
+    return std::nullopt;
+  return SmallVector<int64_t>(*shape);
+}
+
 /// Squeeze (axes from input since opset 13; none means every unit dim) and
 /// Unsqueeze (axes from input since opset 13, refer to the output's rank).
+/// Axes known only at run time: the reshape to the output's declared
+/// shape, when that only adds or drops unit dims.
 static LogicalResult convertSqueeze(GraphImporter &im,
                                     const onnx::NodeProto &node) {
   Value x = im.input(0);
   if (!x)
     return failure();
+  if (isRuntimeInput(im, 1, 13)) {
+    RankedTensorType type = tensorType(x);
+    std::optional<SmallVector<int64_t>> declared =
+        declaredStaticShape(im, node, 0);
+    auto nonUnit = [](ArrayRef<int64_t> shape) {
+      return llvm::to_vector(
+          llvm::make_filter_range(shape, [](int64_t d) { return d != 1; }));
+    };
+    if (!declared || !type.hasStaticShape() ||
+        nonUnit(*declared) != nonUnit(type.getShape()))
+      return im.emitError() << "input 1 (axes) must be a constant, or the "
+                               "output's shape declared in the model";
+    return im.setOutput(0, im.create<ts::ReshapeOp>(
+                               RankedTensorType::get(*declared,
+                                                     type.getElementType()),
+                               x, Value()));
+  }
   auto axes = im.intsAttrOrInput("axes", 1, 13);
   if (failed(axes))
     return failure();
@@ -226,15 +265,31 @@ static LogicalResult convertSplit(GraphImporter &im,
   Value x = im.input(0);
   if (!x)
     return failure();
-  auto sizes = im.intsAttrOrInput("split", 1, 13);
-  if (failed(sizes))
-    return failure();
   RankedTensorType type = tensorType(x);
   int64_t axis = im.intAttr("axis", 0);
   std::optional<int64_t> dim = ::tessera::normalizeAxis(axis, type.getRank());
   if (!dim)
     return im.emitError() << "axis " << axis << " is out of range for rank "
                           << type.getRank();
+  // Sizes known only at run time: the outputs' declared sizes along axis.
+  FailureOr<std::optional<SmallVector<int64_t>>> sizes =
+      std::optional<SmallVector<int64_t>>();
+  if (isRuntimeInput(im, 1, 13)) {
+    SmallVector<int64_t> declared;
+    for (int i = 0; i < node.output_size(); ++i) {
+      std::optional<SmallVector<int64_t>> shape =
+          declaredStaticShape(im, node, i);
+      if (!shape || static_cast<int64_t>(shape->size()) != type.getRank())
+        return im.emitError() << "input 1 (split) must be a constant, or the "
+                                 "outputs' shapes declared in the model";
+      declared.push_back((*shape)[*dim]);
+    }
+    sizes = std::optional<SmallVector<int64_t>>(declared);
+  } else {
+    sizes = im.intsAttrOrInput("split", 1, 13);
+    if (failed(sizes))
+      return failure();
+  }
   int64_t count = node.output_size();
   SmallVector<int64_t> pieces;
   if (*sizes) {

@@ -234,6 +234,80 @@ static Value foldIntoConv(GraphImporter &im, const onnx::NodeProto &node,
   return folded;
 }
 
+/// BatchNormalization of a 2-D [N, C] product x @ W (+ c) that only it
+/// reads, with constant f32 W, c and statistics: the product with W's
+/// columns scaled by s = scale / sqrt(var + eps), plus (c - mean) * s + B.
+/// Null when it does not apply.
+static Value foldIntoMatmul(GraphImporter &im, const onnx::NodeProto &node,
+                            Value x, Value scale, Value bias, Value mean,
+                            Value var) {
+  if (im.useCount(node.input(0)) != 1 || tensorType(x).getRank() != 2)
+    return {};
+  Value offset;
+  auto matmul = x.getDefiningOp<ts::MatmulOp>();
+  if (auto add = x.getDefiningOp<ts::AddOp>(); add && !matmul) {
+    // Gemm's bias: the product must have no other reader.
+    matmul = add.getLhs().getDefiningOp<ts::MatmulOp>();
+    offset = add.getRhs();
+    if (!matmul || !matmul->hasOneUse())
+      return {};
+  }
+  if (!matmul || matmul.getTransposeA() ||
+      matmul.getRhs().getType().getRank() != 2)
+    return {};
+  RankedTensorType rhsType = matmul.getRhs().getType();
+  bool transposed = matmul.getTransposeB();
+  int64_t channels = rhsType.getDimSize(transposed ? 0 : 1);
+  int64_t inner = rhsType.getDimSize(transposed ? 1 : 0);
+  std::optional<SmallVector<float>> weights = im.constantF32s(matmul.getRhs());
+  std::optional<SmallVector<float>> gamma = im.constantF32s(scale),
+                                    beta = im.constantF32s(bias),
+                                    mu = im.constantF32s(mean),
+                                    sigma2 = im.constantF32s(var);
+  std::optional<SmallVector<float>> shift =
+      offset ? im.constantF32s(offset) : SmallVector<float>(channels, 0.0f);
+  auto perChannel = [&](const std::optional<SmallVector<float>> &v) {
+    return v && static_cast<int64_t>(v->size()) == channels;
+  };
+  // A bias of one value broadcasts to every channel.
+  if (shift && shift->size() == 1 && offset &&
+      tensorType(offset).getNumElements() == 1)
+    shift = SmallVector<float>(channels, (*shift)[0]);
+  if (!weights || !perChannel(gamma) || !perChannel(beta) || !perChannel(mu) ||
+      !perChannel(sigma2) || !perChannel(shift) ||
+      (offset && tensorType(offset).getRank() > 1 &&
+       tensorType(offset).getDimSize(0) != 1))
+    return {};
+  double eps = im.floatAttr("epsilon", 1e-5f);
+  SmallVector<float> newBias(channels);
+  for (int64_t c = 0; c < channels; ++c) {
+    double s = (*gamma)[c] / std::sqrt(static_cast<double>((*sigma2)[c]) + eps);
+    for (int64_t k = 0; k < inner; ++k) {
+      float &w = transposed ? (*weights)[c * inner + k]
+                            : (*weights)[k * channels + c];
+      w = static_cast<float>(w * s);
+    }
+    newBias[c] =
+        static_cast<float>(((*shift)[c] - (*mu)[c]) * s + (*beta)[c]);
+  }
+  std::string name = node.name().empty() ? node.output(0) : node.name();
+  Value newWeights =
+      im.constantF32(*weights, rhsType.getShape(), name + ".folded_weights");
+  Value product = im.create<ts::MatmulOp>(
+      matmul.getType(), matmul.getLhs(), newWeights, matmul.getTransposeA(),
+      transposed, matmul.getAlpha());
+  Value folded = im.inferred<ts::AddOp>(
+      product, im.constantF32(newBias, {channels}, name + ".folded_bias"));
+  // The unfolded product (and Gemm's bias add) has no other reader.
+  if (folded) {
+    if (Operation *add = x.getDefiningOp(); add != matmul && add->use_empty())
+      add->erase();
+    if (matmul->use_empty())
+      matmul->erase();
+  }
+  return folded;
+}
+
 /// BatchNormalization at inference: (x - mean) / sqrt(var + eps) * scale + B,
 /// with the per-channel parameters broadcast along dimension 1.
 static LogicalResult convertBatchNorm(GraphImporter &im,
@@ -249,6 +323,8 @@ static LogicalResult convertBatchNorm(GraphImporter &im,
   if (type.getRank() < 2)
     return im.emitError() << "expects an input of rank >= 2";
   if (Value folded = foldIntoConv(im, node, x, scale, bias, mean, var))
+    return im.setOutput(0, folded);
+  if (Value folded = foldIntoMatmul(im, node, x, scale, bias, mean, var))
     return im.setOutput(0, folded);
   SmallVector<int64_t> channelShape(type.getRank() - 1, 1);
   channelShape[0] = type.getDimSize(1);
