@@ -308,6 +308,61 @@ static Value foldIntoMatmul(GraphImporter &im, const onnx::NodeProto &node,
   return folded;
 }
 
+/// BatchNormalization with training_mode (opset 14 on): normalized with
+/// the batch's own mean and (population) variance over every dim but 1;
+/// outputs 1 and 2 are the running statistics moved by `momentum`:
+/// running * momentum + batch * (1 - momentum).
+static LogicalResult convertBatchNormTraining(GraphImporter &im, Value x,
+                                              Value scale, Value bias,
+                                              Value mean, Value var) {
+  RankedTensorType type = tensorType(x);
+  int64_t rank = type.getRank();
+  Type et = type.getElementType();
+  SmallVector<int64_t> axes{0};
+  for (int64_t d = 2; d < rank; ++d)
+    axes.push_back(d);
+  SmallVector<int64_t> channelShape(rank - 1, 1);
+  channelShape[0] = type.getDimSize(1);
+  auto perChannel = [&](Value v) -> Value {
+    return im.create<ts::ReshapeOp>(
+        RankedTensorType::get(channelShape, elementType(v)), v, Value());
+  };
+  Value batchMean = im.inferred<ts::ReduceMeanOp>(x, axes, true);
+  Value centered = batchMean ? im.inferred<ts::SubOp>(x, batchMean) : Value();
+  Value squared =
+      centered ? im.inferred<ts::MulOp>(centered, centered) : Value();
+  Value batchVar =
+      squared ? im.inferred<ts::ReduceMeanOp>(squared, axes, true) : Value();
+  if (!batchVar)
+    return failure();
+  Value eps = im.constantScalar(im.floatAttr("epsilon", 1e-5f), et);
+  Value stddev = im.create<ts::SqrtOp>(im.inferred<ts::AddOp>(batchVar, eps));
+  Value y = im.inferred<ts::DivOp>(centered, stddev);
+  if (y)
+    y = im.inferred<ts::MulOp>(y, perChannel(scale));
+  if (y)
+    y = im.inferred<ts::AddOp>(y, perChannel(bias));
+  if (failed(im.setOutput(0, y)))
+    return failure();
+  double momentum = im.floatAttr("momentum", 0.9f);
+  auto running = [&](Value old, Value batch) -> Value {
+    auto flat = RankedTensorType::get({type.getDimSize(1)}, et);
+    Value current = im.create<ts::ReshapeOp>(flat, batch, Value());
+    Value kept = im.inferred<ts::MulOp>(old, im.constantScalar(momentum, et));
+    Value moved =
+        im.inferred<ts::MulOp>(current, im.constantScalar(1 - momentum, et));
+    return kept && moved ? im.inferred<ts::AddOp>(kept, moved) : Value();
+  };
+  const onnx::NodeProto &node = im.node();
+  if (node.output_size() > 1 && !node.output(1).empty() &&
+      failed(im.setOutput(1, running(mean, batchMean))))
+    return failure();
+  if (node.output_size() > 2 && !node.output(2).empty() &&
+      failed(im.setOutput(2, running(var, batchVar))))
+    return failure();
+  return success();
+}
+
 /// BatchNormalization at inference: (x - mean) / sqrt(var + eps) * scale + B,
 /// with the per-channel parameters broadcast along dimension 1.
 static LogicalResult convertBatchNorm(GraphImporter &im,
@@ -316,12 +371,15 @@ static LogicalResult convertBatchNorm(GraphImporter &im,
         mean = im.input(3), var = im.input(4);
   if (!x || !scale || !bias || !mean || !var)
     return failure();
-  if (im.intAttr("training_mode", 0) != 0 ||
-      (node.output_size() > 1 && !node.output(1).empty()))
-    return im.emitError() << "only inference mode is supported";
   RankedTensorType type = tensorType(x);
   if (type.getRank() < 2)
     return im.emitError() << "expects an input of rank >= 2";
+  bool training = im.opset() >= 14 && im.intAttr("training_mode", 0) != 0;
+  if (!training && node.output_size() > 1 && !node.output(1).empty())
+    return im.emitError() << "the running statistics outputs exist in "
+                             "training mode only (opset 14 on)";
+  if (training)
+    return convertBatchNormTraining(im, x, scale, bias, mean, var);
   if (Value folded = foldIntoConv(im, node, x, scale, bias, mean, var))
     return im.setOutput(0, folded);
   if (Value folded = foldIntoMatmul(im, node, x, scale, bias, mean, var))

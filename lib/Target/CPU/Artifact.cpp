@@ -7,10 +7,14 @@
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/GlobalVariable.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/TargetSelect.h"
@@ -145,7 +149,51 @@ tessera::cpu::translateToLLVMIR(ModuleOp module, llvm::LLVMContext &context,
                                             /*sizeLevel=*/0, &machine);
   if (llvm::Error error = optimize(llvmModule.get()))
     return std::move(error);
+  weightsAsBytes(*llvmModule);
   return llvmModule;
+}
+
+/// Appends the bytes of `c`, an array (of arrays) of numbers, to `out`;
+/// false for any other constant.
+static bool appendRawBytes(llvm::Constant *c, std::string &out) {
+  if (auto *data = llvm::dyn_cast<llvm::ConstantDataSequential>(c)) {
+    out += data->getRawDataValues();
+    return true;
+  }
+  if (auto *array = llvm::dyn_cast<llvm::ConstantArray>(c)) {
+    for (llvm::Value *element : array->operands())
+      if (!appendRawBytes(llvm::cast<llvm::Constant>(element), out))
+        return false;
+    return true;
+  }
+  return false;
+}
+
+void tessera::cpu::weightsAsBytes(llvm::Module &module) {
+  llvm::SmallVector<std::pair<llvm::GlobalVariable *, std::string>> weights;
+  for (llvm::GlobalVariable &global : module.globals()) {
+    if (!global.hasInitializer() || !global.isConstant() ||
+        !global.getValueType()->isArrayTy())
+      continue;
+    std::string bytes;
+    if (appendRawBytes(global.getInitializer(), bytes) &&
+        bytes.size() >= 4096 &&
+        !global.getValueType()->getArrayElementType()->isIntegerTy(8))
+      weights.push_back({&global, std::move(bytes)});
+  }
+  for (auto &[global, bytes] : weights) {
+    llvm::Constant *raw = llvm::ConstantDataArray::getRaw(
+        bytes, bytes.size(), llvm::Type::getInt8Ty(module.getContext()));
+    auto *replacement = new llvm::GlobalVariable(
+        module, raw->getType(), /*isConstant=*/true, global->getLinkage(),
+        raw, "", global, global->getThreadLocalMode(),
+        global->getAddressSpace());
+    replacement->setAlignment(global->getAlign());
+    replacement->setUnnamedAddr(global->getUnnamedAddr());
+    replacement->takeName(global);
+    global->replaceAllUsesWith(replacement);
+    global->eraseFromParent();
+  }
 }
 
 llvm::Error tessera::cpu::emitCode(llvm::Module &module,
@@ -213,11 +261,27 @@ llvm::Error tessera::cpu::linkSharedLibrary(llvm::StringRef object,
   if (cxxRuntime)
     args.push_back("-lstdc++");
   args.push_back("-lm");
+  // The linker's own messages go into the error, not to this process's
+  // stdout or stderr (a program that embeds the compiler owns those).
+  llvm::SmallString<128> log;
+  if (std::error_code ec =
+          llvm::sys::fs::createTemporaryFile("tessera-link", "log", log))
+    return fail("cannot create a file for the linker's messages: " +
+                ec.message());
+  llvm::FileRemover removeLog(log);
+  std::optional<llvm::StringRef> redirects[] = {llvm::StringRef(""),
+                                                llvm::StringRef(log),
+                                                llvm::StringRef(log)};
   std::string error;
-  int status = llvm::sys::ExecuteAndWait(*clang, args, std::nullopt, {}, 0, 0,
-                                         &error);
-  if (status != 0)
+  int status = llvm::sys::ExecuteAndWait(*clang, args, std::nullopt,
+                                         redirects, 0, 0, &error);
+  if (status != 0) {
+    std::string messages;
+    if (auto text = llvm::MemoryBuffer::getFile(log, /*IsText=*/true))
+      messages = llvm::StringRef((*text)->getBuffer()).trim().str();
     return fail("linking '" + output + "' failed" +
-                (error.empty() ? "" : ": " + error));
+                (error.empty() ? "" : ": " + error) +
+                (messages.empty() ? "" : ":\n" + messages));
+  }
   return llvm::Error::success();
 }

@@ -11,6 +11,8 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 
+#include <future>
+
 namespace tessera::cuda {
 #define GEN_PASS_DEF_KERNELIMAGESPASS
 #include "tessera/Target/CUDA/Passes.h.inc"
@@ -22,20 +24,23 @@ using tessera::cuda::KernelImageEntry;
 namespace {
 
 /// Runs ptxas on `ptx` for `arch`; the cubin's bytes, or an error with
-/// ptxas's own message.
-FailureOr<std::string> assemble(Operation *op, StringRef ptxas, StringRef ptx,
-                                StringRef arch) {
+/// ptxas's own message. Runs on a thread of its own (no diagnostics).
+llvm::Expected<std::string> assemble(StringRef ptxas, StringRef ptx,
+                                     StringRef arch) {
+  auto fail = [](const llvm::Twine &message) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+  };
   SmallString<128> input, output, log;
   if (llvm::sys::fs::createTemporaryFile("tessera-kernels", "ptx", input) ||
       llvm::sys::fs::createTemporaryFile("tessera-kernels", "cubin", output) ||
       llvm::sys::fs::createTemporaryFile("tessera-ptxas", "log", log))
-    return op->emitError("cannot create temporary files for ptxas");
+    return fail("cannot create temporary files for ptxas");
   llvm::FileRemover removeInput(input), removeOutput(output), removeLog(log);
   {
     std::error_code ec;
     llvm::raw_fd_ostream os(input, ec);
     if (ec)
-      return op->emitError("cannot write ") << input << ": " << ec.message();
+      return fail("cannot write " + input + ": " + ec.message());
     os << ptx;
   }
   std::string archFlag = ("-arch=" + arch).str();
@@ -47,13 +52,12 @@ FailureOr<std::string> assemble(Operation *op, StringRef ptxas, StringRef ptx,
                                          0, 0, &error);
   if (status != 0) {
     auto text = llvm::MemoryBuffer::getFile(log);
-    return op->emitError("ptxas failed for ")
-           << arch << ": "
-           << (text ? (*text)->getBuffer().trim() : StringRef(error));
+    return fail("ptxas failed for " + arch + ": " +
+                (text ? (*text)->getBuffer().trim() : StringRef(error)));
   }
   auto cubin = llvm::MemoryBuffer::getFile(output, /*IsText=*/false);
   if (!cubin)
-    return op->emitError("ptxas wrote no cubin for ") << arch;
+    return fail("ptxas wrote no cubin for " + arch);
   return (*cubin)->getBuffer().str();
 }
 
@@ -76,11 +80,8 @@ struct KernelImagesPass
       ptxas = std::string(path);
     }
     WalkResult result = getOperation().walk([&](gpu::BinaryOp binary) {
-      std::vector<std::string> cubins;
       SmallVector<KernelImageEntry> entries;
       Attribute firstTarget;
-      // Cubins first, so the entries' data stays put once filled.
-      cubins.reserve(binary.getObjects().size());
       for (Attribute attr : binary.getObjects()) {
         auto object = cast<gpu::ObjectAttr>(attr);
         auto target = dyn_cast<NVVM::NVVMTargetAttr>(object.getTarget());
@@ -94,15 +95,28 @@ struct KernelImagesPass
         StringRef ptx = object.getObject().getValue();
         // PTX comes with its NUL.
         ptx = ptx.rtrim(StringRef("\0", 1));
-        if (assemble) {
-          FailureOr<std::string> cubin =
-              ::assemble(binary, ptxas, ptx, target.getChip());
-          if (failed(cubin))
-            return WalkResult::interrupt();
-          cubins.push_back(std::move(*cubin));
-        }
         entries.push_back({KernelImageEntry::PTX, target.getChip().str(), ptx});
       }
+      // ptxas runs for every architecture at once.
+      std::vector<std::future<llvm::Expected<std::string>>> jobs;
+      if (assemble)
+        for (const KernelImageEntry &e : entries)
+          jobs.push_back(std::async(std::launch::async, [&, e] {
+            return ::assemble(ptxas, e.data, e.arch);
+          }));
+      std::vector<std::string> cubins;
+      bool failedToAssemble = false;
+      for (auto &job : jobs) {
+        llvm::Expected<std::string> cubin = job.get();
+        if (!cubin) {
+          binary.emitError(llvm::toString(cubin.takeError()));
+          failedToAssemble = true;
+          continue;
+        }
+        cubins.push_back(std::move(*cubin));
+      }
+      if (failedToAssemble)
+        return WalkResult::interrupt();
       SmallVector<KernelImageEntry> all;
       for (auto [i, cubin] : llvm::enumerate(cubins))
         all.push_back({KernelImageEntry::Cubin, entries[i].arch, cubin});

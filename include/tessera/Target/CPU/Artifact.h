@@ -48,6 +48,11 @@ translateToLLVMIR(mlir::ModuleOp module, llvm::LLVMContext &context,
                   llvm::TargetMachine &machine, const CodegenOptions &options);
 
 /// Writes `module` as an object file or assembly.
+/// Rewrites each constant array of 4 KiB or more (a model's weights) as
+/// the same bytes typed i8, which code generation writes as one block
+/// instead of element by element. Uses see only the address.
+void weightsAsBytes(llvm::Module &module);
+
 llvm::Error emitCode(llvm::Module &module, llvm::TargetMachine &machine,
                      llvm::StringRef path, bool assembly);
 
