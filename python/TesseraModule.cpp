@@ -257,13 +257,26 @@ void viewInput(const py::handle &object, const Port &port, InputView &view,
   std::copy(shape.begin(), shape.end(), tensor.shape);
 }
 
+/// An output buffer the model allocated, the base of the NumPy array over
+/// it: frees the buffer when the last array (or DLPack consumer) goes.
+struct OutputBuffer {
+  tessera_buffer *buffer;
+  uintptr_t address; // where the C API put the output
+  size_t nbytes;
+  OutputBuffer(tessera_buffer *buffer, const void *data, size_t nbytes)
+      : buffer(buffer), address(reinterpret_cast<uintptr_t>(data)),
+        nbytes(nbytes) {}
+  OutputBuffer(const OutputBuffer &) = delete;
+  OutputBuffer &operator=(const OutputBuffer &) = delete;
+  ~OutputBuffer() { tessera_buffer_free(buffer); }
+};
+
 /// A NumPy array over an output buffer the model allocated; the array's
-/// base keeps the buffer until the array goes.
+/// base (an OutputBuffer) keeps the buffer until the array goes.
 py::object outputArray(const tessera_tensor &out, tessera_buffer *buffer,
                        const std::string &name) {
-  py::capsule owner(buffer, [](void *b) {
-    tessera_buffer_free(static_cast<tessera_buffer *>(b));
-  });
+  py::object owner = py::cast(new OutputBuffer(buffer, out.data, out.capacity),
+                              py::return_value_policy::take_ownership);
   const char *format = nullptr;
   switch (out.dtype) {
   case TESSERA_F32:
@@ -358,6 +371,25 @@ public:
       throw;
     }
     return arrays;
+  }
+
+  /// The address each input of `args` is read from: what run() hands the
+  /// C API, after the same checks (for tests that show no copy is made).
+  py::list inputAddresses(const py::sequence &args) {
+    get();
+    size_t n = inputs.size();
+    if (static_cast<size_t>(py::len(args)) != n)
+      throw py::type_error("the model takes " + std::to_string(n) +
+                           " inputs (" + inputNames() + "), got " +
+                           std::to_string(py::len(args)));
+    std::vector<InputView> views(n);
+    std::vector<tessera_tensor> tensors(n);
+    py::list addresses;
+    for (size_t i = 0; i < n; ++i) {
+      viewInput(args[i], inputs[i], views[i], tensors[i]);
+      addresses.append(reinterpret_cast<uintptr_t>(tensors[i].data));
+    }
+    return addresses;
   }
 
   std::string device() const { return tessera_model_device(get().get()); }
@@ -483,8 +515,14 @@ makeOptions(const std::string &target,
 
 PYBIND11_MODULE(_tessera, m) {
   m.doc() = "Tessera's compiler and runtime (libtessera_compiler.so)";
+  py::class_<OutputBuffer>(m, "Buffer",
+                           "An output buffer the model allocated (the base "
+                           "of the NumPy array over it)")
+      .def_readonly("address", &OutputBuffer::address)
+      .def_readonly("nbytes", &OutputBuffer::nbytes);
   py::class_<Model, std::shared_ptr<Model>>(m, "Model")
       .def("run", &Model::run, py::arg("inputs"))
+      .def("input_addresses", &Model::inputAddresses, py::arg("inputs"))
       .def("close", &Model::close)
       .def_property_readonly("closed", &Model::closed)
       .def_property_readonly("device", &Model::device)

@@ -229,7 +229,19 @@ CompiledModel tessera::compileModel(const ModelSource &model,
     return success();
   });
 
-  llvm::Error error = compile(modelPath, context, options);
+  // A C++ exception from a library the compiler uses (ONNX, protobuf)
+  // becomes an error diagnostic rather than crossing the C API.
+  llvm::Error error = [&]() -> llvm::Error {
+    try {
+      return compile(modelPath, context, options);
+    } catch (const std::exception &e) {
+      return llvm::createStringError(std::string("internal error: ") +
+                                     e.what());
+    } catch (...) {
+      return llvm::createStringError("internal error: an unknown C++ "
+                                     "exception");
+    }
+  }();
   if (error) {
     if (!isReportedFailure(error)) {
       std::string message = llvm::toString(std::move(error));

@@ -1,5 +1,6 @@
 # test_compile.py - tessera.compile, CompiledModel and tessera.load: inputs, outputs, errors, threads.
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+import os
 import resource
 import threading
 
@@ -105,6 +106,29 @@ def test_compile_errors_are_exceptions_not_output(affine, capfd):
     assert out == "" and err == ""
 
 
+def test_linker_messages_come_back_in_the_error(affine, tmp_path, monkeypatch, capfd):
+    """A CPU library is linked by clang-22, run as a separate program; what
+    it prints comes back in the CompileError, not on this process's
+    stdout or stderr."""
+    fake = tmp_path / "bin" / "clang-22"
+    fake.parent.mkdir()
+    fake.write_text("#!/bin/sh\n"
+                    "echo 'ld.lld: error: the fake linker refuses' >&2\n"
+                    "echo 'and says so on stdout too'\n"
+                    "exit 1\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake.parent}:{os.environ['PATH']}")
+    capfd.readouterr()
+    with pytest.raises(tessera.CompileError, match="linking '.*' failed") as info:
+        tessera.compile(affine)
+    message = str(info.value)
+    assert "ld.lld: error: the fake linker refuses" in message
+    assert "and says so on stdout too" in message
+    assert info.value.diagnostics[0]["severity"] == "error"
+    out, err = capfd.readouterr()
+    assert out == "" and err == ""
+
+
 def test_compile_rejects_what_is_no_model():
     with pytest.raises(TypeError, match="path, the bytes of an ONNX model"):
         tessera.compile(42)
@@ -151,6 +175,25 @@ def test_wrong_input_count_and_names(compiled_affine):
         compiled_affine.run([X])
 
 
+def test_bad_inputs_never_crash(dynamic_add, compiled_affine):
+    model = tessera.compile(dynamic_add)
+    # An empty batch runs and gives empty outputs (and a zero sum).
+    z, s = model(np.zeros((0, 4), np.float32), np.zeros((0, 4), np.float32))
+    assert z.shape == (0, 4) and float(s) == 0.0
+    with pytest.raises(ValueError, match="input 'X' must have rank 2, got 9"):
+        compiled_affine(np.zeros((1,) * 9, np.float32))
+    with pytest.raises(ValueError, match="input 'X' must have rank 2, got 0"):
+        compiled_affine(np.float32(1.0))
+    with pytest.raises(TypeError, match="input 'X' must be float32, got bool"):
+        compiled_affine(np.zeros((2, 3), bool))
+    with pytest.raises(TypeError, match="input 'A' must be float32, got float16"):
+        model(np.zeros((2, 4), np.float16), np.zeros((2, 4), np.float32))
+    with pytest.raises(TypeError, match="got NoneType"):
+        compiled_affine(None)
+    # The model still runs after every refusal.
+    np.testing.assert_array_equal(compiled_affine(X), EXPECTED)
+
+
 def test_closed_model(affine):
     model = tessera.compile(affine)
     y = model(X)
@@ -174,13 +217,54 @@ def test_readonly_input_is_fine(compiled_affine):
 
 def test_outputs_are_the_models_buffers(compiled_affine):
     y = compiled_affine(X)
-    # A view of a buffer owned by the model's result, not a NumPy copy.
+    # A view of the buffer the C API handed over (tessera_model_run_nocopy),
+    # not a NumPy copy: the array's base is that buffer and the array's data
+    # pointer is where the model wrote the output.
     assert not y.flags.owndata
-    assert y.base is not None and not isinstance(y.base, np.ndarray)
+    assert isinstance(y.base, tessera._tessera.Buffer)
+    assert y.ctypes.data == y.base.address
+    assert y.base.nbytes == y.nbytes == 6 * 4
     assert y.flags.c_contiguous and y.flags.writeable
-    # DLPack consumers see the same memory.
+    # Each run hands over a buffer of its own; earlier outputs stay as
+    # they were.
+    z = compiled_affine(X + 1)
+    assert z.ctypes.data != y.ctypes.data
+    np.testing.assert_array_equal(y, EXPECTED)
+    np.testing.assert_array_equal(z, EXPECTED + 2)
+
+
+def test_outputs_export_dlpack_without_copies(compiled_affine):
+    y = compiled_affine(X)
+    address = y.base.address
+    assert y.__dlpack_device__() == (1, 0)  # kDLCPU, device 0
+    capsule = y.__dlpack__()
+    assert type(capsule).__name__ == "PyCapsule" and "dltensor" in repr(capsule)
+    del capsule  # an unconsumed capsule frees its reference
     again = np.from_dlpack(y)
-    assert again.ctypes.data == y.ctypes.data
+    assert again.ctypes.data == address
+    # The consumer keeps the model's buffer alive once the array is gone.
+    del y
+    for _ in range(20):
+        compiled_affine(X + 7)
+    assert again.ctypes.data == address
+    np.testing.assert_array_equal(again, EXPECTED)
+
+
+def test_inputs_are_the_callers_memory(compiled_affine, dynamic_add):
+    """The address run() hands the C API for each input is the caller's
+    own data pointer, also for a view into a larger array and for an
+    object that only speaks DLPack."""
+    x = X.copy()
+    assert compiled_affine._model.input_addresses([x]) == [x.ctypes.data]
+    big = np.arange(40, dtype=np.float32).reshape(10, 4)
+    view = big[3:6]  # contiguous rows 3..5, starting 48 bytes in
+    model = tessera.compile(dynamic_add)
+    addresses = model._model.input_addresses([view, big])
+    assert addresses == [big.ctypes.data + 48, big.ctypes.data]
+    assert compiled_affine._model.input_addresses([DLPackOnly(x)]) == [x.ctypes.data]
+    # The same checks as a run.
+    with pytest.raises(ValueError, match="not C-contiguous"):
+        compiled_affine._model.input_addresses([np.zeros((2, 6), np.float32)[:, ::2]])
 
 
 def test_inputs_are_read_in_place(reduce_all):

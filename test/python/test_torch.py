@@ -46,12 +46,48 @@ def test_dynamic_axes_by_position_and_tuple_outputs():
 
 
 def test_tensors_cross_without_copies():
-    compiled = tessera.torch.compile(MLP().eval(), (torch.randn(2, 8),))
-    y = compiled(torch.randn(2, 8))
-    # The tensor is a view of the array over the model's buffer.
-    array = y.numpy()
-    assert not array.flags.owndata
-    assert array.ctypes.data == y.data_ptr()
+    module = MLP().eval()
+    compiled = tessera.torch.compile(module, (torch.randn(2, 8),))
+    x = torch.randn(2, 8)
+    # The input: what the C API is handed is the tensor's own memory.
+    assert compiled.compiled._model.input_addresses([x]) == [x.data_ptr()]
+    # The output: a tensor over the buffer the model allocated. Watch the
+    # arrays the C API's run returns on their way to torch.
+    seen = []
+    run = compiled._run
+
+    def spy(arrays):
+        outputs = run(arrays)
+        seen.extend(outputs)
+        return outputs
+
+    compiled._run = spy
+    y = compiled(x)
+    assert len(seen) == 1 and isinstance(seen[0].base, tessera._tessera.Buffer)
+    assert y.data_ptr() == seen[0].base.address
+    with torch.no_grad():
+        expected = module(x)
+    torch.testing.assert_close(y, expected, rtol=1e-5, atol=1e-5)
+
+
+def test_outputs_go_to_torch_through_dlpack():
+    """torch.from_dlpack on a returned NumPy array shares the model's
+    buffer, and the tensor keeps it alive once the array is gone."""
+    import numpy as np
+    from conftest import make_model, tensor
+    from onnx import TensorProto, helper
+    model = tessera.compile(make_model(
+        [helper.make_node("Neg", ["X"], ["Y"], name="neg")],
+        [tensor("X", TensorProto.FLOAT, [3])], [tensor("Y", TensorProto.FLOAT, [3])]))
+    y = model(np.array([1, 2, 3], np.float32))
+    address = y.base.address
+    t = torch.from_dlpack(y)
+    assert t.data_ptr() == address
+    del y
+    for _ in range(20):
+        model(np.array([7, 8, 9], np.float32))
+    assert t.data_ptr() == address
+    assert t.tolist() == [-1.0, -2.0, -3.0]
 
 
 def test_inputs_that_need_grad_and_bad_inputs():
@@ -67,6 +103,28 @@ def test_inputs_that_need_grad_and_bad_inputs():
         compiled(torch.randn(8, 2).t())
     with pytest.raises(ValueError, match="input 'x' dimension 0 must be 2, got 3"):
         compiled(torch.randn(3, 8))
+
+
+def test_bad_tensors_raise_clear_errors():
+    compiled = tessera.torch.compile(TwoOutputs(), (torch.ones(2, 3), torch.ones(2, 3)),
+                                     dynamic_axes={"a": {0: "n"}, "b": {0: "n"}})
+    a = torch.ones(4, 3)
+    with pytest.raises(ValueError, match="input 'a' must have rank 2, got 1"):
+        compiled(torch.ones(3), a)
+    with pytest.raises(ValueError, match=r"input 'b' dimension 0 \('n'\) is 5 but another input set it to 4"):
+        compiled(a, torch.ones(5, 3))
+    with pytest.raises(ValueError, match="input 'b' dimension 1 must be 3, got 2"):
+        compiled(a, torch.ones(4, 2))
+    with pytest.raises(TypeError, match="input 'b' must be float32, got int64"):
+        compiled(a, torch.ones(4, 3, dtype=torch.int64))
+    with pytest.raises(ValueError, match="input 'a' is not contiguous"):
+        compiled(torch.ones(3, 8)[:, ::2].t(), a)
+    total, _ = compiled(a, a)
+    compiled.compiled.close()
+    with pytest.raises(ValueError, match="the model is closed"):
+        compiled(a, a)
+    # What it returned stays valid.
+    assert torch.equal(total, a + a)
 
 
 def test_unknown_dynamic_axis_name():
