@@ -201,8 +201,17 @@ void viewInput(const py::handle &object, const Port &port, InputView &view,
                             "inputs in place and never copies them)");
     tensor.data = b.buf;
     tensor.capacity = static_cast<size_t>(b.len);
-  } else if (py::hasattr(object, "__dlpack__")) {
-    view.capsule = object.attr("__dlpack__")();
+  } else if (PyCapsule_CheckExact(object.ptr()) ||
+             py::hasattr(object, "__dlpack__")) {
+    // A DLPack capsule itself (what torch.utils.dlpack.to_dlpack returns),
+    // or an object that makes one.
+    bool isCapsule = PyCapsule_CheckExact(object.ptr());
+    if (isCapsule && !PyCapsule_IsValid(object.ptr(), "dltensor"))
+      throw py::value_error(what + " is a capsule but no unused DLPack "
+                                   "tensor (a DLPack capsule is consumed "
+                                   "once)");
+    view.capsule = isCapsule ? py::reinterpret_borrow<py::object>(object)
+                             : object.attr("__dlpack__")();
     auto *managed = static_cast<DLManagedTensor *>(
         PyCapsule_GetPointer(view.capsule.ptr(), "dltensor"));
     if (!managed)
@@ -239,8 +248,8 @@ void viewInput(const py::handle &object, const Port &port, InputView &view,
     tensor.capacity = count * tessera_dtype_size(port.dtype);
   } else {
     throw py::type_error(what +
-                         " must be a NumPy array or an object with "
-                         "__dlpack__, got " +
+                         " must be a NumPy array, an object with "
+                         "__dlpack__ or a DLPack capsule, got " +
                          std::string(py::str(py::type::of(object).attr(
                              "__name__"))));
   }

@@ -9,7 +9,8 @@
 The module is exported with ``torch.onnx.export`` (opset 17) into memory
 and compiled with ``tessera.compile``; the result is a ``torch.nn.Module``
 whose inputs are read in place through DLPack and whose outputs are
-tensors over the buffers the model allocated. Inputs must be contiguous
+tensors over the buffers the model allocated (torch.from_numpy of the
+arrays tessera returns: no copy). Inputs must be contiguous
 CPU tensors of the exported dtypes (a ValueError/TypeError says otherwise);
 gradients do not flow through it. With torch 2 or later,
 ``torch.compile(module, backend="tessera")`` takes the same path.
@@ -21,6 +22,10 @@ import torch as _torch
 import torch.utils.dlpack as _dlpack
 
 import tessera as _tessera
+
+_Tensor = _torch.Tensor
+_to_dlpack = _dlpack.to_dlpack
+_from_numpy = _torch.from_numpy
 
 __all__ = ["compile", "TesseraModule", "export"]
 
@@ -85,9 +90,14 @@ class TesseraModule(_torch.nn.Module):
         self._tuple = returns_tuple
 
     def forward(self, *inputs):
-        arrays = [t.detach() if isinstance(t, _torch.Tensor) and t.requires_grad
-                  else t for t in inputs]
-        outputs = [_dlpack.from_dlpack(a) for a in self._run(arrays)]
+        # Tensors go in as DLPack capsules (to_dlpack is a C function,
+        # cheaper per call than Tensor.__dlpack__); outputs come back as
+        # tensors over the NumPy arrays over the model's buffers
+        # (torch.from_numpy shares them, and takes bool, which NumPy 1.24
+        # cannot export through DLPack).
+        arrays = [_to_dlpack(t.detach() if t.requires_grad else t)
+                  if isinstance(t, _Tensor) else t for t in inputs]
+        outputs = [_from_numpy(a) for a in self._run(arrays)]
         if self._tuple or len(outputs) != 1:
             return tuple(outputs)
         return outputs[0]

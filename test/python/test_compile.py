@@ -139,7 +139,7 @@ def test_wrong_dtype_is_a_type_error(compiled_affine):
         compiled_affine(X.astype(np.float64))
     with pytest.raises(TypeError, match="input 'X' must be float32, got int64"):
         compiled_affine(X.astype(np.int64))
-    with pytest.raises(TypeError, match="must be a NumPy array or an object with __dlpack__, got list"):
+    with pytest.raises(TypeError, match="must be a NumPy array, an object with __dlpack__ or a DLPack capsule, got list"):
         compiled_affine(X.tolist())
 
 

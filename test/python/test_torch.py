@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import pytest
 import torch
+import torch.utils.dlpack
 from torch import nn
 
 import tessera
@@ -51,6 +52,11 @@ def test_tensors_cross_without_copies():
     x = torch.randn(2, 8)
     # The input: what the C API is handed is the tensor's own memory.
     assert compiled.compiled._model.input_addresses([x]) == [x.data_ptr()]
+    # The module hands tensors over as DLPack capsules: the same memory.
+    capsule = torch.utils.dlpack.to_dlpack(x)
+    assert compiled.compiled._model.input_addresses([capsule]) == [x.data_ptr()]
+    with pytest.raises(ValueError, match="a DLPack capsule is consumed once"):
+        compiled.compiled._model.input_addresses([capsule])
     # The output: a tensor over the buffer the model allocated. Watch the
     # arrays the C API's run returns on their way to torch.
     seen = []
@@ -103,6 +109,20 @@ def test_inputs_that_need_grad_and_bad_inputs():
         compiled(torch.randn(8, 2).t())
     with pytest.raises(ValueError, match="input 'x' dimension 0 must be 2, got 3"):
         compiled(torch.randn(3, 8))
+
+
+class Compare(nn.Module):
+    def forward(self, x):
+        return x > 0, x * 2
+
+
+def test_bool_outputs():
+    compiled = tessera.torch.compile(Compare(), (torch.randn(5),))
+    x = torch.tensor([-1.0, 0.0, 2.0, -3.0, 4.0])
+    positive, doubled = compiled(x)
+    assert positive.dtype == torch.bool
+    assert positive.tolist() == [False, False, True, False, True]
+    assert doubled.tolist() == [-2.0, 0.0, 4.0, -6.0, 8.0]
 
 
 def test_bad_tensors_raise_clear_errors():
