@@ -9,10 +9,11 @@
     model.signature, model.fusion_report, model.benchmark(100)
 
 Inputs are read in place (NumPy arrays through the buffer protocol, anything
-else through ``__dlpack__``); they must be C-contiguous and of the model's
+else through ``__dlpack__``, or a DLPack capsule); they must be C-contiguous and of the model's
 dtype, or a TypeError/ValueError says why. Outputs are NumPy arrays over the
-buffers the model allocated (no copy); ``numpy.from_dlpack`` and
-``torch.from_dlpack`` take them without a copy either. The GIL is released
+buffers the model allocated (no copy; ``y.base.address`` is where the model
+wrote ``y``); ``numpy.from_dlpack`` and ``torch.from_dlpack`` take them
+without a copy either. The GIL is released
 while compiling and running, so threads compile and run in parallel.
 """
 import json
