@@ -21,6 +21,19 @@ llvm::Error fail(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 
+std::string optionOr(const runtime::LoadOptions &options,
+                            llvm::StringRef name, llvm::StringRef fallback) {
+  auto it = options.find(name.str());
+  return it == options.end() ? fallback.str() : it->second;
+}
+
+/// `device=emulator` is the emulator, as `gpu-driver=emulator` is.
+std::string driverKind(const runtime::LoadOptions &options) {
+  if (optionOr(options, "device", "0") == "emulator")
+    return "emulator";
+  return optionOr(options, "gpu-driver", "cuda");
+}
+
 std::string libraryPath(llvm::StringRef path) {
   // dlopen searches the library path for bare names; artifacts are files.
   std::string file = path.str();
@@ -63,10 +76,9 @@ public:
   std::string device() const override {
     if (driver)
       return driver->device();
-    auto it = options.find("gpu-driver");
-    if (it != options.end() && it->second == "emulator")
+    if (driverKind(options) == "emulator")
       return "Tessera's PTX emulator (no GPU)";
-    it = options.find("device");
+    auto it = options.find("device");
     return "NVIDIA GPU " + (it == options.end() ? "0" : it->second) +
            " through the CUDA driver (opened on the first run)";
   }
@@ -201,19 +213,16 @@ tessera::cuda::loadLibrary(llvm::StringRef path,
       std::move(library), options, std::move(*sig)));
 }
 
-static std::string optionOr(const runtime::LoadOptions &options,
-                            llvm::StringRef name, llvm::StringRef fallback) {
-  auto it = options.find(name.str());
-  return it == options.end() ? fallback.str() : it->second;
-}
-
 llvm::Error tessera::cuda::checkDriverOptions(
     const runtime::LoadOptions &options) {
-  std::string kind = optionOr(options, "gpu-driver", "cuda"),
+  std::string kind = driverKind(options),
               device = optionOr(options, "device", "0");
+  if (device == "emulator")
+    device = "0";
   int ordinal = 0;
   if (llvm::StringRef(device).getAsInteger(10, ordinal) || ordinal < 0)
-    return fail("--device expects a GPU's number (0, 1, ...), got '" +
+    return fail("--device expects a GPU's number (0, 1, ...) or 'emulator', "
+                "got '" +
                 device + "'");
   if (kind != "cuda" && kind != "emulator")
     return fail("--gpu-driver must be 'cuda' or 'emulator', got '" + kind +
@@ -225,9 +234,9 @@ llvm::Expected<std::shared_ptr<Driver>>
 tessera::cuda::driverFor(const runtime::LoadOptions &options) {
   if (llvm::Error error = checkDriverOptions(options))
     return std::move(error);
-  std::string kind = optionOr(options, "gpu-driver", "cuda"),
+  std::string kind = driverKind(options),
               device = optionOr(options, "device", "0");
-  int ordinal = std::stoi(device);
+  int ordinal = kind == "emulator" ? 0 : std::stoi(device);
   static std::mutex mutex;
   static llvm::StringMap<std::weak_ptr<Driver>> drivers;
   std::lock_guard<std::mutex> lock(mutex);
@@ -257,7 +266,9 @@ void tessera::cuda::registerLoaders() {
       {"gpu-driver", "cuda|emulator",
        "what runs a CUDA artifact's kernels: the GPU through the CUDA driver "
        "(default) or Tessera's PTX emulator, which needs no GPU"},
-      {"device", "N", "the GPU a CUDA artifact runs on (default 0)"}};
+      {"device", "N|emulator",
+       "the GPU a CUDA artifact runs on (default 0), or 'emulator' for "
+       "Tessera's PTX emulator"}};
   loader.accepts = [](llvm::StringRef path) { return isCudaArtifact(path); };
   loader.load = [](llvm::StringRef path, const runtime::LoadOptions &options)
       -> llvm::Expected<std::unique_ptr<runtime::Executable>> {
