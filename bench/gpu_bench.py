@@ -389,7 +389,8 @@ def main():
               f"{fmt(ratio, '%6.3f'):>6} "
               f"{fmt(r['tessera_tflops'], '%7.2f'):>7} "
               f"{fmt(r['torch_device_tflops'], '%8.2f'):>8}  "
-              f"{r.get('torch_op', r.get('torch_error', ''))}")
+              + (f"error: {r['torch_error']}" if "torch_error" in r
+                 else r.get("torch_op", "")))
     report.meta["failures"] = failures
     report.write()
     print(f"\n{failures} check failures; {elapsed():.0f} s"

@@ -74,6 +74,13 @@ for f in "$STAGE/bin/tessera-gpu-run" "$STAGE/lib/libtessera_runtime.so"; do
   fi
   echo "   $(basename "$f"): needs $needed"
 done
+# The runner finds the library through its RUNPATH ($ORIGIN/../lib), with
+# no LD_LIBRARY_PATH: without arguments it loads and prints its usage.
+set +e
+env -u LD_LIBRARY_PATH "$STAGE/bin/tessera-gpu-run" > /dev/null 2>&1
+rc=$?
+set -e
+[ $rc -eq 2 ] || { echo "error: the bundled tessera-gpu-run does not start (exit status $rc)" >&2; exit 1; }
 
 SRC=$(mktemp -d)
 trap 'rm -rf "$STAGE" "$SRC"' EXIT
