@@ -74,9 +74,11 @@ struct State {
   }
 };
 
+/// Never destroyed: the module destructors that run when the process
+/// exits (or the library is closed) may come after static destructors.
 State &state() {
-  static State s;
-  return s;
+  static State *s = new State;
+  return *s;
 }
 
 } // namespace
@@ -126,12 +128,14 @@ void *mgpuModuleLoad(void *image, size_t bytes) {
   return s.modules.back().get();
 }
 
+// Runs from the library's destructors, when it is closed or the process
+// exits. What a driver loaded was given back when the runtime unbound it
+// (before closing the library); at exit, a driver that is still bound may
+// already be shut down, so it is not called.
 void mgpuModuleUnload(void *module) {
   State &s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
   auto *m = static_cast<Module *>(module);
-  if (m->handle && s.driver)
-    s.driver->unload_module(s.driver->self, m->handle);
   m->handle = nullptr;
   m->functions.clear();
 }
