@@ -181,7 +181,7 @@ struct CheckHostCodePass
   void runOnOperation() override {
     bool failed = false;
     for (auto function : getOperation().getOps<func::FuncOp>())
-      function.walk([&](Operation *op) {
+      function.walk<WalkOrder::PreOrder>([&](Operation *op) {
         if (isa<scf::ParallelOp>(op)) {
           op->emitError("a parallel loop nest was left on the host (it could "
                         "not be mapped to a grid of GPU blocks)");

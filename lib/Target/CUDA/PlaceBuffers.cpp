@@ -67,8 +67,12 @@ struct PlaceBuffersPass
     module.walk([&](memref::AllocOp alloc) { allocs.push_back(alloc); });
     for (memref::AllocOp alloc : allocs) {
       MemRefType type = alloc.getType();
-      if (!type.hasStaticShape() || !type.getElementType().isIntOrIndexOrFloat() ||
-          type.getNumElements() * type.getElementTypeBitWidth() / 8 > 65536 ||
+      Type element = type.getElementType();
+      if (!type.hasStaticShape() || !element.isIntOrIndexOrFloat())
+        continue;
+      // Index elements are 64-bit on the host.
+      int64_t bits = element.isIndex() ? 64 : element.getIntOrFloatBitWidth();
+      if (type.getNumElements() * bits / 8 > 65536 ||
           alloc->getParentOfType<scf::ParallelOp>() ||
           !onlyHostUses(alloc.getResult()))
         continue;
