@@ -215,6 +215,24 @@ llvm::Error tessera::cpu::emitCode(llvm::Module &module,
   return llvm::Error::success();
 }
 
+llvm::Error tessera::cpu::writeSharedLibrary(llvm::Module &module,
+                                             llvm::TargetMachine &machine,
+                                             llvm::StringRef path,
+                                             llvm::StringRef support,
+                                             bool openmp) {
+  llvm::SmallString<128> object;
+  if (std::error_code ec =
+          llvm::sys::fs::createTemporaryFile("tessera-model", "o", object))
+    return llvm::errorCodeToError(ec);
+  llvm::FileRemover removeObject(object);
+  if (llvm::Error err = emitCode(module, machine, object, false))
+    return err;
+  // The support archives are C++: the artifact names the C++ runtime it
+  // uses rather than relying on the process to have it.
+  return linkSharedLibrary(object, path, support, openmp,
+                           /*cxxRuntime=*/true);
+}
+
 std::string tessera::cpu::installedLibrary(llvm::StringRef fileName) {
   auto besides = [&](llvm::StringRef file) {
     llvm::SmallString<256> path(

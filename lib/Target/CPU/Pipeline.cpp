@@ -43,6 +43,24 @@ void tessera::cpu::buildLinalgPipeline(OpPassManager &pm, bool fuse) {
   pm.addPass(createCSEPass());
 }
 
+void tessera::cpu::buildBufferizePipeline(OpPassManager &pm) {
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  // Loop-carried tensors may come back in a new buffer (attention's
+  // running row maximum is read again after it is updated).
+  bufferize.allowReturnAllocsFromLoops = true;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  pm.addNestedPass<func::FuncOp>(bufferization::createBufferHoistingPass());
+  // Public functions return buffers their caller owns (cloned when they
+  // would alias a constant), so outputs may have data-dependent shapes.
+  pm.addPass(bufferization::createOwnershipBasedBufferDeallocationPass());
+  pm.addPass(bufferization::createBufferDeallocationSimplificationPass());
+  pm.addPass(bufferization::createLowerDeallocationsPass());
+  pm.addPass(createConvertBufferizationToMemRefPass());
+}
+
 void tessera::cpu::buildLLVMPipeline(OpPassManager &pm,
                                      const CPUOptions &options) {
   // The signature, read while the entry function still takes tensors, for
@@ -63,21 +81,7 @@ void tessera::cpu::buildLLVMPipeline(OpPassManager &pm,
   pm.addPass(createLoopInvariantSubsetHoistingPass());
   pm.addPass(createCanonicalizerPass());
 
-  bufferization::OneShotBufferizePassOptions bufferize;
-  bufferize.bufferizeFunctionBoundaries = true;
-  bufferize.functionBoundaryTypeConversion =
-      bufferization::LayoutMapOption::IdentityLayoutMap;
-  // Loop-carried tensors may come back in a new buffer (attention's
-  // running row maximum is read again after it is updated).
-  bufferize.allowReturnAllocsFromLoops = true;
-  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
-  pm.addNestedPass<func::FuncOp>(bufferization::createBufferHoistingPass());
-  // Public functions return buffers their caller owns (cloned when they
-  // would alias a constant), so outputs may have data-dependent shapes.
-  pm.addPass(bufferization::createOwnershipBasedBufferDeallocationPass());
-  pm.addPass(bufferization::createBufferDeallocationSimplificationPass());
-  pm.addPass(bufferization::createLowerDeallocationsPass());
-  pm.addPass(createConvertBufferizationToMemRefPass());
+  buildBufferizePipeline(pm);
   pm.addNestedPass<func::FuncOp>(createFreeForallAllocationsPass());
   // Equal subviews become one value, so that copies of a tile onto itself
   // (left by bufferizing in-place inserts) fold away.

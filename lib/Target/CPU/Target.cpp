@@ -14,7 +14,6 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/ToolOutputFile.h"
 
-#include <dlfcn.h>
 
 using namespace mlir;
 using namespace tessera;
@@ -23,33 +22,6 @@ namespace {
 
 llvm::Error fail(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
-}
-
-/// The support archive that artifacts link, installed in lib/ beside the
-/// tools' bin/, or beside the shared library this code is in (the compiler
-/// library, loaded by a program installed elsewhere, such as Python).
-std::string supportArchive() {
-  auto besides = [](StringRef file) {
-    SmallString<256> path(
-        llvm::sys::path::parent_path(llvm::sys::path::parent_path(file)));
-    llvm::sys::path::append(path, "lib", "libTesseraArtifactSupport.a");
-    return std::string(path);
-  };
-  std::string fromExecutable = besides(llvm::sys::fs::getMainExecutable(
-      nullptr, reinterpret_cast<void *>(&supportArchive)));
-  if (llvm::sys::fs::exists(fromExecutable))
-    return fromExecutable;
-  Dl_info info;
-  if (dladdr(reinterpret_cast<void *>(&supportArchive), &info) &&
-      info.dli_fname) {
-    SmallString<256> library;
-    if (!llvm::sys::fs::real_path(info.dli_fname, library)) {
-      std::string fromLibrary = besides(library);
-      if (llvm::sys::fs::exists(fromLibrary))
-        return fromLibrary;
-    }
-  }
-  return fromExecutable;
 }
 
 class CPUCompilation : public TargetCompilation {
@@ -93,17 +65,9 @@ public:
     }
     if (kind.name != "lib")
       return cpu::emitCode(**llvmModule, **machine, path, kind.name == "asm");
-    SmallString<128> object;
-    if (std::error_code ec =
-            llvm::sys::fs::createTemporaryFile("tessera-model", "o", object))
-      return llvm::errorCodeToError(ec);
-    llvm::FileRemover removeObject(object);
-    if (llvm::Error err = cpu::emitCode(**llvmModule, **machine, object, false))
-      return err;
-    // The support archive is C++ (the block cache): the artifact names the
-    // C++ runtime it uses rather than relying on the process to have it.
-    return cpu::linkSharedLibrary(object, path, supportArchive(),
-                                  /*openmp=*/true, /*cxxRuntime=*/true);
+    return cpu::writeSharedLibrary(
+        **llvmModule, **machine, path,
+        cpu::installedLibrary("libTesseraArtifactSupport.a"), /*openmp=*/true);
   }
 
   llvm::Expected<std::unique_ptr<runtime::Executable>>

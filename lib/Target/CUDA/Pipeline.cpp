@@ -3,6 +3,7 @@
 #include "tessera/Target/CUDA/Pipeline.h"
 #include "tessera/Conversion/Passes.h"
 #include "tessera/Target/CPU/Passes.h"
+#include "tessera/Target/CPU/Pipeline.h"
 #include "tessera/Target/CUDA/Passes.h"
 #include "tessera/Transforms/Passes.h"
 
@@ -55,19 +56,9 @@ void tessera::cuda::buildGPUPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(LLVM::createLLVMRequestCWrappersPass());
   pm.addNestedPass<func::FuncOp>(createExpandMathPass());
 
-  bufferization::OneShotBufferizePassOptions bufferize;
-  bufferize.bufferizeFunctionBoundaries = true;
-  bufferize.functionBoundaryTypeConversion =
-      bufferization::LayoutMapOption::IdentityLayoutMap;
-  bufferize.allowReturnAllocsFromLoops = true;
-  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
-  pm.addNestedPass<func::FuncOp>(bufferization::createBufferHoistingPass());
   // Outputs are buffers the caller owns (the runtime copies them to the
   // host and gives them back).
-  pm.addPass(bufferization::createOwnershipBasedBufferDeallocationPass());
-  pm.addPass(bufferization::createBufferDeallocationSimplificationPass());
-  pm.addPass(bufferization::createLowerDeallocationsPass());
-  pm.addPass(createConvertBufferizationToMemRefPass());
+  cpu::buildBufferizePipeline(pm);
   pm.addPass(createCSEPass());
   pm.addPass(createCanonicalizerPass());
 

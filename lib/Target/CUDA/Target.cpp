@@ -63,16 +63,10 @@ public:
     if (!llvmModule)
       return llvmModule.takeError();
     TimingScope codegenTiming = timing.nest("Code generation (host code)");
-    SmallString<128> object;
-    if (std::error_code ec =
-            llvm::sys::fs::createTemporaryFile("tessera-model", "o", object))
-      return llvm::errorCodeToError(ec);
-    llvm::FileRemover removeObject(object);
-    if (llvm::Error err = cpu::emitCode(**llvmModule, **machine, object, false))
-      return err;
-    return cpu::linkSharedLibrary(
-        object, path, cpu::installedLibrary("libTesseraCUDAArtifactSupport.a"),
-        /*openmp=*/false, /*cxxRuntime=*/true);
+    return cpu::writeSharedLibrary(
+        **llvmModule, **machine, path,
+        cpu::installedLibrary("libTesseraCUDAArtifactSupport.a"),
+        /*openmp=*/false);
   }
 
   llvm::Expected<std::unique_ptr<runtime::Executable>>

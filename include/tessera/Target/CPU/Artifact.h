@@ -65,6 +65,13 @@ llvm::Error linkSharedLibrary(llvm::StringRef object, llvm::StringRef output,
                               llvm::StringRef support, bool openmp = true,
                               bool cxxRuntime = false);
 
+/// Emits `module` as an object and links it with the archive `support`
+/// into the shared library `path` (with libomp when `openmp`).
+llvm::Error writeSharedLibrary(llvm::Module &module,
+                               llvm::TargetMachine &machine,
+                               llvm::StringRef path, llvm::StringRef support,
+                               bool openmp);
+
 /// The path of `fileName` in the lib/ folder beside the running tool's bin/
 /// (where the support archives artifacts link are installed).
 std::string installedLibrary(llvm::StringRef fileName);

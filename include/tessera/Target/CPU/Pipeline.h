@@ -31,6 +31,11 @@ void buildLinalgPipeline(mlir::OpPassManager &pm, bool fuse = true);
 /// malloc'ed buffers that their caller frees), loops, and the LLVM
 /// conversions. Every public function gets a C interface
 /// (`_mlir_ciface_<name>(results *, inputs *...)`) on memref descriptors.
+/// One-shot bufferization of the whole module with identity layouts at
+/// function boundaries; public functions return buffers their caller owns.
+/// Shared by the targets that lower through linalg.
+void buildBufferizePipeline(mlir::OpPassManager &pm);
+
 void buildLLVMPipeline(mlir::OpPassManager &pm, const CPUOptions &options = {});
 
 /// Registers the CPU backend's TargetInfo as `cpu` for the fusion pass
