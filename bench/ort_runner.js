@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Usage: node ort_runner.js MODEL.onnx THREADS RUNS INPUT.json
-// INPUT.json: [{"name", "type": "float32"|"int64", "shape": [...]}]; inputs
+// INPUT.json: [{"name", "type": "float32"|"int64"|"bool", "shape": [...]}]; inputs
 // are filled with a fixed pattern. Prints {"median_ms": ..., "min_ms": ...}.
 const ort = require('onnxruntime-node');
 const fs = require('fs');
@@ -19,6 +19,8 @@ async function main() {
     const count = input.shape.reduce((a, b) => a * b, 1);
     const data = input.type === 'int64'
         ? BigInt64Array.from({length: count}, (_, i) => BigInt(i % 7))
+        : input.type === 'bool'
+        ? Uint8Array.from({length: count}, (_, i) => (i % 5 === 4 ? 1 : 0))
         : Float32Array.from({length: count}, (_, i) => ((i % 13) - 6) / 7);
     feeds[input.name] = new ort.Tensor(input.type, data, input.shape);
   }

@@ -58,12 +58,21 @@ def TileContractionsPass
   let summary = "Register-tile and vectorize matmul-like contractions";
   let description = [{
     For each linalg.generic contraction with loops [batch..., rows, k,
-    columns] and static sizes (rows a multiple of 8, columns a multiple of
-    16):
-    - when 48 does not divide the columns (and there are more than 48),
-      splits the contraction in two: the widest multiple of 48 columns,
-      then the rest (16 or 32 columns), each tiled as below;
-    - packs the lhs, read as (batch..., rows, k), into 8-row tiles
+    columns]:
+    - when the rhs reads none of the batch dims (a weight shared by every
+      batch index, as in [S, B, K] x [K, N]) and the lhs and the result
+      read batch and row dims contiguously, folds the batch dims into the
+      rows (linalg's collapseOpIterationDims), so that one GEMM over all
+      rows runs instead of one per batch index; its epilogue (see below)
+      folds the same dims; at most one folded dim may be dynamic;
+    then, for static sizes:
+    - when 8 does not divide the rows, splits off the last rows (fewer
+      than 8, tiled as one tile); when 48 does not divide the columns
+      (and there are more than 48), splits the contraction in two: the
+      widest multiple of 48 columns, then the rest, which is split again
+      after its widest multiple of 16 when 16 does not divide it (fewer
+      than 16 columns form one panel); each part is tiled as below;
+    - packs the lhs (when 8 divides its rows), read as (batch..., rows, k), into 8-row tiles
       ([batch..., M/8, K, 8], a linalg.transpose before the loops) so that
       the 8 values each k step broadcasts are contiguous; contractions in
       one block that read the same lhs share one packed copy;
@@ -92,7 +101,7 @@ def TileContractionsPass
       a matmul's epilogue), fuses that op into the panel loop, so that it
       runs on each panel right after the panel's row tiles, while the
       panel is in cache.
-    Other contractions are left as they are.
+    Contractions with dynamic sizes are left as they are (after folding).
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::bufferization::BufferizationDialect",

@@ -29,18 +29,35 @@ namespace ts = mlir::tessera;
 
 /// The block sizes (64 x 128 measured best at sequence 512 and 2048):
 /// query rows a multiple of 8 (the register tile's rows), key columns a
-/// multiple of 32 (its columns); 0 when `size` has none.
+/// multiple of 32 (its columns). A sequence that no block divides (197
+/// tokens in a ViT) is padded up to a multiple of the block, padded keys
+/// masked out: the block that minimizes padded size x (1 + c / block)
+/// (every query block re-reads all keys and values; every key block costs
+/// a loop iteration), c = 8 for queries and 16 for keys.
+int64_t chooseBlock(int64_t size, ArrayRef<int64_t> blocks, double cost) {
+  int64_t best = 0;
+  double bestCost = 0;
+  for (int64_t block : blocks) {
+    double padded = static_cast<double>(llvm::divideCeil(size, block) * block);
+    double total = padded * (1.0 + cost / static_cast<double>(block));
+    if (!best || total < bestCost) {
+      best = block;
+      bestCost = total;
+    }
+  }
+  return best;
+}
 int64_t queryBlock(int64_t size) {
   for (int64_t block : {64, 32, 16, 8})
     if (size % block == 0)
       return block;
-  return 0;
+  return chooseBlock(size, {64, 32, 16, 8}, 8.0);
 }
 int64_t keyBlock(int64_t size) {
   for (int64_t block : {128, 64, 32})
     if (size % block == 0)
       return block;
-  return 0;
+  return chooseBlock(size, {128, 64, 32}, 16.0);
 }
 
 using utils::IteratorType;
@@ -89,8 +106,8 @@ struct FlashAttentionLowering : OpRewritePattern<ts::AttentionOp> {
     int64_t sq = qType.getDimSize(rank - 2), d = qType.getDimSize(rank - 1);
     int64_t sk = kType.getDimSize(rank - 2), dv = vType.getDimSize(rank - 1);
     int64_t bq = queryBlock(sq), bk = keyBlock(sk);
-    if (!bq || !bk)
-      return rewriter.notifyMatchFailure(op, "no block size divides");
+    int64_t sqPadded = llvm::divideCeil(sq, bq) * bq;
+    int64_t skPadded = llvm::divideCeil(sk, bk) * bk;
     SmallVector<int64_t> scoreShape(qType.getShape().take_front(lead));
     scoreShape.append({sq, sk});
     Value mask = op.getMask();
@@ -118,14 +135,40 @@ struct FlashAttentionLowering : OpRewritePattern<ts::AttentionOp> {
         rewriter.getF32FloatAttr(-std::numeric_limits<float>::infinity()));
     Value scaleValue = scalarConstant(rewriter, loc, f32, scale);
 
+    // Sequences padded up to whole blocks with zeros (see queryBlock).
+    auto padRows = [&](Value value, int64_t dim, int64_t padded) -> Value {
+      auto type = cast<RankedTensorType>(value.getType());
+      if (type.getDimSize(dim) == padded)
+        return value;
+      SmallVector<int64_t> shape(type.getShape());
+      SmallVector<OpFoldResult> low(shape.size(), rewriter.getIndexAttr(0));
+      SmallVector<OpFoldResult> high = low;
+      high[dim] = rewriter.getIndexAttr(padded - shape[dim]);
+      shape[dim] = padded;
+      return tensor::PadOp::create(
+          rewriter, loc, RankedTensorType::get(shape, type.getElementType()),
+          value, low, high, zero);
+    };
+    Value query = padRows(op.getQuery(), rank - 2, sqPadded);
+    Value key = padRows(op.getKey(), rank - 2, skPadded);
+    Value value = padRows(op.getValue(), rank - 2, skPadded);
+    if (mask) {
+      int64_t maskRank = maskType.getRank();
+      if (maskRank >= 2 && maskType.getDimSize(maskRank - 2) == sq)
+        mask = padRows(mask, maskRank - 2, sqPadded);
+      if (maskType.getDimSize(maskRank - 1) == sk)
+        mask = padRows(mask, maskRank - 1, skPadded);
+      maskType = cast<RankedTensorType>(mask.getType());
+    }
+
     // k^T once, so that each block of it is a (D x Bk) slice.
     SmallVector<int64_t> permutation =
         llvm::to_vector(llvm::seq<int64_t>(0, rank));
     std::swap(permutation[rank - 2], permutation[rank - 1]);
     SmallVector<int64_t> kTShape(kType.getShape().take_front(lead));
-    kTShape.append({d, sk});
+    kTShape.append({d, skPadded});
     Value kTInit = tensor::EmptyOp::create(rewriter, loc, kTShape, f32);
-    Value kT = linalg::TransposeOp::create(rewriter, loc, op.getKey(), kTInit,
+    Value kT = linalg::TransposeOp::create(rewriter, loc, key, kTInit,
                                            permutation)
                    ->getResult(0);
 
@@ -133,10 +176,11 @@ struct FlashAttentionLowering : OpRewritePattern<ts::AttentionOp> {
         steps(lead + 1, rewriter.getIndexAttr(1));
     for (int64_t i = 0; i < lead; ++i)
       ubs.push_back(rewriter.getIndexAttr(qType.getDimSize(i)));
-    ubs.push_back(rewriter.getIndexAttr(sq));
+    ubs.push_back(rewriter.getIndexAttr(sqPadded));
     steps.back() = rewriter.getIndexAttr(bq);
-    Value out =
-        tensor::EmptyOp::create(rewriter, loc, resultType.getShape(), f32);
+    SmallVector<int64_t> outShape(resultType.getShape());
+    outShape[rank - 2] = sqPadded;
+    Value out = tensor::EmptyOp::create(rewriter, loc, outShape, f32);
     auto forall = scf::ForallOp::create(rewriter, loc, lbs, ubs, steps,
                                         ValueRange{out}, std::nullopt);
     OpBuilder::InsertionGuard guard(rewriter);
@@ -162,13 +206,13 @@ struct FlashAttentionLowering : OpRewritePattern<ts::AttentionOp> {
           sizes, strides);
     };
 
-    Value qBlock = block(rewriter, op.getQuery(), qi, zeroIndex, bq, d);
+    Value qBlock = block(rewriter, query, qi, zeroIndex, bq, d);
     Value m0 = filled(rewriter, loc, {bq}, f32, negInf);
     Value l0 = filled(rewriter, loc, {bq}, f32, zero);
     Value acc0 = filled(rewriter, loc, {bq, dv}, f32, zero);
 
     // Causal: the blocks up to the last key a row of this block sees.
-    Value kvEnd = arith::ConstantIndexOp::create(rewriter, loc, sk);
+    Value kvEnd = arith::ConstantIndexOp::create(rewriter, loc, skPadded);
     if (op.getCausal()) {
       // end = min(sk, roundup(qi + bq + sk - sq, bk)), at least one block.
       Value last = arith::AddIOp::create(
@@ -215,7 +259,7 @@ struct FlashAttentionLowering : OpRewritePattern<ts::AttentionOp> {
         [&](OpBuilder &b, Location l, Value kj, ValueRange args) {
           Value m = args[0], sum = args[1], acc = args[2];
           Value kTBlock = block(b, kT, zeroIndex, kj, d, bk);
-          Value vBlock = block(b, op.getValue(), kj, zeroIndex, bk, dv);
+          Value vBlock = block(b, value, kj, zeroIndex, bk, dv);
           // s = q_blk @ k_blk^T, loops (rows, d, keys).
           Value s = blockGeneric(
               b, l, filled(b, l, {bq, bk}, f32, zero), {qBlock, kTBlock},
@@ -290,12 +334,21 @@ struct FlashAttentionLowering : OpRewritePattern<ts::AttentionOp> {
                 Value x = arith::MulFOp::create(nb, nl, a[0], scaleValue);
                 if (mask)
                   x = arith::AddFOp::create(nb, nl, x, a[1]);
+                if (!causal && skPadded == sk)
+                  return x;
+                Value col = arith::AddIOp::create(
+                    nb, nl, linalg::IndexOp::create(nb, nl, 1), kj);
+                if (skPadded != sk) {
+                  // Padded keys take no weight.
+                  Value padding = arith::CmpIOp::create(
+                      nb, nl, arith::CmpIPredicate::sge, col,
+                      arith::ConstantIndexOp::create(nb, nl, sk));
+                  x = arith::SelectOp::create(nb, nl, padding, negInf, x);
+                }
                 if (!causal)
                   return x;
                 Value row = arith::AddIOp::create(
                     nb, nl, linalg::IndexOp::create(nb, nl, 0), qi);
-                Value col = arith::AddIOp::create(
-                    nb, nl, linalg::IndexOp::create(nb, nl, 1), kj);
                 Value limit = arith::AddIOp::create(nb, nl, row, offset);
                 Value hidden = arith::CmpIOp::create(
                     nb, nl, arith::CmpIPredicate::sgt, col, limit);
@@ -378,7 +431,16 @@ struct FlashAttentionLowering : OpRewritePattern<ts::AttentionOp> {
     tensor::ParallelInsertSliceOp::create(rewriter, loc, result,
                                           forall.getRegionIterArgs()[0],
                                           offsets, sizes, strides);
-    rewriter.replaceOp(op, forall.getResults());
+    Value attended = forall.getResult(0);
+    rewriter.setInsertionPointAfter(forall);
+    if (sqPadded != sq) {
+      SmallVector<OpFoldResult> zeros(rank, zeroIndex), sizes, strides(rank, one);
+      for (int64_t size : resultType.getShape())
+        sizes.push_back(rewriter.getIndexAttr(size));
+      attended = tensor::ExtractSliceOp::create(rewriter, loc, resultType,
+                                                attended, zeros, sizes, strides);
+    }
+    rewriter.replaceOp(op, attended);
     return success();
   }
 };

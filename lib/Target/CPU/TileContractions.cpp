@@ -31,17 +31,23 @@ constexpr int64_t kRows = 8, kColumns = 48, kLanes = 16;
 constexpr int64_t kRowBlock = 256;
 
 /// Loops [batch..., rows, k, columns] (the order Tessera's matmul lowering
-/// produces), static, with the register tile dividing rows and columns.
-bool isTileableContraction(linalg::GenericOp op) {
+/// produces): one reduction, two operands, one accumulator.
+bool isContraction(linalg::GenericOp op) {
   unsigned loops = op.getNumLoops();
-  if (loops < 3 || op.getNumReductionLoops() != 1 ||
-      !linalg::isReductionIterator(op.getIteratorTypesArray()[loops - 2]) ||
-      op.getNumDpsInits() != 1 || op.getNumDpsInputs() != 2)
-    return false;
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  if (llvm::any_of(ranges, ShapedType::isDynamic))
-    return false;
-  return ranges[loops - 3] % kRows == 0 && ranges[loops - 1] % kLanes == 0;
+  return loops >= 3 && op.getNumReductionLoops() == 1 &&
+         linalg::isReductionIterator(op.getIteratorTypesArray()[loops - 2]) &&
+         op.getNumDpsInits() == 1 && op.getNumDpsInputs() == 2 &&
+         op.hasPureTensorSemantics();
+}
+
+/// A contraction with static sizes: any number of rows and columns (rows
+/// and columns that the register tile does not divide are split off and
+/// tiled by what is left).
+bool isTileableContraction(linalg::GenericOp op) {
+  return isContraction(op) &&
+         llvm::all_of(op.getStaticLoopRanges(), [](int64_t size) {
+           return !ShapedType::isDynamic(size) && size > 0;
+         });
 }
 
 /// The bytes of a constant's elements in row-major order, or nothing for
@@ -64,11 +70,32 @@ std::optional<ArrayRef<char>> constantBytes(Attribute value) {
 
 /// The widest register tile (8 x 48: three 8 x 16 accumulator blocks per
 /// row, 24 of the 32 vector registers) and the panel width for `columns`:
-/// 48 where it divides them, else 32 or 16.
+/// 48 where it divides them, else 32 or 16, else (fewer than 16 columns)
+/// all of them; 0 when the columns must be split first.
 int64_t panelWidth(int64_t columns) {
-  return columns % kColumns == 0       ? kColumns
-         : columns % (2 * kLanes) == 0 ? 2 * kLanes
-                                       : kLanes;
+  for (int64_t width : {kColumns, 2 * kLanes, kLanes})
+    if (columns % width == 0)
+      return width;
+  return columns < kLanes ? columns : 0;
+}
+
+/// Where to split `columns` so that each part has a panel width: after
+/// the widest multiple of 48 when there are more than 48 and 48 does not
+/// divide them, else after the widest multiple of 16 when no width
+/// divides them; 0 when no split is needed.
+int64_t columnSplit(int64_t columns) {
+  if (columns > kColumns && columns % kColumns != 0)
+    return columns / kColumns * kColumns;
+  if (panelWidth(columns) != 0)
+    return 0;
+  return columns / kLanes * kLanes;
+}
+
+/// Where to split `rows` so that the register tile divides the first part
+/// (the second, fewer than 8 rows, is one tile of its own); 0 when it
+/// divides them already or there are fewer than 8.
+int64_t rowSplit(int64_t rows) {
+  return rows > kRows && rows % kRows != 0 ? rows / kRows * kRows : 0;
 }
 
 /// For a contraction whose rhs is a constant K x N matrix (or the
@@ -177,6 +204,8 @@ Value packLhs(RewriterBase &rewriter, linalg::GenericOp op) {
     return {};
   ArrayRef<int64_t> shape = type.getShape();
   int64_t m = shape[rank - 2], k = shape[rank - 1];
+  if (m % kRows != 0)
+    return {};
   SmallVector<int64_t> expanded(shape.drop_back(2));
   SmallVector<ReassociationIndices> groups;
   for (unsigned i = 0; i + 2 < rank; ++i)
@@ -186,7 +215,13 @@ Value packLhs(RewriterBase &rewriter, linalg::GenericOp op) {
   expanded.append({m / kRows, kRows, k});
   Location loc = op.getLoc();
   OpBuilder::InsertionGuard guard(rewriter);
-  rewriter.setInsertionPoint(op);
+  // Right after the lhs is defined (or at the start of the block), so that
+  // every contraction of this block that reads the lhs can share it.
+  Operation *definition = lhs.getDefiningOp();
+  if (definition && definition->getBlock() == op->getBlock())
+    rewriter.setInsertionPointAfter(definition);
+  else
+    rewriter.setInsertionPointToStart(op->getBlock());
   Value tiles = tensor::ExpandShapeOp::create(
       rewriter, loc, RankedTensorType::get(expanded, type.getElementType()),
       lhs, groups);
@@ -324,6 +359,100 @@ Operation *findEpilogue(linalg::GenericOp op) {
   return consumer;
 }
 
+/// Collapses the iteration dims `groups` of `op` (see
+/// linalg::collapseOpIterationDims); the collapsed op, or null when the
+/// maps do not read the groups contiguously.
+linalg::GenericOp collapseDims(RewriterBase &rewriter, linalg::GenericOp op,
+                               ArrayRef<ReassociationIndices> groups) {
+  if (!linalg::areDimSequencesPreserved(op.getIndexingMapsArray(), groups))
+    return {};
+  rewriter.setInsertionPoint(op);
+  FailureOr<linalg::CollapseResult> collapsed = linalg::collapseOpIterationDims(
+      cast<linalg::LinalgOp>(op.getOperation()), groups, rewriter);
+  if (failed(collapsed))
+    return {};
+  rewriter.replaceOp(op, collapsed->results);
+  return dyn_cast<linalg::GenericOp>(collapsed->collapsedOp.getOperation());
+}
+
+/// For a contraction whose rhs reads none of its batch dims (a weight
+/// shared by every batch row: [S, B, K] x [K, N], the sequence-first
+/// layout, or [B, S, K] x [K, N]) and whose lhs and result read the batch
+/// and row dims contiguously: the batch dims folded into the rows, so
+/// that one GEMM of all the rows runs instead of one per batch index (one
+/// row each when the rows are a unit dim). Its epilogue (see findEpilogue)
+/// folds the same dims, so that it still reads the product directly. The
+/// folded contraction, or `op` unchanged.
+linalg::GenericOp foldSharedBatchIntoRows(RewriterBase &rewriter,
+                                          linalg::GenericOp op) {
+  unsigned loops = op.getNumLoops();
+  if (loops < 4)
+    return op;
+  AffineMap rhsMap = op.getIndexingMapsArray()[1];
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  for (unsigned d = 0; d + 2 < loops; ++d)
+    if (rhsMap.isFunctionOfDim(d))
+      return op;
+  // The product is expanded back to the result's dims, which memref's
+  // strided-metadata expansion cannot do for more than one dynamic dim.
+  if (llvm::count_if(ArrayRef(ranges).drop_back(2), ShapedType::isDynamic) > 1)
+    return op;
+  ReassociationIndices rows =
+      llvm::to_vector(llvm::seq<int64_t>(0, loops - 2));
+  SmallVector<ReassociationIndices> groups = {
+      rows, {static_cast<int64_t>(loops - 2)},
+      {static_cast<int64_t>(loops - 1)}};
+  Operation *epilogue = findEpilogue(op);
+  linalg::GenericOp folded = collapseDims(rewriter, op, groups);
+  if (!folded)
+    return op;
+  // The accumulator's fill, on the folded shape (so that each tile can
+  // start from the fill value; see fillTilesInRegisters).
+  OpOperand &init = folded.getDpsInitsMutable()[0];
+  if (auto reshape = init.get().getDefiningOp<tensor::CollapseShapeOp>()) {
+    auto fill = reshape.getSrc().getDefiningOp<linalg::FillOp>();
+    if (fill && fill->hasOneUse() && reshape->hasOneUse()) {
+      rewriter.setInsertionPoint(folded);
+      Value empty = tensor::CollapseShapeOp::create(
+          rewriter, fill.getLoc(), fill.getOutputs()[0],
+          reshape.getReassociationIndices());
+      Value refill = linalg::FillOp::create(rewriter, fill.getLoc(),
+                                            fill.getInputs()[0], empty)
+                         .getResult(0);
+      rewriter.modifyOpInPlace(folded, [&] { init.set(refill); });
+      rewriter.eraseOp(reshape);
+      rewriter.eraseOp(fill);
+    }
+  }
+  if (!epilogue || !isa<linalg::GenericOp>(epilogue))
+    return folded;
+  unsigned epilogueLoops = loops - 1;
+  linalg::GenericOp flat = collapseDims(
+      rewriter, cast<linalg::GenericOp>(epilogue),
+      {llvm::to_vector(llvm::seq<int64_t>(0, epilogueLoops - 1)),
+       {static_cast<int64_t>(epilogueLoops - 1)}});
+  if (!flat)
+    return folded;
+  // The epilogue reads the folded product itself, not its folded
+  // expansion.
+  Value product = folded->getResult(0);
+  for (OpOperand &operand : flat->getOpOperands()) {
+    auto collapse = operand.get().getDefiningOp<tensor::CollapseShapeOp>();
+    auto expand = collapse
+                      ? collapse.getSrc().getDefiningOp<tensor::ExpandShapeOp>()
+                      : tensor::ExpandShapeOp();
+    if (expand && expand.getSrc() == product &&
+        collapse.getType() == product.getType()) {
+      rewriter.modifyOpInPlace(flat, [&] { operand.set(product); });
+      if (collapse->use_empty())
+        rewriter.eraseOp(collapse);
+      if (expand->use_empty())
+        rewriter.eraseOp(expand);
+    }
+  }
+  return folded;
+}
+
 /// Fuses `consumer` into the panel loop around the 8-row tile `rows`, so
 /// that it runs on each panel while the panel is still in cache; the tiled
 /// consumer, or null.
@@ -352,24 +481,41 @@ struct TileContractionsPass
     MLIRContext *ctx = &getContext();
     SmallVector<linalg::GenericOp> targets;
     getOperation().walk([&](linalg::GenericOp op) {
-      if (isTileableContraction(op))
+      if (isContraction(op))
         targets.push_back(op);
     });
     IRRewriter rewriter(ctx);
-    // Columns that the widest tile does not divide: the widest multiple
-    // of it first, the rest (16 or 32 columns) as a second contraction.
+    // Rows and columns that the register tile does not divide: split off
+    // (rows after the widest multiple of 8, columns after the widest
+    // multiple of 48, then of 16) until each part is tiled by what
+    // divides it.
     SmallVector<linalg::GenericOp> parts;
+    SmallVector<linalg::GenericOp> worklist;
     for (linalg::GenericOp op : targets) {
-      int64_t columns = op.getStaticLoopRanges().back();
-      if (columns < kColumns || columns % kColumns == 0) {
+      op = foldSharedBatchIntoRows(rewriter, op);
+      if (isTileableContraction(op))
+        worklist.push_back(op);
+    }
+    while (!worklist.empty()) {
+      linalg::GenericOp op = worklist.pop_back_val();
+      unsigned loops = op.getNumLoops();
+      SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+      // Rows first, so that the column parts of the rows the tile divides
+      // read one lhs (packed once).
+      unsigned dim = loops - 3;
+      int64_t point = rowSplit(ranges[dim]);
+      if (point == 0) {
+        dim = loops - 1;
+        point = columnSplit(ranges[dim]);
+      }
+      if (point == 0) {
         parts.push_back(op);
         continue;
       }
       rewriter.setInsertionPoint(op);
       auto [first, second] =
           linalg::splitOp(rewriter, cast<TilingInterface>(op.getOperation()),
-                          op.getNumLoops() - 1,
-                          rewriter.getIndexAttr(columns / kColumns * kColumns));
+                          dim, rewriter.getIndexAttr(point));
       for (TilingInterface part : {first, second}) {
         auto generic = dyn_cast_if_present<linalg::GenericOp>(
             part ? part.getOperation() : nullptr);
@@ -383,7 +529,7 @@ struct TileContractionsPass
             rewriter.modifyOpInPlace(generic,
                                      [&] { input->set(slice.getSource()); });
         }
-        parts.push_back(generic);
+        worklist.push_back(generic);
       }
     }
     llvm::DenseMap<PackedKey, Value> packedConstants;
@@ -467,7 +613,8 @@ struct TileContractionsPass
       }
       rewriter.modifyOpInPlace(panel, [&] { rhs.set(packed); });
       // Rows by 8, then k one step at a time, innermost.
-      Operation *rows = tile(panel, sizes(kRows, 0, 0, 0), false);
+      int64_t rowTile = std::min(kRows, m);
+      Operation *rows = tile(panel, sizes(rowTile, 0, 0, 0), false);
       if (rows && packedLhs)
         readPackedLhs(rewriter, cast<linalg::GenericOp>(rows), lhs, packedLhs);
       if (rows)

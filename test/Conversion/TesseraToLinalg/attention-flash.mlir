@@ -57,6 +57,33 @@ func.func @flash_mask(%q: tensor<2x4x256x64xf32>, %k: tensor<2x4x256x64xf32>, %v
 
 // -----
 
+// Sequences that no block divides (197 tokens, as in a ViT) are padded
+// with zeros up to whole blocks (queries to 224 in blocks of 32, keys to
+// 256 in one block of 128 and a second), the padded keys (columns >= 197)
+// take -inf before the softmax, and the output drops the padded rows. A
+// mask over keys is padded with them.
+// CHECK-LABEL: func @flash_padded
+// CHECK: %[[Q:.*]] = tensor.pad %arg0 low[0, 0, 0] high[0, 27, 0]
+// CHECK: } : tensor<12x197x64xf32> to tensor<12x224x64xf32>
+// CHECK: %[[K:.*]] = tensor.pad %arg1 low[0, 0, 0] high[0, 59, 0]
+// CHECK: %[[V:.*]] = tensor.pad %arg2 low[0, 0, 0] high[0, 59, 0]
+// CHECK: %[[M:.*]] = tensor.pad %arg3 low[0, 0] high[0, 59]
+// CHECK: linalg.transpose ins(%[[K]] : tensor<12x256x64xf32>)
+// CHECK: %[[F:.*]] = scf.forall (%{{.*}}, %[[QI:[a-z0-9]+]]) = (0, 0) to (12, 224) step (1, 32)
+// CHECK: tensor.extract_slice %[[Q]]
+// CHECK: scf.for %[[KJ:[a-z0-9]+]] = %c0 to %c256 step %c128
+// CHECK: tensor.extract_slice %[[M]]
+// CHECK: %[[COL:.*]] = arith.addi %{{.*}}, %[[KJ]]
+// CHECK: %[[PAD:.*]] = arith.cmpi sge, %[[COL]], %c197
+// CHECK: arith.select %[[PAD]], %cst{{.*}}, %{{.*}}
+// CHECK: tensor.extract_slice %[[F]][0, 0, 0] [12, 197, 64] [1, 1, 1] : tensor<12x224x64xf32> to tensor<12x197x64xf32>
+func.func @flash_padded(%q: tensor<12x197x64xf32>, %k: tensor<12x197x64xf32>, %v: tensor<12x197x64xf32>, %m: tensor<1x197xf32>) -> tensor<12x197x64xf32> {
+  %0 = tessera.attention %q, %k, %v mask(%m : tensor<1x197xf32>) {scale = 0.125 : f32} : tensor<12x197x64xf32>, tensor<12x197x64xf32>, tensor<12x197x64xf32> -> tensor<12x197x64xf32>
+  return %0 : tensor<12x197x64xf32>
+}
+
+// -----
+
 // Not tiled: dynamic sequences and a key/value broadcast over a leading
 // dim keep the decomposed form (scores materialized).
 // CHECK-LABEL: func @not_flash

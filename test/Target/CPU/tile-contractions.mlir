@@ -195,27 +195,118 @@ func.func @epilogue_not_fused(%x: tensor<96x96xf32>, %w: tensor<96x96xf32>, %acc
 #b = affine_map<(d0, d1, d2) -> (d1, d2)>
 #c = affine_map<(d0, d1, d2) -> (d0, d2)>
 
-// Sizes the register tile does not divide, dynamic sizes and elementwise
-// loops are left alone.
-// CHECK-LABEL: func @untouched
-func.func @untouched(%x: tensor<12x64xf32>, %w: tensor<64x64xf32>, %acc: tensor<12x64xf32>, %d: tensor<?x64xf32>, %dacc: tensor<?x64xf32>) -> (tensor<12x64xf32>, tensor<?x64xf32>) {
-  // CHECK-NOT: scf.forall
-  // CHECK-NOT: vector.contract
-  // CHECK: linalg.generic
-  // CHECK: linalg.generic
-  %0 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x, %w : tensor<12x64xf32>, tensor<64x64xf32>) outs(%acc : tensor<12x64xf32>) {
+// Rows and columns the register tile does not divide are split off: 12
+// rows into 8 and 4, 20 columns into 16 and 4; each part is tiled by what
+// divides it (the 8-row parts read one lhs, packed once; the 4-row parts
+// read it unpacked).
+// CHECK-LABEL: func @ragged
+// CHECK-COUNT-1: linalg.transpose
+// CHECK-NOT: linalg.transpose
+// CHECK: scf.forall (%{{.*}}) = (0) to (16) step (16) shared_outs(%{{.*}}) -> (tensor<8x16xf32>)
+// CHECK: vector.contract {{.*}} : vector<1x8xf32>, vector<1x16xf32> into vector<8x16xf32>
+// CHECK: scf.forall (%{{.*}}) = (0) to (4) step (4) shared_outs(%{{.*}}) -> (tensor<8x4xf32>)
+// CHECK: vector.contract {{.*}} : vector<1x8xf32>, vector<1x4xf32> into vector<8x4xf32>
+// CHECK: tensor.extract_slice %arg0[8, 0] [4, 64] [1, 1]
+// CHECK: scf.forall (%{{.*}}) = (0) to (16) step (16) shared_outs(%{{.*}}) -> (tensor<4x16xf32>)
+// CHECK: vector.contract {{.*}} : vector<4x1xf32>, vector<1x16xf32> into vector<4x16xf32>
+// CHECK: scf.forall (%{{.*}}) = (0) to (4) step (4) shared_outs(%{{.*}}) -> (tensor<4x4xf32>)
+// CHECK: vector.contract {{.*}} : vector<4x1xf32>, vector<1x4xf32> into vector<4x4xf32>
+// CHECK-NOT: linalg.generic
+func.func @ragged(%x: tensor<12x64xf32>, %w: tensor<64x20xf32>, %acc: tensor<12x20xf32>) -> tensor<12x20xf32> {
+  %0 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x, %w : tensor<12x64xf32>, tensor<64x20xf32>) outs(%acc : tensor<12x20xf32>) {
   ^bb0(%p: f32, %q: f32, %o: f32):
     %t = arith.mulf %p, %q : f32
     %s = arith.addf %o, %t : f32
     linalg.yield %s : f32
-  } -> tensor<12x64xf32>
+  } -> tensor<12x20xf32>
+  return %0 : tensor<12x20xf32>
+}
+
+// -----
+
+#a = affine_map<(d0, d1, d2) -> (d0, d1)>
+#b = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d2)>
+
+// Must not fire: dynamic sizes and elementwise loops are left alone.
+// CHECK-LABEL: func @untouched
+// CHECK-NOT: scf.forall
+// CHECK-NOT: vector.contract
+// CHECK: linalg.generic
+func.func @untouched(%d: tensor<?x64xf32>, %w: tensor<64x64xf32>, %dacc: tensor<?x64xf32>) -> tensor<?x64xf32> {
   %1 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%d, %w : tensor<?x64xf32>, tensor<64x64xf32>) outs(%dacc : tensor<?x64xf32>) {
   ^bb0(%p: f32, %q: f32, %o: f32):
     %t = arith.mulf %p, %q : f32
     %s = arith.addf %o, %t : f32
     linalg.yield %s : f32
   } -> tensor<?x64xf32>
-  return %0, %1 : tensor<12x64xf32>, tensor<?x64xf32>
+  return %1 : tensor<?x64xf32>
+}
+
+// -----
+
+#a = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+#b = affine_map<(d0, d1, d2, d3) -> (d2, d3)>
+#c = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+#e = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#f = affine_map<(d0, d1, d2) -> (d2)>
+
+// A weight shared by every batch index ([S, 1, K] x [K, N], the
+// sequence-first layout): the batch dim folds into the rows, so that one
+// 8-row GEMM runs instead of eight 1-row ones; the epilogue folds with it
+// (still fused into the panel loop) and the fill still starts each tile.
+// CHECK-LABEL: func @seq_first
+// CHECK-NOT: linalg.fill
+// CHECK: tensor.collapse_shape %arg0 {{\[}}[0, 1], [2]] : tensor<8x1x64xf32> into tensor<8x64xf32>
+// CHECK: %[[F:.*]]:2 = scf.forall (%{{.*}}) = (0) to (48) step (48) {{.*}} -> (tensor<8x48xf32>, tensor<8x48xf32>)
+// CHECK-COUNT-24: vector.contract {{.*}} : vector<1x1xf32>, vector<1x1x16xf32> into vector<1x16xf32>
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<8x48xf32>, tensor<48xf32>)
+// CHECK: tensor.expand_shape %[[F]]#1 {{\[}}[0, 1], [2]] output_shape [8, 1, 48] : tensor<8x48xf32> into tensor<8x1x48xf32>
+func.func @seq_first(%x: tensor<8x1x64xf32>, %w: tensor<64x48xf32>, %bias: tensor<48xf32>) -> tensor<8x1x48xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x1x48xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<8x1x48xf32>) -> tensor<8x1x48xf32>
+  %0 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction", "parallel"]} ins(%x, %w : tensor<8x1x64xf32>, tensor<64x48xf32>) outs(%acc : tensor<8x1x48xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %t = arith.mulf %p, %q : f32
+    %s = arith.addf %o, %t : f32
+    linalg.yield %s : f32
+  } -> tensor<8x1x48xf32>
+  %1 = linalg.generic {indexing_maps = [#e, #f, #e], iterator_types = ["parallel", "parallel", "parallel"]} ins(%0, %bias : tensor<8x1x48xf32>, tensor<48xf32>) outs(%e : tensor<8x1x48xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %s = arith.addf %p, %q : f32
+    linalg.yield %s : f32
+  } -> tensor<8x1x48xf32>
+  return %1 : tensor<8x1x48xf32>
+}
+
+// -----
+
+#a = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+#b = affine_map<(d0, d1, d2, d3) -> (d2, d3)>
+#bb = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>
+#c = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+
+// Must not fold: an rhs that differs per batch index (a batched matmul),
+// and two dynamic dims (the product could not be expanded back to them).
+// CHECK-LABEL: func @batch_not_folded
+// CHECK-NOT: tensor.collapse_shape
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (2, 48) step (1, 48)
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction", "parallel"]{{.*}}tensor<?x?x48xf32>
+func.func @batch_not_folded(%x: tensor<2x8x64xf32>, %w: tensor<2x64x48xf32>, %acc: tensor<2x8x48xf32>, %d: tensor<?x?x64xf32>, %v: tensor<64x48xf32>, %dacc: tensor<?x?x48xf32>) -> (tensor<2x8x48xf32>, tensor<?x?x48xf32>) {
+  %0 = linalg.generic {indexing_maps = [#a, #bb, #c], iterator_types = ["parallel", "parallel", "reduction", "parallel"]} ins(%x, %w : tensor<2x8x64xf32>, tensor<2x64x48xf32>) outs(%acc : tensor<2x8x48xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %t = arith.mulf %p, %q : f32
+    %s = arith.addf %o, %t : f32
+    linalg.yield %s : f32
+  } -> tensor<2x8x48xf32>
+  %1 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction", "parallel"]} ins(%d, %v : tensor<?x?x64xf32>, tensor<64x48xf32>) outs(%dacc : tensor<?x?x48xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %t = arith.mulf %p, %q : f32
+    %s = arith.addf %o, %t : f32
+    linalg.yield %s : f32
+  } -> tensor<?x?x48xf32>
+  return %0, %1 : tensor<2x8x48xf32>, tensor<?x?x48xf32>
 }
 
 // -----
@@ -360,14 +451,15 @@ func.func @transposed_constant_rhs(%x: tensor<16x2xf32>, %acc: tensor<16x64xf32>
 #c = affine_map<(d0, d1, d2) -> (d0, d2)>
 
 // Contractions that read the same lhs (the query, key and value
-// projections of one input) pack it once; another lhs is packed apart.
+// projections of one input) pack it once, where it is defined (here at
+// the start of the function); another lhs is packed apart.
 // CHECK-LABEL: func @shared_lhs
-// CHECK: linalg.transpose ins(%{{.*}} : tensor<2x8x64xf32>)
+// CHECK-COUNT-2: linalg.transpose ins(%{{.*}} : tensor<2x8x64xf32>)
 // CHECK-NOT: linalg.transpose
 // CHECK: scf.forall
 // CHECK-NOT: linalg.transpose
 // CHECK: scf.forall
-// CHECK: linalg.transpose ins(%{{.*}} : tensor<2x8x64xf32>)
+// CHECK-NOT: linalg.transpose
 // CHECK: scf.forall
 func.func @shared_lhs(%x: tensor<16x64xf32>, %y: tensor<16x64xf32>, %w: tensor<64x96xf32>, %acc: tensor<16x96xf32>) -> (tensor<16x96xf32>, tensor<16x96xf32>, tensor<16x96xf32>) {
   %0 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x, %w : tensor<16x64xf32>, tensor<64x96xf32>) outs(%acc : tensor<16x96xf32>) {

@@ -1,0 +1,171 @@
+#!/usr/bin/python3
+# corpus.py - exports transformer models that nobody here wrote (torch.nn's own layers, torchvision's vision transformers) in ONNX's test layout.
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""Usage: bench/corpus.py OUT_DIR [NAME...] [--list]
+
+Writes OUT_DIR/NAME/model.onnx and OUT_DIR/NAME/test_data_set_0/
+{input_K,output_K}.pb (an input and PyTorch's output) for each model named
+(all of them by default), with Debian's python3-torch and
+python3-torchvision and random, seeded weights. The models are PyTorch's
+own modules as their users call them, in the layouts those modules take:
+
+  nn_encoder_seq_first    nn.TransformerEncoderLayer(768, 12, 3072),
+                          input [S=128, B=1, 768] (PyTorch's default
+                          sequence-first layout), ReLU, post-norm
+  nn_encoder_batch_first  the same layer with batch_first=True, GELU and
+                          norm_first=True (pre-norm), input [1, 128, 768]
+  nn_encoder_dynamic      nn_encoder_seq_first exported with symbolic
+                          sequence and batch dims (test data at 128 x 1)
+  nn_encoder_stack        nn.TransformerEncoder: 4 such layers, batch_first,
+                          a padding mask (src_key_padding_mask), input
+                          [2, 64, 512], heads 8, FFN 2048
+  nn_decoder              nn.TransformerDecoderLayer(768, 12, 3072) with a
+                          causal target mask (-inf above the diagonal),
+                          target [64, 1, 768], memory [128, 1, 768]
+  nn_mha_self             nn.MultiheadAttention(768, 12) alone, self
+                          attention, batch_first, input [1, 197, 768]
+  vit_b_16                torchvision's ViT-B/16 at 224 x 224, batch 1
+                          (86M parameters)
+  vit_b_16_dynamic        the same with a symbolic batch dim
+  swin_t                  torchvision's Swin-T at 224 x 224 (shifted
+                          windows: masks built from shapes)
+
+Prints one line per model: its name, ONNX operators and max |output|.
+"""
+import argparse
+import os
+import sys
+
+import onnx
+import torch
+from onnx import numpy_helper
+
+# name -> (builder, input shapes, dynamic axes or None, input names)
+
+
+def encoder(batch_first, activation="relu", norm_first=False):
+    return torch.nn.TransformerEncoderLayer(
+        768, 12, 3072, dropout=0.0, activation=activation,
+        batch_first=batch_first, norm_first=norm_first)
+
+
+class Stack(torch.nn.Module):
+    """nn.TransformerEncoder with a key padding mask, as BERT-style users
+    write it (the mask is an input: True marks padding)."""
+
+    def __init__(self):
+        super().__init__()
+        layer = torch.nn.TransformerEncoderLayer(
+            512, 8, 2048, dropout=0.0, batch_first=True, activation="gelu")
+        self.encoder = torch.nn.TransformerEncoder(layer, 4,
+                                                   enable_nested_tensor=False)
+
+    def forward(self, x, padding):
+        return self.encoder(x, src_key_padding_mask=padding)
+
+
+class Decoder(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layer = torch.nn.TransformerDecoderLayer(768, 12, 3072,
+                                                      dropout=0.0)
+
+    def forward(self, target, memory):
+        size = target.shape[0]
+        mask = torch.triu(torch.full((size, size), float("-inf")),
+                          diagonal=1)
+        return self.layer(target, memory, tgt_mask=mask)
+
+
+class SelfAttention(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.attention = torch.nn.MultiheadAttention(768, 12,
+                                                     batch_first=True)
+
+    def forward(self, x):
+        return self.attention(x, x, x, need_weights=False)[0]
+
+
+def vit():
+    import torchvision
+    return torchvision.models.vit_b_16(weights=None)
+
+
+def swin():
+    import torchvision
+    return torchvision.models.swin_t(weights=None)
+
+
+MODELS = {
+    "nn_encoder_seq_first": (lambda: encoder(False), [(128, 1, 768)], None),
+    "nn_encoder_batch_first": (
+        lambda: encoder(True, "gelu", True), [(1, 128, 768)], None),
+    "nn_encoder_dynamic": (lambda: encoder(False), [(128, 1, 768)],
+                           {"x": {0: "sequence", 1: "batch"},
+                            "y": {0: "sequence", 1: "batch"}}),
+    "nn_encoder_stack": (Stack, [(2, 64, 512), "padding"], None),
+    "nn_decoder": (Decoder, [(64, 1, 768), (128, 1, 768)], None),
+    "nn_mha_self": (SelfAttention, [(1, 197, 768)], None),
+    "vit_b_16": (vit, [(1, 3, 224, 224)], None),
+    "vit_b_16_dynamic": (vit, [(1, 3, 224, 224)],
+                         {"x": {0: "batch"}, "y": {0: "batch"}}),
+    "swin_t": (swin, [(1, 3, 224, 224)], None),
+}
+
+
+def export(name, out):
+    build, shapes, dynamic = MODELS[name]
+    torch.manual_seed(0)
+    model = build().eval()
+    inputs = []
+    for shape in shapes:
+        if shape == "padding":
+            # The last 16 positions of the second sequence are padding.
+            mask = torch.zeros(2, 64, dtype=torch.bool)
+            mask[1, 48:] = True
+            inputs.append(mask)
+        else:
+            inputs.append(torch.randn(*shape))
+    names = ["x", "padding"] if shapes[-1] == "padding" else (
+        ["x"] if len(shapes) == 1 else ["x", "memory"])
+    with torch.no_grad():
+        expected = model(*inputs)
+    folder = os.path.join(out, name)
+    data = os.path.join(folder, "test_data_set_0")
+    os.makedirs(data, exist_ok=True)
+    path = os.path.join(folder, "model.onnx")
+    torch.onnx.export(model, tuple(inputs), path, opset_version=14,
+                      input_names=names, output_names=["y"],
+                      dynamic_axes=dynamic)
+    values = [(f"input_{i}", names[i], v) for i, v in enumerate(inputs)]
+    values.append(("output_0", "y", expected))
+    for file, tensor_name, value in values:
+        tensor = numpy_helper.from_array(value.numpy(), tensor_name)
+        with open(os.path.join(data, file + ".pb"), "wb") as f:
+            f.write(tensor.SerializeToString())
+    ops = sorted({n.op_type for n in onnx.load(path).graph.node})
+    print(f"{name}: {' '.join(ops)}; max |output| "
+          f"{expected.abs().max():.3g}", flush=True)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out")
+    parser.add_argument("names", nargs="*")
+    parser.add_argument("--list", action="store_true")
+    args = parser.parse_args()
+    if args.list:
+        print("\n".join(MODELS))
+        return 0
+    for name in args.names or MODELS:
+        if name not in MODELS:
+            print(f"corpus.py: unknown model '{name}' (--list lists them)",
+                  file=sys.stderr)
+            return 2
+        export(name, args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,131 @@
+#!/usr/bin/python3
+# corpus_bench.py - Tessera against ONNX Runtime on transformer models that nobody here wrote (bench/corpus.py), on this CPU.
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""Usage: bench/corpus_bench.py [NAME...] [--build build] [--threads 2]
+                                [--runs 10] [--rounds 3] [--corpus DIR]
+                                [--ort-dir DIR]
+
+For each model of bench/corpus.py (all but the largest by default; name
+them to choose), exported once into --corpus: compiles it with
+`tessera-compile` (and reports the compile time), then times it
+`--rounds` times alternately with `tessera-run --benchmark=RUNS` and with
+ONNX Runtime (bench/ort_runner.js, npm onnxruntime-node, `--threads`
+intra-op threads, all graph optimizations), on the same input shapes.
+Prints per model the median of the rounds' medians for each, the ratio
+Tessera / ONNX Runtime with its spread (lowest and highest ratio of one
+round), and at the end the geometric mean of the ratios. Numbers are
+from one machine in one sitting: a shared machine is noisy, which the
+spread shows.
+"""
+import argparse
+import json
+import math
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+
+import onnx
+from onnx import TensorProto, numpy_helper
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DEFAULT = ["nn_encoder_seq_first", "nn_encoder_batch_first",
+           "nn_encoder_dynamic", "nn_encoder_stack", "nn_decoder",
+           "nn_mha_self", "vit_b_16"]
+TYPES = {TensorProto.FLOAT: "float32", TensorProto.INT64: "int64",
+         TensorProto.BOOL: "bool"}
+
+
+def ensure_ort(ort_dir):
+    if not os.path.isdir(os.path.join(ort_dir, "node_modules",
+                                      "onnxruntime-node")):
+        os.makedirs(ort_dir, exist_ok=True)
+        subprocess.run(["npm", "install", "--ignore-scripts", "--no-audit",
+                        "--no-fund", "onnxruntime-node"], cwd=ort_dir,
+                       check=True, stdout=subprocess.DEVNULL)
+
+
+def inputs_of(folder):
+    """The test set's input files and the JSON spec of their shapes."""
+    data = os.path.join(folder, "test_data_set_0")
+    files = sorted(f for f in os.listdir(data) if f.startswith("input_"))
+    spec = []
+    paths = []
+    for name in files:
+        tensor = onnx.TensorProto()
+        with open(os.path.join(data, name), "rb") as f:
+            tensor.ParseFromString(f.read())
+        spec.append({"name": tensor.name, "type": TYPES[tensor.data_type],
+                     "shape": list(tensor.dims)})
+        paths.append(os.path.join(data, name))
+    spec_path = os.path.join(folder, "inputs.json")
+    with open(spec_path, "w") as f:
+        json.dump(spec, f)
+    return paths, spec_path
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("names", nargs="*")
+    parser.add_argument("--build", default=os.path.join(ROOT, "build"))
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--corpus", default=os.path.join(ROOT, "build",
+                                                         "corpus"))
+    parser.add_argument("--ort-dir", default=os.path.join(ROOT, "build",
+                                                          "ort"))
+    args = parser.parse_args()
+    ensure_ort(args.ort_dir)
+    names = args.names or DEFAULT
+    missing = [n for n in names
+               if not os.path.exists(os.path.join(args.corpus, n,
+                                                  "model.onnx"))]
+    if missing:
+        subprocess.run([sys.executable, os.path.join(ROOT, "bench",
+                                                     "corpus.py"),
+                        args.corpus] + missing, check=True)
+    env = dict(os.environ, NODE_PATH=os.path.join(args.ort_dir,
+                                                  "node_modules"))
+    print(f"{'model':24} {'compile s':>9} {'Tessera ms':>11} {'ORT ms':>9} "
+          f"{'ratio':>6} {'spread':>13}")
+    ratios = []
+    for name in names:
+        folder = os.path.join(args.corpus, name)
+        model = os.path.join(folder, "model.onnx")
+        artifact = os.path.join(folder, "model.so")
+        start = time.monotonic()
+        subprocess.run([os.path.join(args.build, "bin", "tessera-compile"),
+                        model, "-o", artifact], check=True)
+        compile_s = time.monotonic() - start
+        paths, spec = inputs_of(folder)
+        ours, theirs = [], []
+        for _ in range(args.rounds):
+            out = subprocess.run(
+                [os.path.join(args.build, "bin", "tessera-run"), artifact,
+                 f"--benchmark={args.runs}"] + [f"--input={p}" for p in paths],
+                capture_output=True, text=True, check=True).stdout
+            ours.append(float(re.search(r"median ([0-9.]+) ms",
+                                        out).group(1)))
+            out = subprocess.run(
+                ["node", os.path.join(ROOT, "bench", "ort_runner.js"), model,
+                 str(args.threads), str(args.runs), spec],
+                capture_output=True, text=True, env=env, check=True).stdout
+            theirs.append(json.loads(out)["median_ms"])
+        round_ratios = [a / b for a, b in zip(ours, theirs)]
+        ratio = statistics.median(ours) / statistics.median(theirs)
+        ratios.append(ratio)
+        print(f"{name:24} {compile_s:9.1f} {statistics.median(ours):11.2f} "
+              f"{statistics.median(theirs):9.2f} {ratio:5.2f}x "
+              f"{min(round_ratios):5.2f}-{max(round_ratios):.2f}x",
+              flush=True)
+    geomean = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
+    print(f"geometric mean of the ratios: {geomean:.2f}x "
+          f"(slowest {max(ratios):.2f}x)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
