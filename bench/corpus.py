@@ -89,7 +89,13 @@ class SelfAttention(torch.nn.Module):
 
 def vit():
     import torchvision
-    return torchvision.models.vit_b_16(weights=None)
+    model = torchvision.models.vit_b_16(weights=None)
+    # torchvision starts the classifier head at zero (an all-zero output
+    # would match anything): PyTorch's default init instead.
+    for module in model.heads.modules():
+        if isinstance(module, torch.nn.Linear):
+            module.reset_parameters()
+    return model
 
 
 def swin():

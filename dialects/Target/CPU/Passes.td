@@ -57,8 +57,10 @@ def TileContractionsPass
     : Pass<"tessera-cpu-tile-contractions", "::mlir::func::FuncOp"> {
   let summary = "Register-tile and vectorize matmul-like contractions";
   let description = [{
-    For each linalg.generic contraction with loops [batch..., rows, k,
-    columns]:
+    First, each static linalg.conv_2d_nchw_fchw becomes im2col and a GEMM
+    (linalg's rewriteInIm2Col), its loops in the order below: rows are the
+    filters, columns the output pixels. Then, for each linalg.generic
+    contraction with loops [batch..., rows, k, columns]:
     - when the rhs reads none of the batch dims (a weight shared by every
       batch index, as in [S, B, K] x [K, N]) and the lhs and the result
       read batch and row dims contiguously, folds the batch dims into the

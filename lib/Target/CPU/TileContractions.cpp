@@ -375,6 +375,57 @@ linalg::GenericOp collapseDims(RewriterBase &rewriter, linalg::GenericOp op,
   return dyn_cast<linalg::GenericOp>(collapsed->collapsedOp.getOperation());
 }
 
+/// When `op`'s accumulator is the collapse of a linalg.fill used nowhere
+/// else, fills the collapsed shape instead, so that each tile can start
+/// from the fill value (see fillTilesInRegisters).
+void fillAfterCollapse(RewriterBase &rewriter, linalg::GenericOp op) {
+  OpOperand &init = op.getDpsInitsMutable()[0];
+  auto reshape = init.get().getDefiningOp<tensor::CollapseShapeOp>();
+  auto fill = reshape ? reshape.getSrc().getDefiningOp<linalg::FillOp>()
+                      : linalg::FillOp();
+  if (!fill || !fill->hasOneUse() || !reshape->hasOneUse())
+    return;
+  rewriter.setInsertionPoint(op);
+  Value empty = tensor::CollapseShapeOp::create(
+      rewriter, fill.getLoc(), fill.getOutputs()[0],
+      reshape.getReassociationIndices());
+  Value refill =
+      linalg::FillOp::create(rewriter, fill.getLoc(), fill.getInputs()[0],
+                             empty)
+          .getResult(0);
+  rewriter.modifyOpInPlace(op, [&] { init.set(refill); });
+  rewriter.eraseOp(reshape);
+  rewriter.eraseOp(fill);
+}
+
+/// A static, ungrouped NCHW convolution as im2col and a GEMM (linalg's
+/// rewriteInIm2Col: [N, C*KH*KW, OH*OW] patches, then filters [F,
+/// C*KH*KW] times patches per image), the GEMM's loops put in the order
+/// [batch, rows, k, columns] that the register tiles take: rows are the
+/// filters, columns the output pixels, so the result is NCHW as it is.
+void convolutionToGemm(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv) {
+  if (!conv.hasPureTensorSemantics() ||
+      llvm::any_of(conv->getOperandTypes(), [](Type type) {
+        return !cast<ShapedType>(type).hasStaticShape();
+      }))
+    return;
+  rewriter.setInsertionPoint(conv);
+  FailureOr<std::pair<Operation *, Operation *>> rewritten =
+      linalg::rewriteInIm2Col(rewriter, conv);
+  if (failed(rewritten))
+    return;
+  Operation *last = rewritten->second;
+  if (auto expand = dyn_cast<tensor::ExpandShapeOp>(last))
+    last = expand.getSrc().getDefiningOp();
+  auto gemm = dyn_cast_if_present<linalg::GenericOp>(last);
+  if (!gemm || gemm.getNumLoops() != 4)
+    return;
+  FailureOr<linalg::GenericOp> ordered =
+      linalg::interchangeGenericOp(rewriter, gemm, {0, 1, 3, 2});
+  if (succeeded(ordered))
+    fillAfterCollapse(rewriter, *ordered);
+}
+
 /// For a contraction whose rhs reads none of its batch dims (a weight
 /// shared by every batch row: [S, B, K] x [K, N], the sequence-first
 /// layout, or [B, S, K] x [K, N]) and whose lhs and result read the batch
@@ -406,24 +457,7 @@ linalg::GenericOp foldSharedBatchIntoRows(RewriterBase &rewriter,
   linalg::GenericOp folded = collapseDims(rewriter, op, groups);
   if (!folded)
     return op;
-  // The accumulator's fill, on the folded shape (so that each tile can
-  // start from the fill value; see fillTilesInRegisters).
-  OpOperand &init = folded.getDpsInitsMutable()[0];
-  if (auto reshape = init.get().getDefiningOp<tensor::CollapseShapeOp>()) {
-    auto fill = reshape.getSrc().getDefiningOp<linalg::FillOp>();
-    if (fill && fill->hasOneUse() && reshape->hasOneUse()) {
-      rewriter.setInsertionPoint(folded);
-      Value empty = tensor::CollapseShapeOp::create(
-          rewriter, fill.getLoc(), fill.getOutputs()[0],
-          reshape.getReassociationIndices());
-      Value refill = linalg::FillOp::create(rewriter, fill.getLoc(),
-                                            fill.getInputs()[0], empty)
-                         .getResult(0);
-      rewriter.modifyOpInPlace(folded, [&] { init.set(refill); });
-      rewriter.eraseOp(reshape);
-      rewriter.eraseOp(fill);
-    }
-  }
+  fillAfterCollapse(rewriter, folded);
   if (!epilogue || !isa<linalg::GenericOp>(epilogue))
     return folded;
   unsigned epilogueLoops = loops - 1;
@@ -479,12 +513,17 @@ struct TileContractionsPass
     : tessera::cpu::impl::TileContractionsPassBase<TileContractionsPass> {
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
+    IRRewriter rewriter(ctx);
+    SmallVector<linalg::Conv2DNchwFchwOp> convolutions;
+    getOperation().walk(
+        [&](linalg::Conv2DNchwFchwOp op) { convolutions.push_back(op); });
+    for (linalg::Conv2DNchwFchwOp conv : convolutions)
+      convolutionToGemm(rewriter, conv);
     SmallVector<linalg::GenericOp> targets;
     getOperation().walk([&](linalg::GenericOp op) {
       if (isContraction(op))
         targets.push_back(op);
     });
-    IRRewriter rewriter(ctx);
     // Rows and columns that the register tile does not divide: split off
     // (rows after the widest multiple of 8, columns after the widest
     // multiple of 48, then of 16) until each part is tiled by what

@@ -482,3 +482,26 @@ func.func @shared_lhs(%x: tensor<16x64xf32>, %y: tensor<16x64xf32>, %w: tensor<6
   } -> tensor<16x96xf32>
   return %0, %1, %2 : tensor<16x96xf32>, tensor<16x96xf32>, tensor<16x96xf32>
 }
+
+// -----
+
+// A static convolution (here a ViT's patch embedding: 16 x 16 kernel,
+// stride 16) becomes im2col and a GEMM of filters [F, C*KH*KW] by patches
+// [C*KH*KW, OH*OW], tiled like any contraction (64 filter rows in 8-row
+// tiles, 4 output pixels as one 4-column panel); the result is NCHW as it
+// is. A convolution with a dynamic batch is left alone.
+// CHECK-LABEL: func @patchify
+// CHECK: tensor.collapse_shape %arg1 {{\[}}[0], [1, 2, 3]] : tensor<64x3x16x16xf32> into tensor<64x768xf32>
+// CHECK: linalg.generic {{.*}} ins(%arg0 : tensor<1x3x32x32xf32>) outs(%{{.*}} : tensor<1x768x4xf32>)
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (1, 4) step (1, 4)
+// CHECK: vector.contract {{.*}} into vector<1x8x4xf32>
+// CHECK: tensor.expand_shape %{{.*}} {{\[}}[0], [1], [2, 3]] output_shape [1, 64, 2, 2]
+// CHECK: linalg.conv_2d_nchw_fchw {{.*}} ins(%arg2, %arg1 : tensor<?x3x32x32xf32>, tensor<64x3x16x16xf32>)
+func.func @patchify(%x: tensor<1x3x32x32xf32>, %w: tensor<64x3x16x16xf32>, %dx: tensor<?x3x32x32xf32>, %dacc: tensor<?x64x2x2xf32>) -> (tensor<1x64x2x2xf32>, tensor<?x64x2x2xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x64x2x2xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<1x64x2x2xf32>) -> tensor<1x64x2x2xf32>
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<16> : tensor<2xi64>} ins(%x, %w : tensor<1x3x32x32xf32>, tensor<64x3x16x16xf32>) outs(%acc : tensor<1x64x2x2xf32>) -> tensor<1x64x2x2xf32>
+  %1 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<16> : tensor<2xi64>} ins(%dx, %w : tensor<?x3x32x32xf32>, tensor<64x3x16x16xf32>) outs(%dacc : tensor<?x64x2x2xf32>) -> tensor<?x64x2x2xf32>
+  return %0, %1 : tensor<1x64x2x2xf32>, tensor<?x64x2x2xf32>
+}
