@@ -7,16 +7,29 @@
 #   program:  GEMM programs from `tessera-sim gemm` and programs compiled by
 #             `tessera-compile --target=systolic` from small models (vector
 #             and gather instructions), all for the `small` preset
-#   importer.dict: the importer's op types and attribute names (-dict)
+#   runtime:  model signatures (the JSON an artifact embeds) of the shapes
+#             the reference models have (static, dynamic, shared symbolic
+#             dims, every dtype, rank 0 to 8), each with bytes that pick a run
+#   tensor-io: .pb (TensorProto) and .npy files of every dtype tessera-run
+#             reads, scalar to rank 4, raw and typed data, NumPy format 1-3
+#   opt:      every chunk of the lit tests that run tessera-opt
+#             (test/**/*.mlir), headed by the Tessera passes its RUN lines name
+#   TARGET.dict: libFuzzer dictionaries (-dict): the importer's op types and
+#             attribute names, the signature's keys and dtypes, the .npy
+#             header's keys, the Tessera dialect's ops and passes
 # TOOLS-BIN holds tessera-sim and tessera-compile. Needs /usr/bin/python3
-# with python3-onnx. Deterministic: the same sources give the same seeds.
+# with python3-onnx and python3-numpy. Deterministic: the same sources give
+# the same seeds.
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 [ $# -eq 2 ] || { echo "usage: scripts/fuzz-seeds.sh OUT TOOLS-BIN" >&2; exit 2; }
 out="$1"; bin="$2"
-rm -rf "$out/importer" "$out/program"
-mkdir -p "$out/importer" "$out/program"
+targets=(importer program runtime tensor-io opt)
+for target in "${targets[@]}"; do
+  rm -rf "${out:?}/$target"
+  mkdir -p "$out/$target"
+done
 
 /usr/bin/python3 - "$root/test/Import/ONNX" "$out/importer" <<'PY'
 import glob, os, re, sys
@@ -51,6 +64,8 @@ PY
     grep -oE '"[a-z_]+"'
   printf '"%s"\n' ai.onnx com.microsoft external_data location offset length
 } | sort -u > "$out/importer.dict"
+
+/usr/bin/python3 "$root/scripts/fuzz-seeds.py" "$root" "$out"
 
 for shape in 16,16,16 8,24,40 33,17,5 1,16,64; do
   "$bin/tessera-sim" gemm --accel=small --gemm="$shape" \

@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # scripts/fuzz.sh TARGET SECONDS [libFuzzer flags...] - builds the libFuzzer
-# targets in build-fuzz/ (ASan + UBSan, TESSERA_ENABLE_FUZZERS=ON), makes the
-# seed corpus (scripts/fuzz-seeds.sh) and fuzzes TARGET for SECONDS.
-# Targets: importer (ONNX bytes through the graph phase), program (.tsp bytes
-# through the loader and the simulator). docs/Security.md describes them.
-# The corpus grows in build-fuzz/corpus/TARGET (the seeds stay untouched in
-# build-fuzz/seeds/TARGET); findings land in build-fuzz/findings/TARGET.
-# TESSERA_FUZZ_BUILD names another build folder, TESSERA_FUZZ_BUILD_JOBS
-# the build's parallelism (default 2).
+# targets in build-sanitize/ (ASan + UBSan + libFuzzer's coverage, configured
+# by scripts/sanitize-build.sh), makes the seed corpus (scripts/fuzz-seeds.sh)
+# and fuzzes TARGET for SECONDS. Targets: importer (ONNX bytes through the
+# graph phase), program (.tsp bytes through the loader and the simulator),
+# runtime (a signature JSON and runs through the C API), tensor-io (.pb and
+# .npy files), opt (textual IR through Tessera's passes). docs/Security.md
+# describes them.
+# The corpus grows in build-sanitize/corpus/TARGET (the seeds stay untouched
+# in build-sanitize/seeds/TARGET); findings land in
+# build-sanitize/findings/TARGET. TESSERA_FUZZ_BUILD names another build
+# folder, TESSERA_FUZZ_BUILD_JOBS the build's parallelism (default 2).
 # Extra arguments go to libFuzzer (e.g. -jobs=2, -max_len=65536); a file
 # instead of SECONDS reruns that one input (a finding) and exits.
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
@@ -20,34 +23,31 @@ fi
 cd "$root"
 
 usage() {
-  echo "usage: scripts/fuzz.sh importer|program SECONDS|INPUT-FILE [libFuzzer flags...]" >&2
+  echo "usage: scripts/fuzz.sh importer|program|runtime|tensor-io|opt SECONDS|INPUT-FILE [libFuzzer flags...]" >&2
   exit 2
 }
 [ $# -ge 2 ] || usage
 target="$1"; what="$2"; shift 2
-case "$target" in importer|program) ;; *) usage ;; esac
+case "$target" in importer|program|runtime|tensor-io|opt) ;; *) usage ;; esac
 
-build="${TESSERA_FUZZ_BUILD:-build-fuzz}"
+build="${TESSERA_FUZZ_BUILD:-build-sanitize}"
 case "$build" in /*) ;; *) build="$root/$build" ;; esac
-jobs="${TESSERA_FUZZ_BUILD_JOBS:-2}"
-if [ ! -f "$build/build.ninja" ]; then
-  cmake -G Ninja -S . -B "$build" \
-    -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
-    -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir \
-    -DTESSERA_ENABLE_FUZZERS=ON -DTESSERA_BUILD_TESTS=OFF
-fi
-nice -n 10 ninja -C "$build" -j"$jobs" "tessera-fuzz-$target" tessera-sim tessera-compile
+TESSERA_SANITIZE_JOBS="${TESSERA_FUZZ_BUILD_JOBS:-2}" \
+  bash scripts/sanitize-build.sh "$build" "tessera-fuzz-$target" tessera-sim \
+  tessera-compile
 
 binary="$build/bin/tessera-fuzz-$target"
 # Leaks are findings too; a single input may take 25 s at most (an
 # ASan build of a model with large constants is slow, not hung).
 flags=(-timeout=25 -rss_limit_mb=4096 -print_final_stats=1)
-# The importer writes each input to a private folder under TMPDIR.
+# The importer and tensor-io write each input to a private folder under
+# TMPDIR.
 export TMPDIR="$build/tmp"
 mkdir -p "$TMPDIR"
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+# Leaks in Debian's uninstrumented libraries are not findings (the file says which).
+export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$root/scripts/sanitize.supp}"
 
 if [ -f "$what" ]; then
   exec nice -n 10 "$binary" "${flags[@]}" "$@" "$what"

@@ -7,6 +7,7 @@ packages=(
   cmake ninja-build ccache
   clang-22 lld-22 llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   libgtest-dev libomp-22-dev
+  libclang-rt-22-dev  # libFuzzer and the sanitizer runtimes (test/Fuzz, test.sh --sanitize)
   libonnx-dev libonnx-testdata libprotobuf-dev python3-onnx python3-numpy
   python3-torch python3-torchvision
   pybind11-dev libdlpack-dev python3-pytest

@@ -49,6 +49,38 @@ config.substitutions.append(
     ("%check-deps", "/usr/bin/python3 " + os.path.join(
         config.tessera_src_root, "test", "e2e", "Inputs", "check_deps.py")))
 
+# The libFuzzer targets (test/Fuzz), where clang's fuzzer runtime was found,
+# and whether this build is instrumented with ASan and UBSan
+# (scripts/test.sh --sanitize).
+if os.path.exists(os.path.join(config.tessera_tools_dir, "tessera-fuzz-importer")):
+    config.available_features.add("libfuzzer")
+if config.tessera_sanitize:
+    config.available_features.add("sanitize")
+    # Leaks in Debian's uninstrumented libraries are not Tessera's; the
+    # suppressions name each (scripts/sanitize.supp).
+    supp = os.path.join(config.tessera_src_root, "scripts", "sanitize.supp")
+    config.environment["LSAN_OPTIONS"] = "suppressions=" + supp
+    config.environment["UBSAN_OPTIONS"] = "print_stacktrace=1:halt_on_error=1"
+    config.environment["ASAN_OPTIONS"] = "detect_leaks=1"
+    # An uninstrumented Python loads the instrumented package with the
+    # sanitizer runtime preloaded; Python's own allocations are not checked
+    # for leaks.
+    import subprocess
+    asan = subprocess.run(["clang++-22", "-print-file-name=libclang_rt.asan-x86_64.so"],
+                          capture_output=True, text=True).stdout.strip()
+    config.substitutions.append(
+        ("%tessera_python_env", "LD_PRELOAD=" + asan + " ASAN_OPTIONS=detect_leaks=0"))
+    # Programs built against the install tree link its instrumented
+    # libraries, so they are instrumented too.
+    flags = "-fsanitize=address,undefined -fno-sanitize=vptr"
+    config.substitutions.append(
+        ("%embed_cmake_flags",
+         f"'-DCMAKE_C_FLAGS={flags}' '-DCMAKE_CXX_FLAGS={flags}' "
+         f"'-DCMAKE_EXE_LINKER_FLAGS={flags}'"))
+else:
+    config.substitutions.append(("%tessera_python_env", ""))
+    config.substitutions.append(("%embed_cmake_flags", ""))
+
 # The CUDA target, where the build registers it (Targets.def).
 import re
 with open(os.path.join(config.tessera_src_root, "include", "tessera",

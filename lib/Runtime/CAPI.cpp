@@ -191,8 +191,19 @@ const char *tessera_model_dim_param(const tessera_model *model, int output,
              : "";
 }
 
+/// The integer a caller stored as a dtype. C lets a caller store any int in
+/// a tessera_dtype; in C++ loading a value outside the enumeration's range
+/// is undefined, so the bytes are read as the integer they are.
+static int32_t dtypeValue(const tessera_dtype &dtype) {
+  static_assert(sizeof(tessera_dtype) == sizeof(int32_t));
+  int32_t value;
+  std::memcpy(&value, &dtype, sizeof value);
+  return value;
+}
+
 size_t tessera_dtype_size(tessera_dtype dtype) {
-  std::optional<ElementType> type = tessera::elementTypeFromValue(dtype);
+  std::optional<ElementType> type =
+      tessera::elementTypeFromValue(dtypeValue(dtype));
   return type ? elementSize(*type) : 0;
 }
 
@@ -208,7 +219,8 @@ static int wrapInputs(const tessera_tensor *inputs, int32_t numInputs,
   std::shared_ptr<void> owner(&borrowed, [](void *) {});
   for (int32_t i = 0; i < numInputs; ++i) {
     const tessera_tensor &in = inputs[i];
-    std::optional<ElementType> type = tessera::elementTypeFromValue(in.dtype);
+    std::optional<ElementType> type =
+        tessera::elementTypeFromValue(dtypeValue(in.dtype));
     if (in.rank < 0 || in.rank > TESSERA_MAX_RANK || !type)
       return failWith("input " + std::to_string(i) +
                       " has an invalid rank or dtype");
@@ -219,7 +231,11 @@ static int wrapInputs(const tessera_tensor *inputs, int32_t numInputs,
       if (d < 0)
         return failWith("input " + std::to_string(i) +
                         " has a negative dimension");
-    size_t bytes = t.numElements() * elementSize(t.type);
+    std::optional<uint64_t> size = tessera::denseByteSize(t.shape, t.type);
+    if (!size)
+      return failWith("input " + std::to_string(i) +
+                      " has a shape too large for memory");
+    size_t bytes = *size;
     if (bytes > in.capacity || (bytes && !in.data))
       return failWith("input " + std::to_string(i) + " needs " +
                       std::to_string(bytes) + " bytes for its shape but " +

@@ -42,7 +42,9 @@ llvm::Error tessera::runtime::checkInputs(const ModelSignature &sig,
       return fail("input '" + expected.name + "' must have rank " +
                   Twine(expected.shape.size()) + ", got " +
                   Twine(tensor.shape.size()));
-    if (tensor.data.size() != tensor.numElements() * elementSize(tensor.type))
+    std::optional<uint64_t> bytes =
+        tessera::denseByteSize(tensor.shape, tensor.type);
+    if (!bytes || tensor.data.size() != *bytes)
       return fail("input '" + expected.name + "' holds " +
                   Twine(tensor.data.size()) + " bytes for its shape");
     for (size_t i = 0; i < tensor.shape.size(); ++i) {

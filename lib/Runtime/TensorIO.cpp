@@ -61,7 +61,11 @@ tessera::runtime::readTensorProto(llvm::StringRef path) {
       return fail("'" + path + "' has an invalid dimension " + llvm::Twine(d));
     t.shape.push_back(d);
   }
-  size_t bytes = t.numElements() * elementSize(t.type);
+  // The header's shape decides nothing until the data is there for it.
+  std::optional<uint64_t> size = denseByteSize(t.shape, t.type);
+  if (!size)
+    return fail("'" + path + "' declares a shape too large for memory");
+  size_t bytes = *size;
   if (proto.has_raw_data()) {
     if (proto.raw_data().size() != bytes)
       return fail("'" + path + "' declares " + llvm::Twine(bytes) +
@@ -69,33 +73,27 @@ tessera::runtime::readTensorProto(llvm::StringRef path) {
     t.data.assign(proto.raw_data().begin(), proto.raw_data().end());
     return t;
   }
+  size_t n = bytes / elementSize(t.type);
+  size_t have = t.type == ElementType::F32   ? proto.float_data_size()
+                : t.type == ElementType::I64 ? proto.int64_data_size()
+                                             : proto.int32_data_size();
+  if (have != n)
+    return fail("'" + path + "' declares " + llvm::Twine(n) +
+                " elements but holds " + llvm::Twine(have));
   t.data.resize(bytes);
   auto store = [&](size_t i, auto v) {
     std::memcpy(t.data.data() + i * sizeof(v), &v, sizeof(v));
   };
-  size_t n = t.numElements();
-  auto check = [&](size_t have) -> llvm::Error {
-    if (have != n)
-      return fail("'" + path + "' declares " + llvm::Twine(n) +
-                  " elements but holds " + llvm::Twine(have));
-    return llvm::Error::success();
-  };
   switch (t.type) {
   case ElementType::F32:
-    if (auto e = check(proto.float_data_size()))
-      return std::move(e);
     for (size_t i = 0; i < n; ++i)
       store(i, proto.float_data(i));
     break;
   case ElementType::I64:
-    if (auto e = check(proto.int64_data_size()))
-      return std::move(e);
     for (size_t i = 0; i < n; ++i)
       store(i, static_cast<int64_t>(proto.int64_data(i)));
     break;
   default:
-    if (auto e = check(proto.int32_data_size()))
-      return std::move(e);
     for (size_t i = 0; i < n; ++i) {
       int32_t v = proto.int32_data(i);
       if (t.type == ElementType::I32)
@@ -168,10 +166,12 @@ llvm::Expected<HostTensor> tessera::runtime::readNpy(llvm::StringRef path) {
       return fail("'" + path + "' has an invalid shape");
     t.shape.push_back(d);
   }
-  size_t bytesNeeded = t.numElements() * elementSize(t.type);
+  std::optional<uint64_t> bytesNeeded = denseByteSize(t.shape, t.type);
+  if (!bytesNeeded)
+    return fail("'" + path + "' declares a shape too large for memory");
   llvm::StringRef data = bytes.drop_front(headerStart + headerLength);
-  if (data.size() != bytesNeeded)
-    return fail("'" + path + "' declares " + llvm::Twine(bytesNeeded) +
+  if (data.size() != *bytesNeeded)
+    return fail("'" + path + "' declares " + llvm::Twine(*bytesNeeded) +
                 " bytes of data but holds " + llvm::Twine(data.size()));
   t.data.assign(data.begin(), data.end());
   return t;

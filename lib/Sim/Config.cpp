@@ -1,6 +1,7 @@
 //===- Config.cpp - the accelerator's configuration -----------------------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "tessera/Sim/Config.h"
+#include "tessera/Support/ResourceLimits.h"
 
 #include "llvm/Support/JSON.h"
 
@@ -128,6 +129,19 @@ tessera::sim::validateConfig(const AcceleratorConfig &c) {
            std::to_string(c.array.cols) + " weight tile";
   if (c.accumulatorBytes < c.array.cols * 4)
     return std::string("the accumulators cannot hold one row of the array");
+  // The simulator allocates the three memories before it runs anything.
+  uint64_t limit = memoryLimitBytes();
+  uint64_t total = 0;
+  for (int64_t bytes :
+       {c.unifiedBufferBytes, c.weightBufferBytes, c.accumulatorBytes})
+    total = static_cast<uint64_t>(bytes) > UINT64_MAX - total
+                ? UINT64_MAX
+                : total + static_cast<uint64_t>(bytes);
+  if (total > limit)
+    return "the accelerator's memories (unified buffer, weight buffer and "
+           "accumulators) take " +
+           describeBytes(total) + ", more than the memory limit of " +
+           describeBytes(limit) + " (TESSERA_MEMORY_LIMIT)";
   return std::nullopt;
 }
 

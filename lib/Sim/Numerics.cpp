@@ -188,7 +188,9 @@ int32_t tessera::sim::roundingShiftRight(int32_t value, unsigned shift) {
     return 0;
   int64_t wide = value;
   int64_t quotient = wide >> shift; // floor
-  int64_t remainder = wide - (quotient << shift);
+  // A product, not quotient << shift: shifting a negative value left is
+  // undefined in C++17 (found by the sanitizer suite).
+  int64_t remainder = wide - quotient * (int64_t(1) << shift);
   int64_t half = int64_t(1) << (shift - 1);
   if (remainder > half || (remainder == half && (quotient & 1)))
     ++quotient;

@@ -12,6 +12,22 @@ llvm::ArrayRef<ElementType> tessera::allElementTypes() {
   return kTypes;
 }
 
+std::optional<uint64_t> tessera::denseByteSize(llvm::ArrayRef<int64_t> shape,
+                                               ElementType type) {
+  // The non-zero dims must multiply within range even when another dim is
+  // zero: strides and element counts are products of them.
+  bool empty = false;
+  int64_t bytes = static_cast<int64_t>(elementSize(type));
+  for (int64_t d : shape) {
+    if (d < 0)
+      return std::nullopt;
+    empty |= d == 0;
+    if (d && __builtin_mul_overflow(bytes, d, &bytes))
+      return std::nullopt;
+  }
+  return empty ? 0 : static_cast<uint64_t>(bytes);
+}
+
 size_t tessera::elementSize(ElementType type) {
   switch (type) {
   case ElementType::F32:

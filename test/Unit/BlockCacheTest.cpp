@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <set>
 #include <thread>
@@ -87,6 +88,33 @@ TEST(BlockCache, LiveBlocksAreDistinctAcrossThreads) {
       EXPECT_EQ(static_cast<unsigned char *>(p)[0], t);
       tesseraFree(p);
     }
+}
+
+// Releasing switches the process's cache off, as an artifact's cache goes
+// when the library is unloaded; so it runs in a child process. Idle blocks
+// are freed, later calls go to malloc and free, and the child exits with 0
+// (in a sanitizer build, a leak would make it exit otherwise).
+TEST(BlockCache, ReleaseFreesIdleBlocksThenFallsBackToMalloc) {
+  EXPECT_EXIT(
+      {
+        void *large = tesseraAlloc(256 << 10);
+        tesseraFree(large);
+        if (tesseraIdleBytes() == 0)
+          std::exit(1);
+        tesseraReleaseCache();
+        if (tesseraIdleBytes() != 0)
+          std::exit(2);
+        void *after = tesseraAlignedAlloc(64, 256 << 10);
+        if (!after)
+          std::exit(3);
+        std::memset(after, 1, 256 << 10);
+        tesseraFree(after);
+        if (tesseraIdleBytes() != 0)
+          std::exit(4);
+        tesseraReleaseCache(); // twice is harmless
+        std::exit(0);
+      },
+      ::testing::ExitedWithCode(0), "");
 }
 
 } // namespace

@@ -473,6 +473,7 @@ int main(int argc, char **argv) {
 
   npy inData[MAX_IO];
   int keptSet = 0; /* the first test set's inputs stay for the timing */
+  void *keptData[MAX_IO] = {0}; /* freed at the end */
   for (int s = 0; s < (testDir ? numSets : 0); ++s) {
     char path[4096], err[4400];
     memset(inputs, 0, sizeof inputs);
@@ -493,6 +494,8 @@ int main(int argc, char **argv) {
     if (bad || runOnce(model, inputs, numInputs, outputs, numOutputs)) {
       printf("%s: run failed\n", sets[s]);
       ++errors;
+      for (int32_t i = 0; i < numInputs; ++i)
+        free(inputs[i].data); /* the inputs read so far, NULL after */
       continue;
     }
     for (int32_t o = 0; o < numOutputs; ++o) {
@@ -530,6 +533,8 @@ int main(int argc, char **argv) {
     }
     if (s == 0) {
       keptSet = 1;
+      for (int32_t i = 0; i < numInputs; ++i)
+        keptData[i] = inData[i].data;
     } else {
       for (int32_t i = 0; i < numInputs; ++i)
         free(inData[i].data);
@@ -617,6 +622,13 @@ int main(int argc, char **argv) {
            compared, failed, errors, pass ? "PASS" : "FAIL");
   for (int32_t o = 0; o < numOutputs; ++o)
     free(outputs[o].data);
+  /* The timed inputs (random, or the first set read again) and the first
+   * set's own. */
+  if (random || keptSet)
+    for (int32_t i = 0; i < numInputs; ++i)
+      free(inputs[i].data);
+  for (int32_t i = 0; i < numInputs; ++i)
+    free(keptData[i]);
   free(times);
   tessera_model_free(model);
   loaded = NULL;

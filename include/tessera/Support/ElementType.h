@@ -39,6 +39,14 @@ llvm::ArrayRef<ElementType> allElementTypes();
 /// Bytes per element as stored in memory (bool: one byte).
 size_t elementSize(ElementType type);
 
+/// The bytes of a dense tensor of `shape` and `type`, or nothing when a dim
+/// is negative or the size does not fit in an int64_t, counting only the
+/// non-zero dims (so that the strides and element counts of an accepted
+/// shape never overflow). A file or a caller that claims such a shape is
+/// refused before anything is allocated.
+std::optional<uint64_t> denseByteSize(llvm::ArrayRef<int64_t> shape,
+                                      ElementType type);
+
 /// The name in MLIR's spelling: "f32", "f16", "bf16", "i8", "i32", "i64",
 /// "i1", "f8E4M3FN", "f8E5M2".
 llvm::StringRef elementTypeName(ElementType type);

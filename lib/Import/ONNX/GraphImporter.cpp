@@ -1,6 +1,7 @@
 //===- GraphImporter.cpp - values, attributes and constants of the importer ===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "GraphImporter.h"
+#include "tessera/Support/ResourceLimits.h"
 
 #include "mlir/IR/DialectResourceBlobManager.h"
 
@@ -90,9 +91,40 @@ Value GraphImporter::optionalInput(int index) {
   return lookup(currentNode->input(index), nodeLoc);
 }
 
+/// The bytes of a tensor of `type` when its shape is static; nothing when
+/// the size does not fit in 64 bits.
+static std::optional<uint64_t> staticByteSize(RankedTensorType type) {
+  uint64_t bytes =
+      std::max<uint64_t>(1, (type.getElementTypeBitWidth() + 7) / 8);
+  if (llvm::is_contained(type.getShape(), 0))
+    return 0;
+  for (int64_t d : type.getShape())
+    if (__builtin_mul_overflow(bytes, static_cast<uint64_t>(d), &bytes))
+      return std::nullopt;
+  return bytes;
+}
+
 LogicalResult GraphImporter::setOutput(int index, Value value) {
   if (!value)
     return failure();
+  // A declared or inferred size beyond the memory limit is refused here,
+  // before any phase (or the compiled model) tries to allocate it.
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (type && type.hasStaticShape() && type.getElementType().isIntOrFloat()) {
+    std::optional<uint64_t> bytes = staticByteSize(type);
+    uint64_t limit = memoryLimitBytes();
+    if (!bytes || *bytes > limit) {
+      std::string name = index < currentNode->output_size()
+                             ? currentNode->output(index)
+                             : std::to_string(index);
+      return emitError() << "output '" << name << "' is a tensor of "
+                         << type << ": "
+                         << (bytes ? describeBytes(*bytes)
+                                   : std::string("more than 2^64 bytes"))
+                         << ", more than the memory limit of "
+                         << describeBytes(limit) << " (TESSERA_MEMORY_LIMIT)";
+    }
+  }
   if (index < currentNode->output_size() &&
       !currentNode->output(index).empty())
     values[currentNode->output(index)] = value;

@@ -25,3 +25,10 @@ extern "C" void *_mlir_memref_to_llvm_aligned_alloc(uint64_t alignment,
 extern "C" void _mlir_memref_to_llvm_free(void *pointer) {
   tesseraFree(pointer);
 }
+
+// The artifact's block cache goes with it when the library is unloaded: the
+// runtime keeps a library loaded while any buffer it handed out lives, so
+// nothing of this artifact allocates or frees after this runs.
+__attribute__((destructor)) static void releaseBlockCache() {
+  tesseraReleaseCache();
+}

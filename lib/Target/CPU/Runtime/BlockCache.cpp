@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "BlockCache.h"
 
+#include <atomic>
 #include <cstdlib>
 #include <malloc.h>
 #include <map>
@@ -75,6 +76,16 @@ public:
     return idleBytes;
   }
 
+  /// Frees every idle block; whether no block is live any more.
+  bool releaseIdle() {
+    std::lock_guard<std::mutex> lock(mutex);
+    for (auto &entry : idle)
+      std::free(entry.second);
+    idle.clear();
+    idleBytes = 0;
+    return live.empty();
+  }
+
 private:
   static size_t roundUp(size_t size, size_t alignment) {
     return (size + alignment - 1) / alignment * alignment;
@@ -85,19 +96,53 @@ private:
   size_t idleBytes = 0;
 };
 
-BlockCache &cache() {
-  // Never destroyed: compiled code may free during static destruction.
-  static BlockCache *instance = new BlockCache;
-  return *instance;
+BlockCache *instance = nullptr;
+std::once_flag created;
+/// Set once tesseraReleaseCache ran: later calls use malloc and free.
+std::atomic<bool> released{false};
+
+/// The cache, or null once released.
+BlockCache *cache() {
+  // Not destroyed with the program's statics: compiled code may free during
+  // static destruction. An artifact that is unloaded releases it
+  // (tesseraReleaseCache).
+  if (released.load(std::memory_order_acquire))
+    return nullptr;
+  std::call_once(created, [] { instance = new BlockCache; });
+  return instance;
 }
 
 } // namespace
 
 extern "C" void *tesseraAlloc(uint64_t size) {
-  return cache().allocate(0, size);
+  BlockCache *c = cache();
+  return c ? c->allocate(0, size) : std::malloc(size);
 }
 extern "C" void *tesseraAlignedAlloc(uint64_t alignment, uint64_t size) {
-  return cache().allocate(alignment, size);
+  BlockCache *c = cache();
+  if (c)
+    return c->allocate(alignment, size);
+  return alignment ? std::aligned_alloc(alignment,
+                                        (size + alignment - 1) / alignment *
+                                            alignment)
+                   : std::malloc(size);
 }
-extern "C" void tesseraFree(void *pointer) { cache().release(pointer); }
-extern "C" uint64_t tesseraIdleBytes() { return cache().idleSize(); }
+extern "C" void tesseraFree(void *pointer) {
+  if (BlockCache *c = cache())
+    c->release(pointer);
+  else
+    std::free(pointer);
+}
+extern "C" uint64_t tesseraIdleBytes() {
+  BlockCache *c = cache();
+  return c ? c->idleSize() : 0;
+}
+extern "C" void tesseraReleaseCache() {
+  if (released.exchange(true, std::memory_order_acq_rel) || !instance)
+    return;
+  // Blocks still live keep the cache's books: it stays, idle blocks go.
+  if (instance->releaseIdle()) {
+    delete instance;
+    instance = nullptr;
+  }
+}

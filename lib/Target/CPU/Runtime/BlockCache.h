@@ -27,5 +27,9 @@ extern "C" void *tesseraAlignedAlloc(uint64_t alignment, uint64_t size);
 extern "C" void tesseraFree(void *pointer);
 /// Bytes the cache holds for reuse (tests).
 extern "C" uint64_t tesseraIdleBytes();
+/// Frees the idle blocks, and the cache itself when no block is live; for
+/// an artifact being unloaded (its cache would otherwise stay allocated
+/// with nothing left to reach it). No allocation may follow.
+extern "C" void tesseraReleaseCache();
 
 #endif // TESSERA_LIB_RUNTIME_BLOCKCACHE_H
