@@ -66,8 +66,9 @@ def TileContractionsPass
       read batch and row dims contiguously, folds the batch dims into the
       rows (linalg's collapseOpIterationDims), so that one GEMM over all
       rows runs instead of one per batch index; its epilogue (see below)
-      folds the same dims; at most one folded dim may be dynamic;
-    then, for static sizes:
+      folds the same dims; where the product is expanded back into more
+      than one dynamic dim, a tensor.reshape does it;
+    then, for static k and columns:
     - when 8 does not divide the rows, splits off the last rows (fewer
       than 8, tiled as one tile); when 48 does not divide the columns
       (and there are more than 48), splits the contraction in two: the
@@ -103,7 +104,10 @@ def TileContractionsPass
       a matmul's epilogue), fuses that op into the panel loop, so that it
       runs on each panel right after the panel's row tiles, while the
       panel is in cache.
-    Contractions with dynamic sizes are left as they are (after folding).
+    Dynamic rows are tiled by 8 and the row loop peeled: its full tiles
+    get static types and are vectorized as above; the last, partial tile
+    (fewer than 8 rows) runs as a loop of its own. Contractions with
+    dynamic k or columns are left as they are (after folding).
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::bufferization::BufferizationDialect",

@@ -47,6 +47,9 @@ int64_t chooseBlock(int64_t size, ArrayRef<int64_t> blocks, double cost) {
   }
   return best;
 }
+/// Blocks for sequences known only at run time.
+constexpr int64_t kDynamicQueryBlock = 32, kDynamicKeyBlock = 64;
+
 int64_t queryBlock(int64_t size) {
   for (int64_t block : {64, 32, 16, 8})
     if (size % block == 0)
@@ -91,13 +94,17 @@ struct FlashAttentionLowering : OpRewritePattern<ts::AttentionOp> {
     RankedTensorType vType = op.getValue().getType();
     RankedTensorType resultType = op.getType();
     int64_t rank = qType.getRank();
+    // Sequences and leading dims may be dynamic (a symbolic batch or
+    // sequence: the blocks stay static, padding and bounds follow the
+    // sizes at run time); head dims must be static.
     auto staticF32 = [&](RankedTensorType type) {
-      return type.hasStaticShape() && type.getElementType().isF32() &&
-             type.getRank() == rank;
+      return type.getElementType().isF32() && type.getRank() == rank &&
+             rank >= 2 && !type.isDynamicDim(rank - 1);
     };
     if (rank < 2 || !staticF32(qType) || !staticF32(kType) ||
         !staticF32(vType) || !staticF32(resultType))
-      return rewriter.notifyMatchFailure(op, "not static f32 of one rank");
+      return rewriter.notifyMatchFailure(op, "not f32 of one rank with "
+                                             "static head dims");
     int64_t lead = rank - 2;
     if (qType.getShape().take_front(lead) !=
             kType.getShape().take_front(lead) ||
@@ -105,17 +112,23 @@ struct FlashAttentionLowering : OpRewritePattern<ts::AttentionOp> {
       return rewriter.notifyMatchFailure(op, "leading dims broadcast");
     int64_t sq = qType.getDimSize(rank - 2), d = qType.getDimSize(rank - 1);
     int64_t sk = kType.getDimSize(rank - 2), dv = vType.getDimSize(rank - 1);
-    int64_t bq = queryBlock(sq), bk = keyBlock(sk);
-    int64_t sqPadded = llvm::divideCeil(sq, bq) * bq;
-    int64_t skPadded = llvm::divideCeil(sk, bk) * bk;
+    bool dynamicQueries = ShapedType::isDynamic(sq),
+         dynamicKeys = ShapedType::isDynamic(sk);
+    int64_t bq = dynamicQueries ? kDynamicQueryBlock : queryBlock(sq);
+    int64_t bk = dynamicKeys ? kDynamicKeyBlock : keyBlock(sk);
+    int64_t sqPadded = dynamicQueries ? ShapedType::kDynamic
+                                      : llvm::divideCeil(sq, bq) * bq;
+    int64_t skPadded = dynamicKeys ? ShapedType::kDynamic
+                                   : llvm::divideCeil(sk, bk) * bk;
+    bool padQueries = dynamicQueries || sqPadded != sq;
+    bool padKeys = dynamicKeys || skPadded != sk;
     SmallVector<int64_t> scoreShape(qType.getShape().take_front(lead));
     scoreShape.append({sq, sk});
     Value mask = op.getMask();
     RankedTensorType maskType;
     if (mask) {
       maskType = cast<RankedTensorType>(mask.getType());
-      if (!maskType.hasStaticShape() || !maskType.getElementType().isF32() ||
-          maskType.getRank() > rank)
+      if (!maskType.getElementType().isF32() || maskType.getRank() > rank)
         return rewriter.notifyMatchFailure(op, "mask shape");
       for (int64_t i = 0; i < maskType.getRank(); ++i) {
         int64_t dim = maskType.getDimSize(maskType.getRank() - 1 - i);
@@ -135,38 +148,67 @@ struct FlashAttentionLowering : OpRewritePattern<ts::AttentionOp> {
         rewriter.getF32FloatAttr(-std::numeric_limits<float>::infinity()));
     Value scaleValue = scalarConstant(rewriter, loc, f32, scale);
 
+    // The sequence lengths, and each padded up to whole blocks (at run
+    // time when dynamic).
+    auto index = [&](int64_t value) -> Value {
+      return arith::ConstantIndexOp::create(rewriter, loc, value);
+    };
+    auto roundUp = [&](Value size, int64_t block) -> Value {
+      Value blocks = arith::DivUIOp::create(
+          rewriter, loc,
+          arith::AddIOp::create(rewriter, loc, size, index(block - 1)),
+          index(block));
+      return arith::MulIOp::create(rewriter, loc, blocks, index(block));
+    };
+    Value sqValue = linalg::createOrFoldDimOp(rewriter, loc, op.getQuery(),
+                                              rank - 2);
+    Value skValue =
+        linalg::createOrFoldDimOp(rewriter, loc, op.getKey(), rank - 2);
+    Value sqPaddedValue =
+        dynamicQueries ? roundUp(sqValue, bq) : index(sqPadded);
+    Value skPaddedValue = dynamicKeys ? roundUp(skValue, bk) : index(skPadded);
     // Sequences padded up to whole blocks with zeros (see queryBlock).
-    auto padRows = [&](Value value, int64_t dim, int64_t padded) -> Value {
-      auto type = cast<RankedTensorType>(value.getType());
-      if (type.getDimSize(dim) == padded)
+    auto padRows = [&](Value value, int64_t dim, bool pad,
+                       int64_t padded, Value paddedValue) -> Value {
+      if (!pad)
         return value;
+      auto type = cast<RankedTensorType>(value.getType());
       SmallVector<int64_t> shape(type.getShape());
       SmallVector<OpFoldResult> low(shape.size(), rewriter.getIndexAttr(0));
       SmallVector<OpFoldResult> high = low;
-      high[dim] = rewriter.getIndexAttr(padded - shape[dim]);
+      high[dim] = getAsOpFoldResult(rewriter.createOrFold<arith::SubIOp>(
+          loc, paddedValue,
+          linalg::createOrFoldDimOp(rewriter, loc, value, dim)));
       shape[dim] = padded;
       return tensor::PadOp::create(
           rewriter, loc, RankedTensorType::get(shape, type.getElementType()),
           value, low, high, zero);
     };
-    Value query = padRows(op.getQuery(), rank - 2, sqPadded);
-    Value key = padRows(op.getKey(), rank - 2, skPadded);
-    Value value = padRows(op.getValue(), rank - 2, skPadded);
+    Value query =
+        padRows(op.getQuery(), rank - 2, padQueries, sqPadded, sqPaddedValue);
+    Value key = padRows(op.getKey(), rank - 2, padKeys, skPadded, skPaddedValue);
+    Value value =
+        padRows(op.getValue(), rank - 2, padKeys, skPadded, skPaddedValue);
     if (mask) {
       int64_t maskRank = maskType.getRank();
-      if (maskRank >= 2 && maskType.getDimSize(maskRank - 2) == sq)
-        mask = padRows(mask, maskRank - 2, sqPadded);
-      if (maskType.getDimSize(maskRank - 1) == sk)
-        mask = padRows(mask, maskRank - 1, skPadded);
+      if (maskRank >= 2 && maskType.getDimSize(maskRank - 2) != 1)
+        mask = padRows(mask, maskRank - 2, padQueries, sqPadded,
+                       sqPaddedValue);
+      if (maskType.getDimSize(maskRank - 1) != 1)
+        mask = padRows(mask, maskRank - 1, padKeys, skPadded, skPaddedValue);
       maskType = cast<RankedTensorType>(mask.getType());
     }
+    // Leading dims of the query, key and result, as values where dynamic.
+    auto mixedDims = [&](Value tensor) {
+      return tensor::getMixedSizes(rewriter, loc, tensor);
+    };
 
     // k^T once, so that each block of it is a (D x Bk) slice.
     SmallVector<int64_t> permutation =
         llvm::to_vector(llvm::seq<int64_t>(0, rank));
     std::swap(permutation[rank - 2], permutation[rank - 1]);
-    SmallVector<int64_t> kTShape(kType.getShape().take_front(lead));
-    kTShape.append({d, skPadded});
+    SmallVector<OpFoldResult> kTShape = mixedDims(key);
+    std::swap(kTShape[rank - 2], kTShape[rank - 1]);
     Value kTInit = tensor::EmptyOp::create(rewriter, loc, kTShape, f32);
     Value kT = linalg::TransposeOp::create(rewriter, loc, key, kTInit,
                                            permutation)
@@ -174,12 +216,13 @@ struct FlashAttentionLowering : OpRewritePattern<ts::AttentionOp> {
 
     SmallVector<OpFoldResult> lbs(lead + 1, rewriter.getIndexAttr(0)), ubs,
         steps(lead + 1, rewriter.getIndexAttr(1));
+    SmallVector<OpFoldResult> queryDims = mixedDims(query);
     for (int64_t i = 0; i < lead; ++i)
-      ubs.push_back(rewriter.getIndexAttr(qType.getDimSize(i)));
-    ubs.push_back(rewriter.getIndexAttr(sqPadded));
+      ubs.push_back(queryDims[i]);
+    ubs.push_back(getAsOpFoldResult(sqPaddedValue));
     steps.back() = rewriter.getIndexAttr(bq);
-    SmallVector<int64_t> outShape(resultType.getShape());
-    outShape[rank - 2] = sqPadded;
+    SmallVector<OpFoldResult> outShape = queryDims;
+    outShape[rank - 1] = rewriter.getIndexAttr(dv);
     Value out = tensor::EmptyOp::create(rewriter, loc, outShape, f32);
     auto forall = scf::ForallOp::create(rewriter, loc, lbs, ubs, steps,
                                         ValueRange{out}, std::nullopt);
@@ -212,12 +255,16 @@ struct FlashAttentionLowering : OpRewritePattern<ts::AttentionOp> {
     Value acc0 = filled(rewriter, loc, {bq, dv}, f32, zero);
 
     // Causal: the blocks up to the last key a row of this block sees.
-    Value kvEnd = arith::ConstantIndexOp::create(rewriter, loc, skPadded);
+    Value kvEnd = skPaddedValue;
+    // Query i sees keys j <= i + (Sk - Sq).
+    Value diagonal =
+        rewriter.createOrFold<arith::SubIOp>(loc, skValue, sqValue);
     if (op.getCausal()) {
       // end = min(sk, roundup(qi + bq + sk - sq, bk)), at least one block.
-      Value last = arith::AddIOp::create(
-          rewriter, loc, qi,
-          arith::ConstantIndexOp::create(rewriter, loc, bq + sk - sq + bk - 1));
+      Value reach = rewriter.createOrFold<arith::AddIOp>(
+          loc, diagonal,
+          arith::ConstantIndexOp::create(rewriter, loc, bq + bk - 1));
+      Value last = arith::AddIOp::create(rewriter, loc, qi, reach);
       Value blocks = arith::DivUIOp::create(
           rewriter, loc, last,
           arith::ConstantIndexOp::create(rewriter, loc, bk));
@@ -318,7 +365,7 @@ struct FlashAttentionLowering : OpRewritePattern<ts::AttentionOp> {
                 {blockShape[0] == 1 ? getAffineConstantExpr(0, ctx) : i0,
                  blockShape[1] == 1 ? getAffineConstantExpr(0, ctx) : i1}));
           }
-          Value offset = arith::ConstantIndexOp::create(b, l, sk - sq);
+          Value offset = diagonal;
           bool causal = op.getCausal();
           Value scores = blockGeneric(
               b, l,
@@ -334,15 +381,14 @@ struct FlashAttentionLowering : OpRewritePattern<ts::AttentionOp> {
                 Value x = arith::MulFOp::create(nb, nl, a[0], scaleValue);
                 if (mask)
                   x = arith::AddFOp::create(nb, nl, x, a[1]);
-                if (!causal && skPadded == sk)
+                if (!causal && !padKeys)
                   return x;
                 Value col = arith::AddIOp::create(
                     nb, nl, linalg::IndexOp::create(nb, nl, 1), kj);
-                if (skPadded != sk) {
+                if (padKeys) {
                   // Padded keys take no weight.
                   Value padding = arith::CmpIOp::create(
-                      nb, nl, arith::CmpIPredicate::sge, col,
-                      arith::ConstantIndexOp::create(nb, nl, sk));
+                      nb, nl, arith::CmpIPredicate::sge, col, skValue);
                   x = arith::SelectOp::create(nb, nl, padding, negInf, x);
                 }
                 if (!causal)
@@ -433,10 +479,10 @@ struct FlashAttentionLowering : OpRewritePattern<ts::AttentionOp> {
                                           offsets, sizes, strides);
     Value attended = forall.getResult(0);
     rewriter.setInsertionPointAfter(forall);
-    if (sqPadded != sq) {
-      SmallVector<OpFoldResult> zeros(rank, zeroIndex), sizes, strides(rank, one);
-      for (int64_t size : resultType.getShape())
-        sizes.push_back(rewriter.getIndexAttr(size));
+    if (padQueries) {
+      SmallVector<OpFoldResult> zeros(rank, zeroIndex), strides(rank, one);
+      SmallVector<OpFoldResult> sizes = mixedDims(op.getQuery());
+      sizes[rank - 1] = rewriter.getIndexAttr(dv);
       attended = tensor::ExtractSliceOp::create(rewriter, loc, resultType,
                                                 attended, zeros, sizes, strides);
     }

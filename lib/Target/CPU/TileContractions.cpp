@@ -7,6 +7,8 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/SCF/Transforms/Transforms.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
@@ -40,14 +42,16 @@ bool isContraction(linalg::GenericOp op) {
          op.hasPureTensorSemantics();
 }
 
-/// A contraction with static sizes: any number of rows and columns (rows
-/// and columns that the register tile does not divide are split off and
-/// tiled by what is left).
+/// A contraction with static k and columns (rows and batch dims may be
+/// dynamic): any number of rows and columns (rows and columns that the
+/// register tile does not divide are split off and tiled by what is
+/// left; dynamic rows are tiled by 8 and the last, partial tile peeled).
 bool isTileableContraction(linalg::GenericOp op) {
-  return isContraction(op) &&
-         llvm::all_of(op.getStaticLoopRanges(), [](int64_t size) {
-           return !ShapedType::isDynamic(size) && size > 0;
-         });
+  if (!isContraction(op))
+    return false;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  return llvm::all_of(ranges, [](int64_t size) { return size != 0; }) &&
+         llvm::none_of(ArrayRef(ranges).take_back(2), ShapedType::isDynamic);
 }
 
 /// The bytes of a constant's elements in row-major order, or nothing for
@@ -95,7 +99,9 @@ int64_t columnSplit(int64_t columns) {
 /// (the second, fewer than 8 rows, is one tile of its own); 0 when it
 /// divides them already or there are fewer than 8.
 int64_t rowSplit(int64_t rows) {
-  return rows > kRows && rows % kRows != 0 ? rows / kRows * kRows : 0;
+  return !ShapedType::isDynamic(rows) && rows > kRows && rows % kRows != 0
+             ? rows / kRows * kRows
+             : 0;
 }
 
 /// For a contraction whose rhs is a constant K x N matrix (or the
@@ -426,6 +432,34 @@ void convolutionToGemm(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv) {
     fillAfterCollapse(rewriter, *ordered);
 }
 
+/// Replaces each tensor.expand_shape of `value` that splits a dim into
+/// more than one dynamic dim by a tensor.reshape to the same shape (memref's
+/// strided-metadata expansion cannot expand into two dynamic dims; a
+/// reshape of a contiguous buffer needs no strides).
+void reshapeInsteadOfExpand(RewriterBase &rewriter, Value value) {
+  for (Operation *user : llvm::make_early_inc_range(value.getUsers())) {
+    auto expand = dyn_cast<tensor::ExpandShapeOp>(user);
+    if (!expand)
+      continue;
+    RankedTensorType type = expand.getResultType();
+    bool twoDynamic = llvm::any_of(
+        expand.getReassociationIndices(), [&](const ReassociationIndices &g) {
+          return llvm::count_if(g, [&](int64_t d) {
+                   return type.isDynamicDim(d);
+                 }) > 1;
+        });
+    if (!twoDynamic)
+      continue;
+    rewriter.setInsertionPoint(expand);
+    Location loc = expand.getLoc();
+    SmallVector<Value> dims = getValueOrCreateConstantIndexOp(
+        rewriter, loc, expand.getMixedOutputShape());
+    Value shape = tensor::FromElementsOp::create(rewriter, loc, dims);
+    rewriter.replaceOpWithNewOp<tensor::ReshapeOp>(expand, type,
+                                                   expand.getSrc(), shape);
+  }
+}
+
 /// For a contraction whose rhs reads none of its batch dims (a weight
 /// shared by every batch row: [S, B, K] x [K, N], the sequence-first
 /// layout, or [B, S, K] x [K, N]) and whose lhs and result read the batch
@@ -444,10 +478,6 @@ linalg::GenericOp foldSharedBatchIntoRows(RewriterBase &rewriter,
   for (unsigned d = 0; d + 2 < loops; ++d)
     if (rhsMap.isFunctionOfDim(d))
       return op;
-  // The product is expanded back to the result's dims, which memref's
-  // strided-metadata expansion cannot do for more than one dynamic dim.
-  if (llvm::count_if(ArrayRef(ranges).drop_back(2), ShapedType::isDynamic) > 1)
-    return op;
   ReassociationIndices rows =
       llvm::to_vector(llvm::seq<int64_t>(0, loops - 2));
   SmallVector<ReassociationIndices> groups = {
@@ -458,15 +488,20 @@ linalg::GenericOp foldSharedBatchIntoRows(RewriterBase &rewriter,
   if (!folded)
     return op;
   fillAfterCollapse(rewriter, folded);
-  if (!epilogue || !isa<linalg::GenericOp>(epilogue))
+  if (!epilogue || !isa<linalg::GenericOp>(epilogue)) {
+    reshapeInsteadOfExpand(rewriter, folded->getResult(0));
     return folded;
+  }
   unsigned epilogueLoops = loops - 1;
   linalg::GenericOp flat = collapseDims(
       rewriter, cast<linalg::GenericOp>(epilogue),
       {llvm::to_vector(llvm::seq<int64_t>(0, epilogueLoops - 1)),
        {static_cast<int64_t>(epilogueLoops - 1)}});
-  if (!flat)
+  if (!flat) {
+    reshapeInsteadOfExpand(rewriter, folded->getResult(0));
     return folded;
+  }
+  reshapeInsteadOfExpand(rewriter, flat->getResult(0));
   // The epilogue reads the folded product itself, not its folded
   // expansion.
   Value product = folded->getResult(0);
@@ -484,6 +519,7 @@ linalg::GenericOp foldSharedBatchIntoRows(RewriterBase &rewriter,
         rewriter.eraseOp(expand);
     }
   }
+  reshapeInsteadOfExpand(rewriter, folded->getResult(0));
   return folded;
 }
 
@@ -507,6 +543,43 @@ Operation *fuseEpilogue(RewriterBase &rewriter, Operation *consumer,
   if (failed(fused) || fused->tiledOps.empty())
     return nullptr;
   return fused->tiledOps.front();
+}
+
+/// For the 8-row tile `rows` of a contraction whose rows are dynamic (its
+/// sizes min(8, M - i)): the row loop peeled (scf's
+/// peelForLoopAndSimplifyBounds), so that its full iterations have tiles of
+/// exactly 8 rows, given static types here, and the last, partial tile
+/// runs after it as a loop of its own (left untiled). The full tile, or
+/// null.
+Operation *peelPartialRows(RewriterBase &rewriter, linalg::GenericOp rows) {
+  auto loop = rows->getParentOfType<scf::ForOp>();
+  if (!loop)
+    return nullptr;
+  scf::ForOp partial;
+  if (failed(scf::peelForLoopAndSimplifyBounds(rewriter, loop, partial)))
+    return nullptr;
+  // The sizes are constants now; static slice types follow from them.
+  MLIRContext *ctx = rewriter.getContext();
+  RewritePatternSet patterns(ctx);
+  tensor::ExtractSliceOp::getCanonicalizationPatterns(patterns, ctx);
+  tensor::InsertSliceOp::getCanonicalizationPatterns(patterns, ctx);
+  tensor::CastOp::getCanonicalizationPatterns(patterns, ctx);
+  affine::AffineMinOp::getCanonicalizationPatterns(patterns, ctx);
+  ctx->getLoadedDialect<linalg::LinalgDialect>()->getCanonicalizationPatterns(
+      patterns);
+  GreedyRewriteConfig config;
+  config.setScope(&loop.getRegion());
+  if (failed(applyPatternsGreedily(loop.getRegion(), std::move(patterns),
+                                   config)))
+    return nullptr;
+  linalg::GenericOp full;
+  loop.getBody()->walk([&](linalg::GenericOp op) {
+    if (!full && isContraction(op))
+      full = op;
+  });
+  if (!full || llvm::any_of(full.getStaticLoopRanges(), ShapedType::isDynamic))
+    return nullptr;
+  return full;
 }
 
 struct TileContractionsPass
@@ -614,7 +687,9 @@ struct TileContractionsPass
           packedLhsOf[lhs] = packedLhs;
       }
       int64_t m = op.getStaticLoopRanges()[loops - 3];
-      int64_t rowBlock = m > kRowBlock && m % kRowBlock == 0 ? kRowBlock : 0;
+      bool dynamicRows = ShapedType::isDynamic(m);
+      int64_t rowBlock =
+          !dynamicRows && m > kRowBlock && m % kRowBlock == 0 ? kRowBlock : 0;
       Operation *panel = tile(op, sizes(rowBlock, 0, width, 1), true);
       if (!panel)
         continue;
@@ -652,11 +727,14 @@ struct TileContractionsPass
       }
       rewriter.modifyOpInPlace(panel, [&] { rhs.set(packed); });
       // Rows by 8, then k one step at a time, innermost.
-      int64_t rowTile = std::min(kRows, m);
+      int64_t rowTile = dynamicRows ? kRows : std::min(kRows, m);
       Operation *rows = tile(panel, sizes(rowTile, 0, 0, 0), false);
+      if (rows && dynamicRows)
+        rows = peelPartialRows(rewriter, cast<linalg::GenericOp>(rows));
       if (rows && packedLhs)
         readPackedLhs(rewriter, cast<linalg::GenericOp>(rows), lhs, packedLhs);
-      if (rows)
+      // (With dynamic rows the peeled tile reads the fill too: it stays.)
+      if (rows && !dynamicRows)
         fillTilesInRegisters(rewriter, rows->getParentOfType<scf::ForallOp>(),
                              cast<linalg::GenericOp>(rows));
       // The epilogue (an elementwise op reading only this result) runs on

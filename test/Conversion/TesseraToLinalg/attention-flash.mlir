@@ -71,7 +71,7 @@ func.func @flash_mask(%q: tensor<2x4x256x64xf32>, %k: tensor<2x4x256x64xf32>, %v
 // CHECK: linalg.transpose ins(%[[K]] : tensor<12x256x64xf32>)
 // CHECK: %[[F:.*]] = scf.forall (%{{.*}}, %[[QI:[a-z0-9]+]]) = (0, 0) to (12, 224) step (1, 32)
 // CHECK: tensor.extract_slice %[[Q]]
-// CHECK: scf.for %[[KJ:[a-z0-9]+]] = %c0 to %c256 step %c128
+// CHECK: scf.for %[[KJ:[a-z0-9]+]] = %{{.*}} to %c256 step %c128
 // CHECK: tensor.extract_slice %[[M]]
 // CHECK: %[[COL:.*]] = arith.addi %{{.*}}, %[[KJ]]
 // CHECK: %[[PAD:.*]] = arith.cmpi sge, %[[COL]], %c197
@@ -84,16 +84,37 @@ func.func @flash_padded(%q: tensor<12x197x64xf32>, %k: tensor<12x197x64xf32>, %v
 
 // -----
 
-// Not tiled: dynamic sequences and a key/value broadcast over a leading
+// Dynamic sequences (a symbolic sequence length) are tiled too: blocks of
+// 32 queries and 64 keys, each sequence padded at run time up to whole
+// blocks, keys at or past the actual length masked, the padded rows
+// dropped.
+// CHECK-LABEL: func @flash_dynamic
+// CHECK: %[[SQ:.*]] = tensor.dim %arg0, %c0
+// CHECK: %[[SK:.*]] = tensor.dim %arg1, %c0
+// CHECK: arith.divui %{{.*}}, %c32
+// CHECK: arith.divui %{{.*}}, %c64
+// CHECK: tensor.pad %arg0 low[0, 0] high[%{{.*}}, 0]
+// CHECK: scf.forall (%{{.*}}) = (0) to (%{{.*}}) step (32)
+// CHECK: scf.for
+// CHECK: arith.cmpi sge, %{{.*}}, %[[SK]]
+// CHECK: tensor.extract_slice %{{.*}}[0, 0] [%{{.*}}, 64] [1, 1] : tensor<?x64xf32> to tensor<?x64xf32>
+func.func @flash_dynamic(%q: tensor<?x64xf32>, %k: tensor<?x64xf32>, %v: tensor<?x64xf32>) -> tensor<?x64xf32> {
+  %0 = tessera.attention %q, %k, %v {scale = 0.125 : f32} : tensor<?x64xf32>, tensor<?x64xf32>, tensor<?x64xf32> -> tensor<?x64xf32>
+  return %0 : tensor<?x64xf32>
+}
+
+// -----
+
+// Not tiled: a key/value broadcast over a leading dim and a dynamic head
 // dim keep the decomposed form (scores materialized).
 // CHECK-LABEL: func @not_flash
 // CHECK-NOT: scf.forall
-// CHECK: tensor<?x?xf32>
-// CHECK-NOT: scf.forall
 // CHECK: tensor<4x128x128xf32>
 // CHECK-NOT: scf.forall
-func.func @not_flash(%q: tensor<?x64xf32>, %k: tensor<?x64xf32>, %v: tensor<?x64xf32>, %q2: tensor<4x128x64xf32>, %k2: tensor<1x128x64xf32>) -> (tensor<?x64xf32>, tensor<4x128x64xf32>) {
-  %0 = tessera.attention %q, %k, %v : tensor<?x64xf32>, tensor<?x64xf32>, tensor<?x64xf32> -> tensor<?x64xf32>
+// CHECK: tensor<8x?xf32>
+// CHECK-NOT: scf.forall
+func.func @not_flash(%q2: tensor<4x128x64xf32>, %k2: tensor<1x128x64xf32>, %q3: tensor<8x?xf32>) -> (tensor<4x128x64xf32>, tensor<8x?xf32>) {
   %1 = tessera.attention %q2, %k2, %k2 : tensor<4x128x64xf32>, tensor<1x128x64xf32>, tensor<1x128x64xf32> -> tensor<4x128x64xf32>
-  return %0, %1 : tensor<?x64xf32>, tensor<4x128x64xf32>
+  %2 = tessera.attention %q3, %q3, %q3 {scale = 0.125 : f32} : tensor<8x?xf32>, tensor<8x?xf32>, tensor<8x?xf32> -> tensor<8x?xf32>
+  return %1, %2 : tensor<4x128x64xf32>, tensor<8x?xf32>
 }

@@ -228,19 +228,48 @@ func.func @ragged(%x: tensor<12x64xf32>, %w: tensor<64x20xf32>, %acc: tensor<12x
 #b = affine_map<(d0, d1, d2) -> (d1, d2)>
 #c = affine_map<(d0, d1, d2) -> (d0, d2)>
 
-// Must not fire: dynamic sizes and elementwise loops are left alone.
-// CHECK-LABEL: func @untouched
-// CHECK-NOT: scf.forall
-// CHECK-NOT: vector.contract
-// CHECK: linalg.generic
-func.func @untouched(%d: tensor<?x64xf32>, %w: tensor<64x64xf32>, %dacc: tensor<?x64xf32>) -> tensor<?x64xf32> {
-  %1 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%d, %w : tensor<?x64xf32>, tensor<64x64xf32>) outs(%dacc : tensor<?x64xf32>) {
+// Dynamic rows (a symbolic batch or sequence folded into M): 8-row tiles
+// while 8 rows remain (the row loop peeled, its full tiles static and
+// vectorized), then the last rows (fewer than 8) as a loop of their own.
+// CHECK-LABEL: func @dynamic_rows
+// CHECK: %[[M:.*]] = tensor.dim %arg0, %c0
+// CHECK: scf.forall (%{{.*}}) = (0) to (48) step (48)
+// CHECK: %[[FULL:.*]] = affine.apply #{{.*}}()[%c0, %[[M]], %c8]
+// CHECK: scf.for %{{.*}} = %c0 to %[[FULL]] step %c8
+// CHECK: tensor.extract_slice {{.*}} : tensor<?x64xf32> to tensor<8x64xf32>
+// CHECK: vector.contract {{.*}} into vector<1x16xf32>
+// CHECK: scf.for %{{.*}} = %[[FULL]] to %[[M]] step %c8
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<?x64xf32>, tensor<64x48xf32>)
+func.func @dynamic_rows(%d: tensor<?x64xf32>, %w: tensor<64x48xf32>, %dacc: tensor<?x48xf32>) -> tensor<?x48xf32> {
+  %1 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%d, %w : tensor<?x64xf32>, tensor<64x48xf32>) outs(%dacc : tensor<?x48xf32>) {
   ^bb0(%p: f32, %q: f32, %o: f32):
     %t = arith.mulf %p, %q : f32
     %s = arith.addf %o, %t : f32
     linalg.yield %s : f32
-  } -> tensor<?x64xf32>
-  return %1 : tensor<?x64xf32>
+  } -> tensor<?x48xf32>
+  return %1 : tensor<?x48xf32>
+}
+
+// -----
+
+#a = affine_map<(d0, d1, d2) -> (d0, d1)>
+#b = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d2)>
+
+// Must not fire: dynamic columns (or k) and elementwise loops are left
+// alone.
+// CHECK-LABEL: func @untouched
+// CHECK-NOT: scf.forall
+// CHECK-NOT: vector.contract
+// CHECK: linalg.generic
+func.func @untouched(%d: tensor<16x64xf32>, %w: tensor<64x?xf32>, %dacc: tensor<16x?xf32>) -> tensor<16x?xf32> {
+  %1 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%d, %w : tensor<16x64xf32>, tensor<64x?xf32>) outs(%dacc : tensor<16x?xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %t = arith.mulf %p, %q : f32
+    %s = arith.addf %o, %t : f32
+    linalg.yield %s : f32
+  } -> tensor<16x?xf32>
+  return %1 : tensor<16x?xf32>
 }
 
 // -----
@@ -287,12 +316,15 @@ func.func @seq_first(%x: tensor<8x1x64xf32>, %w: tensor<64x48xf32>, %bias: tenso
 #bb = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>
 #c = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
 
-// Must not fold: an rhs that differs per batch index (a batched matmul),
-// and two dynamic dims (the product could not be expanded back to them).
+// Must not fold: an rhs that differs per batch index (a batched
+// matmul). Two dynamic dims do fold (sequence and batch both symbolic);
+// the product goes back to them through tensor.reshape.
 // CHECK-LABEL: func @batch_not_folded
 // CHECK-NOT: tensor.collapse_shape
 // CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (2, 48) step (1, 48)
-// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction", "parallel"]{{.*}}tensor<?x?x48xf32>
+// CHECK: tensor.collapse_shape %arg3 {{\[}}[0, 1], [2]] : tensor<?x?x64xf32> into tensor<?x64xf32>
+// CHECK: scf.forall
+// CHECK: tensor.reshape %{{.*}}(%{{.*}}) : (tensor<?x48xf32>, tensor<3xindex>) -> tensor<?x?x48xf32>
 func.func @batch_not_folded(%x: tensor<2x8x64xf32>, %w: tensor<2x64x48xf32>, %acc: tensor<2x8x48xf32>, %d: tensor<?x?x64xf32>, %v: tensor<64x48xf32>, %dacc: tensor<?x?x48xf32>) -> (tensor<2x8x48xf32>, tensor<?x?x48xf32>) {
   %0 = linalg.generic {indexing_maps = [#a, #bb, #c], iterator_types = ["parallel", "parallel", "reduction", "parallel"]} ins(%x, %w : tensor<2x8x64xf32>, tensor<2x64x48xf32>) outs(%acc : tensor<2x8x48xf32>) {
   ^bb0(%p: f32, %q: f32, %o: f32):
