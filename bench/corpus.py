@@ -15,7 +15,8 @@ own modules as their users call them, in the layouts those modules take:
   nn_encoder_batch_first  the same layer with batch_first=True, GELU and
                           norm_first=True (pre-norm), input [1, 128, 768]
   nn_encoder_dynamic      nn_encoder_seq_first exported with symbolic
-                          sequence and batch dims (test data at 128 x 1)
+                          sequence and batch dims (test data at 128 x 1,
+                          37 x 3 and 5 x 2)
   nn_encoder_stack        nn.TransformerEncoder: 4 such layers, batch_first,
                           a padding mask (src_key_padding_mask), input
                           [2, 64, 512], heads 8, FFN 2048
@@ -26,7 +27,8 @@ own modules as their users call them, in the layouts those modules take:
                           attention, batch_first, input [1, 197, 768]
   vit_b_16                torchvision's ViT-B/16 at 224 x 224, batch 1
                           (86M parameters)
-  vit_b_16_dynamic        the same with a symbolic batch dim
+  vit_b_16_dynamic        the same with a symbolic batch dim (test data at
+                          batch 1 and 2)
   swin_t                  torchvision's Swin-T at 224 x 224 (shifted
                           windows: masks built from shapes)
 
@@ -40,7 +42,8 @@ import onnx
 import torch
 from onnx import numpy_helper
 
-# name -> (builder, input shapes, dynamic axes or None, input names)
+# name -> (builder, input shapes, dynamic axes or None[, more test sets'
+# input shapes])
 
 
 def encoder(batch_first, activation="relu", norm_first=False):
@@ -109,21 +112,20 @@ MODELS = {
         lambda: encoder(True, "gelu", True), [(1, 128, 768)], None),
     "nn_encoder_dynamic": (lambda: encoder(False), [(128, 1, 768)],
                            {"x": {0: "sequence", 1: "batch"},
-                            "y": {0: "sequence", 1: "batch"}}),
+                            "y": {0: "sequence", 1: "batch"}},
+                           [[(37, 3, 768)], [(5, 2, 768)]]),
     "nn_encoder_stack": (Stack, [(2, 64, 512), "padding"], None),
     "nn_decoder": (Decoder, [(64, 1, 768), (128, 1, 768)], None),
     "nn_mha_self": (SelfAttention, [(1, 197, 768)], None),
     "vit_b_16": (vit, [(1, 3, 224, 224)], None),
     "vit_b_16_dynamic": (vit, [(1, 3, 224, 224)],
-                         {"x": {0: "batch"}, "y": {0: "batch"}}),
+                         {"x": {0: "batch"}, "y": {0: "batch"}},
+                         [[(2, 3, 224, 224)]]),
     "swin_t": (swin, [(1, 3, 224, 224)], None),
 }
 
 
-def export(name, out):
-    build, shapes, dynamic = MODELS[name]
-    torch.manual_seed(0)
-    model = build().eval()
+def make_inputs(shapes):
     inputs = []
     for shape in shapes:
         if shape == "padding":
@@ -133,23 +135,40 @@ def export(name, out):
             inputs.append(mask)
         else:
             inputs.append(torch.randn(*shape))
-    names = ["x", "padding"] if shapes[-1] == "padding" else (
-        ["x"] if len(shapes) == 1 else ["x", "memory"])
-    with torch.no_grad():
-        expected = model(*inputs)
-    folder = os.path.join(out, name)
-    data = os.path.join(folder, "test_data_set_0")
+    return inputs
+
+
+def write_set(folder, index, names, inputs, expected):
+    data = os.path.join(folder, f"test_data_set_{index}")
     os.makedirs(data, exist_ok=True)
-    path = os.path.join(folder, "model.onnx")
-    torch.onnx.export(model, tuple(inputs), path, opset_version=14,
-                      input_names=names, output_names=["y"],
-                      dynamic_axes=dynamic)
     values = [(f"input_{i}", names[i], v) for i, v in enumerate(inputs)]
     values.append(("output_0", "y", expected))
     for file, tensor_name, value in values:
         tensor = numpy_helper.from_array(value.numpy(), tensor_name)
         with open(os.path.join(data, file + ".pb"), "wb") as f:
             f.write(tensor.SerializeToString())
+
+
+def export(name, out):
+    build, shapes, dynamic, *more = MODELS[name]
+    torch.manual_seed(0)
+    model = build().eval()
+    inputs = make_inputs(shapes)
+    names = ["x", "padding"] if shapes[-1] == "padding" else (
+        ["x"] if len(shapes) == 1 else ["x", "memory"])
+    with torch.no_grad():
+        expected = model(*inputs)
+    folder = os.path.join(out, name)
+    write_set(folder, 0, names, inputs, expected)
+    for index, other in enumerate(more[0] if more else [], start=1):
+        other_inputs = make_inputs(other)
+        with torch.no_grad():
+            write_set(folder, index, names, other_inputs,
+                      model(*other_inputs))
+    path = os.path.join(folder, "model.onnx")
+    torch.onnx.export(model, tuple(inputs), path, opset_version=14,
+                      input_names=names, output_names=["y"],
+                      dynamic_axes=dynamic)
     ops = sorted({n.op_type for n in onnx.load(path).graph.node})
     print(f"{name}: {' '.join(ops)}; max |output| "
           f"{expected.abs().max():.3g}", flush=True)
