@@ -13,6 +13,12 @@ namespace tessera::cpu {
 using namespace mlir;
 
 namespace {
+/// The most ops one fused body holds. Each fusion clones both bodies, so
+/// fusing a chain of n elementwise ops into one costs O(n^2) (a chain of
+/// 2,000 took 18 s); capped, a long chain becomes loops of about this many
+/// ops each, at the cost of one extra pass over memory per loop.
+constexpr size_t kMaxFusedOps = 64;
+
 struct FuseElementwisePass
     : tessera::cpu::impl::FuseElementwisePassBase<FuseElementwisePass> {
   void runOnOperation() override {
@@ -20,8 +26,14 @@ struct FuseElementwisePass
     linalg::populateElementwiseOpsFusionPatterns(
         patterns, [](OpOperand *operand) {
           auto consumer = dyn_cast<linalg::LinalgOp>(operand->getOwner());
-          return consumer &&
-                 consumer.getNumLoops() == consumer.getNumParallelLoops();
+          if (!consumer ||
+              consumer.getNumLoops() != consumer.getNumParallelLoops())
+            return false;
+          auto producer = operand->get().getDefiningOp<linalg::LinalgOp>();
+          return !producer ||
+                 producer.getBlock()->getOperations().size() +
+                         consumer.getBlock()->getOperations().size() <=
+                     kMaxFusedOps;
         });
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
