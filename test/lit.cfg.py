@@ -77,9 +77,11 @@ if config.tessera_sanitize:
         ("%embed_cmake_flags",
          f"'-DCMAKE_C_FLAGS={flags}' '-DCMAKE_CXX_FLAGS={flags}' "
          f"'-DCMAKE_EXE_LINKER_FLAGS={flags}'"))
+    config.substitutions.append(("%embed_cflags", flags))
 else:
     config.substitutions.append(("%tessera_python_env", ""))
     config.substitutions.append(("%embed_cmake_flags", ""))
+    config.substitutions.append(("%embed_cflags", ""))
 
 # The CUDA target, where the build registers it (Targets.def).
 import re

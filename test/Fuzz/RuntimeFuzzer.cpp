@@ -172,8 +172,8 @@ std::vector<Input> pickInputs(FuzzedDataProvider &fdp, tessera_model *model) {
       break;
     case 2:
       if (t.rank > 0)
-        t.shape[fdp.ConsumeIntegralInRange<int32_t>(0, t.rank - 1)] =
-            pickDim(fdp);
+        t.shape[fdp.ConsumeIntegralInRange<int32_t>(
+            0, std::min(t.rank, TESSERA_MAX_RANK) - 1)] = pickDim(fdp);
       break;
     default:
       break; // as the signature says

@@ -190,7 +190,13 @@ static LogicalResult convertRange(GraphImporter &im, const onnx::NodeProto &) {
     double length = std::ceil((*l - *s) / *d);
     if (!(length < 1e8))
       return im.emitError() << "the range is too long";
-    int64_t count = std::max<int64_t>(0, static_cast<int64_t>(length));
+    // A negative length is an empty range (converting a huge negative
+    // double to int64_t is undefined: found by the importer fuzzer).
+    int64_t count = length > 0 ? static_cast<int64_t>(length) : 0;
+    // Integer elements are computed in int64_t: every one must fit.
+    if (isa<IntegerType>(type) &&
+        !(std::fabs(*s) + static_cast<double>(count) * std::fabs(*d) < 9.2e18))
+      return im.emitError() << "the range's values do not fit in 64 bits";
     auto resultType = RankedTensorType::get({count}, type);
     if (isa<IntegerType>(type)) {
       SmallVector<int64_t> values;
