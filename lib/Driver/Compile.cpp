@@ -167,8 +167,10 @@ llvm::Expected<Plan> makePlan(const CompileOptions &options, bool toTheEnd) {
   if (wantsReport && plan.stop < 1)
     return fail("--fusion-report and --dump-graph need --compile-to=graph or "
                 "later");
-  auto compilation =
-      target.configure(options.targetOptions, plan.graph.fuse);
+  TargetOptionValues targetOptions = options.targetOptions;
+  if (options.verbose)
+    targetOptions[kVerboseOptionKey] = "1";
+  auto compilation = target.configure(targetOptions, plan.graph.fuse);
   if (!compilation)
     return compilation.takeError();
   plan.compilation = std::move(*compilation);

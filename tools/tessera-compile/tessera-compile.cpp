@@ -69,8 +69,11 @@ static cl::list<std::string>
                   "program runs at that size only"),
          cl::value_desc("name=size"), cl::cat(category));
 static cl::opt<bool> verbose("v", cl::init(false),
-                             cl::desc("Print how long each phase took and "
-                                      "the fusion report as text"),
+                             cl::desc("Print how long each phase took, "
+                                      "the fusion report as text and (cpu) "
+                                      "a remark for each contraction or "
+                                      "convolution left on a generic loop "
+                                      "nest, and why"),
                              cl::cat(category));
 
 /// The options whose text comes from the target registry, made once the

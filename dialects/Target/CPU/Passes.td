@@ -111,7 +111,14 @@ def TileContractionsPass
     get static types and are vectorized as above; the last, partial tile
     (fewer than 8 rows) runs as a loop of its own. Contractions with
     dynamic k or columns are left as they are (after folding).
+    With `report-generic`, each contraction left as it is (and each
+    convolution kept as a direct loop nest: dynamic, grouped or depthwise)
+    gets a remark that says why, at its ONNX node.
   }];
+  let options = [
+    Option<"reportGeneric", "report-generic", "bool", /*default=*/"false",
+           "Remark on each contraction that stays a generic loop nest">,
+  ];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::bufferization::BufferizationDialect",
                            "::mlir::scf::SCFDialect",

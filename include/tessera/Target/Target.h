@@ -48,6 +48,12 @@ struct TargetOption {
 /// default.
 using TargetOptionValues = std::map<std::string, std::string>;
 
+/// The key the driver sets (to "1") in a target's option values when the
+/// user asks for verbose output (`tessera-compile -v`): a target may then
+/// say more about what it compiled (the CPU target: each contraction left
+/// on a generic loop nest, and why).
+inline constexpr const char *kVerboseOptionKey = "verbose";
+
 /// A named step of a target's lowering, after the graph phase.
 struct TargetPhase {
   std::string name;

@@ -74,7 +74,9 @@ void tessera::cpu::buildLLVMPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createApproximateMathPass());
   // Register tiles for matmul-like loops, their accumulators hoisted out of
   // the k loop into vector registers.
-  pm.addNestedPass<func::FuncOp>(createTileContractionsPass());
+  TileContractionsPassOptions tiling;
+  tiling.reportGeneric = options.reportGenericContractions;
+  pm.addNestedPass<func::FuncOp>(createTileContractionsPass(tiling));
   // Elementwise loops and row reductions in vector steps.
   pm.addNestedPass<func::FuncOp>(createVectorizeLoopsPass());
   pm.addPass(createCanonicalizerPass());

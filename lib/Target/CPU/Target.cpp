@@ -132,6 +132,7 @@ public:
         codegen.optLevel > 3)
       return fail("-O" + level + " is not a level (0-3)");
     codegen.cpu = optionValue(values, "mcpu");
+    options.reportGenericContractions = values.count(kVerboseOptionKey) != 0;
     return std::make_unique<CPUCompilation>(options, std::move(codegen), fuse);
   }
 

@@ -409,27 +409,40 @@ void fillAfterCollapse(RewriterBase &rewriter, linalg::GenericOp op) {
 /// C*KH*KW] times patches per image), the GEMM's loops put in the order
 /// [batch, rows, k, columns] that the register tiles take: rows are the
 /// filters, columns the output pixels, so the result is NCHW as it is.
-void convolutionToGemm(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv) {
+bool convolutionToGemm(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv) {
   if (!conv.hasPureTensorSemantics() ||
       llvm::any_of(conv->getOperandTypes(), [](Type type) {
         return !cast<ShapedType>(type).hasStaticShape();
       }))
-    return;
+    return false;
   rewriter.setInsertionPoint(conv);
   FailureOr<std::pair<Operation *, Operation *>> rewritten =
       linalg::rewriteInIm2Col(rewriter, conv);
   if (failed(rewritten))
-    return;
+    return false;
   Operation *last = rewritten->second;
   if (auto expand = dyn_cast<tensor::ExpandShapeOp>(last))
     last = expand.getSrc().getDefiningOp();
   auto gemm = dyn_cast_if_present<linalg::GenericOp>(last);
   if (!gemm || gemm.getNumLoops() != 4)
-    return;
+    return true;
   FailureOr<linalg::GenericOp> ordered =
       linalg::interchangeGenericOp(rewriter, gemm, {0, 1, 3, 2});
   if (succeeded(ordered))
     fillAfterCollapse(rewriter, *ordered);
+  return true;
+}
+
+/// Why a contraction cannot take the register tiles (see
+/// isTileableContraction).
+std::string genericReason(linalg::GenericOp op) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  unsigned loops = op.getNumLoops();
+  if (ShapedType::isDynamic(ranges[loops - 1]))
+    return "its columns are dynamic";
+  if (ShapedType::isDynamic(ranges[loops - 2]))
+    return "its reduced dim is dynamic";
+  return "it is empty";
 }
 
 /// Replaces each tensor.expand_shape of `value` that splits a dim into
@@ -584,6 +597,8 @@ Operation *peelPartialRows(RewriterBase &rewriter, linalg::GenericOp rows) {
 
 struct TileContractionsPass
     : tessera::cpu::impl::TileContractionsPassBase<TileContractionsPass> {
+  using TileContractionsPassBase::TileContractionsPassBase;
+
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     IRRewriter rewriter(ctx);
@@ -591,7 +606,19 @@ struct TileContractionsPass
     getOperation().walk(
         [&](linalg::Conv2DNchwFchwOp op) { convolutions.push_back(op); });
     for (linalg::Conv2DNchwFchwOp conv : convolutions)
-      convolutionToGemm(rewriter, conv);
+      if (!convolutionToGemm(rewriter, conv) && reportGeneric)
+        conv.emitRemark("convolution stays a direct loop nest (not im2col "
+                        "and the register-tiled GEMM): its shapes are "
+                        "dynamic");
+    if (reportGeneric)
+      getOperation().walk([&](linalg::LinalgOp op) {
+        if (isa<linalg::ConvolutionOpInterface>(op.getOperation()) &&
+            !isa<linalg::Conv2DNchwFchwOp>(op.getOperation()))
+          op.emitRemark() << "convolution stays a direct loop nest (not the "
+                             "register-tiled GEMM): "
+                          << op->getName().stripDialect()
+                          << " (grouped or depthwise)";
+      });
     SmallVector<linalg::GenericOp> targets;
     getOperation().walk([&](linalg::GenericOp op) {
       if (isContraction(op))
@@ -607,6 +634,10 @@ struct TileContractionsPass
       op = foldSharedBatchIntoRows(rewriter, op);
       if (isTileableContraction(op))
         worklist.push_back(op);
+      else if (reportGeneric)
+        op.emitRemark() << "contraction stays a generic loop nest (not the "
+                           "register-tiled kernel): "
+                        << genericReason(op);
     }
     while (!worklist.empty()) {
       linalg::GenericOp op = worklist.pop_back_val();

@@ -1,4 +1,16 @@
 // RUN: tessera-opt %s --split-input-file --tessera-cpu-tile-contractions | FileCheck %s
+// RUN: tessera-opt %s --split-input-file --tessera-cpu-tile-contractions=report-generic 2>&1 >/dev/null | FileCheck %s --check-prefix=REPORT
+// Without report-generic, no remark.
+// RUN: tessera-opt %s --split-input-file --tessera-cpu-tile-contractions 2>&1 >/dev/null | FileCheck %s --check-prefix=QUIET --allow-empty
+// QUIET-NOT: remark
+
+// With report-generic, each contraction left on a generic loop nest (and
+// each convolution left direct) says why; the tiled ones say nothing.
+// REPORT-NOT: remark
+// REPORT: remark: contraction stays a generic loop nest (not the register-tiled kernel): its columns are dynamic
+// REPORT-NOT: remark
+// REPORT: remark: convolution stays a direct loop nest (not im2col and the register-tiled GEMM): its shapes are dynamic
+// REPORT-NOT: remark
 
 #a = affine_map<(d0, d1, d2) -> (d0, d1)>
 #b = affine_map<(d0, d1, d2) -> (d1, d2)>

@@ -15,6 +15,8 @@ struct CPUOptions {
   /// OpenMP threads for parallel loops; 0 lets the OpenMP runtime choose
   /// (OMP_NUM_THREADS, else one per core).
   unsigned threads = 0;
+  /// Remark on each contraction left on a generic loop nest, and why.
+  bool reportGenericContractions = false;
 };
 
 /// The OpenMP runtime compiled models call (Debian's libomp-22-dev).
