@@ -629,6 +629,8 @@ int main(int argc, char **argv) {
       free(inputs[i].data);
   for (int32_t i = 0; i < numInputs; ++i)
     free(keptData[i]);
+  for (int s = 0; s < numSets; ++s)
+    free(sets[s]);
   free(times);
   tessera_model_free(model);
   loaded = NULL;
