@@ -316,6 +316,11 @@ importGraph(onnx::ModelProto &model, StringRef path, MLIRContext &ctx,
   const ConverterRegistry &registry = converters();
   for (auto [index, node] : llvm::enumerate(graph.node())) {
     importer.beginNode(node, index);
+    // Every operator Tessera imports has a required first output; the
+    // converters name it (found by the importer fuzzer: a Resize without
+    // outputs read a missing one).
+    if (node.output_size() == 0)
+      return importer.emitError() << "the node has no outputs";
     if (failed(registry.lookup(node.op_type())(importer, node)))
       return failure();
   }
