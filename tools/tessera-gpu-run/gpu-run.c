@@ -624,9 +624,12 @@ int main(int argc, char **argv) {
     free(outputs[o].data);
   /* The timed inputs (random, or the first set read again) and the first
    * set's own. */
+  /* Without a timed run (--iters=0) the inputs are still the first set's
+   * own: free those once. */
   if (random || keptSet)
     for (int32_t i = 0; i < numInputs; ++i)
-      free(inputs[i].data);
+      if (inputs[i].data != keptData[i])
+        free(inputs[i].data);
   for (int32_t i = 0; i < numInputs; ++i)
     free(keptData[i]);
   for (int s = 0; s < numSets; ++s)
