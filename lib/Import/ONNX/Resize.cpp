@@ -141,10 +141,17 @@ static LogicalResult buildResize(GraphImporter &im, const onnx::NodeProto &node,
         if (!(s > 0))
           return im.emitError() << "scale " << s << " of dim " << d
                                 << " must be positive";
-        // ONNX: output size = floor(input size * scale).
-        if (!ShapedType::isDynamic(in[d]))
-          out[d] = static_cast<int64_t>(
-              std::floor(static_cast<double>(in[d]) * s));
+        // ONNX: output size = floor(input size * scale), which must fit
+        // in int64_t (converting a larger double is undefined: found by
+        // the importer fuzzer).
+        if (!ShapedType::isDynamic(in[d])) {
+          double size = std::floor(static_cast<double>(in[d]) * s);
+          if (!(size < 9.2e18))
+            return im.emitError() << "scale " << s << " of dim " << d
+                                  << " makes an output dim of " << size
+                                  << ", which does not fit in 64 bits";
+          out[d] = static_cast<int64_t>(size);
+        }
       }
     } else if (declared) {
       out.assign(declared->begin(), declared->end());
