@@ -28,7 +28,9 @@ import sys
 import time
 
 import onnx
-from onnx import TensorProto, numpy_helper
+from onnx import TensorProto
+
+from cpu_bench import ensure_ort
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT = ["nn_encoder_seq_first", "nn_encoder_batch_first",
@@ -36,15 +38,6 @@ DEFAULT = ["nn_encoder_seq_first", "nn_encoder_batch_first",
            "nn_mha_self", "vit_b_16"]
 TYPES = {TensorProto.FLOAT: "float32", TensorProto.INT64: "int64",
          TensorProto.BOOL: "bool"}
-
-
-def ensure_ort(ort_dir):
-    if not os.path.isdir(os.path.join(ort_dir, "node_modules",
-                                      "onnxruntime-node")):
-        os.makedirs(ort_dir, exist_ok=True)
-        subprocess.run(["npm", "install", "--ignore-scripts", "--no-audit",
-                        "--no-fund", "onnxruntime-node"], cwd=ort_dir,
-                       check=True, stdout=subprocess.DEVNULL)
 
 
 def inputs_of(folder):

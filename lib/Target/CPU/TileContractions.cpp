@@ -487,7 +487,6 @@ linalg::GenericOp foldSharedBatchIntoRows(RewriterBase &rewriter,
   if (loops < 4)
     return op;
   AffineMap rhsMap = op.getIndexingMapsArray()[1];
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   for (unsigned d = 0; d + 2 < loops; ++d)
     if (rhsMap.isFunctionOfDim(d))
       return op;
@@ -501,38 +500,35 @@ linalg::GenericOp foldSharedBatchIntoRows(RewriterBase &rewriter,
   if (!folded)
     return op;
   fillAfterCollapse(rewriter, folded);
-  if (!epilogue || !isa<linalg::GenericOp>(epilogue)) {
-    reshapeInsteadOfExpand(rewriter, folded->getResult(0));
-    return folded;
+  linalg::GenericOp flat;
+  if (auto generic = dyn_cast_if_present<linalg::GenericOp>(epilogue)) {
+    unsigned epilogueLoops = loops - 1;
+    flat = collapseDims(
+        rewriter, generic,
+        {llvm::to_vector(llvm::seq<int64_t>(0, epilogueLoops - 1)),
+         {static_cast<int64_t>(epilogueLoops - 1)}});
   }
-  unsigned epilogueLoops = loops - 1;
-  linalg::GenericOp flat = collapseDims(
-      rewriter, cast<linalg::GenericOp>(epilogue),
-      {llvm::to_vector(llvm::seq<int64_t>(0, epilogueLoops - 1)),
-       {static_cast<int64_t>(epilogueLoops - 1)}});
-  if (!flat) {
-    reshapeInsteadOfExpand(rewriter, folded->getResult(0));
-    return folded;
-  }
-  reshapeInsteadOfExpand(rewriter, flat->getResult(0));
-  // The epilogue reads the folded product itself, not its folded
-  // expansion.
   Value product = folded->getResult(0);
-  for (OpOperand &operand : flat->getOpOperands()) {
-    auto collapse = operand.get().getDefiningOp<tensor::CollapseShapeOp>();
-    auto expand = collapse
-                      ? collapse.getSrc().getDefiningOp<tensor::ExpandShapeOp>()
-                      : tensor::ExpandShapeOp();
-    if (expand && expand.getSrc() == product &&
-        collapse.getType() == product.getType()) {
-      rewriter.modifyOpInPlace(flat, [&] { operand.set(product); });
-      if (collapse->use_empty())
-        rewriter.eraseOp(collapse);
-      if (expand->use_empty())
-        rewriter.eraseOp(expand);
+  if (flat) {
+    reshapeInsteadOfExpand(rewriter, flat->getResult(0));
+    // The epilogue reads the folded product itself, not its folded
+    // expansion.
+    for (OpOperand &operand : flat->getOpOperands()) {
+      auto collapse = operand.get().getDefiningOp<tensor::CollapseShapeOp>();
+      auto expand =
+          collapse ? collapse.getSrc().getDefiningOp<tensor::ExpandShapeOp>()
+                   : tensor::ExpandShapeOp();
+      if (expand && expand.getSrc() == product &&
+          collapse.getType() == product.getType()) {
+        rewriter.modifyOpInPlace(flat, [&] { operand.set(product); });
+        if (collapse->use_empty())
+          rewriter.eraseOp(collapse);
+        if (expand->use_empty())
+          rewriter.eraseOp(expand);
+      }
     }
   }
-  reshapeInsteadOfExpand(rewriter, folded->getResult(0));
+  reshapeInsteadOfExpand(rewriter, product);
   return folded;
 }
 
