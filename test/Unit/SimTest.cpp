@@ -3,14 +3,12 @@
 #include "tessera/Sim/Analytical.h"
 #include "tessera/Sim/Numerics.h"
 
-#include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/bit.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstring>
-#include <limits>
 #include <random>
 
 using namespace tessera::sim;
@@ -93,122 +91,10 @@ TEST(Analytical, BadSizes) {
   EXPECT_EQ(parseDataflow("is"), Dataflow::InputStationary);
 }
 
-/// The bits APFloat gives `value` converted to `semantics`, ties to even.
-uint64_t referenceBits(float value, const llvm::fltSemantics &semantics) {
-  llvm::APFloat f(value);
-  bool losesInfo;
-  f.convert(semantics, llvm::APFloat::rmNearestTiesToEven, &losesInfo);
-  return f.bitcastToAPInt().getZExtValue();
-}
+// The conversions and requantization are the numerics library's, tested
+// in NumericsTest.cpp; what follows is the array's own arithmetic.
 
-float referenceValue(uint64_t bits, const llvm::fltSemantics &semantics) {
-  llvm::APFloat f(semantics,
-                  llvm::APInt(llvm::APFloat::getSizeInBits(semantics), bits));
-  return f.convertToFloat();
-}
-
-/// Random floats across every binade, plus the interesting ones.
-std::vector<float> samples() {
-  std::vector<float> values = {0.0f,
-                               -0.0f,
-                               1.0f,
-                               -1.0f,
-                               448.0f,
-                               464.0f,
-                               480.0f,
-                               57344.0f,
-                               61440.0f,
-                               65504.0f,
-                               65520.0f,
-                               1e-8f,
-                               1e-40f,
-                               std::numeric_limits<float>::infinity(),
-                               -std::numeric_limits<float>::infinity(),
-                               std::numeric_limits<float>::max(),
-                               std::numeric_limits<float>::denorm_min()};
-  std::mt19937 rng(7);
-  std::uniform_int_distribution<uint32_t> bits;
-  for (int i = 0; i < 200000; ++i) {
-    float f = llvm::bit_cast<float>(bits(rng));
-    if (!std::isnan(f))
-      values.push_back(f);
-    // Also values near the fp8 ranges.
-    values.push_back(std::ldexp(static_cast<float>(bits(rng) % 4096) / 4096,
-                                static_cast<int>(bits(rng) % 40) - 24) *
-                     ((bits(rng) & 1) ? -1.0f : 1.0f));
-  }
-  return values;
-}
-
-TEST(Numerics, ConversionsMatchAPFloat) {
-  for (float value : samples()) {
-    EXPECT_EQ(toBF16(value), referenceBits(value, llvm::APFloat::BFloat()))
-        << value;
-    EXPECT_EQ(toF16(value), referenceBits(value, llvm::APFloat::IEEEhalf()))
-        << value;
-    EXPECT_EQ(toF8E5M2(value, Overflow::Ieee),
-              referenceBits(value, llvm::APFloat::Float8E5M2()))
-        << value;
-    // E4M3FN has no infinity: IEEE overflow is NaN in both.
-    uint8_t e4m3 = toF8E4M3FN(value, Overflow::Ieee);
-    uint64_t expected = referenceBits(value, llvm::APFloat::Float8E4M3FN());
-    if (std::isnan(fromF8E4M3FN(e4m3)))
-      EXPECT_TRUE(
-          std::isnan(referenceValue(expected, llvm::APFloat::Float8E4M3FN())))
-          << value;
-    else
-      EXPECT_EQ(e4m3, expected) << value;
-  }
-}
-
-TEST(Numerics, DecodingMatchesAPFloat) {
-  for (uint32_t bits = 0; bits < 256; ++bits) {
-    for (auto [decoded, semantics] :
-         {std::pair(fromF8E4M3FN(bits), &llvm::APFloat::Float8E4M3FN()),
-          std::pair(fromF8E5M2(bits), &llvm::APFloat::Float8E5M2())}) {
-      float expected = referenceValue(bits, *semantics);
-      if (std::isnan(expected))
-        EXPECT_TRUE(std::isnan(decoded)) << bits;
-      else
-        EXPECT_EQ(decoded, expected) << bits;
-    }
-  }
-  for (uint32_t bits = 0; bits < 65536; ++bits) {
-    for (auto [decoded, semantics] :
-         {std::pair(fromBF16(bits), &llvm::APFloat::BFloat()),
-          std::pair(fromF16(bits), &llvm::APFloat::IEEEhalf())}) {
-      float expected = referenceValue(bits, *semantics);
-      if (std::isnan(expected))
-        EXPECT_TRUE(std::isnan(decoded)) << bits;
-      else
-        EXPECT_EQ(decoded, expected) << bits;
-    }
-  }
-}
-
-TEST(Numerics, SaturatingFp8) {
-  // E4M3FN's largest finite value is 448 (0x7E); 0x7F is NaN.
-  EXPECT_EQ(toF8E4M3FN(1000.0f), 0x7E);
-  EXPECT_EQ(toF8E4M3FN(-1e30f), 0xFE);
-  EXPECT_EQ(toF8E4M3FN(std::numeric_limits<float>::infinity()), 0x7E);
-  EXPECT_EQ(fromF8E4M3FN(0x7E), 448.0f);
-  EXPECT_TRUE(std::isnan(fromF8E4M3FN(0x7F)));
-  // 464 is halfway between 448 and 480 (out of range): saturates.
-  EXPECT_EQ(toF8E4M3FN(464.0f), 0x7E);
-  EXPECT_EQ(toF8E5M2(1e6f), 0x7B);
-  EXPECT_EQ(fromF8E5M2(0x7B), 57344.0f);
-  EXPECT_EQ(toF8E5M2(1e6f, Overflow::Ieee), 0x7C); // +inf
-  EXPECT_EQ(roundTo(NumberFormat::F8E4M3FN, 0.3f), 0.3125f);
-  EXPECT_EQ(roundTo(NumberFormat::I8, 2.5f), 2.0f);
-  EXPECT_EQ(roundTo(NumberFormat::I8, -300.0f), -128.0f);
-}
-
-TEST(Numerics, Int8Requantization) {
-  EXPECT_EQ(requantize(300, 0.5f), 127);
-  EXPECT_EQ(requantize(-300, 0.5f), -128);
-  EXPECT_EQ(requantize(5, 0.5f), 2);
-  EXPECT_EQ(requantize(7, 0.5f), 4);
-  EXPECT_EQ(requantize(-5, 0.5f), -2);
+TEST(SimNumerics, RoundingShiftAndInt8Dot) {
   EXPECT_EQ(roundingShiftRight(5, 1), 2);
   EXPECT_EQ(roundingShiftRight(7, 1), 4);
   EXPECT_EQ(roundingShiftRight(-5, 1), -2);
@@ -220,7 +106,7 @@ TEST(Numerics, Int8Requantization) {
   EXPECT_EQ(dotI8(a, b, 3, 10), 127 * 127 + 128 * 128 - 9 + 10);
 }
 
-TEST(Numerics, DotAddsInIndexOrder) {
+TEST(SimNumerics, DotAddsInIndexOrder) {
   // In order: (0 + 2^25) + 1 rounds back to 2^25, then - 2^25 = 0; the
   // exact sum is 1.
   float a[] = {33554432.0f, 1.0f, -33554432.0f}, b[] = {1.0f, 1.0f, 1.0f};
