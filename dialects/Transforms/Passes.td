@@ -50,6 +50,69 @@ def RaiseAttentionPass
   }];
 }
 
+def AssignPrecisionPass
+    : Pass<"tessera-assign-precision", "::mlir::func::FuncOp"> {
+  let summary = "Choose the element type each op computes in (a precision "
+                "policy), as types and explicit casts";
+  let description = [{
+    Applies a precision policy to the ops' precision classes (the
+    `Tessera_ComputesNarrow`, `Tessera_FollowsInputs`,
+    `Tessera_ComputesWide` and `Tessera_MovesData` traits):
+    - `fp32` (the default) changes nothing: ops compute in the types the
+      model was exported with;
+    - `bf16` and `fp16`: each matmul whose operands are f32 gets them cast
+      to the narrow type (`tessera.cast`) and keeps its f32 result, so
+      products accumulate in fp32 as Transformer Engine's linear layers do.
+      Ops that follow their inputs then see f32 and stay f32; ops that
+      compute wide never narrow. Weights are converted once, at compile
+      time, when canonicalization folds their casts.
+
+    A matmul stays f32, with the reason in a `tessera.precision` string
+    attribute, when the `target`'s TargetInfo does not list the narrow
+    type for contractions, when its ONNX node name matches one of the
+    `keep-fp32` regular expressions (the whole name must match), and under
+    `fp16` when a constant operand holds a finite value beyond fp16's range
+    (65504). A matmul made narrow gets the policy's name in that attribute.
+    Attention and convolution stay f32 under every policy for now (their
+    results take their inputs' type, so a narrow operand would round the
+    accumulator as well). Casts and quantize/dequantize ops already in the
+    model are kept as they are, and a matmul whose operands are already
+    narrow is not touched.
+  }];
+  let options = [
+    Option<"policy", "policy", "std::string", "\"fp32\"",
+           "The precision policy: fp32, bf16 or fp16">,
+    ListOption<"keepFp32", "keep-fp32", "std::string",
+               "Regular expressions over ONNX node names whose matmuls stay "
+               "f32">,
+    Option<"target", "target", "std::string", "\"cpu\"",
+           "The TargetInfo that says which element types contractions "
+           "support">
+  ];
+}
+
+def LegalizePrecisionPass
+    : Pass<"tessera-legalize-precision", "::mlir::func::FuncOp"> {
+  let summary = "Widen what the target cannot compute in the chosen type";
+  let description = [{
+    Asks the TargetInfo registered as `target` which element types each
+    precision class computes in. An op whose float operands or results
+    have a type the target does not list for its class computes in f32
+    instead: its operands are cast up, and its results cast back to the
+    types the rest of the program expects, so that the program's types
+    (and the choice of the assign pass elsewhere) stay as they were. The
+    op gets a `tessera.precision` attribute saying why ("bf16 contraction:
+    not supported by the cpu target; computed in f32"). Ops without a
+    precision class (casts, quantize and dequantize, constants) and ops
+    whose types the target supports are left alone.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", "\"cpu\"",
+           "The TargetInfo that says which element types each op class "
+           "supports">
+  ];
+}
+
 def FormFusionRegionsPass
     : Pass<"tessera-form-fusion-regions", "::mlir::ModuleOp"> {
   let summary = "Group ops into tessera.fusion regions and explain why";

@@ -3,12 +3,14 @@
 #include "tessera/Driver/Compile.h"
 #include "tessera/Driver/Pipelines.h"
 #include "tessera/Import/ONNX/ImportONNX.h"
+#include "tessera/Transforms/Precision.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Regex.h"
 #include "llvm/Support/ToolOutputFile.h"
 
 using namespace mlir;
@@ -120,6 +122,25 @@ llvm::Expected<Plan> makePlan(const CompileOptions &options, bool toTheEnd) {
   plan.graph.fusionReport = options.fusionReport;
   plan.graph.dotGraph = options.dotGraph;
   plan.graph.printFusionSummary = options.printFusionSummary;
+  if (!isPrecisionPolicy(options.precision)) {
+    std::string known;
+    for (llvm::StringRef policy : precisionPolicies())
+      known += (known.empty() ? "" : ", ") + policy.str();
+    return fail("unknown precision policy '" + options.precision +
+                "' (expected one of: " + known + ")");
+  }
+  for (const std::string &pattern : options.keepFp32) {
+    std::string error;
+    if (!llvm::Regex(pattern).isValid(error))
+      return fail("--keep-fp32 pattern '" + pattern +
+                  "' is not a valid regular expression: " + error);
+  }
+  if (options.precision != "fp32")
+    if (std::optional<std::string> why =
+            info.rejectPrecisionPolicy(options.precision))
+      return fail(*why);
+  plan.graph.precision = options.precision;
+  plan.graph.keepFp32 = options.keepFp32;
 
   // What to write: IR, or an artifact named by --emit or by the output's
   // extension.

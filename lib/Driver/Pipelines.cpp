@@ -16,18 +16,32 @@ void tessera::buildGraphPipeline(OpPassManager &pm,
   // Composite ops from their exported parts, then (when fusing) attention,
   // whose pattern may contain a raised op, then the transposes it leaves.
   pm.addNestedPass<func::FuncOp>(createRaiseCompositesPass());
-  if (!options.fuse)
-    return;
   registerAllTargets();
   std::shared_ptr<const TargetInfo> info = options.info;
   if (!info)
     info = lookupTargetInfo(options.target);
   // Attention is raised only for a target that compiles it as one kernel;
-  // another sees its matmuls and softmax.
-  if (!info || info->fusesAttention()) {
+  // another sees its matmuls and softmax. It is raised before precision is
+  // assigned, so that its matmuls are recognized without casts between.
+  if (options.fuse && (!info || info->fusesAttention())) {
     pm.addNestedPass<func::FuncOp>(createRaiseAttentionPass());
     pm.addPass(createCanonicalizerPass());
   }
+  if (options.precision != "fp32" || !options.keepFp32.empty()) {
+    AssignPrecisionPassOptions assign;
+    assign.policy = options.precision;
+    assign.target = options.target;
+    assign.keepFp32.assign(options.keepFp32.begin(), options.keepFp32.end());
+    pm.addNestedPass<func::FuncOp>(createAssignPrecisionPass(assign));
+    LegalizePrecisionPassOptions legalize;
+    legalize.target = options.target;
+    pm.addNestedPass<func::FuncOp>(createLegalizePrecisionPass(legalize));
+    // Weights convert once here (their casts fold); equal casts merge.
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+  }
+  if (!options.fuse)
+    return;
   FormFusionRegionsPassOptions fusion;
   fusion.target = options.target;
   fusion.report = options.fusionReport;

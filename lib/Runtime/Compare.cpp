@@ -23,7 +23,9 @@ Verdict tessera::runtime::judgeOutput(const HostTensor &actual,
   bool within = tolerances.maxErrorRatio > 0
                     ? v.errorRatio <= tolerances.maxErrorRatio
                     : c.mismatches == 0;
-  v.ok = v.cosineOk && within;
+  v.relativeL2Ok = tolerances.maxRelativeL2 <= 0 ||
+                   c.relativeL2 <= tolerances.maxRelativeL2;
+  v.ok = v.cosineOk && v.relativeL2Ok && within;
   return v;
 }
 
@@ -42,6 +44,13 @@ std::string tessera::runtime::describeVerdict(const Verdict &v,
     os << llvm::format(", cosine %.6f", c.cosine);
     if (!v.cosineOk) {
       os << llvm::format(" (below %g): FAIL", tolerances.minCosine);
+      return text;
+    }
+  }
+  if (tolerances.maxRelativeL2 > 0) {
+    os << llvm::format(", relative L2 %.3g", c.relativeL2);
+    if (!v.relativeL2Ok) {
+      os << llvm::format(" (above %g): FAIL", tolerances.maxRelativeL2);
       return text;
     }
   }

@@ -64,7 +64,7 @@ Comparison tessera::runtime::compareTensors(const HostTensor &actual,
     c.shapesMatch = false;
     return c;
   }
-  double dot = 0, actualNorm = 0, expectedNorm = 0;
+  double dot = 0, actualNorm = 0, expectedNorm = 0, errorNorm = 0;
   for (int64_t i = 0, n = expected.numElements(); i < n; ++i) {
     double a = actual.at(i), e = expected.at(i);
     if (std::isfinite(e))
@@ -72,6 +72,7 @@ Comparison tessera::runtime::compareTensors(const HostTensor &actual,
     dot += a * e;
     actualNorm += a * a;
     expectedNorm += e * e;
+    errorNorm += (a - e) * (a - e);
     if (std::isnan(a) && std::isnan(e))
       continue;
     if (std::isinf(a) && std::isinf(e) && (a > 0) == (e > 0))
@@ -92,5 +93,9 @@ Comparison tessera::runtime::compareTensors(const HostTensor &actual,
     c.cosine = dot / std::sqrt(actualNorm * expectedNorm);
   if (std::isnan(c.cosine))
     c.cosine = 0;
+  c.relativeL2 = expectedNorm > 0 ? std::sqrt(errorNorm / expectedNorm)
+                                  : (errorNorm > 0 ? INFINITY : 0.0);
+  if (std::isnan(c.relativeL2))
+    c.relativeL2 = INFINITY;
   return c;
 }

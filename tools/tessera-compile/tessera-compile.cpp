@@ -62,6 +62,20 @@ static cl::opt<bool>
              cl::desc("Compile one kernel per op: no fusion regions, and "
                       "attention stays its matmuls and softmax"),
              cl::cat(category));
+static cl::opt<std::string> precision(
+    "precision", cl::init("fp32"),
+    cl::desc("The precision policy: fp32 (the model's own types), bf16 or "
+             "fp16 (matmuls take narrow operands and accumulate in fp32; "
+             "softmax, norms, reductions, exp and log stay fp32; attention "
+             "and convolutions stay fp32). What the target cannot compute "
+             "narrow stays fp32. docs/Precision.md"),
+    cl::value_desc("fp32|bf16|fp16"), cl::cat(category));
+static cl::list<std::string> keepFp32(
+    "keep-fp32",
+    cl::desc("Keep the ops of the ONNX nodes whose names match this regular "
+             "expression (the whole name) in fp32 under --precision "
+             "(repeatable), e.g. --keep-fp32='/lm_head.*'"),
+    cl::value_desc("regex"), cl::cat(category));
 static cl::list<std::string>
     dims("dim",
          cl::desc("Fix a symbolic input dim to a size, as name=size (repeat "
@@ -190,6 +204,8 @@ int main(int argc, char **argv) {
     if (opt->getNumOccurrences())
       options.targetOptions[name] = *opt;
   options.fuse = !noFusion;
+  options.precision = precision;
+  options.keepFp32 = keepFp32;
   options.fusionReport = fusionReport;
   options.dotGraph = dumpGraph;
   options.printFusionSummary = verbose;

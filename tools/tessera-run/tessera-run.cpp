@@ -78,6 +78,22 @@ static cl::opt<double> minCosine(
              "one to be at least this (for reduced-precision targets, e.g. "
              "0.999 for bf16)"),
     cl::value_desc("C"), cl::cat(category));
+static cl::opt<double> maxRelativeL2(
+    "max-rel-l2", cl::init(0.0),
+    cl::desc("Also require each output's relative L2 error, ||actual - "
+             "expected|| / ||expected||, to be at most this (e.g. 0.01 for "
+             "--precision=bf16)"),
+    cl::value_desc("E"), cl::cat(category));
+static cl::opt<std::string> precision(
+    "precision", cl::init("fp32"),
+    cl::desc("When compiling an ONNX model: the precision policy, fp32, bf16 "
+             "or fp16 (as tessera-compile's --precision)"),
+    cl::value_desc("fp32|bf16|fp16"), cl::cat(category));
+static cl::list<std::string> keepFp32(
+    "keep-fp32",
+    cl::desc("When compiling an ONNX model: keep the ops of ONNX nodes whose "
+             "names match this regular expression in fp32 (repeatable)"),
+    cl::value_desc("regex"), cl::cat(category));
 static cl::opt<unsigned>
     seed("seed", cl::init(0),
          cl::desc("Without --input, run on random inputs from this seed "
@@ -142,6 +158,7 @@ static Tolerances tolerances() {
   t.atol = absTolerance;
   t.maxErrorRatio = errorRatio;
   t.minCosine = minCosine;
+  t.maxRelativeL2 = maxRelativeL2;
   return t;
 }
 
@@ -394,6 +411,9 @@ int main(int argc, char **argv) {
     if (!dims.empty())
       return usage("--dim applies when an ONNX model is compiled; " + model +
                    " is compiled already");
+    if (precision.getNumOccurrences() || !keepFp32.empty())
+      return usage("--precision and --keep-fp32 apply when an ONNX model is "
+                   "compiled; " + model + " is compiled already");
     auto loaded = loadExecutable(model, loadOptions);
     if (!loaded) {
       WithColor::error(errs(), "tessera-run")
@@ -436,6 +456,8 @@ int main(int argc, char **argv) {
     if (!dimValues)
       return usage(toString(dimValues.takeError()));
     options.dimValues = std::move(*dimValues);
+    options.precision = precision;
+    options.keepFp32 = keepFp32;
     // Compiles in process into `out`; the exit status on failure (2 for
     // an error in the options), else 0.
     auto compileModel = [&](const tessera::CompileOptions &compile,

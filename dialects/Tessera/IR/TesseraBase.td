@@ -127,6 +127,30 @@ def Tessera_InferredResultShape : NativeOpTrait<"InferredResultShape"> {
 defvar Tessera_InferredResult = [
   DeclareOpInterfaceMethods<InferTypeOpInterface>, Tessera_InferredResultShape];
 
+// Precision classes: how the precision passes treat an op (docs/Precision.md).
+// Every op that computes or moves tensor data carries exactly one; the
+// conversions (cast, quantize, dequantize) and the structure ops carry none.
+//
+// Computes in the narrow type it is given, accumulating wide (matmul, conv,
+// attention's products): the ops a precision policy makes narrow.
+def Tessera_ComputesNarrow : NativeOpTrait<"ComputesNarrow"> {
+  let cppNamespace = "::mlir::tessera::OpTrait";
+}
+// Computes in the type of its inputs (most elementwise ops).
+def Tessera_FollowsInputs : NativeOpTrait<"FollowsInputs"> {
+  let cppNamespace = "::mlir::tessera::OpTrait";
+}
+// Keeps fp32 inside whatever its inputs are: reductions, softmax, norm
+// statistics, and elementwise functions whose error grows with their
+// argument (exp, log, pow, reciprocals).
+def Tessera_ComputesWide : NativeOpTrait<"ComputesWide"> {
+  let cppNamespace = "::mlir::tessera::OpTrait";
+}
+// Copies elements without arithmetic; any type passes through.
+def Tessera_MovesData : NativeOpTrait<"MovesData"> {
+  let cppNamespace = "::mlir::tessera::OpTrait";
+}
+
 //===----------------------------------------------------------------------===//
 // Op base classes
 //===----------------------------------------------------------------------===//

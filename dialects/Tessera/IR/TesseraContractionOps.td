@@ -5,7 +5,7 @@
 
 include "Tessera/IR/TesseraBase.td"
 
-def Tessera_MatmulOp : Tessera_PureOp<"matmul"> {
+def Tessera_MatmulOp : Tessera_PureOp<"matmul", [Tessera_ComputesNarrow]> {
   let summary = "batched matrix product with ONNX MatMul/Gemm semantics";
   let description = [{
     Multiplies the last two dimensions of `lhs` and `rhs`; leading (batch)
@@ -35,7 +35,8 @@ def Tessera_MatmulOp : Tessera_PureOp<"matmul"> {
   let hasVerifier = 1;
 }
 
-def Tessera_Conv2dOp : Tessera_PureOp<"conv2d", Tessera_InferredResult> {
+def Tessera_Conv2dOp : Tessera_PureOp<"conv2d",
+    [Tessera_ComputesNarrow] # Tessera_InferredResult> {
   let summary = "2-D convolution in NCHW layout (patch embeddings)";
   let description = [{
     ONNX Conv on 4-D tensors: `input` is `N x C x H x W`, `filter` is
@@ -59,7 +60,8 @@ def Tessera_Conv2dOp : Tessera_PureOp<"conv2d", Tessera_InferredResult> {
   }];
 }
 
-def Tessera_AttentionOp : Tessera_PureOp<"attention", Tessera_InferredResult> {
+def Tessera_AttentionOp : Tessera_PureOp<"attention",
+    [Tessera_ComputesNarrow] # Tessera_InferredResult> {
   let summary = "scaled dot-product attention";
   let description = [{
     `softmax(scale * q @ k^T + mask) @ v` over the last two dimensions;

@@ -5,7 +5,7 @@
 
 include "Tessera/IR/TesseraBase.td"
 
-def Tessera_ReshapeOp : Tessera_PureOp<"reshape", [
+def Tessera_ReshapeOp : Tessera_PureOp<"reshape", [Tessera_MovesData,
     AllElementTypesMatch<["input", "result"]>]> {
   let summary = "reinterpret a tensor with a new shape";
   let description = [{
@@ -33,7 +33,7 @@ def Tessera_ReshapeOp : Tessera_PureOp<"reshape", [
   let hasFolder = 1;
 }
 
-def Tessera_TransposeOp : Tessera_PureOp<"transpose", [
+def Tessera_TransposeOp : Tessera_PureOp<"transpose", [Tessera_MovesData,
     SameOperandsAndResultElementType] # Tessera_InferredResult> {
   let summary = "permute dimensions";
   let description = [{
@@ -51,7 +51,7 @@ def Tessera_TransposeOp : Tessera_PureOp<"transpose", [
   let hasFolder = 1;
 }
 
-def Tessera_ExpandOp : Tessera_PureOp<"expand", [
+def Tessera_ExpandOp : Tessera_PureOp<"expand", [Tessera_MovesData,
     AllElementTypesMatch<["input", "result"]>]> {
   let summary = "broadcast a tensor to a larger shape";
   let description = [{
@@ -75,7 +75,7 @@ def Tessera_ExpandOp : Tessera_PureOp<"expand", [
   let hasFolder = 1;
 }
 
-def Tessera_ConcatOp : Tessera_PureOp<"concat", [
+def Tessera_ConcatOp : Tessera_PureOp<"concat", [Tessera_MovesData,
     SameOperandsAndResultElementType] # Tessera_InferredResult> {
   let summary = "join tensors along one axis";
   let description = [{
@@ -94,7 +94,7 @@ def Tessera_ConcatOp : Tessera_PureOp<"concat", [
   let hasFolder = 1;
 }
 
-def Tessera_SplitOp : Tessera_PureOp<"split"> {
+def Tessera_SplitOp : Tessera_PureOp<"split", [Tessera_MovesData]> {
   let summary = "cut a tensor into pieces along one axis";
   let description = [{
     Splits `input` along `axis` into one result per entry of `sizes`, or
@@ -114,7 +114,7 @@ def Tessera_SplitOp : Tessera_PureOp<"split"> {
   let hasVerifier = 1;
 }
 
-def Tessera_SliceOp : Tessera_PureOp<"slice", [
+def Tessera_SliceOp : Tessera_PureOp<"slice", [Tessera_MovesData,
     SameOperandsAndResultElementType] # Tessera_InferredResult> {
   let summary = "strided slice along chosen axes";
   let description = [{
@@ -140,7 +140,8 @@ def Tessera_SliceOp : Tessera_PureOp<"slice", [
   let hasFolder = 1;
 }
 
-def Tessera_GatherOp : Tessera_PureOp<"gather", Tessera_InferredResult> {
+def Tessera_GatherOp : Tessera_PureOp<"gather",
+    [Tessera_MovesData] # Tessera_InferredResult> {
   let summary = "index along one axis (embedding lookup)";
   let description = [{
     ONNX Gather: the result is `input[:axis] + indices.shape +
@@ -161,7 +162,7 @@ def Tessera_GatherOp : Tessera_PureOp<"gather", Tessera_InferredResult> {
   }];
 }
 
-def Tessera_ShapeOp : Tessera_PureOp<"shape"> {
+def Tessera_ShapeOp : Tessera_PureOp<"shape", [Tessera_MovesData]> {
   let summary = "the dimensions of a tensor, as a 1-D i64 tensor";
   let description = [{
     ONNX Shape: one entry per dimension of `input`. Folds to a constant
@@ -179,7 +180,7 @@ def Tessera_ShapeOp : Tessera_PureOp<"shape"> {
   let hasFolder = 1;
 }
 
-def Tessera_RangeOp : Tessera_PureOp<"range", [
+def Tessera_RangeOp : Tessera_PureOp<"range", [Tessera_MovesData,
     AllTypesMatch<["start", "limit", "delta"]>]> {
   let summary = "an arithmetic sequence";
   let description = [{
@@ -201,7 +202,7 @@ def Tessera_RangeOp : Tessera_PureOp<"range", [
   let hasVerifier = 1;
 }
 
-def Tessera_PadOp : Tessera_PureOp<"pad", [
+def Tessera_PadOp : Tessera_PureOp<"pad", [Tessera_MovesData,
     SameOperandsAndResultElementType] # Tessera_InferredResult> {
   let summary = "pad a tensor with a constant, its mirror image or its edge";
   let description = [{

@@ -12,8 +12,9 @@ include "Tessera/IR/TesseraBase.td"
 // Operands broadcast numpy-style (ONNX "multidirectional broadcasting"); the
 // result shape is inferred from them and printed for readability.
 class Tessera_BinaryOp<string mnemonic, string desc, list<Trait> traits = [],
-                       Type operandType = Tessera_IntOrFloatTensor>
-    : Tessera_PureOp<mnemonic, !listconcat(traits, [
+                       Type operandType = Tessera_IntOrFloatTensor,
+                       Trait precision = Tessera_FollowsInputs>
+    : Tessera_PureOp<mnemonic, !listconcat(traits, [precision,
           SameOperandsAndResultElementType] # Tessera_InferredResult)> {
   let summary = "elementwise " # desc # " with broadcasting";
   let description = [{
@@ -33,7 +34,9 @@ def Tessera_AddOp : Tessera_BinaryOp<"add", "addition", [Commutative]>;
 def Tessera_SubOp : Tessera_BinaryOp<"sub", "subtraction">;
 def Tessera_MulOp : Tessera_BinaryOp<"mul", "multiplication", [Commutative]>;
 def Tessera_DivOp : Tessera_BinaryOp<"div", "division">;
-def Tessera_PowOp : Tessera_BinaryOp<"pow", "power (lhs raised to rhs)">;
+def Tessera_PowOp : Tessera_BinaryOp<"pow", "power (lhs raised to rhs)", [],
+                                    Tessera_IntOrFloatTensor,
+                                    Tessera_ComputesWide>;
 def Tessera_MaxOp : Tessera_BinaryOp<"max", "maximum", [Commutative]>;
 def Tessera_MinOp : Tessera_BinaryOp<"min", "minimum", [Commutative]>;
 
@@ -41,7 +44,7 @@ def Tessera_MinOp : Tessera_BinaryOp<"min", "minimum", [Commutative]>;
 // Comparison and logic
 //===----------------------------------------------------------------------===//
 
-def Tessera_CompareOp : Tessera_PureOp<"compare", [
+def Tessera_CompareOp : Tessera_PureOp<"compare", [Tessera_FollowsInputs,
     SameOperandsElementType] # Tessera_InferredResult> {
   let summary = "elementwise comparison with broadcasting, producing i1";
   let description = [{
@@ -69,7 +72,8 @@ def Tessera_AndOp : Tessera_LogicalBinaryOp<"and", "logical and">;
 def Tessera_OrOp : Tessera_LogicalBinaryOp<"or", "logical or">;
 def Tessera_XorOp : Tessera_LogicalBinaryOp<"xor", "logical exclusive or">;
 
-def Tessera_WhereOp : Tessera_PureOp<"where", Tessera_InferredResult> {
+def Tessera_WhereOp : Tessera_PureOp<"where",
+    [Tessera_FollowsInputs] # Tessera_InferredResult> {
   let summary = "elementwise select with broadcasting";
   let description = [{
     Picks `on_true` where `condition` holds and `on_false` elsewhere, after
@@ -90,9 +94,11 @@ def Tessera_WhereOp : Tessera_PureOp<"where", Tessera_InferredResult> {
 //===----------------------------------------------------------------------===//
 
 class Tessera_UnaryOp<string mnemonic, string desc, list<Trait> traits = [],
-                      Type tensorType = Tessera_FloatTensor>
+                      Type tensorType = Tessera_FloatTensor,
+                      Trait precision = Tessera_FollowsInputs>
     : Tessera_PureOp<mnemonic, !listconcat(traits,
-                                           [SameOperandsAndResultType])> {
+                                           [precision,
+                                            SameOperandsAndResultType])> {
   let summary = "elementwise " # desc;
   let description = [{ Computes `}] # desc # [{` of each element. }];
   let arguments = (ins tensorType:$input);
@@ -106,11 +112,15 @@ def Tessera_NegOp : Tessera_UnaryOp<"neg", "negation", [],
 }
 def Tessera_AbsOp : Tessera_UnaryOp<"abs", "absolute value", [],
                                     Tessera_IntOrFloatTensor>;
-def Tessera_ExpOp : Tessera_UnaryOp<"exp", "e raised to the element">;
-def Tessera_LogOp : Tessera_UnaryOp<"log", "natural logarithm">;
+def Tessera_ExpOp : Tessera_UnaryOp<"exp", "e raised to the element", [],
+    Tessera_FloatTensor, Tessera_ComputesWide>;
+def Tessera_LogOp : Tessera_UnaryOp<"log", "natural logarithm", [],
+    Tessera_FloatTensor, Tessera_ComputesWide>;
 def Tessera_SqrtOp : Tessera_UnaryOp<"sqrt", "square root">;
-def Tessera_RsqrtOp : Tessera_UnaryOp<"rsqrt", "reciprocal square root">;
-def Tessera_ReciprocalOp : Tessera_UnaryOp<"reciprocal", "reciprocal (1/x)">;
+def Tessera_RsqrtOp : Tessera_UnaryOp<"rsqrt", "reciprocal square root", [],
+    Tessera_FloatTensor, Tessera_ComputesWide>;
+def Tessera_ReciprocalOp : Tessera_UnaryOp<"reciprocal", "reciprocal (1/x)", [],
+    Tessera_FloatTensor, Tessera_ComputesWide>;
 def Tessera_TanhOp : Tessera_UnaryOp<"tanh", "hyperbolic tangent">;
 def Tessera_ErfOp : Tessera_UnaryOp<"erf", "Gauss error function">;
 def Tessera_SigmoidOp : Tessera_UnaryOp<"sigmoid", "logistic sigmoid 1/(1+e^-x)">;
@@ -119,12 +129,17 @@ def Tessera_ReluOp : Tessera_UnaryOp<"relu", "rectified linear unit max(x, 0)",
 def Tessera_SiluOp : Tessera_UnaryOp<"silu", "SiLU (swish) x * sigmoid(x)">;
 def Tessera_SinOp : Tessera_UnaryOp<"sin", "sine">;
 def Tessera_CosOp : Tessera_UnaryOp<"cos", "cosine">;
-def Tessera_TanOp : Tessera_UnaryOp<"tan", "tangent">;
-def Tessera_AsinOp : Tessera_UnaryOp<"asin", "arcsine">;
-def Tessera_AcosOp : Tessera_UnaryOp<"acos", "arccosine">;
+def Tessera_TanOp : Tessera_UnaryOp<"tan", "tangent", [],
+    Tessera_FloatTensor, Tessera_ComputesWide>;
+def Tessera_AsinOp : Tessera_UnaryOp<"asin", "arcsine", [],
+    Tessera_FloatTensor, Tessera_ComputesWide>;
+def Tessera_AcosOp : Tessera_UnaryOp<"acos", "arccosine", [],
+    Tessera_FloatTensor, Tessera_ComputesWide>;
 def Tessera_AtanOp : Tessera_UnaryOp<"atan", "arctangent">;
-def Tessera_SinhOp : Tessera_UnaryOp<"sinh", "hyperbolic sine">;
-def Tessera_CoshOp : Tessera_UnaryOp<"cosh", "hyperbolic cosine">;
+def Tessera_SinhOp : Tessera_UnaryOp<"sinh", "hyperbolic sine", [],
+    Tessera_FloatTensor, Tessera_ComputesWide>;
+def Tessera_CoshOp : Tessera_UnaryOp<"cosh", "hyperbolic cosine", [],
+    Tessera_FloatTensor, Tessera_ComputesWide>;
 def Tessera_AsinhOp : Tessera_UnaryOp<"asinh", "inverse hyperbolic sine">;
 def Tessera_AcoshOp : Tessera_UnaryOp<"acosh", "inverse hyperbolic cosine">;
 def Tessera_AtanhOp : Tessera_UnaryOp<"atanh", "inverse hyperbolic tangent">;
@@ -136,7 +151,8 @@ def Tessera_NotOp : Tessera_UnaryOp<"not", "logical negation", [],
   let hasFolder = 1;
 }
 
-def Tessera_GeluOp : Tessera_PureOp<"gelu", [SameOperandsAndResultType]> {
+def Tessera_GeluOp : Tessera_PureOp<"gelu", [Tessera_FollowsInputs,
+                                             SameOperandsAndResultType]> {
   let summary = "elementwise GELU activation";
   let description = [{
     Gaussian error linear unit. `approximate = erf` (the default) computes

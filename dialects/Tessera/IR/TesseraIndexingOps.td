@@ -6,7 +6,7 @@
 include "Tessera/IR/TesseraBase.td"
 
 def Tessera_GatherElementsOp : Tessera_PureOp<"gather_elements",
-    Tessera_InferredResult> {
+    [Tessera_MovesData] # Tessera_InferredResult> {
   let summary = "pick elements along one axis, one index per result element";
   let description = [{
     ONNX GatherElements: the result has the shape of `indices`, and
@@ -29,7 +29,8 @@ def Tessera_GatherElementsOp : Tessera_PureOp<"gather_elements",
   }];
 }
 
-def Tessera_GatherNDOp : Tessera_PureOp<"gather_nd", Tessera_InferredResult> {
+def Tessera_GatherNDOp : Tessera_PureOp<"gather_nd",
+    [Tessera_MovesData] # Tessera_InferredResult> {
   let summary = "gather slices addressed by index tuples";
   let description = [{
     ONNX GatherND: the last dim of `indices` (size `k`) holds index tuples
@@ -51,7 +52,7 @@ def Tessera_GatherNDOp : Tessera_PureOp<"gather_nd", Tessera_InferredResult> {
   }];
 }
 
-def Tessera_ScatterNDOp : Tessera_PureOp<"scatter_nd", [
+def Tessera_ScatterNDOp : Tessera_PureOp<"scatter_nd", [Tessera_MovesData,
     AllTypesMatch<["data", "result"]>]> {
   let summary = "write slices addressed by index tuples into a copy";
   let description = [{
@@ -79,6 +80,7 @@ def Tessera_ScatterNDOp : Tessera_PureOp<"scatter_nd", [
 }
 
 def Tessera_ScatterElementsOp : Tessera_PureOp<"scatter_elements", [
+    Tessera_MovesData,
     AllTypesMatch<["data", "result"]>]> {
   let summary = "write elements along one axis into a copy";
   let description = [{
@@ -105,7 +107,7 @@ def Tessera_ScatterElementsOp : Tessera_PureOp<"scatter_elements", [
   let hasVerifier = 1;
 }
 
-def Tessera_ResizeOp : Tessera_PureOp<"resize", [
+def Tessera_ResizeOp : Tessera_PureOp<"resize", [Tessera_FollowsInputs,
     AllElementTypesMatch<["input", "result"]>]> {
   let summary = "resample a tensor to a new size (ONNX Resize)";
   let description = [{

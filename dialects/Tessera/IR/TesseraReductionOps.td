@@ -6,7 +6,7 @@
 include "Tessera/IR/TesseraBase.td"
 
 class Tessera_ReduceOp<string mnemonic, string desc>
-    : Tessera_PureOp<mnemonic, [
+    : Tessera_PureOp<mnemonic, [Tessera_ComputesWide,
           SameOperandsAndResultElementType] # Tessera_InferredResult> {
   let summary = desc # " over the given axes";
   let description = [{
@@ -34,7 +34,7 @@ def Tessera_ReduceMinOp : Tessera_ReduceOp<"reduce_min", "minimum">;
 def Tessera_ReduceProdOp : Tessera_ReduceOp<"reduce_prod", "product">;
 
 class Tessera_ArgReduceOp<string mnemonic, string desc>
-    : Tessera_PureOp<mnemonic, Tessera_InferredResult> {
+    : Tessera_PureOp<mnemonic, [Tessera_FollowsInputs] # Tessera_InferredResult> {
   let summary = "index of the " # desc # " along one axis";
   let description = [{
     The i64 position of the }] # desc # [{ of `input` along `axis` (ONNX
@@ -59,8 +59,8 @@ def Tessera_ArgMinOp : Tessera_ArgReduceOp<"argmin", "minimum">;
 
 // Pooling: reductions over a sliding window of the trailing (spatial) dims.
 class Tessera_PoolOp<string mnemonic, string desc, Type tensorType,
-                     dag extraArgs = (ins)>
-    : Tessera_PureOp<mnemonic, [
+                     dag extraArgs = (ins), Trait precision = Tessera_ComputesWide>
+    : Tessera_PureOp<mnemonic, [precision,
           SameOperandsAndResultElementType] # Tessera_InferredResult> {
   let summary = desc # " over sliding windows (ONNX pooling)";
   let description = [{
@@ -89,13 +89,14 @@ class Tessera_PoolOp<string mnemonic, string desc, Type tensorType,
 }
 
 def Tessera_MaxPoolOp
-    : Tessera_PoolOp<"max_pool", "maximum", Tessera_IntOrFloatTensor>;
+    : Tessera_PoolOp<"max_pool", "maximum", Tessera_IntOrFloatTensor, (ins),
+                     Tessera_FollowsInputs>;
 def Tessera_AvgPoolOp
     : Tessera_PoolOp<"avg_pool", "mean", Tessera_FloatTensor,
                      (ins UnitAttr:$count_include_pad)>;
 
 class Tessera_SoftmaxOpBase<string mnemonic, string desc>
-    : Tessera_PureOp<mnemonic, [SameOperandsAndResultType]> {
+    : Tessera_PureOp<mnemonic, [Tessera_ComputesWide, SameOperandsAndResultType]> {
   let summary = desc # " along one axis";
   let description = [{
     Computes the }] # desc # [{ of `input` along `axis` (default -1, the
@@ -112,7 +113,7 @@ class Tessera_SoftmaxOpBase<string mnemonic, string desc>
 def Tessera_SoftmaxOp : Tessera_SoftmaxOpBase<"softmax", "softmax">;
 def Tessera_LogSoftmaxOp : Tessera_SoftmaxOpBase<"log_softmax", "log of softmax">;
 
-def Tessera_LayerNormOp : Tessera_PureOp<"layer_norm", [
+def Tessera_LayerNormOp : Tessera_PureOp<"layer_norm", [Tessera_ComputesWide,
     AttrSizedOperandSegments, AllTypesMatch<["input", "result"]>]> {
   let summary = "layer normalization over the trailing dimensions";
   let description = [{
@@ -138,7 +139,7 @@ def Tessera_LayerNormOp : Tessera_PureOp<"layer_norm", [
   let hasVerifier = 1;
 }
 
-def Tessera_RmsNormOp : Tessera_PureOp<"rms_norm", [
+def Tessera_RmsNormOp : Tessera_PureOp<"rms_norm", [Tessera_ComputesWide,
     AllTypesMatch<["input", "result"]>]> {
   let summary = "root-mean-square normalization over the trailing dimensions";
   let description = [{

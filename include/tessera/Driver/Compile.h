@@ -21,6 +21,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace tessera {
 
@@ -36,6 +37,11 @@ struct CompileOptions {
   /// none. `printFusionSummary` prints the report as text to stderr.
   std::string fusionReport, dotGraph;
   bool printFusionSummary = false;
+  /// The precision policy (fp32, bf16, fp16) and the ONNX node-name
+  /// patterns (regular expressions matching the whole name) whose ops stay
+  /// f32.
+  std::string precision = "fp32";
+  std::vector<std::string> keepFp32;
   /// Notes on what the compile did beyond the phases (an opset conversion),
   /// as remarks (`-v`).
   bool verbose = false;

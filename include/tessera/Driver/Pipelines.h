@@ -36,11 +36,16 @@ struct GraphOptions {
   std::string fusionReport, dotGraph;
   /// Print the fusion report as text to stderr.
   bool printFusionSummary = false;
+  /// The precision policy (tessera/Transforms/Precision.h: fp32, bf16,
+  /// fp16) and the ONNX node-name patterns whose ops stay f32.
+  std::string precision = "fp32";
+  std::vector<std::string> keepFp32;
 };
 
 /// Target-independent graph passes on tessera IR: canonicalization (shape
-/// folding, identities), CSE, raising of composite ops and attention, and
-/// fusion into tessera.fusion regions.
+/// folding, identities), CSE, raising of composite ops and attention, the
+/// precision passes (a policy other than fp32), and fusion into
+/// tessera.fusion regions.
 void buildGraphPipeline(mlir::OpPassManager &pm,
                         const GraphOptions &options = {});
 

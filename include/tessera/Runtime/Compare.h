@@ -24,6 +24,9 @@ struct Tolerances {
   double maxErrorRatio = 0;
   /// When positive, the cosine similarity must be at least this as well.
   double minCosine = 0;
+  /// When positive, ||actual - expected|| / ||expected|| must be at most
+  /// this as well.
+  double maxRelativeL2 = 0;
 };
 
 /// One output judged against its expected value.
@@ -32,6 +35,7 @@ struct Verdict {
   /// The largest absolute error over the largest |expected|.
   double errorRatio = 0;
   bool cosineOk = true;
+  bool relativeL2Ok = true;
   bool ok = false;
 };
 

@@ -86,6 +86,8 @@ struct Comparison {
   /// The cosine similarity of the two tensors as vectors (1 when both are
   /// zero).
   double cosine = 1;
+  /// ||actual - expected|| / ||expected|| (0 when both are zero).
+  double relativeL2 = 0;
   int64_t worstIndex = -1;
 };
 Comparison compareTensors(const HostTensor &actual, const HostTensor &expected,

@@ -25,10 +25,12 @@
 
 namespace tessera {
 
-/// Ops grouped by how precision applies to them: contractions (matmul,
-/// conv, attention's products) compute in low precision, elementwise ops
-/// follow their inputs, reductions and normalizations keep wide
-/// statistics, data movement copies whatever it is given.
+/// Ops grouped by how precision applies to them (their precision-class
+/// trait, tessera/Transforms/Precision.h): contractions (matmul, conv,
+/// attention's products) compute in low precision, elementwise ops follow
+/// their inputs, `Reduction` ops keep fp32 inside (reductions, softmax,
+/// norm statistics, exp, log, pow and reciprocals), data movement copies
+/// whatever it is given.
 enum class OpClass { Contraction, Elementwise, Reduction, DataMovement };
 
 class TargetInfo {
@@ -44,6 +46,14 @@ public:
   /// precision passes may choose from).
   virtual llvm::ArrayRef<ElementType>
   supportedElementTypes(OpClass opClass) const = 0;
+
+  /// Why the target cannot take the precision policy `policy` (a policy
+  /// other than fp32 that the precision passes would apply); nothing when
+  /// it can.
+  virtual std::optional<std::string>
+  rejectPrecisionPolicy(llvm::StringRef policy) const {
+    return std::nullopt;
+  }
 
   /// Whether the target computes `op` inside a fusion region at all (an
   /// accelerator's vector unit has a fixed set of functions); an op it

@@ -14,12 +14,15 @@ class CPUTargetInfo : public tessera::TargetInfo {
 public:
   StringRef name() const override { return "cpu"; }
 
-  /// The CPU lowering computes contractions and reductions in fp32;
-  /// elementwise ops and data movement also take integers and booleans.
+  /// The CPU lowering computes matmuls on fp32, bf16 and fp16 operands
+  /// (accumulating in fp32), reductions in fp32; elementwise ops and data
+  /// movement also take integers and booleans.
   ArrayRef<tessera::ElementType>
   supportedElementTypes(tessera::OpClass opClass) const override {
     using tessera::ElementType;
     static const ElementType kFloat[] = {ElementType::F32};
+    static const ElementType kContraction[] = {
+        ElementType::F32, ElementType::BF16, ElementType::F16};
     static const ElementType kElementwise[] = {
         ElementType::F32, ElementType::I32, ElementType::I64,
         ElementType::Bool};
@@ -29,6 +32,7 @@ public:
         ElementType::Bool};
     switch (opClass) {
     case tessera::OpClass::Contraction:
+      return kContraction;
     case tessera::OpClass::Reduction:
       return kFloat;
     case tessera::OpClass::Elementwise:

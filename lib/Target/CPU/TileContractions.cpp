@@ -827,7 +827,33 @@ struct TileContractionsPass
     });
     vector::populateVectorUnrollPatterns(patterns, unroll);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
-      signalPassFailure();
+      return signalPassFailure();
+    widenNarrowOperands(rewriter);
+  }
+
+private:
+  /// Products of bf16 or f16 operands into an f32 accumulator (a matmul
+  /// the precision passes made narrow): the operands are extended to f32
+  /// next to the product, which the outer-product lowering needs, so
+  /// memory holds (and the packing copies) the narrow values.
+  void widenNarrowOperands(IRRewriter &rewriter) {
+    getOperation().walk([&](vector::ContractionOp contract) {
+      Type accumulator = getElementTypeOrSelf(contract.getAccType());
+      if (!isa<FloatType>(accumulator))
+        return;
+      rewriter.setInsertionPoint(contract);
+      for (OpOperand *operand :
+           {&contract.getLhsMutable(), &contract.getRhsMutable()}) {
+        auto type = dyn_cast<VectorType>(operand->get().getType());
+        if (!type || type.getElementType() == accumulator ||
+            !isa<FloatType>(type.getElementType()))
+          continue;
+        Value wide = arith::ExtFOp::create(rewriter, contract.getLoc(),
+                                           type.clone(accumulator),
+                                           operand->get());
+        rewriter.modifyOpInPlace(contract, [&] { operand->set(wide); });
+      }
+    });
   }
 };
 

@@ -58,6 +58,14 @@ public:
     }
     return kVector;
   }
+  /// The lowering picks the array's operand format itself (the
+  /// --operand-format option) and reads it from casts of fp32 values.
+  std::optional<std::string>
+  rejectPrecisionPolicy(StringRef policy) const override {
+    return "the systolic target chooses its matmul operand format with "
+           "--operand-format (bf16 by default), not --precision=" +
+           policy.str();
+  }
   /// Matmuls (not convolutions, whose im2col GEMM takes no epilogue yet)
   /// and the vector unit's functions.
   bool canFuse(Operation *op) const override {

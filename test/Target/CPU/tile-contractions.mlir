@@ -35,6 +35,7 @@ func.func @matmul(%x: tensor<16x64xf32>, %w: tensor<64x96xf32>, %acc: tensor<16x
   // CHECK: tensor.extract_slice %[[L]][%[[T]], %{{.*}}, 0] [1, 64, 8] [1, 1, 1] : tensor<2x64x8xf32> to tensor<64x8xf32>
   // CHECK-NOT: vector.transfer_write
   // CHECK: scf.for
+  // CHECK-NOT: arith.extf
   // CHECK-COUNT-24: vector.contract {{.*}} : vector<1x1xf32>, vector<1x1x16xf32> into vector<1x16xf32>
   // CHECK-NOT: linalg.generic
   %0 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x, %w : tensor<16x64xf32>, tensor<64x96xf32>) outs(%acc : tensor<16x96xf32>) {
@@ -548,4 +549,31 @@ func.func @patchify(%x: tensor<1x3x32x32xf32>, %w: tensor<64x3x16x16xf32>, %dx: 
   %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<16> : tensor<2xi64>} ins(%x, %w : tensor<1x3x32x32xf32>, tensor<64x3x16x16xf32>) outs(%acc : tensor<1x64x2x2xf32>) -> tensor<1x64x2x2xf32>
   %1 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<16> : tensor<2xi64>} ins(%dx, %w : tensor<?x3x32x32xf32>, tensor<64x3x16x16xf32>) outs(%dacc : tensor<?x64x2x2xf32>) -> tensor<?x64x2x2xf32>
   return %0, %1 : tensor<1x64x2x2xf32>, tensor<?x64x2x2xf32>
+}
+
+// -----
+
+// bf16 operands into an f32 accumulator (a matmul the precision passes
+// made narrow): the lhs and rhs are packed in bf16, and each product's
+// operands are extended to f32 next to it; the f32 matmul above has no
+// extension.
+// CHECK-LABEL: func @narrow_operands
+// CHECK: linalg.transpose ins(%{{.*}} : tensor<2x8x64xbf16>)
+// CHECK: linalg.copy ins(%{{.*}} : tensor<64x48xbf16>)
+// CHECK: arith.extf %{{.*}} : vector<1x1xbf16> to vector<1x1xf32>
+// CHECK-NEXT: arith.extf %{{.*}} : vector<1x1x16xbf16> to vector<1x1x16xf32>
+// CHECK-NEXT: vector.contract {{.*}} : vector<1x1xf32>, vector<1x1x16xf32> into vector<1x16xf32>
+#na = affine_map<(d0, d1, d2) -> (d0, d1)>
+#nb = affine_map<(d0, d1, d2) -> (d1, d2)>
+#nc = affine_map<(d0, d1, d2) -> (d0, d2)>
+func.func @narrow_operands(%x: tensor<16x64xbf16>, %w: tensor<64x96xbf16>, %acc: tensor<16x96xf32>) -> tensor<16x96xf32> {
+  %0 = linalg.generic {indexing_maps = [#na, #nb, #nc], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x, %w : tensor<16x64xbf16>, tensor<64x96xbf16>) outs(%acc : tensor<16x96xf32>) {
+  ^bb0(%a: bf16, %b: bf16, %c: f32):
+    %ae = arith.extf %a : bf16 to f32
+    %be = arith.extf %b : bf16 to f32
+    %p = arith.mulf %ae, %be : f32
+    %s = arith.addf %c, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<16x96xf32>
+  return %0 : tensor<16x96xf32>
 }

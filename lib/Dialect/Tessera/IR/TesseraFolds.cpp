@@ -11,7 +11,11 @@
 #include "tessera/Dialect/Tessera/IR/TesseraOps.h"
 
 #include "mlir/Dialect/CommonFolders.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Matchers.h"
+#include "tessera/Support/Numerics.h"
+
+#include <cstring>
 
 using namespace mlir;
 using namespace mlir::tessera;
@@ -192,8 +196,66 @@ OpFoldResult NegOp::fold(FoldAdaptor) {
   return {};
 }
 
-OpFoldResult CastOp::fold(FoldAdaptor) {
-  return sameTypeOrNull(getInput(), getType());
+/// `bits` of each f32 element of `values` converted by `convert` to a
+/// 16-bit float format.
+static SmallVector<uint16_t>
+narrowF32s(ArrayRef<char> values, uint16_t (*convert)(float,
+                                                      ::tessera::numerics::Overflow)) {
+  SmallVector<uint16_t> bits(values.size() / 4);
+  for (size_t i = 0; i < bits.size(); ++i) {
+    float value;
+    std::memcpy(&value, values.data() + 4 * i, 4);
+    bits[i] = convert(value, ::tessera::numerics::Overflow::Ieee);
+  }
+  return bits;
+}
+
+/// An f32 constant converted to bf16 or f16 at compile time (weights cast
+/// by the precision passes): the result is half the size, so any size
+/// folds. Weights kept as resource blobs stay blobs.
+static OpFoldResult foldNarrowingCast(Attribute input, RankedTensorType type) {
+  auto elements = dyn_cast_or_null<ElementsAttr>(input);
+  Type target = type.getElementType();
+  if (!elements || !elements.getElementType().isF32() ||
+      !(target.isBF16() || target.isF16()))
+    return {};
+  auto convert = target.isBF16() ? ::tessera::numerics::toBF16
+                                 : ::tessera::numerics::toF16;
+  ArrayRef<char> data;
+  if (auto dense = dyn_cast<DenseElementsAttr>(elements))
+    data = dense.getRawData();
+  else if (auto resource = dyn_cast<DenseResourceElementsAttr>(elements);
+           resource && resource.getRawHandle().getBlob())
+    data = resource.getRawHandle().getBlob()->getData();
+  else
+    return {};
+  int64_t count = elements.isSplat() ? 1 : elements.getNumElements();
+  if (static_cast<int64_t>(data.size()) != 4 * count)
+    return {};
+  SmallVector<uint16_t> bits = narrowF32s(data, convert);
+  ArrayRef<char> bytes(reinterpret_cast<const char *>(bits.data()),
+                       bits.size() * sizeof(uint16_t));
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(elements))
+    return DenseResourceElementsAttr::get(
+        type, resource.getRawHandle().getKey(),
+        HeapAsmResourceBlob::allocateAndCopyWithAlign(bytes,
+                                                      alignof(uint16_t)));
+  return DenseElementsAttr::getFromRawBuffer(type, bytes);
+}
+
+OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
+  if (OpFoldResult same = sameTypeOrNull(getInput(), getType()))
+    return same;
+  // x widened exactly and narrowed back is x (bf16 -> f32 -> bf16).
+  if (auto inner = getInput().getDefiningOp<CastOp>()) {
+    auto original = dyn_cast<FloatType>(getType().getElementType());
+    auto middle = dyn_cast<FloatType>(getInput().getType().getElementType());
+    if (original && middle && inner.getInput().getType() == getType() &&
+        APFloat::isRepresentableBy(original.getFloatSemantics(),
+                                   middle.getFloatSemantics()))
+      return inner.getInput();
+  }
+  return foldNarrowingCast(adaptor.getInput(), getType());
 }
 
 //===----------------------------------------------------------------------===//

@@ -167,6 +167,45 @@ func.func @cast_same_type(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xbf16>) 
 
 // -----
 
+// bf16 -> f32 -> bf16 is the bf16 value itself; f32 -> bf16 -> f32 rounds,
+// so it stays.
+// CHECK-LABEL: func @cast_round_trip
+// CHECK-SAME: (%[[X:.*]]: tensor<4xbf16>, %[[Y:.*]]: tensor<4xf32>)
+func.func @cast_round_trip(%x: tensor<4xbf16>, %y: tensor<4xf32>) -> (tensor<4xbf16>, tensor<4xf32>) {
+  %0 = tessera.cast %x : tensor<4xbf16> to tensor<4xf32>
+  %1 = tessera.cast %0 : tensor<4xf32> to tensor<4xbf16>
+  // CHECK: %[[N:.*]] = tessera.cast %[[Y]] : tensor<4xf32> to tensor<4xbf16>
+  // CHECK: %[[W:.*]] = tessera.cast %[[N]] : tensor<4xbf16> to tensor<4xf32>
+  %2 = tessera.cast %y : tensor<4xf32> to tensor<4xbf16>
+  %3 = tessera.cast %2 : tensor<4xbf16> to tensor<4xf32>
+  // CHECK: return %[[X]], %[[W]]
+  return %1, %3 : tensor<4xbf16>, tensor<4xf32>
+}
+
+// -----
+
+// f32 constants narrow to bf16 and f16 at compile time, rounding to
+// nearest even (1.00390625 is halfway between two bf16 values and rounds
+// to 1.0; 1.01171875 rounds up to 1.015625); 70000 is beyond f16 and
+// becomes infinity. A narrowing to an integer type is not folded.
+// CHECK-LABEL: func @cast_constant
+func.func @cast_constant() -> (tensor<2xbf16>, tensor<2xf16>, tensor<bf16>, tensor<2xi32>) {
+  %c = tessera.constant dense<[1.00390625, 1.01171875]> : tensor<2xf32>
+  %h = tessera.constant dense<[0.5, 70000.0]> : tensor<2xf32>
+  %s = tessera.constant dense<3.0> : tensor<f32>
+  // CHECK-DAG: tessera.constant dense<[1.000000e+00, 1.015630e+00]> : tensor<2xbf16>
+  // CHECK-DAG: tessera.constant dense<[5.000000e-01, 0x7C00]> : tensor<2xf16>
+  // CHECK-DAG: tessera.constant dense<3.000000e+00> : tensor<bf16>
+  // CHECK-DAG: tessera.cast %{{.*}} : tensor<2xf32> to tensor<2xi32>
+  %0 = tessera.cast %c : tensor<2xf32> to tensor<2xbf16>
+  %1 = tessera.cast %h : tensor<2xf32> to tensor<2xf16>
+  %2 = tessera.cast %s : tensor<f32> to tensor<bf16>
+  %3 = tessera.cast %c : tensor<2xf32> to tensor<2xi32>
+  return %0, %1, %2, %3 : tensor<2xbf16>, tensor<2xf16>, tensor<bf16>, tensor<2xi32>
+}
+
+// -----
+
 // CHECK-LABEL: func @reshape_folds
 // CHECK-SAME: (%[[X:.*]]: tensor<2x6xf32>)
 func.func @reshape_folds(%x: tensor<2x6xf32>) -> (tensor<2x6xf32>, tensor<3x4xf32>, tensor<2x3xi64>) {

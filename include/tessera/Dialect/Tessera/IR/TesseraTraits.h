@@ -31,6 +31,20 @@ public:
   }
 };
 
+/// Precision classes (TesseraBase.td): how the precision passes treat an
+/// op. They carry no verification; `tessera::precisionClass` reads them.
+template <typename ConcreteOp>
+class ComputesNarrow
+    : public mlir::OpTrait::TraitBase<ConcreteOp, ComputesNarrow> {};
+template <typename ConcreteOp>
+class FollowsInputs
+    : public mlir::OpTrait::TraitBase<ConcreteOp, FollowsInputs> {};
+template <typename ConcreteOp>
+class ComputesWide : public mlir::OpTrait::TraitBase<ConcreteOp, ComputesWide> {
+};
+template <typename ConcreteOp>
+class MovesData : public mlir::OpTrait::TraitBase<ConcreteOp, MovesData> {};
+
 } // namespace mlir::tessera::OpTrait
 
 #endif // TESSERA_DIALECT_TESSERA_IR_TESSERATRAITS_H

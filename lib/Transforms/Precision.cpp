@@ -1,0 +1,288 @@
+//===- Precision.cpp - precision policies as IR types ---------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// tessera-assign-precision writes a policy's decisions into the IR as
+// element types and explicit casts; tessera-legalize-precision widens what
+// the target cannot compute. Both read an op's precision class from its
+// ODS trait, never from a list of ops.
+//
+//===----------------------------------------------------------------------===//
+#include "tessera/Transforms/Precision.h"
+#include "tessera/Dialect/Tessera/IR/ElementTypes.h"
+#include "tessera/Dialect/Tessera/IR/TesseraOps.h"
+#include "tessera/Transforms/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Regex.h"
+
+#include <cmath>
+#include <cstring>
+
+namespace tessera {
+#define GEN_PASS_DEF_ASSIGNPRECISIONPASS
+#define GEN_PASS_DEF_LEGALIZEPRECISIONPASS
+#include "tessera/Transforms/Passes.h.inc"
+} // namespace tessera
+
+using namespace mlir;
+using namespace mlir::tessera;
+using ::tessera::kPrecisionAttr;
+using ::tessera::OpClass;
+
+namespace tessera {
+std::optional<OpClass> precisionClass(Operation *op) {
+  if (op->hasTrait<mlir::tessera::OpTrait::ComputesNarrow>())
+    return OpClass::Contraction;
+  if (op->hasTrait<mlir::tessera::OpTrait::FollowsInputs>())
+    return OpClass::Elementwise;
+  if (op->hasTrait<mlir::tessera::OpTrait::ComputesWide>())
+    return OpClass::Reduction;
+  if (op->hasTrait<mlir::tessera::OpTrait::MovesData>())
+    return OpClass::DataMovement;
+  return std::nullopt;
+}
+
+ArrayRef<StringRef> precisionPolicies() {
+  static const StringRef kPolicies[] = {"fp32", "bf16", "fp16"};
+  return kPolicies;
+}
+
+bool isPrecisionPolicy(StringRef policy) {
+  return llvm::is_contained(precisionPolicies(), policy);
+}
+} // namespace tessera
+
+/// `type` with `element` as its element type.
+static RankedTensorType withElementType(Type type, Type element) {
+  return cast<RankedTensorType>(type).clone(element);
+}
+
+static StringRef className(OpClass opClass) {
+  switch (opClass) {
+  case OpClass::Contraction:
+    return "contraction";
+  case OpClass::Elementwise:
+    return "elementwise op";
+  case OpClass::Reduction:
+    return "wide-computing op";
+  case OpClass::DataMovement:
+    return "data movement";
+  }
+  return "op";
+}
+
+/// The largest finite |value| of a float constant, or nothing when `value`
+/// is not an f32 constant the compiler can read.
+static std::optional<float> largestFiniteMagnitude(Value value) {
+  auto constant = value.getDefiningOp<ConstantOp>();
+  if (!constant || !constant.getValue().getElementType().isF32())
+    return std::nullopt;
+  float largest = 0;
+  auto visit = [&](float element) {
+    if (std::isfinite(element))
+      largest = std::max(largest, std::fabs(element));
+  };
+  ElementsAttr elements = constant.getValue();
+  if (auto dense = dyn_cast<DenseElementsAttr>(elements)) {
+    for (float element : dense.getValues<float>())
+      visit(element);
+    return largest;
+  }
+  auto resource = dyn_cast<DenseResourceElementsAttr>(elements);
+  if (!resource || !resource.getRawHandle().getBlob())
+    return std::nullopt;
+  ArrayRef<char> bytes = resource.getRawHandle().getBlob()->getData();
+  if (static_cast<int64_t>(bytes.size()) != elements.getNumElements() * 4)
+    return std::nullopt;
+  for (size_t i = 0; i < bytes.size(); i += 4) {
+    float element;
+    std::memcpy(&element, bytes.data() + i, 4);
+    visit(element);
+  }
+  return largest;
+}
+
+namespace {
+
+class AssignPrecisionPass
+    : public ::tessera::impl::AssignPrecisionPassBase<AssignPrecisionPass> {
+public:
+  using AssignPrecisionPassBase::AssignPrecisionPassBase;
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    MLIRContext *context = &getContext();
+    Type narrow;
+    if (policy == "bf16")
+      narrow = BFloat16Type::get(context);
+    else if (policy == "fp16")
+      narrow = Float16Type::get(context);
+    else if (policy != "fp32") {
+      func.emitError() << "unknown precision policy '" << policy
+                       << "' (expected one of: fp32, bf16, fp16)";
+      return signalPassFailure();
+    }
+    SmallVector<std::pair<std::string, llvm::Regex>> keep;
+    for (const std::string &pattern : keepFp32) {
+      llvm::Regex regex("^(" + pattern + ")$");
+      std::string error;
+      if (!regex.isValid(error)) {
+        func.emitError() << "--keep-fp32 pattern '" << pattern
+                         << "' is not a valid regular expression: " << error;
+        return signalPassFailure();
+      }
+      keep.emplace_back(pattern, std::move(regex));
+    }
+    if (!narrow)
+      return;
+    std::unique_ptr<::tessera::TargetInfo> info =
+        ::tessera::lookupTargetInfo(target);
+    if (!info) {
+      func.emitError() << "no target named '" << target << "'";
+      return signalPassFailure();
+    }
+    std::optional<::tessera::ElementType> narrowType =
+        ::tessera::elementTypeOf(narrow);
+    bool targetHasNarrow =
+        narrowType &&
+        llvm::is_contained(info->supportedElementTypes(OpClass::Contraction),
+                           *narrowType);
+
+    func.walk([&](Operation *op) {
+      if (::tessera::precisionClass(op) != OpClass::Contraction)
+        return;
+      auto matmul = dyn_cast<MatmulOp>(op);
+      if (!matmul) {
+        op->setAttr(kPrecisionAttr,
+                    StringAttr::get(context,
+                                    "f32: " + op->getName().getStringRef() +
+                                        " stays f32 under every policy"));
+        return;
+      }
+      auto isF32 = [](Value value) {
+        return cast<RankedTensorType>(value.getType()).getElementType().isF32();
+      };
+      if (!isF32(matmul.getLhs()) || !isF32(matmul.getRhs()) ||
+          !isa<FloatType>(matmul.getType().getElementType()))
+        return;
+      if (!targetHasNarrow) {
+        op->setAttr(kPrecisionAttr,
+                    StringAttr::get(context, "f32: the " + target +
+                                                 " target has no " + policy +
+                                                 " contractions"));
+        return;
+      }
+      if (std::optional<std::string> reason = keepReason(matmul, keep)) {
+        op->setAttr(kPrecisionAttr, StringAttr::get(context, "f32: " + *reason));
+        return;
+      }
+      OpBuilder builder(op);
+      for (OpOperand &operand : op->getOpOperands())
+        operand.set(CastOp::create(
+            builder, op->getLoc(),
+            withElementType(operand.get().getType(), narrow), operand.get()));
+      op->setAttr(kPrecisionAttr, StringAttr::get(context, policy));
+    });
+  }
+
+private:
+  /// Why `matmul` stays f32 under this policy, or nothing.
+  std::optional<std::string>
+  keepReason(MatmulOp matmul,
+             ArrayRef<std::pair<std::string, llvm::Regex>> keep) const {
+    std::string node = onnxNodeName(matmul.getLoc());
+    for (const auto &[pattern, regex] : keep)
+      if (!node.empty() && regex.match(node))
+        return "kept by --keep-fp32 pattern '" + pattern + "'";
+    if (policy != "fp16")
+      return std::nullopt;
+    for (Value operand : {matmul.getLhs(), matmul.getRhs()})
+      if (std::optional<float> largest = largestFiniteMagnitude(operand);
+          largest && *largest > 65504.0f)
+        return llvm::formatv("a weight holds values beyond fp16's range "
+                             "(largest |x| {0:e0})",
+                             *largest)
+            .str();
+    return std::nullopt;
+  }
+};
+
+class LegalizePrecisionPass
+    : public ::tessera::impl::LegalizePrecisionPassBase<LegalizePrecisionPass> {
+public:
+  using LegalizePrecisionPassBase::LegalizePrecisionPassBase;
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    std::unique_ptr<::tessera::TargetInfo> info =
+        ::tessera::lookupTargetInfo(target);
+    if (!info) {
+      func.emitError() << "no target named '" << target << "'";
+      return signalPassFailure();
+    }
+    MLIRContext *context = &getContext();
+    Type f32 = Float32Type::get(context);
+    func.walk([&](Operation *op) {
+      std::optional<OpClass> opClass = ::tessera::precisionClass(op);
+      if (!opClass)
+        return;
+      ArrayRef<::tessera::ElementType> supported =
+          info->supportedElementTypes(*opClass);
+      auto supports = [&](Type element) {
+        std::optional<::tessera::ElementType> shared =
+            ::tessera::elementTypeOf(element);
+        return shared && llvm::is_contained(supported, *shared);
+      };
+      // A target that has no f32 for the class (an accelerator whose array
+      // takes only narrow operands) converts in its own lowering.
+      if (!supports(f32))
+        return;
+      auto unsupported = [&](Type type) -> Type {
+        auto tensor = dyn_cast<RankedTensorType>(type);
+        if (!tensor || !isa<FloatType>(tensor.getElementType()) ||
+            supports(tensor.getElementType()))
+          return nullptr;
+        return tensor.getElementType();
+      };
+      SmallVector<Type> widened;
+      auto note = [&](Type element) {
+        if (!llvm::is_contained(widened, element))
+          widened.push_back(element);
+      };
+      OpBuilder builder(op);
+      for (OpOperand &operand : op->getOpOperands())
+        if (Type element = unsupported(operand.get().getType())) {
+          note(element);
+          operand.set(CastOp::create(builder, op->getLoc(),
+                                     withElementType(operand.get().getType(),
+                                                     f32),
+                                     operand.get()));
+        }
+      builder.setInsertionPointAfter(op);
+      for (OpResult result : op->getResults())
+        if (Type element = unsupported(result.getType())) {
+          note(element);
+          Type original = result.getType();
+          result.setType(withElementType(original, f32));
+          auto back = CastOp::create(builder, op->getLoc(), original, result);
+          result.replaceAllUsesExcept(back, back);
+        }
+      if (widened.empty())
+        return;
+      std::string types;
+      llvm::raw_string_ostream os(types);
+      llvm::interleave(widened, os, ", ");
+      op->setAttr(kPrecisionAttr,
+                  StringAttr::get(context, "f32: " + types + " " +
+                                               className(*opClass).str() +
+                                               " not supported by the " +
+                                               target + " target"));
+    });
+  }
+};
+
+} // namespace

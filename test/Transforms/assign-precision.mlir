@@ -1,0 +1,85 @@
+// RUN: tessera-opt %s --split-input-file --tessera-assign-precision | FileCheck %s --check-prefix=FP32
+// RUN: tessera-opt %s --split-input-file --tessera-assign-precision="policy=bf16" --canonicalize | FileCheck %s --check-prefix=BF16
+// RUN: tessera-opt %s --split-input-file --tessera-assign-precision="policy=fp16" --canonicalize | FileCheck %s --check-prefix=FP16
+// RUN: tessera-opt %s --split-input-file --tessera-assign-precision="policy=bf16 keep-fp32=/head/.*,/other" | FileCheck %s --check-prefix=KEEP
+// RUN: tessera-opt %s --split-input-file --tessera-assign-precision="policy=bf16 target=cuda" | FileCheck %s --check-prefix=CUDA
+
+// A linear layer, its softmax and a layer norm. fp32 changes nothing.
+// bf16: the matmul's operands are cast (the weight once, at compile time)
+// and it accumulates into an f32 result; softmax and the norm stay f32.
+// FP32-LABEL: func @linear
+// FP32-NOT: tessera.cast
+// FP32-NOT: tessera.precision
+// FP32: tessera.matmul %{{.*}}, %{{.*}} : tensor<4x8xf32>, tensor<8x16xf32> -> tensor<4x16xf32>
+// BF16-LABEL: func @linear
+// BF16-DAG: %[[W:.*]] = tessera.constant dense<5.000000e-01> : tensor<8x16xbf16>
+// BF16-DAG: %[[X:.*]] = tessera.cast %arg0 : tensor<4x8xf32> to tensor<4x8xbf16>
+// BF16: %[[Y:.*]] = tessera.matmul %[[X]], %[[W]] {tessera.precision = "bf16"} : tensor<4x8xbf16>, tensor<8x16xbf16> -> tensor<4x16xf32>
+// BF16: tessera.softmax %[[Y]] : tensor<4x16xf32>
+// BF16: tessera.layer_norm %{{.*}} scale(%{{.*}} : tensor<16xf32>) bias(%{{.*}} : tensor<16xf32>) : tensor<4x16xf32>
+// FP16-LABEL: func @linear
+// FP16: tessera.matmul %{{.*}}, %{{.*}} {tessera.precision = "fp16"} : tensor<4x8xf16>, tensor<8x16xf16> -> tensor<4x16xf32>
+// The node name does not match the patterns: narrowed.
+// KEEP-LABEL: func @linear
+// KEEP: tessera.matmul %{{.*}}, %{{.*}} {tessera.precision = "bf16"} : tensor<4x8xbf16>
+// The CUDA target has no bf16 contractions yet: the matmul stays f32 and
+// says why.
+// CUDA-LABEL: func @linear
+// CUDA-NOT: tessera.cast
+// CUDA: tessera.matmul %{{.*}}, %{{.*}} {tessera.precision = "f32: the cuda target has no bf16 contractions"} : tensor<4x8xf32>
+func.func @linear(%x: tensor<4x8xf32>, %g: tensor<16xf32>, %b: tensor<16xf32>) -> tensor<4x16xf32> {
+  %w = tessera.constant dense<0.5> : tensor<8x16xf32>
+  %y = tessera.matmul %x, %w : tensor<4x8xf32>, tensor<8x16xf32> -> tensor<4x16xf32> loc("/body/MatMul")
+  %s = tessera.softmax %y : tensor<4x16xf32>
+  %n = tessera.layer_norm %s scale(%g : tensor<16xf32>) bias(%b : tensor<16xf32>) : tensor<4x16xf32>
+  return %n : tensor<4x16xf32>
+}
+
+// -----
+
+// An output head named by --keep-fp32 stays f32, with the pattern that
+// kept it; the whole name must match ("/head/proj" matches "/head/.*",
+// "/other/x" does not match "/other").
+// KEEP-LABEL: func @head
+// KEEP: tessera.matmul {{.*}} {tessera.precision = "f32: kept by --keep-fp32 pattern '/head/.*'"} : tensor<4x8xf32>, tensor<8x16xf32>
+// KEEP: tessera.matmul {{.*}} {tessera.precision = "bf16"} : tensor<4x8xbf16>, tensor<8x16xbf16>
+func.func @head(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>) -> (tensor<4x16xf32>, tensor<4x16xf32>) {
+  %0 = tessera.matmul %x, %w : tensor<4x8xf32>, tensor<8x16xf32> -> tensor<4x16xf32> loc(fused<"MatMul">["/head/proj"("model.onnx":0:0)])
+  %1 = tessera.matmul %x, %w : tensor<4x8xf32>, tensor<8x16xf32> -> tensor<4x16xf32> loc("/other/x")
+  return %0, %1 : tensor<4x16xf32>, tensor<4x16xf32>
+}
+
+// -----
+
+// A weight with values beyond fp16's range (1e5) keeps its matmul f32
+// under fp16; bf16 has fp32's range and narrows it.
+// FP16-LABEL: func @large_weight
+// FP16-NOT: tessera.cast
+// FP16: tessera.matmul {{.*}} {tessera.precision = "f32: a weight holds values beyond fp16's range (largest |x| 1e+05)"} : tensor<2x2xf32>
+// BF16-LABEL: func @large_weight
+// BF16: tessera.matmul {{.*}} {tessera.precision = "bf16"} : tensor<2x2xbf16>
+func.func @large_weight(%x: tensor<2x2xf32>) -> tensor<2x2xf32> {
+  %w = tessera.constant dense<[[1.0, 1.0e5], [2.0, 3.0]]> : tensor<2x2xf32>
+  %y = tessera.matmul %x, %w : tensor<2x2xf32>, tensor<2x2xf32> -> tensor<2x2xf32>
+  return %y : tensor<2x2xf32>
+}
+
+// -----
+
+// Must not fire: operands already narrow (the model's own casts), an
+// integer matmul, and exp (computes wide). Attention and convolution stay
+// f32 and say so.
+// BF16-LABEL: func @not_narrowed
+// BF16: tessera.matmul %arg0, %arg0 : tensor<2x2xbf16>, tensor<2x2xbf16> -> tensor<2x2xf32>
+// BF16: tessera.matmul %arg1, %arg1 : tensor<2x2xi8>, tensor<2x2xi8> -> tensor<2x2xi32>
+// BF16: tessera.exp %arg2 : tensor<2x2xf32>
+// BF16: tessera.attention {{.*}} {tessera.precision = "f32: tessera.attention stays f32 under every policy"} : tensor<1x4x8xf32>
+// BF16: tessera.conv2d {{.*}} {tessera.precision = "f32: tessera.conv2d stays f32 under every policy"} : tensor<1x3x4x4xf32>
+func.func @not_narrowed(%a: tensor<2x2xbf16>, %i: tensor<2x2xi8>, %e: tensor<2x2xf32>, %q: tensor<1x4x8xf32>, %img: tensor<1x3x4x4xf32>, %f: tensor<2x3x2x2xf32>) -> (tensor<2x2xf32>, tensor<2x2xi32>, tensor<2x2xf32>, tensor<1x4x8xf32>, tensor<1x2x3x3xf32>) {
+  %0 = tessera.matmul %a, %a : tensor<2x2xbf16>, tensor<2x2xbf16> -> tensor<2x2xf32>
+  %1 = tessera.matmul %i, %i : tensor<2x2xi8>, tensor<2x2xi8> -> tensor<2x2xi32>
+  %2 = tessera.exp %e : tensor<2x2xf32>
+  %3 = tessera.attention %q, %q, %q : tensor<1x4x8xf32>, tensor<1x4x8xf32>, tensor<1x4x8xf32> -> tensor<1x4x8xf32>
+  %4 = tessera.conv2d %img, %f : tensor<1x3x4x4xf32>, tensor<2x3x2x2xf32> -> tensor<1x2x3x3xf32>
+  return %0, %1, %2, %3, %4 : tensor<2x2xf32>, tensor<2x2xi32>, tensor<2x2xf32>, tensor<1x4x8xf32>, tensor<1x2x3x3xf32>
+}

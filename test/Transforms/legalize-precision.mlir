@@ -1,0 +1,51 @@
+// RUN: tessera-opt %s --split-input-file --tessera-legalize-precision | FileCheck %s
+// RUN: tessera-opt %s --split-input-file --tessera-legalize-precision="target=cuda" | FileCheck %s --check-prefix=CUDA
+// RUN: tessera-opt %s --split-input-file --tessera-legalize-precision="target=systolic" | FileCheck %s --check-prefix=SYSTOLIC
+// RUN: not tessera-opt %s --split-input-file --tessera-legalize-precision="target=nowhere" 2>&1 | FileCheck %s --check-prefix=TARGET
+
+// The CPU computes bf16 matmuls (accumulating in f32) but elementwise ops
+// and norms only in f32: the add and the norm are computed in f32 between
+// casts, and say why; the program's types stay bf16 at their boundaries.
+// CHECK-LABEL: func @mixed
+// CHECK: %[[Y:.*]] = tessera.matmul %arg0, %arg1 : tensor<4x8xbf16>, tensor<8x8xbf16> -> tensor<4x8xf32>
+// CHECK: %[[A:.*]] = tessera.cast %arg0 : tensor<4x8xbf16> to tensor<4x8xf32>
+// CHECK: %[[B:.*]] = tessera.cast %arg0 : tensor<4x8xbf16> to tensor<4x8xf32>
+// CHECK: %[[S:.*]] = tessera.add %[[A]], %[[B]] {tessera.precision = "f32: bf16 elementwise op not supported by the cpu target"} : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+// CHECK: %[[N:.*]] = tessera.cast %[[S]] : tensor<4x8xf32> to tensor<4x8xbf16>
+// CHECK: %[[W:.*]] = tessera.cast %[[N]] : tensor<4x8xbf16> to tensor<4x8xf32>
+// CHECK: %[[R:.*]] = tessera.rms_norm %[[W]] {{.*}}tessera.precision = "f32: bf16 wide-computing op not supported by the cpu target"{{.*}} : tensor<4x8xf32>
+// CHECK: %[[O:.*]] = tessera.cast %[[R]] : tensor<4x8xf32> to tensor<4x8xbf16>
+// CHECK: tessera.reshape %[[O]] : tensor<4x8xbf16> -> tensor<32xbf16>
+// The CUDA target has only f32 contractions: the matmul's operands widen.
+// CUDA-LABEL: func @mixed
+// CUDA: %[[L:.*]] = tessera.cast %arg0 : tensor<4x8xbf16> to tensor<4x8xf32>
+// CUDA: %[[R:.*]] = tessera.cast %arg1 : tensor<8x8xbf16> to tensor<8x8xf32>
+// CUDA: tessera.matmul %[[L]], %[[R]] {tessera.precision = "f32: bf16 contraction not supported by the cuda target"} : tensor<4x8xf32>, tensor<8x8xf32> -> tensor<4x8xf32>
+// The accelerator's array takes bf16 operands (and has no f32 for its own
+// lowering to convert to): the matmul stays; its vector unit computes in
+// f32, so the add widens as on the CPU.
+// SYSTOLIC-LABEL: func @mixed
+// SYSTOLIC: tessera.matmul %arg0, %arg1 : tensor<4x8xbf16>, tensor<8x8xbf16> -> tensor<4x8xf32>
+// SYSTOLIC: tessera.add {{.*}} {tessera.precision = "f32: bf16 elementwise op not supported by the systolic target"}
+func.func @mixed(%x: tensor<4x8xbf16>, %w: tensor<8x8xbf16>) -> (tensor<4x8xf32>, tensor<32xbf16>) {
+  %y = tessera.matmul %x, %w : tensor<4x8xbf16>, tensor<8x8xbf16> -> tensor<4x8xf32>
+  %s = tessera.add %x, %x : tensor<4x8xbf16>, tensor<4x8xbf16> -> tensor<4x8xbf16>
+  %r = tessera.rms_norm %s : tensor<4x8xbf16>
+  %f = tessera.reshape %r : tensor<4x8xbf16> -> tensor<32xbf16>
+  return %y, %f : tensor<4x8xf32>, tensor<32xbf16>
+}
+
+// -----
+
+// Must not fire: everything in f32, integers, and a cast.
+// CHECK-LABEL: func @legal
+// CHECK-NOT: tessera.precision
+// CHECK: return
+func.func @legal(%x: tensor<4xf32>, %i: tensor<4xi64>) -> (tensor<4xf32>, tensor<4xi64>, tensor<4xbf16>) {
+  %0 = tessera.exp %x : tensor<4xf32>
+  %1 = tessera.add %i, %i : tensor<4xi64>, tensor<4xi64> -> tensor<4xi64>
+  %2 = tessera.cast %0 : tensor<4xf32> to tensor<4xbf16>
+  return %0, %1, %2 : tensor<4xf32>, tensor<4xi64>, tensor<4xbf16>
+}
+
+// TARGET: error: no target named 'nowhere'

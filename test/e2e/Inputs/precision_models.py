@@ -1,0 +1,99 @@
+# precision_models.py - models in ONNX's test layout for the precision
+# policies' end-to-end test, with fp32 reference outputs:
+#   OUT/large_ln: a linear layer whose outputs are around 1e3, a LayerNorm
+#     over them (768 features) and a second linear layer. Computed naively
+#     in fp16 (every op in fp16, as numpy does below), the LayerNorm's sum of
+#     squares overflows fp16 and the output is not finite: the script checks
+#     that, so the test of the fp16 policy is known to be able to fail.
+#   OUT/head: two linear layers named /body/MatMul and /head/MatMul, for
+#     --keep-fp32.
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+
+def save(folder, graph, inputs, outputs):
+    data = os.path.join(folder, "test_data_set_0")
+    os.makedirs(data, exist_ok=True)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    onnx.checker.check_model(model)
+    onnx.save(model, os.path.join(folder, "model.onnx"))
+    for kind, tensors in (("input", inputs), ("output", outputs)):
+        for i, (name, value) in enumerate(tensors):
+            with open(os.path.join(data, f"{kind}_{i}.pb"), "wb") as f:
+                f.write(numpy_helper.from_array(
+                    value.astype(np.float32), name).SerializeToString())
+
+
+def layer_norm(x, dtype):
+    x = x.astype(dtype)
+    mean = x.mean(-1, keepdims=True, dtype=dtype)
+    centered = x - mean
+    variance = (centered * centered).mean(-1, keepdims=True, dtype=dtype)
+    return centered / np.sqrt(variance + dtype(1e-5))
+
+
+def large_ln(out):
+    rng = np.random.default_rng(0)
+    rows, features = 16, 768
+    x = rng.standard_normal((rows, features)).astype(np.float32)
+    w1 = (rng.standard_normal((features, features)) * 40).astype(np.float32)
+    w2 = (rng.standard_normal((features, 64)) / 28).astype(np.float32)
+    hidden = x.astype(np.float64) @ w1
+    normalized = layer_norm(hidden, np.float64)
+    y = normalized @ w2
+    # The naive fp16 program: the activations fit fp16 (about 1e3), their
+    # squares summed over 768 features do not.
+    with np.errstate(over="ignore", invalid="ignore"):
+        naive = layer_norm(hidden.astype(np.float16), np.float16)
+    assert np.abs(hidden).max() < 65504, "activations must fit fp16"
+    assert not np.isfinite(naive).all(), "naive fp16 LayerNorm must overflow"
+    nodes = [
+        helper.make_node("MatMul", ["x", "w1"], ["h"], name="/fc1/MatMul"),
+        helper.make_node("LayerNormalization", ["h", "gamma", "beta"], ["n"],
+                         name="/ln/LayerNormalization", axis=-1, epsilon=1e-5),
+        helper.make_node("MatMul", ["n", "w2"], ["y"], name="/fc2/MatMul"),
+    ]
+    graph = helper.make_graph(
+        nodes, "large_ln",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [rows, features])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [rows, 64])],
+        [numpy_helper.from_array(w1, "w1"), numpy_helper.from_array(w2, "w2"),
+         numpy_helper.from_array(np.ones(features, np.float32), "gamma"),
+         numpy_helper.from_array(np.zeros(features, np.float32), "beta")])
+    save(os.path.join(out, "large_ln"), graph, [("x", x)], [("y", y)])
+    print(f"large_ln: max |activation| {np.abs(hidden).max():.0f}, "
+          f"naive fp16 LayerNorm finite: {bool(np.isfinite(naive).all())}")
+
+
+def head(out):
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((8, 64)).astype(np.float32)
+    w1 = (rng.standard_normal((64, 64)) / 8).astype(np.float32)
+    w2 = (rng.standard_normal((64, 10)) / 8).astype(np.float32)
+    y = np.maximum(x.astype(np.float64) @ w1, 0) @ w2
+    nodes = [
+        helper.make_node("MatMul", ["x", "w1"], ["h"], name="/body/MatMul"),
+        helper.make_node("Relu", ["h"], ["r"], name="/body/Relu"),
+        helper.make_node("MatMul", ["r", "w2"], ["y"], name="/head/MatMul"),
+    ]
+    graph = helper.make_graph(
+        nodes, "head",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [8, 64])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [8, 10])],
+        [numpy_helper.from_array(w1, "w1"), numpy_helper.from_array(w2, "w2")])
+    save(os.path.join(out, "head"), graph, [("x", x)], [("y", y)])
+
+
+def main():
+    out = sys.argv[1]
+    large_ln(out)
+    head(out)
+
+
+if __name__ == "__main__":
+    main()
