@@ -2,6 +2,7 @@
 # cpu_bench.py - Tessera against ONNX Runtime on this CPU: a BERT-base layer and fp32 GEMMs.
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Usage: bench/cpu_bench.py [--build build] [--threads 2] [--runs 10]
+                             [--rounds 3] [--precision fp32 bf16 ...]
                              [--ort-dir DIR]
 
 Measures, in one run:
@@ -12,7 +13,10 @@ Measures, in one run:
     `tessera-run --benchmark`, and timed with ONNX Runtime (npm package
     onnxruntime-node, installed into --ort-dir with --ignore-scripts);
 and prints the median latencies, Tessera's ratio to ONNX Runtime, and the
-GFLOP/s of each as a fraction of the peak times the thread count.
+GFLOP/s of each as a fraction of the peak times the thread count. Each
+case runs `--rounds` times, ONNX Runtime (fp32) and Tessera under each
+`--precision` policy alternately; the table gives the median over the
+rounds and the range of Tessera's ratio.
 """
 import argparse
 import json
@@ -70,10 +74,16 @@ def write_inputs(model_path, folder):
     return files, spec_path
 
 
-def time_tessera(build, model, folder, runs):
-    artifact = os.path.join(folder, "model.so")
+def compile_tessera(build, model, folder, precision="fp32"):
+    artifact = os.path.join(folder, f"model_{precision}.so")
     subprocess.run([os.path.join(build, "bin", "tessera-compile"), model,
-                    "-o", artifact], check=True)
+                    f"--precision={precision}", "-o", artifact], check=True)
+    return artifact
+
+
+def time_tessera(build, model, folder, runs, artifact=None):
+    if artifact is None:
+        artifact = compile_tessera(build, model, folder)
     files, _ = write_inputs(model, folder)
     out = subprocess.run([os.path.join(build, "bin", "tessera-run"), artifact,
                           f"--benchmark={runs}"] +
@@ -124,6 +134,9 @@ def main():
     parser.add_argument("--build", default=os.path.join(ROOT, "build"))
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--precision", nargs="+", default=["fp32"],
+                        help="Tessera's precision policies to time")
     parser.add_argument("--ort-dir", default=os.path.join(ROOT, "build",
                                                           "ort"))
     args = parser.parse_args()
@@ -145,17 +158,30 @@ def main():
             path = os.path.join(tmp, f"gemm_{m}x{k}x{n}.onnx")
             gemm_model(path, m, k, n)
             cases.append((f"GEMM {m}x{k}x{n}", path, 2 * m * k * n))
-        print(f"{'case':26} {'Tessera ms':>11} {'ORT ms':>9} "
-              f"{'ratio':>7} {'Tessera %peak':>14} {'ORT %peak':>10}")
+        print(f"{'case':26} {'policy':>6} {'Tessera ms':>11} {'ORT ms':>9} "
+              f"{'ratio':>6} {'(range)':>13} {'Tessera %peak':>14} "
+              f"{'ORT %peak':>10}")
         for name, model, flops in cases:
             folder = tempfile.mkdtemp(dir=tmp)
-            ours = time_tessera(args.build, model, folder, args.runs)
-            ort = time_ort(args.ort_dir, model, folder, args.threads,
-                           args.runs)
+            artifacts = {p: compile_tessera(args.build, model, folder, p)
+                         for p in args.precision}
+            ort_times, ours = [], {p: [] for p in args.precision}
+            for _ in range(args.rounds):
+                ort_times.append(time_ort(args.ort_dir, model, folder,
+                                          args.threads, args.runs))
+                for policy, artifact in artifacts.items():
+                    ours[policy].append(time_tessera(
+                        args.build, model, folder, args.runs, artifact))
+            ort = float(np.median(ort_times))
             peak_all = peak * args.threads
-            print(f"{name:26} {ours:11.2f} {ort:9.2f} {ours / ort:6.1f}x "
-                  f"{100 * flops / ours / 1e6 / peak_all:13.1f}% "
-                  f"{100 * flops / ort / 1e6 / peak_all:9.1f}%")
+            for policy, times in ours.items():
+                ratios = [t / o for t, o in zip(times, ort_times)]
+                t = float(np.median(times))
+                print(f"{name:26} {policy:>6} {t:11.2f} {ort:9.2f} "
+                      f"{float(np.median(ratios)):5.2f}x "
+                      f"({min(ratios):.2f}-{max(ratios):.2f}) "
+                      f"{100 * flops / t / 1e6 / peak_all:13.1f}% "
+                      f"{100 * flops / ort / 1e6 / peak_all:9.1f}%")
     return 0
 
 
