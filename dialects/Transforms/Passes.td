@@ -72,7 +72,8 @@ def AssignPrecisionPass
     type for contractions, when its ONNX node name matches one of the
     `keep-fp32` regular expressions (the whole name must match), and under
     `fp16` when a constant operand holds a finite value beyond fp16's range
-    (65504). A matmul made narrow gets the policy's name in that attribute.
+    (65504) or, with a `calibration` cache, when an operand's calibrated
+    amax is. A matmul made narrow gets the policy's name in that attribute.
     Attention and convolution stay f32 under every policy for now (their
     results take their inputs' type, so a narrow operand would round the
     accumulator as well). Casts and quantize/dequantize ops already in the
@@ -87,8 +88,27 @@ def AssignPrecisionPass
                "f32">,
     Option<"target", "target", "std::string", "\"cpu\"",
            "The TargetInfo that says which element types contractions "
-           "support">
+           "support">,
+    Option<"calibration", "calibration", "std::string", "\"\"",
+           "A calibration cache (JSON) whose operand ranges the range "
+           "rules read">
   ];
+}
+
+def ExposeCalibrationValuesPass
+    : Pass<"tessera-expose-calibration-values", "::mlir::ModuleOp"> {
+  let summary = "Return the operands the precision passes may narrow, for "
+                "calibration";
+  let description = [{
+    Adds to the entry function (its first public function with a body) one
+    result for each operand of a matmul that tessera-assign-precision may
+    narrow (f32, not a constant), named
+    `tessera.calibration:<key>` (`tessera::calibrationKey`: the ONNX node
+    and `lhs` or `rhs`). Running the program on calibration samples then
+    gives every such operand's values, from which the driver computes the
+    calibration cache. It runs where tessera-assign-precision would, so
+    that both see the same matmuls.
+  }];
 }
 
 def LegalizePrecisionPass

@@ -3,12 +3,15 @@
 #include "tessera/Driver/Compile.h"
 #include "tessera/Driver/Pipelines.h"
 #include "tessera/Import/ONNX/ImportONNX.h"
+#include "tessera/Runtime/TensorIO.h"
 #include "tessera/Transforms/Precision.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Regex.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -62,6 +65,8 @@ struct Plan {
   /// The artifact to write; null for IR.
   const ArtifactKind *artifact = nullptr;
   std::unique_ptr<TargetCompilation> compilation;
+  /// A temporary calibration cache, removed with the plan.
+  std::optional<llvm::FileRemover> temporaryCache;
 };
 
 /// The names of the targets for which `accepts` holds, joined by ", ".
@@ -141,6 +146,16 @@ llvm::Expected<Plan> makePlan(const CompileOptions &options, bool toTheEnd) {
       return fail(*why);
   plan.graph.precision = options.precision;
   plan.graph.keepFp32 = options.keepFp32;
+  plan.graph.exposeCalibrationValues = options.exposeCalibrationValues;
+  plan.graph.calibrationCache = options.calibrationCache;
+  if ((!options.calibrate.empty() || !options.calibrationCache.empty()) &&
+      options.precision == "fp32")
+    return fail("--calibrate and --calibration-cache inform a --precision "
+                "other than fp32");
+  if (!options.calibrate.empty() &&
+      runtime::testDataSets(options.calibrate).empty())
+    return fail("--calibrate: " + options.calibrate +
+                " has no test_data_set_* folder");
 
   // What to write: IR, or an artifact named by --emit or by the output's
   // extension.
@@ -231,6 +246,74 @@ llvm::Expected<OwningOpRef<ModuleOp>> runPhases(llvm::StringRef path,
   return std::move(*module);
 }
 
+/// Fewer calibration samples than this draw a warning.
+constexpr int64_t kFewCalibrationSamples = 8;
+
+/// Runs the calibration `options` ask for (`--calibrate`): compiles the
+/// model for the default target with the operands the precision passes
+/// may narrow as extra outputs, runs it on each test set's inputs, and
+/// writes their ranges to the calibration cache that the plan's graph
+/// phase reads.
+llvm::Error calibrate(llvm::StringRef modelPath, MLIRContext &context,
+                      const CompileOptions &options, Plan &plan) {
+  if (options.calibrate.empty())
+    return llvm::Error::success();
+  std::vector<std::string> sets = runtime::testDataSets(options.calibrate);
+  CompileOptions probe;
+  probe.target = defaultTargetName().str();
+  probe.dimValues = options.dimValues;
+  probe.exposeCalibrationValues = true;
+  auto executable = tessera::compileAndLoad(modelPath, context, probe);
+  if (!executable)
+    return fail("calibration: " + llvm::toString(executable.takeError()));
+  const runtime::ModelSignature &signature = (*executable)->signature();
+  CalibrationTable table;
+  for (const std::string &set : sets) {
+    auto inputs =
+        runtime::readTensorFiles(runtime::testDataFiles(set, "input"));
+    if (!inputs)
+      return fail("calibration: " + set + ": " +
+                  llvm::toString(inputs.takeError()));
+    auto outputs = (*executable)->run(*inputs);
+    if (!outputs)
+      return fail("calibration: " + set + ": " +
+                  llvm::toString(outputs.takeError()));
+    for (size_t i = 0; i < outputs->size(); ++i) {
+      llvm::StringRef name = signature.outputs[i].name;
+      if (!name.consume_front(kCalibrationOutputPrefix))
+        continue;
+      const runtime::HostTensor &tensor = (*outputs)[i];
+      std::vector<float> values(tensor.numElements());
+      for (int64_t j = 0; j < tensor.numElements(); ++j)
+        values[j] = static_cast<float>(tensor.at(j));
+      table.record(name.str(), values);
+    }
+  }
+  table.samples = sets.size();
+  if (table.samples < kFewCalibrationSamples)
+    mlir::emitWarning(FileLineColLoc::get(&context, options.calibrate, 0, 0))
+        << "calibration used " << table.samples << " sample"
+        << (table.samples == 1 ? "" : "s") << "; ranges from fewer than "
+        << kFewCalibrationSamples << " may not represent the data";
+  std::string path = options.calibrationCache;
+  if (path.empty()) {
+    llvm::SmallString<128> temporary;
+    if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
+            "tessera-calibration", "json", temporary))
+      return fail("calibration: cannot create a temporary file: " +
+                  ec.message());
+    path = temporary.str().str();
+    plan.temporaryCache.emplace(path);
+  }
+  std::error_code ec;
+  llvm::raw_fd_ostream out(path, ec);
+  if (ec)
+    return fail("calibration: cannot write " + path + ": " + ec.message());
+  out << table.toJSON();
+  plan.graph.calibrationCache = path;
+  return llvm::Error::success();
+}
+
 /// Whether constants print elided after the planned phase.
 bool elidesConstants(const Plan &plan) {
   for (const TargetPhase &phase : plan.target->phases())
@@ -255,6 +338,8 @@ llvm::Error tessera::compile(llvm::StringRef modelPath, MLIRContext &context,
   auto plan = planFor(options, /*toTheEnd=*/false);
   if (!plan)
     return plan.takeError();
+  if (llvm::Error error = calibrate(modelPath, context, options, *plan))
+    return error;
   auto module = runPhases(modelPath, context, options, *plan);
   if (!module)
     return module.takeError();
@@ -288,6 +373,8 @@ tessera::compileAndLoad(llvm::StringRef modelPath, MLIRContext &context,
   auto plan = planFor(options, /*toTheEnd=*/true);
   if (!plan)
     return plan.takeError();
+  if (llvm::Error error = calibrate(modelPath, context, options, *plan))
+    return error;
   auto module = runPhases(modelPath, context, options, *plan);
   if (!module)
     return module.takeError();

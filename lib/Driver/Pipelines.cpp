@@ -27,10 +27,13 @@ void tessera::buildGraphPipeline(OpPassManager &pm,
     pm.addNestedPass<func::FuncOp>(createRaiseAttentionPass());
     pm.addPass(createCanonicalizerPass());
   }
-  if (options.precision != "fp32" || !options.keepFp32.empty()) {
+  if (options.exposeCalibrationValues) {
+    pm.addPass(createExposeCalibrationValuesPass());
+  } else if (options.precision != "fp32" || !options.keepFp32.empty()) {
     AssignPrecisionPassOptions assign;
     assign.policy = options.precision;
     assign.target = options.target;
+    assign.calibration = options.calibrationCache;
     assign.keepFp32.assign(options.keepFp32.begin(), options.keepFp32.end());
     pm.addNestedPass<func::FuncOp>(createAssignPrecisionPass(assign));
     LegalizePrecisionPassOptions legalize;

@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "tessera/Runtime/TensorIO.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
@@ -192,4 +194,34 @@ tessera::runtime::readTensorFiles(llvm::ArrayRef<std::string> paths) {
     tensors.push_back(std::move(*tensor));
   }
   return tensors;
+}
+
+std::vector<std::string> tessera::runtime::testDataSets(llvm::StringRef dir) {
+  std::vector<std::string> sets;
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
+       it.increment(ec))
+    if (llvm::sys::path::filename(it->path()).starts_with("test_data_set_"))
+      sets.push_back(it->path());
+  llvm::sort(sets);
+  return sets;
+}
+
+std::vector<std::string>
+tessera::runtime::testDataFiles(llvm::StringRef dir, llvm::StringRef prefix) {
+  std::vector<std::pair<int, std::string>> found;
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
+       it.increment(ec)) {
+    llvm::StringRef name = llvm::sys::path::filename(it->path());
+    int k;
+    if (name.consume_front(prefix) && name.consume_front("_") &&
+        name.consume_back(".pb") && !name.getAsInteger(10, k))
+      found.emplace_back(k, it->path());
+  }
+  llvm::sort(found);
+  std::vector<std::string> paths;
+  for (auto &f : found)
+    paths.push_back(f.second);
+  return paths;
 }

@@ -16,6 +16,8 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Regex.h"
 
@@ -24,6 +26,7 @@
 
 namespace tessera {
 #define GEN_PASS_DEF_ASSIGNPRECISIONPASS
+#define GEN_PASS_DEF_EXPOSECALIBRATIONVALUESPASS
 #define GEN_PASS_DEF_LEGALIZEPRECISIONPASS
 #include "tessera/Transforms/Passes.h.inc"
 } // namespace tessera
@@ -53,6 +56,77 @@ ArrayRef<StringRef> precisionPolicies() {
 
 bool isPrecisionPolicy(StringRef policy) {
   return llvm::is_contained(precisionPolicies(), policy);
+}
+
+void CalibrationTable::record(const std::string &key,
+                              ArrayRef<float> values) {
+  double &largest = amax[key];
+  for (float value : values)
+    if (std::isfinite(value))
+      largest = std::max(largest, static_cast<double>(std::fabs(value)));
+}
+
+std::string CalibrationTable::toJSON() const {
+  llvm::json::Object tensors;
+  for (const auto &[key, value] : amax)
+    tensors[key] = llvm::json::Object{{"amax", value}};
+  llvm::json::Object root{{"format", "tessera-calibration"},
+                          {"version", 1},
+                          {"method", "max"},
+                          {"samples", samples},
+                          {"tensors", std::move(tensors)}};
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(root))) << "\n";
+  return text;
+}
+
+llvm::Expected<CalibrationTable>
+CalibrationTable::fromJSON(StringRef json) {
+  auto fail = [](const Twine &why) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "calibration cache: " + why);
+  };
+  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(json);
+  if (!parsed)
+    return fail(llvm::toString(parsed.takeError()));
+  const llvm::json::Object *root = parsed->getAsObject();
+  if (!root || root->getString("format") != "tessera-calibration")
+    return fail("not a Tessera calibration cache");
+  if (root->getInteger("version") != 1)
+    return fail("version " +
+                Twine(root->getInteger("version").value_or(0)) +
+                " is not supported (expected 1)");
+  CalibrationTable table;
+  table.samples = root->getInteger("samples").value_or(0);
+  const llvm::json::Object *tensors = root->getObject("tensors");
+  if (!tensors)
+    return fail("no 'tensors' object");
+  for (const auto &[key, entry] : *tensors) {
+    const llvm::json::Object *fields = entry.getAsObject();
+    std::optional<double> value = fields ? fields->getNumber("amax")
+                                         : std::nullopt;
+    if (!value || !(*value >= 0))
+      return fail("tensor '" + key.str() + "' has no non-negative 'amax'");
+    table.amax[key.str()] = *value;
+  }
+  return table;
+}
+
+std::string calibrationKey(Operation *matmul, unsigned operand) {
+  StringRef side = operand == 0 ? ":lhs" : ":rhs";
+  std::string node = onnxNodeName(matmul->getLoc());
+  if (!node.empty())
+    return node + side.str();
+  unsigned position = 0;
+  if (auto func = matmul->getParentOfType<func::FuncOp>())
+    func.walk([&](MatmulOp other) {
+      if (other.getOperation() == matmul)
+        return WalkResult::interrupt();
+      ++position;
+      return WalkResult::advance();
+    });
+  return "#" + std::to_string(position) + side.str();
 }
 } // namespace tessera
 
@@ -106,6 +180,16 @@ static std::optional<float> largestFiniteMagnitude(Value value) {
   return largest;
 }
 
+/// Whether the precision policies may narrow `matmul`: float operands that
+/// are f32 (not already narrow, not integers) and a float result.
+static bool isNarrowingCandidate(MatmulOp matmul) {
+  auto isF32 = [](Value value) {
+    return cast<RankedTensorType>(value.getType()).getElementType().isF32();
+  };
+  return isF32(matmul.getLhs()) && isF32(matmul.getRhs()) &&
+         isa<FloatType>(matmul.getType().getElementType());
+}
+
 namespace {
 
 class AssignPrecisionPass
@@ -139,6 +223,22 @@ public:
     }
     if (!narrow)
       return;
+    if (!calibration.empty()) {
+      auto buffer = llvm::MemoryBuffer::getFile(calibration);
+      if (!buffer) {
+        func.emitError() << "cannot read the calibration cache '"
+                         << calibration << "': " << buffer.getError().message();
+        return signalPassFailure();
+      }
+      auto table = ::tessera::CalibrationTable::fromJSON(
+          (*buffer)->getBuffer());
+      if (!table) {
+        func.emitError() << calibration << ": "
+                         << llvm::toString(table.takeError());
+        return signalPassFailure();
+      }
+      calibrated = std::move(*table);
+    }
     std::unique_ptr<::tessera::TargetInfo> info =
         ::tessera::lookupTargetInfo(target);
     if (!info) {
@@ -163,11 +263,7 @@ public:
                                         " stays f32 under every policy"));
         return;
       }
-      auto isF32 = [](Value value) {
-        return cast<RankedTensorType>(value.getType()).getElementType().isF32();
-      };
-      if (!isF32(matmul.getLhs()) || !isF32(matmul.getRhs()) ||
-          !isa<FloatType>(matmul.getType().getElementType()))
+      if (!isNarrowingCandidate(matmul))
         return;
       if (!targetHasNarrow) {
         op->setAttr(kPrecisionAttr,
@@ -202,13 +298,25 @@ private:
       return std::nullopt;
     for (Value operand : {matmul.getLhs(), matmul.getRhs()})
       if (std::optional<float> largest = largestFiniteMagnitude(operand);
-          largest && *largest > 65504.0f)
+          largest && *largest > kF16Max)
         return llvm::formatv("a weight holds values beyond fp16's range "
                              "(largest |x| {0:e0})",
                              *largest)
             .str();
+    for (unsigned operand : {0u, 1u}) {
+      std::string key = ::tessera::calibrationKey(matmul, operand);
+      auto it = calibrated.amax.find(key);
+      if (it != calibrated.amax.end() && it->second > kF16Max)
+        return llvm::formatv("its {0} reaches {1:e1} in calibration, beyond "
+                             "fp16's range",
+                             operand == 0 ? "lhs" : "rhs", it->second)
+            .str();
+    }
     return std::nullopt;
   }
+
+  static constexpr float kF16Max = 65504.0f;
+  ::tessera::CalibrationTable calibrated;
 };
 
 class LegalizePrecisionPass
@@ -282,6 +390,49 @@ public:
                                                " not supported by the " +
                                                target + " target"));
     });
+  }
+};
+
+class ExposeCalibrationValuesPass
+    : public ::tessera::impl::ExposeCalibrationValuesPassBase<
+          ExposeCalibrationValuesPass> {
+public:
+  using ExposeCalibrationValuesPassBase::ExposeCalibrationValuesPassBase;
+
+  void runOnOperation() override {
+    func::FuncOp entry;
+    for (auto func : getOperation().getOps<func::FuncOp>())
+      if (func.isPublic() && !func.isExternal()) {
+        entry = func;
+        break;
+      }
+    if (!entry)
+      return;
+    SmallVector<std::pair<std::string, Value>> exposed;
+    entry.walk([&](MatmulOp matmul) {
+      if (!isNarrowingCandidate(matmul))
+        return;
+      for (unsigned operand : {0u, 1u}) {
+        Value value = matmul->getOperand(operand);
+        if (!value.getDefiningOp<ConstantOp>())
+          exposed.emplace_back(::tessera::calibrationKey(matmul, operand),
+                               value);
+      }
+    });
+    if (exposed.empty())
+      return;
+    Operation *terminator = entry.getBody().back().getTerminator();
+    MLIRContext *context = &getContext();
+    for (auto &[key, value] : exposed) {
+      unsigned index = entry.getNumResults();
+      NamedAttribute name(
+          StringAttr::get(context, "tessera.name"),
+          StringAttr::get(context, ::tessera::kCalibrationOutputPrefix + key));
+      if (failed(entry.insertResult(index, value.getType(),
+                                    DictionaryAttr::get(context, {name}))))
+        return signalPassFailure();
+      terminator->insertOperands(terminator->getNumOperands(), value);
+    }
   }
 };
 

@@ -76,6 +76,18 @@ static cl::list<std::string> keepFp32(
              "expression (the whole name) in fp32 under --precision "
              "(repeatable), e.g. --keep-fp32='/lm_head.*'"),
     cl::value_desc("regex"), cl::cat(category));
+static cl::opt<std::string> calibrateDir(
+    "calibrate",
+    cl::desc("Calibrate --precision on the inputs of every test set of this "
+             "folder (ONNX's test layout): the model runs in fp32 on this "
+             "CPU and each matmul operand's largest magnitude informs the "
+             "range rules (fp16 refused where it would overflow)"),
+    cl::value_desc("dir"), cl::cat(category));
+static cl::opt<std::string> calibrationCache(
+    "calibration-cache",
+    cl::desc("Where --calibrate writes what it measured (JSON), or, without "
+             "--calibrate, a cache to read"),
+    cl::value_desc("file.json"), cl::cat(category));
 static cl::list<std::string>
     dims("dim",
          cl::desc("Fix a symbolic input dim to a size, as name=size (repeat "
@@ -206,6 +218,8 @@ int main(int argc, char **argv) {
   options.fuse = !noFusion;
   options.precision = precision;
   options.keepFp32 = keepFp32;
+  options.calibrate = calibrateDir;
+  options.calibrationCache = calibrationCache;
   options.fusionReport = fusionReport;
   options.dotGraph = dumpGraph;
   options.printFusionSummary = verbose;

@@ -94,6 +94,12 @@ static cl::list<std::string> keepFp32(
     cl::desc("When compiling an ONNX model: keep the ops of ONNX nodes whose "
              "names match this regular expression in fp32 (repeatable)"),
     cl::value_desc("regex"), cl::cat(category));
+static cl::opt<std::string> calibrateDir(
+    "calibrate",
+    cl::desc("When compiling an ONNX model: calibrate --precision on the "
+             "inputs of this folder's test sets (as tessera-compile's "
+             "--calibrate)"),
+    cl::value_desc("dir"), cl::cat(category));
 static cl::opt<unsigned>
     seed("seed", cl::init(0),
          cl::desc("Without --input, run on random inputs from this seed "
@@ -160,37 +166,6 @@ static Tolerances tolerances() {
   t.minCosine = minCosine;
   t.maxRelativeL2 = maxRelativeL2;
   return t;
-}
-
-/// The files named `<prefix>_<K>.pb` in `dir`, by K.
-static std::vector<std::string> numberedFiles(StringRef dir, StringRef prefix) {
-  std::vector<std::pair<int, std::string>> found;
-  std::error_code ec;
-  for (sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
-       it.increment(ec)) {
-    StringRef name = sys::path::filename(it->path());
-    int k;
-    if (name.consume_front(prefix) && name.consume_front("_") &&
-        name.consume_back(".pb") && !name.getAsInteger(10, k))
-      found.emplace_back(k, it->path());
-  }
-  llvm::sort(found);
-  std::vector<std::string> paths;
-  for (auto &f : found)
-    paths.push_back(f.second);
-  return paths;
-}
-
-/// The test_data_set_* folders of ONNX's test layout in `dir`, in order.
-static std::vector<std::string> testSets(StringRef dir) {
-  std::vector<std::string> sets;
-  std::error_code ec;
-  for (sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
-       it.increment(ec))
-    if (sys::path::filename(it->path()).starts_with("test_data_set_"))
-      sets.push_back(it->path());
-  llvm::sort(sets);
-  return sets;
 }
 
 /// The sizes of the symbolic dims of a model's inputs (`params`, as
@@ -411,9 +386,10 @@ int main(int argc, char **argv) {
     if (!dims.empty())
       return usage("--dim applies when an ONNX model is compiled; " + model +
                    " is compiled already");
-    if (precision.getNumOccurrences() || !keepFp32.empty())
-      return usage("--precision and --keep-fp32 apply when an ONNX model is "
-                   "compiled; " + model + " is compiled already");
+    if (precision.getNumOccurrences() || !keepFp32.empty() ||
+        !calibrateDir.empty())
+      return usage("--precision, --keep-fp32 and --calibrate apply when an "
+                   "ONNX model is compiled; " + model + " is compiled already");
     auto loaded = loadExecutable(model, loadOptions);
     if (!loaded) {
       WithColor::error(errs(), "tessera-run")
@@ -458,6 +434,7 @@ int main(int argc, char **argv) {
     options.dimValues = std::move(*dimValues);
     options.precision = precision;
     options.keepFp32 = keepFp32;
+    options.calibrate = calibrateDir;
     // Compiles in process into `out`; the exit status on failure (2 for
     // an error in the options), else 0.
     auto compileModel = [&](const tessera::CompileOptions &compile,
@@ -491,7 +468,7 @@ int main(int argc, char **argv) {
             return llvm::any_of(dims,
                                 [](const std::string &d) { return !d.empty(); });
           })) {
-        std::vector<std::string> sets = testSets(testDir);
+        std::vector<std::string> sets = testDataSets(testDir);
         if (sets.empty()) {
           WithColor::error(errs(), "tessera-run")
               << testDir << " has no test_data_set_* folder\n";
@@ -502,7 +479,7 @@ int main(int argc, char **argv) {
         bool ok = true;
         for (const std::string &set : sets) {
           StringRef label = sys::path::filename(set);
-          std::vector<std::string> inputs = numberedFiles(set, "input");
+          std::vector<std::string> inputs = testDataFiles(set, "input");
           auto tensors = readTensorFiles(inputs);
           llvm::Expected<std::map<std::string, int64_t>> sizes =
               tensors ? symbolicDimSizes(*params, *tensors)
@@ -527,7 +504,7 @@ int main(int argc, char **argv) {
               return status;
           }
           ok &= runFiles(*executable, label, inputs,
-                         numberedFiles(set, "output"));
+                         testDataFiles(set, "output"));
         }
         return ok ? 0 : 1;
       }
@@ -549,7 +526,7 @@ int main(int argc, char **argv) {
 
   bool ok = true;
   if (!testDir.empty()) {
-    std::vector<std::string> sets = testSets(testDir);
+    std::vector<std::string> sets = testDataSets(testDir);
     if (sets.empty()) {
       WithColor::error(errs(), "tessera-run")
           << testDir << " has no test_data_set_* folder\n";
@@ -557,7 +534,7 @@ int main(int argc, char **argv) {
     }
     for (const std::string &set : sets)
       ok &= runFiles(*executable, sys::path::filename(set),
-                     numberedFiles(set, "input"), numberedFiles(set, "output"));
+                     testDataFiles(set, "input"), testDataFiles(set, "output"));
   } else {
     ok = runFiles(*executable, sys::path::filename(model), inputFiles,
                   expectedFiles);

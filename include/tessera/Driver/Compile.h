@@ -42,6 +42,14 @@ struct CompileOptions {
   /// f32.
   std::string precision = "fp32";
   std::vector<std::string> keepFp32;
+  /// Calibration (docs/Precision.md): a folder in ONNX's test layout whose
+  /// test sets' inputs are the samples (`--calibrate`), and the cache file
+  /// it writes, or that is read when no folder is given
+  /// (`--calibration-cache`; empty: a temporary file).
+  std::string calibrate, calibrationCache;
+  /// Compile the program calibration runs: the operands the precision
+  /// passes may narrow become extra outputs (the driver sets it).
+  bool exposeCalibrationValues = false;
   /// Notes on what the compile did beyond the phases (an opset conversion),
   /// as remarks (`-v`).
   bool verbose = false;

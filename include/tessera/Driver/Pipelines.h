@@ -40,6 +40,11 @@ struct GraphOptions {
   /// fp16) and the ONNX node-name patterns whose ops stay f32.
   std::string precision = "fp32";
   std::vector<std::string> keepFp32;
+  /// The calibration cache the range rules read; empty for none.
+  std::string calibrationCache;
+  /// Instead of the precision passes, return the operands they may narrow
+  /// as extra outputs (the program calibration runs).
+  bool exposeCalibrationValues = false;
 };
 
 /// Target-independent graph passes on tessera IR: canonicalization (shape

@@ -20,6 +20,14 @@ llvm::Expected<HostTensor> readTensorFile(llvm::StringRef path);
 llvm::Expected<std::vector<HostTensor>>
 readTensorFiles(llvm::ArrayRef<std::string> paths);
 
+/// The test_data_set_* folders of ONNX's test layout in `dir`, sorted.
+std::vector<std::string> testDataSets(llvm::StringRef dir);
+
+/// The files named `<prefix>_<K>.pb` in a test set `dir` (prefix "input"
+/// or "output"), by K.
+std::vector<std::string> testDataFiles(llvm::StringRef dir,
+                                       llvm::StringRef prefix);
+
 } // namespace tessera::runtime
 
 #endif // TESSERA_RUNTIME_TENSORIO_H

@@ -13,8 +13,11 @@
 
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
 
+#include <map>
 #include <optional>
+#include <string>
 
 namespace tessera {
 
@@ -34,6 +37,31 @@ llvm::ArrayRef<llvm::StringRef> precisionPolicies();
 
 /// Whether `policy` is one of precisionPolicies().
 bool isPrecisionPolicy(llvm::StringRef policy);
+
+/// What calibration measured: the largest finite |value| of each matmul
+/// operand the precision passes may narrow, over every sample. Keys are
+/// `calibrationKey`s. As JSON (the calibration cache, shared by every
+/// target): {"format": "tessera-calibration", "version": 1, "method":
+/// "max", "samples": N, "tensors": {key: {"amax": A}, ...}}, keys sorted,
+/// so the same samples give the same bytes.
+struct CalibrationTable {
+  int64_t samples = 0;
+  std::map<std::string, double> amax;
+
+  /// Folds a sample's values of the tensor `key` into its amax.
+  void record(const std::string &key, llvm::ArrayRef<float> values);
+  std::string toJSON() const;
+  static llvm::Expected<CalibrationTable> fromJSON(llvm::StringRef json);
+};
+
+/// The name under which calibration records operand `operand` (0: lhs,
+/// 1: rhs) of `matmul`: "<ONNX node>:lhs" or ":rhs", or "#<n>:..." with the
+/// matmul's position in its function when it has no node name.
+std::string calibrationKey(mlir::Operation *matmul, unsigned operand);
+
+/// The prefix of the names of the extra outputs that
+/// tessera-expose-calibration-values adds (the rest is the key).
+inline constexpr char kCalibrationOutputPrefix[] = "tessera.calibration:";
 
 } // namespace tessera
 

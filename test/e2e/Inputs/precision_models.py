@@ -7,6 +7,10 @@
 #     that, so the test of the fp16 policy is known to be able to fail.
 #   OUT/head: two linear layers named /body/MatMul and /head/MatMul, for
 #     --keep-fp32.
+#   OUT/large_act: x -> MatMul (/fc1) -> Relu -> MatMul (/fc2) whose second
+#     matmul's input reaches about 1e5, beyond fp16's 65504, while the
+#     model's inputs and weights fit fp16; OUT/large_act_calib holds 8
+#     calibration samples of its inputs, OUT/large_act_few 2.
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import os
 import sys
@@ -89,10 +93,46 @@ def head(out):
     save(os.path.join(out, "head"), graph, [("x", x)], [("y", y)])
 
 
+def large_act(out):
+    rng = np.random.default_rng(2)
+    w1 = (rng.standard_normal((64, 64)) * 5000).astype(np.float32)
+    w2 = (rng.standard_normal((64, 16)) / 8).astype(np.float32)
+    nodes = [
+        helper.make_node("MatMul", ["x", "w1"], ["h"], name="/fc1/MatMul"),
+        helper.make_node("Relu", ["h"], ["r"], name="/fc1/Relu"),
+        helper.make_node("MatMul", ["r", "w2"], ["y"], name="/fc2/MatMul"),
+    ]
+    graph = helper.make_graph(
+        nodes, "large_act",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [8, 64])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [8, 16])],
+        [numpy_helper.from_array(w1, "w1"), numpy_helper.from_array(w2, "w2")])
+
+    def sample():
+        x = rng.standard_normal((8, 64)).astype(np.float32)
+        hidden = x.astype(np.float64) @ w1
+        return x, np.maximum(hidden, 0) @ w2, np.abs(hidden).max()
+
+    x, y, largest = sample()
+    assert np.abs(w1).max() < 65504 and largest > 65504
+    save(os.path.join(out, "large_act"), graph, [("x", x)], [("y", y)])
+    for folder, count in (("large_act_calib", 8), ("large_act_few", 2)):
+        for index in range(count):
+            x, y, _ = sample()
+            data = os.path.join(out, folder, f"test_data_set_{index}")
+            os.makedirs(data, exist_ok=True)
+            for kind, name, value in (("input", "x", x), ("output", "y", y)):
+                with open(os.path.join(data, f"{kind}_0.pb"), "wb") as f:
+                    f.write(numpy_helper.from_array(
+                        value.astype(np.float32), name).SerializeToString())
+    print(f"large_act: max |/fc2 input| {largest:.3g}")
+
+
 def main():
     out = sys.argv[1]
     large_ln(out)
     head(out)
+    large_act(out)
 
 
 if __name__ == "__main__":
