@@ -65,7 +65,16 @@ def AssignPrecisionPass
       products accumulate in fp32 as Transformer Engine's linear layers do.
       Ops that follow their inputs then see f32 and stay f32; ops that
       compute wide never narrow. Weights are converted once, at compile
-      time, when canonicalization folds their casts.
+      time, when canonicalization folds their casts;
+    - `int8`: each such matmul becomes `tessera.quantize` of its operands
+      (symmetric, scale amax / 127: the lhs per tensor, from the
+      `calibration` cache unless it is a constant; a constant 2-D rhs per
+      output channel, quantized now), an `i8 x i8 -> i32` matmul, and a
+      `tessera.dequantize` of the accumulator by the product of the scales
+      and the matmul's alpha. Matmuls whose results reach the function's
+      results through elementwise ops and data movement only (output
+      heads) stay f32, as do matmuls whose activations were not
+      calibrated.
 
     A matmul stays f32, with the reason in a `tessera.precision` string
     attribute, when the `target`'s TargetInfo does not list the narrow
@@ -82,7 +91,7 @@ def AssignPrecisionPass
   }];
   let options = [
     Option<"policy", "policy", "std::string", "\"fp32\"",
-           "The precision policy: fp32, bf16 or fp16">,
+           "The precision policy: fp32, bf16, fp16 or int8">,
     ListOption<"keepFp32", "keep-fp32", "std::string",
                "Regular expressions over ONNX node names whose matmuls stay "
                "f32">,

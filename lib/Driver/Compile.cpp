@@ -148,6 +148,10 @@ llvm::Expected<Plan> makePlan(const CompileOptions &options, bool toTheEnd) {
   plan.graph.keepFp32 = options.keepFp32;
   plan.graph.exposeCalibrationValues = options.exposeCalibrationValues;
   plan.graph.calibrationCache = options.calibrationCache;
+  if (options.precision == "int8" && options.calibrate.empty() &&
+      options.calibrationCache.empty() && !options.exposeCalibrationValues)
+    return fail("--precision=int8 needs the ranges of the activations: give "
+                "--calibrate=DIR (or --calibration-cache=FILE)");
   if ((!options.calibrate.empty() || !options.calibrationCache.empty()) &&
       options.precision == "fp32")
     return fail("--calibrate and --calibration-cache inform a --precision "

@@ -10,11 +10,13 @@
 #include "tessera/Transforms/Precision.h"
 #include "tessera/Dialect/Tessera/IR/ElementTypes.h"
 #include "tessera/Dialect/Tessera/IR/TesseraOps.h"
+#include "tessera/Support/Numerics.h"
 #include "tessera/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -50,7 +52,7 @@ std::optional<OpClass> precisionClass(Operation *op) {
 }
 
 ArrayRef<StringRef> precisionPolicies() {
-  static const StringRef kPolicies[] = {"fp32", "bf16", "fp16"};
+  static const StringRef kPolicies[] = {"fp32", "bf16", "fp16", "int8"};
   return kPolicies;
 }
 
@@ -149,35 +151,42 @@ static StringRef className(OpClass opClass) {
   return "op";
 }
 
-/// The largest finite |value| of a float constant, or nothing when `value`
-/// is not an f32 constant the compiler can read.
-static std::optional<float> largestFiniteMagnitude(Value value) {
+/// The elements of an f32 constant in row-major order, or nothing when
+/// `value` is not an f32 constant the compiler can read.
+static std::optional<std::vector<float>> constantF32s(Value value) {
   auto constant = value.getDefiningOp<ConstantOp>();
   if (!constant || !constant.getValue().getElementType().isF32())
     return std::nullopt;
-  float largest = 0;
-  auto visit = [&](float element) {
-    if (std::isfinite(element))
-      largest = std::max(largest, std::fabs(element));
-  };
   ElementsAttr elements = constant.getValue();
-  if (auto dense = dyn_cast<DenseElementsAttr>(elements)) {
-    for (float element : dense.getValues<float>())
-      visit(element);
-    return largest;
-  }
+  if (auto dense = dyn_cast<DenseElementsAttr>(elements))
+    return std::vector<float>(dense.getValues<float>().begin(),
+                              dense.getValues<float>().end());
   auto resource = dyn_cast<DenseResourceElementsAttr>(elements);
   if (!resource || !resource.getRawHandle().getBlob())
     return std::nullopt;
   ArrayRef<char> bytes = resource.getRawHandle().getBlob()->getData();
   if (static_cast<int64_t>(bytes.size()) != elements.getNumElements() * 4)
     return std::nullopt;
-  for (size_t i = 0; i < bytes.size(); i += 4) {
-    float element;
-    std::memcpy(&element, bytes.data() + i, 4);
-    visit(element);
-  }
+  std::vector<float> values(bytes.size() / 4);
+  std::memcpy(values.data(), bytes.data(), bytes.size());
+  return values;
+}
+
+/// The largest finite |x| of `values`.
+static float largestFinite(ArrayRef<float> values) {
+  float largest = 0;
+  for (float element : values)
+    if (std::isfinite(element))
+      largest = std::max(largest, std::fabs(element));
   return largest;
+}
+
+/// The largest finite |value| of a float constant, or nothing when `value`
+/// is not an f32 constant the compiler can read.
+static std::optional<float> largestFiniteMagnitude(Value value) {
+  if (std::optional<std::vector<float>> values = constantF32s(value))
+    return largestFinite(*values);
+  return std::nullopt;
 }
 
 /// Whether the precision policies may narrow `matmul`: float operands that
@@ -205,9 +214,11 @@ public:
       narrow = BFloat16Type::get(context);
     else if (policy == "fp16")
       narrow = Float16Type::get(context);
+    else if (policy == "int8")
+      narrow = IntegerType::get(context, 8);
     else if (policy != "fp32") {
       func.emitError() << "unknown precision policy '" << policy
-                       << "' (expected one of: fp32, bf16, fp16)";
+                       << "' (expected one of: fp32, bf16, fp16, int8)";
       return signalPassFailure();
     }
     SmallVector<std::pair<std::string, llvm::Regex>> keep;
@@ -251,6 +262,8 @@ public:
         narrowType &&
         llvm::is_contained(info->supportedElementTypes(OpClass::Contraction),
                            *narrowType);
+    if (policy == "int8")
+      heads = outputHeads(func);
 
     func.walk([&](Operation *op) {
       if (::tessera::precisionClass(op) != OpClass::Contraction)
@@ -276,6 +289,12 @@ public:
         op->setAttr(kPrecisionAttr, StringAttr::get(context, "f32: " + *reason));
         return;
       }
+      if (policy == "int8") {
+        if (std::optional<std::string> reason = quantizeMatmul(matmul))
+          op->setAttr(kPrecisionAttr,
+                      StringAttr::get(context, "f32: " + *reason));
+        return;
+      }
       OpBuilder builder(op);
       for (OpOperand &operand : op->getOpOperands())
         operand.set(CastOp::create(
@@ -294,6 +313,8 @@ private:
     for (const auto &[pattern, regex] : keep)
       if (!node.empty() && regex.match(node))
         return "kept by --keep-fp32 pattern '" + pattern + "'";
+    if (heads.contains(matmul))
+      return "an output head stays f32 under 8-bit policies";
     if (policy != "fp16")
       return std::nullopt;
     for (Value operand : {matmul.getLhs(), matmul.getRhs()})
@@ -315,8 +336,156 @@ private:
     return std::nullopt;
   }
 
+  /// The matmuls whose results reach the function's results through
+  /// elementwise ops and data movement only (output heads, which 8-bit
+  /// policies keep wide as the anchors do).
+  static llvm::DenseSet<Operation *> outputHeads(func::FuncOp func) {
+    llvm::DenseSet<Operation *> found, visited;
+    SmallVector<Value> worklist;
+    func.walk([&](func::ReturnOp ret) {
+      worklist.append(ret.getOperands().begin(), ret.getOperands().end());
+    });
+    while (!worklist.empty()) {
+      Operation *op = worklist.pop_back_val().getDefiningOp();
+      if (!op || !visited.insert(op).second)
+        continue;
+      if (isa<MatmulOp>(op)) {
+        found.insert(op);
+        continue;
+      }
+      std::optional<OpClass> opClass = ::tessera::precisionClass(op);
+      if (isa<CastOp>(op) || opClass == OpClass::Elementwise ||
+          opClass == OpClass::DataMovement)
+        worklist.append(op->getOperands().begin(), op->getOperands().end());
+    }
+    return found;
+  }
+
+  /// The largest |x| of operand `operand` of `matmul`: a constant's own,
+  /// else the calibrated one.
+  std::optional<double> operandRange(MatmulOp matmul, unsigned operand) const {
+    if (std::optional<float> largest =
+            largestFiniteMagnitude(matmul->getOperand(operand)))
+      return *largest;
+    auto it = calibrated.amax.find(::tessera::calibrationKey(matmul, operand));
+    if (it == calibrated.amax.end())
+      return std::nullopt;
+    return it->second;
+  }
+
+  /// A constant of `values` with `type`: a resource blob when large.
+  static Value constant(OpBuilder &builder, Location loc, RankedTensorType type,
+                        ArrayRef<char> bytes, StringRef name) {
+    ElementsAttr attr;
+    if (type.getNumElements() > kInlineElements)
+      attr = DenseResourceElementsAttr::get(
+          type, name,
+          HeapAsmResourceBlob::allocateAndCopyWithAlign(bytes, alignof(float)));
+    else
+      attr = DenseElementsAttr::getFromRawBuffer(type, bytes);
+    return ConstantOp::create(builder, loc, attr);
+  }
+  static Value scalesConstant(OpBuilder &builder, Location loc,
+                              ArrayRef<float> scales, bool perChannel) {
+    auto type = RankedTensorType::get(
+        perChannel ? ArrayRef<int64_t>{static_cast<int64_t>(scales.size())}
+                   : ArrayRef<int64_t>{},
+        builder.getF32Type());
+    return ConstantOp::create(
+        builder, loc, cast<ElementsAttr>(DenseElementsAttr::get(type, scales)));
+  }
+
+  /// Rewrites `matmul` as quantize -> i8 x i8 -> i32 matmul -> dequantize:
+  /// symmetric scales (amax / 127), the lhs per tensor from its range, a
+  /// constant 2-D rhs per output channel (quantized now), another rhs per
+  /// tensor; the dequantization applies both scales and the matmul's
+  /// alpha to the i32 accumulator. Returns why it stays f32 instead.
+  std::optional<std::string> quantizeMatmul(MatmulOp matmul) {
+    std::optional<double> lhsRange = operandRange(matmul, 0);
+    if (!lhsRange)
+      return std::string("int8 needs the range of its lhs (--calibrate)");
+    auto scaleOf = [](double range) {
+      return range > 0 ? static_cast<float>(range / 127.0) : 1.0f;
+    };
+    OpBuilder builder(matmul);
+    Location loc = matmul.getLoc();
+    Type i8 = builder.getI8Type();
+    auto rhsType = cast<RankedTensorType>(matmul.getRhs().getType());
+    SmallVector<float> rhsScales;
+    bool perChannel = false;
+    Value quantizedRhs;
+    if (std::optional<std::vector<float>> weights =
+            constantF32s(matmul.getRhs())) {
+      perChannel = rhsType.getRank() == 2;
+      int64_t axis = perChannel ? (matmul.getTransposeB() ? 0 : 1) : 0;
+      int64_t channels = perChannel ? rhsType.getDimSize(axis) : 1;
+      int64_t columns = rhsType.getRank() == 2 ? rhsType.getDimSize(1) : 1;
+      SmallVector<double> ranges(channels, 0.0);
+      for (size_t i = 0; i < weights->size(); ++i) {
+        float w = (*weights)[i];
+        if (!std::isfinite(w))
+          continue;
+        int64_t channel =
+            !perChannel ? 0 : axis == 1 ? i % columns : i / columns;
+        ranges[channel] = std::max(ranges[channel],
+                                   static_cast<double>(std::fabs(w)));
+      }
+      for (double range : ranges)
+        rhsScales.push_back(scaleOf(range));
+      std::vector<uint8_t> bytes(weights->size());
+      ::tessera::numerics::QuantizationParams params;
+      params.scale = rhsScales;
+      params.axis = axis;
+      if (llvm::Error error = ::tessera::numerics::quantizeLinear(
+              *weights, rhsType.getShape(), params,
+              ::tessera::numerics::QuantizedType::I8, bytes)) {
+        return "its weight could not be quantized: " +
+               llvm::toString(std::move(error));
+      }
+      quantizedRhs = constant(
+          builder, loc, rhsType.clone(i8),
+          ArrayRef<char>(reinterpret_cast<const char *>(bytes.data()),
+                         bytes.size()),
+          onnxNodeName(loc) + "_int8");
+    } else {
+      std::optional<double> rhsRange = operandRange(matmul, 1);
+      if (!rhsRange)
+        return std::string("int8 needs the range of its rhs (--calibrate)");
+      rhsScales.push_back(scaleOf(*rhsRange));
+      quantizedRhs = QuantizeOp::create(
+          builder, loc, rhsType.clone(i8), matmul.getRhs(),
+          scalesConstant(builder, loc, rhsScales, false), Value(),
+          IntegerAttr());
+    }
+    float lhsScale = scaleOf(*lhsRange);
+    Value quantizedLhs = QuantizeOp::create(
+        builder, loc,
+        cast<RankedTensorType>(matmul.getLhs().getType()).clone(i8),
+        matmul.getLhs(), scalesConstant(builder, loc, {lhsScale}, false),
+        Value(), IntegerAttr());
+    auto product = cast<MatmulOp>(builder.clone(*matmul));
+    product->setOperands({quantizedLhs, quantizedRhs});
+    product.getResult().setType(matmul.getType().clone(builder.getI32Type()));
+    product.setAlphaAttr(builder.getF32FloatAttr(1.0f));
+    product->setAttr(kPrecisionAttr, builder.getStringAttr("int8"));
+    SmallVector<float> scales;
+    for (float rhsScale : rhsScales)
+      scales.push_back(lhsScale * rhsScale * matmul.getAlpha().convertToFloat());
+    IntegerAttr axis;
+    if (perChannel)
+      axis = builder.getI64IntegerAttr(matmul.getType().getRank() - 1);
+    Value result = DequantizeOp::create(
+        builder, loc, matmul.getType(), product.getResult(),
+        scalesConstant(builder, loc, scales, perChannel), Value(), axis);
+    matmul.replaceAllUsesWith(result);
+    matmul.erase();
+    return std::nullopt;
+  }
+
   static constexpr float kF16Max = 65504.0f;
+  static constexpr int64_t kInlineElements = 4096;
   ::tessera::CalibrationTable calibrated;
+  llvm::DenseSet<Operation *> heads;
 };
 
 class LegalizePrecisionPass

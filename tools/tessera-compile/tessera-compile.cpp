@@ -67,9 +67,11 @@ static cl::opt<std::string> precision(
     cl::desc("The precision policy: fp32 (the model's own types), bf16 or "
              "fp16 (matmuls take narrow operands and accumulate in fp32; "
              "softmax, norms, reductions, exp and log stay fp32; attention "
-             "and convolutions stay fp32). What the target cannot compute "
-             "narrow stays fp32. docs/Precision.md"),
-    cl::value_desc("fp32|bf16|fp16"), cl::cat(category));
+             "and convolutions stay fp32), int8 (matmuls on int8 operands "
+             "into int32: weights per output channel, activations per "
+             "tensor from --calibrate; output heads stay fp32). What the "
+             "target cannot compute narrow stays fp32. docs/Precision.md"),
+    cl::value_desc("fp32|bf16|fp16|int8"), cl::cat(category));
 static cl::list<std::string> keepFp32(
     "keep-fp32",
     cl::desc("Keep the ops of the ONNX nodes whose names match this regular "

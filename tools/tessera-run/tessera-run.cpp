@@ -86,9 +86,9 @@ static cl::opt<double> maxRelativeL2(
     cl::value_desc("E"), cl::cat(category));
 static cl::opt<std::string> precision(
     "precision", cl::init("fp32"),
-    cl::desc("When compiling an ONNX model: the precision policy, fp32, bf16 "
-             "or fp16 (as tessera-compile's --precision)"),
-    cl::value_desc("fp32|bf16|fp16"), cl::cat(category));
+    cl::desc("When compiling an ONNX model: the precision policy, fp32, "
+             "bf16, fp16 or int8 (as tessera-compile's --precision)"),
+    cl::value_desc("fp32|bf16|fp16|int8"), cl::cat(category));
 static cl::list<std::string> keepFp32(
     "keep-fp32",
     cl::desc("When compiling an ONNX model: keep the ops of ONNX nodes whose "

@@ -832,25 +832,33 @@ struct TileContractionsPass
   }
 
 private:
-  /// Products of bf16 or f16 operands into an f32 accumulator (a matmul
-  /// the precision passes made narrow): the operands are extended to f32
-  /// next to the product, which the outer-product lowering needs, so
-  /// memory holds (and the packing copies) the narrow values.
+  /// Products of bf16 or f16 operands into an f32 accumulator, or of i8
+  /// operands into an i32 one (matmuls the precision passes made narrow):
+  /// the operands are extended next to the product, which the
+  /// outer-product lowering needs, so memory holds (and the packing
+  /// copies) the narrow values.
   void widenNarrowOperands(IRRewriter &rewriter) {
     getOperation().walk([&](vector::ContractionOp contract) {
       Type accumulator = getElementTypeOrSelf(contract.getAccType());
-      if (!isa<FloatType>(accumulator))
+      bool isFloat = isa<FloatType>(accumulator);
+      if (!isFloat && !isa<IntegerType>(accumulator))
         return;
       rewriter.setInsertionPoint(contract);
       for (OpOperand *operand :
            {&contract.getLhsMutable(), &contract.getRhsMutable()}) {
         auto type = dyn_cast<VectorType>(operand->get().getType());
         if (!type || type.getElementType() == accumulator ||
-            !isa<FloatType>(type.getElementType()))
+            isFloat != isa<FloatType>(type.getElementType()))
           continue;
-        Value wide = arith::ExtFOp::create(rewriter, contract.getLoc(),
-                                           type.clone(accumulator),
-                                           operand->get());
+        Value wide =
+            isFloat ? arith::ExtFOp::create(rewriter, contract.getLoc(),
+                                            type.clone(accumulator),
+                                            operand->get())
+                          .getResult()
+                    : arith::ExtSIOp::create(rewriter, contract.getLoc(),
+                                             type.clone(accumulator),
+                                             operand->get())
+                          .getResult();
         rewriter.modifyOpInPlace(contract, [&] { operand->set(wide); });
       }
     });

@@ -577,3 +577,27 @@ func.func @narrow_operands(%x: tensor<16x64xbf16>, %w: tensor<64x96xbf16>, %acc:
   } -> tensor<16x96xf32>
   return %0 : tensor<16x96xf32>
 }
+
+// -----
+
+// i8 operands into an i32 accumulator (an int8 matmul): sign-extended
+// next to each product.
+// CHECK-LABEL: func @int8_operands
+// CHECK: linalg.transpose ins(%{{.*}} : tensor<2x8x64xi8>)
+// CHECK: arith.extsi %{{.*}} : vector<1x1xi8> to vector<1x1xi32>
+// CHECK-NEXT: arith.extsi %{{.*}} : vector<1x1x16xi8> to vector<1x1x16xi32>
+// CHECK-NEXT: vector.contract {{.*}} : vector<1x1xi32>, vector<1x1x16xi32> into vector<1x16xi32>
+#ia = affine_map<(d0, d1, d2) -> (d0, d1)>
+#ib = affine_map<(d0, d1, d2) -> (d1, d2)>
+#ic = affine_map<(d0, d1, d2) -> (d0, d2)>
+func.func @int8_operands(%x: tensor<16x64xi8>, %w: tensor<64x96xi8>, %acc: tensor<16x96xi32>) -> tensor<16x96xi32> {
+  %0 = linalg.generic {indexing_maps = [#ia, #ib, #ic], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x, %w : tensor<16x64xi8>, tensor<64x96xi8>) outs(%acc : tensor<16x96xi32>) {
+  ^bb0(%a: i8, %b: i8, %c: i32):
+    %ae = arith.extsi %a : i8 to i32
+    %be = arith.extsi %b : i8 to i32
+    %p = arith.muli %ae, %be : i32
+    %s = arith.addi %c, %p : i32
+    linalg.yield %s : i32
+  } -> tensor<16x96xi32>
+  return %0 : tensor<16x96xi32>
+}

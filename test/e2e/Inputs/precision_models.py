@@ -11,6 +11,8 @@
 #     matmul's input reaches about 1e5, beyond fp16's 65504, while the
 #     model's inputs and weights fit fp16; OUT/large_act_calib holds 8
 #     calibration samples of its inputs, OUT/large_act_few 2.
+# With --calibration-sets MODEL_DIR OUT COUNT SEED, writes COUNT test sets of
+# inputs drawn like MODEL_DIR's first test set's (calibration samples).
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import os
 import sys
@@ -128,7 +130,36 @@ def large_act(out):
     print(f"large_act: max |/fc2 input| {largest:.3g}")
 
 
+def calibration_sets(model_dir, out, count, seed):
+    """Writes `count` test sets of inputs like model_dir's first test set:
+    floats drawn from a normal distribution with each input's mean and
+    standard deviation, other inputs (masks, ids) copied."""
+    rng = np.random.default_rng(seed)
+    source = os.path.join(model_dir, "test_data_set_0")
+    names = sorted(n for n in os.listdir(source) if n.startswith("input_"))
+    originals = []
+    for name in names:
+        tensor = onnx.TensorProto()
+        with open(os.path.join(source, name), "rb") as f:
+            tensor.ParseFromString(f.read())
+        originals.append((name, tensor.name, numpy_helper.to_array(tensor)))
+    for index in range(count):
+        data = os.path.join(out, f"test_data_set_{index}")
+        os.makedirs(data, exist_ok=True)
+        for name, tensor_name, value in originals:
+            if value.dtype.kind == "f":
+                value = (rng.standard_normal(value.shape) * value.std() +
+                         value.mean()).astype(value.dtype)
+            with open(os.path.join(data, name), "wb") as f:
+                f.write(numpy_helper.from_array(
+                    value, tensor_name).SerializeToString())
+
+
 def main():
+    if sys.argv[1] == "--calibration-sets":
+        model_dir, out, count = sys.argv[2], sys.argv[3], int(sys.argv[4])
+        calibration_sets(model_dir, out, count, seed=int(sys.argv[5]))
+        return
     out = sys.argv[1]
     large_ln(out)
     head(out)

@@ -1,0 +1,51 @@
+// RUN: rm -rf %t && split-file %s %t
+// RUN: tessera-opt %t/input.mlir --tessera-assign-precision="policy=int8 calibration=%t/cache.json" | FileCheck %s
+// RUN: tessera-opt %t/input.mlir --tessera-assign-precision="policy=int8" | FileCheck %s --check-prefix=UNCALIBRATED
+
+//--- cache.json
+{
+  "format": "tessera-calibration",
+  "method": "max",
+  "samples": 8,
+  "tensors": {
+    "/fc1/MatMul:lhs": { "amax": 2.54 },
+    "/fc2/MatMul:lhs": { "amax": 12.7 },
+    "/fc2/MatMul:rhs": { "amax": 1.27 }
+  },
+  "version": 1
+}
+
+//--- input.mlir
+// /fc1: the lhs per tensor (2.54 / 127 = 0.02), the constant weight per
+// output column (amax 1 and 0.5: scales 1/127 and 0.5/127), quantized now
+// (1.0 -> 127, 0.5 -> 127 in its column); the i32 product dequantized by
+// both scales times alpha 2 (0.02 * 2 / 127 = 3.1496e-4 and half that).
+// /fc2: two activations, each per tensor (0.1 and 0.01), the transposed
+// operand too. /head: its result is returned through a relu only: an
+// output head stays f32.
+// CHECK-LABEL: func @mlp
+// CHECK-DAG: %[[W:.*]] = tessera.constant dense<{{\[\[}}127, 127], [-127, 64]]> : tensor<2x2xi8>
+// CHECK-DAG: %[[S:.*]] = tessera.constant dense<2.000000e-02> : tensor<f32>
+// CHECK: %[[Q:.*]] = tessera.quantize %arg0 scale(%[[S]] : tensor<f32>) : tensor<4x2xf32> -> tensor<4x2xi8>
+// CHECK: %[[P:.*]] = tessera.matmul %[[Q]], %[[W]] {tessera.precision = "int8"} : tensor<4x2xi8>, tensor<2x2xi8> -> tensor<4x2xi32>
+// CHECK: %[[D:.*]] = tessera.constant dense<[3.14960635E-4, 1.57480317E-4]> : tensor<2xf32>
+// CHECK: %[[Y:.*]] = tessera.dequantize %[[P]] scale(%[[D]] : tensor<2xf32>) {axis = 1 : i64} : tensor<4x2xi32> -> tensor<4x2xf32>
+// CHECK: %[[K:.*]] = tessera.quantize %arg1 scale(%{{.*}} : tensor<f32>) : tensor<3x2xf32> -> tensor<3x2xi8>
+// CHECK: %[[H:.*]] = tessera.quantize %[[Y]] scale(%{{.*}} : tensor<f32>) : tensor<4x2xf32> -> tensor<4x2xi8>
+// CHECK: tessera.matmul %[[H]], %[[K]] {tessera.precision = "int8", transpose_b} : tensor<4x2xi8>, tensor<3x2xi8> -> tensor<4x3xi32>
+// CHECK: %[[E:.*]] = tessera.constant dense<1.000000e-03> : tensor<f32>
+// CHECK: tessera.dequantize {{.*}} scale(%[[E]] : tensor<f32>) : tensor<4x3xi32> -> tensor<4x3xf32>
+// CHECK: tessera.matmul {{.*}} {tessera.precision = "f32: an output head stays f32 under 8-bit policies"} : tensor<4x3xf32>, tensor<3x5xf32>
+// Without calibration the activations' ranges are unknown: nothing is
+// quantized, and each matmul says why.
+// UNCALIBRATED-LABEL: func @mlp
+// UNCALIBRATED-NOT: tessera.quantize
+// UNCALIBRATED: tessera.matmul {{.*}} {alpha = 2.000000e+00 : f32, tessera.precision = "f32: int8 needs the range of its lhs (--calibrate)"}
+func.func @mlp(%x: tensor<4x2xf32>, %k: tensor<3x2xf32>, %w3: tensor<3x5xf32>) -> tensor<4x5xf32> {
+  %w = tessera.constant dense<[[1.0, 0.5], [-1.0, 0.25]]> : tensor<2x2xf32>
+  %h = tessera.matmul %x, %w {alpha = 2.0 : f32} : tensor<4x2xf32>, tensor<2x2xf32> -> tensor<4x2xf32> loc("/fc1/MatMul")
+  %s = tessera.matmul %h, %k {transpose_b} : tensor<4x2xf32>, tensor<3x2xf32> -> tensor<4x3xf32> loc("/fc2/MatMul")
+  %y = tessera.matmul %s, %w3 : tensor<4x3xf32>, tensor<3x5xf32> -> tensor<4x5xf32> loc("/head/MatMul")
+  %r = tessera.relu %y : tensor<4x5xf32>
+  return %r : tensor<4x5xf32>
+}
