@@ -100,7 +100,12 @@ def AssignPrecisionPass
            "support">,
     Option<"calibration", "calibration", "std::string", "\"\"",
            "A calibration cache (JSON) whose operand ranges the range "
-           "rules read">
+           "rules read">,
+    Option<"report", "report", "std::string", "\"\"",
+           "For the precision report: 'local' keeps the program f32 and "
+           "returns each narrowed matmul's f32 result and the result of a "
+           "narrow copy fed the same f32 operands; 'accumulated' narrows as "
+           "usual and returns each narrowed matmul's result">
   ];
 }
 

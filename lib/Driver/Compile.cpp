@@ -12,6 +12,9 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Regex.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -147,6 +150,20 @@ llvm::Expected<Plan> makePlan(const CompileOptions &options, bool toTheEnd) {
   plan.graph.precision = options.precision;
   plan.graph.keepFp32 = options.keepFp32;
   plan.graph.exposeCalibrationValues = options.exposeCalibrationValues;
+  plan.graph.precisionReportMode = options.precisionReportMode;
+  if (!options.precisionReport.empty()) {
+    if (options.precision == "fp32")
+      return fail("--precision-report reports on a --precision other than "
+                  "fp32");
+    std::string samples = options.reportInputs.empty() ? options.calibrate
+                                                       : options.reportInputs;
+    if (samples.empty())
+      return fail("--precision-report runs samples: give --report-inputs=DIR "
+                  "or --calibrate=DIR");
+    if (runtime::testDataSets(samples).empty())
+      return fail("--report-inputs: " + samples +
+                  " has no test_data_set_* folder");
+  }
   plan.graph.calibrationCache = options.calibrationCache;
   if (options.precision == "int8" && options.calibrate.empty() &&
       options.calibrationCache.empty() && !options.exposeCalibrationValues)
@@ -318,6 +335,150 @@ llvm::Error calibrate(llvm::StringRef modelPath, MLIRContext &context,
   return llvm::Error::success();
 }
 
+/// How far one narrowed op's results are from the f32 ones, over all
+/// samples.
+struct ErrorStats {
+  double dot = 0, referenceNorm = 0, actualNorm = 0, errorNorm = 0,
+         maxAbsError = 0;
+  /// Per channel (the last dim): squared norms of the reference and error.
+  std::vector<double> channelReference, channelError;
+
+  void add(const runtime::HostTensor &reference,
+           const runtime::HostTensor &actual) {
+    int64_t channels = reference.shape.empty() ? 1 : reference.shape.back();
+    channels = std::max<int64_t>(channels, 1);
+    channelReference.resize(channels, 0.0);
+    channelError.resize(channels, 0.0);
+    int64_t n = std::min(reference.numElements(), actual.numElements());
+    for (int64_t i = 0; i < n; ++i) {
+      double r = reference.at(i), a = actual.at(i), e = a - r;
+      dot += r * a;
+      referenceNorm += r * r;
+      actualNorm += a * a;
+      errorNorm += e * e;
+      maxAbsError = std::max(maxAbsError, std::fabs(e));
+      channelReference[i % channels] += r * r;
+      channelError[i % channels] += e * e;
+    }
+  }
+  double relativeL2() const {
+    return referenceNorm > 0 ? std::sqrt(errorNorm / referenceNorm) : 0.0;
+  }
+  llvm::json::Object toJSON() const {
+    double cosine = referenceNorm > 0 && actualNorm > 0
+                        ? dot / std::sqrt(referenceNorm * actualNorm)
+                        : 1.0;
+    double worstChannel = 0;
+    for (size_t c = 0; c < channelReference.size(); ++c)
+      if (channelReference[c] > 0)
+        worstChannel = std::max(
+            worstChannel, std::sqrt(channelError[c] / channelReference[c]));
+    return llvm::json::Object{{"cosine", cosine},
+                              {"relative_l2", relativeL2()},
+                              {"max_channel_relative_l2", worstChannel},
+                              {"max_abs_error", maxAbsError}};
+  }
+};
+
+/// Writes the per-op accuracy report `options` ask for
+/// (`--precision-report`): runs the calibration samples through the f32
+/// program with a narrow copy of each narrowed matmul fed its f32
+/// operands (local error) and through the narrowed program (accumulated
+/// error), and ranks the narrowed matmuls by local relative L2 error.
+llvm::Error writePrecisionReport(llvm::StringRef modelPath,
+                                 MLIRContext &context,
+                                 const CompileOptions &options,
+                                 const Plan &plan) {
+  if (options.precisionReport.empty())
+    return llvm::Error::success();
+  std::map<std::string, ErrorStats> local, accumulated;
+  std::map<std::string, std::vector<runtime::HostTensor>> references;
+  std::vector<std::string> sets = runtime::testDataSets(
+      options.reportInputs.empty() ? options.calibrate : options.reportInputs);
+  // The ranges the scales came from (the assign pass has read and checked
+  // the same cache).
+  CalibrationTable ranges;
+  if (!plan.graph.calibrationCache.empty()) {
+    if (auto buffer =
+            llvm::MemoryBuffer::getFile(plan.graph.calibrationCache)) {
+      auto table = CalibrationTable::fromJSON((*buffer)->getBuffer());
+      if (table)
+        ranges = std::move(*table);
+      else
+        llvm::consumeError(table.takeError());
+    }
+  }
+  for (llvm::StringRef mode : {"local", "accumulated"}) {
+    CompileOptions probe;
+    probe.target = defaultTargetName().str();
+    probe.dimValues = options.dimValues;
+    probe.precision = options.precision;
+    probe.keepFp32 = options.keepFp32;
+    probe.calibrationCache = plan.graph.calibrationCache;
+    probe.precisionReportMode = mode.str();
+    auto executable = tessera::compileAndLoad(modelPath, context, probe);
+    if (!executable)
+      return fail("precision report: " +
+                  llvm::toString(executable.takeError()));
+    const runtime::ModelSignature &signature = (*executable)->signature();
+    for (size_t s = 0; s < sets.size(); ++s) {
+      auto inputs =
+          runtime::readTensorFiles(runtime::testDataFiles(sets[s], "input"));
+      if (!inputs)
+        return fail("precision report: " + llvm::toString(inputs.takeError()));
+      auto outputs = (*executable)->run(*inputs);
+      if (!outputs)
+        return fail("precision report: " + sets[s] + ": " +
+                    llvm::toString(outputs.takeError()));
+      for (size_t i = 0; i < outputs->size(); ++i) {
+        llvm::StringRef name = signature.outputs[i].name;
+        if (!name.consume_front(kReportOutputPrefix))
+          continue;
+        auto [role, key] = name.split(':');
+        runtime::HostTensor &value = (*outputs)[i];
+        std::vector<runtime::HostTensor> &refs = references[key.str()];
+        if (role == "reference") {
+          refs.push_back(std::move(value));
+        } else if (s < refs.size()) {
+          (role == "local" ? local : accumulated)[key.str()].add(refs[s],
+                                                                  value);
+        }
+      }
+    }
+  }
+  std::vector<std::string> ranked;
+  for (const auto &[key, stats] : local)
+    ranked.push_back(key);
+  llvm::sort(ranked, [&](const std::string &a, const std::string &b) {
+    double ea = local[a].relativeL2(), eb = local[b].relativeL2();
+    return ea != eb ? ea > eb : a < b;
+  });
+  llvm::json::Array regions;
+  for (const std::string &key : ranked) {
+    llvm::json::Object region{{"node", key},
+                              {"precision", options.precision},
+                              {"local", local[key].toJSON()}};
+    auto amax = ranges.amax.find(key + ":lhs");
+    if (amax != ranges.amax.end())
+      region["lhs_amax"] = amax->second;
+    if (accumulated.count(key))
+      region["accumulated"] = accumulated[key].toJSON();
+    regions.push_back(std::move(region));
+  }
+  llvm::json::Object root{{"format", "tessera-precision-report"},
+                          {"version", 1},
+                          {"policy", options.precision},
+                          {"samples", static_cast<int64_t>(sets.size())},
+                          {"regions", std::move(regions)}};
+  std::error_code ec;
+  llvm::raw_fd_ostream out(options.precisionReport, ec);
+  if (ec)
+    return fail("cannot write " + options.precisionReport + ": " +
+                ec.message());
+  out << llvm::formatv("{0:2}", llvm::json::Value(std::move(root))) << "\n";
+  return llvm::Error::success();
+}
+
 /// Whether constants print elided after the planned phase.
 bool elidesConstants(const Plan &plan) {
   for (const TargetPhase &phase : plan.target->phases())
@@ -343,6 +504,9 @@ llvm::Error tessera::compile(llvm::StringRef modelPath, MLIRContext &context,
   if (!plan)
     return plan.takeError();
   if (llvm::Error error = calibrate(modelPath, context, options, *plan))
+    return error;
+  if (llvm::Error error =
+          writePrecisionReport(modelPath, context, options, *plan))
     return error;
   auto module = runPhases(modelPath, context, options, *plan);
   if (!module)
@@ -378,6 +542,9 @@ tessera::compileAndLoad(llvm::StringRef modelPath, MLIRContext &context,
   if (!plan)
     return plan.takeError();
   if (llvm::Error error = calibrate(modelPath, context, options, *plan))
+    return error;
+  if (llvm::Error error =
+          writePrecisionReport(modelPath, context, options, *plan))
     return error;
   auto module = runPhases(modelPath, context, options, *plan);
   if (!module)

@@ -264,6 +264,18 @@ public:
                            *narrowType);
     if (policy == "int8")
       heads = outputHeads(func);
+    if (report != "" && report != "local" && report != "accumulated") {
+      func.emitError() << "unknown report mode '" << report
+                       << "' (expected local or accumulated)";
+      return signalPassFailure();
+    }
+    // Keys first: the rewrite adds matmuls.
+    llvm::DenseMap<Operation *, std::string> keys;
+    func.walk([&](MatmulOp matmul) {
+      std::string key = ::tessera::calibrationKey(matmul, 0);
+      keys[matmul] = key.substr(0, key.size() - StringRef(":lhs").size());
+    });
+    SmallVector<std::tuple<StringRef, std::string, Value>> reported;
 
     func.walk([&](Operation *op) {
       if (::tessera::precisionClass(op) != OpClass::Contraction)
@@ -289,22 +301,66 @@ public:
         op->setAttr(kPrecisionAttr, StringAttr::get(context, "f32: " + *reason));
         return;
       }
-      if (policy == "int8") {
-        if (std::optional<std::string> reason = quantizeMatmul(matmul))
-          op->setAttr(kPrecisionAttr,
-                      StringAttr::get(context, "f32: " + *reason));
+      // With report=local, a narrow copy reads the same f32 operands and
+      // the program goes on in f32: the copy's error is the op's own.
+      auto target = report == "local"
+                        ? cast<MatmulOp>(OpBuilder(op).clone(*op))
+                        : matmul;
+      std::string reason;
+      Value result = narrowMatmul(target, narrow, reason);
+      if (!result) {
+        if (target != matmul)
+          target.erase();
+        op->setAttr(kPrecisionAttr, StringAttr::get(context, "f32: " + reason));
         return;
       }
-      OpBuilder builder(op);
-      for (OpOperand &operand : op->getOpOperands())
-        operand.set(CastOp::create(
-            builder, op->getLoc(),
-            withElementType(operand.get().getType(), narrow), operand.get()));
-      op->setAttr(kPrecisionAttr, StringAttr::get(context, policy));
+      if (result != target.getResult()) {
+        if (target == matmul)
+          matmul.getResult().replaceAllUsesWith(result);
+        target.erase();
+      }
+      const std::string &key = keys.lookup(op);
+      if (report == "local") {
+        reported.emplace_back("reference", key, matmul.getResult());
+        reported.emplace_back("local", key, result);
+      } else if (report == "accumulated") {
+        reported.emplace_back("accumulated", key, result);
+      }
     });
+    if (!reported.empty() && func.isPublic()) {
+      Operation *terminator = func.getBody().back().getTerminator();
+      for (auto &[role, key, value] : reported) {
+        NamedAttribute name(
+            StringAttr::get(context, "tessera.name"),
+            StringAttr::get(context, ::tessera::kReportOutputPrefix +
+                                         role.str() + ":" + key));
+        if (failed(func.insertResult(func.getNumResults(), value.getType(),
+                                     DictionaryAttr::get(context, {name}))))
+          return signalPassFailure();
+        terminator->insertOperands(terminator->getNumOperands(), value);
+      }
+    }
   }
 
 private:
+  /// `matmul` made narrow: its operands cast to `narrow` (bf16, fp16), or
+  /// quantized (int8: the dequantized result is a new value, `matmul` is
+  /// left for the caller to replace). Null, with `reason`, when it stays
+  /// f32.
+  Value narrowMatmul(MatmulOp matmul, Type narrow, std::string &reason) {
+    if (policy == "int8") {
+      FailureOr<Value> result = quantizeMatmul(matmul, reason);
+      return succeeded(result) ? *result : Value();
+    }
+    OpBuilder builder(matmul);
+    for (OpOperand &operand : matmul->getOpOperands())
+      operand.set(CastOp::create(
+          builder, matmul.getLoc(),
+          withElementType(operand.get().getType(), narrow), operand.get()));
+    matmul->setAttr(kPrecisionAttr, builder.getStringAttr(policy));
+    return matmul.getResult();
+  }
+
   /// Why `matmul` stays f32 under this policy, or nothing.
   std::optional<std::string>
   keepReason(MatmulOp matmul,
@@ -399,11 +455,14 @@ private:
   /// symmetric scales (amax / 127), the lhs per tensor from its range, a
   /// constant 2-D rhs per output channel (quantized now), another rhs per
   /// tensor; the dequantization applies both scales and the matmul's
-  /// alpha to the i32 accumulator. Returns why it stays f32 instead.
-  std::optional<std::string> quantizeMatmul(MatmulOp matmul) {
+  /// alpha to the i32 accumulator, whose result this returns; `matmul`
+  /// itself is left as it is. Fails, with `reason`, when it stays f32.
+  FailureOr<Value> quantizeMatmul(MatmulOp matmul, std::string &reason) {
     std::optional<double> lhsRange = operandRange(matmul, 0);
-    if (!lhsRange)
-      return std::string("int8 needs the range of its lhs (--calibrate)");
+    if (!lhsRange) {
+      reason = "int8 needs the range of its lhs (--calibrate)";
+      return failure();
+    }
     auto scaleOf = [](double range) {
       return range > 0 ? static_cast<float>(range / 127.0) : 1.0f;
     };
@@ -439,8 +498,9 @@ private:
       if (llvm::Error error = ::tessera::numerics::quantizeLinear(
               *weights, rhsType.getShape(), params,
               ::tessera::numerics::QuantizedType::I8, bytes)) {
-        return "its weight could not be quantized: " +
-               llvm::toString(std::move(error));
+        reason = "its weight could not be quantized: " +
+                 llvm::toString(std::move(error));
+        return failure();
       }
       quantizedRhs = constant(
           builder, loc, rhsType.clone(i8),
@@ -449,8 +509,10 @@ private:
           onnxNodeName(loc) + "_int8");
     } else {
       std::optional<double> rhsRange = operandRange(matmul, 1);
-      if (!rhsRange)
-        return std::string("int8 needs the range of its rhs (--calibrate)");
+      if (!rhsRange) {
+        reason = "int8 needs the range of its rhs (--calibrate)";
+        return failure();
+      }
       rhsScales.push_back(scaleOf(*rhsRange));
       quantizedRhs = QuantizeOp::create(
           builder, loc, rhsType.clone(i8), matmul.getRhs(),
@@ -474,12 +536,10 @@ private:
     IntegerAttr axis;
     if (perChannel)
       axis = builder.getI64IntegerAttr(matmul.getType().getRank() - 1);
-    Value result = DequantizeOp::create(
-        builder, loc, matmul.getType(), product.getResult(),
-        scalesConstant(builder, loc, scales, perChannel), Value(), axis);
-    matmul.replaceAllUsesWith(result);
-    matmul.erase();
-    return std::nullopt;
+    return DequantizeOp::create(
+               builder, loc, matmul.getType(), product.getResult(),
+               scalesConstant(builder, loc, scales, perChannel), Value(), axis)
+        .getResult();
   }
 
   static constexpr float kF16Max = 65504.0f;

@@ -90,6 +90,18 @@ static cl::opt<std::string> calibrationCache(
     cl::desc("Where --calibrate writes what it measured (JSON), or, without "
              "--calibrate, a cache to read"),
     cl::value_desc("file.json"), cl::cat(category));
+static cl::opt<std::string> precisionReport(
+    "precision-report",
+    cl::desc("Write the per-op accuracy report of --precision (JSON): for "
+             "each narrowed matmul, by ONNX node, its error against fp32 "
+             "on the --report-inputs samples, local (fed fp32 inputs) and "
+             "accumulated (in the narrowed program), worst first"),
+    cl::value_desc("file.json"), cl::cat(category));
+static cl::opt<std::string> reportInputs(
+    "report-inputs",
+    cl::desc("The samples --precision-report runs: a folder in ONNX's test "
+             "layout (default: the --calibrate folder)"),
+    cl::value_desc("dir"), cl::cat(category));
 static cl::list<std::string>
     dims("dim",
          cl::desc("Fix a symbolic input dim to a size, as name=size (repeat "
@@ -222,6 +234,8 @@ int main(int argc, char **argv) {
   options.keepFp32 = keepFp32;
   options.calibrate = calibrateDir;
   options.calibrationCache = calibrationCache;
+  options.precisionReport = precisionReport;
+  options.reportInputs = reportInputs;
   options.fusionReport = fusionReport;
   options.dotGraph = dumpGraph;
   options.printFusionSummary = verbose;

@@ -50,6 +50,11 @@ struct CompileOptions {
   /// Compile the program calibration runs: the operands the precision
   /// passes may narrow become extra outputs (the driver sets it).
   bool exposeCalibrationValues = false;
+  /// Where to write the per-op accuracy report (JSON), the folder (ONNX
+  /// test layout) whose samples it runs (default: `calibrate`'s), and the
+  /// assign pass's report mode for the programs it runs (the driver sets
+  /// it).
+  std::string precisionReport, reportInputs, precisionReportMode;
   /// Notes on what the compile did beyond the phases (an opset conversion),
   /// as remarks (`-v`).
   bool verbose = false;

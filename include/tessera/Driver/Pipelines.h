@@ -45,6 +45,9 @@ struct GraphOptions {
   /// Instead of the precision passes, return the operands they may narrow
   /// as extra outputs (the program calibration runs).
   bool exposeCalibrationValues = false;
+  /// tessera-assign-precision's `report` mode (the programs the precision
+  /// report runs); empty for none.
+  std::string precisionReportMode;
 };
 
 /// Target-independent graph passes on tessera IR: canonicalization (shape

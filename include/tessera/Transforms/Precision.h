@@ -63,6 +63,12 @@ std::string calibrationKey(mlir::Operation *matmul, unsigned operand);
 /// tessera-expose-calibration-values adds (the rest is the key).
 inline constexpr char kCalibrationOutputPrefix[] = "tessera.calibration:";
 
+/// The prefix of the names of the outputs tessera-assign-precision adds
+/// with `report`: "<prefix><role>:<region key>", role `reference` (the f32
+/// result), `local` (the narrow op fed f32 inputs) or `accumulated` (the
+/// narrow program's own result).
+inline constexpr char kReportOutputPrefix[] = "tessera.report:";
+
 } // namespace tessera
 
 #endif // TESSERA_TRANSFORMS_PRECISION_H

@@ -12,8 +12,11 @@
 #     model's inputs and weights fit fp16; OUT/large_act_calib holds 8
 #     calibration samples of its inputs, OUT/large_act_few 2.
 # With --calibration-sets MODEL_DIR OUT COUNT SEED, writes COUNT test sets of
-# inputs drawn like MODEL_DIR's first test set's (calibration samples).
+# inputs drawn like MODEL_DIR's first test set's (calibration samples);
+# with --scale-amax CACHE KEY FACTOR OUT, copies a calibration cache with
+# one tensor's range scaled (a wrong scale).
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+import json
 import os
 import sys
 
@@ -155,7 +158,20 @@ def calibration_sets(model_dir, out, count, seed):
                     value, tensor_name).SerializeToString())
 
 
+def scale_amax(cache, key, factor, out):
+    """Copies a calibration cache with one tensor's amax times `factor` (a
+    wrong scale, for the precision report's test)."""
+    with open(cache) as f:
+        table = json.load(f)
+    table["tensors"][key]["amax"] *= factor
+    with open(out, "w") as f:
+        json.dump(table, f, indent=2, sort_keys=True)
+
+
 def main():
+    if sys.argv[1] == "--scale-amax":
+        scale_amax(sys.argv[2], sys.argv[3], float(sys.argv[4]), sys.argv[5])
+        return
     if sys.argv[1] == "--calibration-sets":
         model_dir, out, count = sys.argv[2], sys.argv[3], int(sys.argv[4])
         calibration_sets(model_dir, out, count, seed=int(sys.argv[5]))
