@@ -101,6 +101,10 @@ def AssignPrecisionPass
     Option<"calibration", "calibration", "std::string", "\"\"",
            "A calibration cache (JSON) whose operand ranges the range "
            "rules read">,
+    Option<"keepHeads", "keep-heads", "bool", "true",
+           "Under 8-bit policies, keep output heads (matmuls whose results "
+           "reach the function's results through elementwise ops and data "
+           "movement only) f32">,
     Option<"report", "report", "std::string", "\"\"",
            "For the precision report: 'local' keeps the program f32 and "
            "returns each narrowed matmul's f32 result and the result of a "

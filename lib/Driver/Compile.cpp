@@ -149,6 +149,7 @@ llvm::Expected<Plan> makePlan(const CompileOptions &options, bool toTheEnd) {
       return fail(*why);
   plan.graph.precision = options.precision;
   plan.graph.keepFp32 = options.keepFp32;
+  plan.graph.keepHeads = options.keepHeads;
   plan.graph.exposeCalibrationValues = options.exposeCalibrationValues;
   plan.graph.precisionReportMode = options.precisionReportMode;
   if (!options.precisionReport.empty()) {
@@ -165,10 +166,12 @@ llvm::Expected<Plan> makePlan(const CompileOptions &options, bool toTheEnd) {
                   " has no test_data_set_* folder");
   }
   plan.graph.calibrationCache = options.calibrationCache;
-  if (options.precision == "int8" && options.calibrate.empty() &&
-      options.calibrationCache.empty() && !options.exposeCalibrationValues)
-    return fail("--precision=int8 needs the ranges of the activations: give "
-                "--calibrate=DIR (or --calibration-cache=FILE)");
+  if ((options.precision == "int8" || options.precision == "fp8") &&
+      options.calibrate.empty() && options.calibrationCache.empty() &&
+      !options.exposeCalibrationValues)
+    return fail("--precision=" + options.precision +
+                " needs the ranges of the activations: give --calibrate=DIR "
+                "(or --calibration-cache=FILE)");
   if ((!options.calibrate.empty() || !options.calibrationCache.empty()) &&
       options.precision == "fp32")
     return fail("--calibrate and --calibration-cache inform a --precision "
@@ -414,6 +417,7 @@ llvm::Error writePrecisionReport(llvm::StringRef modelPath,
     probe.dimValues = options.dimValues;
     probe.precision = options.precision;
     probe.keepFp32 = options.keepFp32;
+    probe.keepHeads = options.keepHeads;
     probe.calibrationCache = plan.graph.calibrationCache;
     probe.precisionReportMode = mode.str();
     auto executable = tessera::compileAndLoad(modelPath, context, probe);

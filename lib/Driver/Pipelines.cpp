@@ -33,6 +33,7 @@ void tessera::buildGraphPipeline(OpPassManager &pm,
     AssignPrecisionPassOptions assign;
     assign.policy = options.precision;
     assign.target = options.target;
+    assign.keepHeads = options.keepHeads;
     assign.calibration = options.calibrationCache;
     assign.report = options.precisionReportMode;
     assign.keepFp32.assign(options.keepFp32.begin(), options.keepFp32.end());

@@ -52,7 +52,8 @@ std::optional<OpClass> precisionClass(Operation *op) {
 }
 
 ArrayRef<StringRef> precisionPolicies() {
-  static const StringRef kPolicies[] = {"fp32", "bf16", "fp16", "int8"};
+  static const StringRef kPolicies[] = {"fp32", "bf16", "fp16", "fp8",
+                                        "int8"};
   return kPolicies;
 }
 
@@ -214,11 +215,13 @@ public:
       narrow = BFloat16Type::get(context);
     else if (policy == "fp16")
       narrow = Float16Type::get(context);
+    else if (policy == "fp8")
+      narrow = Float8E4M3FNType::get(context);
     else if (policy == "int8")
       narrow = IntegerType::get(context, 8);
     else if (policy != "fp32") {
       func.emitError() << "unknown precision policy '" << policy
-                       << "' (expected one of: fp32, bf16, fp16, int8)";
+                       << "' (expected one of: fp32, bf16, fp16, fp8, int8)";
       return signalPassFailure();
     }
     SmallVector<std::pair<std::string, llvm::Regex>> keep;
@@ -262,7 +265,7 @@ public:
         narrowType &&
         llvm::is_contained(info->supportedElementTypes(OpClass::Contraction),
                            *narrowType);
-    if (policy == "int8")
+    if ((policy == "int8" || policy == "fp8") && keepHeads)
       heads = outputHeads(func);
     if (report != "" && report != "local" && report != "accumulated") {
       func.emitError() << "unknown report mode '" << report
@@ -352,6 +355,10 @@ private:
       FailureOr<Value> result = quantizeMatmul(matmul, reason);
       return succeeded(result) ? *result : Value();
     }
+    if (policy == "fp8") {
+      FailureOr<Value> result = quantizeMatmulFp8(matmul, narrow, reason);
+      return succeeded(result) ? *result : Value();
+    }
     OpBuilder builder(matmul);
     for (OpOperand &operand : matmul->getOpOperands())
       operand.set(CastOp::create(
@@ -371,6 +378,7 @@ private:
         return "kept by --keep-fp32 pattern '" + pattern + "'";
     if (heads.contains(matmul))
       return "an output head stays f32 under 8-bit policies";
+
     if (policy != "fp16")
       return std::nullopt;
     for (Value operand : {matmul.getLhs(), matmul.getRhs()})
@@ -540,6 +548,65 @@ private:
                builder, loc, matmul.getType(), product.getResult(),
                scalesConstant(builder, loc, scales, perChannel), Value(), axis)
         .getResult();
+  }
+
+  /// Rewrites `matmul` with fp8 E4M3 operands, each per tensor with a
+  /// scale of amax / 448 (ONNX's convention: q = x / scale): a constant rhs
+  /// quantized now, other operands by tessera.quantize with their
+  /// calibrated range. The product of the two scales joins the matmul's
+  /// alpha, so dequantization is one multiplication of the fp32
+  /// accumulator, in the GEMM's epilogue. Returns the new matmul's result
+  /// (`matmul` itself is left as it is), or fails with `reason`.
+  FailureOr<Value> quantizeMatmulFp8(MatmulOp matmul, Type fp8,
+                                     std::string &reason) {
+    constexpr double kE4M3Max = 448.0;
+    auto scaleOf = [](double range) {
+      return range > 0 ? static_cast<float>(range / kE4M3Max) : 1.0f;
+    };
+    OpBuilder builder(matmul);
+    Location loc = matmul.getLoc();
+    SmallVector<Value, 2> operands;
+    float product = matmul.getAlpha().convertToFloat();
+    for (unsigned index : {0u, 1u}) {
+      Value operand = matmul->getOperand(index);
+      auto type = cast<RankedTensorType>(operand.getType());
+      std::optional<double> range = operandRange(matmul, index);
+      if (!range) {
+        reason = std::string("fp8 needs the range of its ") +
+                 (index == 0 ? "lhs" : "rhs") + " (--calibrate)";
+        return failure();
+      }
+      float scale = scaleOf(*range);
+      product *= scale;
+      if (std::optional<std::vector<float>> values = constantF32s(operand)) {
+        std::vector<uint8_t> bytes(values->size());
+        ::tessera::numerics::QuantizationParams params;
+        params.scale = ArrayRef<float>(scale);
+        params.axis = 0;
+        if (llvm::Error error = ::tessera::numerics::quantizeLinear(
+                *values, type.getShape(), params,
+                ::tessera::numerics::QuantizedType::F8E4M3FN, bytes)) {
+          reason = "its weight could not be quantized: " +
+                   llvm::toString(std::move(error));
+          return failure();
+        }
+        operands.push_back(constant(
+            builder, loc, type.clone(fp8),
+            ArrayRef<char>(reinterpret_cast<const char *>(bytes.data()),
+                           bytes.size()),
+            onnxNodeName(loc) + "_fp8"));
+        continue;
+      }
+      operands.push_back(QuantizeOp::create(
+          builder, loc, type.clone(fp8), operand,
+          scalesConstant(builder, loc, {scale}, false), Value(),
+          IntegerAttr()));
+    }
+    auto narrowed = cast<MatmulOp>(builder.clone(*matmul));
+    narrowed->setOperands(operands);
+    narrowed.setAlphaAttr(builder.getF32FloatAttr(product));
+    narrowed->setAttr(kPrecisionAttr, builder.getStringAttr("fp8"));
+    return narrowed.getResult();
   }
 
   static constexpr float kF16Max = 65504.0f;

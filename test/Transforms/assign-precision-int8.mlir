@@ -1,6 +1,8 @@
 // RUN: rm -rf %t && split-file %s %t
 // RUN: tessera-opt %t/input.mlir --tessera-assign-precision="policy=int8 calibration=%t/cache.json" | FileCheck %s
 // RUN: tessera-opt %t/input.mlir --tessera-assign-precision="policy=int8" | FileCheck %s --check-prefix=UNCALIBRATED
+// RUN: tessera-opt %t/input.mlir --tessera-assign-precision="policy=fp8 calibration=%t/cache.json" | FileCheck %s --check-prefix=FP8
+// RUN: tessera-opt %t/input.mlir --tessera-assign-precision="policy=int8 calibration=%t/cache.json keep-heads=false" | FileCheck %s --check-prefix=HEADS
 
 //--- cache.json
 {
@@ -41,6 +43,19 @@
 // UNCALIBRATED-LABEL: func @mlp
 // UNCALIBRATED-NOT: tessera.quantize
 // UNCALIBRATED: tessera.matmul {{.*}} {alpha = 2.000000e+00 : f32, tessera.precision = "f32: int8 needs the range of its lhs (--calibrate)"}
+// fp8: per-tensor scales amax / 448 (2.54 / 448 for /fc1's lhs, 1 / 448
+// for its weight, quantized now: 1.0 -> 448), their product times alpha 2
+// as the matmul's alpha (2 * 2.54 / 448^2 = 2.5311e-5).
+// FP8-LABEL: func @mlp
+// FP8-DAG: %[[W:.*]] = tessera.constant dense<{{\[\[}}4.480000e+02, 2.240000e+02], [-4.480000e+02, 1.120000e+02]]> : tensor<2x2xf8E4M3FN>
+// FP8-DAG: %[[Q:.*]] = tessera.quantize %arg0 scale(%{{.*}} : tensor<f32>) : tensor<4x2xf32> -> tensor<4x2xf8E4M3FN>
+// FP8: tessera.matmul %[[Q]], %[[W]] {alpha = 2.53109{{[0-9]*}}E-5 : f32, tessera.precision = "fp8"} : tensor<4x2xf8E4M3FN>, tensor<2x2xf8E4M3FN> -> tensor<4x2xf32>
+// FP8: tessera.matmul {{.*}} {alpha = {{.*}} : f32, tessera.precision = "fp8", transpose_b} : tensor<4x2xf8E4M3FN>, tensor<3x2xf8E4M3FN> -> tensor<4x3xf32>
+// FP8: tessera.matmul {{.*}} {tessera.precision = "f32: an output head stays f32 under 8-bit policies"}
+// With keep-heads=false the head narrows too when its ranges are known;
+// /head's lhs has no calibrated range, so it says so.
+// HEADS-LABEL: func @mlp
+// HEADS: tessera.matmul {{.*}} {tessera.precision = "f32: int8 needs the range of its lhs (--calibrate)"} : tensor<4x3xf32>, tensor<3x5xf32>
 func.func @mlp(%x: tensor<4x2xf32>, %k: tensor<3x2xf32>, %w3: tensor<3x5xf32>) -> tensor<4x5xf32> {
   %w = tessera.constant dense<[[1.0, 0.5], [-1.0, 0.25]]> : tensor<2x2xf32>
   %h = tessera.matmul %x, %w {alpha = 2.0 : f32} : tensor<4x2xf32>, tensor<2x2xf32> -> tensor<4x2xf32> loc("/fc1/MatMul")

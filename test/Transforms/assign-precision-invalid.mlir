@@ -2,7 +2,7 @@
 // RUN: not tessera-opt %s --tessera-assign-precision="policy=bf16 keep-fp32=(unclosed" 2>&1 | FileCheck %s --check-prefix=REGEX
 // RUN: not tessera-opt %s --tessera-assign-precision="policy=bf16 target=nowhere" 2>&1 | FileCheck %s --check-prefix=TARGET
 
-// POLICY: error: unknown precision policy 'int4' (expected one of: fp32, bf16, fp16, int8)
+// POLICY: error: unknown precision policy 'int4' (expected one of: fp32, bf16, fp16, fp8, int8)
 // REGEX: error: --keep-fp32 pattern '(unclosed' is not a valid regular expression: parentheses not balanced
 // TARGET: error: no target named 'nowhere'
 func.func @f(%x: tensor<2x2xf32>) -> tensor<2x2xf32> {

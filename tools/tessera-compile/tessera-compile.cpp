@@ -71,7 +71,13 @@ static cl::opt<std::string> precision(
              "into int32: weights per output channel, activations per "
              "tensor from --calibrate; output heads stay fp32). What the "
              "target cannot compute narrow stays fp32. docs/Precision.md"),
-    cl::value_desc("fp32|bf16|fp16|int8"), cl::cat(category));
+    cl::value_desc("fp32|bf16|fp16|fp8|int8"), cl::cat(category));
+static cl::opt<bool> quantizeHeads(
+    "quantize-heads", cl::init(false),
+    cl::desc("Under --precision=int8 or fp8, narrow the output heads too "
+             "(matmuls whose results reach the model's outputs through "
+             "elementwise ops only; by default they stay fp32)"),
+    cl::cat(category));
 static cl::list<std::string> keepFp32(
     "keep-fp32",
     cl::desc("Keep the ops of the ONNX nodes whose names match this regular "
@@ -232,6 +238,7 @@ int main(int argc, char **argv) {
   options.fuse = !noFusion;
   options.precision = precision;
   options.keepFp32 = keepFp32;
+  options.keepHeads = !quantizeHeads;
   options.calibrate = calibrateDir;
   options.calibrationCache = calibrationCache;
   options.precisionReport = precisionReport;

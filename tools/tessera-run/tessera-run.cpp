@@ -88,7 +88,13 @@ static cl::opt<std::string> precision(
     "precision", cl::init("fp32"),
     cl::desc("When compiling an ONNX model: the precision policy, fp32, "
              "bf16, fp16 or int8 (as tessera-compile's --precision)"),
-    cl::value_desc("fp32|bf16|fp16|int8"), cl::cat(category));
+    cl::value_desc("fp32|bf16|fp16|fp8|int8"), cl::cat(category));
+static cl::opt<bool> quantizeHeads(
+    "quantize-heads", cl::init(false),
+    cl::desc("Under --precision=int8 or fp8, narrow the output heads too "
+             "(matmuls whose results reach the model's outputs through "
+             "elementwise ops only; by default they stay fp32)"),
+    cl::cat(category));
 static cl::list<std::string> keepFp32(
     "keep-fp32",
     cl::desc("When compiling an ONNX model: keep the ops of ONNX nodes whose "
@@ -434,6 +440,7 @@ int main(int argc, char **argv) {
     options.dimValues = std::move(*dimValues);
     options.precision = precision;
     options.keepFp32 = keepFp32;
+    options.keepHeads = !quantizeHeads;
     options.calibrate = calibrateDir;
     // Compiles in process into `out`; the exit status on failure (2 for
     // an error in the options), else 0.

@@ -42,6 +42,9 @@ struct CompileOptions {
   /// f32.
   std::string precision = "fp32";
   std::vector<std::string> keepFp32;
+  /// Under 8-bit policies, keep output heads f32 (`--quantize-heads`
+  /// turns it off).
+  bool keepHeads = true;
   /// Calibration (docs/Precision.md): a folder in ONNX's test layout whose
   /// test sets' inputs are the samples (`--calibrate`), and the cache file
   /// it writes, or that is read when no folder is given

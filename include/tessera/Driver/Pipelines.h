@@ -40,6 +40,8 @@ struct GraphOptions {
   /// fp16) and the ONNX node-name patterns whose ops stay f32.
   std::string precision = "fp32";
   std::vector<std::string> keepFp32;
+  /// Under 8-bit policies, keep output heads f32.
+  bool keepHeads = true;
   /// The calibration cache the range rules read; empty for none.
   std::string calibrationCache;
   /// Instead of the precision passes, return the operands they may narrow

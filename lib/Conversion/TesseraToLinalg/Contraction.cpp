@@ -30,6 +30,16 @@ struct MatmulLowering : OpRewritePattern<ts::MatmulOp> {
     // always reads rows of the lhs and of the rhs contiguously.
     auto materialize = [&](Value operand, bool transposed) -> Value {
       auto type = cast<RankedTensorType>(operand.getType());
+      // fp8 operands are decoded to bf16 first, exactly (every fp8 value
+      // is a bf16 value): the GEMM then reads bf16.
+      if (isa<Float8E4M3FNType, Float8E5M2Type>(type.getElementType())) {
+        type = type.clone(rewriter.getBF16Type());
+        operand = buildElementwise(
+            rewriter, loc, type, {operand},
+            [&](OpBuilder &b, Location nloc, ValueRange args) -> Value {
+              return castScalar(b, nloc, args[0], b.getBF16Type());
+            });
+      }
       if (!transposed || type.getRank() < 2)
         return operand;
       int64_t rank = type.getRank();

@@ -425,7 +425,8 @@ struct FusionInlining : OpRewritePattern<ts::FusionOp> {
   }
 };
 
-/// quantize (i8 only on this path): saturate(round_even(x / s) + zp).
+/// quantize: saturate(round_even(x / s) + zp) for integers, the
+/// saturating cast of x / s for fp8 (no zero point).
 /// dequantize: (x - zp) * s. Per-channel scales read along `axis`.
 template <typename OpTy, bool Quantize>
 struct QuantLowering : OpRewritePattern<OpTy> {
@@ -438,8 +439,7 @@ struct QuantLowering : OpRewritePattern<OpTy> {
     Type outElement = outType.getElementType();
     Type quantElement = Quantize ? outElement
                                  : op.getInput().getType().getElementType();
-    if (!isa<IntegerType>(quantElement))
-      return rewriter.notifyMatchFailure(op, "fp8 on the CPU path");
+    bool fp8 = isa<FloatType>(quantElement);
     int64_t rank = outType.getRank();
     auto paramMap = [&](Value param) {
       auto type = cast<RankedTensorType>(param.getType());
@@ -472,6 +472,11 @@ struct QuantLowering : OpRewritePattern<OpTy> {
                               arith::MulFOp::create(b, nloc, centered, scale),
                               outElement);
           }
+          if (fp8)
+            // The cast of x / scale rounds to nearest even and saturates.
+            return castScalar(b, nloc,
+                              arith::DivFOp::create(b, nloc, x, scale),
+                              outElement);
           Value q = math::RoundEvenOp::create(
               b, nloc, arith::DivFOp::create(b, nloc, x, scale));
           q = arith::AddFOp::create(b, nloc, q, zp);

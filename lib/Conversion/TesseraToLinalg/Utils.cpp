@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "Utils.h"
 
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 #include "mlir/IR/AffineExpr.h"
 
@@ -199,10 +200,151 @@ Value scalarConstant(OpBuilder &b, Location loc, Type type, double value) {
       b, loc, b.getIntegerAttr(type, static_cast<int64_t>(value)));
 }
 
+namespace {
+/// An 8-bit float format as its fields: mantissa and exponent bits, bias,
+/// largest finite value, and whether the top exponent holds infinities
+/// (E5M2) or only the NaN S.1111.111 (E4M3FN).
+struct Fp8Format {
+  int mantissa, exponent, bias;
+  double largest;
+  bool ieee;
+};
+
+std::optional<Fp8Format> fp8Format(Type type) {
+  if (isa<Float8E4M3FNType>(type))
+    return Fp8Format{3, 4, 7, 448.0, false};
+  if (isa<Float8E5M2Type>(type))
+    return Fp8Format{2, 5, 15, 57344.0, true};
+  return std::nullopt;
+}
+
+Value i32Constant(OpBuilder &b, Location loc, int64_t value) {
+  return arith::ConstantIntOp::create(b, loc, b.getI32Type(), value);
+}
+
+/// f32 to an fp8 format with integer arithmetic (LLVM has no fp8 types):
+/// rounded to nearest even and saturated to the largest finite value (ONNX
+/// Cast's and QuantizeLinear's default), NaN to NaN, as the numerics
+/// library's conversions with Overflow::Saturate.
+Value encodeFp8(OpBuilder &b, Location loc, Value x, Type to,
+                const Fp8Format &format) {
+  Type i32 = b.getI32Type();
+  Type f32 = b.getF32Type();
+  auto c = [&](int64_t v) { return i32Constant(b, loc, v); };
+  Value bits = arith::BitcastOp::create(b, loc, i32, x);
+  Value sign = arith::AndIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, bits, c(24)), c(0x80));
+  Value magnitude = math::AbsFOp::create(b, loc, x);
+  Value clamped = arith::MinimumFOp::create(
+      b, loc, magnitude, scalarConstant(b, loc, f32, format.largest));
+  // Normal numbers: round the f32 mantissa to `mantissa` bits (ties to
+  // even) and rebias the exponent.
+  int shift = 23 - format.mantissa;
+  Value u = arith::BitcastOp::create(b, loc, i32, clamped);
+  Value odd = arith::AndIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, u, c(shift)), c(1));
+  Value rounded = arith::AddIOp::create(
+      b, loc, u,
+      arith::AddIOp::create(b, loc, c((int64_t(1) << (shift - 1)) - 1), odd));
+  Value exponent = arith::SubIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, rounded, c(23)),
+      c(127 - format.bias));
+  Value mantissa = arith::AndIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, rounded, c(shift)),
+      c((1 << format.mantissa) - 1));
+  Value normal = arith::OrIOp::create(
+      b, loc, arith::ShLIOp::create(b, loc, exponent, c(format.mantissa)),
+      mantissa);
+  // Subnormals: multiples of 2^(1 - bias - mantissa), rounded to even (a
+  // result of 2^mantissa is the smallest normal's code).
+  double step = std::ldexp(1.0, format.bias - 1 + format.mantissa);
+  Value subnormal = arith::FPToSIOp::create(
+      b, loc, i32,
+      math::RoundEvenOp::create(
+          b, loc,
+          arith::MulFOp::create(b, loc, clamped,
+                                scalarConstant(b, loc, f32, step))));
+  Value isSubnormal = arith::CmpFOp::create(
+      b, loc, arith::CmpFPredicate::OLT, clamped,
+      scalarConstant(b, loc, f32, std::ldexp(1.0, 1 - format.bias)));
+  Value code = arith::SelectOp::create(b, loc, isSubnormal, subnormal, normal);
+  Value isNaN =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x, x);
+  code = arith::SelectOp::create(b, loc, isNaN, c(0x7F), code);
+  code = arith::OrIOp::create(b, loc, code, sign);
+  Value byte = arith::TruncIOp::create(b, loc, b.getI8Type(), code);
+  return arith::BitcastOp::create(b, loc, to, byte);
+}
+
+/// An fp8 value to f32 with integer arithmetic, exactly.
+Value decodeFp8(OpBuilder &b, Location loc, Value x, const Fp8Format &format) {
+  Type i32 = b.getI32Type();
+  Type f32 = b.getF32Type();
+  auto c = [&](int64_t v) { return i32Constant(b, loc, v); };
+  Value byte = arith::BitcastOp::create(b, loc, b.getI8Type(), x);
+  Value w = arith::ExtUIOp::create(b, loc, i32, byte);
+  Value sign = arith::ShRUIOp::create(b, loc, w, c(7));
+  Value exponent = arith::AndIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, w, c(format.mantissa)),
+      c((1 << format.exponent) - 1));
+  Value mantissa = arith::AndIOp::create(b, loc, w,
+                                         c((1 << format.mantissa) - 1));
+  Value normalBits = arith::OrIOp::create(
+      b, loc,
+      arith::OrIOp::create(
+          b, loc, arith::ShLIOp::create(b, loc, sign, c(31)),
+          arith::ShLIOp::create(
+              b, loc,
+              arith::AddIOp::create(b, loc, exponent,
+                                    c(127 - format.bias)),
+              c(23))),
+      arith::ShLIOp::create(b, loc, mantissa, c(23 - format.mantissa)));
+  Value normal = arith::BitcastOp::create(b, loc, f32, normalBits);
+  Value subnormal = arith::MulFOp::create(
+      b, loc, arith::UIToFPOp::create(b, loc, f32, mantissa),
+      scalarConstant(b, loc, f32,
+                     std::ldexp(1.0, 1 - format.bias - format.mantissa)));
+  Value negative = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                                         sign, c(0));
+  subnormal = arith::SelectOp::create(
+      b, loc, negative, arith::NegFOp::create(b, loc, subnormal), subnormal);
+  Value isSubnormal =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, exponent, c(0));
+  Value result =
+      arith::SelectOp::create(b, loc, isSubnormal, subnormal, normal);
+  // The top exponent: E5M2's infinities and NaNs; E4M3FN's one NaN.
+  int top = (1 << format.exponent) - 1;
+  Value isTop =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, exponent, c(top));
+  Value nan = scalarConstant(b, loc, f32, std::nan(""));
+  if (format.ieee) {
+    Value infinity = arith::SelectOp::create(
+        b, loc, negative, scalarConstant(b, loc, f32, -INFINITY),
+        scalarConstant(b, loc, f32, INFINITY));
+    Value zeroMantissa = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq, mantissa, c(0));
+    Value special =
+        arith::SelectOp::create(b, loc, zeroMantissa, infinity, nan);
+    return arith::SelectOp::create(b, loc, isTop, special, result);
+  }
+  Value isNaN = arith::AndIOp::create(
+      b, loc, isTop,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, mantissa,
+                            c((1 << format.mantissa) - 1)));
+  return arith::SelectOp::create(b, loc, isNaN, nan, result);
+}
+} // namespace
+
 Value castScalar(OpBuilder &b, Location loc, Value value, Type to) {
   Type from = value.getType();
   if (from == to)
     return value;
+  // fp8 goes through f32 with integer arithmetic (LLVM has no fp8 types).
+  if (std::optional<Fp8Format> format = fp8Format(from))
+    return castScalar(b, loc, decodeFp8(b, loc, value, *format), to);
+  if (std::optional<Fp8Format> format = fp8Format(to))
+    return encodeFp8(b, loc, castScalar(b, loc, value, b.getF32Type()), to,
+                     *format);
   auto fromFloat = dyn_cast<FloatType>(from);
   auto toFloat = dyn_cast<FloatType>(to);
   if (fromFloat && toFloat) {

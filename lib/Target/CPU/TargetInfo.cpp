@@ -15,16 +15,16 @@ public:
   StringRef name() const override { return "cpu"; }
 
   /// The CPU lowering computes matmuls on fp32, bf16 and fp16 operands
-  /// (accumulating in fp32) and on int8 ones (into int32), reductions in
-  /// fp32; elementwise ops and data
+  /// (accumulating in fp32; fp8 operands decoded to bf16 first) and on
+  /// int8 ones (into int32), reductions in fp32; elementwise ops and data
   /// movement also take integers and booleans.
   ArrayRef<tessera::ElementType>
   supportedElementTypes(tessera::OpClass opClass) const override {
     using tessera::ElementType;
     static const ElementType kFloat[] = {ElementType::F32};
     static const ElementType kContraction[] = {
-        ElementType::F32, ElementType::BF16, ElementType::F16,
-        ElementType::I8};
+        ElementType::F32,      ElementType::BF16,   ElementType::F16,
+        ElementType::F8E4M3FN, ElementType::F8E5M2, ElementType::I8};
     static const ElementType kElementwise[] = {
         ElementType::F32, ElementType::I32, ElementType::I64,
         ElementType::Bool};

@@ -65,3 +65,42 @@ func.func @constant_and_fusion(%x: tensor<4xf32>) -> tensor<4xf32> {
   } : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+// fp8 with integer arithmetic (LLVM has no fp8 types): quantize divides by
+// the scale and encodes (the f32 mantissa rounded to 3 bits, ties to even,
+// saturated at 448, subnormals by a scaled round-to-even, NaN to 0x7F);
+// dequantize decodes (fields into an f32 bit pattern; subnormals as
+// mantissa * 2^-9) and multiplies by the scale.
+// CHECK-LABEL: func @fp8_quantize
+// CHECK: linalg.generic
+// CHECK: arith.divf
+// CHECK: arith.bitcast %{{.*}} : f32 to i32
+// CHECK: arith.minimumf %{{.*}}, %{{.*}} : f32
+// CHECK: math.roundeven
+// CHECK: arith.trunci %{{.*}} : i32 to i8
+// CHECK: arith.bitcast %{{.*}} : i8 to f8E4M3FN
+// CHECK: linalg.generic
+// CHECK: arith.bitcast %{{.*}} : f8E4M3FN to i8
+// CHECK: arith.extui %{{.*}} : i8 to i32
+// CHECK: arith.bitcast %{{.*}} : i32 to f32
+// CHECK: arith.mulf
+func.func @fp8_quantize(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %s = tessera.constant dense<0.02> : tensor<f32>
+  %q = tessera.quantize %x scale(%s : tensor<f32>) : tensor<4x8xf32> -> tensor<4x8xf8E4M3FN>
+  %y = tessera.dequantize %q scale(%s : tensor<f32>) : tensor<4x8xf8E4M3FN> -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+// A matmul on fp8 operands reads them decoded to bf16 (exact).
+// CHECK-LABEL: func @fp8_matmul
+// CHECK: linalg.generic {{.*}} ins(%arg0 : tensor<4x8xf8E4M3FN>) outs(%{{.*}} : tensor<4x8xbf16>)
+// CHECK: linalg.generic {{.*}} ins(%arg1 : tensor<8x2xf8E4M3FN>) outs(%{{.*}} : tensor<8x2xbf16>)
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<4x8xbf16>, tensor<8x2xbf16>) outs(%{{.*}} : tensor<4x2xf32>)
+func.func @fp8_matmul(%a: tensor<4x8xf8E4M3FN>, %b: tensor<8x2xf8E4M3FN>) -> tensor<4x2xf32> {
+  %y = tessera.matmul %a, %b : tensor<4x8xf8E4M3FN>, tensor<8x2xf8E4M3FN> -> tensor<4x2xf32>
+  return %y : tensor<4x2xf32>
+}

@@ -7,6 +7,7 @@
 #     that, so the test of the fp16 policy is known to be able to fail.
 #   OUT/head: two linear layers named /body/MatMul and /head/MatMul, for
 #     --keep-fp32.
+#   OUT/fp8_identity and OUT/gemm (with OUT/gemm_calib): see fp8_models.
 #   OUT/large_act: x -> MatMul (/fc1) -> Relu -> MatMul (/fc2) whose second
 #     matmul's input reaches about 1e5, beyond fp16's 65504, while the
 #     model's inputs and weights fit fp16; OUT/large_act_calib holds 8
@@ -133,6 +134,58 @@ def large_act(out):
     print(f"large_act: max |/fc2 input| {largest:.3g}")
 
 
+def e4m3(values):
+    """Rounds to fp8 E4M3FN (nearest even, saturating at 448), in float64."""
+    magnitude = np.minimum(np.abs(values.astype(np.float64)), 448.0)
+    exponent = np.floor(np.log2(np.maximum(magnitude, 2.0 ** -6)))
+    step = 2.0 ** (exponent - 3)
+    return np.sign(values) * np.round(magnitude / step) * step
+
+
+def write_sets(folder, count, make):
+    for index in range(count):
+        data = os.path.join(folder, f"test_data_set_{index}")
+        os.makedirs(data, exist_ok=True)
+        for kind, name, value in make():
+            with open(os.path.join(data, f"{kind}_0.pb"), "wb") as f:
+                f.write(numpy_helper.from_array(
+                    value.astype(np.float32), name).SerializeToString())
+
+
+def fp8_models(out):
+    """OUT/fp8_identity: x times the identity, whose fp8 program returns x
+    rounded to E4M3 at the calibrated scale (x / (amax / 448)), exactly
+    enough to check every rounding; OUT/gemm: one 64x256x256 GEMM with
+    OUT/gemm_calib, 8 calibration samples."""
+    rng = np.random.default_rng(3)
+    x = (rng.standard_normal((8, 32)) * 3).astype(np.float32)
+    # Values that test the rounding: ties, subnormals at the scale, zero.
+    x[0, :6] = [0.0, -0.0, 1e-4, -1e-4, 1e-6, 3.0]
+    scale = np.float32(np.float64(np.abs(x).max()) / 448.0)
+    expected = e4m3(x / scale) * np.float64(scale)
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "eye"], ["y"], name="/id/MatMul")],
+        "fp8_identity",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [8, 32])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [8, 32])],
+        [numpy_helper.from_array(np.eye(32, dtype=np.float32), "eye")])
+    save(os.path.join(out, "fp8_identity"), graph, [("x", x)],
+         [("y", expected)])
+    w = (rng.standard_normal((256, 256)) / 16).astype(np.float32)
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "w"], ["y"], name="/gemm/MatMul")],
+        "gemm",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [64, 256])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [64, 256])],
+        [numpy_helper.from_array(w, "w")])
+
+    def sample():
+        x = rng.standard_normal((64, 256)).astype(np.float32)
+        return [("input", "x", x), ("output", "y", x.astype(np.float64) @ w)]
+    save(os.path.join(out, "gemm"), graph, *[[(n, v)] for _, n, v in sample()])
+    write_sets(os.path.join(out, "gemm_calib"), 8, sample)
+
+
 def calibration_sets(model_dir, out, count, seed):
     """Writes `count` test sets of inputs like model_dir's first test set:
     floats drawn from a normal distribution with each input's mean and
@@ -180,6 +233,7 @@ def main():
     large_ln(out)
     head(out)
     large_act(out)
+    fp8_models(out)
 
 
 if __name__ == "__main__":
