@@ -499,13 +499,22 @@ private:
       result;
 };
 
+/// Python's precision arguments: the policy, the --keep-fp32 patterns,
+/// the calibration folder and cache ("" for none).
+struct PrecisionArgs {
+  std::string policy = "fp32";
+  std::vector<std::string> keepFp32;
+  std::string calibrate, calibrationCache;
+};
+
 /// C options from Python's: target, target options, fusion, threads,
-/// artifact.
+/// artifact, dims, precision.
 std::unique_ptr<tessera_compile_options, void (*)(tessera_compile_options *)>
 makeOptions(const std::string &target,
             const std::map<std::string, std::string> &targetOptions,
             bool fusion, int compilerThreads, const std::string &artifact,
-            const std::map<std::string, int64_t> &dims) {
+            const std::map<std::string, int64_t> &dims,
+            const PrecisionArgs &precision) {
   std::unique_ptr<tessera_compile_options, void (*)(tessera_compile_options *)>
       options(tessera_compile_options_create(), tessera_compile_options_free);
   tessera_compile_options_set_target(options.get(), target.c_str());
@@ -517,6 +526,15 @@ makeOptions(const std::string &target,
   tessera_compile_options_set_artifact(options.get(), artifact.c_str());
   for (const auto &[name, size] : dims)
     tessera_compile_options_set_dim(options.get(), name.c_str(), size);
+  tessera_compile_options_set_precision(options.get(),
+                                        precision.policy.c_str());
+  for (const std::string &pattern : precision.keepFp32)
+    tessera_compile_options_add_keep_fp32(options.get(), pattern.c_str());
+  tessera_compile_options_set_calibration(
+      options.get(),
+      precision.calibrate.empty() ? nullptr : precision.calibrate.c_str(),
+      precision.calibrationCache.empty() ? nullptr
+                                         : precision.calibrationCache.c_str());
   return options;
 }
 
@@ -542,6 +560,15 @@ PYBIND11_MODULE(_tessera, m) {
         return Model::describe(model.outputs);
       });
 
+  py::class_<PrecisionArgs>(m, "Precision",
+                            "The precision arguments of a compile")
+      .def(py::init([](std::string policy, std::vector<std::string> keep,
+                       std::string calibrate, std::string cache) {
+             return PrecisionArgs{std::move(policy), std::move(keep),
+                                  std::move(calibrate), std::move(cache)};
+           }),
+           py::arg("policy"), py::arg("keep_fp32"), py::arg("calibrate"),
+           py::arg("calibration_cache"));
   py::class_<CompileResult>(m, "CompileResult")
       .def_property_readonly("ok", &CompileResult::ok)
       .def_property_readonly("artifact", &CompileResult::artifact)
@@ -559,9 +586,10 @@ PYBIND11_MODULE(_tessera, m) {
       [](const std::string &path, const std::string &target,
          const std::map<std::string, std::string> &targetOptions, bool fusion,
          int threads, const std::string &artifact,
-         const std::map<std::string, int64_t> &dims) {
+         const std::map<std::string, int64_t> &dims,
+         const PrecisionArgs &precision) {
         auto options = makeOptions(target, targetOptions, fusion, threads,
-                                   artifact, dims);
+                                   artifact, dims, precision);
         tessera_compile_result *result;
         {
           py::gil_scoped_release release;
@@ -571,16 +599,17 @@ PYBIND11_MODULE(_tessera, m) {
       },
       py::arg("path"), py::arg("target"), py::arg("target_options"),
       py::arg("fusion"), py::arg("compiler_threads"), py::arg("artifact"),
-      py::arg("dims"));
+      py::arg("dims"), py::arg("precision"));
   m.def(
       "compile_bytes",
       [](const py::bytes &data, const std::string &name,
          const std::string &target,
          const std::map<std::string, std::string> &targetOptions, bool fusion,
          int threads, const std::string &artifact,
-         const std::map<std::string, int64_t> &dims) {
+         const std::map<std::string, int64_t> &dims,
+         const PrecisionArgs &precision) {
         auto options = makeOptions(target, targetOptions, fusion, threads,
-                                   artifact, dims);
+                                   artifact, dims, precision);
         char *bytes;
         Py_ssize_t size;
         if (PyBytes_AsStringAndSize(data.ptr(), &bytes, &size) != 0)
@@ -596,7 +625,8 @@ PYBIND11_MODULE(_tessera, m) {
       },
       py::arg("data"), py::arg("name"), py::arg("target"),
       py::arg("target_options"), py::arg("fusion"),
-      py::arg("compiler_threads"), py::arg("artifact"), py::arg("dims"));
+      py::arg("compiler_threads"), py::arg("artifact"), py::arg("dims"),
+      py::arg("precision"));
   m.def(
       "load",
       [](const std::string &path,

@@ -63,6 +63,21 @@ void tessera_compile_options_set_artifact(tessera_compile_options *options,
  *  fixed sizes). */
 void tessera_compile_options_set_dim(tessera_compile_options *options,
                                      const char *name, int64_t size);
+/** The precision policy, as tessera-compile's --precision: "fp32" (the
+ *  default), "bf16", "fp16", "fp8" or "int8". Checked when compiling. */
+void tessera_compile_options_set_precision(tessera_compile_options *options,
+                                           const char *policy);
+/** Keeps the ops of ONNX nodes whose names match `regex` (the whole name)
+ *  in fp32 under the precision policy (--keep-fp32); may be repeated. */
+void tessera_compile_options_add_keep_fp32(tessera_compile_options *options,
+                                           const char *regex);
+/** Calibration (--calibrate, --calibration-cache): `dir`, a folder in
+ *  ONNX's test layout whose test sets' inputs are the samples, and `cache`,
+ *  the calibration cache to write (with `dir`) or read (without); either
+ *  may be NULL. */
+void tessera_compile_options_set_calibration(tessera_compile_options *options,
+                                             const char *dir,
+                                             const char *cache);
 
 /** Compiles the ONNX model at `path` (external data is read beside it).
  *  Never NULL: check tessera_compile_result_ok. `options` may be NULL for

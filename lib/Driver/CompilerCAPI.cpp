@@ -74,6 +74,27 @@ void tessera_compile_options_set_dim(tessera_compile_options *options,
     options->embed.compile.dimValues[name] = size;
 }
 
+void tessera_compile_options_set_precision(tessera_compile_options *options,
+                                           const char *policy) {
+  if (options)
+    options->embed.compile.precision = policy ? policy : "fp32";
+}
+
+void tessera_compile_options_add_keep_fp32(tessera_compile_options *options,
+                                           const char *regex) {
+  if (options && regex)
+    options->embed.compile.keepFp32.push_back(regex);
+}
+
+void tessera_compile_options_set_calibration(tessera_compile_options *options,
+                                             const char *dir,
+                                             const char *cache) {
+  if (!options)
+    return;
+  options->embed.compile.calibrate = dir ? dir : "";
+  options->embed.compile.calibrationCache = cache ? cache : "";
+}
+
 static const char *severityName(CompileDiagnostic::Severity severity) {
   switch (severity) {
   case CompileDiagnostic::Severity::Error:

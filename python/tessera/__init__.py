@@ -207,7 +207,9 @@ def _model_source(model):
 
 
 def compile(model, target="cpu", *, fusion=True, compiler_threads=0,
-            artifact=None, dims=None, load_options=None, **target_options):
+            artifact=None, dims=None, load_options=None, precision="fp32",
+            keep_fp32=(), calibrate=None, calibration_cache=None,
+            **target_options):
     """Compiles an ONNX model and loads it in this process.
 
     ``model`` is a path, the bytes of a serialized ONNX model, or an
@@ -218,14 +220,25 @@ def compile(model, target="cpu", *, fusion=True, compiler_threads=0,
     the compiler's own threads (0: one per core); ``dims`` fixes symbolic
     input dims (``{"batch": 1}``) for targets that need fixed sizes;
     ``load_options`` are the runtime loader's (``{"accel": "small"}``).
+    ``precision`` is the precision policy ("fp32", "bf16", "fp16", "fp8",
+    "int8"), ``keep_fp32`` ONNX node-name patterns whose ops stay fp32,
+    ``calibrate`` a folder in ONNX's test layout whose inputs calibrate the
+    policy and ``calibration_cache`` the cache it writes or, without
+    ``calibrate``, reads (docs/Precision.md).
 
     Raises CompileError with the diagnostics when the model does not
     compile."""
     source = _model_source(model)
     options = {k: str(v) for k, v in target_options.items()}
     dims = {str(k): int(v) for k, v in (dims or {}).items()}
+    if isinstance(keep_fp32, str):
+        keep_fp32 = (keep_fp32,)
+    precision_args = _tessera.Precision(
+        str(precision), [str(p) for p in keep_fp32],
+        os.fspath(calibrate) if calibrate else "",
+        os.fspath(calibration_cache) if calibration_cache else "")
     common = (target, options, bool(fusion), int(compiler_threads),
-              artifact or "", dims)
+              artifact or "", dims, precision_args)
     if source[0] == "path":
         result = _tessera.compile_file(source[1], *common)
     else:

@@ -399,3 +399,55 @@ def test_compiles_on_threads(affine, dynamic_add):
         t.join()
     np.testing.assert_array_equal(results[0](X), EXPECTED)
     np.testing.assert_array_equal(results[2](X), EXPECTED)
+
+
+def _linear_model():
+    rng = np.random.default_rng(0)
+    w = rng.standard_normal((16, 8)).astype(np.float32)
+    model = make_model(
+        [helper.make_node("MatMul", ["x", "w"], ["y"], name="/fc/MatMul"),
+         helper.make_node("Softmax", ["y"], ["z"], name="/act/Softmax",
+                          axis=-1)],
+        [tensor("x", TensorProto.FLOAT, [4, 16])],
+        [tensor("z", TensorProto.FLOAT, [4, 8])],
+        [onnx.numpy_helper.from_array(w, "w")])
+    return model, w
+
+
+def test_precision_policies(tmp_path):
+    model, w = _linear_model()
+    x = np.random.default_rng(1).standard_normal((4, 16)).astype(np.float32)
+    logits = x.astype(np.float64) @ w
+    reference = np.exp(logits - logits.max(-1, keepdims=True))
+    reference /= reference.sum(-1, keepdims=True)
+    exact = tessera.compile(model)(x)
+    narrow = tessera.compile(model, precision="bf16")(x)
+    np.testing.assert_allclose(exact, reference, rtol=1e-5, atol=1e-6)
+    # bf16 operands round (8 bits): close to fp32, not equal to it.
+    assert np.abs(narrow - reference).max() < 2e-2
+    assert np.abs(narrow - exact).max() > 0
+    kept = tessera.compile(model, precision="bf16", keep_fp32="/fc/.*")(x)
+    np.testing.assert_allclose(kept, exact, rtol=1e-6, atol=1e-7)
+    # int8 needs calibration: samples in ONNX's test layout.
+    for i in range(8):
+        data = tmp_path / "calib" / f"test_data_set_{i}"
+        data.mkdir(parents=True)
+        sample = np.random.default_rng(10 + i).standard_normal((4, 16))
+        (data / "input_0.pb").write_bytes(onnx.numpy_helper.from_array(
+            sample.astype(np.float32), "x").SerializeToString())
+    cache = tmp_path / "cache.json"
+    int8 = tessera.compile(model, precision="int8", calibrate=tmp_path / "calib",
+                           calibration_cache=cache)(x)
+    assert cache.exists()
+    assert np.abs(int8 - exact).max() > 0
+    cosine = float((int8 * reference).sum() /
+                   np.sqrt((int8 ** 2).sum() * (reference ** 2).sum()))
+    assert cosine > 0.999
+
+
+def test_precision_errors_are_compile_errors():
+    model, _ = _linear_model()
+    with pytest.raises(tessera.CompileError, match="unknown precision policy 'int4'"):
+        tessera.compile(model, precision="int4")
+    with pytest.raises(tessera.CompileError, match="needs the ranges of the activations"):
+        tessera.compile(model, precision="int8")
