@@ -101,6 +101,10 @@ def AssignPrecisionPass
     Option<"calibration", "calibration", "std::string", "\"\"",
            "A calibration cache (JSON) whose operand ranges the range "
            "rules read">,
+    Option<"smoothQuant", "smooth-quant", "std::string", "\"\"",
+           "Under int8, SmoothQuant for matmuls with a constant 2-D weight "
+           "and calibrated per-channel statistics of their lhs: an alpha in "
+           "[0, 1], or 'auto' to choose it per matmul (empty: off)">,
     Option<"keepHeads", "keep-heads", "bool", "true",
            "Under 8-bit policies, keep output heads (matmuls whose results "
            "reach the function's results through elementwise ops and data "

@@ -150,6 +150,17 @@ llvm::Expected<Plan> makePlan(const CompileOptions &options, bool toTheEnd) {
   plan.graph.precision = options.precision;
   plan.graph.keepFp32 = options.keepFp32;
   plan.graph.keepHeads = options.keepHeads;
+  plan.graph.smoothQuant = options.smoothQuant;
+  if (!options.smoothQuant.empty()) {
+    double alpha;
+    if (options.precision != "int8")
+      return fail("--smooth-quant applies to --precision=int8");
+    if (options.smoothQuant != "auto" &&
+        (llvm::StringRef(options.smoothQuant).getAsDouble(alpha) ||
+         alpha < 0 || alpha > 1))
+      return fail("--smooth-quant takes 'auto' or an alpha in [0, 1], got '" +
+                  options.smoothQuant + "'");
+  }
   plan.graph.exposeCalibrationValues = options.exposeCalibrationValues;
   plan.graph.precisionReportMode = options.precisionReportMode;
   if (!options.precisionReport.empty()) {
@@ -310,7 +321,8 @@ llvm::Error calibrate(llvm::StringRef modelPath, MLIRContext &context,
       std::vector<float> values(tensor.numElements());
       for (int64_t j = 0; j < tensor.numElements(); ++j)
         values[j] = static_cast<float>(tensor.at(j));
-      table.record(name.str(), values);
+      table.record(name.str(), values,
+                   tensor.shape.empty() ? 1 : tensor.shape.back());
     }
   }
   table.samples = sets.size();
@@ -418,6 +430,7 @@ llvm::Error writePrecisionReport(llvm::StringRef modelPath,
     probe.precision = options.precision;
     probe.keepFp32 = options.keepFp32;
     probe.keepHeads = options.keepHeads;
+    probe.smoothQuant = options.smoothQuant;
     probe.calibrationCache = plan.graph.calibrationCache;
     probe.precisionReportMode = mode.str();
     auto executable = tessera::compileAndLoad(modelPath, context, probe);

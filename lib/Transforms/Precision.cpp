@@ -62,17 +62,47 @@ bool isPrecisionPolicy(StringRef policy) {
 }
 
 void CalibrationTable::record(const std::string &key,
-                              ArrayRef<float> values) {
+                              ArrayRef<float> values, int64_t channelCount) {
   double &largest = amax[key];
-  for (float value : values)
-    if (std::isfinite(value))
-      largest = std::max(largest, static_cast<double>(std::fabs(value)));
+  channelCount = std::max<int64_t>(channelCount, 1);
+  Channels &stats = channels[key];
+  if (stats.amax.size() != static_cast<size_t>(channelCount)) {
+    stats = Channels();
+    stats.amax.assign(channelCount, 0.0);
+    stats.sumSquares.assign(channelCount, 0.0);
+  }
+  for (size_t i = 0; i < values.size(); ++i) {
+    float value = values[i];
+    if (!std::isfinite(value))
+      continue;
+    double magnitude = std::fabs(value);
+    largest = std::max(largest, magnitude);
+    size_t channel = i % channelCount;
+    stats.amax[channel] = std::max(stats.amax[channel], magnitude);
+    stats.sumSquares[channel] += magnitude * magnitude;
+  }
+  stats.rows += values.size() / channelCount;
+}
+
+std::vector<double> CalibrationTable::Channels::meanSquare() const {
+  std::vector<double> means(sumSquares.size(), 0.0);
+  for (size_t c = 0; c < means.size() && rows > 0; ++c)
+    means[c] = sumSquares[c] / rows;
+  return means;
 }
 
 std::string CalibrationTable::toJSON() const {
   llvm::json::Object tensors;
-  for (const auto &[key, value] : amax)
-    tensors[key] = llvm::json::Object{{"amax", value}};
+  for (const auto &[key, value] : amax) {
+    llvm::json::Object entry{{"amax", value}};
+    auto stats = channels.find(key);
+    if (stats != channels.end() && stats->second.amax.size() > 1) {
+      entry["channel_amax"] = llvm::json::Array(stats->second.amax);
+      entry["channel_mean_square"] =
+          llvm::json::Array(stats->second.meanSquare());
+    }
+    tensors[key] = std::move(entry);
+  }
   llvm::json::Object root{{"format", "tessera-calibration"},
                           {"version", 1},
                           {"method", "max"},
@@ -112,6 +142,28 @@ CalibrationTable::fromJSON(StringRef json) {
     if (!value || !(*value >= 0))
       return fail("tensor '" + key.str() + "' has no non-negative 'amax'");
     table.amax[key.str()] = *value;
+    const llvm::json::Array *channelAmax = fields->getArray("channel_amax");
+    const llvm::json::Array *meanSquare =
+        fields->getArray("channel_mean_square");
+    if (!channelAmax && !meanSquare)
+      continue;
+    if (!channelAmax || !meanSquare ||
+        channelAmax->size() != meanSquare->size())
+      return fail("tensor '" + key.str() +
+                  "' needs 'channel_amax' and 'channel_mean_square' of one "
+                  "length");
+    Channels &stats = table.channels[key.str()];
+    // Mean squares come back as sums over one row each.
+    stats.rows = 1;
+    for (size_t c = 0; c < channelAmax->size(); ++c) {
+      std::optional<double> a = (*channelAmax)[c].getAsNumber();
+      std::optional<double> m = (*meanSquare)[c].getAsNumber();
+      if (!a || !m || !(*a >= 0) || !(*m >= 0))
+        return fail("tensor '" + key.str() +
+                    "' has a negative or non-numeric channel statistic");
+      stats.amax.push_back(*a);
+      stats.sumSquares.push_back(*m);
+    }
   }
   return table;
 }
@@ -459,6 +511,102 @@ private:
         builder, loc, cast<ElementsAttr>(DenseElementsAttr::get(type, scales)));
   }
 
+  /// SmoothQuant's per-channel factors for `matmul` (x / s, diag(s) W),
+  /// the alpha they came from and the smoothed lhs's range.
+  struct Smoothing {
+    SmallVector<float> factors;
+    double alpha = 0, lhsRange = 0;
+  };
+
+  /// The SmoothQuant factors s_j = amax(x_j)^alpha / amax(W_j)^(1-alpha)
+  /// for `matmul`'s lhs channels j (its calibrated per-channel statistics)
+  /// and the rows j of its constant 2-D weight, with `alpha` fixed by the
+  /// `smooth-quant` option or, for "auto", the one of 0, 0.05, ..., 1
+  /// that minimizes the expected quantization noise of the product (each
+  /// operand's rounding error, uniform over its step, times the other
+  /// operand's energy). Nothing when the option is off, the statistics are
+  /// missing, or smoothing would not lower that noise.
+  std::optional<Smoothing> smoothing(MatmulOp matmul,
+                                     ArrayRef<float> weights,
+                                     RankedTensorType rhsType) const {
+    if (smoothQuant.empty() || rhsType.getRank() != 2)
+      return std::nullopt;
+    auto stats = calibrated.channels.find(::tessera::calibrationKey(matmul, 0));
+    bool transposed = matmul.getTransposeB();
+    int64_t k = rhsType.getDimSize(transposed ? 1 : 0);
+    int64_t n = rhsType.getDimSize(transposed ? 0 : 1);
+    if (stats == calibrated.channels.end() ||
+        static_cast<int64_t>(stats->second.amax.size()) != k)
+      return std::nullopt;
+    const std::vector<double> &xAmax = stats->second.amax;
+    std::vector<double> xMeanSquare = stats->second.meanSquare();
+    auto weight = [&](int64_t j, int64_t c) -> double {
+      return weights[transposed ? c * k + j : j * n + c];
+    };
+    std::vector<double> wAmax(k, 0.0);
+    for (int64_t j = 0; j < k; ++j)
+      for (int64_t c = 0; c < n; ++c)
+        wAmax[j] = std::max(wAmax[j], std::fabs(weight(j, c)));
+    // Expected noise of the int8 product for factors s.
+    auto noise = [&](ArrayRef<double> s, double &lhsRange) {
+      lhsRange = 0;
+      double lhsEnergy = 0, weightEnergy = 0;
+      for (int64_t j = 0; j < k; ++j) {
+        lhsRange = std::max(lhsRange, xAmax[j] / s[j]);
+        lhsEnergy += xMeanSquare[j] / (s[j] * s[j]);
+      }
+      double weightNoise = 0;
+      for (int64_t c = 0; c < n; ++c) {
+        double columnRange = 0;
+        for (int64_t j = 0; j < k; ++j) {
+          double w = weight(j, c) * s[j];
+          columnRange = std::max(columnRange, std::fabs(w));
+          weightEnergy += w * w;
+        }
+        double step = columnRange / 127;
+        weightNoise += step * step / 12 * lhsEnergy;
+      }
+      double lhsStep = lhsRange / 127;
+      return lhsStep * lhsStep / 12 * weightEnergy + weightNoise;
+    };
+    auto factorsFor = [&](double alpha) {
+      std::vector<double> s(k, 1.0);
+      for (int64_t j = 0; j < k; ++j)
+        if (xAmax[j] > 0 && wAmax[j] > 0)
+          s[j] = std::clamp(std::pow(xAmax[j], alpha) /
+                                std::pow(wAmax[j], 1 - alpha),
+                            1e-5, 1e5);
+      return s;
+    };
+    std::vector<double> alphas;
+    double fixed;
+    if (smoothQuant == "auto") {
+      for (int step = 0; step <= 20; ++step)
+        alphas.push_back(step * 0.05);
+    } else if (!StringRef(smoothQuant).getAsDouble(fixed) && fixed >= 0 &&
+               fixed <= 1) {
+      alphas.push_back(fixed);
+    } else {
+      return std::nullopt;
+    }
+    double unsmoothedRange;
+    double best = smoothQuant == "auto"
+                      ? noise(std::vector<double>(k, 1.0), unsmoothedRange)
+                      : INFINITY;
+    std::optional<Smoothing> chosen;
+    for (double alpha : alphas) {
+      std::vector<double> s = factorsFor(alpha);
+      double range;
+      double value = noise(s, range);
+      if (value < best) {
+        best = value;
+        chosen = Smoothing{SmallVector<float>(s.begin(), s.end()), alpha,
+                           range};
+      }
+    }
+    return chosen;
+  }
+
   /// Rewrites `matmul` as quantize -> i8 x i8 -> i32 matmul -> dequantize:
   /// symmetric scales (amax / 127), the lhs per tensor from its range, a
   /// constant 2-D rhs per output channel (quantized now), another rhs per
@@ -481,8 +629,35 @@ private:
     SmallVector<float> rhsScales;
     bool perChannel = false;
     Value quantizedRhs;
+    Value lhs = matmul.getLhs();
+    std::string precisionName = "int8";
     if (std::optional<std::vector<float>> weights =
             constantF32s(matmul.getRhs())) {
+      if (std::optional<Smoothing> smooth =
+              smoothing(matmul, *weights, rhsType)) {
+        // x / s times diag(s) W: the lhs's outlier channels move into
+        // the weights, where per-channel scales absorb them.
+        int64_t k = smooth->factors.size();
+        int64_t columns = rhsType.getDimSize(1);
+        for (size_t i = 0; i < weights->size(); ++i)
+          (*weights)[i] *= smooth->factors[matmul.getTransposeB()
+                                               ? i % columns
+                                               : i / columns];
+        SmallVector<float> inverse;
+        for (float factor : smooth->factors)
+          inverse.push_back(1.0f / factor);
+        auto inverseType = RankedTensorType::get(ArrayRef<int64_t>{k},
+                                                 builder.getF32Type());
+        Value divisor = ConstantOp::create(
+            builder, loc,
+            cast<ElementsAttr>(
+                DenseElementsAttr::get(inverseType, ArrayRef<float>(inverse))));
+        lhs = MulOp::create(builder, loc, lhs.getType(), lhs, divisor);
+        lhsRange = smooth->lhsRange;
+        precisionName = llvm::formatv("int8 (SmoothQuant alpha {0:f2})",
+                                      smooth->alpha)
+                            .str();
+      }
       perChannel = rhsType.getRank() == 2;
       int64_t axis = perChannel ? (matmul.getTransposeB() ? 0 : 1) : 0;
       int64_t channels = perChannel ? rhsType.getDimSize(axis) : 1;
@@ -530,14 +705,14 @@ private:
     float lhsScale = scaleOf(*lhsRange);
     Value quantizedLhs = QuantizeOp::create(
         builder, loc,
-        cast<RankedTensorType>(matmul.getLhs().getType()).clone(i8),
-        matmul.getLhs(), scalesConstant(builder, loc, {lhsScale}, false),
-        Value(), IntegerAttr());
+        cast<RankedTensorType>(matmul.getLhs().getType()).clone(i8), lhs,
+        scalesConstant(builder, loc, {lhsScale}, false), Value(),
+        IntegerAttr());
     auto product = cast<MatmulOp>(builder.clone(*matmul));
     product->setOperands({quantizedLhs, quantizedRhs});
     product.getResult().setType(matmul.getType().clone(builder.getI32Type()));
     product.setAlphaAttr(builder.getF32FloatAttr(1.0f));
-    product->setAttr(kPrecisionAttr, builder.getStringAttr("int8"));
+    product->setAttr(kPrecisionAttr, builder.getStringAttr(precisionName));
     SmallVector<float> scales;
     for (float rhsScale : rhsScales)
       scales.push_back(lhsScale * rhsScale * matmul.getAlpha().convertToFloat());

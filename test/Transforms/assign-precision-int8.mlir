@@ -3,6 +3,8 @@
 // RUN: tessera-opt %t/input.mlir --tessera-assign-precision="policy=int8" | FileCheck %s --check-prefix=UNCALIBRATED
 // RUN: tessera-opt %t/input.mlir --tessera-assign-precision="policy=fp8 calibration=%t/cache.json" | FileCheck %s --check-prefix=FP8
 // RUN: tessera-opt %t/input.mlir --tessera-assign-precision="policy=int8 calibration=%t/cache.json keep-heads=false" | FileCheck %s --check-prefix=HEADS
+// RUN: tessera-opt %t/input.mlir --tessera-assign-precision="policy=int8 calibration=%t/cache.json smooth-quant=0.5" | FileCheck %s --check-prefix=SMOOTH
+// RUN: tessera-opt %t/input.mlir --tessera-assign-precision="policy=int8 calibration=%t/cache.json smooth-quant=auto" | FileCheck %s --check-prefix=AUTO
 
 //--- cache.json
 {
@@ -10,7 +12,7 @@
   "method": "max",
   "samples": 8,
   "tensors": {
-    "/fc1/MatMul:lhs": { "amax": 2.54 },
+    "/fc1/MatMul:lhs": { "amax": 2.54, "channel_amax": [2.54, 0.01], "channel_mean_square": [4.0, 0.0001] },
     "/fc2/MatMul:lhs": { "amax": 12.7 },
     "/fc2/MatMul:rhs": { "amax": 1.27 }
   },
@@ -56,6 +58,21 @@
 // /head's lhs has no calibrated range, so it says so.
 // HEADS-LABEL: func @mlp
 // HEADS: tessera.matmul {{.*}} {tessera.precision = "f32: int8 needs the range of its lhs (--calibrate)"} : tensor<4x3xf32>, tensor<3x5xf32>
+// SmoothQuant with alpha 0.5 on /fc1 (the only matmul with a constant
+// weight and per-channel statistics): s = sqrt(amax_x / amax_w) per
+// channel, sqrt(2.54 / 1) = 1.5937 and sqrt(0.01 / 1) = 0.1; x is divided
+// by s before it is quantized (a mul by 1/s), the weight rows are scaled
+// by s before they are. "auto" compares the expected noise of the
+// product for alpha = 0, 0.05, ..., 1 and none, and picks 0.5 here. /fc2
+// (no constant weight) is never smoothed.
+// SMOOTH-LABEL: func @mlp
+// SMOOTH: %[[INV:.*]] = tessera.constant dense<[0.627455{{[0-9]*}}, 1.000000e+01]> : tensor<2xf32>
+// SMOOTH: %[[X:.*]] = tessera.mul %arg0, %[[INV]] : tensor<4x2xf32>, tensor<2xf32> -> tensor<4x2xf32>
+// SMOOTH: tessera.quantize %[[X]]
+// SMOOTH: tessera.matmul {{.*}} {tessera.precision = "int8 (SmoothQuant alpha 0.50)"}
+// AUTO-LABEL: func @mlp
+// AUTO: tessera.matmul {{.*}} {tessera.precision = "int8 (SmoothQuant alpha 0.50)"}
+// AUTO: tessera.matmul {{.*}} {tessera.precision = "int8", transpose_b}
 func.func @mlp(%x: tensor<4x2xf32>, %k: tensor<3x2xf32>, %w3: tensor<3x5xf32>) -> tensor<4x5xf32> {
   %w = tessera.constant dense<[[1.0, 0.5], [-1.0, 0.25]]> : tensor<2x2xf32>
   %h = tessera.matmul %x, %w {alpha = 2.0 : f32} : tensor<4x2xf32>, tensor<2x2xf32> -> tensor<4x2xf32> loc("/fc1/MatMul")

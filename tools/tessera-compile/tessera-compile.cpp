@@ -72,6 +72,14 @@ static cl::opt<std::string> precision(
              "tensor from --calibrate; output heads stay fp32). What the "
              "target cannot compute narrow stays fp32. docs/Precision.md"),
     cl::value_desc("fp32|bf16|fp16|fp8|int8"), cl::cat(category));
+static cl::opt<std::string> smoothQuant(
+    "smooth-quant", cl::ValueOptional,
+    cl::desc("Under --precision=int8, SmoothQuant: move activation outlier "
+             "channels into the weights (x / s, diag(s) W) with "
+             "s = amax(x)^alpha / amax(W)^(1-alpha) per channel from "
+             "--calibrate; 'auto' (the default value) chooses alpha per "
+             "matmul, or give one in [0, 1]"),
+    cl::value_desc("auto|alpha"), cl::cat(category));
 static cl::opt<bool> quantizeHeads(
     "quantize-heads", cl::init(false),
     cl::desc("Under --precision=int8 or fp8, narrow the output heads too "
@@ -239,6 +247,8 @@ int main(int argc, char **argv) {
   options.precision = precision;
   options.keepFp32 = keepFp32;
   options.keepHeads = !quantizeHeads;
+  if (smoothQuant.getNumOccurrences())
+    options.smoothQuant = smoothQuant.empty() ? std::string("auto") : smoothQuant.getValue();
   options.calibrate = calibrateDir;
   options.calibrationCache = calibrationCache;
   options.precisionReport = precisionReport;

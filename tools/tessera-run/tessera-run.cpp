@@ -89,6 +89,14 @@ static cl::opt<std::string> precision(
     cl::desc("When compiling an ONNX model: the precision policy, fp32, "
              "bf16, fp16 or int8 (as tessera-compile's --precision)"),
     cl::value_desc("fp32|bf16|fp16|fp8|int8"), cl::cat(category));
+static cl::opt<std::string> smoothQuant(
+    "smooth-quant", cl::ValueOptional,
+    cl::desc("Under --precision=int8, SmoothQuant: move activation outlier "
+             "channels into the weights (x / s, diag(s) W) with "
+             "s = amax(x)^alpha / amax(W)^(1-alpha) per channel from "
+             "--calibrate; 'auto' (the default value) chooses alpha per "
+             "matmul, or give one in [0, 1]"),
+    cl::value_desc("auto|alpha"), cl::cat(category));
 static cl::opt<bool> quantizeHeads(
     "quantize-heads", cl::init(false),
     cl::desc("Under --precision=int8 or fp8, narrow the output heads too "
@@ -441,6 +449,8 @@ int main(int argc, char **argv) {
     options.precision = precision;
     options.keepFp32 = keepFp32;
     options.keepHeads = !quantizeHeads;
+    if (smoothQuant.getNumOccurrences())
+      options.smoothQuant = smoothQuant.empty() ? std::string("auto") : smoothQuant.getValue();
     options.calibrate = calibrateDir;
     // Compiles in process into `out`; the exit status on failure (2 for
     // an error in the options), else 0.

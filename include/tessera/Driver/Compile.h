@@ -45,6 +45,9 @@ struct CompileOptions {
   /// Under 8-bit policies, keep output heads f32 (`--quantize-heads`
   /// turns it off).
   bool keepHeads = true;
+  /// Under int8, SmoothQuant (`--smooth-quant`): an alpha in [0, 1],
+  /// "auto" (chosen per matmul), or "" (off).
+  std::string smoothQuant;
   /// Calibration (docs/Precision.md): a folder in ONNX's test layout whose
   /// test sets' inputs are the samples (`--calibrate`), and the cache file
   /// it writes, or that is read when no folder is given

@@ -42,6 +42,8 @@ struct GraphOptions {
   std::vector<std::string> keepFp32;
   /// Under 8-bit policies, keep output heads f32.
   bool keepHeads = true;
+  /// Under int8, SmoothQuant: an alpha in [0, 1], "auto", or "" (off).
+  std::string smoothQuant;
   /// The calibration cache the range rules read; empty for none.
   std::string calibrationCache;
   /// Instead of the precision passes, return the operands they may narrow

@@ -47,9 +47,20 @@ bool isPrecisionPolicy(llvm::StringRef policy);
 struct CalibrationTable {
   int64_t samples = 0;
   std::map<std::string, double> amax;
+  /// Per channel (the tensor's last dim): the largest finite |value| and
+  /// the mean square (SmoothQuant reads them). In the JSON as
+  /// "channel_amax" and "channel_mean_square" beside "amax".
+  struct Channels {
+    std::vector<double> amax, sumSquares;
+    int64_t rows = 0;
+    std::vector<double> meanSquare() const;
+  };
+  std::map<std::string, Channels> channels;
 
-  /// Folds a sample's values of the tensor `key` into its amax.
-  void record(const std::string &key, llvm::ArrayRef<float> values);
+  /// Folds a sample's values of the tensor `key`, whose last dim has
+  /// `channels` elements, into its statistics.
+  void record(const std::string &key, llvm::ArrayRef<float> values,
+              int64_t channels = 1);
   std::string toJSON() const;
   static llvm::Expected<CalibrationTable> fromJSON(llvm::StringRef json);
 };

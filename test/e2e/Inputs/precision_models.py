@@ -186,6 +186,31 @@ def fp8_models(out):
     write_sets(os.path.join(out, "gemm_calib"), 8, sample)
 
 
+def outlier_gemm(out):
+    """OUT/outlier: one 64x256x256 GEMM whose input has three outlier
+    channels (40 times the others) met by small weights (a fortieth), as
+    activations in large transformers are, with OUT/outlier_calib, 8
+    samples."""
+    rng = np.random.default_rng(4)
+    outliers = [7, 100, 201]
+    w = (rng.standard_normal((256, 256)) / 16).astype(np.float32)
+    w[outliers, :] /= 40
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "w"], ["y"], name="/out/MatMul")],
+        "outlier",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [64, 256])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [64, 256])],
+        [numpy_helper.from_array(w, "w")])
+
+    def sample():
+        x = rng.standard_normal((64, 256)).astype(np.float32)
+        x[:, outliers] *= 40
+        return [("input", "x", x), ("output", "y", x.astype(np.float64) @ w)]
+    save(os.path.join(out, "outlier"), graph,
+         *[[(n, v)] for _, n, v in sample()])
+    write_sets(os.path.join(out, "outlier_calib"), 8, sample)
+
+
 def calibration_sets(model_dir, out, count, seed):
     """Writes `count` test sets of inputs like model_dir's first test set:
     floats drawn from a normal distribution with each input's mean and
@@ -234,6 +259,7 @@ def main():
     head(out)
     large_act(out)
     fp8_models(out)
+    outlier_gemm(out)
 
 
 if __name__ == "__main__":
