@@ -163,6 +163,7 @@ llvm::Expected<Plan> makePlan(const CompileOptions &options, bool toTheEnd) {
   }
   plan.graph.exposeCalibrationValues = options.exposeCalibrationValues;
   plan.graph.precisionReportMode = options.precisionReportMode;
+  plan.graph.raiseAttention = options.raiseAttention;
   if (!options.precisionReport.empty()) {
     if (options.precision == "fp32")
       return fail("--precision-report reports on a --precision other than "
@@ -298,6 +299,7 @@ llvm::Error calibrate(llvm::StringRef modelPath, MLIRContext &context,
   probe.target = defaultTargetName().str();
   probe.dimValues = options.dimValues;
   probe.exposeCalibrationValues = true;
+  probe.raiseAttention = raisesAttention(plan.graph);
   auto executable = tessera::compileAndLoad(modelPath, context, probe);
   if (!executable)
     return fail("calibration: " + llvm::toString(executable.takeError()));
@@ -433,6 +435,7 @@ llvm::Error writePrecisionReport(llvm::StringRef modelPath,
     probe.smoothQuant = options.smoothQuant;
     probe.calibrationCache = plan.graph.calibrationCache;
     probe.precisionReportMode = mode.str();
+    probe.raiseAttention = raisesAttention(plan.graph);
     auto executable = tessera::compileAndLoad(modelPath, context, probe);
     if (!executable)
       return fail("precision report: " +

@@ -23,7 +23,7 @@ void tessera::buildGraphPipeline(OpPassManager &pm,
   // Attention is raised only for a target that compiles it as one kernel;
   // another sees its matmuls and softmax. It is raised before precision is
   // assigned, so that its matmuls are recognized without casts between.
-  if (options.fuse && (!info || info->fusesAttention())) {
+  if (raisesAttention(options)) {
     pm.addNestedPass<func::FuncOp>(createRaiseAttentionPass());
     pm.addPass(createCanonicalizerPass());
   }
@@ -54,6 +54,16 @@ void tessera::buildGraphPipeline(OpPassManager &pm,
   fusion.dot = options.dotGraph;
   fusion.summary = options.printFusionSummary;
   pm.addPass(createFormFusionRegionsPass(fusion, std::move(info)));
+}
+
+bool tessera::raisesAttention(const GraphOptions &options) {
+  if (options.raiseAttention)
+    return *options.raiseAttention;
+  registerAllTargets();
+  std::shared_ptr<const TargetInfo> info = options.info;
+  if (!info)
+    info = lookupTargetInfo(options.target);
+  return options.fuse && (!info || info->fusesAttention());
 }
 
 std::vector<std::string> tessera::phaseNames(const Target &target) {

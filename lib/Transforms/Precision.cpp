@@ -287,6 +287,11 @@ public:
       }
       keep.emplace_back(pattern, std::move(regex));
     }
+    if (report != "" && report != "local" && report != "accumulated") {
+      func.emitError() << "unknown report mode '" << report
+                       << "' (expected local or accumulated)";
+      return signalPassFailure();
+    }
     if (!narrow)
       return;
     if (!calibration.empty()) {
@@ -319,12 +324,8 @@ public:
                            *narrowType);
     if ((policy == "int8" || policy == "fp8") && keepHeads)
       heads = outputHeads(func);
-    if (report != "" && report != "local" && report != "accumulated") {
-      func.emitError() << "unknown report mode '" << report
-                       << "' (expected local or accumulated)";
-      return signalPassFailure();
-    }
-    // Keys first: the rewrite adds matmuls.
+    // Keys first: the rewrite adds matmuls (which would shift the
+    // positional keys of unnamed ones).
     llvm::DenseMap<Operation *, std::string> keys;
     func.walk([&](MatmulOp matmul) {
       std::string key = ::tessera::calibrationKey(matmul, 0);
@@ -345,6 +346,7 @@ public:
       }
       if (!isNarrowingCandidate(matmul))
         return;
+      currentKey = keys.lookup(op);
       if (!targetHasNarrow) {
         op->setAttr(kPrecisionAttr,
                     StringAttr::get(context, "f32: the " + target +
@@ -441,8 +443,7 @@ private:
                              *largest)
             .str();
     for (unsigned operand : {0u, 1u}) {
-      std::string key = ::tessera::calibrationKey(matmul, operand);
-      auto it = calibrated.amax.find(key);
+      auto it = calibrated.amax.find(operandKey(operand));
       if (it != calibrated.amax.end() && it->second > kF16Max)
         return llvm::formatv("its {0} reaches {1:e1} in calibration, beyond "
                              "fp16's range",
@@ -483,7 +484,7 @@ private:
     if (std::optional<float> largest =
             largestFiniteMagnitude(matmul->getOperand(operand)))
       return *largest;
-    auto it = calibrated.amax.find(::tessera::calibrationKey(matmul, operand));
+    auto it = calibrated.amax.find(operandKey(operand));
     if (it == calibrated.amax.end())
       return std::nullopt;
     return it->second;
@@ -529,9 +530,12 @@ private:
   std::optional<Smoothing> smoothing(MatmulOp matmul,
                                      ArrayRef<float> weights,
                                      RankedTensorType rhsType) const {
-    if (smoothQuant.empty() || rhsType.getRank() != 2)
+    // Statistics are per channel of the lhs's last dim, which is K only
+    // without transpose_a.
+    if (smoothQuant.empty() || rhsType.getRank() != 2 ||
+        matmul.getTransposeA())
       return std::nullopt;
-    auto stats = calibrated.channels.find(::tessera::calibrationKey(matmul, 0));
+    auto stats = calibrated.channels.find(operandKey(0));
     bool transposed = matmul.getTransposeB();
     int64_t k = rhsType.getDimSize(transposed ? 1 : 0);
     int64_t n = rhsType.getDimSize(transposed ? 0 : 1);
@@ -784,7 +788,14 @@ private:
     return narrowed.getResult();
   }
 
+  /// The calibration key of operand `operand` of the matmul being
+  /// rewritten (computed before the rewrite began).
+  std::string operandKey(unsigned operand) const {
+    return currentKey + (operand == 0 ? ":lhs" : ":rhs");
+  }
+
   static constexpr float kF16Max = 65504.0f;
+  std::string currentKey;
   static constexpr int64_t kInlineElements = 4096;
   ::tessera::CalibrationTable calibrated;
   llvm::DenseSet<Operation *> heads;
@@ -820,10 +831,18 @@ public:
       // takes only narrow operands) converts in its own lowering.
       if (!supports(f32))
         return;
+      // A contraction other than matmul (conv2d, attention) has its
+      // inputs' type as its result's and accumulates in it: narrow types
+      // would round every partial sum, so it computes in f32 whatever the
+      // target lists.
+      bool accumulatesNarrow =
+          *opClass == OpClass::Contraction && !isa<MatmulOp>(op);
       auto unsupported = [&](Type type) -> Type {
         auto tensor = dyn_cast<RankedTensorType>(type);
         if (!tensor || !isa<FloatType>(tensor.getElementType()) ||
-            supports(tensor.getElementType()))
+            tensor.getElementType().isF32())
+          return nullptr;
+        if (!accumulatesNarrow && supports(tensor.getElementType()))
           return nullptr;
         return tensor.getElementType();
       };
@@ -855,11 +874,13 @@ public:
       std::string types;
       llvm::raw_string_ostream os(types);
       llvm::interleave(widened, os, ", ");
-      op->setAttr(kPrecisionAttr,
-                  StringAttr::get(context, "f32: " + types + " " +
-                                               className(*opClass).str() +
-                                               " not supported by the " +
-                                               target + " target"));
+      std::string why =
+          accumulatesNarrow
+              ? "f32: " + op->getName().getStringRef().str() +
+                    " would accumulate in " + types
+              : "f32: " + types + " " + className(*opClass).str() +
+                    " not supported by the " + target + " target";
+      op->setAttr(kPrecisionAttr, StringAttr::get(context, why));
     });
   }
 };

@@ -14,7 +14,8 @@
   "tensors": {
     "/fc1/MatMul:lhs": { "amax": 2.54, "channel_amax": [2.54, 0.01], "channel_mean_square": [4.0, 0.0001] },
     "/fc2/MatMul:lhs": { "amax": 12.7 },
-    "/fc2/MatMul:rhs": { "amax": 1.27 }
+    "/fc2/MatMul:rhs": { "amax": 1.27 },
+    "/ta/MatMul:lhs": { "amax": 2.0, "channel_amax": [2.0, 0.01, 1.0, 1.0], "channel_mean_square": [1.0, 0.0001, 1.0, 1.0] }
   },
   "version": 1
 }
@@ -73,6 +74,11 @@
 // AUTO-LABEL: func @mlp
 // AUTO: tessera.matmul {{.*}} {tessera.precision = "int8 (SmoothQuant alpha 0.50)"}
 // AUTO: tessera.matmul {{.*}} {tessera.precision = "int8", transpose_b}
+// Under transpose_a the lhs's last dim is not the contracted one: no
+// smoothing.
+// AUTO-LABEL: func @transposed_lhs
+// AUTO: tessera.matmul {{.*}} {tessera.precision = "int8", transpose_a}
+
 func.func @mlp(%x: tensor<4x2xf32>, %k: tensor<3x2xf32>, %w3: tensor<3x5xf32>) -> tensor<4x5xf32> {
   %w = tessera.constant dense<[[1.0, 0.5], [-1.0, 0.25]]> : tensor<2x2xf32>
   %h = tessera.matmul %x, %w {alpha = 2.0 : f32} : tensor<4x2xf32>, tensor<2x2xf32> -> tensor<4x2xf32> loc("/fc1/MatMul")
@@ -80,4 +86,11 @@ func.func @mlp(%x: tensor<4x2xf32>, %k: tensor<3x2xf32>, %w3: tensor<3x5xf32>) -
   %y = tessera.matmul %s, %w3 : tensor<4x3xf32>, tensor<3x5xf32> -> tensor<4x5xf32> loc("/head/MatMul")
   %r = tessera.relu %y : tensor<4x5xf32>
   return %r : tensor<4x5xf32>
+}
+
+func.func @transposed_lhs(%x: tensor<2x4xf32>) -> tensor<4x2xf32> {
+  %w = tessera.constant dense<[[1.0, 0.5], [-1.0, 0.25]]> : tensor<2x2xf32>
+  %y = tessera.matmul %x, %w {transpose_a} : tensor<2x4xf32>, tensor<2x2xf32> -> tensor<4x2xf32> loc("/ta/MatMul")
+  %r = tessera.softmax %y : tensor<4x2xf32>
+  return %r : tensor<4x2xf32>
 }

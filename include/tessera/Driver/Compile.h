@@ -20,6 +20,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -61,6 +62,10 @@ struct CompileOptions {
   /// assign pass's report mode for the programs it runs (the driver sets
   /// it).
   std::string precisionReport, reportInputs, precisionReportMode;
+  /// Whether attention is raised regardless of the target (the driver sets
+  /// it for calibration's programs, so that their matmuls are those of
+  /// the compile they calibrate); unset: as the target says.
+  std::optional<bool> raiseAttention;
   /// Notes on what the compile did beyond the phases (an opset conversion),
   /// as remarks (`-v`).
   bool verbose = false;

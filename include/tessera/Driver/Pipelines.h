@@ -15,6 +15,7 @@
 #include "mlir/Support/LLVM.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,7 +53,14 @@ struct GraphOptions {
   /// tessera-assign-precision's `report` mode (the programs the precision
   /// report runs); empty for none.
   std::string precisionReportMode;
+  /// Whether attention is raised, when it must match another compile's
+  /// graph (calibration's program for a target that does not fuse
+  /// attention); unset: as the target's TargetInfo says.
+  std::optional<bool> raiseAttention;
 };
+
+/// Whether the graph phase with `options` raises attention.
+bool raisesAttention(const GraphOptions &options);
 
 /// Target-independent graph passes on tessera IR: canonicalization (shape
 /// folding, identities), CSE, raising of composite ops and attention, the

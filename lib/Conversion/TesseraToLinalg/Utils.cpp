@@ -258,19 +258,27 @@ Value encodeFp8(OpBuilder &b, Location loc, Value x, Type to,
   // Subnormals: multiples of 2^(1 - bias - mantissa), rounded to even (a
   // result of 2^mantissa is the smallest normal's code).
   double step = std::ldexp(1.0, format.bias - 1 + format.mantissa);
+  // (Clamped first, so the conversion stays in range where the select
+  // takes the normal code.)
   Value subnormal = arith::FPToSIOp::create(
       b, loc, i32,
       math::RoundEvenOp::create(
           b, loc,
-          arith::MulFOp::create(b, loc, clamped,
-                                scalarConstant(b, loc, f32, step))));
+          arith::MinimumFOp::create(
+              b, loc,
+              arith::MulFOp::create(b, loc, clamped,
+                                    scalarConstant(b, loc, f32, step)),
+              scalarConstant(b, loc, f32,
+                             std::ldexp(1.0, format.mantissa)))));
   Value isSubnormal = arith::CmpFOp::create(
       b, loc, arith::CmpFPredicate::OLT, clamped,
       scalarConstant(b, loc, f32, std::ldexp(1.0, 1 - format.bias)));
   Value code = arith::SelectOp::create(b, loc, isSubnormal, subnormal, normal);
   Value isNaN =
       arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x, x);
-  code = arith::SelectOp::create(b, loc, isNaN, c(0x7F), code);
+  // The canonical quiet NaN of the format (the sign is or-ed in below).
+  code = arith::SelectOp::create(b, loc, isNaN, c(format.ieee ? 0x7E : 0x7F),
+                                 code);
   code = arith::OrIOp::create(b, loc, code, sign);
   Value byte = arith::TruncIOp::create(b, loc, b.getI8Type(), code);
   return arith::BitcastOp::create(b, loc, to, byte);
@@ -316,7 +324,9 @@ Value decodeFp8(OpBuilder &b, Location loc, Value x, const Fp8Format &format) {
   int top = (1 << format.exponent) - 1;
   Value isTop =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, exponent, c(top));
-  Value nan = scalarConstant(b, loc, f32, std::nan(""));
+  Value nan = arith::SelectOp::create(
+      b, loc, negative, scalarConstant(b, loc, f32, -std::nan("")),
+      scalarConstant(b, loc, f32, std::nan("")));
   if (format.ieee) {
     Value infinity = arith::SelectOp::create(
         b, loc, negative, scalarConstant(b, loc, f32, -INFINITY),
