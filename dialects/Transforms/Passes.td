@@ -105,6 +105,9 @@ def AssignPrecisionPass
            "Under int8, SmoothQuant for matmuls with a constant 2-D weight "
            "and calibrated per-channel statistics of their lhs: an alpha in "
            "[0, 1], or 'auto' to choose it per matmul (empty: off)">,
+    Option<"remarks", "remarks", "bool", "false",
+           "Emit a remark at each matmul the policy considered: the type it "
+           "computes in, or why it stays f32 (tessera-compile -v)">,
     Option<"keepHeads", "keep-heads", "bool", "true",
            "Under 8-bit policies, keep output heads (matmuls whose results "
            "reach the function's results through elementwise ops and data "

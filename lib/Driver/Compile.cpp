@@ -130,6 +130,7 @@ llvm::Expected<Plan> makePlan(const CompileOptions &options, bool toTheEnd) {
   plan.graph.fusionReport = options.fusionReport;
   plan.graph.dotGraph = options.dotGraph;
   plan.graph.printFusionSummary = options.printFusionSummary;
+  plan.graph.precisionRemarks = options.verbose;
   if (!isPrecisionPolicy(options.precision)) {
     std::string known;
     for (llvm::StringRef policy : precisionPolicies())

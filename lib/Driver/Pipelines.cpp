@@ -34,6 +34,7 @@ void tessera::buildGraphPipeline(OpPassManager &pm,
     assign.policy = options.precision;
     assign.target = options.target;
     assign.keepHeads = options.keepHeads;
+    assign.remarks = options.precisionRemarks;
     assign.smoothQuant = options.smoothQuant;
     assign.calibration = options.calibrationCache;
     assign.report = options.precisionReportMode;

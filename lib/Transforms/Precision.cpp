@@ -384,6 +384,13 @@ public:
         reported.emplace_back("accumulated", key, result);
       }
     });
+    if (remarks)
+      func.walk([&](MatmulOp matmul) {
+        if (auto decision =
+                matmul->getAttrOfType<StringAttr>(kPrecisionAttr))
+          matmul.emitRemark() << "precision " << policy << ": "
+                              << decision.getValue();
+      });
     if (!reported.empty() && func.isPublic()) {
       Operation *terminator = func.getBody().back().getTerminator();
       for (auto &[role, key, value] : reported) {

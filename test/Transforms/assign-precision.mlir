@@ -3,6 +3,12 @@
 // RUN: tessera-opt %s --split-input-file --tessera-assign-precision="policy=fp16" --canonicalize | FileCheck %s --check-prefix=FP16
 // RUN: tessera-opt %s --split-input-file --tessera-assign-precision="policy=bf16 keep-fp32=/head/.*,/other" | FileCheck %s --check-prefix=KEEP
 // RUN: tessera-opt %s --split-input-file --tessera-assign-precision="policy=bf16 target=cuda" | FileCheck %s --check-prefix=CUDA
+// RUN: tessera-opt %s --split-input-file --tessera-assign-precision="policy=fp16 remarks" 2>&1 >/dev/null | FileCheck %s --check-prefix=REMARK
+// Without remarks, none.
+// RUN: tessera-opt %s --split-input-file --tessera-assign-precision="policy=fp16" 2>&1 >/dev/null | FileCheck %s --check-prefix=QUIET --allow-empty
+// QUIET-NOT: remark
+// REMARK: remark: precision fp16: fp16
+// REMARK: remark: precision fp16: f32: a weight holds values beyond fp16's range (largest |x| 1e+05)
 
 // A linear layer, its softmax and a layer norm. fp32 changes nothing.
 // bf16: the matmul's operands are cast (the weight once, at compile time)

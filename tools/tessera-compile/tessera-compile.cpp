@@ -124,10 +124,12 @@ static cl::list<std::string>
          cl::value_desc("name=size"), cl::cat(category));
 static cl::opt<bool> verbose("v", cl::init(false),
                              cl::desc("Print how long each phase took, "
-                                      "the fusion report as text and (cpu) "
-                                      "a remark for each contraction or "
-                                      "convolution left on a generic loop "
-                                      "nest, and why"),
+                                      "the fusion report as text, with "
+                                      "--precision a remark for each matmul "
+                                      "(its type, or why it stays fp32), "
+                                      "and (cpu) a remark for each "
+                                      "contraction or convolution left on "
+                                      "a generic loop nest, and why"),
                              cl::cat(category));
 
 /// The options whose text comes from the target registry, made once the
