@@ -43,6 +43,8 @@ struct GraphOptions {
   std::vector<std::string> keepFp32;
   /// Under 8-bit policies, keep output heads f32.
   bool keepHeads = true;
+  /// A remark at each matmul the precision policy considered (-v).
+  bool precisionRemarks = false;
   /// Under int8, SmoothQuant: an alpha in [0, 1], "auto", or "" (off).
   std::string smoothQuant;
   /// The calibration cache the range rules read; empty for none.
