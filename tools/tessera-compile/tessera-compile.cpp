@@ -8,6 +8,7 @@
 #include "tessera/Driver/Compile.h"
 #include "tessera/Driver/Diagnostics.h"
 #include "tessera/Driver/Pipelines.h"
+#include "tessera/Driver/PrecisionFlags.h"
 #include "tessera/InitTessera.h"
 #include "tessera/Target/Target.h"
 
@@ -62,48 +63,7 @@ static cl::opt<bool>
              cl::desc("Compile one kernel per op: no fusion regions, and "
                       "attention stays its matmuls and softmax"),
              cl::cat(category));
-static cl::opt<std::string> precision(
-    "precision", cl::init("fp32"),
-    cl::desc("The precision policy: fp32 (the model's own types), bf16 or "
-             "fp16 (matmuls take narrow operands and accumulate in fp32; "
-             "softmax, norms, reductions, exp and log stay fp32; attention "
-             "and convolutions stay fp32), int8 (matmuls on int8 operands "
-             "into int32: weights per output channel, activations per "
-             "tensor from --calibrate; output heads stay fp32). What the "
-             "target cannot compute narrow stays fp32. docs/Precision.md"),
-    cl::value_desc("fp32|bf16|fp16|fp8|int8"), cl::cat(category));
-static cl::opt<std::string> smoothQuant(
-    "smooth-quant", cl::ValueOptional,
-    cl::desc("Under --precision=int8, SmoothQuant: move activation outlier "
-             "channels into the weights (x / s, diag(s) W) with "
-             "s = amax(x)^alpha / amax(W)^(1-alpha) per channel from "
-             "--calibrate; 'auto' (the default value) chooses alpha per "
-             "matmul, or give one in [0, 1]"),
-    cl::value_desc("auto|alpha"), cl::cat(category));
-static cl::opt<bool> quantizeHeads(
-    "quantize-heads", cl::init(false),
-    cl::desc("Under --precision=int8 or fp8, narrow the output heads too "
-             "(matmuls whose results reach the model's outputs through "
-             "elementwise ops only; by default they stay fp32)"),
-    cl::cat(category));
-static cl::list<std::string> keepFp32(
-    "keep-fp32",
-    cl::desc("Keep the ops of the ONNX nodes whose names match this regular "
-             "expression (the whole name) in fp32 under --precision "
-             "(repeatable), e.g. --keep-fp32='/lm_head.*'"),
-    cl::value_desc("regex"), cl::cat(category));
-static cl::opt<std::string> calibrateDir(
-    "calibrate",
-    cl::desc("Calibrate --precision on the inputs of every test set of this "
-             "folder (ONNX's test layout): the model runs in fp32 on this "
-             "CPU and each matmul operand's largest magnitude informs the "
-             "range rules (fp16 refused where it would overflow)"),
-    cl::value_desc("dir"), cl::cat(category));
-static cl::opt<std::string> calibrationCache(
-    "calibration-cache",
-    cl::desc("Where --calibrate writes what it measured (JSON), or, without "
-             "--calibrate, a cache to read"),
-    cl::value_desc("file.json"), cl::cat(category));
+static tessera::PrecisionFlags precisionFlags(category);
 static cl::opt<std::string> precisionReport(
     "precision-report",
     cl::desc("Write the per-op accuracy report of --precision (JSON): for "
@@ -246,13 +206,7 @@ int main(int argc, char **argv) {
     if (opt->getNumOccurrences())
       options.targetOptions[name] = *opt;
   options.fuse = !noFusion;
-  options.precision = precision;
-  options.keepFp32 = keepFp32;
-  options.keepHeads = !quantizeHeads;
-  if (smoothQuant.getNumOccurrences())
-    options.smoothQuant = smoothQuant.empty() ? std::string("auto") : smoothQuant.getValue();
-  options.calibrate = calibrateDir;
-  options.calibrationCache = calibrationCache;
+  precisionFlags.apply(options);
   options.precisionReport = precisionReport;
   options.reportInputs = reportInputs;
   options.fusionReport = fusionReport;

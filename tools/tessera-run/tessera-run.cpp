@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "tessera/Driver/Compile.h"
 #include "tessera/Driver/Diagnostics.h"
+#include "tessera/Driver/PrecisionFlags.h"
 #include "tessera/Import/ONNX/ImportONNX.h"
 #include "tessera/InitTessera.h"
 #include "tessera/Runtime/Compare.h"
@@ -84,36 +85,7 @@ static cl::opt<double> maxRelativeL2(
              "expected|| / ||expected||, to be at most this (e.g. 0.01 for "
              "--precision=bf16)"),
     cl::value_desc("E"), cl::cat(category));
-static cl::opt<std::string> precision(
-    "precision", cl::init("fp32"),
-    cl::desc("When compiling an ONNX model: the precision policy, fp32, "
-             "bf16, fp16 or int8 (as tessera-compile's --precision)"),
-    cl::value_desc("fp32|bf16|fp16|fp8|int8"), cl::cat(category));
-static cl::opt<std::string> smoothQuant(
-    "smooth-quant", cl::ValueOptional,
-    cl::desc("Under --precision=int8, SmoothQuant: move activation outlier "
-             "channels into the weights (x / s, diag(s) W) with "
-             "s = amax(x)^alpha / amax(W)^(1-alpha) per channel from "
-             "--calibrate; 'auto' (the default value) chooses alpha per "
-             "matmul, or give one in [0, 1]"),
-    cl::value_desc("auto|alpha"), cl::cat(category));
-static cl::opt<bool> quantizeHeads(
-    "quantize-heads", cl::init(false),
-    cl::desc("Under --precision=int8 or fp8, narrow the output heads too "
-             "(matmuls whose results reach the model's outputs through "
-             "elementwise ops only; by default they stay fp32)"),
-    cl::cat(category));
-static cl::list<std::string> keepFp32(
-    "keep-fp32",
-    cl::desc("When compiling an ONNX model: keep the ops of ONNX nodes whose "
-             "names match this regular expression in fp32 (repeatable)"),
-    cl::value_desc("regex"), cl::cat(category));
-static cl::opt<std::string> calibrateDir(
-    "calibrate",
-    cl::desc("When compiling an ONNX model: calibrate --precision on the "
-             "inputs of this folder's test sets (as tessera-compile's "
-             "--calibrate)"),
-    cl::value_desc("dir"), cl::cat(category));
+static tessera::PrecisionFlags precisionFlags(category);
 static cl::opt<unsigned>
     seed("seed", cl::init(0),
          cl::desc("Without --input, run on random inputs from this seed "
@@ -400,10 +372,10 @@ int main(int argc, char **argv) {
     if (!dims.empty())
       return usage("--dim applies when an ONNX model is compiled; " + model +
                    " is compiled already");
-    if (precision.getNumOccurrences() || !keepFp32.empty() ||
-        !calibrateDir.empty())
-      return usage("--precision, --keep-fp32 and --calibrate apply when an "
-                   "ONNX model is compiled; " + model + " is compiled already");
+    if (precisionFlags.given())
+      return usage("--precision and the options of the precision policies "
+                   "apply when an ONNX model is compiled; " + model +
+                   " is compiled already");
     auto loaded = loadExecutable(model, loadOptions);
     if (!loaded) {
       WithColor::error(errs(), "tessera-run")
@@ -446,12 +418,7 @@ int main(int argc, char **argv) {
     if (!dimValues)
       return usage(toString(dimValues.takeError()));
     options.dimValues = std::move(*dimValues);
-    options.precision = precision;
-    options.keepFp32 = keepFp32;
-    options.keepHeads = !quantizeHeads;
-    if (smoothQuant.getNumOccurrences())
-      options.smoothQuant = smoothQuant.empty() ? std::string("auto") : smoothQuant.getValue();
-    options.calibrate = calibrateDir;
+    precisionFlags.apply(options);
     // Compiles in process into `out`; the exit status on failure (2 for
     // an error in the options), else 0.
     auto compileModel = [&](const tessera::CompileOptions &compile,

@@ -1,0 +1,43 @@
+//===- PrecisionFlags.h - the precision options of the tools --------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// The command-line options of the precision policies that tessera-compile
+// and tessera-run share (docs/Precision.md), declared once.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSERA_DRIVER_PRECISIONFLAGS_H
+#define TESSERA_DRIVER_PRECISIONFLAGS_H
+
+#include "tessera/Driver/Compile.h"
+
+#include "llvm/Support/CommandLine.h"
+
+#include <string>
+
+namespace tessera {
+
+/// --precision, --keep-fp32, --quantize-heads, --smooth-quant,
+/// --calibrate and --calibration-cache, registered in `category` when
+/// constructed (a tool declares one as a global, like any cl::opt).
+class PrecisionFlags {
+public:
+  explicit PrecisionFlags(llvm::cl::OptionCategory &category);
+
+  /// Copies the flags into `options`.
+  void apply(CompileOptions &options) const;
+
+  /// Whether any of them was given (they apply when a model is compiled).
+  bool given() const;
+
+private:
+  llvm::cl::opt<std::string> precision;
+  llvm::cl::list<std::string> keepFp32;
+  llvm::cl::opt<bool> quantizeHeads;
+  llvm::cl::opt<std::string> smoothQuant;
+  llvm::cl::opt<std::string> calibrate;
+  llvm::cl::opt<std::string> calibrationCache;
+};
+
+} // namespace tessera
+
+#endif // TESSERA_DRIVER_PRECISIONFLAGS_H

@@ -1,0 +1,72 @@
+//===- PrecisionFlags.cpp - the precision options of the tools ------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#include "tessera/Driver/PrecisionFlags.h"
+
+namespace cl = llvm::cl;
+
+tessera::PrecisionFlags::PrecisionFlags(cl::OptionCategory &category)
+    : precision(
+          "precision", cl::init("fp32"),
+          cl::desc("The precision policy (docs/Precision.md): fp32 (the "
+                   "model's own types); bf16 or fp16 (matmuls take narrow "
+                   "operands and accumulate in fp32; softmax, norms, "
+                   "reductions, exp and log, attention and convolutions "
+                   "stay fp32); fp8 (E4M3 operands, per-tensor scales from "
+                   "--calibrate folded into the matmul's alpha); int8 "
+                   "(int8 operands into int32: weights per output channel, "
+                   "activations per tensor from --calibrate). Under fp8 "
+                   "and int8, output heads stay fp32. What the target "
+                   "cannot compute narrow stays fp32"),
+          cl::value_desc("fp32|bf16|fp16|fp8|int8"), cl::cat(category)),
+      keepFp32("keep-fp32",
+               cl::desc("Keep the matmuls of the ONNX nodes whose names "
+                        "match this regular expression (the whole name) in "
+                        "fp32 under --precision (repeatable), e.g. "
+                        "--keep-fp32='/lm_head.*'"),
+               cl::value_desc("regex"), cl::cat(category)),
+      quantizeHeads(
+          "quantize-heads", cl::init(false),
+          cl::desc("Under --precision=int8 or fp8, narrow the output heads "
+                   "too (matmuls whose results reach the model's outputs "
+                   "through elementwise ops only; by default they stay "
+                   "fp32)"),
+          cl::cat(category)),
+      smoothQuant(
+          "smooth-quant", cl::ValueOptional,
+          cl::desc("Under --precision=int8, SmoothQuant: move activation "
+                   "outlier channels into the weights (x / s, diag(s) W) "
+                   "with s = amax(x)^alpha / amax(W)^(1-alpha) per channel "
+                   "from --calibrate; 'auto' (the default value) chooses "
+                   "alpha per matmul, or give one in [0, 1]"),
+          cl::value_desc("auto|alpha"), cl::cat(category)),
+      calibrate(
+          "calibrate",
+          cl::desc("Calibrate --precision on the inputs of every test set "
+                   "of this folder (ONNX's test layout): the model runs in "
+                   "fp32 on this CPU and each matmul operand's range "
+                   "informs the policy (scales; fp16 refused where it "
+                   "would overflow)"),
+          cl::value_desc("dir"), cl::cat(category)),
+      calibrationCache(
+          "calibration-cache",
+          cl::desc("Where --calibrate writes what it measured (JSON), or, "
+                   "without --calibrate, a cache to read"),
+          cl::value_desc("file.json"), cl::cat(category)) {}
+
+void tessera::PrecisionFlags::apply(CompileOptions &options) const {
+  options.precision = precision;
+  options.keepFp32.assign(keepFp32.begin(), keepFp32.end());
+  options.keepHeads = !quantizeHeads;
+  if (smoothQuant.getNumOccurrences())
+    options.smoothQuant =
+        smoothQuant.empty() ? std::string("auto") : smoothQuant.getValue();
+  options.calibrate = calibrate;
+  options.calibrationCache = calibrationCache;
+}
+
+bool tessera::PrecisionFlags::given() const {
+  return precision.getNumOccurrences() || !keepFp32.empty() ||
+         quantizeHeads.getNumOccurrences() ||
+         smoothQuant.getNumOccurrences() || !calibrate.empty() ||
+         !calibrationCache.empty();
+}
