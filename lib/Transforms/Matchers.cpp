@@ -3,8 +3,10 @@
 #include "Matchers.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 
 #include <cmath>
+#include <cstring>
 
 using llvm::APFloat;
 using llvm::ArrayRef;
@@ -92,4 +94,33 @@ bool tessera::isSquareOf(Value value, Value base) {
 
 bool tessera::sameType(Value value, Value reference) {
   return value.getType() == reference.getType();
+}
+
+std::optional<llvm::SmallVector<float>>
+tessera::floatElements(mlir::Value value) {
+  auto constant = value.getDefiningOp<mlir::tessera::ConstantOp>();
+  if (!constant)
+    return std::nullopt;
+  auto type = cast<mlir::ShapedType>(constant.getType());
+  if (!type.getElementType().isF32() || !type.hasStaticShape())
+    return std::nullopt;
+  llvm::SmallVector<float> out;
+  if (auto dense = dyn_cast<DenseFPElementsAttr>(constant.getValue())) {
+    for (APFloat v : dense.getValues<APFloat>())
+      out.push_back(v.convertToFloat());
+    return out;
+  }
+  auto resource =
+      dyn_cast<mlir::DenseResourceElementsAttr>(constant.getValue());
+  mlir::AsmResourceBlob *blob =
+      resource ? resource.getRawHandle().getBlob() : nullptr;
+  if (!blob)
+    return std::nullopt;
+  ArrayRef<char> bytes = blob->getData();
+  if (static_cast<int64_t>(bytes.size()) !=
+      type.getNumElements() * static_cast<int64_t>(sizeof(float)))
+    return std::nullopt;
+  out.resize(type.getNumElements());
+  std::memcpy(out.data(), bytes.data(), bytes.size());
+  return out;
 }

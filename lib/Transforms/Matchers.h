@@ -16,6 +16,10 @@ namespace tessera {
 /// equal (a splat or a one-element tensor).
 std::optional<double> splatValue(mlir::Value value);
 
+/// The elements of an f32 constant (dense or dense_resource) in row-major
+/// order, or nothing when `value` is not one.
+std::optional<llvm::SmallVector<float>> floatElements(mlir::Value value);
+
 /// Whether `value` is such a constant within `relative` of `expected`.
 bool isSplat(mlir::Value value, double expected, double relative = 1e-4);
 

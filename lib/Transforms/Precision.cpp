@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "tessera/Transforms/Precision.h"
+#include "Matchers.h"
 #include "tessera/Dialect/Tessera/IR/ElementTypes.h"
 #include "tessera/Dialect/Tessera/IR/TesseraOps.h"
 #include "tessera/Support/Numerics.h"
@@ -18,7 +19,6 @@
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Regex.h"
@@ -28,8 +28,6 @@
 
 namespace tessera {
 #define GEN_PASS_DEF_ASSIGNPRECISIONPASS
-#define GEN_PASS_DEF_EXPOSECALIBRATIONVALUESPASS
-#define GEN_PASS_DEF_LEGALIZEPRECISIONPASS
 #include "tessera/Transforms/Passes.h.inc"
 } // namespace tessera
 
@@ -61,128 +59,17 @@ bool isPrecisionPolicy(StringRef policy) {
   return llvm::is_contained(precisionPolicies(), policy);
 }
 
-void CalibrationTable::record(const std::string &key,
-                              ArrayRef<float> values, int64_t channelCount) {
-  double &largest = amax[key];
-  channelCount = std::max<int64_t>(channelCount, 1);
-  Channels &stats = channels[key];
-  if (stats.amax.size() != static_cast<size_t>(channelCount)) {
-    stats = Channels();
-    stats.amax.assign(channelCount, 0.0);
-    stats.sumSquares.assign(channelCount, 0.0);
-  }
-  for (size_t i = 0; i < values.size(); ++i) {
-    float value = values[i];
-    if (!std::isfinite(value))
-      continue;
-    double magnitude = std::fabs(value);
-    largest = std::max(largest, magnitude);
-    size_t channel = i % channelCount;
-    stats.amax[channel] = std::max(stats.amax[channel], magnitude);
-    stats.sumSquares[channel] += magnitude * magnitude;
-  }
-  stats.rows += values.size() / channelCount;
-}
-
-std::vector<double> CalibrationTable::Channels::meanSquare() const {
-  std::vector<double> means(sumSquares.size(), 0.0);
-  for (size_t c = 0; c < means.size() && rows > 0; ++c)
-    means[c] = sumSquares[c] / rows;
-  return means;
-}
-
-std::string CalibrationTable::toJSON() const {
-  llvm::json::Object tensors;
-  for (const auto &[key, value] : amax) {
-    llvm::json::Object entry{{"amax", value}};
-    auto stats = channels.find(key);
-    if (stats != channels.end() && stats->second.amax.size() > 1) {
-      entry["channel_amax"] = llvm::json::Array(stats->second.amax);
-      entry["channel_mean_square"] =
-          llvm::json::Array(stats->second.meanSquare());
-    }
-    tensors[key] = std::move(entry);
-  }
-  llvm::json::Object root{{"format", "tessera-calibration"},
-                          {"version", 1},
-                          {"method", "max"},
-                          {"samples", samples},
-                          {"tensors", std::move(tensors)}};
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(root))) << "\n";
-  return text;
-}
-
-llvm::Expected<CalibrationTable>
-CalibrationTable::fromJSON(StringRef json) {
-  auto fail = [](const Twine &why) {
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "calibration cache: " + why);
+bool isNarrowingCandidate(Operation *op) {
+  auto matmul = dyn_cast<MatmulOp>(op);
+  if (!matmul)
+    return false;
+  auto isF32 = [](Value value) {
+    return cast<RankedTensorType>(value.getType()).getElementType().isF32();
   };
-  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(json);
-  if (!parsed)
-    return fail(llvm::toString(parsed.takeError()));
-  const llvm::json::Object *root = parsed->getAsObject();
-  if (!root || root->getString("format") != "tessera-calibration")
-    return fail("not a Tessera calibration cache");
-  if (root->getInteger("version") != 1)
-    return fail("version " +
-                Twine(root->getInteger("version").value_or(0)) +
-                " is not supported (expected 1)");
-  CalibrationTable table;
-  table.samples = root->getInteger("samples").value_or(0);
-  const llvm::json::Object *tensors = root->getObject("tensors");
-  if (!tensors)
-    return fail("no 'tensors' object");
-  for (const auto &[key, entry] : *tensors) {
-    const llvm::json::Object *fields = entry.getAsObject();
-    std::optional<double> value = fields ? fields->getNumber("amax")
-                                         : std::nullopt;
-    if (!value || !(*value >= 0))
-      return fail("tensor '" + key.str() + "' has no non-negative 'amax'");
-    table.amax[key.str()] = *value;
-    const llvm::json::Array *channelAmax = fields->getArray("channel_amax");
-    const llvm::json::Array *meanSquare =
-        fields->getArray("channel_mean_square");
-    if (!channelAmax && !meanSquare)
-      continue;
-    if (!channelAmax || !meanSquare ||
-        channelAmax->size() != meanSquare->size())
-      return fail("tensor '" + key.str() +
-                  "' needs 'channel_amax' and 'channel_mean_square' of one "
-                  "length");
-    Channels &stats = table.channels[key.str()];
-    // Mean squares come back as sums over one row each.
-    stats.rows = 1;
-    for (size_t c = 0; c < channelAmax->size(); ++c) {
-      std::optional<double> a = (*channelAmax)[c].getAsNumber();
-      std::optional<double> m = (*meanSquare)[c].getAsNumber();
-      if (!a || !m || !(*a >= 0) || !(*m >= 0))
-        return fail("tensor '" + key.str() +
-                    "' has a negative or non-numeric channel statistic");
-      stats.amax.push_back(*a);
-      stats.sumSquares.push_back(*m);
-    }
-  }
-  return table;
+  return isF32(matmul.getLhs()) && isF32(matmul.getRhs()) &&
+         isa<FloatType>(matmul.getType().getElementType());
 }
 
-std::string calibrationKey(Operation *matmul, unsigned operand) {
-  StringRef side = operand == 0 ? ":lhs" : ":rhs";
-  std::string node = onnxNodeName(matmul->getLoc());
-  if (!node.empty())
-    return node + side.str();
-  unsigned position = 0;
-  if (auto func = matmul->getParentOfType<func::FuncOp>())
-    func.walk([&](MatmulOp other) {
-      if (other.getOperation() == matmul)
-        return WalkResult::interrupt();
-      ++position;
-      return WalkResult::advance();
-    });
-  return "#" + std::to_string(position) + side.str();
-}
 } // namespace tessera
 
 /// `type` with `element` as its element type.
@@ -190,40 +77,6 @@ static RankedTensorType withElementType(Type type, Type element) {
   return cast<RankedTensorType>(type).clone(element);
 }
 
-static StringRef className(OpClass opClass) {
-  switch (opClass) {
-  case OpClass::Contraction:
-    return "contraction";
-  case OpClass::Elementwise:
-    return "elementwise op";
-  case OpClass::Reduction:
-    return "wide-computing op";
-  case OpClass::DataMovement:
-    return "data movement";
-  }
-  return "op";
-}
-
-/// The elements of an f32 constant in row-major order, or nothing when
-/// `value` is not an f32 constant the compiler can read.
-static std::optional<std::vector<float>> constantF32s(Value value) {
-  auto constant = value.getDefiningOp<ConstantOp>();
-  if (!constant || !constant.getValue().getElementType().isF32())
-    return std::nullopt;
-  ElementsAttr elements = constant.getValue();
-  if (auto dense = dyn_cast<DenseElementsAttr>(elements))
-    return std::vector<float>(dense.getValues<float>().begin(),
-                              dense.getValues<float>().end());
-  auto resource = dyn_cast<DenseResourceElementsAttr>(elements);
-  if (!resource || !resource.getRawHandle().getBlob())
-    return std::nullopt;
-  ArrayRef<char> bytes = resource.getRawHandle().getBlob()->getData();
-  if (static_cast<int64_t>(bytes.size()) != elements.getNumElements() * 4)
-    return std::nullopt;
-  std::vector<float> values(bytes.size() / 4);
-  std::memcpy(values.data(), bytes.data(), bytes.size());
-  return values;
-}
 
 /// The largest finite |x| of `values`.
 static float largestFinite(ArrayRef<float> values) {
@@ -237,19 +90,9 @@ static float largestFinite(ArrayRef<float> values) {
 /// The largest finite |value| of a float constant, or nothing when `value`
 /// is not an f32 constant the compiler can read.
 static std::optional<float> largestFiniteMagnitude(Value value) {
-  if (std::optional<std::vector<float>> values = constantF32s(value))
+  if (std::optional<SmallVector<float>> values = ::tessera::floatElements(value))
     return largestFinite(*values);
   return std::nullopt;
-}
-
-/// Whether the precision policies may narrow `matmul`: float operands that
-/// are f32 (not already narrow, not integers) and a float result.
-static bool isNarrowingCandidate(MatmulOp matmul) {
-  auto isF32 = [](Value value) {
-    return cast<RankedTensorType>(value.getType()).getElementType().isF32();
-  };
-  return isF32(matmul.getLhs()) && isF32(matmul.getRhs()) &&
-         isa<FloatType>(matmul.getType().getElementType());
 }
 
 namespace {
@@ -344,7 +187,7 @@ public:
                                         " stays f32 under every policy"));
         return;
       }
-      if (!isNarrowingCandidate(matmul))
+      if (!::tessera::isNarrowingCandidate(matmul))
         return;
       currentKey = keys.lookup(op);
       if (!targetHasNarrow) {
@@ -642,8 +485,8 @@ private:
     Value quantizedRhs;
     Value lhs = matmul.getLhs();
     std::string precisionName = "int8";
-    if (std::optional<std::vector<float>> weights =
-            constantF32s(matmul.getRhs())) {
+    if (std::optional<SmallVector<float>> weights =
+            ::tessera::floatElements(matmul.getRhs())) {
       if (std::optional<Smoothing> smooth =
               smoothing(matmul, *weights, rhsType)) {
         // x / s times diag(s) W: the lhs's outlier channels move into
@@ -764,7 +607,8 @@ private:
       }
       float scale = scaleOf(*range);
       product *= scale;
-      if (std::optional<std::vector<float>> values = constantF32s(operand)) {
+      if (std::optional<SmallVector<float>> values =
+              ::tessera::floatElements(operand)) {
         std::vector<uint8_t> bytes(values->size());
         ::tessera::numerics::QuantizationParams params;
         params.scale = ArrayRef<float>(scale);
@@ -806,133 +650,6 @@ private:
   static constexpr int64_t kInlineElements = 4096;
   ::tessera::CalibrationTable calibrated;
   llvm::DenseSet<Operation *> heads;
-};
-
-class LegalizePrecisionPass
-    : public ::tessera::impl::LegalizePrecisionPassBase<LegalizePrecisionPass> {
-public:
-  using LegalizePrecisionPassBase::LegalizePrecisionPassBase;
-
-  void runOnOperation() override {
-    func::FuncOp func = getOperation();
-    std::unique_ptr<::tessera::TargetInfo> info =
-        ::tessera::lookupTargetInfo(target);
-    if (!info) {
-      func.emitError() << "no target named '" << target << "'";
-      return signalPassFailure();
-    }
-    MLIRContext *context = &getContext();
-    Type f32 = Float32Type::get(context);
-    func.walk([&](Operation *op) {
-      std::optional<OpClass> opClass = ::tessera::precisionClass(op);
-      if (!opClass)
-        return;
-      ArrayRef<::tessera::ElementType> supported =
-          info->supportedElementTypes(*opClass);
-      auto supports = [&](Type element) {
-        std::optional<::tessera::ElementType> shared =
-            ::tessera::elementTypeOf(element);
-        return shared && llvm::is_contained(supported, *shared);
-      };
-      // A target that has no f32 for the class (an accelerator whose array
-      // takes only narrow operands) converts in its own lowering.
-      if (!supports(f32))
-        return;
-      // A contraction other than matmul (conv2d, attention) has its
-      // inputs' type as its result's and accumulates in it: narrow types
-      // would round every partial sum, so it computes in f32 whatever the
-      // target lists.
-      bool accumulatesNarrow =
-          *opClass == OpClass::Contraction && !isa<MatmulOp>(op);
-      auto unsupported = [&](Type type) -> Type {
-        auto tensor = dyn_cast<RankedTensorType>(type);
-        if (!tensor || !isa<FloatType>(tensor.getElementType()) ||
-            tensor.getElementType().isF32())
-          return nullptr;
-        if (!accumulatesNarrow && supports(tensor.getElementType()))
-          return nullptr;
-        return tensor.getElementType();
-      };
-      SmallVector<Type> widened;
-      auto note = [&](Type element) {
-        if (!llvm::is_contained(widened, element))
-          widened.push_back(element);
-      };
-      OpBuilder builder(op);
-      for (OpOperand &operand : op->getOpOperands())
-        if (Type element = unsupported(operand.get().getType())) {
-          note(element);
-          operand.set(CastOp::create(builder, op->getLoc(),
-                                     withElementType(operand.get().getType(),
-                                                     f32),
-                                     operand.get()));
-        }
-      builder.setInsertionPointAfter(op);
-      for (OpResult result : op->getResults())
-        if (Type element = unsupported(result.getType())) {
-          note(element);
-          Type original = result.getType();
-          result.setType(withElementType(original, f32));
-          auto back = CastOp::create(builder, op->getLoc(), original, result);
-          result.replaceAllUsesExcept(back, back);
-        }
-      if (widened.empty())
-        return;
-      std::string types;
-      llvm::raw_string_ostream os(types);
-      llvm::interleave(widened, os, ", ");
-      std::string why =
-          accumulatesNarrow
-              ? "f32: " + op->getName().getStringRef().str() +
-                    " would accumulate in " + types
-              : "f32: " + types + " " + className(*opClass).str() +
-                    " not supported by the " + target + " target";
-      op->setAttr(kPrecisionAttr, StringAttr::get(context, why));
-    });
-  }
-};
-
-class ExposeCalibrationValuesPass
-    : public ::tessera::impl::ExposeCalibrationValuesPassBase<
-          ExposeCalibrationValuesPass> {
-public:
-  using ExposeCalibrationValuesPassBase::ExposeCalibrationValuesPassBase;
-
-  void runOnOperation() override {
-    func::FuncOp entry;
-    for (auto func : getOperation().getOps<func::FuncOp>())
-      if (func.isPublic() && !func.isExternal()) {
-        entry = func;
-        break;
-      }
-    if (!entry)
-      return;
-    SmallVector<std::pair<std::string, Value>> exposed;
-    entry.walk([&](MatmulOp matmul) {
-      if (!isNarrowingCandidate(matmul))
-        return;
-      for (unsigned operand : {0u, 1u}) {
-        Value value = matmul->getOperand(operand);
-        if (!value.getDefiningOp<ConstantOp>())
-          exposed.emplace_back(::tessera::calibrationKey(matmul, operand),
-                               value);
-      }
-    });
-    if (exposed.empty())
-      return;
-    Operation *terminator = entry.getBody().back().getTerminator();
-    MLIRContext *context = &getContext();
-    for (auto &[key, value] : exposed) {
-      unsigned index = entry.getNumResults();
-      NamedAttribute name(
-          StringAttr::get(context, "tessera.name"),
-          StringAttr::get(context, ::tessera::kCalibrationOutputPrefix + key));
-      if (failed(entry.insertResult(index, value.getType(),
-                                    DictionaryAttr::get(context, {name}))))
-        return signalPassFailure();
-      terminator->insertOperands(terminator->getNumOperands(), value);
-    }
-  }
 };
 
 } // namespace

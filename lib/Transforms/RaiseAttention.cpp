@@ -20,42 +20,13 @@ namespace tessera {
 using namespace mlir;
 using namespace mlir::tessera;
 using ::tessera::hasOneUse;
+using ::tessera::floatElements;
 using ::tessera::splatValue;
 
 namespace {
 
 /// Masked positions must hold at most this (exp underflows to 0 in f32).
 constexpr double kMaskedAtMost = -1.0e4;
-
-/// The f32 elements of a constant (dense or dense_resource), or nothing.
-std::optional<SmallVector<float>> floatElements(Value value) {
-  auto constant = value.getDefiningOp<ConstantOp>();
-  if (!constant)
-    return std::nullopt;
-  auto type = cast<ShapedType>(constant.getType());
-  if (!type.getElementType().isF32() || !type.hasStaticShape())
-    return std::nullopt;
-  SmallVector<float> out;
-  if (auto dense = dyn_cast<DenseFPElementsAttr>(constant.getValue())) {
-    for (APFloat v : dense.getValues<APFloat>())
-      out.push_back(v.convertToFloat());
-    return out;
-  }
-  if (auto resource =
-          dyn_cast<DenseResourceElementsAttr>(constant.getValue())) {
-    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
-    if (!blob)
-      return std::nullopt;
-    ArrayRef<char> bytes = blob->getData();
-    if (static_cast<int64_t>(bytes.size()) !=
-        type.getNumElements() * static_cast<int64_t>(sizeof(float)))
-      return std::nullopt;
-    out.resize(type.getNumElements());
-    std::memcpy(out.data(), bytes.data(), bytes.size());
-    return out;
-  }
-  return std::nullopt;
-}
 
 /// Whether `mask` is a constant [1..., Sq, Sk] that allows exactly the keys
 /// `j <= i + (Sk - Sq)` (0 there, at most -1e4 elsewhere).

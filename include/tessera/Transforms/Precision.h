@@ -38,6 +38,11 @@ llvm::ArrayRef<llvm::StringRef> precisionPolicies();
 /// Whether `policy` is one of precisionPolicies().
 bool isPrecisionPolicy(llvm::StringRef policy);
 
+/// Whether the precision policies may narrow `op`: a tessera.matmul whose
+/// operands are f32 (not already narrow, not integers) with a float
+/// result.
+bool isNarrowingCandidate(mlir::Operation *op);
+
 /// What calibration measured: the largest finite |value| of each matmul
 /// operand the precision passes may narrow, over every sample. Keys are
 /// `calibrationKey`s. As JSON (the calibration cache, shared by every

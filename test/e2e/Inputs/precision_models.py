@@ -122,15 +122,11 @@ def large_act(out):
     x, y, largest = sample()
     assert np.abs(w1).max() < 65504 and largest > 65504
     save(os.path.join(out, "large_act"), graph, [("x", x)], [("y", y)])
+    def tensors():
+        x, y, _ = sample()
+        return [("input", "x", x), ("output", "y", y)]
     for folder, count in (("large_act_calib", 8), ("large_act_few", 2)):
-        for index in range(count):
-            x, y, _ = sample()
-            data = os.path.join(out, folder, f"test_data_set_{index}")
-            os.makedirs(data, exist_ok=True)
-            for kind, name, value in (("input", "x", x), ("output", "y", y)):
-                with open(os.path.join(data, f"{kind}_0.pb"), "wb") as f:
-                    f.write(numpy_helper.from_array(
-                        value.astype(np.float32), name).SerializeToString())
+        write_sets(os.path.join(out, folder), count, tensors)
     print(f"large_act: max |/fc2 input| {largest:.3g}")
 
 

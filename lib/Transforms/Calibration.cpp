@@ -1,0 +1,197 @@
+//===- Calibration.cpp - the ranges the precision policies read -----------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// The calibration cache (what calibration measured, per ONNX node operand)
+// and tessera-expose-calibration-values, which turns the operands the
+// precision policies may narrow into outputs so that a run measures them.
+//
+//===----------------------------------------------------------------------===//
+#include "tessera/Dialect/Tessera/IR/TesseraOps.h"
+#include "tessera/Transforms/Passes.h"
+#include "tessera/Transforms/Precision.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+
+#include <cmath>
+
+namespace tessera {
+#define GEN_PASS_DEF_EXPOSECALIBRATIONVALUESPASS
+#include "tessera/Transforms/Passes.h.inc"
+} // namespace tessera
+
+using namespace mlir;
+using namespace mlir::tessera;
+
+namespace tessera {
+void CalibrationTable::record(const std::string &key,
+                              ArrayRef<float> values, int64_t channelCount) {
+  double &largest = amax[key];
+  channelCount = std::max<int64_t>(channelCount, 1);
+  Channels &stats = channels[key];
+  if (stats.amax.size() != static_cast<size_t>(channelCount)) {
+    stats = Channels();
+    stats.amax.assign(channelCount, 0.0);
+    stats.sumSquares.assign(channelCount, 0.0);
+  }
+  for (size_t i = 0; i < values.size(); ++i) {
+    float value = values[i];
+    if (!std::isfinite(value))
+      continue;
+    double magnitude = std::fabs(value);
+    largest = std::max(largest, magnitude);
+    size_t channel = i % channelCount;
+    stats.amax[channel] = std::max(stats.amax[channel], magnitude);
+    stats.sumSquares[channel] += magnitude * magnitude;
+  }
+  stats.rows += values.size() / channelCount;
+}
+
+std::vector<double> CalibrationTable::Channels::meanSquare() const {
+  std::vector<double> means(sumSquares.size(), 0.0);
+  for (size_t c = 0; c < means.size() && rows > 0; ++c)
+    means[c] = sumSquares[c] / rows;
+  return means;
+}
+
+std::string CalibrationTable::toJSON() const {
+  llvm::json::Object tensors;
+  for (const auto &[key, value] : amax) {
+    llvm::json::Object entry{{"amax", value}};
+    auto stats = channels.find(key);
+    if (stats != channels.end() && stats->second.amax.size() > 1) {
+      entry["channel_amax"] = llvm::json::Array(stats->second.amax);
+      entry["channel_mean_square"] =
+          llvm::json::Array(stats->second.meanSquare());
+    }
+    tensors[key] = std::move(entry);
+  }
+  llvm::json::Object root{{"format", "tessera-calibration"},
+                          {"version", 1},
+                          {"method", "max"},
+                          {"samples", samples},
+                          {"tensors", std::move(tensors)}};
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(root))) << "\n";
+  return text;
+}
+
+llvm::Expected<CalibrationTable>
+CalibrationTable::fromJSON(StringRef json) {
+  auto fail = [](const Twine &why) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "calibration cache: " + why);
+  };
+  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(json);
+  if (!parsed)
+    return fail(llvm::toString(parsed.takeError()));
+  const llvm::json::Object *root = parsed->getAsObject();
+  if (!root || root->getString("format") != "tessera-calibration")
+    return fail("not a Tessera calibration cache");
+  if (root->getInteger("version") != 1)
+    return fail("version " +
+                Twine(root->getInteger("version").value_or(0)) +
+                " is not supported (expected 1)");
+  CalibrationTable table;
+  table.samples = root->getInteger("samples").value_or(0);
+  const llvm::json::Object *tensors = root->getObject("tensors");
+  if (!tensors)
+    return fail("no 'tensors' object");
+  for (const auto &[key, entry] : *tensors) {
+    const llvm::json::Object *fields = entry.getAsObject();
+    std::optional<double> value = fields ? fields->getNumber("amax")
+                                         : std::nullopt;
+    if (!value || !(*value >= 0))
+      return fail("tensor '" + key.str() + "' has no non-negative 'amax'");
+    table.amax[key.str()] = *value;
+    const llvm::json::Array *channelAmax = fields->getArray("channel_amax");
+    const llvm::json::Array *meanSquare =
+        fields->getArray("channel_mean_square");
+    if (!channelAmax && !meanSquare)
+      continue;
+    if (!channelAmax || !meanSquare ||
+        channelAmax->size() != meanSquare->size())
+      return fail("tensor '" + key.str() +
+                  "' needs 'channel_amax' and 'channel_mean_square' of one "
+                  "length");
+    Channels &stats = table.channels[key.str()];
+    // Mean squares come back as sums over one row each.
+    stats.rows = 1;
+    for (size_t c = 0; c < channelAmax->size(); ++c) {
+      std::optional<double> a = (*channelAmax)[c].getAsNumber();
+      std::optional<double> m = (*meanSquare)[c].getAsNumber();
+      if (!a || !m || !(*a >= 0) || !(*m >= 0))
+        return fail("tensor '" + key.str() +
+                    "' has a negative or non-numeric channel statistic");
+      stats.amax.push_back(*a);
+      stats.sumSquares.push_back(*m);
+    }
+  }
+  return table;
+}
+
+std::string calibrationKey(Operation *matmul, unsigned operand) {
+  StringRef side = operand == 0 ? ":lhs" : ":rhs";
+  std::string node = onnxNodeName(matmul->getLoc());
+  if (!node.empty())
+    return node + side.str();
+  unsigned position = 0;
+  if (auto func = matmul->getParentOfType<func::FuncOp>())
+    func.walk([&](MatmulOp other) {
+      if (other.getOperation() == matmul)
+        return WalkResult::interrupt();
+      ++position;
+      return WalkResult::advance();
+    });
+  return "#" + std::to_string(position) + side.str();
+}
+} // namespace tessera
+
+namespace {
+
+class ExposeCalibrationValuesPass
+    : public ::tessera::impl::ExposeCalibrationValuesPassBase<
+          ExposeCalibrationValuesPass> {
+public:
+  using ExposeCalibrationValuesPassBase::ExposeCalibrationValuesPassBase;
+
+  void runOnOperation() override {
+    func::FuncOp entry;
+    for (auto func : getOperation().getOps<func::FuncOp>())
+      if (func.isPublic() && !func.isExternal()) {
+        entry = func;
+        break;
+      }
+    if (!entry)
+      return;
+    SmallVector<std::pair<std::string, Value>> exposed;
+    entry.walk([&](MatmulOp matmul) {
+      if (!::tessera::isNarrowingCandidate(matmul))
+        return;
+      for (unsigned operand : {0u, 1u}) {
+        Value value = matmul->getOperand(operand);
+        if (!value.getDefiningOp<ConstantOp>())
+          exposed.emplace_back(::tessera::calibrationKey(matmul, operand),
+                               value);
+      }
+    });
+    if (exposed.empty())
+      return;
+    Operation *terminator = entry.getBody().back().getTerminator();
+    MLIRContext *context = &getContext();
+    for (auto &[key, value] : exposed) {
+      unsigned index = entry.getNumResults();
+      NamedAttribute name(
+          StringAttr::get(context, "tessera.name"),
+          StringAttr::get(context, ::tessera::kCalibrationOutputPrefix + key));
+      if (failed(entry.insertResult(index, value.getType(),
+                                    DictionaryAttr::get(context, {name}))))
+        return signalPassFailure();
+      terminator->insertOperands(terminator->getNumOperands(), value);
+    }
+  }
+};
+
+} // namespace
