@@ -2,6 +2,7 @@
 # corpus_bench.py - Tessera against ONNX Runtime on transformer models that nobody here wrote (bench/corpus.py), on this CPU.
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Usage: bench/corpus_bench.py [NAME...] [--build build] [--threads 2]
+                              [--compile-arg=--precision=bf16 ...]
                                 [--runs 10] [--rounds 3] [--corpus DIR]
                                 [--ort-dir DIR]
 
@@ -68,6 +69,9 @@ def main():
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--corpus", default=os.path.join(ROOT, "build",
                                                          "corpus"))
+    parser.add_argument("--compile-arg", action="append", default=[],
+                        help="an option for tessera-compile (repeatable), "
+                        "e.g. --compile-arg=--precision=bf16")
     parser.add_argument("--ort-dir", default=os.path.join(ROOT, "build",
                                                           "ort"))
     args = parser.parse_args()
@@ -91,7 +95,8 @@ def main():
         artifact = os.path.join(folder, "model.so")
         start = time.monotonic()
         subprocess.run([os.path.join(args.build, "bin", "tessera-compile"),
-                        model, "-o", artifact], check=True)
+                        model, "-o", artifact] + args.compile_arg,
+                       check=True)
         compile_s = time.monotonic() - start
         paths, spec = inputs_of(folder)
         ours, theirs = [], []
