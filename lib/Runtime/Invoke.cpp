@@ -1,6 +1,7 @@
 //===- Invoke.cpp - calls a compiled model through its packed interface --===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "tessera/Runtime/Invoke.h"
+#include "tessera/Support/ResourceLimits.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
@@ -67,7 +68,8 @@ llvm::Error tessera::runtime::checkInputs(const ModelSignature &sig,
 
 llvm::Expected<std::vector<HostTensor>> tessera::runtime::invokePacked(
     PackedFunction function, FreeFunction release, const ModelSignature &sig,
-    llvm::ArrayRef<HostTensor> inputs, std::shared_ptr<void> keepAlive) {
+    llvm::ArrayRef<HostTensor> inputs, std::shared_ptr<void> keepAlive,
+    AllocationFailuresFunction failures) {
   if (llvm::Error error = checkInputs(sig, inputs))
     return std::move(error);
   // Arguments: the results' descriptors (filled by the callee), then one
@@ -88,7 +90,16 @@ llvm::Expected<std::vector<HostTensor>> tessera::runtime::invokePacked(
     packed.push_back(&p);
   if (sig.outputs.empty())
     packed.erase(packed.begin());
+  uint64_t failuresBefore = failures ? failures(nullptr) : 0;
   function(packed.data());
+  uint64_t lastBytes = 0;
+  if (failures && failures(&lastBytes) != failuresBefore)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "the model ran out of memory: an allocation of " +
+            describeBytes(lastBytes) + " failed (the memory limit is " +
+            describeBytes(memoryLimitBytes()) +
+            ", TESSERA_MEMORY_LIMIT); the run stopped and has no results");
 
   // Each result keeps the buffer the model allocated (no copy); the buffer
   // goes back to the model's allocator, which `keepAlive` keeps loaded,

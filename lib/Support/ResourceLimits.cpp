@@ -2,14 +2,15 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "tessera/Support/ResourceLimits.h"
 
-#include "llvm/ADT/StringRef.h"
-
+#include <cerrno>
 #include <cstdlib>
 #include <unistd.h>
 
+// Plain C++ (no LLVM): compiled into every CPU artifact too, whose
+// allocator refuses requests over the limit.
 uint64_t tessera::memoryLimitBytes() {
   if (const char *text = std::getenv("TESSERA_MEMORY_LIMIT")) {
-    llvm::StringRef value(text);
+    std::string value(text);
     unsigned shift = 0;
     if (!value.empty()) {
       switch (value.back()) {
@@ -29,10 +30,13 @@ uint64_t tessera::memoryLimitBytes() {
         break;
       }
       if (shift)
-        value = value.drop_back();
+        value.pop_back();
     }
-    uint64_t n;
-    if (!value.getAsInteger(10, n) && n && n <= (UINT64_MAX >> shift))
+    bool digits = !value.empty() && value.size() <= 20 &&
+                  value.find_first_not_of("0123456789") == std::string::npos;
+    errno = 0;
+    uint64_t n = digits ? std::strtoull(value.c_str(), nullptr, 10) : 0;
+    if (digits && errno == 0 && n && n <= (UINT64_MAX >> shift))
       return n << shift;
   }
   long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGESIZE);

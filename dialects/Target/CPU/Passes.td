@@ -149,18 +149,23 @@ def VectorizeLoopsPass
 
 def FreeForallAllocationsPass
     : Pass<"tessera-cpu-free-forall-allocations", "::mlir::func::FuncOp"> {
-  let summary = "Free the buffers each scf.forall iteration allocates";
+  let summary = "Let buffer deallocation free what each scf.forall "
+                "iteration allocates";
   let description = [{
-    Buffer deallocation leaves the memref.alloc in the body of an scf.forall
-    (the per-thread packing buffers of tiled contractions) without a
-    matching free, so every call would leak them. This pass adds a
-    memref.dealloc before the body's terminator for each memref.alloc made
-    directly in the body that has none yet. A forall iteration cannot pass a
+    Runs on bufferized IR, before the ownership-based buffer deallocation.
+    That pass does not look into scf.forall bodies (scf.forall is not a
+    region branch op), so the buffers an iteration allocates, directly or
+    as the results of a loop inside it (the running maximum, sum and
+    accumulator of tiled attention's online softmax), were never freed.
+    This pass wraps each forall body in an scf.execute_region, which the
+    deallocation pass handles like any region: every buffer the iteration
+    owns is freed at the region's end. A forall iteration cannot pass a
     buffer on to later code (its results are tensors, and the pass runs
-    after bufferization), so the buffer is dead at that point. Allocations
-    outside foralls, and those already freed, are left alone.
+    after bufferization). The canonicalizer inlines the region again.
+    Bodies that hold only their terminator, or are wrapped already, are
+    left alone.
   }];
-  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+  let dependentDialects = ["::mlir::scf::SCFDialect"];
 }
 
 def ApproximateMathPass
@@ -177,6 +182,52 @@ def ApproximateMathPass
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::math::MathDialect",
                            "::mlir::vector::VectorDialect"];
+}
+
+def CheckAllocationsPass
+    : Pass<"tessera-cpu-check-allocations", "::mlir::ModuleOp"> {
+  let summary = "Stop a run whose heap allocation fails instead of using "
+                "the null pointer";
+  let description = [{
+    Runs on the LLVM dialect, after the CPU pipeline's last conversion.
+    Lowered memref.alloc calls `_mlir_memref_to_llvm_alloc` or
+    `_mlir_memref_to_llvm_aligned_alloc`, whose sizes may depend on the
+    dims a caller passes at run time. Tessera's runtime allocator returns
+    null (and counts the failure, `tesseraAllocationFailures`) when a
+    request is over the memory limit or the system refuses it.
+
+    After each such call this pass branches on a null result to the exit of
+    the enclosing region: the function returns (poison results) or an
+    OpenMP loop iteration ends (`omp.yield`; a thread leaving a parallel
+    region early would hang its team at the next worksharing loop, so an
+    allocation anywhere else inside OpenMP regions is an error). After each
+    op of a function's body whose regions may fail that way (`omp.parallel`)
+    and each call to a function of the module that may fail, the counter is
+    compared with its value at the function's entry and the function
+    returns when it changed. The runtime reads the same
+    counter around a run and reports the failure as an error, discarding
+    the results. Functions without allocations are left alone.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
+def InlineAllocaScopesPass
+    : Pass<"tessera-cpu-inline-alloca-scopes", "::mlir::func::FuncOp"> {
+  let summary = "Inline the memref.alloca_scope ops that hold no alloca";
+  let description = [{
+    Converting parallel loops to OpenMP wraps each loop body in a
+    memref.alloca_scope, so that stack buffers made in an iteration go with
+    it. A scope must stay one block, so the scopes that hold no stack
+    allocation have to be inlined before structured control flow inside
+    them becomes blocks. The canonicalizer inlines only scopes whose ops all
+    declare their memory effects, and keeps those holding a call (such as
+    buffer deallocation's `dealloc_helper`). A call allocates in its own
+    frame, never in its caller's, so this pass inlines every scope without
+    a memref.alloca of its own (nested automatic allocation scopes, such as
+    functions and inner alloca scopes, do not count). Scopes with allocas,
+    and scopes that return values, are left alone.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
 #endif // TESSERA_TARGET_CPU_PASSES_TD

@@ -44,6 +44,9 @@ llvm::Expected<ModelSignature> signatureFromJSON(llvm::StringRef json);
 using PackedFunction = void (*)(void **);
 /// Frees a result buffer with the allocator the model allocated it with.
 using FreeFunction = void (*)(void *);
+/// The count of allocations the model's allocator refused so far, and the
+/// size of the last one in `*lastBytes` when not null.
+using AllocationFailuresFunction = uint64_t (*)(uint64_t *lastBytes);
 
 /// A ranked memref descriptor (allocated and aligned pointer, offset,
 /// sizes, strides) over a dense row-major buffer at `data`.
@@ -58,11 +61,16 @@ llvm::Error checkInputs(const ModelSignature &signature,
 /// Checks `inputs` against `signature` (checkInputs), calls `function`, and returns the
 /// outputs in the buffers the model allocated (no copy): each is released
 /// with `release` when the last output using it goes, and holds
-/// `keepAlive` (the loaded library `release` lives in) until then.
+/// `keepAlive` (the loaded library `release` lives in) until then. When
+/// `failures` is given and its count changed during the call (an
+/// allocation was refused and the compiled code stopped), the run is an
+/// error naming the size and its results are discarded. A run concurrent
+/// with a failing one in the same model may report that failure too.
 llvm::Expected<std::vector<HostTensor>>
 invokePacked(PackedFunction function, FreeFunction release,
              const ModelSignature &signature, llvm::ArrayRef<HostTensor> inputs,
-             std::shared_ptr<void> keepAlive = nullptr);
+             std::shared_ptr<void> keepAlive = nullptr,
+             AllocationFailuresFunction failures = nullptr);
 
 } // namespace tessera::runtime
 

@@ -78,6 +78,26 @@ tessera::cpu::addArtifactInterface(ModuleOp module,
     LLVM::ReturnOp::create(b, loc, ValueRange{});
   }
 
+  // The count of allocations the block cache refused (the runtime compares
+  // it around a run; see tessera-cpu-check-allocations).
+  auto i64 = IntegerType::get(ctx, 64);
+  auto countType = LLVM::LLVMFunctionType::get(i64, {ptr});
+  auto counter =
+      module.lookupSymbol<LLVM::LLVMFuncOp>("tesseraAllocationFailures");
+  if (!counter)
+    counter = LLVM::LLVMFuncOp::create(b, loc, "tesseraAllocationFailures",
+                                       countType);
+  auto failures = LLVM::LLVMFuncOp::create(
+      b, loc, "tessera_model_allocation_failures", countType);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    Block *body = failures.addEntryBlock(b);
+    b.setInsertionPointToStart(body);
+    Value count =
+        LLVM::CallOp::create(b, loc, counter, body->getArgument(0)).getResult();
+    LLVM::ReturnOp::create(b, loc, count);
+  }
+
   // The packed entry: args[i] points to the i-th argument of the C
   // interface function (all of them pointers to descriptors).
   auto run = LLVM::LLVMFuncOp::create(

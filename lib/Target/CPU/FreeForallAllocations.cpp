@@ -19,16 +19,20 @@ struct FreeForallAllocationsPass
   void runOnOperation() override {
     getOperation().walk([](scf::ForallOp forall) {
       Block *body = forall.getBody();
-      SmallVector<memref::AllocOp> allocs(body->getOps<memref::AllocOp>());
-      for (memref::AllocOp alloc : allocs) {
-        bool freed = llvm::any_of(alloc->getUsers(), [](Operation *user) {
-          return isa<memref::DeallocOp>(user);
-        });
-        if (freed)
-          continue;
-        OpBuilder b(body->getTerminator());
-        memref::DeallocOp::create(b, alloc.getLoc(), alloc.getResult());
-      }
+      Operation *terminator = body->getTerminator();
+      if (&body->front() == terminator ||
+          isa<scf::ExecuteRegionOp>(body->front()))
+        return;
+      Location loc = forall.getLoc();
+      OpBuilder b(forall.getContext());
+      b.setInsertionPointToStart(body);
+      auto scope = scf::ExecuteRegionOp::create(b, loc, TypeRange{});
+      Block *inner = b.createBlock(&scope.getRegion());
+      inner->getOperations().splice(inner->end(), body->getOperations(),
+                                    std::next(scope->getIterator()),
+                                    terminator->getIterator());
+      b.setInsertionPointToEnd(inner);
+      scf::YieldOp::create(b, loc);
     });
   }
 };

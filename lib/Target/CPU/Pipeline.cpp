@@ -43,7 +43,8 @@ void tessera::cpu::buildLinalgPipeline(OpPassManager &pm, bool fuse) {
   pm.addPass(createCSEPass());
 }
 
-void tessera::cpu::buildBufferizePipeline(OpPassManager &pm) {
+void tessera::cpu::buildBufferizePipeline(OpPassManager &pm,
+                                          bool freeForallAllocations) {
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =
@@ -53,6 +54,8 @@ void tessera::cpu::buildBufferizePipeline(OpPassManager &pm) {
   bufferize.allowReturnAllocsFromLoops = true;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   pm.addNestedPass<func::FuncOp>(bufferization::createBufferHoistingPass());
+  if (freeForallAllocations)
+    pm.addNestedPass<func::FuncOp>(createFreeForallAllocationsPass());
   // Public functions return buffers their caller owns (cloned when they
   // would alias a constant), so outputs may have data-dependent shapes.
   pm.addPass(bufferization::createOwnershipBasedBufferDeallocationPass());
@@ -83,8 +86,7 @@ void tessera::cpu::buildLLVMPipeline(OpPassManager &pm,
   pm.addPass(createLoopInvariantSubsetHoistingPass());
   pm.addPass(createCanonicalizerPass());
 
-  buildBufferizePipeline(pm);
-  pm.addNestedPass<func::FuncOp>(createFreeForallAllocationsPass());
+  buildBufferizePipeline(pm, /*freeForallAllocations=*/true);
   // Equal subviews become one value, so that copies of a tile onto itself
   // (left by bufferizing in-place inserts) fold away.
   pm.addPass(createCSEPass());
@@ -103,6 +105,7 @@ void tessera::cpu::buildLLVMPipeline(OpPassManager &pm,
   pm.addPass(createConvertSCFToOpenMPPass(openmp));
   // Inlines the alloca scopes that hold no allocas before loops become
   // blocks.
+  pm.addNestedPass<func::FuncOp>(createInlineAllocaScopesPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createConvertVectorToSCFPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
@@ -126,4 +129,6 @@ void tessera::cpu::buildLLVMPipeline(OpPassManager &pm,
   // LLVM types.
   pm.addPass(createConvertToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
+  // A refused allocation stops the run instead of being written through.
+  pm.addPass(createCheckAllocationsPass());
 }

@@ -1,19 +1,41 @@
 // RUN: tessera-opt %s --split-input-file --tessera-cpu-free-forall-allocations | FileCheck %s
+// RUN: tessera-opt %s --split-input-file --tessera-cpu-free-forall-allocations | mlir-opt --split-input-file --ownership-based-buffer-deallocation --canonicalize | FileCheck %s --check-prefix=FREED
 
-// A buffer allocated in each forall iteration is freed at its end.
+// A forall body is wrapped in an execute_region, so that buffer
+// deallocation frees what an iteration allocates: a buffer made directly
+// in the body and the buffers a loop inside it returns.
 // CHECK-LABEL: func @packed
 // CHECK: scf.forall
-// CHECK: %[[P:.*]] = memref.alloc() : memref<4x32xf32>
-// CHECK: memref.copy %{{.*}}, %[[P]]
-// CHECK: memref.dealloc %[[P]] : memref<4x32xf32>
+// CHECK-NEXT: scf.execute_region {
+// CHECK-NEXT: memref.subview
+// CHECK: memref.store
+// CHECK-NEXT: scf.yield
 // CHECK-NEXT: }
+// CHECK-NEXT: }
+// FREED-LABEL: func @packed
+// FREED: scf.forall
+// FREED-NOT: scf.execute_region
+// FREED: %[[P:.*]] = memref.alloc() : memref<4x32xf32>
+// FREED: %[[R:.*]]:2 = scf.for {{.*}} iter_args(%{{.*}} = %[[P]], %{{.*}} = %false)
+// FREED: memref.load %[[R]]#0
+// FREED: %[[BASE:[a-z_0-9]+]], %{{.*}} = memref.extract_strided_metadata %[[R]]#0
+// FREED-NEXT: bufferization.dealloc (%[[P]], %[[BASE]] : memref<4x32xf32>, memref<f32>) if (%true, %[[R]]#1)
 func.func @packed(%b: memref<4x64xf32>, %o: memref<64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
   scf.forall (%j) = (0) to (64) step (32) {
     %s = memref.subview %b[0, %j] [4, 32] [1, 1] : memref<4x64xf32> to memref<4x32xf32, strided<[64, 1], offset: ?>>
     %p = memref.alloc() : memref<4x32xf32>
     memref.copy %s, %p : memref<4x32xf32, strided<[64, 1], offset: ?>> to memref<4x32xf32>
-    %c0 = arith.constant 0 : index
-    %v = memref.load %p[%c0, %c0] : memref<4x32xf32>
+    // A loop-carried buffer replaced on each step, as bufferization writes
+    // attention's running maximum.
+    %r = scf.for %i = %c0 to %c4 step %c1 iter_args(%acc = %p) -> (memref<4x32xf32>) {
+      %n = memref.alloc() : memref<4x32xf32>
+      memref.copy %acc, %n : memref<4x32xf32> to memref<4x32xf32>
+      scf.yield %n : memref<4x32xf32>
+    }
+    %v = memref.load %r[%c0, %c0] : memref<4x32xf32>
     memref.store %v, %o[%j] : memref<64xf32>
   }
   return
@@ -21,16 +43,12 @@ func.func @packed(%b: memref<4x64xf32>, %o: memref<64xf32>) {
 
 // -----
 
-// Must not fire: an allocation outside any forall (the caller owns it), and
-// one the iteration already frees.
-// CHECK-LABEL: func @untouched
-// CHECK-COUNT-1: memref.dealloc
-// CHECK-NOT: memref.dealloc
-func.func @untouched() -> memref<8xf32> {
-  %r = memref.alloc() : memref<8xf32>
-  scf.forall (%j) = (0) to (2) step (1) {
-    %p = memref.alloc() : memref<8xf32>
-    memref.dealloc %p : memref<8xf32>
+// Must not fire: a forall whose body holds only its terminator.
+// CHECK-LABEL: func @empty
+// CHECK: scf.forall
+// CHECK-NOT: scf.execute_region
+func.func @empty() {
+  scf.forall (%j) = (0) to (64) step (32) {
   }
-  return %r : memref<8xf32>
+  return
 }

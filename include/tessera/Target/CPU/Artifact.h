@@ -6,6 +6,11 @@
 //   const char *tessera_model_signature(void);  // JSON: inputs, outputs
 //   void tessera_model_run(void **args);        // the packed entry point
 //   void tessera_model_free_buffer(void *);     // frees a result buffer
+//   uint64_t tessera_model_allocation_failures(uint64_t *last_bytes);
+//
+// The last counts the allocations the artifact's allocator refused (and
+// gives the last one's size): a run during which it changed stopped early
+// and its results are not valid.
 //
 // `tessera_model_run` follows runtime::invokePacked's convention: args[0]
 // points to the results' memref descriptors (buffers the model allocates

@@ -26,7 +26,8 @@ public:
   /// Runs the model; see runtime::invokePacked for the checks.
   llvm::Expected<std::vector<runtime::HostTensor>>
   run(llvm::ArrayRef<runtime::HostTensor> inputs) override {
-    return runtime::invokePacked(entry, release, sig, inputs, library);
+    return runtime::invokePacked(entry, release, sig, inputs, library,
+                                 failures);
   }
 
   std::string device() const override { return "host CPU"; }
@@ -35,14 +36,18 @@ private:
   LibraryExecutable(std::shared_ptr<void> library,
                     runtime::PackedFunction entry,
                     runtime::FreeFunction release,
+                    runtime::AllocationFailuresFunction failures,
                     runtime::ModelSignature sig)
       : library(std::move(library)), entry(entry), release(release),
-        sig(std::move(sig)) {}
+        failures(failures), sig(std::move(sig)) {}
   /// The dlopen handle, closed when the executable and every result it
   /// returned (whose buffers its allocator frees) are gone.
   std::shared_ptr<void> library;
   runtime::PackedFunction entry;
   runtime::FreeFunction release;
+  /// The artifact's count of refused allocations (null in artifacts
+  /// compiled before it was exported).
+  runtime::AllocationFailuresFunction failures;
   runtime::ModelSignature sig;
 };
 

@@ -35,8 +35,11 @@ void buildLinalgPipeline(mlir::OpPassManager &pm, bool fuse = true);
 /// (`_mlir_ciface_<name>(results *, inputs *...)`) on memref descriptors.
 /// One-shot bufferization of the whole module with identity layouts at
 /// function boundaries; public functions return buffers their caller owns.
-/// Shared by the targets that lower through linalg.
-void buildBufferizePipeline(mlir::OpPassManager &pm);
+/// Shared by the targets that lower through linalg. With
+/// `freeForallAllocations` (the CPU's threads), the buffers each scf.forall
+/// iteration allocates are freed at its end.
+void buildBufferizePipeline(mlir::OpPassManager &pm,
+                            bool freeForallAllocations = false);
 
 void buildLLVMPipeline(mlir::OpPassManager &pm, const CPUOptions &options = {});
 

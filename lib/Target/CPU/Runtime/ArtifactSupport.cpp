@@ -2,11 +2,14 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Lowered memref.copy calls `memrefCopy`, memref.alloc and memref.dealloc
-// the `_mlir_memref_to_llvm_*` functions (bound to the block cache); each
-// artifact carries its own, so that it loads into any process.
+// the `_mlir_memref_to_llvm_*` functions (bound to the block cache), f32 to
+// bf16 conversions on CPUs without AVX-512 BF16 `__truncsfbf2`
+// (Builtins.cpp); each artifact carries its own, so that it loads into any
+// process.
 //
 //===----------------------------------------------------------------------===//
 #include "BlockCache.h"
+#include "Builtins.h"
 #include "MemRefCopy.h"
 
 #include <cstdlib>

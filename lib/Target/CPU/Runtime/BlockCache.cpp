@@ -1,6 +1,7 @@
 //===- BlockCache.cpp - reuse of large buffers across model runs ----------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "BlockCache.h"
+#include "tessera/Support/ResourceLimits.h"
 
 #include <atomic>
 #include <cstdlib>
@@ -114,18 +115,51 @@ BlockCache *cache() {
 
 } // namespace
 
+namespace {
+std::atomic<uint64_t> failedAllocations{0};
+std::atomic<uint64_t> lastFailedBytes{0};
+
+/// Refuses requests over the memory limit (read once) before asking the
+/// system, which may promise more than it can give.
+bool overLimit(uint64_t size) {
+  static const uint64_t limit = tessera::memoryLimitBytes();
+  return size > limit;
+}
+
+void *counted(void *pointer, uint64_t size) {
+  if (!pointer) {
+    lastFailedBytes.store(size, std::memory_order_relaxed);
+    failedAllocations.fetch_add(1, std::memory_order_acq_rel);
+  }
+  return pointer;
+}
+} // namespace
+
 extern "C" void *tesseraAlloc(uint64_t size) {
+  // A zero-byte request gets a block of its own: null means failure.
+  size = size ? size : 1;
+  if (overLimit(size))
+    return counted(nullptr, size);
   BlockCache *c = cache();
-  return c ? c->allocate(0, size) : std::malloc(size);
+  return counted(c ? c->allocate(0, size) : std::malloc(size), size);
 }
 extern "C" void *tesseraAlignedAlloc(uint64_t alignment, uint64_t size) {
-  BlockCache *c = cache();
-  if (c)
-    return c->allocate(alignment, size);
-  return alignment ? std::aligned_alloc(alignment,
-                                        (size + alignment - 1) / alignment *
-                                            alignment)
-                   : std::malloc(size);
+  size = size ? size : 1;
+  if (overLimit(size) || (alignment && size > UINT64_MAX - alignment))
+    return counted(nullptr, size);
+  if (BlockCache *c = cache())
+    return counted(c->allocate(alignment, size), size);
+  return counted(alignment ? std::aligned_alloc(alignment,
+                                                (size + alignment - 1) /
+                                                    alignment * alignment)
+                           : std::malloc(size),
+                 size);
+}
+extern "C" uint64_t tesseraAllocationFailures(uint64_t *lastBytes) {
+  uint64_t count = failedAllocations.load(std::memory_order_acquire);
+  if (lastBytes)
+    *lastBytes = lastFailedBytes.load(std::memory_order_relaxed);
+  return count;
 }
 extern "C" void tesseraFree(void *pointer) {
   if (BlockCache *c = cache())

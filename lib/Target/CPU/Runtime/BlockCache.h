@@ -21,10 +21,17 @@ constexpr size_t kMaxIdleBytes = size_t(1) << 30;
 } // namespace tessera::runtime
 
 /// malloc, aligned_alloc and free with the cache; bound to the symbols
-/// lowered memref.alloc and memref.dealloc call. Thread safe.
+/// lowered memref.alloc and memref.dealloc call. Thread safe. A request
+/// over tessera::memoryLimitBytes(), or one the system refuses, returns
+/// null and is counted; a zero-byte request gets a one-byte block.
 extern "C" void *tesseraAlloc(uint64_t size);
 extern "C" void *tesseraAlignedAlloc(uint64_t alignment, uint64_t size);
 extern "C" void tesseraFree(void *pointer);
+/// How many requests the allocator refused so far (over the memory limit,
+/// or refused by the system), and the size of the last one in
+/// `*lastBytes` when not null. Compiled code and the runtime compare it
+/// before and after a run (see the tessera-cpu-check-allocations pass).
+extern "C" uint64_t tesseraAllocationFailures(uint64_t *lastBytes);
 /// Bytes the cache holds for reuse (tests).
 extern "C" uint64_t tesseraIdleBytes();
 /// Frees the idle blocks, and the cache itself when no block is live; for

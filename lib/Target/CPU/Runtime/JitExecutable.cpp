@@ -5,6 +5,7 @@
 #include "tessera/Target/CPU/Pipeline.h"
 #include "tessera/Transforms/Signature.h"
 #include "BlockCache.h"
+#include "Builtins.h"
 #include "MemRefCopy.h"
 
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
@@ -61,6 +62,8 @@ JitExecutable::create(mlir::ModuleOp module) {
     bind("_mlir_memref_to_llvm_alloc", &tesseraAlloc);
     bind("_mlir_memref_to_llvm_aligned_alloc", &tesseraAlignedAlloc);
     bind("_mlir_memref_to_llvm_free", &tesseraFree);
+    bind("tesseraAllocationFailures", &tesseraAllocationFailures);
+    bind("__truncsfbf2", &__truncsfbf2);
     return symbols;
   });
   return std::unique_ptr<JitExecutable>(
@@ -72,5 +75,6 @@ JitExecutable::run(llvm::ArrayRef<HostTensor> inputs) {
   auto packed = engine->lookupPacked("_mlir_ciface_" + sig.entry);
   if (!packed)
     return packed.takeError();
-  return invokePacked(*packed, &tesseraFree, sig, inputs);
+  return invokePacked(*packed, &tesseraFree, sig, inputs, nullptr,
+                      &tesseraAllocationFailures);
 }

@@ -26,6 +26,8 @@ LibraryExecutable::load(llvm::StringRef path) {
       reinterpret_cast<PackedFunction>(dlsym(handle, "tessera_model_run"));
   auto release = reinterpret_cast<FreeFunction>(
       dlsym(handle, "tessera_model_free_buffer"));
+  auto failures = reinterpret_cast<AllocationFailuresFunction>(
+      dlsym(handle, "tessera_model_allocation_failures"));
   if (!getSignature || !entry || !release) {
     dlclose(handle);
     return fail("not a Tessera CPU artifact (no tessera_model_signature, "
@@ -38,7 +40,7 @@ LibraryExecutable::load(llvm::StringRef path) {
   }
   return std::unique_ptr<LibraryExecutable>(
       new LibraryExecutable(std::shared_ptr<void>(handle, [](void *h) { dlclose(h); }),
-                   entry, release, std::move(*sig)));
+                   entry, release, failures, std::move(*sig)));
 }
 
 void tessera::cpu::registerLoaders() {

@@ -19,6 +19,7 @@
 //===----------------------------------------------------------------------===//
 #include "tessera/Target/CUDA/DriverABI.h"
 
+#include <atomic>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -47,6 +48,8 @@ struct State {
   std::mutex mutex;
   const tessera_cuda_driver *driver = nullptr;
   std::vector<std::unique_ptr<Module>> modules;
+  /// Modules loaded and not yet unloaded.
+  size_t loadedModules = 0;
   /// Weights uploaded once: host address -> device address.
   std::map<const void *, uint64_t> globals;
   std::string error;
@@ -74,10 +77,21 @@ struct State {
   }
 };
 
-/// Never destroyed: the module destructors that run when the process
+std::atomic<uint64_t> failedAllocations{0};
+std::atomic<uint64_t> lastFailedBytes{0};
+
+/// Not a static object: the module destructors that run when the process
 /// exits (or the library is closed) may come after static destructors.
-State &state() {
+/// Deleted when the last module is unloaded, which is the library's last
+/// call into this code.
+State *&statePointer() {
   static State *s = new State;
+  return s;
+}
+State &state() {
+  State *&s = statePointer();
+  if (!s)
+    s = new State;
   return *s;
 }
 
@@ -122,6 +136,7 @@ const char *tesseraCudaTakeError() {
 void *mgpuModuleLoad(void *image, size_t bytes) {
   State &s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
+  ++s.loadedModules;
   s.modules.push_back(std::make_unique<Module>());
   s.modules.back()->image = image;
   s.modules.back()->bytes = bytes;
@@ -134,10 +149,21 @@ void *mgpuModuleLoad(void *image, size_t bytes) {
 // already be shut down, so it is not called.
 void mgpuModuleUnload(void *module) {
   State &s = state();
-  std::lock_guard<std::mutex> lock(s.mutex);
-  auto *m = static_cast<Module *>(module);
-  m->handle = nullptr;
-  m->functions.clear();
+  bool last;
+  {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    auto *m = static_cast<Module *>(module);
+    m->handle = nullptr;
+    m->functions.clear();
+    last = --s.loadedModules == 0;
+  }
+  // Nothing of the state is reachable once the last module is gone (the
+  // runtime unbinds its driver, giving back what it loaded, before it
+  // closes the library).
+  if (last) {
+    delete &s;
+    statePointer() = nullptr;
+  }
 }
 
 void *mgpuModuleGetFunction(void *module, const char *name) {
@@ -221,9 +247,20 @@ void *_mlir_memref_to_llvm_alloc(uint64_t bytes) {
     return nullptr;
   if (s.driver->alloc(s.driver->self, bytes ? bytes : 1, &device)) {
     s.fail("cannot allocate " + std::to_string(bytes) + " bytes of GPU memory");
+    lastFailedBytes.store(bytes, std::memory_order_relaxed);
+    failedAllocations.fetch_add(1, std::memory_order_acq_rel);
     return nullptr;
   }
   return reinterpret_cast<void *>(device);
+}
+
+/// The count of refused device allocations (the CPU artifact's interface,
+/// which the host code shares); each also fails the run through
+/// tessera_cuda_take_error.
+uint64_t tesseraAllocationFailures(uint64_t *lastBytes) {
+  if (lastBytes)
+    *lastBytes = lastFailedBytes.load(std::memory_order_relaxed);
+  return failedAllocations.load(std::memory_order_acquire);
 }
 
 void *_mlir_memref_to_llvm_aligned_alloc(uint64_t /*alignment*/,
