@@ -230,4 +230,22 @@ def InlineAllocaScopesPass
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
+def SplitEmptyTensorsPass
+    : Pass<"tessera-cpu-split-empty-tensors", "::mlir::func::FuncOp"> {
+  let summary = "Give each use of a tensor.empty its own";
+  let description = [{
+    CSE merges equal `tensor.empty` ops, so that every elementwise kernel of
+    a function with the same result type writes into one shared empty
+    tensor. One-shot bufferization then sees every one of those kernels
+    write into one alias set and checks each write against all the others:
+    quadratic in the number of kernels (a chain of 100,000 elementwise
+    nodes, about 1,600 fused loops, spent more than 15 minutes there) and a
+    source of needless copies. This pass, run before bufferization, gives
+    every use after the first a clone of the `tensor.empty` (with the same
+    dynamic sizes), which is how bufferization expects to find them. An
+    empty tensor with one use is left alone.
+  }];
+  let dependentDialects = ["::mlir::tensor::TensorDialect"];
+}
+
 #endif // TESSERA_TARGET_CPU_PASSES_TD

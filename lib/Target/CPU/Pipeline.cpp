@@ -85,6 +85,8 @@ void tessera::cpu::buildLLVMPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createLoopInvariantSubsetHoistingPass());
   pm.addPass(createCanonicalizerPass());
+  // After the last CSE before bufferization: one empty tensor per use.
+  pm.addNestedPass<func::FuncOp>(createSplitEmptyTensorsPass());
 
   buildBufferizePipeline(pm, /*freeForallAllocations=*/true);
   // Equal subviews become one value, so that copies of a tile onto itself
