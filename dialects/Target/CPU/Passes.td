@@ -8,14 +8,32 @@ include "mlir/Pass/PassBase.td"
 def SequentializeNestedParallelPass
     : Pass<"tessera-cpu-sequentialize-nested-parallel",
            "::mlir::func::FuncOp"> {
-  let summary = "Keep only the outermost parallel loops parallel";
+  let summary = "Keep only the outermost parallel loops parallel, and only "
+                "those with enough work";
   let description = [{
     Rewrites every scf.parallel nested inside another loop (scf.parallel or
     scf.for) into a nest of scf.for, so that each loop nest forks OpenMP
     threads once, at its outermost parallel loop, instead of once per
-    iteration of an enclosing loop. Parallel loops with reductions are left
-    alone.
+    iteration of an enclosing loop.
+
+    With `min-parallel-work` = N > 0, an outermost parallel loop whose
+    bounds are all constant and whose work (its iterations times the ops
+    its body holds, nested loops' bodies counted once per iteration they
+    make when their bounds are constant too, an op on vectors once per 16
+    lanes) is below N runs as scf.for on
+    the calling thread too: forking and joining the threads costs more
+    than such a loop (a few microseconds), and each parallel loop also
+    becomes a function that LLVM outlines, at a cost that grows with the
+    size of the function holding it (a chain of 30,000 elementwise nodes on
+    four floats made 484 of them). Loops with dynamic bounds stay parallel.
+    Parallel loops with reductions are left alone.
   }];
+  let options = [
+    Option<"minParallelWork", "min-parallel-work", "int64_t", "0",
+           "Outermost parallel loops with constant bounds and less work "
+           "than this (iterations times ops) run sequentially; 0 keeps "
+           "them all parallel">
+  ];
   let dependentDialects = ["::mlir::scf::SCFDialect"];
 }
 

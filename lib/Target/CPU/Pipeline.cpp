@@ -64,6 +64,10 @@ void tessera::cpu::buildBufferizePipeline(OpPassManager &pm,
   pm.addPass(createConvertBufferizationToMemRefPass());
 }
 
+/// Parallel loops with less work than this (iterations times ops, known
+/// at compile time) run on the calling thread: forking costs more.
+static constexpr int64_t kMinParallelWork = 4096;
+
 void tessera::cpu::buildLLVMPipeline(OpPassManager &pm,
                                      const CPUOptions &options) {
   // The signature, read while the entry function still takes tensors, for
@@ -101,7 +105,10 @@ void tessera::cpu::buildLLVMPipeline(OpPassManager &pm,
   pm.addPass(memref::createFoldMemRefAliasOpsPass());
   pm.addPass(createForallToParallelLoopPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
-  pm.addNestedPass<func::FuncOp>(createSequentializeNestedParallelPass());
+  SequentializeNestedParallelPassOptions sequential;
+  sequential.minParallelWork = kMinParallelWork;
+  pm.addNestedPass<func::FuncOp>(
+      createSequentializeNestedParallelPass(sequential));
   ConvertSCFToOpenMPPassOptions openmp;
   openmp.numThreads = options.threads;
   pm.addPass(createConvertSCFToOpenMPPass(openmp));

@@ -3,6 +3,8 @@
 #include "tessera/Target/CPU/Passes.h"
 
 #include "mlir/Dialect/SCF/Utils/Utils.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/IR/IRMapping.h"
 
 namespace tessera::cpu {
@@ -29,10 +31,67 @@ void sequentialize(scf::ParallelOp op) {
   op.erase();
 }
 
+std::optional<int64_t> blockWork(Block &block, int64_t limit);
+
+/// The ops `op` runs: one, plus its regions' ops, times its iterations when
+/// it is a loop; nullopt when a loop has dynamic bounds or the count
+/// reaches `limit`.
+std::optional<int64_t> opWork(Operation &op, int64_t limit) {
+  int64_t trips = 1;
+  if (auto loop = dyn_cast<LoopLikeOpInterface>(op)) {
+    std::optional<SmallVector<OpFoldResult>> lbs = loop.getLoopLowerBounds(),
+                                             ubs = loop.getLoopUpperBounds(),
+                                             steps = loop.getLoopSteps();
+    if (!lbs || !ubs || !steps)
+      return std::nullopt;
+    for (auto [lb, ub, step] : llvm::zip(*lbs, *ubs, *steps)) {
+      std::optional<int64_t> l = getConstantIntValue(lb),
+                             u = getConstantIntValue(ub),
+                             s = getConstantIntValue(step);
+      if (!l || !u || !s || *s <= 0)
+        return std::nullopt;
+      trips *= std::max<int64_t>(0, llvm::divideCeil(*u - *l, *s));
+      if (trips >= limit)
+        return std::nullopt;
+    }
+  }
+  // An op on vectors counts once per 16 lanes (an AVX-512 register).
+  int64_t inner = 1;
+  for (Type type : op.getResultTypes())
+    if (auto vector = dyn_cast<VectorType>(type);
+        vector && vector.hasStaticShape())
+      inner = std::max<int64_t>(inner,
+                                llvm::divideCeil(vector.getNumElements(), 16));
+  for (Region &region : op.getRegions())
+    for (Block &block : region) {
+      std::optional<int64_t> work = blockWork(block, limit);
+      if (!work)
+        return std::nullopt;
+      inner += *work;
+    }
+  if (inner >= limit || trips * inner >= limit)
+    return std::nullopt;
+  return trips * inner;
+}
+
+/// The ops `block` runs (see opWork).
+std::optional<int64_t> blockWork(Block &block, int64_t limit) {
+  int64_t work = 0;
+  for (Operation &op : block) {
+    std::optional<int64_t> n = opWork(op, limit);
+    if (!n || (work += *n) >= limit)
+      return std::nullopt;
+  }
+  return work;
+}
+
 struct SequentializeNestedParallelPass
     : tessera::cpu::impl::SequentializeNestedParallelPassBase<
           SequentializeNestedParallelPass> {
+  using SequentializeNestedParallelPassBase::
+      SequentializeNestedParallelPassBase;
   void runOnOperation() override {
+    // Nested ones, and with min-parallel-work the small outermost ones.
     SmallVector<scf::ParallelOp> nested;
     getOperation().walk([&](scf::ParallelOp op) {
       Operation *parent = op->getParentOp();
@@ -40,7 +99,13 @@ struct SequentializeNestedParallelPass
       for (; parent && !isa<func::FuncOp>(parent);
            parent = parent->getParentOp())
         inLoop |= isa<scf::ParallelOp, scf::ForOp>(parent);
-      if (inLoop && op.getNumResults() == 0 && op.getInitVals().empty())
+      if (op.getNumResults() != 0 || !op.getInitVals().empty())
+        return;
+      if (inLoop) {
+        nested.push_back(op);
+        return;
+      }
+      if (minParallelWork > 0 && opWork(*op, minParallelWork))
         nested.push_back(op);
     });
     // Innermost first (walk order is post-order), so clones stay valid.

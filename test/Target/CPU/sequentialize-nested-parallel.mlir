@@ -54,3 +54,55 @@ func.func @untouched(%m: memref<8xf32>) -> f32 {
   }
   return %r : f32
 }
+
+// -----
+
+// RUN: tessera-opt %s --split-input-file --tessera-cpu-sequentialize-nested-parallel=min-parallel-work=4096 | FileCheck %s --check-prefix=WORK
+
+// With min-parallel-work, a parallel loop whose whole work is known and
+// small (4 iterations of a few ops) runs sequentially; one with as many
+// iterations but a large constant inner loop stays parallel, and so does
+// one with a dynamic bound (the must-not-fire cases).
+// WORK-LABEL: func @small
+// WORK-NOT: scf.parallel
+// WORK: scf.for
+func.func @small(%m: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    %v = memref.load %m[%i] : memref<4xf32>
+    %n = arith.negf %v : f32
+    memref.store %n, %m[%i] : memref<4xf32>
+  }
+  return
+}
+
+// WORK-LABEL: func @large_inner
+// WORK: scf.parallel
+func.func @large_inner(%m: memref<4x4096xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c4096 = arith.constant 4096 : index
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    scf.for %j = %c0 to %c4096 step %c1 {
+      %v = memref.load %m[%i, %j] : memref<4x4096xf32>
+      %n = arith.negf %v : f32
+      memref.store %n, %m[%i, %j] : memref<4x4096xf32>
+    }
+  }
+  return
+}
+
+// WORK-LABEL: func @dynamic
+// WORK: scf.parallel
+func.func @dynamic(%m: memref<?xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.parallel (%i) = (%c0) to (%n) step (%c1) {
+    %v = memref.load %m[%i] : memref<?xf32>
+    memref.store %v, %m[%i] : memref<?xf32>
+  }
+  return
+}
