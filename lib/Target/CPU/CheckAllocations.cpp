@@ -147,19 +147,23 @@ LogicalResult AllocationChecker::run() {
     if (call.getCallee() && !isAllocation(call))
       calls.push_back(call);
   });
-  SmallVector<LLVM::CallOp> failingCalls;
+  SymbolTable symbols(module);
+  llvm::SetVector<Operation *> failingCallSet;
   for (bool changed = true; changed;) {
     changed = false;
     for (LLVM::CallOp call : calls) {
-      auto callee =
-          module.lookupSymbol<LLVM::LLVMFuncOp>(*call.getCallee());
+      auto callee = symbols.lookup<LLVM::LLVMFuncOp>(*call.getCallee());
       if (!callee || !failing.contains(callee) ||
-          llvm::is_contained(failingCalls, call))
+          !failingCallSet.insert(call))
         continue;
-      failingCalls.push_back(call);
       changed |= failing.insert(call->getParentOfType<LLVM::LLVMFuncOp>());
     }
   }
+  // In program order, as the walk found them.
+  SmallVector<LLVM::CallOp> failingCalls;
+  for (LLVM::CallOp call : calls)
+    if (failingCallSet.contains(call))
+      failingCalls.push_back(call);
   // An op of the function's body whose regions hold a failing op
   // (omp.parallel) gets a counter check after it. Inside OpenMP regions
   // only a loop iteration ends early: a thread that left a parallel region
@@ -177,7 +181,10 @@ LogicalResult AllocationChecker::run() {
   for (LLVM::CallOp call : failingCalls)
     addOutermost(call);
 
-  for (LLVM::CallOp call : allocations) {
+  // Last first: a split moves the rest of its block, which is then only
+  // what follows up to the previous split point (linear, not quadratic,
+  // in a block holding thousands of allocations).
+  for (LLVM::CallOp call : llvm::reverse(allocations)) {
     if (failed(leaveAfter(call, [&](OpBuilder &b) -> Value {
           Value none = LLVM::ZeroOp::create(b, call.getLoc(), ptr);
           return LLVM::ICmpOp::create(b, call.getLoc(),
@@ -194,10 +201,11 @@ LogicalResult AllocationChecker::run() {
                                   now, entryCount(func));
     };
   };
-  for (LLVM::CallOp call : failingCalls)
+  // Each list is in program order (the walk's); checks go in last first.
+  for (LLVM::CallOp call : llvm::reverse(failingCalls))
     if (failed(leaveAfter(call, counterChanged(call))))
       return failure();
-  for (Operation *op : regionOps)
+  for (Operation *op : llvm::reverse(regionOps))
     if (failed(leaveAfter(op, counterChanged(op))))
       return failure();
   return success();

@@ -2,6 +2,7 @@
 # hostile_onnx.py KIND N OUT - writes a hostile but well-formed ONNX model for
 # the resource-limit tests (resource-limits.test):
 #   chain N: N elementwise nodes in one chain (Neg and Relu in turn)
+#   negchain N: N Neg nodes in one chain (the identity for an even N)
 #   nest N:  a node attribute holding a graph whose node holds a graph ...,
 #            N levels deep
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
@@ -12,12 +13,12 @@ from onnx import TensorProto, helper
 kind, n, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 x = helper.make_tensor_value_info("X", TensorProto.FLOAT, [4])
 y = helper.make_tensor_value_info("Y", TensorProto.FLOAT, [4])
-if kind == "chain":
+if kind in ("chain", "negchain"):
     nodes, prev = [], "X"
     for i in range(n):
         result = "Y" if i == n - 1 else f"t{i}"
-        nodes.append(helper.make_node("Relu" if i % 2 else "Neg", [prev],
-                                      [result], name=f"n{i}"))
+        op = "Relu" if i % 2 and kind == "chain" else "Neg"
+        nodes.append(helper.make_node(op, [prev], [result], name=f"n{i}"))
         prev = result
 elif kind == "nest":
     inner = helper.make_graph([], "g0", [], [])
