@@ -19,13 +19,14 @@ def SequentializeNestedParallelPass
     With `min-parallel-work` = N > 0, an outermost parallel loop whose
     bounds are all constant and whose work (its iterations times the ops
     its body holds, nested loops' bodies counted once per iteration they
-    make when their bounds are constant too, an op on vectors once per 16
-    lanes) is below N runs as scf.for on
+    make when their bounds are constant too, an op on vectors or a copy
+    once per 16 elements) is below N runs as scf.for on
     the calling thread too: forking and joining the threads costs more
     than such a loop (a few microseconds), and each parallel loop also
     becomes a function that LLVM outlines, at a cost that grows with the
     size of the function holding it (a chain of 30,000 elementwise nodes on
-    four floats made 484 of them). Loops with dynamic bounds stay parallel.
+    four floats made 484 of them). Loops with dynamic bounds, dynamic
+    copies or calls inside stay parallel.
     Parallel loops with reductions are left alone.
   }];
   let options = [
@@ -264,6 +265,26 @@ def SplitEmptyTensorsPass
     empty tensor with one use is left alone.
   }];
   let dependentDialects = ["::mlir::tensor::TensorDialect"];
+}
+
+def GuardAllocationSizesPass
+    : Pass<"tessera-cpu-guard-allocation-sizes", "::mlir::func::FuncOp"> {
+  let summary = "Make an allocation whose byte size overflows 64 bits fail "
+                "instead of wrapping";
+  let description = [{
+    A memref.alloc with dynamic sizes computes its byte size when it runs,
+    by multiplications that wrap around: a [N, N, N] float broadcast of
+    three 8 MiB inputs with N = 2^21 asks for 2^65 bytes, which wraps to 0,
+    and the code would then write far past the block it got. Before the
+    memref lowering, this pass computes the product of each such
+    allocation's dynamic sizes with overflow detection (times its static
+    elements and element bytes), and when it overflows replaces the sizes
+    by ones whose byte size is about 2^62: no wrap, and more than any memory
+    limit, so the allocator refuses it and the run stops with an error
+    (tessera-cpu-check-allocations). Static allocations, and those whose
+    element type has no fixed byte size, are left alone.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
 #endif // TESSERA_TARGET_CPU_PASSES_TD

@@ -64,8 +64,10 @@ llvm::Error checkInputs(const ModelSignature &signature,
 /// `keepAlive` (the loaded library `release` lives in) until then. When
 /// `failures` is given and its count changed during the call (an
 /// allocation was refused and the compiled code stopped), the run is an
-/// error naming the size and its results are discarded. A run concurrent
-/// with a failing one in the same model may report that failure too.
+/// error naming the size and its results are discarded. The count belongs
+/// to the allocator (one per artifact; one per process for models compiled
+/// in process), so a run concurrent with a failing one that shares it may
+/// report that failure too, and then leaks its own results.
 llvm::Expected<std::vector<HostTensor>>
 invokePacked(PackedFunction function, FreeFunction release,
              const ModelSignature &signature, llvm::ArrayRef<HostTensor> inputs,

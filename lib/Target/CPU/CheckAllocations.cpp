@@ -126,6 +126,9 @@ LogicalResult AllocationChecker::run() {
   });
   if (allocations.empty())
     return success();
+  for (LLVM::CallOp call : allocations)
+    if (!call->getParentOfType<LLVM::LLVMFuncOp>())
+      return call.emitError("cannot check an allocation outside a function");
 
   MLIRContext *ctx = module.getContext();
   auto ptr = LLVM::LLVMPointerType::get(ctx);

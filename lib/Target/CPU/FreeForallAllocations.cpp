@@ -20,8 +20,11 @@ struct FreeForallAllocationsPass
     getOperation().walk([](scf::ForallOp forall) {
       Block *body = forall.getBody();
       Operation *terminator = body->getTerminator();
+      // Nothing to free, or wrapped already (the region and the
+      // terminator only).
       if (&body->front() == terminator ||
-          isa<scf::ExecuteRegionOp>(body->front()))
+          (isa<scf::ExecuteRegionOp>(body->front()) &&
+           body->front().getNextNode() == terminator))
         return;
       Location loc = forall.getLoc();
       OpBuilder b(forall.getContext());

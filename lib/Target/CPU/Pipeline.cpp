@@ -132,6 +132,8 @@ void tessera::cpu::buildLLVMPipeline(OpPassManager &pm,
   // buffers are reused across runs instead of being faulted in each time.
   FinalizeMemRefToLLVMConversionPassOptions memrefOptions;
   memrefOptions.useGenericFunctions = true;
+  // Dynamic byte sizes that overflow fail instead of wrapping.
+  pm.addNestedPass<func::FuncOp>(createGuardAllocationSizesPass());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefOptions));
   // Everything else in one conversion (func, cf, arith, index, OpenMP
   // regions), so that values crossing region boundaries agree on their

@@ -4,6 +4,7 @@
 
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/IR/IRMapping.h"
 
@@ -37,6 +38,9 @@ std::optional<int64_t> blockWork(Block &block, int64_t limit);
 /// it is a loop; nullopt when a loop has dynamic bounds or the count
 /// reaches `limit`.
 std::optional<int64_t> opWork(Operation &op, int64_t limit) {
+  // A call's work is unknown: the loop stays parallel.
+  if (isa<CallOpInterface>(op))
+    return std::nullopt;
   int64_t trips = 1;
   if (auto loop = dyn_cast<LoopLikeOpInterface>(op)) {
     std::optional<SmallVector<OpFoldResult>> lbs = loop.getLoopLowerBounds(),
@@ -50,18 +54,29 @@ std::optional<int64_t> opWork(Operation &op, int64_t limit) {
                              s = getConstantIntValue(step);
       if (!l || !u || !s || *s <= 0)
         return std::nullopt;
-      trips *= std::max<int64_t>(0, llvm::divideCeil(*u - *l, *s));
-      if (trips >= limit)
+      if (*u <= *l)
+        return 0;
+      // Both factors are below `limit` here: no overflow.
+      int64_t n = llvm::divideCeil(*u - *l, *s);
+      if (n >= limit || (trips *= n) >= limit)
         return std::nullopt;
     }
   }
-  // An op on vectors counts once per 16 lanes (an AVX-512 register).
+  // An op on vectors counts once per 16 lanes (an AVX-512 register), a
+  // copy once per 16 elements it moves (a dynamic one is unknown work).
   int64_t inner = 1;
   for (Type type : op.getResultTypes())
     if (auto vector = dyn_cast<VectorType>(type);
         vector && vector.hasStaticShape())
       inner = std::max<int64_t>(inner,
                                 llvm::divideCeil(vector.getNumElements(), 16));
+  if (auto copy = dyn_cast<memref::CopyOp>(op)) {
+    auto type = cast<MemRefType>(copy.getSource().getType());
+    if (!type.hasStaticShape())
+      return std::nullopt;
+    inner = std::max<int64_t>(inner,
+                              llvm::divideCeil(type.getNumElements(), 16));
+  }
   for (Region &region : op.getRegions())
     for (Block &block : region) {
       std::optional<int64_t> work = blockWork(block, limit);
