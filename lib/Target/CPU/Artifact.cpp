@@ -60,43 +60,29 @@ tessera::cpu::addArtifactInterface(ModuleOp module,
     LLVM::ReturnOp::create(b, loc, address);
   }
 
-  // Frees a result buffer the model allocated (through its block cache).
-  auto voidType = LLVM::LLVMVoidType::get(ctx);
-  auto freeType = LLVM::LLVMFunctionType::get(voidType, {ptr});
-  auto cacheFree =
-      module.lookupSymbol<LLVM::LLVMFuncOp>("_mlir_memref_to_llvm_free");
-  if (!cacheFree)
-    cacheFree = LLVM::LLVMFuncOp::create(b, loc, "_mlir_memref_to_llvm_free",
-                                         freeType);
-  auto release = LLVM::LLVMFuncOp::create(b, loc, "tessera_model_free_buffer",
-                                          freeType);
-  {
+  // An exported function of one pointer argument that calls the runtime
+  // function `callee` (declared here when the module does not call it) and
+  // returns what it returns.
+  auto forward = [&](StringRef name, StringRef callee,
+                     LLVM::LLVMFunctionType type) {
+    auto target = module.lookupSymbol<LLVM::LLVMFuncOp>(callee);
+    if (!target)
+      target = LLVM::LLVMFuncOp::create(b, loc, callee, type);
+    auto exported = LLVM::LLVMFuncOp::create(b, loc, name, type);
     OpBuilder::InsertionGuard guard(b);
-    Block *body = release.addEntryBlock(b);
+    Block *body = exported.addEntryBlock(b);
     b.setInsertionPointToStart(body);
-    LLVM::CallOp::create(b, loc, cacheFree, body->getArgument(0));
-    LLVM::ReturnOp::create(b, loc, ValueRange{});
-  }
-
+    auto call = LLVM::CallOp::create(b, loc, target, body->getArgument(0));
+    LLVM::ReturnOp::create(b, loc, call.getResults());
+  };
+  auto voidType = LLVM::LLVMVoidType::get(ctx);
+  // Frees a result buffer the model allocated (through its block cache).
+  forward("tessera_model_free_buffer", "_mlir_memref_to_llvm_free",
+          LLVM::LLVMFunctionType::get(voidType, {ptr}));
   // The count of allocations the block cache refused (the runtime compares
   // it around a run; see tessera-cpu-check-allocations).
-  auto i64 = IntegerType::get(ctx, 64);
-  auto countType = LLVM::LLVMFunctionType::get(i64, {ptr});
-  auto counter =
-      module.lookupSymbol<LLVM::LLVMFuncOp>("tesseraAllocationFailures");
-  if (!counter)
-    counter = LLVM::LLVMFuncOp::create(b, loc, "tesseraAllocationFailures",
-                                       countType);
-  auto failures = LLVM::LLVMFuncOp::create(
-      b, loc, "tessera_model_allocation_failures", countType);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    Block *body = failures.addEntryBlock(b);
-    b.setInsertionPointToStart(body);
-    Value count =
-        LLVM::CallOp::create(b, loc, counter, body->getArgument(0)).getResult();
-    LLVM::ReturnOp::create(b, loc, count);
-  }
+  forward("tessera_model_allocation_failures", "tesseraAllocationFailures",
+          LLVM::LLVMFunctionType::get(IntegerType::get(ctx, 64), {ptr}));
 
   // The packed entry: args[i] points to the i-th argument of the C
   // interface function (all of them pointers to descriptors).
