@@ -230,4 +230,47 @@ def RecordSignaturePass
   ];
 }
 
+def OutlineKernelsPass
+    : Pass<"tessera-outline-kernels", "::mlir::ModuleOp"> {
+  let summary = "Compile repeated kernels once: identical fusion regions "
+                "and contractions become one function, called where each "
+                "stood";
+  let description = [{
+    A model of N identical layers has N copies of each of its kernels,
+    which differ only in their weights. This pass cuts the body of each of
+    the module's public functions into pieces: the kernels (each
+    `tessera.fusion` region, and each matmul, conv2d, attention, softmax,
+    normalization, reduction or pooling op outside one) and the runs of
+    other tessera ops between two kernels (transposes, slices, single
+    elementwise ops; constants stay where they are and do not end a run).
+    Pieces that are identical once their inputs are arguments become one
+    private function, `@tessera_kernel_N`, called where each stood (after
+    its last op); the backend then lowers and generates code for them
+    once.
+
+    A piece's inputs are the values it uses from outside: each distinct
+    value is one argument, in the order the piece first uses them. A
+    constant input with at most 16 elements (or a splat: scales,
+    epsilons, shapes) is copied into the function, so it is part of the
+    piece's identity; a larger one (a weight, a bias) is an argument. Its
+    results are its values used after it. Two pieces are identical when
+    their functions print the same (generic form, without locations). A
+    fusion region stays a region inside its function, so the backend
+    compiles it as it would in place; a function takes the location of
+    its first member's first op. A run stays in place when it only
+    reshapes (views) or when an integer tensor (a shape, indices: values
+    the lowering reads at compile time) would cross the call.
+
+    Pieces that occur fewer than `min-uses` times stay where they are.
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect"];
+  let options = [
+    Option<"minUses", "min-uses", "unsigned", /*default=*/"2",
+           "Outline a kernel only when this many identical copies exist">,
+    Option<"summary", "summary", "bool", /*default=*/"false",
+           "Print how many kernels were outlined, and their calls, to "
+           "stderr">
+  ];
+}
+
 #endif // TESSERA_TRANSFORMS_PASSES_TD

@@ -357,17 +357,22 @@ private:
     for (Operation &op : block)
       if (classes.contains(&op) && !dead.contains(&op))
         order.push_back(&op);
-    llvm::DenseSet<Operation *> leaders;
-    for (Operation *op : order) {
-      Operation *leader = classes.getLeaderValue(op);
-      if (!leaders.insert(leader).second)
-        continue;
-      SmallVector<Operation *> members;
-      for (Operation *candidate : order)
-        if (classes.getLeaderValue(candidate) == leader)
-          members.push_back(candidate);
-      if (members.size() > 1)
-        take(FusionKind::elementwise, std::move(members));
+    // Each class's members in block order, the classes in the order of
+    // their first member.
+    llvm::MapVector<Operation *, SmallVector<Operation *>> byLeader;
+    for (Operation *op : order)
+      byLeader[classes.getLeaderValue(op)].push_back(op);
+    for (auto &entry : byLeader) {
+      SmallVector<Operation *> &members = entry.second;
+      // Pieces of at most the target's size, in block order.
+      size_t piece = std::max(2u, info.maxElementwiseOps());
+      for (size_t first = 0; first + 1 < members.size(); first += piece) {
+        size_t last = std::min(members.size(), first + piece);
+        if (last - first > 1)
+          take(FusionKind::elementwise,
+               SmallVector<Operation *>(members.begin() + first,
+                                        members.begin() + last));
+      }
     }
     return groups;
   }

@@ -87,9 +87,11 @@ static cl::opt<bool> verbose("v", cl::init(false),
                                       "the fusion report as text, with "
                                       "--precision a remark for each matmul "
                                       "(its type, or why it stays fp32), "
-                                      "and (cpu) a remark for each "
-                                      "contraction or convolution left on "
-                                      "a generic loop nest, and why"),
+                                      "and (cpu) how many kernels were "
+                                      "compiled once and shared by "
+                                      "identical layers, and a remark for "
+                                      "each contraction or convolution left "
+                                      "on a generic loop nest, and why"),
                              cl::cat(category));
 
 /// The options whose text comes from the target registry, made once the

@@ -287,4 +287,20 @@ def GuardAllocationSizesPass
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def SetFunctionLinkagePass
+    : Pass<"tessera-cpu-set-function-linkage", "::mlir::func::FuncOp"> {
+  let summary = "C wrappers for the entry functions, internal linkage for "
+                "the private ones";
+  let description = [{
+    A public function with a body is an entry point the runtime calls: it
+    gets `llvm.emit_c_interface`, so that the LLVM lowering adds its
+    `_mlir_ciface_` wrapper. A private function with a body (a kernel that
+    `tessera-outline-kernels` shares between its callers) gets
+    `llvm.linkage = #llvm.linkage<internal>`: no wrapper, no exported
+    symbol, and LLVM may inline it where it has one caller. Declarations
+    (external functions such as libm's) are left alone.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 #endif // TESSERA_TARGET_CPU_PASSES_TD

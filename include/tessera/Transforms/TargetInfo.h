@@ -19,6 +19,7 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <functional>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -81,6 +82,13 @@ public:
   /// The most elementwise ops an epilogue may apply to the accumulator
   /// tile while it stays in registers.
   virtual unsigned maxEpilogueOps() const = 0;
+
+  /// The most ops one elementwise region holds; a longer chain becomes
+  /// several regions, in order (so a periodic chain's pieces are
+  /// identical kernels, which a backend compiles once).
+  virtual unsigned maxElementwiseOps() const {
+    return std::numeric_limits<unsigned>::max();
+  }
 
   /// Whether computing `producer` (an elementwise op with `users` users,
   /// whose own operands are already in memory) once more in each

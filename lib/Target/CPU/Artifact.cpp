@@ -225,7 +225,7 @@ llvm::Error tessera::cpu::writeSharedLibrary(llvm::Module &module,
                                              llvm::TargetMachine &machine,
                                              llvm::StringRef path,
                                              llvm::StringRef support,
-                                             bool openmp) {
+                                             bool openmp, bool lld) {
   llvm::SmallString<128> object;
   if (std::error_code ec =
           llvm::sys::fs::createTemporaryFile("tessera-model", "o", object))
@@ -236,7 +236,7 @@ llvm::Error tessera::cpu::writeSharedLibrary(llvm::Module &module,
   // The support archives are C++: the artifact names the C++ runtime it
   // uses rather than relying on the process to have it.
   return linkSharedLibrary(object, path, support, openmp,
-                           /*cxxRuntime=*/true);
+                           /*cxxRuntime=*/true, lld);
 }
 
 std::string tessera::cpu::installedLibrary(llvm::StringRef fileName) {
@@ -268,7 +268,8 @@ std::string tessera::cpu::installedLibrary(llvm::StringRef fileName) {
 llvm::Error tessera::cpu::linkSharedLibrary(llvm::StringRef object,
                                             llvm::StringRef output,
                                             llvm::StringRef support,
-                                            bool openmp, bool cxxRuntime) {
+                                            bool openmp, bool cxxRuntime,
+                                            bool lld) {
   auto clang = llvm::sys::findProgramByName("clang-22");
   if (!clang)
     clang = llvm::sys::findProgramByName("clang");
@@ -280,6 +281,11 @@ llvm::Error tessera::cpu::linkSharedLibrary(llvm::StringRef object,
   llvm::SmallVector<llvm::StringRef> args = {
       *clang, "-shared", "-o", output, object, support,
       "-Wl,--exclude-libs,ALL"};
+  // LLVM's linker when it is there: a model's weights make objects of
+  // hundreds of MB, which it links about 3x faster than the system's.
+  if (lld && (llvm::sys::findProgramByName("ld.lld-22") ||
+              llvm::sys::findProgramByName("ld.lld")))
+    args.push_back("-fuse-ld=lld");
   if (openmp)
     args.append({libDir, rpath, "-lomp"});
   if (cxxRuntime)

@@ -32,7 +32,13 @@
 
 using namespace mlir;
 
-void tessera::cpu::buildLinalgPipeline(OpPassManager &pm, bool fuse) {
+void tessera::cpu::buildLinalgPipeline(OpPassManager &pm, bool fuse,
+                                       const CPUOptions &options) {
+  // Identical kernels (a model's repeated layers) are lowered and compiled
+  // once, as functions.
+  ::tessera::OutlineKernelsPassOptions outline;
+  outline.summary = options.summarizeSharedKernels;
+  pm.addPass(createOutlineKernelsPass(outline));
   ::tessera::ConvertTesseraToLinalgPassOptions lowering;
   lowering.keepReductionRegions = fuse;
   pm.addNestedPass<func::FuncOp>(createConvertTesseraToLinalgPass(lowering));
@@ -75,7 +81,7 @@ void tessera::cpu::buildLLVMPipeline(OpPassManager &pm,
   RecordSignaturePassOptions signature;
   signature.dropArgAttrs = true;
   pm.addPass(createRecordSignaturePass(signature));
-  pm.addNestedPass<func::FuncOp>(LLVM::createLLVMRequestCWrappersPass());
+  pm.addNestedPass<func::FuncOp>(createSetFunctionLinkagePass());
   pm.addNestedPass<func::FuncOp>(createFuseElementwisePass());
   // erf, tanh, exp and log as polynomials, so elementwise loops vectorize.
   pm.addNestedPass<func::FuncOp>(createApproximateMathPass());

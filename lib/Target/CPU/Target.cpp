@@ -31,7 +31,7 @@ public:
       : options(options), codegen(std::move(codegen)), fuse(fuse) {}
 
   void buildPipeline(OpPassManager &pm, StringRef phase) override {
-    cpu::buildLinalgPipeline(pm, fuse);
+    cpu::buildLinalgPipeline(pm, fuse, options);
     if (phase == "llvm")
       cpu::buildLLVMPipeline(pm, options);
   }
@@ -67,7 +67,8 @@ public:
       return cpu::emitCode(**llvmModule, **machine, path, kind.name == "asm");
     return cpu::writeSharedLibrary(
         **llvmModule, **machine, path,
-        cpu::installedLibrary("libTesseraArtifactSupport.a"), /*openmp=*/true);
+        cpu::installedLibrary("libTesseraArtifactSupport.a"), /*openmp=*/true,
+        /*lld=*/true);
   }
 
   llvm::Expected<std::unique_ptr<runtime::Executable>>
@@ -133,6 +134,7 @@ public:
       return fail("-O" + level + " is not a level (0-3)");
     codegen.cpu = optionValue(values, "mcpu");
     options.reportGenericContractions = values.count(kVerboseOptionKey) != 0;
+    options.summarizeSharedKernels = options.reportGenericContractions;
     return std::make_unique<CPUCompilation>(options, std::move(codegen), fuse);
   }
 

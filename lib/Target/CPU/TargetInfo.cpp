@@ -72,6 +72,8 @@ public:
   /// Sixteen zmm registers hold the accumulator; a few more keep an
   /// epilogue's temporaries.
   unsigned maxEpilogueOps() const override { return 8; }
+  // As many as one fused loop body holds (tessera-cpu-fuse-elementwise).
+  unsigned maxElementwiseOps() const override { return 64; }
 
   /// One op of at most two operands for at most four users: recomputing
   /// it is a few vector ops per element, less than a store and a load.

@@ -17,6 +17,8 @@ struct CPUOptions {
   unsigned threads = 0;
   /// Remark on each contraction left on a generic loop nest, and why.
   bool reportGenericContractions = false;
+  /// Print how many kernels were compiled once and shared (-v).
+  bool summarizeSharedKernels = false;
 };
 
 /// The OpenMP runtime compiled models call (Debian's libomp-22-dev).
@@ -25,8 +27,11 @@ constexpr const char *kOpenMPLibraryDir = "/usr/lib/llvm-22/lib";
 /// tessera -> linalg on tensors, cleaned up (--compile-to=linalg). With
 /// `fuse`, each reduction region (and each softmax, layer_norm or rms_norm
 /// on its own) becomes one loop over rows; without it (--no-fusion) they
-/// decompose into separate loop nests.
-void buildLinalgPipeline(mlir::OpPassManager &pm, bool fuse = true);
+/// decompose into separate loop nests. Identical kernels (a model's
+/// repeated layers) first become one function each, called where each
+/// stood (`tessera-outline-kernels`).
+void buildLinalgPipeline(mlir::OpPassManager &pm, bool fuse = true,
+                         const CPUOptions &options = {});
 
 /// linalg on tensors -> LLVM dialect (--compile-to=llvm): one-shot
 /// bufferization, ownership-based deallocation (public functions return
