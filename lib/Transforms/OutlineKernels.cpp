@@ -19,6 +19,8 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <limits>
+
 namespace tessera {
 #define GEN_PASS_DEF_OUTLINEKERNELSPASS
 #include "tessera/Transforms/Passes.h.inc"
@@ -129,16 +131,25 @@ func::FuncOp buildCandidate(OpBuilder &b, const Piece &piece) {
   return func;
 }
 
-/// What makes two candidates the same kernel: the function as printed,
-/// without its name and locations.
+/// What makes two candidates the same kernel: the whole function as
+/// printed (every candidate has the same name until it is kept), with
+/// every flag that could hide a difference or add a spurious one set here
+/// rather than taken from the command line's --mlir-print-* options.
 std::string kernelKey(func::FuncOp func) {
   std::string key;
   llvm::raw_string_ostream os(key);
   OpPrintingFlags flags;
-  flags.printGenericOpForm().useLocalScope();
-  func.getFunctionType().print(os);
-  for (Operation &op : func.getBody().front())
-    op.print(os, flags);
+  flags.printGenericOpForm()
+      .useLocalScope()
+      .enableDebugInfo(false)
+      .elideLargeElementsAttrs(std::numeric_limits<int64_t>::max())
+      .elideLargeResourceString(std::numeric_limits<int64_t>::max())
+      .skipRegions(false)
+      .assumeVerified()
+      .printValueUsers(false)
+      .printUniqueSSAIDs(false)
+      .printNameLocAsPrefix(false);
+  func->print(os, flags);
   return key;
 }
 

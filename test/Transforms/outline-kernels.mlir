@@ -171,3 +171,40 @@ func.func @views_and_shapes(%x: tensor<4x8xf32>, %s0: tensor<8xf32>, %s1: tensor
   %7 = tessera.shape %6 : tensor<4x8xf32> -> tensor<2xi64>
   return %1, %3, %5, %7 : tensor<32xf32>, tensor<32xf32>, tensor<2xi64>, tensor<2xi64>
 }
+
+// -----
+
+// Not fired: the same ops wired differently are different kernels, for
+// regions ((x + y) * x against (x + y) * y) and for runs (neg then
+// t - n against n - t); only the two normalizations are shared.
+// CHECK-LABEL: func.func @different_wiring
+// CHECK: tessera.fusion elementwise
+// CHECK: tessera.mul %{{.*}}, %arg0
+// CHECK: tessera.fusion elementwise
+// CHECK: tessera.mul %{{.*}}, %arg1
+// CHECK: %[[N0:.*]] = call @tessera_kernel_0(
+// CHECK: %[[T0:.*]] = tessera.neg %[[N0]]
+// CHECK: %[[U0:.*]] = tessera.sub %[[T0]], %[[N0]]
+// CHECK: %[[N1:.*]] = call @tessera_kernel_0(%[[U0]],
+// CHECK: %[[T1:.*]] = tessera.neg %[[N1]]
+// CHECK: tessera.sub %[[N1]], %[[T1]]
+// CHECK-NOT: @tessera_kernel_1
+func.func @different_wiring(%x: tensor<64xf32>, %y: tensor<64xf32>, %s: tensor<64xf32>) -> (tensor<64xf32>, tensor<64xf32>) {
+  %a = tessera.fusion elementwise {
+    %0 = tessera.add %x, %y : tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
+    %1 = tessera.mul %0, %x : tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
+    tessera.yield %1 : tensor<64xf32>
+  } : tensor<64xf32>
+  %b = tessera.fusion elementwise {
+    %0 = tessera.add %x, %y : tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
+    %1 = tessera.mul %0, %y : tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
+    tessera.yield %1 : tensor<64xf32>
+  } : tensor<64xf32>
+  %n0 = tessera.rms_norm %a scale(%s : tensor<64xf32>) : tensor<64xf32>
+  %t0 = tessera.neg %n0 : tensor<64xf32>
+  %u0 = tessera.sub %t0, %n0 : tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
+  %n1 = tessera.rms_norm %u0 scale(%s : tensor<64xf32>) : tensor<64xf32>
+  %t1 = tessera.neg %n1 : tensor<64xf32>
+  %u1 = tessera.sub %n1, %t1 : tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
+  return %b, %u1 : tensor<64xf32>, tensor<64xf32>
+}

@@ -76,7 +76,7 @@ def FuseElementwisePass
 }
 
 def TileContractionsPass
-    : Pass<"tessera-cpu-tile-contractions", "::mlir::func::FuncOp"> {
+    : Pass<"tessera-cpu-tile-contractions", "::mlir::ModuleOp"> {
   let summary = "Register-tile and vectorize matmul-like contractions";
   let description = [{
     First, each static linalg.conv_2d_nchw_fchw becomes im2col and a GEMM
@@ -111,7 +111,11 @@ def TileContractionsPass
       row-wide vector moves; a constant rhs, its transpose, or a column
       slice of either, shared by all batches, is packed once, at compile
       time, into a new constant of N/W such panels that each iteration
-      slices);
+      slices; so is a matrix that is an argument of a private function
+      to which every call passes a constant (a kernel that a model's
+      layers share, `tessera-outline-kernels`): each call passes its
+      constant packed, as a new argument, and the old argument goes once
+      nothing reads it);
     - tiles rows by 8 and k by 1 with scf.for, and vectorizes the tile into
       a vector contraction unrolled into one (1 x 1) by (1 x 16) product
       per row and 16 columns, row by row, so that the 8 x W accumulator

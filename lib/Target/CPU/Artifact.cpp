@@ -283,9 +283,16 @@ llvm::Error tessera::cpu::linkSharedLibrary(llvm::StringRef object,
       "-Wl,--exclude-libs,ALL"};
   // LLVM's linker when it is there: a model's weights make objects of
   // hundreds of MB, which it links about 3x faster than the system's.
-  if (lld && (llvm::sys::findProgramByName("ld.lld-22") ||
-              llvm::sys::findProgramByName("ld.lld")))
-    args.push_back("-fuse-ld=lld");
+  std::string ldPath;
+  if (lld) {
+    auto linker = llvm::sys::findProgramByName("ld.lld-22");
+    if (!linker)
+      linker = llvm::sys::findProgramByName("ld.lld");
+    if (linker) {
+      ldPath = "--ld-path=" + *linker;
+      args.push_back(ldPath);
+    }
+  }
   if (openmp)
     args.append({libDir, rpath, "-lomp"});
   if (cxxRuntime)

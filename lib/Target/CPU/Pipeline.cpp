@@ -89,7 +89,7 @@ void tessera::cpu::buildLLVMPipeline(OpPassManager &pm,
   // the k loop into vector registers.
   TileContractionsPassOptions tiling;
   tiling.reportGeneric = options.reportGenericContractions;
-  pm.addNestedPass<func::FuncOp>(createTileContractionsPass(tiling));
+  pm.addPass(createTileContractionsPass(tiling));
   // Elementwise loops and row reductions in vector steps.
   pm.addNestedPass<func::FuncOp>(createVectorizeLoopsPass());
   pm.addPass(createCanonicalizerPass());

@@ -9,6 +9,8 @@
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Analysis/SliceAnalysis.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
@@ -104,15 +106,103 @@ int64_t rowSplit(int64_t rows) {
              : 0;
 }
 
+/// `constant` (a K x N matrix, or N x K when `transposed`), its columns
+/// [first, first + n) as n / `width` contiguous K x `width` panels: a new
+/// constant next to it; nothing when its bytes cannot be read.
+Value packConstantPanels(RewriterBase &rewriter, arith::ConstantOp constant,
+                         bool transposed, int64_t first, int64_t n,
+                         int64_t width) {
+  std::optional<ArrayRef<char>> bytes = constantBytes(constant.getValue());
+  if (!bytes)
+    return {};
+  auto type = dyn_cast<RankedTensorType>(constant.getType());
+  if (!type || type.getRank() != 2)
+    return {};
+  int64_t k = type.getDimSize(transposed ? 1 : 0);
+  int64_t total = type.getDimSize(transposed ? 0 : 1);
+  int64_t size = type.getElementTypeBitWidth() / 8;
+  if (static_cast<int64_t>(bytes->size()) != k * total * size ||
+      first + n > total)
+    return {};
+  // Written straight into the blob the new constant owns.
+  AsmResourceBlob blob = HeapAsmResourceBlob::allocate(k * n * size, 64);
+  MutableArrayRef<char> panels = blob.getMutableData();
+  int64_t row = width * size;
+  for (int64_t panel = 0; panel < n / width; ++panel)
+    for (int64_t i = 0; i < k; ++i) {
+      char *to = &panels[(panel * k + i) * row];
+      int64_t column = first + panel * width;
+      if (!transposed) {
+        std::memcpy(to, bytes->data() + (i * total + column) * size, row);
+        continue;
+      }
+      for (int64_t c = 0; c < width; ++c)
+        std::memcpy(to + c * size,
+                    bytes->data() + ((column + c) * k + i) * size, size);
+    }
+  // One flat array, viewed as panels: LLVM makes a constant of every row
+  // of a nested array (16,000 for one layer of a ViT-B/16), and building,
+  // uniquing and freeing them cost seconds per model.
+  auto flatType = RankedTensorType::get({n * k}, type.getElementType());
+  auto attr = DenseResourceElementsAttr::get(flatType, "tessera_packed_rhs",
+                                             std::move(blob));
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(constant);
+  Value flat = arith::ConstantOp::create(rewriter, constant.getLoc(), attr);
+  auto packedType =
+      RankedTensorType::get({n / width, k, width}, type.getElementType());
+  return tensor::ExpandShapeOp::create(rewriter, constant.getLoc(), packedType,
+                                       flat,
+                                       ArrayRef<ReassociationIndices>{{0, 1, 2}});
+}
+
+/// The calls of `func` (a private function), when every use of it is a
+/// call with one operand per argument; nothing otherwise.
+std::optional<SmallVector<func::CallOp>> callsOf(func::FuncOp func) {
+  if (!func.isPrivate())
+    return std::nullopt;
+  auto module = func->getParentOfType<ModuleOp>();
+  std::optional<SymbolTable::UseRange> uses =
+      SymbolTable::getSymbolUses(func, module);
+  if (!uses)
+    return std::nullopt;
+  SmallVector<func::CallOp> calls;
+  for (const SymbolTable::SymbolUse &use : *uses) {
+    auto call = dyn_cast<func::CallOp>(use.getUser());
+    if (!call || call.getNumOperands() != func.getNumArguments())
+      return std::nullopt;
+    calls.push_back(call);
+  }
+  if (calls.empty())
+    return std::nullopt;
+  return calls;
+}
+
+/// The calls of `func`, when each passes a constant as argument `index`.
+std::optional<SmallVector<func::CallOp>>
+callsPassingConstants(func::FuncOp func, unsigned index) {
+  std::optional<SmallVector<func::CallOp>> calls = callsOf(func);
+  if (!calls || llvm::any_of(*calls, [&](func::CallOp call) {
+        return !call.getOperand(index).getDefiningOp<arith::ConstantOp>();
+      }))
+    return std::nullopt;
+  return calls;
+}
+
 /// For a contraction whose rhs is a constant K x N matrix (or the
 /// transpose of a constant N x K one, or a column slice of either) read as
 /// (k, columns), shared by all batch iterations: the same columns as
 /// N/`width` contiguous K x `width` panels, packed once here instead of at
 /// every call (and once per constant and columns: `packed` holds those
-/// already packed).
-using PackedKey = std::tuple<Operation *, int64_t, int64_t>;
+/// already packed). The matrix may also be an argument of a private
+/// function (a kernel shared by a model's layers) to which every caller
+/// passes a constant: each call then passes its constant packed, as a new
+/// argument (recorded in `packedArguments`, so that the old one goes
+/// once nothing reads it).
+using PackedKey = std::tuple<Value, int64_t, int64_t>;
 Value packConstantRhs(RewriterBase &rewriter, linalg::GenericOp op,
-                      int64_t width, llvm::DenseMap<PackedKey, Value> &packed) {
+                      int64_t width, llvm::DenseMap<PackedKey, Value> &packed,
+                      llvm::SetVector<BlockArgument> &packedArguments) {
   unsigned loops = op.getNumLoops();
   MLIRContext *ctx = op.getContext();
   AffineMap expected = AffineMap::get(
@@ -142,49 +232,89 @@ Value packConstantRhs(RewriterBase &rewriter, linalg::GenericOp op,
     rhs = transpose.getInput();
     transposed = true;
   }
-  auto constant = rhs.getDefiningOp<arith::ConstantOp>();
-  if (!constant)
-    return {};
   int64_t n =
       cast<RankedTensorType>(op.getDpsInputs()[1].getType()).getDimSize(1);
-  PackedKey key{whole.getDefiningOp(), first, width};
+  PackedKey key{whole, first, width};
   if (Value known = packed.lookup(key))
     return known;
-  std::optional<ArrayRef<char>> bytes = constantBytes(constant.getValue());
-  if (!bytes)
+  if (auto constant = rhs.getDefiningOp<arith::ConstantOp>()) {
+    Value result =
+        packConstantPanels(rewriter, constant, transposed, first, n, width);
+    if (result)
+      packed[key] = result;
+    return result;
+  }
+  auto argument = dyn_cast<BlockArgument>(rhs);
+  auto func = argument ? dyn_cast<func::FuncOp>(
+                             argument.getOwner()->getParentOp())
+                       : nullptr;
+  if (!func || argument.getOwner() != &func.getBody().front())
     return {};
-  auto type = cast<RankedTensorType>(constant.getType());
-  int64_t k = type.getDimSize(transposed ? 1 : 0);
-  int64_t total = type.getDimSize(transposed ? 0 : 1);
-  int64_t size = type.getElementTypeBitWidth() / 8;
-  if (static_cast<int64_t>(bytes->size()) != k * total * size ||
-      first + n > total)
+  std::optional<SmallVector<func::CallOp>> calls =
+      callsPassingConstants(func, argument.getArgNumber());
+  if (!calls)
     return {};
-  // Written straight into the blob the new constant owns.
-  AsmResourceBlob blob = HeapAsmResourceBlob::allocate(k * n * size, 64);
-  MutableArrayRef<char> panels = blob.getMutableData();
-  int64_t row = width * size;
-  for (int64_t panel = 0; panel < n / width; ++panel)
-    for (int64_t i = 0; i < k; ++i) {
-      char *to = &panels[(panel * k + i) * row];
-      int64_t column = first + panel * width;
-      if (!transposed) {
-        std::memcpy(to, bytes->data() + (i * total + column) * size, row);
-        continue;
+  SmallVector<Value> panels;
+  for (func::CallOp call : *calls) {
+    auto constant =
+        call.getOperand(argument.getArgNumber()).getDefiningOp<arith::ConstantOp>();
+    if (constant.getType() != argument.getType())
+      return {};
+    Value panel =
+        packConstantPanels(rewriter, constant, transposed, first, n, width);
+    if (!panel) {
+      for (Value made : panels) {
+        Operation *view = made.getDefiningOp();
+        Operation *flat = view->getOperand(0).getDefiningOp();
+        rewriter.eraseOp(view);
+        rewriter.eraseOp(flat);
       }
-      for (int64_t c = 0; c < width; ++c)
-        std::memcpy(to + c * size,
-                    bytes->data() + ((column + c) * k + i) * size, size);
+      return {};
     }
-  auto packedType =
-      RankedTensorType::get({n / width, k, width}, type.getElementType());
-  auto attr = DenseResourceElementsAttr::get(packedType, "tessera_packed_rhs",
-                                             std::move(blob));
-  OpBuilder::InsertionGuard guard(rewriter);
-  rewriter.setInsertionPoint(constant);
-  Value result = arith::ConstantOp::create(rewriter, constant.getLoc(), attr);
+    panels.push_back(panel);
+  }
+  unsigned index = func.getNumArguments();
+  if (failed(func.insertArgument(index, panels.front().getType(),
+                                 DictionaryAttr(), argument.getLoc())))
+    return {};
+  for (auto [call, panel] : llvm::zip_equal(*calls, panels))
+    rewriter.modifyOpInPlace(
+        call, [&] { call->insertOperands(call->getNumOperands(), panel); });
+  Value result = func.getArgument(index);
+  packedArguments.insert(argument);
+  packedArguments.insert(cast<BlockArgument>(result));
   packed[key] = result;
   return result;
+}
+
+/// Removes the arguments whose constants were passed packed instead, once
+/// nothing in the function reads them (what read them is dead), from the
+/// function and its calls; and so the packed ones that nothing reads
+/// (a contraction whose tiling failed).
+void dropPackedArguments(RewriterBase &rewriter, func::FuncOp func,
+                         ArrayRef<BlockArgument> arguments) {
+  SmallVector<unsigned> unused;
+  for (BlockArgument argument : arguments) {
+    SetVector<Operation *> readers;
+    getForwardSlice(argument, &readers);
+    for (Operation *reader : llvm::reverse(readers))
+      if (isOpTriviallyDead(reader))
+        rewriter.eraseOp(reader);
+    if (argument.use_empty())
+      unused.push_back(argument.getArgNumber());
+  }
+  if (unused.empty())
+    return;
+  llvm::sort(unused, std::greater<unsigned>());
+  std::optional<SmallVector<func::CallOp>> calls = callsOf(func);
+  if (!calls)
+    return;
+  for (unsigned index : unused) {
+    if (failed(func.eraseArgument(index)))
+      return;
+    for (func::CallOp call : *calls)
+      rewriter.modifyOpInPlace(call, [&] { call->eraseOperand(index); });
+  }
 }
 
 /// For a contraction whose lhs is read as (batch..., rows, k), with the
@@ -596,10 +726,18 @@ struct TileContractionsPass
   using TileContractionsPassBase::TileContractionsPassBase;
 
   void runOnOperation() override {
+    for (auto func : llvm::make_early_inc_range(
+             getOperation().getOps<func::FuncOp>()))
+      if (failed(runOnFunction(func)))
+        return signalPassFailure();
+  }
+
+private:
+  LogicalResult runOnFunction(func::FuncOp func) {
     MLIRContext *ctx = &getContext();
     IRRewriter rewriter(ctx);
     SmallVector<linalg::Conv2DNchwFchwOp> convolutions;
-    getOperation().walk(
+    func.walk(
         [&](linalg::Conv2DNchwFchwOp op) { convolutions.push_back(op); });
     for (linalg::Conv2DNchwFchwOp conv : convolutions)
       if (!convolutionToGemm(rewriter, conv) && reportGeneric)
@@ -607,7 +745,7 @@ struct TileContractionsPass
                         "and the register-tiled GEMM): its shapes are "
                         "dynamic");
     if (reportGeneric)
-      getOperation().walk([&](linalg::LinalgOp op) {
+      func.walk([&](linalg::LinalgOp op) {
         if (isa<linalg::ConvolutionOpInterface>(op.getOperation()) &&
             !isa<linalg::Conv2DNchwFchwOp>(op.getOperation()))
           op.emitRemark() << "convolution stays a direct loop nest (not the "
@@ -616,7 +754,7 @@ struct TileContractionsPass
                           << " (grouped or depthwise)";
       });
     SmallVector<linalg::GenericOp> targets;
-    getOperation().walk([&](linalg::GenericOp op) {
+    func.walk([&](linalg::GenericOp op) {
       if (isContraction(op))
         targets.push_back(op);
     });
@@ -672,6 +810,7 @@ struct TileContractionsPass
       }
     }
     llvm::DenseMap<PackedKey, Value> packedConstants;
+    llvm::SetVector<BlockArgument> packedArguments;
     llvm::DenseMap<Value, Value> packedLhsOf;
     for (linalg::GenericOp op : parts) {
       unsigned loops = op.getNumLoops();
@@ -703,7 +842,8 @@ struct TileContractionsPass
       // K x `width` buffer that all its row tiles reuse (constant weights
       // are packed here, once).
       Operation *epilogueConsumer = findEpilogue(op);
-      Value prepacked = packConstantRhs(rewriter, op, width, packedConstants);
+      Value prepacked = packConstantRhs(rewriter, op, width, packedConstants,
+                                       packedArguments);
       // The lhs in 8-row tiles, once, before the loops (and once for the
       // contractions that read the same lhs in one block).
       Value lhs = op.getDpsInputs()[0];
@@ -826,19 +966,20 @@ struct TileContractionsPass
       return shape;
     });
     vector::populateVectorUnrollPatterns(patterns, unroll);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
-      return signalPassFailure();
-    widenNarrowOperands(rewriter);
+    if (failed(applyPatternsGreedily(func, std::move(patterns))))
+      return failure();
+    widenNarrowOperands(rewriter, func);
+    dropPackedArguments(rewriter, func, packedArguments.getArrayRef());
+    return success();
   }
 
-private:
   /// Products of bf16 or f16 operands into an f32 accumulator, or of i8
   /// operands into an i32 one (matmuls the precision passes made narrow):
   /// the operands are extended next to the product, which the
   /// outer-product lowering needs, so memory holds (and the packing
   /// copies) the narrow values.
-  void widenNarrowOperands(IRRewriter &rewriter) {
-    getOperation().walk([&](vector::ContractionOp contract) {
+  void widenNarrowOperands(IRRewriter &rewriter, func::FuncOp func) {
+    func.walk([&](vector::ContractionOp contract) {
       Type accumulator = getElementTypeOrSelf(contract.getAccType());
       bool isFloat = isa<FloatType>(accumulator);
       if (!isFloat && !isa<IntegerType>(accumulator))

@@ -365,9 +365,12 @@ func.func @batch_not_folded(%x: tensor<2x8x64xf32>, %w: tensor<2x64x48xf32>, %ac
 // split into 48 and a second contraction over the last 16, each with its
 // own packed panels (panel 0 holds columns 0-47 of both rows: 47.0 is
 // followed by 64.0; the second columns 48-63: 63.0 is followed by 112.0).
+// The panels are one flat constant, viewed as [panels, K, 48].
 // CHECK-LABEL: func @constant_rhs
-// CHECK: %[[P:.*]] = arith.constant dense_resource<[[BLOB:.*]]> : tensor<1x2x48xf32>
-// CHECK: %[[Q:.*]] = arith.constant dense_resource<[[BLOB2:.*]]> : tensor<1x2x16xf32>
+// CHECK-DAG: %[[F:.*]] = arith.constant dense_resource<[[BLOB:.*]]> : tensor<96xf32>
+// CHECK-DAG: %[[F2:.*]] = arith.constant dense_resource<[[BLOB2:.*]]> : tensor<32xf32>
+// CHECK-DAG: %[[Q:.*]] = tensor.expand_shape %[[F2]] {{.*}} into tensor<1x2x16xf32>
+// CHECK-DAG: %[[P:.*]] = tensor.expand_shape %[[F]] {{\[}}[0, 1, 2]] output_shape [1, 2, 48] : tensor<96xf32> into tensor<1x2x48xf32>
 // CHECK: scf.forall (%[[J:.*]]) = (0) to (48) step (48)
 // CHECK: %[[I:.*]] = arith.divui %[[J]], %c48
 // CHECK: tensor.extract_slice %[[P]][%[[I]], 0, 0] [1, 2, 48] [1, 1, 1] : tensor<1x2x48xf32> to tensor<2x48xf32>
@@ -402,7 +405,8 @@ func.func @constant_rhs(%x: tensor<16x2xf32>, %acc: tensor<16x64xf32>) -> tensor
 // A constant rhs shared by every batch iteration is packed at compile time
 // too; one that differs per batch (a 3-d constant) is packed at run time.
 // CHECK-LABEL: func @batched_constant_rhs
-// CHECK: arith.constant dense_resource<{{.*}}> : tensor<1x2x48xf32>
+// CHECK: arith.constant dense_resource<{{.*}}> : tensor<96xf32>
+// CHECK: tensor.expand_shape {{.*}} into tensor<1x2x48xf32>
 // CHECK: scf.forall
 // CHECK: tensor.extract_slice {{.*}} : tensor<1x2x48xf32> to tensor<2x48xf32>
 // CHECK-NOT: linalg.copy
@@ -436,8 +440,8 @@ func.func @batched_constant_rhs(%x: tensor<2x16x2xf32>, %acc: tensor<2x16x64xf32
 // A weight two contractions read is packed once (once per part of its
 // split columns).
 // CHECK-LABEL: func @shared_constant_rhs
-// CHECK: arith.constant dense_resource<{{.*}}> : tensor<1x2x48xf32>
-// CHECK: arith.constant dense_resource<{{.*}}> : tensor<1x2x16xf32>
+// CHECK: arith.constant dense_resource<{{.*}}> : tensor<96xf32>
+// CHECK: arith.constant dense_resource<{{.*}}> : tensor<32xf32>
 // CHECK-NOT: dense_resource<
 // CHECK: scf.forall
 // CHECK-NOT: dense_resource<
@@ -470,7 +474,8 @@ func.func @shared_constant_rhs(%x: tensor<16x2xf32>, %acc: tensor<16x64xf32>) ->
 // The transpose of a constant (a matmul with transpose_b) is packed at
 // compile time too, read column-wise: the same panels as @constant_rhs.
 // CHECK-LABEL: func @transposed_constant_rhs
-// CHECK: %[[P:.*]] = arith.constant dense_resource<[[BLOB:.*]]> : tensor<1x2x48xf32>
+// CHECK: %[[F:.*]] = arith.constant dense_resource<[[BLOB:.*]]> : tensor<96xf32>
+// CHECK: %[[P:.*]] = tensor.expand_shape %[[F]]
 // CHECK: scf.forall
 // CHECK: tensor.extract_slice %[[P]]
 // CHECK-NOT: linalg.copy
@@ -600,4 +605,77 @@ func.func @int8_operands(%x: tensor<16x64xi8>, %w: tensor<64x96xi8>, %acc: tenso
     linalg.yield %s : i32
   } -> tensor<16x96xi32>
   return %0 : tensor<16x96xi32>
+}
+
+// -----
+
+#a = affine_map<(d0, d1, d2) -> (d0, d1)>
+#b = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d2)>
+
+// A kernel shared by two layers (tessera-outline-kernels) reads its
+// weight as an argument, and every call passes a constant: each call
+// passes its constant packed instead, and the argument goes.
+// CHECK-LABEL: func @two_layers
+// CHECK-SAME: (%[[X:[a-z_0-9]+]]: tensor<16x2xf32>
+// CHECK: %[[F0:.*]] = arith.constant dense_resource<{{.*}}> : tensor<96xf32>
+// CHECK: %[[P0:.*]] = tensor.expand_shape %[[F0]] {{.*}} into tensor<1x2x48xf32>
+// CHECK: %[[F1:.*]] = arith.constant dense_resource<{{.*}}> : tensor<96xf32>
+// CHECK: %[[P1:.*]] = tensor.expand_shape %[[F1]] {{.*}} into tensor<1x2x48xf32>
+// CHECK: %[[A:.*]] = call @layer(%[[X]], %{{.*}}, %[[P0]]) : (tensor<16x2xf32>, tensor<16x48xf32>, tensor<1x2x48xf32>) -> tensor<16x48xf32>
+// CHECK: call @layer(%[[X]], %{{.*}}, %[[P1]])
+// CHECK-LABEL: func.func private @layer
+// CHECK-SAME: (%{{.*}}: tensor<16x2xf32>, %{{.*}}: tensor<16x48xf32>, %[[W:[a-z_0-9]+]]: tensor<1x2x48xf32>)
+// CHECK: scf.forall
+// CHECK: tensor.extract_slice %[[W]]
+// CHECK-NOT: linalg.copy
+// CHECK: vector.contract
+func.func @two_layers(%x: tensor<16x2xf32>, %acc: tensor<16x48xf32>) -> (tensor<16x48xf32>, tensor<16x48xf32>) {
+  %w0 = arith.constant dense<[[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0, 16.0, 17.0, 18.0, 19.0, 20.0, 21.0, 22.0, 23.0, 24.0, 25.0, 26.0, 27.0, 28.0, 29.0, 30.0, 31.0, 32.0, 33.0, 34.0, 35.0, 36.0, 37.0, 38.0, 39.0, 40.0, 41.0, 42.0, 43.0, 44.0, 45.0, 46.0, 47.0], [48.0, 49.0, 50.0, 51.0, 52.0, 53.0, 54.0, 55.0, 56.0, 57.0, 58.0, 59.0, 60.0, 61.0, 62.0, 63.0, 64.0, 65.0, 66.0, 67.0, 68.0, 69.0, 70.0, 71.0, 72.0, 73.0, 74.0, 75.0, 76.0, 77.0, 78.0, 79.0, 80.0, 81.0, 82.0, 83.0, 84.0, 85.0, 86.0, 87.0, 88.0, 89.0, 90.0, 91.0, 92.0, 93.0, 94.0, 95.0]]> : tensor<2x48xf32>
+  %w1 = arith.constant dense<[[100.0, 101.0, 102.0, 103.0, 104.0, 105.0, 106.0, 107.0, 108.0, 109.0, 110.0, 111.0, 112.0, 113.0, 114.0, 115.0, 116.0, 117.0, 118.0, 119.0, 120.0, 121.0, 122.0, 123.0, 124.0, 125.0, 126.0, 127.0, 128.0, 129.0, 130.0, 131.0, 132.0, 133.0, 134.0, 135.0, 136.0, 137.0, 138.0, 139.0, 140.0, 141.0, 142.0, 143.0, 144.0, 145.0, 146.0, 147.0], [148.0, 149.0, 150.0, 151.0, 152.0, 153.0, 154.0, 155.0, 156.0, 157.0, 158.0, 159.0, 160.0, 161.0, 162.0, 163.0, 164.0, 165.0, 166.0, 167.0, 168.0, 169.0, 170.0, 171.0, 172.0, 173.0, 174.0, 175.0, 176.0, 177.0, 178.0, 179.0, 180.0, 181.0, 182.0, 183.0, 184.0, 185.0, 186.0, 187.0, 188.0, 189.0, 190.0, 191.0, 192.0, 193.0, 194.0, 195.0]]> : tensor<2x48xf32>
+  %0 = call @layer(%x, %w0, %acc) : (tensor<16x2xf32>, tensor<2x48xf32>, tensor<16x48xf32>) -> tensor<16x48xf32>
+  %1 = call @layer(%x, %w1, %acc) : (tensor<16x2xf32>, tensor<2x48xf32>, tensor<16x48xf32>) -> tensor<16x48xf32>
+  return %0, %1 : tensor<16x48xf32>, tensor<16x48xf32>
+}
+func.func private @layer(%x: tensor<16x2xf32>, %w: tensor<2x48xf32>, %acc: tensor<16x48xf32>) -> tensor<16x48xf32> {
+  %0 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x, %w : tensor<16x2xf32>, tensor<2x48xf32>) outs(%acc : tensor<16x48xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %t = arith.mulf %p, %q : f32
+    %s = arith.addf %o, %t : f32
+    linalg.yield %s : f32
+  } -> tensor<16x48xf32>
+  return %0 : tensor<16x48xf32>
+}
+
+// -----
+
+#a = affine_map<(d0, d1, d2) -> (d0, d1)>
+#b = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d2)>
+
+// Not packed at compile time: one call passes a weight that is not a
+// constant, so the kernel copies its panels at run time and keeps its
+// arguments.
+// CHECK-LABEL: func @one_runtime_weight
+// CHECK-NOT: dense_resource
+// CHECK: call @layer(%{{.*}}, %{{.*}}, %{{.*}}) : (tensor<16x2xf32>, tensor<2x48xf32>, tensor<16x48xf32>)
+// CHECK: call @layer(%{{.*}}, %{{.*}}, %{{.*}}) : (tensor<16x2xf32>, tensor<2x48xf32>, tensor<16x48xf32>)
+// CHECK-LABEL: func.func private @layer
+// CHECK-SAME: (%{{.*}}: tensor<16x2xf32>, %{{.*}}: tensor<2x48xf32>, %{{.*}}: tensor<16x48xf32>)
+// CHECK: scf.forall
+// CHECK: linalg.copy
+func.func @one_runtime_weight(%x: tensor<16x2xf32>, %w1: tensor<2x48xf32>, %acc: tensor<16x48xf32>) -> (tensor<16x48xf32>, tensor<16x48xf32>) {
+  %w0 = arith.constant dense<[[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0, 16.0, 17.0, 18.0, 19.0, 20.0, 21.0, 22.0, 23.0, 24.0, 25.0, 26.0, 27.0, 28.0, 29.0, 30.0, 31.0, 32.0, 33.0, 34.0, 35.0, 36.0, 37.0, 38.0, 39.0, 40.0, 41.0, 42.0, 43.0, 44.0, 45.0, 46.0, 47.0], [48.0, 49.0, 50.0, 51.0, 52.0, 53.0, 54.0, 55.0, 56.0, 57.0, 58.0, 59.0, 60.0, 61.0, 62.0, 63.0, 64.0, 65.0, 66.0, 67.0, 68.0, 69.0, 70.0, 71.0, 72.0, 73.0, 74.0, 75.0, 76.0, 77.0, 78.0, 79.0, 80.0, 81.0, 82.0, 83.0, 84.0, 85.0, 86.0, 87.0, 88.0, 89.0, 90.0, 91.0, 92.0, 93.0, 94.0, 95.0]]> : tensor<2x48xf32>
+  %0 = call @layer(%x, %w0, %acc) : (tensor<16x2xf32>, tensor<2x48xf32>, tensor<16x48xf32>) -> tensor<16x48xf32>
+  %1 = call @layer(%x, %w1, %acc) : (tensor<16x2xf32>, tensor<2x48xf32>, tensor<16x48xf32>) -> tensor<16x48xf32>
+  return %0, %1 : tensor<16x48xf32>, tensor<16x48xf32>
+}
+func.func private @layer(%x: tensor<16x2xf32>, %w: tensor<2x48xf32>, %acc: tensor<16x48xf32>) -> tensor<16x48xf32> {
+  %0 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x, %w : tensor<16x2xf32>, tensor<2x48xf32>) outs(%acc : tensor<16x48xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %t = arith.mulf %p, %q : f32
+    %s = arith.addf %o, %t : f32
+    linalg.yield %s : f32
+  } -> tensor<16x48xf32>
+  return %0 : tensor<16x48xf32>
 }
