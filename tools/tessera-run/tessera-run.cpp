@@ -222,10 +222,15 @@ static bool runCase(Executable &model, StringRef label,
   return ok;
 }
 
-static void runBenchmark(Executable &model,
+/// Times --benchmark runs after a warm-up; a run that fails stops it
+/// (the failure was reported by the run before it), and no latency is
+/// printed: the time of a run that did not compute is no latency.
+static bool runBenchmark(Executable &model,
                          const std::vector<HostTensor> &inputs) {
-  if (auto warmup = model.run(inputs); !warmup)
+  if (auto warmup = model.run(inputs); !warmup) {
     consumeError(warmup.takeError());
+    return false;
+  }
   std::vector<double> ms;
   for (unsigned i = 0; i < benchmark; ++i) {
     auto start = std::chrono::steady_clock::now();
@@ -233,12 +238,17 @@ static void runBenchmark(Executable &model,
     ms.push_back(std::chrono::duration<double, std::milli>(
                      std::chrono::steady_clock::now() - start)
                      .count());
-    if (!out)
-      consumeError(out.takeError());
+    if (!out) {
+      WithColor::error(errs(), "tessera-run")
+          << "benchmark run " << i + 1 << ": " << toString(out.takeError())
+          << "\n";
+      return false;
+    }
   }
   llvm::sort(ms);
   outs() << format("latency over %u runs: min %.3f ms, median %.3f ms\n",
                    benchmark.getValue(), ms.front(), ms[ms.size() / 2]);
+  return true;
 }
 
 /// Random inputs for the model's signature (set when --input is absent).
@@ -307,8 +317,8 @@ static bool runFiles(Executable &model, StringRef label,
   if (inputFiles.empty() && !randomInputs.empty())
     *inputs = randomInputs;
   bool ok = runCase(model, label, *inputs, *expected);
-  if (benchmark)
-    runBenchmark(model, *inputs);
+  if (benchmark && !runBenchmark(model, *inputs))
+    ok = false;
   return ok;
 }
 
