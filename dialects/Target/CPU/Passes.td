@@ -141,6 +141,10 @@ def TileContractionsPass
   let options = [
     Option<"reportGeneric", "report-generic", "bool", /*default=*/"false",
            "Remark on each contraction that stays a generic loop nest">,
+    Option<"vectorBits", "vector-bits", "unsigned", /*default=*/"512",
+           "The CPU's vector registers: 512 (AVX-512: 8 x 48 tiles of "
+           "16-wide vectors) or 256 (AVX2: 4 x 24 tiles of 8-wide vectors, "
+           "12 of its 16 registers)">,
   ];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::bufferization::BufferizationDialect",

@@ -89,6 +89,7 @@ void tessera::cpu::buildLLVMPipeline(OpPassManager &pm,
   // the k loop into vector registers.
   TileContractionsPassOptions tiling;
   tiling.reportGeneric = options.reportGenericContractions;
+  tiling.vectorBits = options.vectorBits;
   pm.addPass(createTileContractionsPass(tiling));
   // Elementwise loops and row reductions in vector steps.
   pm.addNestedPass<func::FuncOp>(createVectorizeLoopsPass());

@@ -9,6 +9,8 @@
 
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/ADT/SmallString.h"
+#include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/Target/TargetMachine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/Path.h"
@@ -135,6 +137,15 @@ public:
     codegen.cpu = optionValue(values, "mcpu");
     options.reportGenericContractions = values.count(kVerboseOptionKey) != 0;
     options.summarizeSharedKernels = options.reportGenericContractions;
+    // Register tiles for the CPU the code is for (--mcpu, else this one):
+    // AVX-512's 32 wide registers, else AVX2's 16. A CPU name LLVM does
+    // not know is reported when the artifact is written.
+    if (auto machine = cpu::createTargetMachine(codegen))
+      options.vectorBits =
+          (*machine)->getMCSubtargetInfo()->checkFeatures("+avx512f") ? 512
+                                                                       : 256;
+    else
+      llvm::consumeError(machine.takeError());
     return std::make_unique<CPUCompilation>(options, std::move(codegen), fuse);
   }
 

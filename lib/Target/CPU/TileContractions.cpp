@@ -30,7 +30,13 @@ using namespace mlir;
 
 namespace {
 
-constexpr int64_t kRows = 8, kColumns = 48, kLanes = 16;
+/// The register tile: `rows` x `columns` accumulators, in vectors of
+/// `lanes` elements. AVX-512: 8 x 48 in 24 of the 32 zmm registers; AVX2:
+/// 4 x 24 in 12 of the 16 ymm registers.
+struct RegisterTile {
+  int64_t rows, columns, lanes;
+};
+constexpr RegisterTile kTile512{8, 48, 16}, kTile256{4, 24, 8};
 /// Rows of the lhs that one pass over the rhs panels reuses from L2.
 constexpr int64_t kRowBlock = 256;
 
@@ -78,31 +84,31 @@ std::optional<ArrayRef<char>> constantBytes(Attribute value) {
 /// row, 24 of the 32 vector registers) and the panel width for `columns`:
 /// 48 where it divides them, else 32 or 16, else (fewer than 16 columns)
 /// all of them; 0 when the columns must be split first.
-int64_t panelWidth(int64_t columns) {
-  for (int64_t width : {kColumns, 2 * kLanes, kLanes})
+int64_t panelWidth(const RegisterTile &tile, int64_t columns) {
+  for (int64_t width : {tile.columns, 2 * tile.lanes, tile.lanes})
     if (columns % width == 0)
       return width;
-  return columns < kLanes ? columns : 0;
+  return columns < tile.lanes ? columns : 0;
 }
 
 /// Where to split `columns` so that each part has a panel width: after
 /// the widest multiple of 48 when there are more than 48 and 48 does not
 /// divide them, else after the widest multiple of 16 when no width
 /// divides them; 0 when no split is needed.
-int64_t columnSplit(int64_t columns) {
-  if (columns > kColumns && columns % kColumns != 0)
-    return columns / kColumns * kColumns;
-  if (panelWidth(columns) != 0)
+int64_t columnSplit(const RegisterTile &tile, int64_t columns) {
+  if (columns > tile.columns && columns % tile.columns != 0)
+    return columns / tile.columns * tile.columns;
+  if (panelWidth(tile, columns) != 0)
     return 0;
-  return columns / kLanes * kLanes;
+  return columns / tile.lanes * tile.lanes;
 }
 
 /// Where to split `rows` so that the register tile divides the first part
 /// (the second, fewer than 8 rows, is one tile of its own); 0 when it
 /// divides them already or there are fewer than 8.
-int64_t rowSplit(int64_t rows) {
-  return !ShapedType::isDynamic(rows) && rows > kRows && rows % kRows != 0
-             ? rows / kRows * kRows
+int64_t rowSplit(const RegisterTile &tile, int64_t rows) {
+  return !ShapedType::isDynamic(rows) && rows > tile.rows && rows % tile.rows != 0
+             ? rows / tile.rows * tile.rows
              : 0;
 }
 
@@ -321,7 +327,8 @@ void dropPackedArguments(RewriterBase &rewriter, func::FuncOp func,
 /// batch dims in loop order: the lhs as [batch..., M/8, K, 8] (each
 /// 8-row tile's columns contiguous, so that the 8 values a k step
 /// broadcasts share a cache line), made by a transpose before the loops.
-Value packLhs(RewriterBase &rewriter, linalg::GenericOp op) {
+Value packLhs(RewriterBase &rewriter, const RegisterTile &tile,
+              linalg::GenericOp op) {
   unsigned loops = op.getNumLoops();
   AffineMap map = op.getIndexingMapsArray()[0];
   unsigned rank = map.getNumResults();
@@ -340,7 +347,7 @@ Value packLhs(RewriterBase &rewriter, linalg::GenericOp op) {
     return {};
   ArrayRef<int64_t> shape = type.getShape();
   int64_t m = shape[rank - 2], k = shape[rank - 1];
-  if (m % kRows != 0)
+  if (m % tile.rows != 0)
     return {};
   SmallVector<int64_t> expanded(shape.drop_back(2));
   SmallVector<ReassociationIndices> groups;
@@ -348,7 +355,7 @@ Value packLhs(RewriterBase &rewriter, linalg::GenericOp op) {
     groups.push_back({static_cast<int64_t>(i)});
   groups.push_back({rank - 2, rank - 1});
   groups.push_back({static_cast<int64_t>(rank)});
-  expanded.append({m / kRows, kRows, k});
+  expanded.append({m / tile.rows, tile.rows, k});
   Location loc = op.getLoc();
   OpBuilder::InsertionGuard guard(rewriter);
   // Right after the lhs is defined (or at the start of the block), so that
@@ -362,7 +369,7 @@ Value packLhs(RewriterBase &rewriter, linalg::GenericOp op) {
       rewriter, loc, RankedTensorType::get(expanded, type.getElementType()),
       lhs, groups);
   SmallVector<int64_t> packedShape(shape.drop_back(2));
-  packedShape.append({m / kRows, k, kRows});
+  packedShape.append({m / tile.rows, k, tile.rows});
   SmallVector<int64_t> permutation;
   for (unsigned i = 0; i + 2 < rank; ++i)
     permutation.push_back(i);
@@ -397,7 +404,8 @@ offsetsIn(RewriterBase &rewriter, Location loc, Value value, Value base) {
 
 /// Makes the 8-row tile `rows` read its lhs from `packedLhs` (see packLhs):
 /// the slice [batch..., row / 8, k0:k0+K, 0:8], indexed (batch..., k, rows).
-bool readPackedLhs(RewriterBase &rewriter, linalg::GenericOp rows, Value lhs,
+bool readPackedLhs(RewriterBase &rewriter, const RegisterTile &tile,
+                   linalg::GenericOp rows, Value lhs,
                    Value packedLhs) {
   Location loc = rows.getLoc();
   OpBuilder::InsertionGuard guard(rewriter);
@@ -416,15 +424,15 @@ bool readPackedLhs(RewriterBase &rewriter, linalg::GenericOp rows, Value lhs,
   }
   Value tileIndex = arith::DivUIOp::create(
       rewriter, loc, (*offsets)[rank - 2],
-      arith::ConstantIndexOp::create(rewriter, loc, kRows));
+      arith::ConstantIndexOp::create(rewriter, loc, tile.rows));
   int64_t k = tileType.getDimSize(rank - 1);
   packedOffsets.append(
       {tileIndex, (*offsets)[rank - 1], rewriter.getIndexAttr(0)});
   packedSizes.append({rewriter.getIndexAttr(1), rewriter.getIndexAttr(k),
-                      rewriter.getIndexAttr(kRows)});
+                      rewriter.getIndexAttr(tile.rows)});
   strides.assign(rank + 1, rewriter.getIndexAttr(1));
   SmallVector<int64_t> shape(tileType.getShape().drop_back(2));
-  shape.append({k, kRows});
+  shape.append({k, tile.rows});
   Value slice = tensor::ExtractSliceOp::create(
       rewriter, loc, RankedTensorType::get(shape, tileType.getElementType()),
       packedLhs, packedOffsets, packedSizes, strides);
@@ -726,6 +734,14 @@ struct TileContractionsPass
   using TileContractionsPassBase::TileContractionsPassBase;
 
   void runOnOperation() override {
+    if (vectorBits != 512 && vectorBits != 256) {
+      mlir::emitError(getOperation().getLoc(),
+                      "tessera-cpu-tile-contractions: vector-bits must be "
+                      "512 (AVX-512) or 256 (AVX2), got ")
+          << static_cast<unsigned>(vectorBits);
+      return signalPassFailure();
+    }
+    registers = vectorBits == 256 ? kTile256 : kTile512;
     for (auto func : llvm::make_early_inc_range(
              getOperation().getOps<func::FuncOp>()))
       if (failed(runOnFunction(func)))
@@ -733,6 +749,8 @@ struct TileContractionsPass
   }
 
 private:
+  RegisterTile registers = kTile512;
+
   LogicalResult runOnFunction(func::FuncOp func) {
     MLIRContext *ctx = &getContext();
     IRRewriter rewriter(ctx);
@@ -780,10 +798,10 @@ private:
       // Rows first, so that the column parts of the rows the tile divides
       // read one lhs (packed once).
       unsigned dim = loops - 3;
-      int64_t point = rowSplit(ranges[dim]);
+      int64_t point = rowSplit(registers, ranges[dim]);
       if (point == 0) {
         dim = loops - 1;
-        point = columnSplit(ranges[dim]);
+        point = columnSplit(registers, ranges[dim]);
       }
       if (point == 0) {
         parts.push_back(op);
@@ -814,7 +832,7 @@ private:
     llvm::DenseMap<Value, Value> packedLhsOf;
     for (linalg::GenericOp op : parts) {
       unsigned loops = op.getNumLoops();
-      int64_t width = panelWidth(op.getStaticLoopRanges().back());
+      int64_t width = panelWidth(registers, op.getStaticLoopRanges().back());
       auto sizes = [&](int64_t rows, int64_t k, int64_t columns,
                        int64_t batch) {
         SmallVector<OpFoldResult> tile(loops, rewriter.getIndexAttr(batch));
@@ -849,7 +867,7 @@ private:
       Value lhs = op.getDpsInputs()[0];
       Value packedLhs = packedLhsOf.lookup(lhs);
       if (!packedLhs || packedLhs.getParentBlock() != op->getBlock()) {
-        packedLhs = packLhs(rewriter, op);
+        packedLhs = packLhs(rewriter, registers, op);
         if (packedLhs)
           packedLhsOf[lhs] = packedLhs;
       }
@@ -894,12 +912,13 @@ private:
       }
       rewriter.modifyOpInPlace(panel, [&] { rhs.set(packed); });
       // Rows by 8, then k one step at a time, innermost.
-      int64_t rowTile = dynamicRows ? kRows : std::min(kRows, m);
+      int64_t rowTile = dynamicRows ? registers.rows : std::min(registers.rows, m);
       Operation *rows = tile(panel, sizes(rowTile, 0, 0, 0), false);
       if (rows && dynamicRows)
         rows = peelPartialRows(rewriter, cast<linalg::GenericOp>(rows));
       if (rows && packedLhs)
-        readPackedLhs(rewriter, cast<linalg::GenericOp>(rows), lhs, packedLhs);
+        readPackedLhs(rewriter, registers, cast<linalg::GenericOp>(rows), lhs,
+                      packedLhs);
       // (With dynamic rows the peeled tile reads the fill too: it stays.)
       if (rows && !dynamicRows)
         fillTilesInRegisters(rewriter, rows->getParentOfType<scf::ForallOp>(),
@@ -930,7 +949,7 @@ private:
     // Each 8 x 48 tile's product as three 8 x 16 products that share the
     // lhs broadcasts.
     vector::UnrollVectorOptions unroll;
-    unroll.setNativeShapeFn([](Operation *op)
+    unroll.setNativeShapeFn([lanes = registers.lanes](Operation *op)
                                 -> std::optional<SmallVector<int64_t>> {
       auto contract = dyn_cast<vector::ContractionOp>(op);
       if (!contract) {
@@ -941,20 +960,20 @@ private:
           type = read.getVectorType();
         else if (auto write = dyn_cast<vector::TransferWriteOp>(op))
           type = write.getVectorType();
-        if (!type || type.getRank() < 2 || type.getShape().back() <= kLanes ||
-            type.getShape().back() % kLanes != 0)
+        if (!type || type.getRank() < 2 || type.getShape().back() <= lanes ||
+            type.getShape().back() % lanes != 0)
           return std::nullopt;
         SmallVector<int64_t> shape(type.getShape());
-        shape.back() = kLanes;
+        shape.back() = lanes;
         return shape;
       }
       SmallVector<int64_t> shape = *contract.getShapeForUnroll();
       AffineMap lhs = contract.getIndexingMapsArray()[0];
       bool changed = false;
       for (unsigned d = 0; d < shape.size(); ++d) {
-        if (!lhs.isFunctionOfDim(d) && shape[d] > kLanes &&
-            shape[d] % kLanes == 0) {
-          shape[d] = kLanes;
+        if (!lhs.isFunctionOfDim(d) && shape[d] > lanes &&
+            shape[d] % lanes == 0) {
+          shape[d] = lanes;
           changed = true;
         } else if (lhs.isFunctionOfDim(d) &&
                    vector::isParallelIterator(contract.getIteratorTypes()[d])) {

@@ -1,4 +1,7 @@
 // RUN: tessera-opt %s --split-input-file --tessera-cpu-tile-contractions | FileCheck %s
+// RUN: tessera-opt %s --split-input-file --tessera-cpu-tile-contractions=vector-bits=256 | FileCheck %s --check-prefix=AVX2
+// RUN: not tessera-opt %s --split-input-file --tessera-cpu-tile-contractions=vector-bits=128 2>&1 | FileCheck %s --check-prefix=BITS
+// BITS: error: tessera-cpu-tile-contractions: vector-bits must be 512 (AVX-512) or 256 (AVX2), got 128
 // RUN: tessera-opt %s --split-input-file --tessera-cpu-tile-contractions=report-generic 2>&1 >/dev/null | FileCheck %s --check-prefix=REPORT
 // Without report-generic, no remark.
 // RUN: tessera-opt %s --split-input-file --tessera-cpu-tile-contractions 2>&1 >/dev/null | FileCheck %s --check-prefix=QUIET --allow-empty
@@ -365,7 +368,15 @@ func.func @batch_not_folded(%x: tensor<2x8x64xf32>, %w: tensor<2x64x48xf32>, %ac
 // split into 48 and a second contraction over the last 16, each with its
 // own packed panels (panel 0 holds columns 0-47 of both rows: 47.0 is
 // followed by 64.0; the second columns 48-63: 63.0 is followed by 112.0).
-// The panels are one flat constant, viewed as [panels, K, 48].
+// The panels are one flat constant, viewed as [panels, K, 48]. For AVX2
+// (vector-bits=256) the tile is 4 x 24 in 8-wide vectors: 24-column
+// panels, 4-row lhs tiles.
+// AVX2-LABEL: func @constant_rhs
+// AVX2: tensor.expand_shape {{.*}} into tensor<2x2x24xf32>
+// AVX2: scf.forall (%{{.*}}) = (0) to (48) step (24)
+// AVX2: vector.contract {{.*}} into vector<1x8xf32>
+// AVX2-NOT: vector.contract {{.*}} into vector<1x16xf32>
+// AVX2: return
 // CHECK-LABEL: func @constant_rhs
 // CHECK-DAG: %[[F:.*]] = arith.constant dense_resource<[[BLOB:.*]]> : tensor<96xf32>
 // CHECK-DAG: %[[F2:.*]] = arith.constant dense_resource<[[BLOB2:.*]]> : tensor<32xf32>

@@ -19,6 +19,9 @@ struct CPUOptions {
   bool reportGenericContractions = false;
   /// Print how many kernels were compiled once and shared (-v).
   bool summarizeSharedKernels = false;
+  /// The vector registers' width the register tiles are sized for: 512
+  /// (AVX-512) or 256 (AVX2).
+  unsigned vectorBits = 512;
 };
 
 /// The OpenMP runtime compiled models call (Debian's libomp-22-dev).
