@@ -3,12 +3,14 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Usage: bench/cpu_bench.py [--build build] [--threads 2] [--runs 10]
                              [--rounds 3] [--precision fp32 bf16 ...]
-                             [--ort-dir DIR]
+                             [--ort-dir DIR] [--cases bert gemm attention]
 
 Measures, in one run:
   * this CPU's fp32 FMA peak (bench/peak_fma.c, one core);
   * a BERT-base encoder layer (hidden 768, 12 heads, FFN 3072, batch 1,
-    sequence 128) and fp32 GEMMs 1024x1024x1024 and 128x768x3072, each
+    sequence 128), fp32 GEMMs 1024x1024x1024 and 128x768x3072, and
+    scaled dot-product attention (12 heads of 64, sequence 512 and 2048,
+    as exporters write it: scripts/attention_model.py), each
     compiled by `tessera-compile -o model.so` and timed with
     `tessera-run --benchmark`, and timed with ONNX Runtime (npm package
     onnxruntime-node, installed into --ort-dir with --ignore-scripts);
@@ -111,6 +113,16 @@ def ensure_ort(ort_dir):
                        check=True, stdout=subprocess.DEVNULL)
 
 
+def attention_model(tmp, seq):
+    """Scaled dot-product attention over Q, K, V inputs of [1, 12, seq, 64]
+    (Transpose, MatMul, Div, Softmax, MatMul); returns its path."""
+    out = os.path.join(tmp, f"attention_{seq}")
+    subprocess.run([sys.executable, os.path.join(ROOT, "scripts",
+                                                 "attention_model.py"),
+                    "--out", out, "--seq", str(seq), "--no-data"], check=True)
+    return os.path.join(out, "model.onnx")
+
+
 def bert_base_model(tmp):
     """A BERT-base encoder layer (hidden 768, 12 heads, FFN 3072) with batch
     1 and sequence 128 fixed; returns its path."""
@@ -139,6 +151,9 @@ def main():
                         help="Tessera's precision policies to time")
     parser.add_argument("--ort-dir", default=os.path.join(ROOT, "build",
                                                           "ort"))
+    parser.add_argument("--cases", nargs="+",
+                        default=["bert", "gemm", "attention"],
+                        choices=["bert", "gemm", "attention"])
     args = parser.parse_args()
     ensure_ort(args.ort_dir)
     with tempfile.TemporaryDirectory() as tmp:
@@ -151,14 +166,22 @@ def main():
         print(f"fp32 FMA peak ({fields[2]}): {peak:.1f} GFLOP/s per core, "
               f"{peak * args.threads:.1f} on {args.threads} threads")
         cases = []
-        bert_path = bert_base_model(tmp)
-        layer_flops = 2 * 128 * (4 * 768 * 768 + 2 * 768 * 3072) + \
-            2 * 2 * 12 * 128 * 128 * 64
-        cases.append(("BERT-base layer (1x128)", bert_path, layer_flops))
+        if "bert" in args.cases:
+            bert_path = bert_base_model(tmp)
+            layer_flops = 2 * 128 * (4 * 768 * 768 + 2 * 768 * 3072) + \
+                2 * 2 * 12 * 128 * 128 * 64
+            cases.append(("BERT-base layer (1x128)", bert_path, layer_flops))
         for m, k, n in [(1024, 1024, 1024), (128, 768, 3072)]:
+            if "gemm" not in args.cases:
+                break
             path = os.path.join(tmp, f"gemm_{m}x{k}x{n}.onnx")
             gemm_model(path, m, k, n)
             cases.append((f"GEMM {m}x{k}x{n}", path, 2 * m * k * n))
+        for seq in [512, 2048]:
+            if "attention" not in args.cases:
+                break
+            cases.append((f"attention 12x{seq}x64",
+                          attention_model(tmp, seq), 4 * 12 * seq * seq * 64))
         print(f"{'case':26} {'policy':>6} {'Tessera ms':>11} {'ORT ms':>9} "
               f"{'ratio':>6} {'(range)':>13} {'Tessera %peak':>14} "
               f"{'ORT %peak':>10}")

@@ -29,39 +29,18 @@ namespace ts = mlir::tessera;
 
 /// The block sizes (64 x 128 measured best at sequence 512 and 2048):
 /// query rows a multiple of 8 (the register tile's rows), key columns a
-/// multiple of 32 (its columns). A sequence that no block divides (197
-/// tokens in a ViT) is padded up to a multiple of the block, padded keys
-/// masked out: the block that minimizes padded size x (1 + c / block)
-/// (every query block re-reads all keys and values; every key block costs
-/// a loop iteration), c = 8 for queries and 16 for keys.
-int64_t chooseBlock(int64_t size, ArrayRef<int64_t> blocks, double cost) {
-  int64_t best = 0;
-  double bestCost = 0;
-  for (int64_t block : blocks) {
-    double padded = static_cast<double>(llvm::divideCeil(size, block) * block);
-    double total = padded * (1.0 + cost / static_cast<double>(block));
-    if (!best || total < bestCost) {
-      best = block;
-      bestCost = total;
-    }
-  }
-  return best;
-}
-/// Blocks for sequences known only at run time.
-constexpr int64_t kDynamicQueryBlock = 32, kDynamicKeyBlock = 64;
-
+/// multiple of 32 (its columns). A static sequence that no block divides
+/// (197 tokens in a ViT) runs its whole blocks and then one block of the
+/// rest, whose size is static too: nothing is padded, copied or masked.
 int64_t queryBlock(int64_t size) {
-  for (int64_t block : {64, 32, 16, 8})
-    if (size % block == 0)
-      return block;
-  return chooseBlock(size, {64, 32, 16, 8}, 8.0);
+  return size % 64 != 0 && size % 32 == 0 ? 32 : 64;
 }
 int64_t keyBlock(int64_t size) {
-  for (int64_t block : {128, 64, 32})
-    if (size % block == 0)
-      return block;
-  return chooseBlock(size, {128, 64, 32}, 16.0);
+  return size % 128 != 0 && size % 64 == 0 ? 64 : 128;
 }
+/// Blocks for sequences known only at run time, which are padded up to
+/// whole blocks (padded keys masked).
+constexpr int64_t kDynamicQueryBlock = 32, kDynamicKeyBlock = 64;
 
 using utils::IteratorType;
 
@@ -116,12 +95,13 @@ struct FlashAttentionLowering : OpRewritePattern<ts::AttentionOp> {
          dynamicKeys = ShapedType::isDynamic(sk);
     int64_t bq = dynamicQueries ? kDynamicQueryBlock : queryBlock(sq);
     int64_t bk = dynamicKeys ? kDynamicKeyBlock : keyBlock(sk);
-    int64_t sqPadded = dynamicQueries ? ShapedType::kDynamic
-                                      : llvm::divideCeil(sq, bq) * bq;
-    int64_t skPadded = dynamicKeys ? ShapedType::kDynamic
-                                   : llvm::divideCeil(sk, bk) * bk;
-    bool padQueries = dynamicQueries || sqPadded != sq;
-    bool padKeys = dynamicKeys || skPadded != sk;
+    // Static sequences end in one smaller block; dynamic ones are padded
+    // at run time.
+    int64_t sqPadded = dynamicQueries ? ShapedType::kDynamic : sq;
+    int64_t skPadded = dynamicKeys ? ShapedType::kDynamic : sk;
+    bool padQueries = dynamicQueries, padKeys = dynamicKeys;
+    int64_t queryTail = dynamicQueries ? 0 : sq % bq;
+    int64_t keyTail = dynamicKeys ? 0 : sk % bk;
     SmallVector<int64_t> scoreShape(qType.getShape().take_front(lead));
     scoreShape.append({sq, sk});
     Value mask = op.getMask();
@@ -214,31 +194,25 @@ struct FlashAttentionLowering : OpRewritePattern<ts::AttentionOp> {
                                            permutation)
                    ->getResult(0);
 
-    SmallVector<OpFoldResult> lbs(lead + 1, rewriter.getIndexAttr(0)), ubs,
-        steps(lead + 1, rewriter.getIndexAttr(1));
     SmallVector<OpFoldResult> queryDims = mixedDims(query);
-    for (int64_t i = 0; i < lead; ++i)
-      ubs.push_back(queryDims[i]);
-    ubs.push_back(getAsOpFoldResult(sqPaddedValue));
-    steps.back() = rewriter.getIndexAttr(bq);
     SmallVector<OpFoldResult> outShape = queryDims;
     outShape[rank - 1] = rewriter.getIndexAttr(dv);
     Value out = tensor::EmptyOp::create(rewriter, loc, outShape, f32);
-    auto forall = scf::ForallOp::create(rewriter, loc, lbs, ubs, steps,
-                                        ValueRange{out}, std::nullopt);
-    OpBuilder::InsertionGuard guard(rewriter);
-    rewriter.setInsertionPoint(forall.getTerminator());
-    SmallVector<Value> ivs = llvm::to_vector(forall.getInductionVars());
-    Value qi = ivs.back();
     OpFoldResult one = rewriter.getIndexAttr(1),
                  zeroIndex = rewriter.getIndexAttr(0);
+    // Query i sees keys j <= i + (Sk - Sq).
+    Value diagonal =
+        rewriter.createOrFold<arith::SubIOp>(loc, skValue, sqValue);
+    // The end of the whole key blocks (the padded length when dynamic).
+    Value fullKeysEnd = dynamicKeys ? skPaddedValue : index(sk - keyTail);
 
     // A 2-D block of a rank-`rank` tensor at [ivs..., row, col].
-    auto block = [&](OpBuilder &b, Value source, OpFoldResult row,
-                     OpFoldResult col, int64_t rows, int64_t cols) {
+    auto block = [&](OpBuilder &b, ValueRange ivs, Value source,
+                     OpFoldResult row, OpFoldResult col, int64_t rows,
+                     int64_t cols) {
       SmallVector<OpFoldResult> offsets, sizes;
-      for (int64_t i = 0; i < lead; ++i) {
-        offsets.push_back(ivs[i]);
+      for (Value iv : ivs) {
+        offsets.push_back(iv);
         sizes.push_back(one);
       }
       offsets.append({row, col});
@@ -248,34 +222,6 @@ struct FlashAttentionLowering : OpRewritePattern<ts::AttentionOp> {
           b, loc, RankedTensorType::get({rows, cols}, f32), source, offsets,
           sizes, strides);
     };
-
-    Value qBlock = block(rewriter, query, qi, zeroIndex, bq, d);
-    Value m0 = filled(rewriter, loc, {bq}, f32, negInf);
-    Value l0 = filled(rewriter, loc, {bq}, f32, zero);
-    Value acc0 = filled(rewriter, loc, {bq, dv}, f32, zero);
-
-    // Causal: the blocks up to the last key a row of this block sees.
-    Value kvEnd = skPaddedValue;
-    // Query i sees keys j <= i + (Sk - Sq).
-    Value diagonal =
-        rewriter.createOrFold<arith::SubIOp>(loc, skValue, sqValue);
-    if (op.getCausal()) {
-      // end = min(sk, roundup(qi + bq + sk - sq, bk)), at least one block.
-      Value reach = rewriter.createOrFold<arith::AddIOp>(
-          loc, diagonal,
-          arith::ConstantIndexOp::create(rewriter, loc, bq + bk - 1));
-      Value last = arith::AddIOp::create(rewriter, loc, qi, reach);
-      Value blocks = arith::DivUIOp::create(
-          rewriter, loc, last,
-          arith::ConstantIndexOp::create(rewriter, loc, bk));
-      Value end = arith::MulIOp::create(
-          rewriter, loc, blocks,
-          arith::ConstantIndexOp::create(rewriter, loc, bk));
-      end = arith::MaxSIOp::create(
-          rewriter, loc, end,
-          arith::ConstantIndexOp::create(rewriter, loc, bk));
-      kvEnd = arith::MinSIOp::create(rewriter, loc, end, kvEnd);
-    }
 
     AffineExpr i0 = getAffineDimExpr(0, ctx), i1 = getAffineDimExpr(1, ctx),
                i2 = getAffineDimExpr(2, ctx);
@@ -299,186 +245,249 @@ struct FlashAttentionLowering : OpRewritePattern<ts::AttentionOp> {
       return arith::SelectOp::create(b, l, isInf, zero, x);
     };
 
-    auto loop = scf::ForOp::create(
-        rewriter, loc, arith::ConstantIndexOp::create(rewriter, loc, 0), kvEnd,
-        arith::ConstantIndexOp::create(rewriter, loc, bk),
-        ValueRange{m0, l0, acc0},
-        [&](OpBuilder &b, Location l, Value kj, ValueRange args) {
-          Value m = args[0], sum = args[1], acc = args[2];
-          Value kTBlock = block(b, kT, zeroIndex, kj, d, bk);
-          Value vBlock = block(b, value, kj, zeroIndex, bk, dv);
-          // s = q_blk @ k_blk^T, loops (rows, d, keys).
-          Value s = blockGeneric(
-              b, l, filled(b, l, {bq, bk}, f32, zero), {qBlock, kTBlock},
-              {map3({i0, i1}), map3({i1, i2}), map3({i0, i2})}, contraction,
-              [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-                Value product = arith::MulFOp::create(nb, nl, a[0], a[1]);
-                return arith::AddFOp::create(nb, nl, a[2], product);
-              });
-          // Scale, mask and causal positions.
-          SmallVector<Value> inputs = {s};
-          SmallVector<AffineMap> maps = {map2({i0, i1})};
-          if (mask) {
-            // The mask block: unit dims stay (broadcast), others follow
-            // the loop indices.
-            int64_t maskRank = maskType.getRank();
-            SmallVector<OpFoldResult> offsets, sizes;
-            SmallVector<int64_t> blockShape;
-            for (int64_t i = 0; i < maskRank; ++i) {
-              int64_t dim = maskType.getDimSize(i);
-              int64_t scoreDim = rank - maskRank + i;
-              bool unit = dim == 1;
-              OpFoldResult offset = zeroIndex;
-              int64_t size = 1;
-              if (!unit && scoreDim < lead)
-                offset = ivs[scoreDim];
-              else if (!unit && scoreDim == rank - 2) {
-                offset = qi;
-                size = bq;
-              } else if (!unit && scoreDim == rank - 1) {
-                offset = kj;
-                size = bk;
-              }
-              offsets.push_back(offset);
-              sizes.push_back(b.getIndexAttr(size));
-              if (scoreDim >= rank - 2)
-                blockShape.push_back(size);
-            }
-            while (blockShape.size() < 2)
-              blockShape.insert(blockShape.begin(), 1);
-            SmallVector<OpFoldResult> strides(maskRank, one);
-            Value maskBlock;
-            if (maskRank >= 2) {
-              maskBlock = tensor::ExtractSliceOp::create(
-                  b, l, RankedTensorType::get(blockShape, f32), mask, offsets,
-                  sizes, strides);
-            } else {
-              Value row = tensor::ExtractSliceOp::create(
-                  b, l, RankedTensorType::get({blockShape[1]}, f32), mask,
-                  offsets, sizes, strides);
-              maskBlock = tensor::ExpandShapeOp::create(
-                  b, l, RankedTensorType::get(blockShape, f32), row,
-                  ArrayRef<ReassociationIndices>{{0, 1}});
-            }
-            inputs.push_back(maskBlock);
-            maps.push_back(map2(
-                {blockShape[0] == 1 ? getAffineConstantExpr(0, ctx) : i0,
-                 blockShape[1] == 1 ? getAffineConstantExpr(0, ctx) : i1}));
+    // The online-softmax step of one key block: `cols` keys from kj, for
+    // the `rows` queries from qi at the leading indices ivs; state is
+    // (m, l, acc) and the result the next state.
+    auto attendKeys = [&](OpBuilder &b, Location l, ValueRange ivs, Value qi,
+                          int64_t rows, Value qBlock, Value kj, int64_t cols,
+                          ValueRange state) -> SmallVector<Value> {
+      Value m = state[0], sum = state[1], acc = state[2];
+      Value kTBlock = block(b, ivs, kT, zeroIndex, kj, d, cols);
+      Value vBlock = block(b, ivs, value, kj, zeroIndex, cols, dv);
+      // s = q_blk @ k_blk^T, loops (rows, d, keys).
+      Value s = blockGeneric(
+          b, l, filled(b, l, {rows, cols}, f32, zero), {qBlock, kTBlock},
+          {map3({i0, i1}), map3({i1, i2}), map3({i0, i2})}, contraction,
+          [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+            Value product = arith::MulFOp::create(nb, nl, a[0], a[1]);
+            return arith::AddFOp::create(nb, nl, a[2], product);
+          });
+      // Scale, mask and causal positions.
+      SmallVector<Value> inputs = {s};
+      SmallVector<AffineMap> maps = {map2({i0, i1})};
+      if (mask) {
+        // The mask block: unit dims stay (broadcast), others follow the
+        // loop indices.
+        int64_t maskRank = maskType.getRank();
+        SmallVector<OpFoldResult> offsets, sizes;
+        SmallVector<int64_t> blockShape;
+        for (int64_t i = 0; i < maskRank; ++i) {
+          int64_t dim = maskType.getDimSize(i);
+          int64_t scoreDim = rank - maskRank + i;
+          bool unit = dim == 1;
+          OpFoldResult offset = zeroIndex;
+          int64_t size = 1;
+          if (!unit && scoreDim < lead)
+            offset = ivs[scoreDim];
+          else if (!unit && scoreDim == rank - 2) {
+            offset = qi;
+            size = rows;
+          } else if (!unit && scoreDim == rank - 1) {
+            offset = kj;
+            size = cols;
           }
-          Value offset = diagonal;
-          bool causal = op.getCausal();
-          Value scores = blockGeneric(
-              b, l,
-              tensor::EmptyOp::create(b, l, ArrayRef<int64_t>{bq, bk}, f32),
-              inputs,
-              [&] {
-                SmallVector<AffineMap> all(maps);
-                all.push_back(map2({i0, i1}));
-                return all;
-              }(),
-              par2,
-              [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-                Value x = arith::MulFOp::create(nb, nl, a[0], scaleValue);
-                if (mask)
-                  x = arith::AddFOp::create(nb, nl, x, a[1]);
-                if (!causal && !padKeys)
-                  return x;
-                Value col = arith::AddIOp::create(
-                    nb, nl, linalg::IndexOp::create(nb, nl, 1), kj);
-                if (padKeys) {
-                  // Padded keys take no weight.
-                  Value padding = arith::CmpIOp::create(
-                      nb, nl, arith::CmpIPredicate::sge, col, skValue);
-                  x = arith::SelectOp::create(nb, nl, padding, negInf, x);
-                }
-                if (!causal)
-                  return x;
-                Value row = arith::AddIOp::create(
-                    nb, nl, linalg::IndexOp::create(nb, nl, 0), qi);
-                Value limit = arith::AddIOp::create(nb, nl, row, offset);
-                Value hidden = arith::CmpIOp::create(
-                    nb, nl, arith::CmpIPredicate::sgt, col, limit);
-                return arith::SelectOp::create(nb, nl, hidden, negInf, x);
-              });
-          // m' = max(m, rowmax(s)).
-          Value mNew = blockGeneric(
-              b, l, m, {scores}, {map2({i0, i1}), map2({i0})}, rowReduce,
-              [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-                return arith::MaximumFOp::create(nb, nl, a[0], a[1]);
-              });
-          // p = exp(s - m').
-          Value p = blockGeneric(
-              b, l,
-              tensor::EmptyOp::create(b, l, ArrayRef<int64_t>{bq, bk}, f32),
-              {scores, mNew}, {map2({i0, i1}), map2({i0}), map2({i0, i1})},
-              par2, [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-                Value shifted =
-                    arith::SubFOp::create(nb, nl, a[0], finite(nb, nl, a[1]));
-                return math::ExpOp::create(nb, nl, shifted);
-              });
-          // c = exp(m - m'); l' = l * c + rowsum(p).
-          SmallVector<IteratorType> par1 = {IteratorType::parallel};
-          AffineMap id1 = AffineMap::getMultiDimIdentityMap(1, ctx);
-          Value correction = blockGeneric(
-              b, l, tensor::EmptyOp::create(b, l, ArrayRef<int64_t>{bq}, f32),
-              {m, mNew}, {id1, id1, id1}, par1,
-              [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-                Value shifted =
-                    arith::SubFOp::create(nb, nl, a[0], finite(nb, nl, a[1]));
-                return math::ExpOp::create(nb, nl, shifted);
-              });
-          Value scaledSum = blockGeneric(
-              b, l, tensor::EmptyOp::create(b, l, ArrayRef<int64_t>{bq}, f32),
-              {sum, correction}, {id1, id1, id1}, par1,
-              [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-                return arith::MulFOp::create(nb, nl, a[0], a[1]);
-              });
-          Value sumNew = blockGeneric(
-              b, l, scaledSum, {p}, {map2({i0, i1}), map2({i0})}, rowReduce,
-              [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-                return arith::AddFOp::create(nb, nl, a[0], a[1]);
-              });
-          // acc' = acc * c + p @ v_blk, loops (rows, keys, dv).
-          Value scaledAcc = blockGeneric(
-              b, l,
-              tensor::EmptyOp::create(b, l, ArrayRef<int64_t>{bq, dv}, f32),
-              {acc, correction}, {map2({i0, i1}), map2({i0}), map2({i0, i1})},
-              par2, [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-                return arith::MulFOp::create(nb, nl, a[0], a[1]);
-              });
-          Value accNew = blockGeneric(
-              b, l, scaledAcc, {p, vBlock},
-              {map3({i0, i1}), map3({i1, i2}), map3({i0, i2})}, contraction,
-              [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-                Value product = arith::MulFOp::create(nb, nl, a[0], a[1]);
-                return arith::AddFOp::create(nb, nl, a[2], product);
-              });
-          scf::YieldOp::create(b, l, ValueRange{mNew, sumNew, accNew});
-        });
+          offsets.push_back(offset);
+          sizes.push_back(b.getIndexAttr(size));
+          if (scoreDim >= rank - 2)
+            blockShape.push_back(size);
+        }
+        while (blockShape.size() < 2)
+          blockShape.insert(blockShape.begin(), 1);
+        SmallVector<OpFoldResult> strides(maskRank, one);
+        Value maskBlock;
+        if (maskRank >= 2) {
+          maskBlock = tensor::ExtractSliceOp::create(
+              b, l, RankedTensorType::get(blockShape, f32), mask, offsets,
+              sizes, strides);
+        } else {
+          Value row = tensor::ExtractSliceOp::create(
+              b, l, RankedTensorType::get({blockShape[1]}, f32), mask,
+              offsets, sizes, strides);
+          maskBlock = tensor::ExpandShapeOp::create(
+              b, l, RankedTensorType::get(blockShape, f32), row,
+              ArrayRef<ReassociationIndices>{{0, 1}});
+        }
+        inputs.push_back(maskBlock);
+        maps.push_back(
+            map2({blockShape[0] == 1 ? getAffineConstantExpr(0, ctx) : i0,
+                  blockShape[1] == 1 ? getAffineConstantExpr(0, ctx) : i1}));
+      }
+      bool causal = op.getCausal();
+      maps.push_back(map2({i0, i1}));
+      Value scores = blockGeneric(
+          b, l,
+          tensor::EmptyOp::create(b, l, ArrayRef<int64_t>{rows, cols}, f32),
+          inputs, maps, par2,
+          [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+            Value x = arith::MulFOp::create(nb, nl, a[0], scaleValue);
+            if (mask)
+              x = arith::AddFOp::create(nb, nl, x, a[1]);
+            if (!causal && !padKeys)
+              return x;
+            Value col = arith::AddIOp::create(
+                nb, nl, linalg::IndexOp::create(nb, nl, 1), kj);
+            if (padKeys) {
+              // Padded keys take no weight.
+              Value padding = arith::CmpIOp::create(
+                  nb, nl, arith::CmpIPredicate::sge, col, skValue);
+              x = arith::SelectOp::create(nb, nl, padding, negInf, x);
+            }
+            if (!causal)
+              return x;
+            Value row = arith::AddIOp::create(
+                nb, nl, linalg::IndexOp::create(nb, nl, 0), qi);
+            Value limit = arith::AddIOp::create(nb, nl, row, diagonal);
+            Value hidden = arith::CmpIOp::create(
+                nb, nl, arith::CmpIPredicate::sgt, col, limit);
+            return arith::SelectOp::create(nb, nl, hidden, negInf, x);
+          });
+      // m' = max(m, rowmax(s)).
+      Value mNew = blockGeneric(
+          b, l, m, {scores}, {map2({i0, i1}), map2({i0})}, rowReduce,
+          [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+            return arith::MaximumFOp::create(nb, nl, a[0], a[1]);
+          });
+      // p = exp(s - m').
+      Value p = blockGeneric(
+          b, l,
+          tensor::EmptyOp::create(b, l, ArrayRef<int64_t>{rows, cols}, f32),
+          {scores, mNew}, {map2({i0, i1}), map2({i0}), map2({i0, i1})}, par2,
+          [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+            Value shifted =
+                arith::SubFOp::create(nb, nl, a[0], finite(nb, nl, a[1]));
+            return math::ExpOp::create(nb, nl, shifted);
+          });
+      // c = exp(m - m'); l' = l * c + rowsum(p).
+      SmallVector<IteratorType> par1 = {IteratorType::parallel};
+      AffineMap id1 = AffineMap::getMultiDimIdentityMap(1, ctx);
+      Value correction = blockGeneric(
+          b, l, tensor::EmptyOp::create(b, l, ArrayRef<int64_t>{rows}, f32),
+          {m, mNew}, {id1, id1, id1}, par1,
+          [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+            Value shifted =
+                arith::SubFOp::create(nb, nl, a[0], finite(nb, nl, a[1]));
+            return math::ExpOp::create(nb, nl, shifted);
+          });
+      Value scaledSum = blockGeneric(
+          b, l, tensor::EmptyOp::create(b, l, ArrayRef<int64_t>{rows}, f32),
+          {sum, correction}, {id1, id1, id1}, par1,
+          [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+            return arith::MulFOp::create(nb, nl, a[0], a[1]);
+          });
+      Value sumNew = blockGeneric(
+          b, l, scaledSum, {p}, {map2({i0, i1}), map2({i0})}, rowReduce,
+          [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+            return arith::AddFOp::create(nb, nl, a[0], a[1]);
+          });
+      // acc' = acc * c + p @ v_blk, loops (rows, keys, dv).
+      Value scaledAcc = blockGeneric(
+          b, l, tensor::EmptyOp::create(b, l, ArrayRef<int64_t>{rows, dv}, f32),
+          {acc, correction}, {map2({i0, i1}), map2({i0}), map2({i0, i1})},
+          par2, [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+            return arith::MulFOp::create(nb, nl, a[0], a[1]);
+          });
+      Value accNew = blockGeneric(
+          b, l, scaledAcc, {p, vBlock},
+          {map3({i0, i1}), map3({i1, i2}), map3({i0, i2})}, contraction,
+          [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+            Value product = arith::MulFOp::create(nb, nl, a[0], a[1]);
+            return arith::AddFOp::create(nb, nl, a[2], product);
+          });
+      return {mNew, sumNew, accNew};
+    };
 
-    // out_blk = acc / l.
-    Value result = blockGeneric(
-        rewriter, loc,
-        tensor::EmptyOp::create(rewriter, loc, ArrayRef<int64_t>{bq, dv}, f32),
-        {loop.getResult(2), loop.getResult(1)},
-        {map2({i0, i1}), map2({i0}), map2({i0, i1})}, par2,
-        [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-          return arith::DivFOp::create(nb, nl, a[0], a[1]);
-        });
-    rewriter.setInsertionPointToStart(forall.getTerminator().getBody());
-    SmallVector<OpFoldResult> offsets, sizes;
-    for (int64_t i = 0; i < lead; ++i) {
-      offsets.push_back(ivs[i]);
-      sizes.push_back(one);
-    }
-    offsets.append({qi, zeroIndex});
-    sizes.append({rewriter.getIndexAttr(bq), rewriter.getIndexAttr(dv)});
-    SmallVector<OpFoldResult> strides(rank, one);
-    tensor::ParallelInsertSliceOp::create(rewriter, loc, result,
-                                          forall.getRegionIterArgs()[0],
-                                          offsets, sizes, strides);
-    Value attended = forall.getResult(0);
-    rewriter.setInsertionPointAfter(forall);
+    // The output block of the `rows` queries from qi: the whole key blocks
+    // in a loop (up to the last one a causal block sees), then the rest.
+    auto attendQueries = [&](OpBuilder &b, Location l, ValueRange ivs,
+                             Value qi, int64_t rows) -> Value {
+      Value qBlock = block(b, ivs, query, qi, zeroIndex, rows, d);
+      SmallVector<Value> state = {filled(b, l, {rows}, f32, negInf),
+                                  filled(b, l, {rows}, f32, zero),
+                                  filled(b, l, {rows, dv}, f32, zero)};
+      Value kvEnd = fullKeysEnd;
+      if (op.getCausal()) {
+        // end = min(full, roundup(qi + rows + sk - sq, bk)), at least one
+        // block.
+        Value reach = b.createOrFold<arith::AddIOp>(
+            l, diagonal, arith::ConstantIndexOp::create(b, l, rows + bk - 1));
+        Value last = arith::AddIOp::create(b, l, qi, reach);
+        Value blocks = arith::DivUIOp::create(
+            b, l, last, arith::ConstantIndexOp::create(b, l, bk));
+        Value end = arith::MulIOp::create(
+            b, l, blocks, arith::ConstantIndexOp::create(b, l, bk));
+        end = arith::MaxSIOp::create(b, l, end,
+                                     arith::ConstantIndexOp::create(b, l, bk));
+        kvEnd = arith::MinSIOp::create(b, l, end, kvEnd);
+      }
+      if (dynamicKeys || sk >= bk) {
+        auto loop = scf::ForOp::create(
+            b, l, arith::ConstantIndexOp::create(b, l, 0), kvEnd,
+            arith::ConstantIndexOp::create(b, l, bk), state,
+            [&](OpBuilder &lb, Location ll, Value kj, ValueRange args) {
+              scf::YieldOp::create(
+                  lb, ll,
+                  attendKeys(lb, ll, ivs, qi, rows, qBlock, kj, bk, args));
+            });
+        state.assign(loop.getResults().begin(), loop.getResults().end());
+      }
+      // The keys after the last whole block (causal rows that see none of
+      // them take no weight from them).
+      if (keyTail)
+        state = attendKeys(b, l, ivs, qi, rows, qBlock, fullKeysEnd, keyTail,
+                           state);
+      // out_blk = acc / l.
+      return blockGeneric(
+          b, l, tensor::EmptyOp::create(b, l, ArrayRef<int64_t>{rows, dv}, f32),
+          {state[2], state[1]}, {map2({i0, i1}), map2({i0}), map2({i0, i1})},
+          par2, [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+            return arith::DivFOp::create(nb, nl, a[0], a[1]);
+          });
+    };
+
+    // The leading dims and the query blocks from `begin` to `end` in
+    // parallel, each block `rows` queries, written into `init`.
+    auto attendInParallel = [&](Value init, OpFoldResult begin,
+                                OpFoldResult end, int64_t rows) -> Value {
+      SmallVector<OpFoldResult> lbs(lead, zeroIndex), ubs, steps(lead, one);
+      for (int64_t i = 0; i < lead; ++i)
+        ubs.push_back(queryDims[i]);
+      lbs.push_back(begin);
+      ubs.push_back(end);
+      steps.push_back(rewriter.getIndexAttr(rows));
+      auto forall = scf::ForallOp::create(rewriter, loc, lbs, ubs, steps,
+                                          ValueRange{init}, std::nullopt);
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPoint(forall.getTerminator());
+      SmallVector<Value> ivs = llvm::to_vector(forall.getInductionVars());
+      Value qi = ivs.back();
+      ValueRange leadIvs = ValueRange(ivs).drop_back();
+      Value result = attendQueries(rewriter, loc, leadIvs, qi, rows);
+      rewriter.setInsertionPointToStart(forall.getTerminator().getBody());
+      SmallVector<OpFoldResult> offsets, sizes;
+      for (Value iv : leadIvs) {
+        offsets.push_back(iv);
+        sizes.push_back(one);
+      }
+      offsets.append({qi, zeroIndex});
+      sizes.append({rewriter.getIndexAttr(rows), rewriter.getIndexAttr(dv)});
+      SmallVector<OpFoldResult> strides(rank, one);
+      tensor::ParallelInsertSliceOp::create(rewriter, loc, result,
+                                            forall.getRegionIterArgs()[0],
+                                            offsets, sizes, strides);
+      return forall.getResult(0);
+    };
+
+    Value attended = out;
+    if (dynamicQueries || sq >= bq)
+      attended = attendInParallel(
+          out, zeroIndex,
+          dynamicQueries ? getAsOpFoldResult(sqPaddedValue)
+                         : rewriter.getIndexAttr(sq - queryTail),
+          bq);
+    if (queryTail)
+      attended = attendInParallel(attended,
+                                  rewriter.getIndexAttr(sq - queryTail),
+                                  rewriter.getIndexAttr(sq), queryTail);
     if (padQueries) {
       SmallVector<OpFoldResult> zeros(rank, zeroIndex), strides(rank, one);
       SmallVector<OpFoldResult> sizes = mixedDims(op.getQuery());

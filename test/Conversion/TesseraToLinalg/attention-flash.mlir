@@ -26,19 +26,26 @@ func.func @flash(%q: tensor<1x2x256x64xf32>, %k: tensor<1x2x256x64xf32>, %v: ten
 // -----
 
 // Causal: the key loop stops after the last block a query block sees, and
-// positions past the diagonal (offset by Sk - Sq) are -inf.
+// positions past the diagonal (offset by Sk - Sq) are -inf. 160 keys are
+// one block of 128 in the loop and one block of the last 32 after it,
+// masked the same way.
 // CHECK-LABEL: func @flash_causal
 // CHECK: scf.forall (%{{.*}}, %[[QI:[a-z0-9]+]]) = (0, 0) to (2, 64) step (1, 64)
 // CHECK: %[[LAST:.*]] = arith.addi %[[QI]], %c{{[0-9]+}}
-// CHECK: %[[N:.*]] = arith.divui %[[LAST]], %c32
-// CHECK: %[[END:.*]] = arith.muli %[[N]], %c32
-// CHECK: %[[ATLEAST:.*]] = arith.maxsi %[[END]], %c32
-// CHECK: %[[BOUND:.*]] = arith.minsi %[[ATLEAST]], %c96
-// CHECK: scf.for %{{.*}} = %c0 to %[[BOUND]] step %c32
+// CHECK: %[[N:.*]] = arith.divui %[[LAST]], %c128
+// CHECK: %[[END:.*]] = arith.muli %[[N]], %c128
+// CHECK: %[[ATLEAST:.*]] = arith.maxsi %[[END]], %c128
+// CHECK: %[[BOUND:.*]] = arith.minsi %[[ATLEAST]], %c128
+// CHECK: scf.for %{{.*}} = %c0 to %[[BOUND]] step %c128
 // CHECK: arith.cmpi sgt
 // CHECK: arith.select
-func.func @flash_causal(%q: tensor<2x64x32xf32>, %k: tensor<2x96x32xf32>, %v: tensor<2x96x32xf32>) -> tensor<2x64x32xf32> {
-  %0 = tessera.attention %q, %k, %v {causal} : tensor<2x64x32xf32>, tensor<2x96x32xf32>, tensor<2x96x32xf32> -> tensor<2x64x32xf32>
+// CHECK: scf.yield
+// CHECK: tensor.extract_slice %{{.*}}[%{{.*}}, 0, %c128] [1, 32, 32] [1, 1, 1] : tensor<2x32x160xf32> to tensor<32x32xf32>
+// CHECK: arith.cmpi sgt
+// CHECK: arith.select
+// CHECK: scf.forall.in_parallel
+func.func @flash_causal(%q: tensor<2x64x32xf32>, %k: tensor<2x160x32xf32>, %v: tensor<2x160x32xf32>) -> tensor<2x64x32xf32> {
+  %0 = tessera.attention %q, %k, %v {causal} : tensor<2x64x32xf32>, tensor<2x160x32xf32>, tensor<2x160x32xf32> -> tensor<2x64x32xf32>
   return %0 : tensor<2x64x32xf32>
 }
 
@@ -57,29 +64,45 @@ func.func @flash_mask(%q: tensor<2x4x256x64xf32>, %k: tensor<2x4x256x64xf32>, %v
 
 // -----
 
-// Sequences that no block divides (197 tokens, as in a ViT) are padded
-// with zeros up to whole blocks (queries to 224 in blocks of 32, keys to
-// 256 in one block of 128 and a second), the padded keys (columns >= 197)
-// take -inf before the softmax, and the output drops the padded rows. A
-// mask over keys is padded with them.
-// CHECK-LABEL: func @flash_padded
-// CHECK: %[[Q:.*]] = tensor.pad %arg0 low[0, 0, 0] high[0, 27, 0]
-// CHECK: } : tensor<12x197x64xf32> to tensor<12x224x64xf32>
-// CHECK: %[[K:.*]] = tensor.pad %arg1 low[0, 0, 0] high[0, 59, 0]
-// CHECK: %[[V:.*]] = tensor.pad %arg2 low[0, 0, 0] high[0, 59, 0]
-// CHECK: %[[M:.*]] = tensor.pad %arg3 low[0, 0] high[0, 59]
-// CHECK: linalg.transpose ins(%[[K]] : tensor<12x256x64xf32>)
-// CHECK: %[[F:.*]] = scf.forall (%{{.*}}, %[[QI:[a-z0-9]+]]) = (0, 0) to (12, 224) step (1, 32)
-// CHECK: tensor.extract_slice %[[Q]]
-// CHECK: scf.for %[[KJ:[a-z0-9]+]] = %{{.*}} to %c256 step %c128
-// CHECK: tensor.extract_slice %[[M]]
-// CHECK: %[[COL:.*]] = arith.addi %{{.*}}, %[[KJ]]
-// CHECK: %[[PAD:.*]] = arith.cmpi sge, %[[COL]], %c197
-// CHECK: arith.select %[[PAD]], %cst{{.*}}, %{{.*}}
-// CHECK: tensor.extract_slice %[[F]][0, 0, 0] [12, 197, 64] [1, 1, 1] : tensor<12x224x64xf32> to tensor<12x197x64xf32>
-func.func @flash_padded(%q: tensor<12x197x64xf32>, %k: tensor<12x197x64xf32>, %v: tensor<12x197x64xf32>, %m: tensor<1x197xf32>) -> tensor<12x197x64xf32> {
+// Sequences that no block divides (197 tokens, as in a ViT) are not padded:
+// whole blocks (queries 0-191 in blocks of 64, keys 0-127 in one block of
+// 128) and then one block of the rest, of static size (5 queries, 69 keys),
+// nothing masked but the model's own mask, nothing copied but k^T.
+// CHECK-LABEL: func @flash_tail
+// CHECK-NOT: tensor.pad
+// CHECK: %[[KT:.*]] = linalg.transpose ins(%arg1 : tensor<12x197x64xf32>)
+// CHECK: %[[F:.*]] = scf.forall (%[[H:[a-z0-9]+]], %[[QI:[a-z0-9]+]]) = (0, 0) to (12, 192) step (1, 64) shared_outs(%{{.*}} = %{{.*}})
+// CHECK: tensor.extract_slice %arg0[%[[H]], %[[QI]], 0] [1, 64, 64]
+// CHECK: scf.for %[[KJ:[a-z0-9]+]] = %{{.*}} to %c128 step %c128
+// CHECK: tensor.extract_slice %arg3[0, %[[KJ]]] [1, 128]
+// CHECK-NOT: arith.cmpi
+// CHECK: scf.yield
+// CHECK: tensor.extract_slice %[[KT]][%[[H]], 0, %c128] [1, 64, 69] [1, 1, 1] : tensor<12x64x197xf32> to tensor<64x69xf32>
+// CHECK: tensor.extract_slice %arg2[%[[H]], %c128, 0] [1, 69, 64]
+// CHECK: tensor.extract_slice %arg3[0, %c128] [1, 69]
+// CHECK: tensor.parallel_insert_slice %{{.*}} into %{{.*}}[%[[H]], %[[QI]], 0] [1, 64, 64]
+// CHECK: %[[T:.*]] = scf.forall (%[[H2:[a-z0-9]+]], %[[QI2:[a-z0-9]+]]) = (0, 192) to (12, 197) step (1, 5) shared_outs(%{{.*}} = %[[F]])
+// CHECK: tensor.extract_slice %arg0[%[[H2]], %[[QI2]], 0] [1, 5, 64]
+// CHECK: tensor.parallel_insert_slice %{{.*}} into %{{.*}}[%[[H2]], %[[QI2]], 0] [1, 5, 64]
+// CHECK-NOT: tensor.extract_slice
+// CHECK: return %[[T]]
+func.func @flash_tail(%q: tensor<12x197x64xf32>, %k: tensor<12x197x64xf32>, %v: tensor<12x197x64xf32>, %m: tensor<1x197xf32>) -> tensor<12x197x64xf32> {
   %0 = tessera.attention %q, %k, %v mask(%m : tensor<1x197xf32>) {scale = 0.125 : f32} : tensor<12x197x64xf32>, tensor<12x197x64xf32>, tensor<12x197x64xf32> -> tensor<12x197x64xf32>
   return %0 : tensor<12x197x64xf32>
+}
+
+// -----
+
+// Sequences shorter than a block are one block of their own size.
+// CHECK-LABEL: func @flash_short
+// CHECK-NOT: tensor.pad
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (2, 20) step (1, 20)
+// CHECK-NOT: scf.for
+// CHECK: linalg.generic {{.*}}outs(%{{.*}} : tensor<20x20xf32>)
+// CHECK-NOT: scf.forall (
+func.func @flash_short(%q: tensor<2x20x16xf32>) -> tensor<2x20x16xf32> {
+  %0 = tessera.attention %q, %q, %q : tensor<2x20x16xf32>, tensor<2x20x16xf32>, tensor<2x20x16xf32> -> tensor<2x20x16xf32>
+  return %0 : tensor<2x20x16xf32>
 }
 
 // -----
@@ -108,11 +131,11 @@ func.func @flash_dynamic(%q: tensor<?x64xf32>, %k: tensor<?x64xf32>, %v: tensor<
 // Not tiled: a key/value broadcast over a leading dim and a dynamic head
 // dim keep the decomposed form (scores materialized).
 // CHECK-LABEL: func @not_flash
-// CHECK-NOT: scf.forall
+// CHECK-NOT: scf.forall (
 // CHECK: tensor<4x128x128xf32>
-// CHECK-NOT: scf.forall
+// CHECK-NOT: scf.forall (
 // CHECK: tensor<8x?xf32>
-// CHECK-NOT: scf.forall
+// CHECK-NOT: scf.forall (
 func.func @not_flash(%q2: tensor<4x128x64xf32>, %k2: tensor<1x128x64xf32>, %q3: tensor<8x?xf32>) -> (tensor<4x128x64xf32>, tensor<8x?xf32>) {
   %1 = tessera.attention %q2, %k2, %k2 : tensor<4x128x64xf32>, tensor<1x128x64xf32>, tensor<1x128x64xf32> -> tensor<4x128x64xf32>
   %2 = tessera.attention %q3, %q3, %q3 {scale = 0.125 : f32} : tensor<8x?xf32>, tensor<8x?xf32>, tensor<8x?xf32> -> tensor<8x?xf32>
