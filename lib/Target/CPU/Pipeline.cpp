@@ -131,9 +131,12 @@ void tessera::cpu::buildLLVMPipeline(OpPassManager &pm,
   pm.addPass(createConvertMathToFuncs());
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
+  // Row sums (softmax, norms, attention's running sum) as a tree of
+  // vector adds: in order, a 128-element row was 128 dependent scalar adds.
   ConvertVectorToLLVMPassOptions vectorOptions;
   vectorOptions.vectorContractLowering =
       vector::VectorContractLowering::OuterProduct;
+  vectorOptions.reassociateFPReductions = true;
   pm.addPass(createConvertVectorToLLVMPass(vectorOptions));
   // Allocations go through the runtime's block cache, so that large
   // buffers are reused across runs instead of being faulted in each time.
