@@ -22,14 +22,15 @@ namespace {
 constexpr int64_t kStep = 64, kLanes = 16, kMaxRow = 4096;
 
 /// The tile size of the innermost loop (0: the whole loop), or nothing when
-/// `op` is not a static loop nest whose only reduction, if any, is the
-/// innermost loop.
+/// `op` is not a loop nest with a static innermost loop whose only
+/// reduction, if any, is the innermost loop. Outer loops may be dynamic (a
+/// symbolic batch or sequence): they are tiled by one.
 std::optional<int64_t> innerTile(linalg::LinalgOp op) {
   unsigned loops = op.getNumLoops();
   if (loops == 0 || !op.hasPureTensorSemantics())
     return std::nullopt;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  if (llvm::any_of(ranges, ShapedType::isDynamic))
+  if (ShapedType::isDynamic(ranges.back()))
     return std::nullopt;
   // Memory holds i1 as bytes, vector<Nxi1> as bits: such loops stay scalar.
   for (OpOperand &operand : op->getOpOperands())
@@ -56,7 +57,11 @@ struct VectorizeLoopsPass
   void runOnOperation() override {
     SmallVector<linalg::LinalgOp> targets;
     getOperation().walk([&](linalg::LinalgOp op) {
-      if (innerTile(op) && succeeded(linalg::vectorizeOpPrecondition(op)))
+      // With dynamic outer loops only the tile is static: vectorizing it is
+      // tried after tiling.
+      if (innerTile(op) &&
+          (!op.hasDynamicShape() ||
+           succeeded(linalg::vectorizeOpPrecondition(op))))
         targets.push_back(op);
     });
     IRRewriter rewriter(&getContext());
@@ -70,7 +75,7 @@ struct VectorizeLoopsPass
       // loop holds it (a row of a fused reduction), else left alone.
       bool tiled = inner != 0;
       for (unsigned i = 0; i + 1 < loops; ++i)
-        tiled |= ranges[i] > 1;
+        tiled |= ranges[i] != 1;
       if (!tiled) {
         if (!op->getParentOfType<scf::ForallOp>())
           continue;

@@ -65,7 +65,7 @@ func.func @steps_of_16(%x: tensor<2x80xf32>) -> tensor<2x80xf32> {
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 
-// Must not fire: i1 results (memory holds them as bytes), dynamic sizes,
+// Must not fire: i1 results (memory holds them as bytes), a dynamic row,
 // a reduction over an outer axis, a row of 100 (no vector step divides it,
 // and it is longer than one step), and a single small tile.
 // CHECK-LABEL: func @left_alone
@@ -73,7 +73,7 @@ func.func @steps_of_16(%x: tensor<2x80xf32>) -> tensor<2x80xf32> {
 // CHECK-NOT: vector.
 // CHECK-COUNT-5: linalg.generic
 // CHECK-NOT: vector.
-func.func @left_alone(%x: tensor<4x64xf32>, %d: tensor<?x64xf32>, %init: tensor<64xf32>, %odd: tensor<4x100xf32>, %one: tensor<1x32xf32>) -> (tensor<4x64xi1>, tensor<?x64xf32>, tensor<64xf32>, tensor<4x100xf32>, tensor<1x32xf32>) {
+func.func @left_alone(%x: tensor<4x64xf32>, %d: tensor<4x?xf32>, %init: tensor<64xf32>, %odd: tensor<4x100xf32>, %one: tensor<1x32xf32>) -> (tensor<4x64xi1>, tensor<4x?xf32>, tensor<64xf32>, tensor<4x100xf32>, tensor<1x32xf32>) {
   %c0 = arith.constant 0 : index
   %e1 = tensor.empty() : tensor<4x64xi1>
   %0 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<4x64xf32>) outs(%e1 : tensor<4x64xi1>) {
@@ -82,13 +82,14 @@ func.func @left_alone(%x: tensor<4x64xf32>, %d: tensor<?x64xf32>, %init: tensor<
     %r = arith.cmpf ogt, %a, %z : f32
     linalg.yield %r : i1
   } -> tensor<4x64xi1>
-  %n = tensor.dim %d, %c0 : tensor<?x64xf32>
-  %e2 = tensor.empty(%n) : tensor<?x64xf32>
-  %1 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%d : tensor<?x64xf32>) outs(%e2 : tensor<?x64xf32>) {
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %d, %c1 : tensor<4x?xf32>
+  %e2 = tensor.empty(%n) : tensor<4x?xf32>
+  %1 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%d : tensor<4x?xf32>) outs(%e2 : tensor<4x?xf32>) {
   ^bb0(%a: f32, %o: f32):
     %r = arith.negf %a : f32
     linalg.yield %r : f32
-  } -> tensor<?x64xf32>
+  } -> tensor<4x?xf32>
   %2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>], iterator_types = ["reduction", "parallel"]} ins(%x : tensor<4x64xf32>) outs(%init : tensor<64xf32>) {
   ^bb0(%a: f32, %o: f32):
     %s = arith.addf %a, %o : f32
@@ -106,7 +107,7 @@ func.func @left_alone(%x: tensor<4x64xf32>, %d: tensor<?x64xf32>, %init: tensor<
     %r = arith.negf %a : f32
     linalg.yield %r : f32
   } -> tensor<1x32xf32>
-  return %0, %1, %2, %3, %4 : tensor<4x64xi1>, tensor<?x64xf32>, tensor<64xf32>, tensor<4x100xf32>, tensor<1x32xf32>
+  return %0, %1, %2, %3, %4 : tensor<4x64xi1>, tensor<4x?xf32>, tensor<64xf32>, tensor<4x100xf32>, tensor<1x32xf32>
 }
 
 // -----
@@ -132,4 +133,39 @@ func.func @row_in_loop(%x: tensor<4x32xf32>, %init: tensor<4xf32>) -> tensor<4xf
     }
   }
   return %0 : tensor<4xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#row = affine_map<(d0, d1, d2) -> (d0, d1)>
+
+// Dynamic outer dims (a symbolic sequence and batch) with a static row:
+// the outer loops run one step at a time on threads, and the row in
+// vector steps, elementwise and reductions alike.
+// CHECK-LABEL: func @dynamic_rows
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) in (%{{.*}}, %{{.*}})
+// CHECK: vector.transfer_read {{.*}} : tensor<1x1x64xf32>, vector<64xf32>
+// CHECK: arith.negf {{.*}} : vector<64xf32>
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) in (%{{.*}}, %{{.*}})
+// CHECK: vector.transfer_read {{.*}} : tensor<1x1x768xf32>, vector<768xf32>
+// CHECK: vector.reduction <add>
+// CHECK-NOT: linalg.generic
+func.func @dynamic_rows(%x: tensor<?x?x64xf32>, %y: tensor<?x?x768xf32>, %init: tensor<?x?xf32>) -> (tensor<?x?x64xf32>, tensor<?x?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %s = tensor.dim %x, %c0 : tensor<?x?x64xf32>
+  %b = tensor.dim %x, %c1 : tensor<?x?x64xf32>
+  %e = tensor.empty(%s, %b) : tensor<?x?x64xf32>
+  %0 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%x : tensor<?x?x64xf32>) outs(%e : tensor<?x?x64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.negf %a : f32
+    linalg.yield %r : f32
+  } -> tensor<?x?x64xf32>
+  %1 = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "parallel", "reduction"]} ins(%y : tensor<?x?x768xf32>) outs(%init : tensor<?x?xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.addf %a, %o : f32
+    linalg.yield %r : f32
+  } -> tensor<?x?xf32>
+  return %0, %1 : tensor<?x?x64xf32>, tensor<?x?xf32>
 }
