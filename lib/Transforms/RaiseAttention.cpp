@@ -29,7 +29,10 @@ namespace {
 constexpr double kMaskedAtMost = -1.0e4;
 
 /// Whether `mask` is a constant [1..., Sq, Sk] that allows exactly the keys
-/// `j <= i + (Sk - Sq)` (0 there, at most -1e4 elsewhere).
+/// `j <= i + (Sk - Sq)` (0 there, at most -1e4 elsewhere). With more
+/// queries than keys the first rows see no key: a finite mask gives them a
+/// uniform softmax, which the causal flag (-inf) would not, so the mask
+/// must be -inf there.
 bool isCausalMask(Value mask, int64_t sq, int64_t sk) {
   auto type = cast<RankedTensorType>(mask.getType());
   if (type.getRank() < 2 || sq == ShapedType::kDynamic ||
@@ -47,6 +50,8 @@ bool isCausalMask(Value mask, int64_t sq, int64_t sk) {
       float v = (*values)[i * sk + j];
       bool allowed = j <= i + (sk - sq);
       if (allowed ? v != 0.0f : !(v <= kMaskedAtMost))
+        return false;
+      if (!allowed && sq > sk && !std::isinf(v))
         return false;
     }
   return true;
@@ -239,7 +244,10 @@ std::variant<AttentionMatch, std::string> matchAttention(MatmulOp pv) {
     match.mask = candidate;
   }
   for (const SelectMask &select : selects) {
-    if (!match.causal &&
+    // A finite fill with rows that see no key: see isCausalMask.
+    bool rowsSeeKeys = scoresType.getDimSize(rank - 2) <=
+                       scoresType.getDimSize(rank - 1);
+    if (!match.causal && (rowsSeeKeys || std::isinf(select.fill)) &&
         isCausalSelect(select.condition, select.keepOn,
                        scoresType.getDimSize(rank - 2),
                        scoresType.getDimSize(rank - 1))) {

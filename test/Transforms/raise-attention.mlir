@@ -127,6 +127,32 @@ func.func @select_mask(%q: tensor<4x8xf32>, %k: tensor<4x8xf32>, %v: tensor<4x8x
 
 // -----
 
+// More queries than keys (3 x 2): the first row sees no key. A finite
+// causal mask (-1e4) gives that row a uniform softmax, which the causal
+// flag would not: it stays a mask. With -inf both agree, and it is the
+// flag.
+// CHECK-LABEL: func @causal_rows_without_keys
+// CHECK: %[[A:.*]] = tessera.attention %arg0, %arg1, %arg2 mask(%{{.*}} : tensor<3x2xf32>) {scale = 5.000000e-01 : f32}
+// CHECK: %[[B:.*]] = tessera.attention %arg0, %arg1, %arg2 {causal, scale = 5.000000e-01 : f32}
+func.func @causal_rows_without_keys(%q: tensor<3x8xf32>, %k: tensor<2x8xf32>, %v: tensor<2x8xf32>) -> (tensor<3x8xf32>, tensor<3x8xf32>) {
+  %finite = tessera.constant dense<[[-1.0e4, -1.0e4], [0.0, -1.0e4], [0.0, 0.0]]> : tensor<3x2xf32>
+  %inf = tessera.constant dense<[[0xFF800000, 0xFF800000], [0.0, 0xFF800000], [0.0, 0.0]]> : tensor<3x2xf32>
+  %half = tessera.constant dense<0.5> : tensor<f32>
+  %s = tessera.matmul %q, %k {transpose_b} : tensor<3x8xf32>, tensor<2x8xf32> -> tensor<3x2xf32>
+  %c = tessera.mul %s, %half : tensor<3x2xf32>, tensor<f32> -> tensor<3x2xf32>
+  %m1 = tessera.add %c, %finite : tensor<3x2xf32>, tensor<3x2xf32> -> tensor<3x2xf32>
+  %p1 = tessera.softmax %m1 : tensor<3x2xf32>
+  %o1 = tessera.matmul %p1, %v : tensor<3x2xf32>, tensor<2x8xf32> -> tensor<3x8xf32>
+  %s2 = tessera.matmul %q, %k {transpose_b} : tensor<3x8xf32>, tensor<2x8xf32> -> tensor<3x2xf32>
+  %c2 = tessera.mul %s2, %half : tensor<3x2xf32>, tensor<f32> -> tensor<3x2xf32>
+  %m2 = tessera.add %c2, %inf : tensor<3x2xf32>, tensor<3x2xf32> -> tensor<3x2xf32>
+  %p2 = tessera.softmax %m2 : tensor<3x2xf32>
+  %o2 = tessera.matmul %p2, %v : tensor<3x2xf32>, tensor<2x8xf32> -> tensor<3x8xf32>
+  return %o1, %o2 : tensor<3x8xf32>, tensor<3x8xf32>
+}
+
+// -----
+
 // masked_fill(mask, -inf) with a constant upper-triangular mask (the fill
 // where it holds) is the causal flag, after the scale.
 // CHECK-LABEL: func @masked_fill_causal

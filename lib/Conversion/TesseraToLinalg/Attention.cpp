@@ -12,8 +12,11 @@
 //   out = acc / l
 //
 // so that no sequence x sequence score matrix is ever materialized: each
-// iteration holds one Bq x Bk block. Causal attention stops at the last key
-// block a query block can see. The block ops are ordinary linalg ops, which
+// iteration holds one Bq x Bk block. Static sequences that no block
+// divides end in one smaller block of the rest; dynamic ones are padded at
+// run time. Causal attention stops at the last whole key block a query
+// block can see, and takes the last smaller block only when it sees some
+// of it. The block ops are ordinary linalg ops, which
 // the backend's tiling and vectorization passes compile.
 //
 //===----------------------------------------------------------------------===//
@@ -27,11 +30,11 @@ namespace {
 
 namespace ts = mlir::tessera;
 
-/// The block sizes (64 x 128 measured best at sequence 512 and 2048):
-/// query rows a multiple of 8 (the register tile's rows), key columns a
-/// multiple of 32 (its columns). A static sequence that no block divides
-/// (197 tokens in a ViT) runs its whole blocks and then one block of the
-/// rest, whose size is static too: nothing is padded, copied or masked.
+/// The block sizes: 64 x 128 (measured best at sequence 512 and 2048), or
+/// 32 queries or 64 keys where only that divides the sequence. A static
+/// sequence that no block divides (197 tokens in a ViT) runs its whole
+/// blocks and then one block of the rest, of any static size (5 queries,
+/// 69 keys): no padded copy of q, k, v or the mask, no padded key masked.
 int64_t queryBlock(int64_t size) {
   return size % 64 != 0 && size % 32 == 0 ? 32 : 64;
 }
@@ -128,8 +131,8 @@ struct FlashAttentionLowering : OpRewritePattern<ts::AttentionOp> {
         rewriter.getF32FloatAttr(-std::numeric_limits<float>::infinity()));
     Value scaleValue = scalarConstant(rewriter, loc, f32, scale);
 
-    // The sequence lengths, and each padded up to whole blocks (at run
-    // time when dynamic).
+    // The sequence lengths, and dynamic ones padded up to whole blocks at
+    // run time.
     auto index = [&](int64_t value) -> Value {
       return arith::ConstantIndexOp::create(rewriter, loc, value);
     };
@@ -144,10 +147,9 @@ struct FlashAttentionLowering : OpRewritePattern<ts::AttentionOp> {
                                               rank - 2);
     Value skValue =
         linalg::createOrFoldDimOp(rewriter, loc, op.getKey(), rank - 2);
-    Value sqPaddedValue =
-        dynamicQueries ? roundUp(sqValue, bq) : index(sqPadded);
-    Value skPaddedValue = dynamicKeys ? roundUp(skValue, bk) : index(skPadded);
-    // Sequences padded up to whole blocks with zeros (see queryBlock).
+    Value sqPaddedValue = dynamicQueries ? roundUp(sqValue, bq) : Value();
+    Value skPaddedValue = dynamicKeys ? roundUp(skValue, bk) : Value();
+    // Dynamic sequences padded up to whole blocks with zeros.
     auto padRows = [&](Value value, int64_t dim, bool pad,
                        int64_t padded, Value paddedValue) -> Value {
       if (!pad)
@@ -404,22 +406,23 @@ struct FlashAttentionLowering : OpRewritePattern<ts::AttentionOp> {
       SmallVector<Value> state = {filled(b, l, {rows}, f32, negInf),
                                   filled(b, l, {rows}, f32, zero),
                                   filled(b, l, {rows, dv}, f32, zero)};
-      Value kvEnd = fullKeysEnd;
-      if (op.getCausal()) {
-        // end = min(full, roundup(qi + rows + sk - sq, bk)), at least one
-        // block.
-        Value reach = b.createOrFold<arith::AddIOp>(
-            l, diagonal, arith::ConstantIndexOp::create(b, l, rows + bk - 1));
-        Value last = arith::AddIOp::create(b, l, qi, reach);
-        Value blocks = arith::DivUIOp::create(
-            b, l, last, arith::ConstantIndexOp::create(b, l, bk));
-        Value end = arith::MulIOp::create(
-            b, l, blocks, arith::ConstantIndexOp::create(b, l, bk));
-        end = arith::MaxSIOp::create(b, l, end,
-                                     arith::ConstantIndexOp::create(b, l, bk));
-        kvEnd = arith::MinSIOp::create(b, l, end, kvEnd);
-      }
       if (dynamicKeys || sk >= bk) {
+        Value kvEnd = fullKeysEnd;
+        if (op.getCausal()) {
+          // end = min(full, roundup(qi + rows + sk - sq, bk)), at least
+          // one block.
+          Value reach = b.createOrFold<arith::AddIOp>(
+              l, diagonal,
+              arith::ConstantIndexOp::create(b, l, rows + bk - 1));
+          Value last = arith::AddIOp::create(b, l, qi, reach);
+          Value blocks = arith::DivUIOp::create(
+              b, l, last, arith::ConstantIndexOp::create(b, l, bk));
+          Value end = arith::MulIOp::create(
+              b, l, blocks, arith::ConstantIndexOp::create(b, l, bk));
+          end = arith::MaxSIOp::create(
+              b, l, end, arith::ConstantIndexOp::create(b, l, bk));
+          kvEnd = arith::MinSIOp::create(b, l, end, kvEnd);
+        }
         auto loop = scf::ForOp::create(
             b, l, arith::ConstantIndexOp::create(b, l, 0), kvEnd,
             arith::ConstantIndexOp::create(b, l, bk), state,
@@ -430,11 +433,31 @@ struct FlashAttentionLowering : OpRewritePattern<ts::AttentionOp> {
             });
         state.assign(loop.getResults().begin(), loop.getResults().end());
       }
-      // The keys after the last whole block (causal rows that see none of
-      // them take no weight from them).
-      if (keyTail)
+      // The keys after the last whole block; a causal block takes them
+      // only when its last row sees the first of them.
+      if (keyTail && !op.getCausal()) {
         state = attendKeys(b, l, ivs, qi, rows, qBlock, fullKeysEnd, keyTail,
                            state);
+      } else if (keyTail) {
+        Value lastRow = arith::AddIOp::create(
+            b, l, qi,
+            b.createOrFold<arith::AddIOp>(
+                l, diagonal, arith::ConstantIndexOp::create(b, l, rows - 1)));
+        Value sees = arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge,
+                                           lastRow, fullKeysEnd);
+        SmallVector<Value> before = state;
+        auto ifOp = scf::IfOp::create(
+            b, l, sees,
+            [&](OpBuilder &tb, Location tl) {
+              scf::YieldOp::create(tb, tl,
+                                   attendKeys(tb, tl, ivs, qi, rows, qBlock,
+                                              fullKeysEnd, keyTail, before));
+            },
+            [&](OpBuilder &eb, Location el) {
+              scf::YieldOp::create(eb, el, before);
+            });
+        state.assign(ifOp.getResults().begin(), ifOp.getResults().end());
+      }
       // out_blk = acc / l.
       return blockGeneric(
           b, l, tensor::EmptyOp::create(b, l, ArrayRef<int64_t>{rows, dv}, f32),

@@ -32,6 +32,9 @@ std::optional<int64_t> innerTile(linalg::LinalgOp op) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   if (ShapedType::isDynamic(ranges.back()))
     return std::nullopt;
+  // A loop whose range no operand dim gives (a window's) stays as it is.
+  if (llvm::any_of(ranges, ShapedType::isDynamic) && !op.hasDynamicShape())
+    return std::nullopt;
   // Memory holds i1 as bytes, vector<Nxi1> as bits: such loops stay scalar.
   for (OpOperand &operand : op->getOpOperands())
     if (getElementTypeOrSelf(operand.get().getType()).isInteger(1))
@@ -58,10 +61,19 @@ struct VectorizeLoopsPass
     SmallVector<linalg::LinalgOp> targets;
     getOperation().walk([&](linalg::LinalgOp op) {
       // With dynamic outer loops only the tile is static: vectorizing it is
-      // tried after tiling.
+      // tried after tiling, for plain elementwise ops and row reductions
+      // only (operands indexed by loop dims, no linalg.index).
+      auto plain = [](linalg::LinalgOp op) {
+        return llvm::all_of(op.getIndexingMapsArray(),
+                            [](AffineMap map) {
+                              return map.isProjectedPermutation();
+                            }) &&
+               op.getBlock()->getOps<linalg::IndexOp>().empty();
+      };
       if (innerTile(op) &&
-          (!op.hasDynamicShape() ||
-           succeeded(linalg::vectorizeOpPrecondition(op))))
+          (op.hasDynamicShape()
+               ? plain(op)
+               : succeeded(linalg::vectorizeOpPrecondition(op))))
         targets.push_back(op);
     });
     IRRewriter rewriter(&getContext());

@@ -83,12 +83,60 @@ func.func @flash_mask(%q: tensor<2x4x256x64xf32>, %k: tensor<2x4x256x64xf32>, %v
 // CHECK: tensor.parallel_insert_slice %{{.*}} into %{{.*}}[%[[H]], %[[QI]], 0] [1, 64, 64]
 // CHECK: %[[T:.*]] = scf.forall (%[[H2:[a-z0-9]+]], %[[QI2:[a-z0-9]+]]) = (0, 192) to (12, 197) step (1, 5) shared_outs(%{{.*}} = %[[F]])
 // CHECK: tensor.extract_slice %arg0[%[[H2]], %[[QI2]], 0] [1, 5, 64]
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c128 step %c128{{.*}} -> (tensor<5xf32>, tensor<5xf32>, tensor<5x64xf32>)
+// CHECK: tensor.extract_slice %arg3[0, %c128] [1, 69]
 // CHECK: tensor.parallel_insert_slice %{{.*}} into %{{.*}}[%[[H2]], %[[QI2]], 0] [1, 5, 64]
 // CHECK-NOT: tensor.extract_slice
 // CHECK: return %[[T]]
 func.func @flash_tail(%q: tensor<12x197x64xf32>, %k: tensor<12x197x64xf32>, %v: tensor<12x197x64xf32>, %m: tensor<1x197xf32>) -> tensor<12x197x64xf32> {
   %0 = tessera.attention %q, %k, %v mask(%m : tensor<1x197xf32>) {scale = 0.125 : f32} : tensor<12x197x64xf32>, tensor<12x197x64xf32>, tensor<12x197x64xf32> -> tensor<12x197x64xf32>
   return %0 : tensor<12x197x64xf32>
+}
+
+// -----
+
+// Causal with more keys than queries (query i sees keys up to i + 103) and
+// both tails: the loop stops at the last whole key block a query block
+// sees, and the last 44 keys are taken only by query blocks whose last row
+// sees key 256 (scf.if). A mask over queries and keys is read at the
+// query block's rows, 5 of them in the query tail.
+// CHECK-LABEL: func @flash_causal_tails
+// CHECK: scf.forall (%[[QI:[a-z0-9]+]]) = (0) to (192) step (64)
+// CHECK: %[[BOUND:.*]] = arith.minsi %{{.*}}, %c256
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[BOUND]] step
+// CHECK: scf.yield
+// CHECK: %[[LAST:.*]] = arith.addi %[[QI]], %c166
+// CHECK: %[[SEES:.*]] = arith.cmpi sge, %[[LAST]], %c256
+// CHECK: scf.if %[[SEES]] -> (tensor<64xf32>, tensor<64xf32>, tensor<64x32xf32>)
+// CHECK: tensor.extract_slice %arg3[%[[QI]], %c256] [64, 44]
+// CHECK: arith.cmpi sgt
+// CHECK: } else {
+// CHECK: scf.forall (%[[QJ:[a-z0-9]+]]) = (192) to (197) step (5)
+// CHECK: tensor.extract_slice %arg3[%[[QJ]], %{{.*}}] [5, 128]
+// CHECK: arith.addi %[[QJ]], %c107
+// CHECK: scf.if
+// CHECK: tensor.extract_slice %arg3[%[[QJ]], %c256] [5, 44]
+func.func @flash_causal_tails(%q: tensor<197x32xf32>, %k: tensor<300x32xf32>, %v: tensor<300x32xf32>, %m: tensor<197x300xf32>) -> tensor<197x32xf32> {
+  %0 = tessera.attention %q, %k, %v mask(%m : tensor<197x300xf32>) {causal} : tensor<197x32xf32>, tensor<300x32xf32>, tensor<300x32xf32> -> tensor<197x32xf32>
+  return %0 : tensor<197x32xf32>
+}
+
+// -----
+
+// Dynamic queries with static keys: the queries are padded at run time,
+// the keys end in a block of the last 69 and none is masked.
+// CHECK-LABEL: func @flash_mixed
+// CHECK: tensor.pad %arg0
+// CHECK-NOT: tensor.pad
+// CHECK: scf.forall (%{{.*}}) = (0) to (%{{.*}}) step (32)
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c128 step %c128
+// CHECK-NOT: arith.cmpi
+// CHECK: tensor.extract_slice %{{.*}}[0, %c128] [32, 69] [1, 1] : tensor<32x197xf32> to tensor<32x69xf32>
+// CHECK-NOT: arith.cmpi
+// CHECK: scf.forall.in_parallel
+func.func @flash_mixed(%q: tensor<?x32xf32>, %k: tensor<197x32xf32>) -> tensor<?x32xf32> {
+  %0 = tessera.attention %q, %k, %k : tensor<?x32xf32>, tensor<197x32xf32>, tensor<197x32xf32> -> tensor<?x32xf32>
+  return %0 : tensor<?x32xf32>
 }
 
 // -----

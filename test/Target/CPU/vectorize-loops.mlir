@@ -169,3 +169,28 @@ func.func @dynamic_rows(%x: tensor<?x?x64xf32>, %y: tensor<?x?x768xf32>, %init: 
   } -> tensor<?x?xf32>
   return %0, %1 : tensor<?x?x64xf32>, tensor<?x?xf32>
 }
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// Must not fire: a dynamic loop nest whose body reads its indices
+// (linalg.index) is not a plain elementwise op.
+// CHECK-LABEL: func @dynamic_with_index
+// CHECK-NOT: scf.forall
+// CHECK-NOT: vector.
+// CHECK: linalg.generic
+func.func @dynamic_with_index(%d: tensor<?x64xf32>) -> tensor<?x64xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %d, %c0 : tensor<?x64xf32>
+  %e = tensor.empty(%n) : tensor<?x64xf32>
+  %0 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%d : tensor<?x64xf32>) outs(%e : tensor<?x64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %i = linalg.index 1 : index
+    %j = arith.index_cast %i : index to i32
+    %f = arith.sitofp %j : i32 to f32
+    %r = arith.addf %a, %f : f32
+    linalg.yield %r : f32
+  } -> tensor<?x64xf32>
+  return %0 : tensor<?x64xf32>
+}
