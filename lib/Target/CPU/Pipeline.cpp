@@ -65,6 +65,11 @@ void tessera::cpu::buildBufferizePipeline(OpPassManager &pm,
   // Public functions return buffers their caller owns (cloned when they
   // would alias a constant), so outputs may have data-dependent shapes.
   pm.addPass(bufferization::createOwnershipBasedBufferDeallocationPass());
+  // Canonicalize first, as upstream's deallocation pipeline does: the
+  // simplification's buffer-origin analysis is computed once, and the
+  // trivial deallocations it would erase on the way left it reading erased
+  // values (a crash on a symbolic-batch ViT's classifier head).
+  pm.addPass(createCanonicalizerPass());
   pm.addPass(bufferization::createBufferDeallocationSimplificationPass());
   pm.addPass(bufferization::createLowerDeallocationsPass());
   pm.addPass(createConvertBufferizationToMemRefPass());
