@@ -547,12 +547,74 @@ void fillAfterCollapse(RewriterBase &rewriter, linalg::GenericOp op) {
 /// C*KH*KW] times patches per image), the GEMM's loops put in the order
 /// [batch, rows, k, columns] that the register tiles take: rows are the
 /// filters, columns the output pixels, so the result is NCHW as it is.
+bool convolutionToGemm(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv);
+
+/// A convolution whose batch alone is dynamic (a symbolic batch: a ViT's
+/// patch embedding) as a loop over the images, each a static convolution
+/// that then becomes im2col and a GEMM. False when other dims are dynamic.
+bool convolutionPerImage(RewriterBase &rewriter,
+                         linalg::Conv2DNchwFchwOp conv) {
+  Value input = conv.getInputs()[0], filter = conv.getInputs()[1];
+  Value init = conv.getOutputs()[0];
+  auto inputType = cast<RankedTensorType>(input.getType());
+  auto initType = cast<RankedTensorType>(init.getType());
+  auto staticButBatch = [](RankedTensorType type) {
+    return type.getRank() == 4 && type.isDynamicDim(0) &&
+           llvm::none_of(type.getShape().drop_front(),
+                         ShapedType::isDynamic);
+  };
+  if (!staticButBatch(inputType) || !staticButBatch(initType) ||
+      !cast<ShapedType>(filter.getType()).hasStaticShape())
+    return false;
+  rewriter.setInsertionPoint(conv);
+  Location loc = conv.getLoc();
+  auto image = [](RankedTensorType type) {
+    SmallVector<int64_t> shape(type.getShape());
+    shape[0] = 1;
+    return RankedTensorType::get(shape, type.getElementType());
+  };
+  RankedTensorType inputImage = image(inputType), outputImage = image(initType);
+  Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+  Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+  Value batch = tensor::DimOp::create(rewriter, loc, input, 0);
+  linalg::Conv2DNchwFchwOp inner;
+  auto loop = scf::ForOp::create(
+      rewriter, loc, zero, batch, one, ValueRange{init},
+      [&](OpBuilder &b, Location l, Value n, ValueRange args) {
+        auto sliceOf = [&](Value source, RankedTensorType type) {
+          SmallVector<OpFoldResult> offsets(4, b.getIndexAttr(0));
+          offsets[0] = n;
+          SmallVector<OpFoldResult> sizes, strides(4, b.getIndexAttr(1));
+          for (int64_t dim : type.getShape())
+            sizes.push_back(b.getIndexAttr(dim));
+          return tensor::ExtractSliceOp::create(b, l, type, source, offsets,
+                                                sizes, strides);
+        };
+        Value in = sliceOf(input, inputImage);
+        Value out = sliceOf(args[0], outputImage);
+        inner = linalg::Conv2DNchwFchwOp::create(
+            b, l, TypeRange{outputImage}, ValueRange{in, filter},
+            ValueRange{out}, conv.getStrides(), conv.getDilations());
+        SmallVector<OpFoldResult> offsets(4, b.getIndexAttr(0));
+        offsets[0] = n;
+        SmallVector<OpFoldResult> sizes, strides(4, b.getIndexAttr(1));
+        for (int64_t dim : outputImage.getShape())
+          sizes.push_back(b.getIndexAttr(dim));
+        Value inserted = tensor::InsertSliceOp::create(
+            b, l, inner.getResult(0), args[0], offsets, sizes, strides);
+        scf::YieldOp::create(b, l, inserted);
+      });
+  rewriter.replaceOp(conv, loop.getResults());
+  return convolutionToGemm(rewriter, inner);
+}
+
 bool convolutionToGemm(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv) {
-  if (!conv.hasPureTensorSemantics() ||
-      llvm::any_of(conv->getOperandTypes(), [](Type type) {
+  if (!conv.hasPureTensorSemantics())
+    return false;
+  if (llvm::any_of(conv->getOperandTypes(), [](Type type) {
         return !cast<ShapedType>(type).hasStaticShape();
       }))
-    return false;
+    return convolutionPerImage(rewriter, conv);
   rewriter.setInsertionPoint(conv);
   FailureOr<std::pair<Operation *, Operation *>> rewritten =
       linalg::rewriteInIm2Col(rewriter, conv);
@@ -760,8 +822,8 @@ private:
     for (linalg::Conv2DNchwFchwOp conv : convolutions)
       if (!convolutionToGemm(rewriter, conv) && reportGeneric)
         conv.emitRemark("convolution stays a direct loop nest (not im2col "
-                        "and the register-tiled GEMM): its shapes are "
-                        "dynamic");
+                        "and the register-tiled GEMM): dims other than its "
+                        "batch are dynamic");
     if (reportGeneric)
       func.walk([&](linalg::LinalgOp op) {
         if (isa<linalg::ConvolutionOpInterface>(op.getOperation()) &&

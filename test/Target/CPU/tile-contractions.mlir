@@ -12,7 +12,7 @@
 // REPORT-NOT: remark
 // REPORT: remark: contraction stays a generic loop nest (not the register-tiled kernel): its columns are dynamic
 // REPORT-NOT: remark
-// REPORT: remark: convolution stays a direct loop nest (not im2col and the register-tiled GEMM): its shapes are dynamic
+// REPORT: remark: convolution stays a direct loop nest (not im2col and the register-tiled GEMM): dims other than its batch are dynamic
 // REPORT-NOT: remark
 
 #a = affine_map<(d0, d1, d2) -> (d0, d1)>
@@ -550,21 +550,30 @@ func.func @shared_lhs(%x: tensor<16x64xf32>, %y: tensor<16x64xf32>, %w: tensor<6
 // stride 16) becomes im2col and a GEMM of filters [F, C*KH*KW] by patches
 // [C*KH*KW, OH*OW], tiled like any contraction (64 filter rows in 8-row
 // tiles, 4 output pixels as one 4-column panel); the result is NCHW as it
-// is. A convolution with a dynamic batch is left alone.
+// is. With a dynamic batch (a symbolic batch dim), a loop over the images
+// runs the same static convolution on each, as im2col and a GEMM. A
+// convolution with dynamic spatial dims is left alone.
 // CHECK-LABEL: func @patchify
 // CHECK: tensor.collapse_shape %arg1 {{\[}}[0], [1, 2, 3]] : tensor<64x3x16x16xf32> into tensor<64x768xf32>
 // CHECK: linalg.generic {{.*}} ins(%arg0 : tensor<1x3x32x32xf32>) outs(%{{.*}} : tensor<1x768x4xf32>)
 // CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (1, 4) step (1, 4)
 // CHECK: vector.contract {{.*}} into vector<1x8x4xf32>
 // CHECK: tensor.expand_shape %{{.*}} {{\[}}[0], [1], [2, 3]] output_shape [1, 64, 2, 2]
-// CHECK: linalg.conv_2d_nchw_fchw {{.*}} ins(%arg2, %arg1 : tensor<?x3x32x32xf32>, tensor<64x3x16x16xf32>)
-func.func @patchify(%x: tensor<1x3x32x32xf32>, %w: tensor<64x3x16x16xf32>, %dx: tensor<?x3x32x32xf32>, %dacc: tensor<?x64x2x2xf32>) -> (tensor<1x64x2x2xf32>, tensor<?x64x2x2xf32>) {
+// CHECK: %[[N:.*]] = tensor.dim %arg2, %c0
+// CHECK: scf.for %[[I:[a-z0-9]+]] = %c0 to %[[N]] step %c1 iter_args(%[[ACC:[a-z0-9_]+]] = %arg3) -> (tensor<?x64x2x2xf32>)
+// CHECK: %[[IMAGE:.*]] = tensor.extract_slice %arg2[%[[I]], 0, 0, 0] [1, 3, 32, 32] [1, 1, 1, 1] : tensor<?x3x32x32xf32> to tensor<1x3x32x32xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[IMAGE]] : tensor<1x3x32x32xf32>) outs(%{{.*}} : tensor<1x768x4xf32>)
+// CHECK: vector.contract {{.*}} into vector<1x8x4xf32>
+// CHECK: tensor.insert_slice %{{.*}} into %[[ACC]][%[[I]], 0, 0, 0] [1, 64, 2, 2] [1, 1, 1, 1] : tensor<1x64x2x2xf32> into tensor<?x64x2x2xf32>
+// CHECK: linalg.conv_2d_nchw_fchw {{.*}} ins(%arg4, %arg1 : tensor<1x3x?x?xf32>, tensor<64x3x16x16xf32>)
+func.func @patchify(%x: tensor<1x3x32x32xf32>, %w: tensor<64x3x16x16xf32>, %dx: tensor<?x3x32x32xf32>, %dacc: tensor<?x64x2x2xf32>, %sx: tensor<1x3x?x?xf32>, %sacc: tensor<1x64x?x?xf32>) -> (tensor<1x64x2x2xf32>, tensor<?x64x2x2xf32>, tensor<1x64x?x?xf32>) {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<1x64x2x2xf32>
   %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<1x64x2x2xf32>) -> tensor<1x64x2x2xf32>
   %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<16> : tensor<2xi64>} ins(%x, %w : tensor<1x3x32x32xf32>, tensor<64x3x16x16xf32>) outs(%acc : tensor<1x64x2x2xf32>) -> tensor<1x64x2x2xf32>
   %1 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<16> : tensor<2xi64>} ins(%dx, %w : tensor<?x3x32x32xf32>, tensor<64x3x16x16xf32>) outs(%dacc : tensor<?x64x2x2xf32>) -> tensor<?x64x2x2xf32>
-  return %0, %1 : tensor<1x64x2x2xf32>, tensor<?x64x2x2xf32>
+  %2 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<16> : tensor<2xi64>} ins(%sx, %w : tensor<1x3x?x?xf32>, tensor<64x3x16x16xf32>) outs(%sacc : tensor<1x64x?x?xf32>) -> tensor<1x64x?x?xf32>
+  return %0, %1, %2 : tensor<1x64x2x2xf32>, tensor<?x64x2x2xf32>, tensor<1x64x?x?xf32>
 }
 
 // -----
