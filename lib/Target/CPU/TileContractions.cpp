@@ -547,25 +547,38 @@ void fillAfterCollapse(RewriterBase &rewriter, linalg::GenericOp op) {
 /// C*KH*KW] times patches per image), the GEMM's loops put in the order
 /// [batch, rows, k, columns] that the register tiles take: rows are the
 /// filters, columns the output pixels, so the result is NCHW as it is.
+/// Why `conv` cannot become im2col and a GEMM, or nothing when it can
+/// (statically, or per image when its batch alone is dynamic).
+std::optional<std::string> whyDirect(linalg::Conv2DNchwFchwOp conv) {
+  if (!conv.hasPureTensorSemantics())
+    return std::string("it works on buffers");
+  // linalg's im2col rewrite takes undilated NCHW convolutions only.
+  if (!llvm::all_of(conv.getDilations(),
+                    [](const APInt &d) { return d.isOne(); }))
+    return std::string("it is dilated");
+  auto staticButBatch = [](Type type) {
+    auto shaped = cast<ShapedType>(type);
+    return llvm::none_of(shaped.getShape().drop_front(),
+                         ShapedType::isDynamic);
+  };
+  if (!staticButBatch(conv.getInputs()[0].getType()) ||
+      !cast<ShapedType>(conv.getInputs()[1].getType()).hasStaticShape() ||
+      !staticButBatch(conv.getOutputs()[0].getType()))
+    return std::string("dims other than its batch are dynamic");
+  return std::nullopt;
+}
+
 bool convolutionToGemm(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv);
 
 /// A convolution whose batch alone is dynamic (a symbolic batch: a ViT's
-/// patch embedding) as a loop over the images, each a static convolution
-/// that then becomes im2col and a GEMM. False when other dims are dynamic.
-bool convolutionPerImage(RewriterBase &rewriter,
+/// patch embedding; whyDirect holds) as a loop over the images, each a
+/// static convolution that then becomes im2col and a GEMM.
+void convolutionPerImage(RewriterBase &rewriter,
                          linalg::Conv2DNchwFchwOp conv) {
   Value input = conv.getInputs()[0], filter = conv.getInputs()[1];
   Value init = conv.getOutputs()[0];
   auto inputType = cast<RankedTensorType>(input.getType());
   auto initType = cast<RankedTensorType>(init.getType());
-  auto staticButBatch = [](RankedTensorType type) {
-    return type.getRank() == 4 && type.isDynamicDim(0) &&
-           llvm::none_of(type.getShape().drop_front(),
-                         ShapedType::isDynamic);
-  };
-  if (!staticButBatch(inputType) || !staticButBatch(initType) ||
-      !cast<ShapedType>(filter.getType()).hasStaticShape())
-    return false;
   rewriter.setInsertionPoint(conv);
   Location loc = conv.getLoc();
   auto image = [](RankedTensorType type) {
@@ -605,16 +618,19 @@ bool convolutionPerImage(RewriterBase &rewriter,
         scf::YieldOp::create(b, l, inserted);
       });
   rewriter.replaceOp(conv, loop.getResults());
-  return convolutionToGemm(rewriter, inner);
+  convolutionToGemm(rewriter, inner);
 }
 
+/// True when `conv` was rewritten (see whyDirect for when it is not).
 bool convolutionToGemm(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv) {
-  if (!conv.hasPureTensorSemantics())
+  if (whyDirect(conv))
     return false;
   if (llvm::any_of(conv->getOperandTypes(), [](Type type) {
         return !cast<ShapedType>(type).hasStaticShape();
-      }))
-    return convolutionPerImage(rewriter, conv);
+      })) {
+    convolutionPerImage(rewriter, conv);
+    return true;
+  }
   rewriter.setInsertionPoint(conv);
   FailureOr<std::pair<Operation *, Operation *>> rewritten =
       linalg::rewriteInIm2Col(rewriter, conv);
@@ -819,11 +835,17 @@ private:
     SmallVector<linalg::Conv2DNchwFchwOp> convolutions;
     func.walk(
         [&](linalg::Conv2DNchwFchwOp op) { convolutions.push_back(op); });
-    for (linalg::Conv2DNchwFchwOp conv : convolutions)
-      if (!convolutionToGemm(rewriter, conv) && reportGeneric)
+    for (linalg::Conv2DNchwFchwOp conv : convolutions) {
+      std::optional<std::string> why = whyDirect(conv);
+      if (why && reportGeneric)
+        conv.emitRemark() << "convolution stays a direct loop nest (not "
+                             "im2col and the register-tiled GEMM): "
+                          << *why;
+      if (!why && !convolutionToGemm(rewriter, conv) && reportGeneric)
         conv.emitRemark("convolution stays a direct loop nest (not im2col "
-                        "and the register-tiled GEMM): dims other than its "
-                        "batch are dynamic");
+                        "and the register-tiled GEMM): the im2col rewrite "
+                        "failed");
+    }
     if (reportGeneric)
       func.walk([&](linalg::LinalgOp op) {
         if (isa<linalg::ConvolutionOpInterface>(op.getOperation()) &&

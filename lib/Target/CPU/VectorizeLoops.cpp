@@ -60,15 +60,23 @@ struct VectorizeLoopsPass
   void runOnOperation() override {
     SmallVector<linalg::LinalgOp> targets;
     getOperation().walk([&](linalg::LinalgOp op) {
-      // With dynamic outer loops only the tile is static: vectorizing it is
-      // tried after tiling, for plain elementwise ops and row reductions
-      // only (operands indexed by loop dims, no linalg.index).
+      // With dynamic outer loops only the tile is static: plain elementwise
+      // ops and row reductions only (operands indexed by loop dims, no
+      // linalg.index or tensor.extract), whose body vectorizes at the
+      // tile's sizes (one for the dynamic loops).
       auto plain = [](linalg::LinalgOp op) {
-        return llvm::all_of(op.getIndexingMapsArray(),
-                            [](AffineMap map) {
-                              return map.isProjectedPermutation();
-                            }) &&
-               op.getBlock()->getOps<linalg::IndexOp>().empty();
+        if (!llvm::all_of(op.getIndexingMapsArray(),
+                          [](AffineMap map) {
+                            return map.isProjectedPermutation();
+                          }) ||
+            !op.getBlock()->getOps<linalg::IndexOp>().empty() ||
+            !op.getBlock()->getOps<tensor::ExtractOp>().empty())
+          return false;
+        SmallVector<int64_t> sizes = op.getStaticLoopRanges();
+        for (int64_t &size : sizes)
+          if (ShapedType::isDynamic(size))
+            size = 1;
+        return succeeded(linalg::vectorizeOpPrecondition(op, sizes));
       };
       if (innerTile(op) &&
           (op.hasDynamicShape()

@@ -194,3 +194,29 @@ func.func @dynamic_with_index(%d: tensor<?x64xf32>) -> tensor<?x64xf32> {
   } -> tensor<?x64xf32>
   return %0 : tensor<?x64xf32>
 }
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+
+// Must not fire: a static row reduction whose combiner is no vector
+// reduction kind (a subtraction) fails the vectorizer's precondition; it
+// is neither tiled nor vectorized, statically or with a dynamic outer dim.
+// CHECK-LABEL: func @unknown_combiner
+// CHECK-NOT: scf.forall
+// CHECK-NOT: vector.
+// CHECK-COUNT-2: linalg.generic
+func.func @unknown_combiner(%x: tensor<4x64xf32>, %init: tensor<4xf32>, %d: tensor<?x64xf32>, %dinit: tensor<?xf32>) -> (tensor<4xf32>, tensor<?xf32>) {
+  %0 = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<4x64xf32>) outs(%init : tensor<4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.subf %o, %a : f32
+    linalg.yield %r : f32
+  } -> tensor<4xf32>
+  %1 = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]} ins(%d : tensor<?x64xf32>) outs(%dinit : tensor<?xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.subf %o, %a : f32
+    linalg.yield %r : f32
+  } -> tensor<?xf32>
+  return %0, %1 : tensor<4xf32>, tensor<?xf32>
+}

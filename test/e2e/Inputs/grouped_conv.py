@@ -5,7 +5,9 @@
 
 Writes OUT_DIR/<case>.onnx, <case>_x.npy and <case>_y.npy for each case:
 a depthwise conv (group = channels, channel multiplier 2, stride 2, pads,
-bias) and a grouped conv (3 groups, dilation 2, asymmetric pads). The
+bias), a grouped conv (3 groups, dilation 2, asymmetric pads), and two
+ungrouped convs with a symbolic batch dim run at batch 3 (one with
+stride 2, pads and bias; one dilated). The
 expected outputs come from a direct NumPy convolution, independent of
 Tessera.
 """
@@ -43,7 +45,8 @@ def conv(x, w, b, group, strides, pads, dilations):
     return y.astype(np.float32)
 
 
-def write(out, name, x_shape, w_shape, group, strides, pads, dilations, bias):
+def write(out, name, x_shape, w_shape, group, strides, pads, dilations, bias,
+          symbolic_batch=False):
     rng = np.random.default_rng(len(name))
     x = rng.standard_normal(x_shape).astype(np.float32)
     w = rng.standard_normal(w_shape).astype(np.float32)
@@ -56,10 +59,13 @@ def write(out, name, x_shape, w_shape, group, strides, pads, dilations, bias):
         inputs.append("B")
     node = helper.make_node("Conv", inputs, ["Y"], name="conv", group=group,
                             strides=strides, pads=pads, dilations=dilations)
+    x_dims, y_dims = list(x_shape), list(y.shape)
+    if symbolic_batch:
+        x_dims[0] = y_dims[0] = "N"
     graph = helper.make_graph(
         [node], name,
-        [helper.make_tensor_value_info("X", TensorProto.FLOAT, x_shape)],
-        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, y.shape)],
+        [helper.make_tensor_value_info("X", TensorProto.FLOAT, x_dims)],
+        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, y_dims)],
         inits)
     model = helper.make_model(graph,
                               opset_imports=[helper.make_opsetid("", 17)])
@@ -76,6 +82,10 @@ def main():
           [1, 1, 1, 1], [1, 1], True)
     write(out, "grouped", [1, 6, 10, 8], [9, 2, 3, 2], 3, [1, 2],
           [2, 0, 1, 1], [2, 1], False)
+    write(out, "batch", [3, 5, 12, 10], [16, 5, 3, 3], 1, [2, 2],
+          [1, 1, 1, 1], [1, 1], True, symbolic_batch=True)
+    write(out, "batch_dilated", [3, 4, 9, 9], [6, 4, 3, 3], 1, [1, 1],
+          [0, 0, 0, 0], [2, 2], False, symbolic_batch=True)
     return 0
 
 
