@@ -283,9 +283,13 @@ Value packConstantRhs(RewriterBase &rewriter, linalg::GenericOp op,
   if (failed(func.insertArgument(index, panels.front().getType(),
                                  DictionaryAttr(), argument.getLoc())))
     return {};
-  for (auto [call, panel] : llvm::zip_equal(*calls, panels))
-    rewriter.modifyOpInPlace(
-        call, [&] { call->insertOperands(call->getNumOperands(), panel); });
+  for (auto [call, panel] : llvm::zip_equal(*calls, panels)) {
+    Operation *caller = call;
+    Value operand = panel;
+    rewriter.modifyOpInPlace(caller, [&] {
+      caller->insertOperands(caller->getNumOperands(), operand);
+    });
+  }
   Value result = func.getArgument(index);
   packedArguments.insert(argument);
   packedArguments.insert(cast<BlockArgument>(result));
