@@ -14,7 +14,11 @@ ONNX Runtime (bench/ort_runner.js, npm onnxruntime-node, `--threads`
 intra-op threads, all graph optimizations), on the same input shapes.
 Prints per model the median of the rounds' medians for each, the ratio
 Tessera / ONNX Runtime with its spread (lowest and highest ratio of one
-round), and at the end the geometric mean of the ratios. Numbers are
+round), and at the end the geometric mean of the ratios and, for each
+model measured both with symbolic dims and static dims, Tessera's
+symbolic / static latency, timed again alternately (`--rounds` pairs of
+runs on the static model's first input set; the spread is the lowest and
+highest ratio of one pair). Numbers are
 from one machine in one sitting: a shared machine is noisy, which the
 spread shows.
 """
@@ -36,7 +40,11 @@ from cpu_bench import ensure_ort
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT = ["nn_encoder_seq_first", "nn_encoder_batch_first",
            "nn_encoder_dynamic", "nn_encoder_stack", "nn_decoder",
-           "nn_mha_self", "vit_b_16"]
+           "nn_mha_self", "vit_b_16", "vit_b_16_dynamic"]
+# The same model compiled with symbolic dims, then with static dims (timed
+# on the same input shapes).
+SYMBOLIC_PAIRS = [("nn_encoder_dynamic", "nn_encoder_seq_first"),
+                  ("vit_b_16_dynamic", "vit_b_16")]
 TYPES = {TensorProto.FLOAT: "float32", TensorProto.INT64: "int64",
          TensorProto.BOOL: "bool"}
 
@@ -58,6 +66,15 @@ def inputs_of(folder):
     with open(spec_path, "w") as f:
         json.dump(spec, f)
     return paths, spec_path
+
+
+def time_tessera(build, artifact, paths, runs):
+    """The median latency of `tessera-run --benchmark=runs`, in ms."""
+    out = subprocess.run(
+        [os.path.join(build, "bin", "tessera-run"), artifact,
+         f"--benchmark={runs}"] + [f"--input={p}" for p in paths],
+        capture_output=True, text=True, check=True).stdout
+    return float(re.search(r"median ([0-9.]+) ms", out).group(1))
 
 
 def main():
@@ -101,12 +118,7 @@ def main():
         paths, spec = inputs_of(folder)
         ours, theirs = [], []
         for _ in range(args.rounds):
-            out = subprocess.run(
-                [os.path.join(args.build, "bin", "tessera-run"), artifact,
-                 f"--benchmark={args.runs}"] + [f"--input={p}" for p in paths],
-                capture_output=True, text=True, check=True).stdout
-            ours.append(float(re.search(r"median ([0-9.]+) ms",
-                                        out).group(1)))
+            ours.append(time_tessera(args.build, artifact, paths, args.runs))
             out = subprocess.run(
                 ["node", os.path.join(ROOT, "bench", "ort_runner.js"), model,
                  str(args.threads), str(args.runs), spec],
@@ -122,6 +134,23 @@ def main():
     geomean = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
     print(f"geometric mean of the ratios: {geomean:.2f}x "
           f"(slowest {max(ratios):.2f}x)")
+    for symbolic, static in SYMBOLIC_PAIRS:
+        if symbolic not in names or static not in names:
+            continue
+        paths, _ = inputs_of(os.path.join(args.corpus, static))
+        a, b = [], []
+        for _ in range(args.rounds):
+            for artifact, times in ((symbolic, a), (static, b)):
+                times.append(time_tessera(
+                    args.build,
+                    os.path.join(args.corpus, artifact, "model.so"), paths,
+                    args.runs))
+        pairs = [x / y for x, y in zip(a, b)]
+        print(f"symbolic / static dims, {symbolic}: "
+              f"{statistics.median(a) / statistics.median(b):.2f}x "
+              f"({min(pairs):.2f}-{max(pairs):.2f}x; "
+              f"{statistics.median(a):.2f} / {statistics.median(b):.2f} ms)",
+              flush=True)
     return 0
 
 
