@@ -204,8 +204,11 @@ callsPassingConstants(func::FuncOp func, unsigned index) {
 /// function (a kernel shared by a model's layers) to which every caller
 /// passes a constant: each call then passes its constant packed, as a new
 /// argument (recorded in `packedArguments`, so that the old one goes
-/// once nothing reads it).
-using PackedKey = std::tuple<Value, int64_t, int64_t>;
+/// once nothing reads it). A constant several calls pass (a weight tied
+/// between layers) is packed once for all of them. Keys: the matrix as the
+/// contraction reads it (or the constant a call passes), whether it is
+/// read transposed, the first column and the panel width.
+using PackedKey = std::tuple<Value, int64_t, int64_t, int64_t>;
 Value packConstantRhs(RewriterBase &rewriter, linalg::GenericOp op,
                       int64_t width, llvm::DenseMap<PackedKey, Value> &packed,
                       llvm::SetVector<BlockArgument> &packedArguments) {
@@ -240,7 +243,7 @@ Value packConstantRhs(RewriterBase &rewriter, linalg::GenericOp op,
   }
   int64_t n =
       cast<RankedTensorType>(op.getDpsInputs()[1].getType()).getDimSize(1);
-  PackedKey key{whole, first, width};
+  PackedKey key{whole, 0, first, width};
   if (Value known = packed.lookup(key))
     return known;
   if (auto constant = rhs.getDefiningOp<arith::ConstantOp>()) {
@@ -261,16 +264,28 @@ Value packConstantRhs(RewriterBase &rewriter, linalg::GenericOp op,
   if (!calls)
     return {};
   SmallVector<Value> panels;
+  SmallVector<PackedKey> fresh;
   for (func::CallOp call : *calls) {
     auto constant =
         call.getOperand(argument.getArgNumber()).getDefiningOp<arith::ConstantOp>();
     if (constant.getType() != argument.getType())
       return {};
-    Value panel =
-        packConstantPanels(rewriter, constant, transposed, first, n, width);
+    PackedKey constantKey{constant.getResult(), transposed ? 1 : 0, first,
+                          width};
+    Value panel = packed.lookup(constantKey);
     if (!panel) {
-      for (Value made : panels) {
-        Operation *view = made.getDefiningOp();
+      panel =
+          packConstantPanels(rewriter, constant, transposed, first, n, width);
+      if (panel) {
+        packed[constantKey] = panel;
+        fresh.push_back(constantKey);
+      }
+    }
+    if (!panel) {
+      // Only the panels packed here go; cached ones serve other calls.
+      for (const PackedKey &made : fresh) {
+        Operation *view = packed.lookup(made).getDefiningOp();
+        packed.erase(made);
         Operation *flat = view->getOperand(0).getDefiningOp();
         rewriter.eraseOp(view);
         rewriter.eraseOp(flat);
