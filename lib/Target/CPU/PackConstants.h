@@ -1,0 +1,52 @@
+//===- PackConstants.h - constant rhs panels packed at compile time -*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// The part of tessera-cpu-tile-contractions that packs a contraction's
+// constant rhs into the register tile's panels at compile time, in the
+// function or, for a kernel shared by a model's layers, at every call.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSERA_LIB_TARGET_CPU_PACKCONSTANTS_H
+#define TESSERA_LIB_TARGET_CPU_PACKCONSTANTS_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SetVector.h"
+
+#include <tuple>
+
+namespace tessera::cpu {
+
+/// What is already packed: the matrix as the contraction reads it (or the
+/// constant a call passes), whether it is read transposed (0 or 1), the
+/// first column and the panel width.
+using PackedKey = std::tuple<mlir::Value, int64_t, int64_t, int64_t>;
+
+/// For a contraction whose rhs is a constant K x N matrix (or the
+/// transpose of a constant N x K one, or a column slice of either) read as
+/// (k, columns), shared by all batch iterations: the same columns as
+/// N/`width` contiguous K x `width` panels, packed once here instead of at
+/// every call (and once per constant and columns: `packed` holds those
+/// already packed). The matrix may also be an argument of a private
+/// function (a kernel shared by a model's layers) to which every caller
+/// passes a constant: each call then passes its constant packed, as a new
+/// argument (recorded in `packedArguments`, so that the old one goes
+/// once nothing reads it). A constant several calls pass (a weight tied
+/// between layers) is packed once for all of them.
+mlir::Value packConstantRhs(mlir::RewriterBase &rewriter,
+                            mlir::linalg::GenericOp op, int64_t width,
+                            llvm::DenseMap<PackedKey, mlir::Value> &packed,
+                            llvm::SetVector<mlir::BlockArgument> &packedArguments);
+
+/// Removes the arguments whose constants were passed packed instead, once
+/// nothing in the function reads them (what read them is dead), from the
+/// function and its calls; and so the packed ones that nothing reads
+/// (a contraction whose tiling failed).
+void dropPackedArguments(mlir::RewriterBase &rewriter, mlir::func::FuncOp func,
+                         llvm::ArrayRef<mlir::BlockArgument> arguments);
+
+} // namespace tessera::cpu
+
+#endif // TESSERA_LIB_TARGET_CPU_PACKCONSTANTS_H
