@@ -208,21 +208,31 @@ struct FlashAttentionLowering : OpRewritePattern<ts::AttentionOp> {
     // The end of the whole key blocks (the padded length when dynamic).
     Value fullKeysEnd = dynamicKeys ? skPaddedValue : index(sk - keyTail);
 
-    // A 2-D block of a rank-`rank` tensor at [ivs..., row, col].
+    // Where a rows x cols block of a rank-`rank` tensor sits: at [ivs...,
+    // row, col], unit sizes in the leading dims.
+    struct Placement {
+      SmallVector<OpFoldResult> offsets, sizes, strides;
+    };
+    auto placement = [&](OpBuilder &b, ValueRange ivs, OpFoldResult row,
+                         OpFoldResult col, int64_t rows, int64_t cols) {
+      Placement at;
+      for (Value iv : ivs) {
+        at.offsets.push_back(iv);
+        at.sizes.push_back(one);
+      }
+      at.offsets.append({row, col});
+      at.sizes.append({b.getIndexAttr(rows), b.getIndexAttr(cols)});
+      at.strides.assign(rank, one);
+      return at;
+    };
+    // That block of `source`, as a 2-D tensor.
     auto block = [&](OpBuilder &b, ValueRange ivs, Value source,
                      OpFoldResult row, OpFoldResult col, int64_t rows,
                      int64_t cols) {
-      SmallVector<OpFoldResult> offsets, sizes;
-      for (Value iv : ivs) {
-        offsets.push_back(iv);
-        sizes.push_back(one);
-      }
-      offsets.append({row, col});
-      sizes.append({b.getIndexAttr(rows), b.getIndexAttr(cols)});
-      SmallVector<OpFoldResult> strides(rank, one);
+      Placement at = placement(b, ivs, row, col, rows, cols);
       return tensor::ExtractSliceOp::create(
-          b, loc, RankedTensorType::get({rows, cols}, f32), source, offsets,
-          sizes, strides);
+          b, loc, RankedTensorType::get({rows, cols}, f32), source, at.offsets,
+          at.sizes, at.strides);
     };
 
     AffineExpr i0 = getAffineDimExpr(0, ctx), i1 = getAffineDimExpr(1, ctx),
@@ -486,17 +496,10 @@ struct FlashAttentionLowering : OpRewritePattern<ts::AttentionOp> {
       ValueRange leadIvs = ValueRange(ivs).drop_back();
       Value result = attendQueries(rewriter, loc, leadIvs, qi, rows);
       rewriter.setInsertionPointToStart(forall.getTerminator().getBody());
-      SmallVector<OpFoldResult> offsets, sizes;
-      for (Value iv : leadIvs) {
-        offsets.push_back(iv);
-        sizes.push_back(one);
-      }
-      offsets.append({qi, zeroIndex});
-      sizes.append({rewriter.getIndexAttr(rows), rewriter.getIndexAttr(dv)});
-      SmallVector<OpFoldResult> strides(rank, one);
+      Placement at = placement(rewriter, leadIvs, qi, zeroIndex, rows, dv);
       tensor::ParallelInsertSliceOp::create(rewriter, loc, result,
                                             forall.getRegionIterArgs()[0],
-                                            offsets, sizes, strides);
+                                            at.offsets, at.sizes, at.strides);
       return forall.getResult(0);
     };
 

@@ -365,27 +365,25 @@ void convolutionPerImage(RewriterBase &rewriter,
   auto loop = scf::ForOp::create(
       rewriter, loc, zero, batch, one, ValueRange{init},
       [&](OpBuilder &b, Location l, Value n, ValueRange args) {
-        auto sliceOf = [&](Value source, RankedTensorType type) {
-          SmallVector<OpFoldResult> offsets(4, b.getIndexAttr(0));
-          offsets[0] = n;
-          SmallVector<OpFoldResult> sizes, strides(4, b.getIndexAttr(1));
-          for (int64_t dim : type.getShape())
-            sizes.push_back(b.getIndexAttr(dim));
-          return tensor::ExtractSliceOp::create(b, l, type, source, offsets,
-                                                sizes, strides);
+        // Image n of a [N, ...] tensor: offsets [n, 0, 0, 0], sizes
+        // [1, ...].
+        SmallVector<OpFoldResult> offsets(4, b.getIndexAttr(0)),
+            strides(4, b.getIndexAttr(1));
+        offsets[0] = n;
+        auto sizesOf = [&](RankedTensorType type) {
+          return getAsIndexOpFoldResult(b.getContext(), type.getShape());
         };
-        Value in = sliceOf(input, inputImage);
-        Value out = sliceOf(args[0], outputImage);
+        Value in = tensor::ExtractSliceOp::create(
+            b, l, inputImage, input, offsets, sizesOf(inputImage), strides);
+        Value out = tensor::ExtractSliceOp::create(
+            b, l, outputImage, args[0], offsets, sizesOf(outputImage),
+            strides);
         inner = linalg::Conv2DNchwFchwOp::create(
             b, l, TypeRange{outputImage}, ValueRange{in, filter},
             ValueRange{out}, conv.getStrides(), conv.getDilations());
-        SmallVector<OpFoldResult> offsets(4, b.getIndexAttr(0));
-        offsets[0] = n;
-        SmallVector<OpFoldResult> sizes, strides(4, b.getIndexAttr(1));
-        for (int64_t dim : outputImage.getShape())
-          sizes.push_back(b.getIndexAttr(dim));
         Value inserted = tensor::InsertSliceOp::create(
-            b, l, inner.getResult(0), args[0], offsets, sizes, strides);
+            b, l, inner.getResult(0), args[0], offsets, sizesOf(outputImage),
+            strides);
         scf::YieldOp::create(b, l, inserted);
       });
   rewriter.replaceOp(conv, loop.getResults());
