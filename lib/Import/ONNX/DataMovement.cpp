@@ -15,6 +15,19 @@ namespace tessera::onnx_import {
 namespace ts = mlir::tessera;
 using ::tessera::kDynamicDim;
 
+/// The known values of every element of `x` (an integer tensor of static
+/// shape whose values the importer follows, at any rank), or nothing.
+static std::optional<ArrayRef<int64_t>> knownElements(GraphImporter &im,
+                                                      Value x) {
+  std::optional<ArrayRef<int64_t>> known = im.knownInts(x);
+  RankedTensorType type = tensorType(x);
+  if (!known || !isa<IntegerType>(type.getElementType()) ||
+      !type.hasStaticShape() ||
+      static_cast<int64_t>(known->size()) != type.getNumElements())
+    return std::nullopt;
+  return known;
+}
+
 static LogicalResult convertTranspose(GraphImporter &im,
                                       const onnx::NodeProto &) {
   Value x = im.input(0);
@@ -23,7 +36,30 @@ static LogicalResult convertTranspose(GraphImporter &im,
   int64_t rank = tensorType(x).getRank();
   SmallVector<int64_t> perm = im.intsAttr("perm").value_or(
       llvm::to_vector(llvm::reverse(llvm::seq<int64_t>(0, rank))));
-  return im.setOutput(0, im.inferred<ts::TransposeOp>(x, perm));
+  auto build = [&] { return im.inferred<ts::TransposeOp>(x, perm); };
+  // Transposing a known integer value (pads computed from shapes, as
+  // torch.nn.functional.pad exports them) stays known.
+  std::optional<ArrayRef<int64_t>> known = knownElements(im, x);
+  SmallVector<int64_t> sorted(perm);
+  llvm::sort(sorted);
+  if (!known || sorted != llvm::to_vector(llvm::seq<int64_t>(0, rank)))
+    return im.setOutput(0, build());
+  ArrayRef<int64_t> shape = tensorType(x).getShape();
+  SmallVector<int64_t> resultShape, strides(rank, 1), moved;
+  for (int64_t d = rank - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * shape[d + 1];
+  for (int64_t p : perm)
+    resultShape.push_back(shape[p]);
+  for (int64_t i = 0, e = known->size(); i < e; ++i) {
+    // Element i of the result, as offsets into x.
+    int64_t rest = i, offset = 0;
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      offset += (rest % resultShape[d]) * strides[perm[d]];
+      rest /= resultShape[d];
+    }
+    moved.push_back((*known)[offset]);
+  }
+  return im.setIntsOutput(moved, resultShape, build, elementType(x));
 }
 
 /// A reshape to `dims` (ONNX conventions: 0 copies, -1 infers, unknown
@@ -347,24 +383,45 @@ static LogicalResult convertSlice(GraphImporter &im, const onnx::NodeProto &) {
         x, b.getDenseI64ArrayAttr(**starts), b.getDenseI64ArrayAttr(**ends),
         optionalArray(*axes), optionalArray(*steps));
   };
-  // Slicing a known 1-D integer value (a shape) stays known.
-  std::optional<ArrayRef<int64_t>> known = im.knownInts(x);
-  if (!known || tensorType(x).getRank() != 1 || (**starts).size() != 1 ||
-      (**ends).size() != 1)
+  // Slicing a known integer value (a shape, or pads computed from shapes)
+  // stays known.
+  std::optional<ArrayRef<int64_t>> known = knownElements(im, x);
+  if (!known || (**starts).size() != (**ends).size())
     return im.setOutput(0, build());
-  int64_t n = known->size(), start = (**starts)[0], end = (**ends)[0];
-  int64_t step = *steps && !(**steps).empty() ? (**steps)[0] : 1;
-  if (step == 0)
-    return im.setOutput(0, build()); // the op reports the zero step
-  int64_t count = ::tessera::sliceDimSize(n, start, end, step);
-  if (start < 0)
-    start += n;
-  start = step > 0 ? std::clamp<int64_t>(start, 0, n)
-                   : std::clamp<int64_t>(start, 0, n - 1);
-  SmallVector<int64_t> taken;
-  for (int64_t i = 0; i < count; ++i)
-    taken.push_back((*known)[start + i * step]);
-  return im.setIntsOutput(taken, {count}, build);
+  ArrayRef<int64_t> shape = tensorType(x).getShape();
+  int64_t rank = shape.size();
+  // Per dim of x: first index taken, step, count.
+  SmallVector<int64_t> first(rank, 0), step(rank, 1), count(shape);
+  for (size_t i = 0; i < (**starts).size(); ++i) {
+    int64_t axis = *axes ? (**axes)[i] : static_cast<int64_t>(i);
+    if (axis < 0)
+      axis += rank;
+    int64_t s = *steps && i < (**steps).size() ? (**steps)[i] : 1;
+    if (axis < 0 || axis >= rank || s == 0)
+      return im.setOutput(0, build()); // the op reports these
+    int64_t n = shape[axis], start = (**starts)[i];
+    count[axis] = ::tessera::sliceDimSize(n, start, (**ends)[i], s);
+    if (start < 0)
+      start += n;
+    first[axis] = s > 0 ? std::clamp<int64_t>(start, 0, n)
+                        : std::clamp<int64_t>(start, 0, n - 1);
+    step[axis] = s;
+  }
+  SmallVector<int64_t> strides(rank, 1), taken;
+  for (int64_t d = rank - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * shape[d + 1];
+  int64_t total = 1;
+  for (int64_t c : count)
+    total *= c;
+  for (int64_t i = 0; i < total; ++i) {
+    int64_t rest = i, offset = 0;
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      offset += (first[d] + (rest % count[d]) * step[d]) * strides[d];
+      rest /= count[d];
+    }
+    taken.push_back((*known)[offset]);
+  }
+  return im.setIntsOutput(taken, count, build, elementType(x));
 }
 
 static LogicalResult convertGather(GraphImporter &im, const onnx::NodeProto &) {

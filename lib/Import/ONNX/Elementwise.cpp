@@ -49,7 +49,9 @@ static LogicalResult convertBinary(GraphImporter &im, const onnx::NodeProto &) {
     fn = [](int64_t x, int64_t y) { return x * y; };
   if constexpr (std::is_same_v<OpTy, ts::DivOp>)
     fn = [](int64_t x, int64_t y) {
-      return y == 0 ? ::tessera::kDynamicDim : x / y;
+      if (y == 0 || (y == -1 && x == std::numeric_limits<int64_t>::min()))
+        return ::tessera::kDynamicDim; // left to the op
+      return x / y;
     };
   std::optional<SmallVector<int64_t>> ints;
   if (fn && isa<IntegerType>(elementType(lhs)))
@@ -157,11 +159,15 @@ static LogicalResult convertIdentity(GraphImporter &im,
   if (!x)
     return failure();
   if (node.op_type() == "Dropout") {
+    // Training mode drops nothing when the ratio is 0 (the default is
+    // 0.5), as exports of F.dropout(x, p=0.0, training=True) say.
     if (Value training = im.optionalInput(2)) {
       std::optional<double> flag = im.constantFloat(training);
-      if (!flag || *flag != 0.0)
-        return im.emitError() << "only inference (training_mode = false) "
-                                 "is supported";
+      Value ratio = im.optionalInput(1);
+      std::optional<double> p = ratio ? im.constantFloat(ratio) : 0.5;
+      if ((!flag || *flag != 0.0) && (!p || *p != 0.0))
+        return im.emitError() << "only inference (training_mode = false, "
+                                 "or a ratio of 0) is supported";
     }
     // At inference every element is kept: the mask is all true.
     if (node.output_size() > 1 && !node.output(1).empty()) {
@@ -290,6 +296,20 @@ static LogicalResult convertCelu(GraphImporter &im, const onnx::NodeProto &) {
 /// The remainder of a / b. With fmod = 1, C's fmod: a - trunc(a / b) * b,
 /// the sign of a; with fmod = 0 (integers only), the sign of b: that
 /// remainder plus b where it is non-zero and its sign differs from b's.
+/// ONNX Mod's two rules: fmod = 1 takes the dividend's sign (C's %),
+/// fmod = 0 the divisor's (Python's %); kDynamicDim for a zero divisor.
+static int64_t remainderTowardZero(int64_t x, int64_t y) {
+  if (y == 0)
+    return ::tessera::kDynamicDim;
+  return y == -1 ? 0 : x % y; // INT64_MIN % -1 overflows in C++
+}
+static int64_t remainderFloor(int64_t x, int64_t y) {
+  int64_t r = remainderTowardZero(x, y);
+  if (y == 0)
+    return r;
+  return r != 0 && ((r < 0) != (y < 0)) ? r + y : r;
+}
+
 static LogicalResult convertMod(GraphImporter &im, const onnx::NodeProto &) {
   Value a = im.input(0), b = im.input(1);
   if (!a || !b)
@@ -300,6 +320,20 @@ static LogicalResult convertMod(GraphImporter &im, const onnx::NodeProto &) {
   if (isFloat && !fmod)
     return im.emitError() << "fmod = 0 is defined for integers only (ONNX "
                              "requires fmod = 1 for floats)";
+  // Shape arithmetic (a pad to a whole number of windows) keeps folding;
+  // a zero divisor leaves the entry to the op.
+  if (!isFloat)
+    if (std::optional<SmallVector<int64_t>> ints =
+            foldKnown(im, a, b, fmod ? remainderTowardZero : remainderFloor)) {
+      auto shape = ::tessera::broadcastShapes(tensorType(a).getShape(),
+                                              tensorType(b).getShape());
+      if (!shape)
+        llvm::consumeError(shape.takeError());
+      else if (llvm::none_of(*ints, [](int64_t v) {
+                 return v == ::tessera::kDynamicDim;
+               }))
+        return im.setIntsOutput(*ints, *shape, nullptr, type);
+    }
   Value quotient = im.inferred<ts::DivOp>(a, b);
   if (quotient && isFloat) {
     // trunc(q): ceil below zero, floor above.
