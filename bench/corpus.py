@@ -31,6 +31,10 @@ own modules as their users call them, in the layouts those modules take:
                           batch 1 and 2)
   swin_t                  torchvision's Swin-T at 224 x 224 (shifted
                           windows: masks built from shapes)
+  swin_window             torchvision's ShiftedWindowAttention alone
+                          (dim 96, 7 x 7 windows shifted by 3, 3 heads),
+                          two images of 14 x 14 (the window mask is added
+                          to the scores viewed as [images, windows, ...])
 
 Prints one line per model: its name, ONNX operators and max |output|.
 """
@@ -106,6 +110,11 @@ def swin():
     return torchvision.models.swin_t(weights=None)
 
 
+def swin_window():
+    from torchvision.models.swin_transformer import ShiftedWindowAttention
+    return ShiftedWindowAttention(96, [7, 7], [3, 3], 3)
+
+
 MODELS = {
     "nn_encoder_seq_first": (lambda: encoder(False), [(128, 1, 768)], None),
     "nn_encoder_batch_first": (
@@ -122,6 +131,7 @@ MODELS = {
                          {"x": {0: "batch"}, "y": {0: "batch"}},
                          [[(2, 3, 224, 224)]]),
     "swin_t": (swin, [(1, 3, 224, 224)], None),
+    "swin_window": (swin_window, [(2, 14, 14, 96)], None),
 }
 
 

@@ -1,6 +1,7 @@
 //===- RaiseAttention.cpp - scaled dot-product attention from parts -------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "Matchers.h"
+#include "tessera/Support/ShapeInference.h"
 #include "tessera/Transforms/Passes.h"
 
 #include "mlir/IR/AsmState.h"
@@ -98,11 +99,22 @@ struct SelectMask {
   bool keepOn;
 };
 
-/// What `softmax(scale * q @ k^T + masks) @ v` matched; the mask is
-/// additive, or a select that becomes one.
+/// An additive mask; `viewedAs` is the shape the scores had when it was
+/// added (scores reshaped for the add and back, as a shifted-window
+/// transformer adds its [windows, 1, N, N] mask to [batch, windows,
+/// heads, N, N]), or null when it was added to the scores as they are.
+struct AddedMask {
+  Value value;
+  RankedTensorType viewedAs;
+};
+
+/// What `softmax(scale * q @ k^T + masks) @ v` matched; the masks that are
+/// not the causal flag (additive ones and selects, which become additive)
+/// are summed into the attention's one mask.
 struct AttentionMatch {
-  Value q, keys, v, mask;
-  std::optional<SelectMask> select;
+  Value q, keys, v;
+  SmallVector<AddedMask> masks;
+  SmallVector<SelectMask> selects;
   MatmulOp qk;
   double scale = 1.0;
   bool causal = false;
@@ -169,7 +181,7 @@ std::variant<AttentionMatch, std::string> matchAttention(MatmulOp pv) {
     return value.getDefiningOp<AddOp>() || value.getDefiningOp<WhereOp>() ||
            scaledProduct(value);
   };
-  SmallVector<Value> masks;
+  SmallVector<AddedMask> masks;
   SmallVector<SelectMask> selects;
   Value current = scores;
   while (!qk) {
@@ -185,10 +197,29 @@ std::variant<AttentionMatch, std::string> matchAttention(MatmulOp pv) {
                                  std::pair(add.getRhs(), add.getLhs())}) {
         if (add.getResult().getType() == body.getType() && masking(body)) {
           next = body;
-          masks.push_back(other);
+          masks.push_back({other, RankedTensorType()});
           break;
         }
       }
+    } else if (auto outer = current.getDefiningOp<ReshapeOp>()) {
+      // The scores reshaped, a mask added, and reshaped back (static
+      // shapes).
+      auto add = outer.getInput().getDefiningOp<AddOp>();
+      auto viewed = cast<RankedTensorType>(outer.getInput().getType());
+      if (add && hasOneUse(add.getResult()) && viewed.hasStaticShape() &&
+          cast<RankedTensorType>(current.getType()).hasStaticShape())
+        for (auto [body, other] : {std::pair(add.getLhs(), add.getRhs()),
+                                   std::pair(add.getRhs(), add.getLhs())}) {
+          auto inner = body.getDefiningOp<ReshapeOp>();
+          if (inner && hasOneUse(body) && body.getType() == viewed &&
+              cast<RankedTensorType>(other.getType()).hasStaticShape() &&
+              inner.getInput().getType() == current.getType() &&
+              masking(inner.getInput())) {
+            next = inner.getInput();
+            masks.push_back({other, viewed});
+            break;
+          }
+        }
     } else if (auto where = current.getDefiningOp<WhereOp>()) {
       for (bool keepOn : {true, false}) {
         Value body = keepOn ? where.getOnTrue() : where.getOnFalse();
@@ -230,18 +261,20 @@ std::variant<AttentionMatch, std::string> matchAttention(MatmulOp pv) {
       qk.getType() != scores.getType())
     return std::string("q, k and v are not float tensors of the scores' rank "
                        "(a broadcast in q @ k^T)");
-  // A causal constant becomes the flag; one other mask stays a mask.
+  // A causal constant becomes the flag; the other masks are summed into
+  // one.
   auto scoresType = cast<RankedTensorType>(scores.getType());
-  for (Value candidate : masks) {
-    if (!match.causal &&
-        isCausalMask(candidate, scoresType.getDimSize(rank - 2),
+  for (const AddedMask &candidate : masks) {
+    if (!match.causal && !candidate.viewedAs &&
+        isCausalMask(candidate.value, scoresType.getDimSize(rank - 2),
                      scoresType.getDimSize(rank - 1))) {
       match.causal = true;
       continue;
     }
-    if (match.mask)
-      return std::string("more than one mask besides a causal constant");
-    match.mask = candidate;
+    if (cast<RankedTensorType>(candidate.value.getType()).getElementType() !=
+        scoresType.getElementType())
+      return std::string("a mask's element type is not the scores'");
+    match.masks.push_back(candidate);
   }
   for (const SelectMask &select : selects) {
     // A finite fill with rows that see no key: see isCausalMask.
@@ -254,11 +287,46 @@ std::variant<AttentionMatch, std::string> matchAttention(MatmulOp pv) {
       match.causal = true;
       continue;
     }
-    if (match.mask || match.select)
-      return std::string("more than one mask besides a causal constant");
-    match.select = select;
+    match.selects.push_back(select);
   }
+  if ((match.masks.size() + match.selects.size() > 1) &&
+      !scoresType.hasStaticShape())
+    return std::string("more than one mask besides a causal constant, with "
+                       "dynamic scores");
   return match;
+}
+
+/// `added` as a mask of the scores (`scoresType`): as it is, or, when it
+/// was added to the scores viewed in another shape, in the scores' own
+/// shape. A view that only puts unit dims in front takes the mask with
+/// those dims dropped (it still broadcasts); any other view, the mask
+/// broadcast to the view's shape and reshaped, element for element.
+Value maskForScores(PatternRewriter &rewriter, Location loc,
+                    const AddedMask &added, RankedTensorType scoresType) {
+  if (!added.viewedAs)
+    return added.value;
+  auto maskType = cast<RankedTensorType>(added.value.getType());
+  ArrayRef<int64_t> view = added.viewedAs.getShape();
+  int64_t extra = added.viewedAs.getRank() - scoresType.getRank();
+  if (extra >= 0 && view.drop_front(extra) == scoresType.getShape() &&
+      llvm::all_of(view.take_front(extra), [](int64_t d) { return d == 1; })) {
+    int64_t drop = maskType.getRank() - scoresType.getRank();
+    if (drop <= 0)
+      return added.value;
+    return ReshapeOp::create(
+        rewriter, loc,
+        RankedTensorType::get(maskType.getShape().drop_front(drop),
+                              maskType.getElementType()),
+        added.value, Value());
+  }
+  Value full = added.value;
+  if (maskType.getShape() != view)
+    full = ExpandOp::create(rewriter, loc,
+                            RankedTensorType::get(view, maskType.getElementType()),
+                            added.value);
+  return ReshapeOp::create(rewriter, loc,
+                           scoresType.clone(maskType.getElementType()), full,
+                           Value());
 }
 
 struct RaiseAttention : OpRewritePattern<MatmulOp> {
@@ -282,11 +350,15 @@ struct RaiseAttention : OpRewritePattern<MatmulOp> {
         k = TransposeOp::create(rewriter, loc, m.keys,
                                 rewriter.getDenseI64ArrayAttr(swap));
     }
+    auto scoresType =
+        cast<RankedTensorType>(m.qk.getResult().getType());
+    SmallVector<Value> masks;
+    for (const AddedMask &added : m.masks)
+      masks.push_back(maskForScores(rewriter, loc, added, scoresType));
     // A select mask becomes additive: 0 where the scores are kept, the
     // fill elsewhere.
-    Value mask = m.mask;
-    if (m.select) {
-      Type element = cast<RankedTensorType>(pv.getType()).getElementType();
+    Type element = scoresType.getElementType();
+    for (const SelectMask &select : m.selects) {
       auto scalar = [&](double value) -> Value {
         auto type = RankedTensorType::get({}, element);
         return ConstantOp::create(
@@ -294,12 +366,31 @@ struct RaiseAttention : OpRewritePattern<MatmulOp> {
             DenseElementsAttr::get(
                 type, rewriter.getFloatAttr(element, value).getValue()));
       };
-      Value zero = scalar(0.0), fill = scalar(m.select->fill);
-      auto condition = cast<RankedTensorType>(m.select->condition.getType());
-      mask = WhereOp::create(rewriter, loc, condition.clone(element),
-                             m.select->condition,
-                             m.select->keepOn ? zero : fill,
-                             m.select->keepOn ? fill : zero);
+      Value zero = scalar(0.0), fill = scalar(select.fill);
+      auto condition = cast<RankedTensorType>(select.condition.getType());
+      masks.push_back(WhereOp::create(rewriter, loc, condition.clone(element),
+                                      select.condition,
+                                      select.keepOn ? zero : fill,
+                                      select.keepOn ? fill : zero));
+    }
+    // Several masks (a relative position bias and a window mask): their
+    // sum, in the broadcast of their shapes (the match holds that the
+    // scores are static then).
+    Value mask;
+    for (Value next : masks) {
+      if (!mask) {
+        mask = next;
+        continue;
+      }
+      auto a = cast<RankedTensorType>(mask.getType());
+      auto b = cast<RankedTensorType>(next.getType());
+      llvm::Expected<::tessera::Shape> shape =
+          ::tessera::broadcastShapes(a.getShape(), b.getShape());
+      if (!shape) {
+        llvm::consumeError(shape.takeError());
+        return rewriter.notifyMatchFailure(pv, "masks that do not broadcast");
+      }
+      mask = AddOp::create(rewriter, loc, a.clone(*shape), mask, next);
     }
     rewriter.replaceOpWithNewOp<AttentionOp>(
         pv, pv.getType(), m.q, k, m.v, mask,

@@ -185,3 +185,73 @@ func.func @select_zero(%q: tensor<4x8xf32>, %k: tensor<4x8xf32>, %v: tensor<4x8x
   %o = tessera.matmul %p, %v : tensor<4x4xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
   return %o : tensor<4x8xf32>
 }
+
+// -----
+
+// A shifted-window transformer's attention (torchvision's Swin): a
+// relative position bias added to the scores, then the scores viewed as
+// [batch, windows, heads, N, N] for the window mask and viewed back. The
+// view only puts a unit dim in front, so the window mask loses that dim
+// and still broadcasts; the two masks are summed into one.
+// CHECK-LABEL: func @window_mask
+// CHECK: %[[W:.*]] = tessera.reshape %arg4 : tensor<1x4x1x8x8xf32> -> tensor<4x1x8x8xf32>
+// CHECK: %[[M:.*]] = tessera.add %[[W]], %arg3 : tensor<4x1x8x8xf32>, tensor<2x8x8xf32> -> tensor<4x2x8x8xf32>
+// CHECK: tessera.attention %arg0, %arg1, %arg2 mask(%[[M]] : tensor<4x2x8x8xf32>) {scale = 1.000000e+00 : f32}
+// CHECK-NOT: tessera.softmax
+// REASON-LABEL: func @window_mask
+// REASON-NOT: attention_not_raised
+func.func @window_mask(%q: tensor<4x2x8x16xf32>, %k: tensor<4x2x8x16xf32>, %v: tensor<4x2x8x16xf32>, %bias: tensor<2x8x8xf32>, %window: tensor<1x4x1x8x8xf32>) -> tensor<4x2x8x16xf32> {
+  %s = tessera.matmul %q, %k {transpose_b} : tensor<4x2x8x16xf32>, tensor<4x2x8x16xf32> -> tensor<4x2x8x8xf32>
+  %b = tessera.add %s, %bias : tensor<4x2x8x8xf32>, tensor<2x8x8xf32> -> tensor<4x2x8x8xf32>
+  %r = tessera.reshape %b : tensor<4x2x8x8xf32> -> tensor<1x4x2x8x8xf32>
+  %w = tessera.add %r, %window : tensor<1x4x2x8x8xf32>, tensor<1x4x1x8x8xf32> -> tensor<1x4x2x8x8xf32>
+  %back = tessera.reshape %w : tensor<1x4x2x8x8xf32> -> tensor<4x2x8x8xf32>
+  %p = tessera.softmax %back {axis = 3 : i64} : tensor<4x2x8x8xf32>
+  %o = tessera.matmul %p, %v : tensor<4x2x8x8xf32>, tensor<4x2x8x16xf32> -> tensor<4x2x8x16xf32>
+  return %o : tensor<4x2x8x16xf32>
+}
+
+// -----
+
+// The same with two images ([8 windows of 2 images, ...] viewed as [2, 4,
+// ...]): the window mask is broadcast to the view and viewed back as the
+// scores are, element for element.
+// CHECK-LABEL: func @window_mask_batch
+// CHECK: %[[E:.*]] = tessera.expand %arg3 : tensor<1x4x1x8x8xf32> -> tensor<2x4x2x8x8xf32>
+// CHECK: %[[M:.*]] = tessera.reshape %[[E]] : tensor<2x4x2x8x8xf32> -> tensor<8x2x8x8xf32>
+// CHECK: tessera.attention %arg0, %arg1, %arg2 mask(%[[M]] : tensor<8x2x8x8xf32>)
+func.func @window_mask_batch(%q: tensor<8x2x8x16xf32>, %k: tensor<8x2x8x16xf32>, %v: tensor<8x2x8x16xf32>, %window: tensor<1x4x1x8x8xf32>) -> tensor<8x2x8x16xf32> {
+  %s = tessera.matmul %q, %k {transpose_b} : tensor<8x2x8x16xf32>, tensor<8x2x8x16xf32> -> tensor<8x2x8x8xf32>
+  %r = tessera.reshape %s : tensor<8x2x8x8xf32> -> tensor<2x4x2x8x8xf32>
+  %w = tessera.add %r, %window : tensor<2x4x2x8x8xf32>, tensor<1x4x1x8x8xf32> -> tensor<2x4x2x8x8xf32>
+  %back = tessera.reshape %w : tensor<2x4x2x8x8xf32> -> tensor<8x2x8x8xf32>
+  %p = tessera.softmax %back {axis = 3 : i64} : tensor<8x2x8x8xf32>
+  %o = tessera.matmul %p, %v : tensor<8x2x8x8xf32>, tensor<8x2x8x16xf32> -> tensor<8x2x8x16xf32>
+  return %o : tensor<8x2x8x16xf32>
+}
+
+// -----
+
+// Must not fire: the view of the scores has another user, and the scores
+// are viewed back in another shape than the product's.
+// CHECK-LABEL: func @window_negative
+// CHECK-NOT: tessera.attention %
+// REASON-LABEL: func @window_negative
+// REASON: attention_not_raised = "the scores are not q @ k^T, times a constant scale, with additive or select masks"
+// REASON: attention_not_raised = "the scores are not q @ k^T, times a constant scale, with additive or select masks"
+func.func @window_negative(%q: tensor<4x8x16xf32>, %k: tensor<4x8x16xf32>, %v: tensor<4x8x16xf32>, %window: tensor<1x4x8x8xf32>) -> (tensor<4x8x16xf32>, tensor<1x4x8x8xf32>, tensor<2x2x8x16xf32>) {
+  %s = tessera.matmul %q, %k {transpose_b} : tensor<4x8x16xf32>, tensor<4x8x16xf32> -> tensor<4x8x8xf32>
+  %r = tessera.reshape %s : tensor<4x8x8xf32> -> tensor<1x4x8x8xf32>
+  %w = tessera.add %r, %window : tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32> -> tensor<1x4x8x8xf32>
+  %back = tessera.reshape %w : tensor<1x4x8x8xf32> -> tensor<4x8x8xf32>
+  %p = tessera.softmax %back : tensor<4x8x8xf32>
+  %o = tessera.matmul %p, %v : tensor<4x8x8xf32>, tensor<4x8x16xf32> -> tensor<4x8x16xf32>
+  %s2 = tessera.matmul %q, %k {transpose_b} : tensor<4x8x16xf32>, tensor<4x8x16xf32> -> tensor<4x8x8xf32>
+  %r2 = tessera.reshape %s2 : tensor<4x8x8xf32> -> tensor<1x4x8x8xf32>
+  %w2 = tessera.add %r2, %window : tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32> -> tensor<1x4x8x8xf32>
+  %back2 = tessera.reshape %w2 : tensor<1x4x8x8xf32> -> tensor<2x2x8x8xf32>
+  %p2 = tessera.softmax %back2 : tensor<2x2x8x8xf32>
+  %v2 = tessera.reshape %v : tensor<4x8x16xf32> -> tensor<2x2x8x16xf32>
+  %o2 = tessera.matmul %p2, %v2 : tensor<2x2x8x8xf32>, tensor<2x2x8x16xf32> -> tensor<2x2x8x16xf32>
+  return %o, %r, %o2 : tensor<4x8x16xf32>, tensor<1x4x8x8xf32>, tensor<2x2x8x16xf32>
+}
