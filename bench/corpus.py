@@ -31,6 +31,11 @@ own modules as their users call them, in the layouts those modules take:
                           batch 1 and 2)
   swin_t                  torchvision's Swin-T at 224 x 224 (shifted
                           windows: masks built from shapes)
+  convnext_tiny           torchvision's ConvNeXt-T at 224 x 224 (7 x 7
+                          depthwise convolutions, LayerNorm over channels)
+  mobilenet_v2            torchvision's MobileNetV2 at 224 x 224 (3 x 3
+                          depthwise convolutions), batch-norm statistics
+                          calibrated on random batches
   swin_window             torchvision's ShiftedWindowAttention alone
                           (dim 96, 7 x 7 windows shifted by 3, 3 heads),
                           two images of 14 x 14 (the window mask is added
@@ -110,6 +115,23 @@ def swin():
     return torchvision.models.swin_t(weights=None)
 
 
+def torchvision_cnn(name):
+    """A torchvision classifier whose batch-norm statistics are calibrated
+    on random batches (so that activations neither vanish nor explode)."""
+    import torchvision
+    model = getattr(torchvision.models, name)(weights=None)
+    for module in model.modules():
+        if isinstance(module, torch.nn.Linear):
+            module.reset_parameters()
+        if isinstance(module, torch.nn.modules.batchnorm._BatchNorm):
+            module.momentum = None
+    model.train()
+    with torch.no_grad():
+        for _ in range(4):
+            model(torch.randn(4, 3, 224, 224))
+    return model
+
+
 def swin_window():
     from torchvision.models.swin_transformer import ShiftedWindowAttention
     return ShiftedWindowAttention(96, [7, 7], [3, 3], 3)
@@ -131,6 +153,10 @@ MODELS = {
                          {"x": {0: "batch"}, "y": {0: "batch"}},
                          [[(2, 3, 224, 224)]]),
     "swin_t": (swin, [(1, 3, 224, 224)], None),
+    "convnext_tiny": (lambda: torchvision_cnn("convnext_tiny"),
+                      [(1, 3, 224, 224)], None),
+    "mobilenet_v2": (lambda: torchvision_cnn("mobilenet_v2"),
+                     [(1, 3, 224, 224)], None),
     "swin_window": (swin_window, [(2, 14, 14, 96)], None),
 }
 

@@ -158,9 +158,93 @@ struct MatmulLowering : OpRewritePattern<ts::MatmulOp> {
   }
 };
 
-/// conv2d: zero padding, linalg.conv_2d_nchw_fchw (or, with groups,
-/// linalg.conv_2d_ngchw_gfchw on the channels split into groups), then the
-/// bias.
+/// A depthwise convolution (one input channel and one filter per group):
+/// out[n, c, y, x] = sum over the window's taps (i, j) of
+/// in[n, c, y * sh + i * dh, x * sw + j * dw] * w[c, 0, i, j], built as one
+/// elementwise op over the output whose operands are, per tap, the input
+/// shifted by the tap (a strided slice, a view) and the tap's weight per
+/// channel. It vectorizes along the output's rows like any elementwise op,
+/// with no loop over the window and each output written once. A stride
+/// along the rows would make every tap's read a gather (one scalar load per
+/// lane): the columns are computed at stride 1, with contiguous reads, and
+/// every `stride`-th one taken afterwards (sw times the multiply-adds,
+/// one strided read per output instead of one per tap).
+Value depthwiseConvolution(OpBuilder &b, Location loc, Value input,
+                           Value filter, RankedTensorType resultType,
+                           ArrayRef<int64_t> strides,
+                           ArrayRef<int64_t> dilations,
+                           ValueRange dynamicSizes) {
+  RankedTensorType finalType = resultType;
+  if (strides[1] != 1) {
+    SmallVector<int64_t> shape(resultType.getShape());
+    shape[3] = (shape[3] - 1) * strides[1] + 1;
+    resultType = resultType.clone(shape);
+  }
+  auto filterType = cast<RankedTensorType>(filter.getType());
+  Type elementType = resultType.getElementType();
+  int64_t channels = filterType.getDimSize(0);
+  int64_t kh = filterType.getDimSize(2), kw = filterType.getDimSize(3);
+  Value weights = tensor::CollapseShapeOp::create(
+      b, loc, RankedTensorType::get({channels, kh * kw}, elementType), filter,
+      SmallVector<ReassociationIndices>{{0, 1}, {2, 3}});
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t d = 0; d < 4; ++d)
+    sizes.push_back(resultType.isDynamicDim(d)
+                        ? OpFoldResult(linalg::createOrFoldDimOp(b, loc,
+                                                                 input, d))
+                        : OpFoldResult(b.getIndexAttr(resultType.getDimSize(d))));
+  SmallVector<OpFoldResult> sliceStrides = {
+      b.getIndexAttr(1), b.getIndexAttr(1), b.getIndexAttr(strides[0]),
+      b.getIndexAttr(1)};
+  auto tapType = RankedTensorType::get({channels}, elementType);
+  SmallVector<Value> shifted, taps;
+  for (int64_t i = 0; i < kh; ++i)
+    for (int64_t j = 0; j < kw; ++j) {
+      SmallVector<OpFoldResult> offsets = {
+          b.getIndexAttr(0), b.getIndexAttr(0),
+          b.getIndexAttr(i * dilations[0]), b.getIndexAttr(j * dilations[1])};
+      shifted.push_back(tensor::ExtractSliceOp::create(b, loc, input, offsets,
+                                                       sizes, sliceStrides));
+      taps.push_back(tensor::ExtractSliceOp::create(
+          b, loc, tapType, weights,
+          ArrayRef<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(i * kw + j)},
+          ArrayRef<OpFoldResult>{b.getIndexAttr(channels), b.getIndexAttr(1)},
+          ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1)}));
+    }
+  MLIRContext *ctx = b.getContext();
+  AffineMap identity = b.getMultiDimIdentityMap(4);
+  AffineMap channel = AffineMap::get(4, 0, {getAffineDimExpr(1, ctx)}, ctx);
+  SmallVector<AffineMap> maps(shifted.size(), identity);
+  maps.append(taps.size(), channel);
+  maps.push_back(identity);
+  SmallVector<Value> operands(shifted);
+  operands.append(taps);
+  int64_t count = shifted.size();
+  Value init = emptyTensor(b, loc, resultType, dynamicSizes);
+  auto generic = linalg::GenericOp::create(
+      b, loc, resultType, operands, init, maps,
+      SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        Value sum = mulScalar(nb, nloc, args[0], args[count]);
+        for (int64_t t = 1; t < count; ++t)
+          sum = addScalar(nb, nloc, sum,
+                          mulScalar(nb, nloc, args[t], args[count + t]));
+        linalg::YieldOp::create(nb, nloc, sum);
+      });
+  if (finalType == resultType)
+    return generic.getResult(0);
+  SmallVector<OpFoldResult> offsets(4, b.getIndexAttr(0));
+  SmallVector<OpFoldResult> every = {b.getIndexAttr(1), b.getIndexAttr(1),
+                                     b.getIndexAttr(1),
+                                     b.getIndexAttr(strides[1])};
+  sizes[3] = b.getIndexAttr(finalType.getDimSize(3));
+  return tensor::ExtractSliceOp::create(b, loc, finalType, generic.getResult(0),
+                                        offsets, sizes, every);
+}
+
+/// conv2d: zero padding, linalg.conv_2d_nchw_fchw (depthwise: see
+/// depthwiseConvolution; with other groups, linalg.conv_2d_ngchw_gfchw on
+/// the channels split into groups), then the bias.
 struct Conv2dLowering : OpRewritePattern<ts::Conv2dOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -218,6 +302,11 @@ struct Conv2dLowering : OpRewritePattern<ts::Conv2dOp> {
                  ValueRange{input, op.getFilter()}, ValueRange{filled},
                  strides, dilations)
                  .getResult(0);
+    } else if (filterType.getDimSize(0) == group &&
+               filterType.getDimSize(1) == 1) {
+      conv = depthwiseConvolution(rewriter, loc, input, op.getFilter(),
+                                  resultType, op.getStrides(),
+                                  op.getDilations(), dynamicSizes);
     } else {
       // N x C x H x W -> N x G x C/G x H x W; F x C/G x KH x KW ->
       // G x F/G x C/G x KH x KW; the result's G x F/G fold back into F.

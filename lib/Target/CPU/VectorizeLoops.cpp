@@ -21,11 +21,11 @@ namespace {
 /// of f32), and the longest row a reduction keeps in one vector.
 constexpr int64_t kStep = 64, kLanes = 16, kMaxRow = 4096;
 
-/// The tile size of the innermost loop (0: the whole loop), or nothing when
-/// `op` is not a loop nest with a static innermost loop whose only
-/// reduction, if any, is the innermost loop. Outer loops may be dynamic (a
-/// symbolic batch or sequence): they are tiled by one.
-std::optional<int64_t> innerTile(linalg::LinalgOp op) {
+/// The range of the innermost loop, or nothing when `op` is not a loop nest
+/// with a static innermost loop whose only reduction, if any, is the
+/// innermost loop. Outer loops may be dynamic (a symbolic batch or
+/// sequence): they are tiled by one.
+std::optional<int64_t> innerRange(linalg::LinalgOp op) {
   unsigned loops = op.getNumLoops();
   if (loops == 0 || !op.hasPureTensorSemantics())
     return std::nullopt;
@@ -43,8 +43,18 @@ std::optional<int64_t> innerTile(linalg::LinalgOp op) {
   for (unsigned i = 0; i + 1 < loops; ++i)
     if (!linalg::isParallelIterator(iterators[i]))
       return std::nullopt;
-  int64_t inner = ranges.back();
-  if (linalg::isReductionIterator(iterators.back()))
+  return ranges.back();
+}
+
+/// The tile size of the innermost loop (0: the whole loop), or nothing when
+/// it does not vectorize (see innerRange; a long row that no vector step
+/// divides is split first, see splitRemainder).
+std::optional<int64_t> innerTile(linalg::LinalgOp op) {
+  std::optional<int64_t> range = innerRange(op);
+  if (!range)
+    return std::nullopt;
+  int64_t inner = *range;
+  if (linalg::isReductionIterator(op.getIteratorTypesArray().back()))
     return inner <= kMaxRow ? std::optional<int64_t>(0) : std::nullopt;
   if (inner <= kStep)
     return 0;
@@ -55,9 +65,41 @@ std::optional<int64_t> innerTile(linalg::LinalgOp op) {
   return std::nullopt;
 }
 
+/// An elementwise loop nest whose row is longer than one step and that no
+/// vector width divides (111 columns: a depthwise convolution computed at
+/// stride 1 for a stride-2 output) split into the widest multiple of the
+/// lanes and the rest (96 + 15), each of which vectorizes.
+void splitRemainder(RewriterBase &rewriter, linalg::LinalgOp op) {
+  std::optional<int64_t> range = innerRange(op);
+  if (!range || innerTile(op) || *range <= kStep ||
+      linalg::isReductionIterator(op.getIteratorTypesArray().back()))
+    return;
+  rewriter.setInsertionPoint(op);
+  linalg::splitOp(rewriter, cast<TilingInterface>(op.getOperation()),
+                  op.getNumLoops() - 1,
+                  rewriter.getIndexAttr(*range - *range % kLanes));
+}
+
 struct VectorizeLoopsPass
     : tessera::cpu::impl::VectorizeLoopsPassBase<VectorizeLoopsPass> {
   void runOnOperation() override {
+    // A pad (of a convolution's input) as a fill and a copy of the input
+    // into it, so that the fill vectorizes like any loop (bufferization
+    // would fill it one element at a time).
+    {
+      RewritePatternSet patterns(&getContext());
+      linalg::populateDecomposePadPatterns(patterns);
+      if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+        return signalPassFailure();
+    }
+    {
+      IRRewriter rewriter(&getContext());
+      SmallVector<linalg::LinalgOp> longRows;
+      getOperation().walk(
+          [&](linalg::LinalgOp op) { longRows.push_back(op); });
+      for (linalg::LinalgOp op : longRows)
+        splitRemainder(rewriter, op);
+    }
     SmallVector<linalg::LinalgOp> targets;
     getOperation().walk([&](linalg::LinalgOp op) {
       // With dynamic outer loops only the tile is static: plain elementwise

@@ -90,3 +90,50 @@ func.func @ungrouped_conv(%x: tensor<1x4x8x8xf32>, %w: tensor<6x4x3x3xf32>) -> t
   %0 = tessera.conv2d %x, %w : tensor<1x4x8x8xf32>, tensor<6x4x3x3xf32> -> tensor<1x6x6x6xf32>
   return %0 : tensor<1x6x6x6xf32>
 }
+
+// -----
+
+// Depthwise (one channel and one filter per group): one elementwise op over
+// the output whose operands are, per tap (i, j), the input shifted by the
+// tap (a slice at [0, 0, i * dh, j * dw] with the rows' stride) and the
+// tap's weight per channel. No convolution op, no window loop.
+// CHECK-LABEL: func @depthwise_conv
+// CHECK-NOT: linalg.conv
+// CHECK: %[[W:.*]] = tensor.collapse_shape %arg1 {{\[}}[0, 1], [2, 3]] : tensor<4x1x3x2xf32> into tensor<4x6xf32>
+// CHECK: %[[N:.*]] = tensor.dim %arg0, %c0
+// CHECK-DAG: tensor.extract_slice %arg0[0, 0, 0, 0] [%[[N]], 4, 3, 6] [1, 1, 2, 1]
+// CHECK-DAG: tensor.extract_slice %arg0[0, 0, 4, 3] [%[[N]], 4, 3, 6] [1, 1, 2, 1]
+// CHECK-DAG: tensor.extract_slice %[[W]][0, 0] [4, 1] [1, 1] : tensor<4x6xf32> to tensor<4xf32>
+// CHECK-DAG: tensor.extract_slice %[[W]][0, 5] [4, 1] [1, 1] : tensor<4x6xf32> to tensor<4xf32>
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel"]
+// CHECK: } -> tensor<?x4x3x6xf32>
+// CHECK-NOT: linalg.conv
+func.func @depthwise_conv(%x: tensor<?x4x10x9xf32>, %w: tensor<4x1x3x2xf32>) -> tensor<?x4x3x6xf32> {
+  %0 = tessera.conv2d %x, %w {group = 4, strides = array<i64: 2, 1>, dilations = array<i64: 2, 3>} : tensor<?x4x10x9xf32>, tensor<4x1x3x2xf32> -> tensor<?x4x3x6xf32>
+  return %0 : tensor<?x4x3x6xf32>
+}
+
+// -----
+
+// A stride along the rows: the columns at stride 1 (contiguous reads; 7
+// columns for 4 outputs at stride 2), then every second one.
+// CHECK-LABEL: func @depthwise_row_stride
+// CHECK: tensor.extract_slice %arg0[0, 0, 0, 0] [1, 2, 4, 7] [1, 1, 1, 1]
+// CHECK: %[[FULL:.*]] = linalg.generic
+// CHECK: } -> tensor<1x2x4x7xf32>
+// CHECK: tensor.extract_slice %[[FULL]][0, 0, 0, 0] [1, 2, 4, 4] [1, 1, 1, 2] : tensor<1x2x4x7xf32> to tensor<1x2x4x4xf32>
+func.func @depthwise_row_stride(%x: tensor<1x2x6x9xf32>, %w: tensor<2x1x3x3xf32>) -> tensor<1x2x4x4xf32> {
+  %0 = tessera.conv2d %x, %w {group = 2, strides = array<i64: 1, 2>} : tensor<1x2x6x9xf32>, tensor<2x1x3x3xf32> -> tensor<1x2x4x4xf32>
+  return %0 : tensor<1x2x4x4xf32>
+}
+
+// -----
+
+// Must not take the depthwise form: a channel multiplier of 2 (two filters
+// per group) stays a grouped convolution.
+// CHECK-LABEL: func @depthwise_multiplier
+// CHECK: linalg.conv_2d_ngchw_gfchw
+func.func @depthwise_multiplier(%x: tensor<1x2x6x6xf32>, %w: tensor<4x1x3x3xf32>) -> tensor<1x4x4x4xf32> {
+  %0 = tessera.conv2d %x, %w {group = 2} : tensor<1x2x6x6xf32>, tensor<4x1x3x3xf32> -> tensor<1x4x4x4xf32>
+  return %0 : tensor<1x4x4x4xf32>
+}

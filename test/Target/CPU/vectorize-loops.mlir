@@ -66,14 +66,13 @@ func.func @steps_of_16(%x: tensor<2x80xf32>) -> tensor<2x80xf32> {
 #id = affine_map<(d0, d1) -> (d0, d1)>
 
 // Must not fire: i1 results (memory holds them as bytes), a dynamic row,
-// a reduction over an outer axis, a row of 100 (no vector step divides it,
-// and it is longer than one step), and a single small tile.
+// a reduction over an outer axis, and a single small tile.
 // CHECK-LABEL: func @left_alone
 // CHECK-NOT: scf.forall
 // CHECK-NOT: vector.
-// CHECK-COUNT-5: linalg.generic
+// CHECK-COUNT-4: linalg.generic
 // CHECK-NOT: vector.
-func.func @left_alone(%x: tensor<4x64xf32>, %d: tensor<4x?xf32>, %init: tensor<64xf32>, %odd: tensor<4x100xf32>, %one: tensor<1x32xf32>) -> (tensor<4x64xi1>, tensor<4x?xf32>, tensor<64xf32>, tensor<4x100xf32>, tensor<1x32xf32>) {
+func.func @left_alone(%x: tensor<4x64xf32>, %d: tensor<4x?xf32>, %init: tensor<64xf32>, %one: tensor<1x32xf32>) -> (tensor<4x64xi1>, tensor<4x?xf32>, tensor<64xf32>, tensor<1x32xf32>) {
   %c0 = arith.constant 0 : index
   %e1 = tensor.empty() : tensor<4x64xi1>
   %0 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<4x64xf32>) outs(%e1 : tensor<4x64xi1>) {
@@ -95,19 +94,59 @@ func.func @left_alone(%x: tensor<4x64xf32>, %d: tensor<4x?xf32>, %init: tensor<6
     %s = arith.addf %a, %o : f32
     linalg.yield %s : f32
   } -> tensor<64xf32>
-  %e3 = tensor.empty() : tensor<4x100xf32>
-  %3 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%odd : tensor<4x100xf32>) outs(%e3 : tensor<4x100xf32>) {
-  ^bb0(%a: f32, %o: f32):
-    %r = arith.negf %a : f32
-    linalg.yield %r : f32
-  } -> tensor<4x100xf32>
   %e4 = tensor.empty() : tensor<1x32xf32>
   %4 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%one : tensor<1x32xf32>) outs(%e4 : tensor<1x32xf32>) {
   ^bb0(%a: f32, %o: f32):
     %r = arith.negf %a : f32
     linalg.yield %r : f32
   } -> tensor<1x32xf32>
-  return %0, %1, %2, %3, %4 : tensor<4x64xi1>, tensor<4x?xf32>, tensor<64xf32>, tensor<4x100xf32>, tensor<1x32xf32>
+  return %0, %1, %2, %4 : tensor<4x64xi1>, tensor<4x?xf32>, tensor<64xf32>, tensor<1x32xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// A row of 100, longer than one step and divided by no vector width, is
+// split into 96 columns (vector steps of 16) and the last 4 (one vector).
+// A reduction over such a row is not split (it is vectorized whole).
+// CHECK-LABEL: func @long_row
+// CHECK: scf.forall {{.*}} to (4, 96) step (1, 16)
+// CHECK: vector.transfer_read {{.*}} : tensor<1x16xf32>, vector<16xf32>
+// CHECK: scf.forall {{.*}} in (4) {{.*}} -> (tensor<4x4xf32>)
+// CHECK: vector.transfer_read {{.*}} : tensor<1x4xf32>, vector<4xf32>
+// CHECK: vector.reduction <add>, {{.*}} : vector<100xf32> into f32
+func.func @long_row(%odd: tensor<4x100xf32>, %init: tensor<4xf32>) -> (tensor<4x100xf32>, tensor<4xf32>) {
+  %e3 = tensor.empty() : tensor<4x100xf32>
+  %3 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%odd : tensor<4x100xf32>) outs(%e3 : tensor<4x100xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.negf %a : f32
+    linalg.yield %r : f32
+  } -> tensor<4x100xf32>
+  %s = linalg.generic {indexing_maps = [#id, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%odd : tensor<4x100xf32>) outs(%init : tensor<4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.addf %a, %o : f32
+    linalg.yield %r : f32
+  } -> tensor<4xf32>
+  return %3, %s : tensor<4x100xf32>, tensor<4xf32>
+}
+
+// -----
+
+// A pad becomes a fill, vectorized like any loop, and a copy of the input
+// into it (bufferization would fill it one element at a time).
+// CHECK-LABEL: func @pad
+// CHECK-NOT: tensor.pad
+// CHECK: scf.forall {{.*}} to (2, 3, 96) step (1, 1, 16)
+// CHECK: vector.transfer_write {{.*}} : vector<16xf32>, tensor<1x1x16xf32>
+// CHECK: tensor.insert_slice %arg0 into {{.*}}[0, 0, 1] [2, 3, 94] [1, 1, 1] : tensor<2x3x94xf32> into tensor<2x3x96xf32>
+func.func @pad(%x: tensor<2x3x94xf32>) -> tensor<2x3x96xf32> {
+  %z = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 0, 1] high[0, 0, 1] {
+  ^bb0(%i: index, %j: index, %k: index):
+    tensor.yield %z : f32
+  } : tensor<2x3x94xf32> to tensor<2x3x96xf32>
+  return %p : tensor<2x3x96xf32>
 }
 
 // -----

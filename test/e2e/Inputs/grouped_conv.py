@@ -5,7 +5,9 @@
 
 Writes OUT_DIR/<case>.onnx, <case>_x.npy and <case>_y.npy for each case:
 a depthwise conv (group = channels, channel multiplier 2, stride 2, pads,
-bias), a grouped conv (3 groups, dilation 2, asymmetric pads), and two
+bias), depthwise convs with one filter per channel (3 x 3, pads, bias,
+a symbolic batch, 75 columns; 5 x 5 with stride 2, a dilation of 2 along
+the rows and 66 columns), a grouped conv (3 groups, dilation 2, asymmetric pads), and two
 ungrouped convs with a symbolic batch dim run at batch 3 (one with
 stride 2, pads and bias; one dilated). The
 expected outputs come from a direct NumPy convolution, independent of
@@ -80,6 +82,10 @@ def main():
     os.makedirs(out, exist_ok=True)
     write(out, "depthwise", [2, 4, 9, 9], [8, 1, 3, 3], 4, [2, 2],
           [1, 1, 1, 1], [1, 1], True)
+    write(out, "depthwise1", [2, 6, 20, 75], [6, 1, 3, 3], 6, [1, 1],
+          [1, 1, 1, 1], [1, 1], True, symbolic_batch=True)
+    write(out, "depthwise_s2", [1, 5, 17, 135], [5, 1, 5, 5], 5, [2, 2],
+          [2, 2, 2, 2], [1, 2], False)
     write(out, "grouped", [1, 6, 10, 8], [9, 2, 3, 2], 3, [1, 2],
           [2, 0, 1, 1], [2, 1], False)
     write(out, "batch", [3, 5, 12, 10], [16, 5, 3, 3], 1, [2, 2],
