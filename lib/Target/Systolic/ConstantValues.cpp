@@ -70,12 +70,18 @@ SmallVector<int64_t> rowMajor(ArrayRef<int64_t> shape) {
   return strides;
 }
 
-/// The values of a constant, or of a where whose operands are all
-/// constants (a causal mask), evaluated with numpy broadcasting.
+/// The values of a constant, of a reshape of such values, or of a where
+/// whose operands are all constants (a causal mask), evaluated with numpy
+/// broadcasting.
 std::optional<std::vector<float>>
 constantValues(Value value) {
   if (auto constant = value.getDefiningOp<ts::ConstantOp>())
     return ::tessera::floatValues(constant.getValue());
+  // A reshape keeps the values in their order (a mask unsqueezed for the
+  // heads).
+  if (auto reshape = value.getDefiningOp<ts::ReshapeOp>();
+      reshape && reshape.getType().hasStaticShape())
+    return constantValues(reshape.getInput());
   auto where = value.getDefiningOp<ts::WhereOp>();
   if (!where)
     return std::nullopt;

@@ -180,8 +180,11 @@ LogicalResult Lowering::lowerOp(Operation *op) {
   auto fail = [&](const Twine &why) -> LogicalResult {
     return op->emitError() << "'" << op->getName() << "' " << why;
   };
-  // Reshapes are views.
+  // Reshapes are views; those of constant values are read where they are
+  // used, as the values are.
   if (auto reshape = dyn_cast<ts::ReshapeOp>(op)) {
+    if (constantValues(reshape.getResult()))
+      return success();
     auto it = placed.find(reshape->getOperand(0));
     auto type = cast<RankedTensorType>(reshape->getResult(0).getType());
     if (it == placed.end() || !type.hasStaticShape())
