@@ -57,6 +57,22 @@ func.func @main(%x: tensor<4x8xf32>, %s: tensor<2x4x4xf32>) -> (tensor<4x8xf32>,
 
 // -----
 
+// A constant mask reshaped before it is added (unsqueezed for the heads, as
+// PyTorch's decoder layer exports its causal mask): the reshape of constant
+// values is read as the values are, a constant in the program; a reshape of
+// a runtime value that is not in memory yet stays an error (errors.mlir).
+// CHECK-LABEL: systolic.program
+// CHECK: systolic.tensor "constant/f32_{{[0-9]+}}" constant f32 [16] at {{[0-9]+}} value dense<[0.000000e+00, -1.000000e+09
+// CHECK: systolic.vector add f32 {{.*}}mode full
+func.func @main(%s: tensor<2x4x4xf32>) -> tensor<2x4x4xf32> {
+  %m = tessera.constant dense<[[0.0, -1.0e9, -1.0e9, -1.0e9], [0.0, 0.0, -1.0e9, -1.0e9], [0.0, 0.0, 0.0, -1.0e9], [0.0, 0.0, 0.0, 0.0]]> : tensor<4x4xf32>
+  %u = tessera.reshape %m : tensor<4x4xf32> -> tensor<1x4x4xf32>
+  %0 = tessera.add %s, %u : tensor<2x4x4xf32>, tensor<1x4x4xf32> -> tensor<2x4x4xf32>
+  return %0 : tensor<2x4x4xf32>
+}
+
+// -----
+
 // A patch-embedding convolution (stride = kernel, no padding): an im2col
 // copy into bf16 [N*OH*OW, C*KH*KW], a GEMM with the filter transposed at
 // compile time and the bias in the drain, and a copy to [N, F, OH, OW];

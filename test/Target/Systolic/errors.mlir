@@ -165,3 +165,14 @@ func.func @main(%x: tensor<8x16xf32>) -> tensor<8x4xf32> {
   %0 = tessera.matmul %dq, %dw : tensor<8x16xf32>, tensor<16x4xf32> -> tensor<8x4xf32>
   return %0 : tensor<8x4xf32>
 }
+
+// -----
+
+// A reshape of a value that is not in memory (a cast that its users read
+// in their own format) and not constant.
+func.func @main(%x: tensor<4x4xf32>) -> tensor<1x4x4xbf16> {
+  %c = tessera.cast %x : tensor<4x4xf32> to tensor<4x4xbf16>
+  // expected-error @+1 {{'tessera.reshape' reshapes only what is already in memory}}
+  %u = tessera.reshape %c : tensor<4x4xbf16> -> tensor<1x4x4xbf16>
+  return %u : tensor<1x4x4xbf16>
+}
