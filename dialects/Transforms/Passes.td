@@ -33,6 +33,26 @@ def RaiseCompositesPass
   }];
 }
 
+def FoldConstantsPass
+    : Pass<"tessera-fold-constants", "::mlir::func::FuncOp"> {
+  let summary = "Evaluate ops whose operands are all constants";
+  let description = [{
+    Replaces an op whose operands are all dense constants and whose result
+    is static (at most 2^20 elements) by a constant: elementwise
+    arithmetic (with float pow), comparisons, logical ops, selects and casts with numpy
+    broadcasting, and reshape, expand, transpose, slice, concat, gather
+    and scatter_nd. Masks and indices built from shapes and constants (a
+    shifted-window transformer's window mask and relative position bias)
+    then cost nothing at run time and reach targets without those ops as
+    constants. Values are computed in double or 64-bit integers and rounded
+    once to the result's type. Left as they are: integer division by zero,
+    float-to-integer casts out of range, out-of-range gather or scatter
+    indices, scatter_nd with a reduction, float broadcasts to more than
+    4096 elements (a bias stays a row that kernels broadcast), constants
+    held as resources (weights), and ops with any non-constant operand.
+  }];
+}
+
 def RaiseAttentionPass
     : Pass<"tessera-raise-attention", "::mlir::func::FuncOp"> {
   let summary = "Recognize scaled dot-product attention";
@@ -43,8 +63,12 @@ def RaiseAttentionPass
     transpose of the last two dims or the matmul's `transpose_b`, and the
     mask an additive tensor that does not broadcast the scores beyond
     their shape. A constant mask that is 0 where key `j <= i + (Sk - Sq)`
-    and at most -1e4 (or -inf) elsewhere becomes the `causal` flag.
-    Every intermediate (scores, scaled scores, probabilities) must have
+    and at most -1e4 (or -inf) elsewhere becomes the `causal` flag. Masks
+    may be stacked, applied with a select of a constant at most -1e4, or
+    added to the scores viewed in another static shape and viewed back (a
+    shifted-window transformer's window mask); the masks other than the
+    causal flag are summed into the attention's one mask (static scores
+    only when there are several). Every intermediate (scores, scaled scores, probabilities) must have
     no other users, and the matmuls no alpha other than 1 and no
     transposed lhs. Anything else is left unchanged.
   }];

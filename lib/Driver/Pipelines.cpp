@@ -13,6 +13,8 @@ void tessera::buildGraphPipeline(OpPassManager &pm,
                                  const GraphOptions &options) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // Masks and indices computed from constants become constants.
+  pm.addNestedPass<func::FuncOp>(createFoldConstantsPass());
   // Composite ops from their exported parts, then (when fusing) attention,
   // whose pattern may contain a raised op, then the transposes it leaves.
   pm.addNestedPass<func::FuncOp>(createRaiseCompositesPass());

@@ -222,6 +222,7 @@ def Tessera_PadOp : Tessera_PureOp<"pad", [Tessera_MovesData,
                        DefaultValuedAttr<F64Attr, "0.0">:$value);
   let results = (outs Tessera_Tensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasFolder = 1;
 }
 
 #endif // TESSERA_DATA_MOVEMENT_OPS_TD

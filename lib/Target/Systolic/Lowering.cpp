@@ -230,8 +230,9 @@ LogicalResult Lowering::lowerOp(Operation *op) {
     return lowerVectorChain(op);
   return fail("cannot run on the systolic target yet: its lowering handles "
               "matmuls, convolutions without padding, elementwise ops, "
-              "softmax, layer_norm, rms_norm, transposes, slices, "
-              "concatenations, broadcasts and gathers of one constant index");
+              "softmax, layer_norm, rms_norm, sums, means and maxima over "
+              "trailing axes, transposes, slices, concatenations, "
+              "broadcasts and gathers of one constant index");
 }
 
 void Lowering::buildProgram(ModuleOp module, Location loc) {

@@ -46,8 +46,35 @@ static std::optional<sim::VectorFn> binaryFn(Operation *op) {
 
 bool isVectorOp(Operation *op) {
   return unaryFn(op) || binaryFn(op) ||
-         isa<ts::SoftmaxOp, ts::LayerNormOp, ts::RmsNormOp>(op);
+         isa<ts::SoftmaxOp, ts::LayerNormOp, ts::RmsNormOp, ts::ReduceSumOp,
+             ts::ReduceMeanOp, ts::ReduceMaxOp>(op);
 }
+
+namespace {
+/// How many trailing dims a sum, mean or maximum reduces (a global average
+/// pool: the image's two), or nothing for other axes.
+std::optional<int64_t> trailingReduction(Operation *op) {
+  ArrayRef<int64_t> axes;
+  if (auto r = dyn_cast<ts::ReduceSumOp>(op))
+    axes = r.getAxes();
+  else if (auto r = dyn_cast<ts::ReduceMeanOp>(op))
+    axes = r.getAxes();
+  else if (auto r = dyn_cast<ts::ReduceMaxOp>(op))
+    axes = r.getAxes();
+  else
+    return std::nullopt;
+  int64_t rank = cast<RankedTensorType>(op->getOperand(0).getType()).getRank();
+  SmallVector<int64_t> sorted;
+  for (int64_t a : axes)
+    sorted.push_back(a < 0 ? a + rank : a);
+  llvm::sort(sorted);
+  for (auto [k, a] : llvm::enumerate(sorted))
+    if (a != rank - static_cast<int64_t>(sorted.size()) +
+                 static_cast<int64_t>(k))
+      return std::nullopt;
+  return static_cast<int64_t>(sorted.size());
+}
+} // namespace
 
 /// One step of one vector function over the rows x cols fp32 tensor at
 /// `src` (with `immediate` for a binary one or quantize), into `out` in
@@ -179,9 +206,12 @@ LogicalResult Lowering::finishVectorStep(Operation *op,
   step.output = out;
   auto named = outputs.find(result);
   bool isOutput = named != outputs.end();
+  // One value per row (a reduction's) is stored as fp32: the store moves
+  // four bytes a row.
   step.outFormat =
-      isOutput ? sim::NumberFormat::F32
-               : matmulOnlyFormat(result).value_or(sim::NumberFormat::F32);
+      isOutput || step.slots[out].shape == sim::VectorStep::Shape::Column
+          ? sim::NumberFormat::F32
+          : matmulOnlyFormat(result).value_or(sim::NumberFormat::F32);
   std::string base = ts::onnxNodeName(op->getLoc());
   if (base.empty())
     base = op->getName().stripDialect().str() + "_" +
@@ -218,9 +248,19 @@ FailureOr<int> Lowering::appendVectorOps(Operation *op,
   if (!type || !type.hasStaticShape() || !type.getElementType().isF32() ||
       type.getRank() < 1)
     return error("needs a static f32 result on the systolic target");
+  // A reduction's view is its input's: rows of the reduced trailing dims,
+  // one value per row out.
+  std::optional<int64_t> reduced;
+  if (isa<ts::ReduceSumOp, ts::ReduceMeanOp, ts::ReduceMaxOp>(op)) {
+    reduced = trailingReduction(op);
+    auto inType = cast<RankedTensorType>(op->getOperand(0).getType());
+    if (!reduced || *reduced == 0 || !inType.hasStaticShape())
+      return error("reduces on the vector unit over trailing axes only");
+    type = inType;
+  }
   int64_t rank = type.getRank();
   // The normalized (or reduced) trailing dims form the columns.
-  int64_t axis = rank - 1;
+  int64_t axis = reduced ? rank - *reduced : rank - 1;
   if (auto norm = dyn_cast<ts::LayerNormOp>(op))
     axis = static_cast<int64_t>(norm.getAxis());
   else if (auto norm = dyn_cast<ts::RmsNormOp>(op))
@@ -365,6 +405,16 @@ FailureOr<int> Lowering::appendVectorOps(Operation *op,
       return error("needs an operand of the result's shape on the vector "
                    "unit");
     }
+  } else if (reduced) {
+    std::optional<int> x = fullInput();
+    if (!x)
+      return error("reads an operand the vector unit cannot");
+    out = slot(Shape::Column);
+    step.ops.push_back({isa<ts::ReduceMaxOp>(op) ? F::RowMax : F::RowSum, out,
+                        *x, -1, std::nullopt});
+    if (isa<ts::ReduceMeanOp>(op))
+      step.ops.push_back(
+          {F::Div, out, out, -1, static_cast<float>(cols)});
   } else if (isa<ts::SoftmaxOp>(op)) {
     std::optional<int> x = fullInput();
     if (!x)

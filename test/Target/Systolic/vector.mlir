@@ -145,3 +145,21 @@ func.func @main(%x: tensor<8x16xf32>) -> (tensor<8x16xf32>, tensor<8x16xf32>) {
   %2 = tessera.mul %0, %1 : tensor<8x16xf32>, tensor<8x16xf32> -> tensor<8x16xf32>
   return %1, %2 : tensor<8x16xf32>, tensor<8x16xf32>
 }
+
+// -----
+
+// A global average pool (a mean over the image's two trailing dims) and a
+// maximum over the last: a row sum (or maximum) of each row of the
+// reduced dims into one value per row, the mean divided by their count;
+// results stored as fp32, four bytes a row.
+// CHECK-LABEL: systolic.program
+// CHECK: systolic.vector row_sum f32 src [[X:[0-9]+]] dst [[S:[0-9]+]] rows 6 cols 12
+// CHECK-NEXT: systolic.vector div f32 src [[S]] dst [[S]] rows 6 cols 1 mode immediate imm 1.200000e+01
+// CHECK-NEXT: systolic.store dram {{[0-9]+}} sram [[S]] rows 1 row_bytes 24
+// CHECK: systolic.vector row_max f32 src {{[0-9]+}} dst [[M:[0-9]+]] rows 24 cols 3
+// CHECK-NEXT: systolic.store dram {{[0-9]+}} sram [[M]] rows 1 row_bytes 96
+func.func @main(%x: tensor<2x3x4x3xf32>) -> (tensor<2x3x1x1xf32>, tensor<2x3x4xf32>) {
+  %0 = tessera.reduce_mean %x [2, 3] : tensor<2x3x4x3xf32> -> tensor<2x3x1x1xf32>
+  %1 = tessera.reduce_max %x [-1] {keepdims = false} : tensor<2x3x4x3xf32> -> tensor<2x3x4xf32>
+  return %0, %1 : tensor<2x3x1x1xf32>, tensor<2x3x4xf32>
+}

@@ -321,6 +321,14 @@ OpFoldResult SliceOp::fold(FoldAdaptor) {
   return {};
 }
 
+OpFoldResult PadOp::fold(FoldAdaptor) {
+  // No padding (a shifted-window transformer pads to whole windows, by 0
+  // when the image already is whole windows).
+  if (llvm::all_of(getPads(), [](int64_t p) { return p == 0; }))
+    return sameTypeOrNull(getInput(), getType());
+  return {};
+}
+
 //===----------------------------------------------------------------------===//
 // Constants
 //===----------------------------------------------------------------------===//

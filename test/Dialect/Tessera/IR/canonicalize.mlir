@@ -304,3 +304,18 @@ func.func @dynamic_reshape_identity(%x: tensor<?x64xf32>) -> tensor<?x64xf32> {
   // CHECK: return %[[X]]
   return %0 : tensor<?x64xf32>
 }
+
+// -----
+
+// A pad by zero on every side is its input (a shifted-window transformer
+// pads images that are already whole windows); any other pad stays.
+// CHECK-LABEL: func @pad_by_zero
+// CHECK-SAME: (%[[X:.*]]: tensor<1x4x4xf32>)
+func.func @pad_by_zero(%x: tensor<1x4x4xf32>) -> (tensor<1x4x4xf32>, tensor<1x4x5xf32>) {
+  // CHECK-NOT: pads = array<i64: 0, 0, 0, 0, 0, 0>
+  %0 = tessera.pad %x {pads = array<i64: 0, 0, 0, 0, 0, 0>} : tensor<1x4x4xf32> -> tensor<1x4x4xf32>
+  // CHECK: %[[P:.*]] = tessera.pad %[[X]] {pads = array<i64: 0, 0, 0, 0, 0, 1>}
+  %1 = tessera.pad %x {pads = array<i64: 0, 0, 0, 0, 0, 1>} : tensor<1x4x4xf32> -> tensor<1x4x5xf32>
+  // CHECK: return %[[X]], %[[P]]
+  return %0, %1 : tensor<1x4x4xf32>, tensor<1x4x5xf32>
+}

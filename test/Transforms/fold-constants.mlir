@@ -1,0 +1,87 @@
+// RUN: tessera-opt %s --split-input-file --tessera-fold-constants | FileCheck %s
+
+// A shifted-window transformer's window mask, built from constants: the
+// regions scattered into an image, windows compared pairwise, then a
+// select of -100 and 0. Every step folds (with broadcasting), and so does
+// the scale q is multiplied by (32 ** -0.5).
+// CHECK-LABEL: func @window_mask
+// CHECK-NEXT: %[[M:.*]] = tessera.constant dense<{{\[\[}}[0.000000e+00, -1.000000e+02], [-1.000000e+02, 0.000000e+00]], {{\[\[}}0.000000e+00, 0.000000e+00], [0.000000e+00, 0.000000e+00]]]> : tensor<2x2x2xf32>
+// CHECK-NEXT: %[[S:.*]] = tessera.constant dense<0.176776{{[0-9]*}}> : tensor<f32>
+// CHECK-NEXT: return %[[M]], %[[S]]
+func.func @window_mask() -> (tensor<2x2x2xf32>, tensor<f32>) {
+  %zero = tessera.constant dense<0.0> : tensor<2x2xf32>
+  %idx = tessera.constant dense<[[0, 1]]> : tensor<1x2xi64>
+  %upd = tessera.constant dense<[1.0]> : tensor<1xf32>
+  %img = tessera.scatter_nd %zero[%idx], %upd : tensor<2x2xf32>, tensor<1x2xi64>, tensor<1xf32> -> tensor<2x2xf32>
+  %a = tessera.reshape %img : tensor<2x2xf32> -> tensor<2x1x2xf32>
+  %b = tessera.reshape %img : tensor<2x2xf32> -> tensor<2x2x1xf32>
+  %d = tessera.sub %a, %b : tensor<2x1x2xf32>, tensor<2x2x1xf32> -> tensor<2x2x2xf32>
+  %z = tessera.constant dense<0.0> : tensor<f32>
+  %same = tessera.compare eq, %d, %z : tensor<2x2x2xf32>, tensor<f32> -> tensor<2x2x2xi1>
+  %differ = tessera.not %same : tensor<2x2x2xi1>
+  %fill = tessera.constant dense<-100.0> : tensor<f32>
+  %m = tessera.where %differ, %fill, %z : tensor<2x2x2xi1>, tensor<f32>, tensor<f32> -> tensor<2x2x2xf32>
+  %base = tessera.constant dense<32.0> : tensor<f32>
+  %exp = tessera.constant dense<-0.5> : tensor<f32>
+  %s = tessera.pow %base, %exp : tensor<f32>, tensor<f32> -> tensor<f32>
+  return %m, %s : tensor<2x2x2xf32>, tensor<f32>
+}
+
+// -----
+
+// A relative position bias: a table gathered by constant indices,
+// transposed and sliced (step -1), then integer arithmetic, casts and a
+// concatenation of index vectors.
+// CHECK-LABEL: func @bias
+// CHECK-NEXT: %[[B:.*]] = tessera.constant dense<{{\[\[}}4.000000e+00, 2.000000e+00], [3.000000e+00, 1.000000e+00]]> : tensor<2x2xf32>
+// CHECK-NEXT: %[[I:.*]] = tessera.constant dense<[2, 0, 6, 4]> : tensor<4xi32>
+// CHECK-NEXT: return %[[B]], %[[I]]
+func.func @bias() -> (tensor<2x2xf32>, tensor<4xi32>) {
+  %table = tessera.constant dense<[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]> : tensor<3x2xf32>
+  %index = tessera.constant dense<[1, -3]> : tensor<2xi64>
+  %g = tessera.gather %table[%index] axis 0 : tensor<3x2xf32>, tensor<2xi64> -> tensor<2x2xf32>
+  %t = tessera.transpose %g [1, 0] : tensor<2x2xf32> -> tensor<2x2xf32>
+  %r = tessera.slice %t starts [-1] ends [-9223372036854775807] axes [0] steps [-1] : tensor<2x2xf32> -> tensor<2x2xf32>
+  %a = tessera.constant dense<[5, 1]> : tensor<2xi64>
+  %b = tessera.constant dense<[2]> : tensor<1xi64>
+  %q = tessera.div %a, %b : tensor<2xi64>, tensor<1xi64> -> tensor<2xi64>
+  %c = tessera.constant dense<[3.5, -2.7]> : tensor<2xf32>
+  %ci = tessera.cast %c : tensor<2xf32> to tensor<2xi64>
+  %k = tessera.mul %ci, %ci : tensor<2xi64>, tensor<2xi64> -> tensor<2xi64>
+  %kk = tessera.sub %ci, %ci : tensor<2xi64>, tensor<2xi64> -> tensor<2xi64>
+  %l = tessera.add %k, %kk : tensor<2xi64>, tensor<2xi64> -> tensor<2xi64>
+  %m = tessera.sub %l, %ci : tensor<2xi64>, tensor<2xi64> -> tensor<2xi64>
+  %n = tessera.min %m, %l : tensor<2xi64>, tensor<2xi64> -> tensor<2xi64>
+  %cat = tessera.concat %q, %n axis 0 : tensor<2xi64>, tensor<2xi64> -> tensor<4xi64>
+  %cast = tessera.cast %cat : tensor<4xi64> to tensor<4xi32>
+  return %r, %cast : tensor<2x2xf32>, tensor<4xi32>
+}
+
+// -----
+
+// Must not fold: a runtime operand, an integer division by zero, a gather
+// index out of range, a float weight broadcast to more than 4096 elements
+// (a bias stays a row), and a scatter with a reduction.
+// CHECK-LABEL: func @left_alone
+// CHECK: tessera.add %arg0
+// CHECK: tessera.div
+// CHECK: tessera.gather
+// CHECK: tessera.expand
+// CHECK: tessera.scatter_nd
+func.func @left_alone(%x: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xi64>, tensor<1x2xf32>, tensor<128x768xf32>, tensor<2xf32>) {
+  %one = tessera.constant dense<1.0> : tensor<2xf32>
+  %0 = tessera.add %x, %one : tensor<2xf32>, tensor<2xf32> -> tensor<2xf32>
+  %a = tessera.constant dense<[4, 5]> : tensor<2xi64>
+  %z = tessera.constant dense<[2, 0]> : tensor<2xi64>
+  %1 = tessera.div %a, %z : tensor<2xi64>, tensor<2xi64> -> tensor<2xi64>
+  %table = tessera.constant dense<[[1.0, 2.0]]> : tensor<1x2xf32>
+  %i = tessera.constant dense<[3]> : tensor<1xi64>
+  %2 = tessera.gather %table[%i] axis 0 : tensor<1x2xf32>, tensor<1xi64> -> tensor<1x2xf32>
+  %bias = tessera.constant dense<0.5> : tensor<768xf32>
+  %3 = tessera.expand %bias : tensor<768xf32> -> tensor<128x768xf32>
+  %data = tessera.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %si = tessera.constant dense<[[0]]> : tensor<1x1xi64>
+  %su = tessera.constant dense<[3.0]> : tensor<1xf32>
+  %4 = tessera.scatter_nd %data[%si], %su {reduction = 1 : i32} : tensor<2xf32>, tensor<1x1xi64>, tensor<1xf32> -> tensor<2xf32>
+  return %0, %1, %2, %3, %4 : tensor<2xf32>, tensor<2xi64>, tensor<1x2xf32>, tensor<128x768xf32>, tensor<2xf32>
+}
