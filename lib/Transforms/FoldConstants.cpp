@@ -321,11 +321,13 @@ std::optional<Values> evaluateElementwise(Operation *op,
             return a[0];
           if (target.isInteger(1))
             return a[0] != 0;
-          // Float to integer truncates; out of range is undefined: left
-          // to run time.
-          if (!std::isfinite(a[0]) || std::fabs(a[0]) >= 9.2e18)
+          // Float to integer truncates; out of the target's range it is
+          // undefined: left to run time.
+          double limit = std::ldexp(1.0, target.getIntOrFloatBitWidth() - 1);
+          double value = std::trunc(a[0]);
+          if (!std::isfinite(value) || value < -limit || value >= limit)
             return std::nullopt;
-          return std::trunc(a[0]);
+          return value;
         },
         [&](ArrayRef<int64_t> a) -> I {
           return target.isInteger(1) ? a[0] != 0 : a[0];
@@ -390,6 +392,8 @@ std::optional<Values> evaluateMovement(Operation *op, ArrayRef<Values> in,
         axis += rank;
       int64_t s = slice.getSteps() ? (*slice.getSteps())[k] : 1;
       int64_t n = inShape[axis], start = starts[k];
+      if (n == 0 || s == 0)
+        continue; // an empty slice (the result has no elements)
       if (start < 0)
         start += n;
       first[axis] = s > 0 ? std::clamp<int64_t>(start, 0, n)

@@ -120,6 +120,54 @@ struct AttentionMatch {
   bool causal = false;
 };
 
+/// Whether a mask added to the scores viewed as `view` is, in the scores'
+/// own shape, the mask with the view's leading unit dims dropped (a view
+/// that only puts unit dims in front), rather than the mask broadcast to
+/// the view and viewed back.
+bool viewOnlyAddsUnitDims(RankedTensorType view, RankedTensorType scores) {
+  int64_t extra = view.getRank() - scores.getRank();
+  return extra >= 0 && view.getShape().drop_front(extra) == scores.getShape() &&
+         llvm::all_of(view.getShape().take_front(extra),
+                      [](int64_t d) { return d == 1; });
+}
+
+/// The type of `added` as a mask of the scores (see maskForScores).
+RankedTensorType maskTypeForScores(const AddedMask &added,
+                                   RankedTensorType scoresType) {
+  auto maskType = cast<RankedTensorType>(added.value.getType());
+  if (!added.viewedAs)
+    return maskType;
+  if (viewOnlyAddsUnitDims(added.viewedAs, scoresType)) {
+    int64_t drop = maskType.getRank() - scoresType.getRank();
+    return drop <= 0 ? maskType
+                     : RankedTensorType::get(maskType.getShape().drop_front(drop),
+                                             maskType.getElementType());
+  }
+  return scoresType.clone(maskType.getElementType());
+}
+
+/// `added` as a mask of the scores (`scoresType`): as it is, or, when it
+/// was added to the scores viewed in another shape, in the scores' own
+/// shape. A view that only puts unit dims in front takes the mask with
+/// those dims dropped (it still broadcasts); any other view, the mask
+/// broadcast to the view's shape and reshaped, element for element.
+Value maskForScores(PatternRewriter &rewriter, Location loc,
+                    const AddedMask &added, RankedTensorType scoresType) {
+  RankedTensorType type = maskTypeForScores(added, scoresType);
+  if (type == added.value.getType())
+    return added.value;
+  if (viewOnlyAddsUnitDims(added.viewedAs, scoresType))
+    return ReshapeOp::create(rewriter, loc, type, added.value, Value());
+  auto maskType = cast<RankedTensorType>(added.value.getType());
+  Value full = added.value;
+  ArrayRef<int64_t> view = added.viewedAs.getShape();
+  if (maskType.getShape() != view)
+    full = ExpandOp::create(
+        rewriter, loc, RankedTensorType::get(view, maskType.getElementType()),
+        added.value);
+  return ReshapeOp::create(rewriter, loc, type, full, Value());
+}
+
 /// Matches the attention ending at `pv`, or says which condition failed
 /// (for a product of a softmax with another tensor, the fusion report
 /// gives the reason attention was not formed).
@@ -289,44 +337,34 @@ std::variant<AttentionMatch, std::string> matchAttention(MatmulOp pv) {
     }
     match.selects.push_back(select);
   }
-  if ((match.masks.size() + match.selects.size() > 1) &&
-      !scoresType.hasStaticShape())
+  if (match.masks.size() + match.selects.size() <= 1)
+    return match;
+  if (!scoresType.hasStaticShape())
     return std::string("more than one mask besides a causal constant, with "
                        "dynamic scores");
+  // Summed with the other masks, a select's fill would have them added to
+  // it: the same only for an infinite fill.
+  if (llvm::any_of(match.selects,
+                   [](const SelectMask &s) { return !std::isinf(s.fill); }))
+    return std::string("a select with a finite fill and other masks");
+  SmallVector<int64_t> shape;
+  auto join = [&](ArrayRef<int64_t> other) {
+    llvm::Expected<::tessera::Shape> joined =
+        ::tessera::broadcastShapes(shape, other);
+    if (!joined) {
+      llvm::consumeError(joined.takeError());
+      return false;
+    }
+    shape.assign(joined->begin(), joined->end());
+    return true;
+  };
+  for (const AddedMask &added : match.masks)
+    if (!join(maskTypeForScores(added, scoresType).getShape()))
+      return std::string("masks that do not broadcast together");
+  for (const SelectMask &select : match.selects)
+    if (!join(cast<RankedTensorType>(select.condition.getType()).getShape()))
+      return std::string("masks that do not broadcast together");
   return match;
-}
-
-/// `added` as a mask of the scores (`scoresType`): as it is, or, when it
-/// was added to the scores viewed in another shape, in the scores' own
-/// shape. A view that only puts unit dims in front takes the mask with
-/// those dims dropped (it still broadcasts); any other view, the mask
-/// broadcast to the view's shape and reshaped, element for element.
-Value maskForScores(PatternRewriter &rewriter, Location loc,
-                    const AddedMask &added, RankedTensorType scoresType) {
-  if (!added.viewedAs)
-    return added.value;
-  auto maskType = cast<RankedTensorType>(added.value.getType());
-  ArrayRef<int64_t> view = added.viewedAs.getShape();
-  int64_t extra = added.viewedAs.getRank() - scoresType.getRank();
-  if (extra >= 0 && view.drop_front(extra) == scoresType.getShape() &&
-      llvm::all_of(view.take_front(extra), [](int64_t d) { return d == 1; })) {
-    int64_t drop = maskType.getRank() - scoresType.getRank();
-    if (drop <= 0)
-      return added.value;
-    return ReshapeOp::create(
-        rewriter, loc,
-        RankedTensorType::get(maskType.getShape().drop_front(drop),
-                              maskType.getElementType()),
-        added.value, Value());
-  }
-  Value full = added.value;
-  if (maskType.getShape() != view)
-    full = ExpandOp::create(rewriter, loc,
-                            RankedTensorType::get(view, maskType.getElementType()),
-                            added.value);
-  return ReshapeOp::create(rewriter, loc,
-                           scoresType.clone(maskType.getElementType()), full,
-                           Value());
 }
 
 struct RaiseAttention : OpRewritePattern<MatmulOp> {
@@ -384,13 +422,11 @@ struct RaiseAttention : OpRewritePattern<MatmulOp> {
       }
       auto a = cast<RankedTensorType>(mask.getType());
       auto b = cast<RankedTensorType>(next.getType());
+      // matchAttention checked that they broadcast.
       llvm::Expected<::tessera::Shape> shape =
           ::tessera::broadcastShapes(a.getShape(), b.getShape());
-      if (!shape) {
-        llvm::consumeError(shape.takeError());
-        return rewriter.notifyMatchFailure(pv, "masks that do not broadcast");
-      }
-      mask = AddOp::create(rewriter, loc, a.clone(*shape), mask, next);
+      mask = AddOp::create(rewriter, loc, a.clone(llvm::cantFail(std::move(shape))),
+                           mask, next);
     }
     rewriter.replaceOpWithNewOp<AttentionOp>(
         pv, pv.getType(), m.q, k, m.v, mask,

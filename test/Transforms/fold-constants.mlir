@@ -85,3 +85,56 @@ func.func @left_alone(%x: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xi64>, tenso
   %4 = tessera.scatter_nd %data[%si], %su {reduction = 1 : i32} : tensor<2xf32>, tensor<1x1xi64>, tensor<1xf32> -> tensor<2xf32>
   return %0, %1, %2, %3, %4 : tensor<2xf32>, tensor<2xi64>, tensor<1x2xf32>, tensor<128x768xf32>, tensor<2xf32>
 }
+
+// -----
+
+// Gather along a later axis with a negative index, concatenation along the
+// last axis, integer comparisons and logic, an expand of a small float, a
+// cast to i1 and one to i8 in range, and a reverse slice of an empty dim.
+// CHECK-LABEL: func @more
+// CHECK-NEXT: %[[G:.*]] = tessera.constant dense<{{\[\[}}3, 1], [6, 4]]> : tensor<2x2xi64>
+// CHECK-NEXT: %[[C:.*]] = tessera.constant dense<{{\[\[}}1, 2, 3, 3, 1], [4, 5, 6, 6, 4]]> : tensor<2x5xi64>
+// CHECK-NEXT: %[[L:.*]] = tessera.constant dense<true> : tensor<3xi1>
+// CHECK-NEXT: %[[E:.*]] = tessera.constant dense<2.500000e+00> : tensor<2x3xf32>
+// CHECK-NEXT: %[[B:.*]] = tessera.constant dense<[true, false, true]> : tensor<3xi1>
+// CHECK-NEXT: %[[I:.*]] = tessera.constant dense<[-128, 127, 3]> : tensor<3xi8>
+// CHECK-NEXT: %[[S:.*]] = tessera.constant dense<> : tensor<0xf32>
+// CHECK-NEXT: return %[[G]], %[[C]], %[[L]], %[[E]], %[[B]], %[[I]], %[[S]]
+func.func @more() -> (tensor<2x2xi64>, tensor<2x5xi64>, tensor<3xi1>, tensor<2x3xf32>, tensor<3xi1>, tensor<3xi8>, tensor<0xf32>) {
+  %t = tessera.constant dense<[[1, 2, 3], [4, 5, 6]]> : tensor<2x3xi64>
+  %i = tessera.constant dense<[-1, 0]> : tensor<2xi64>
+  %g = tessera.gather %t[%i] axis 1 : tensor<2x3xi64>, tensor<2xi64> -> tensor<2x2xi64>
+  %c = tessera.concat %t, %g axis -1 : tensor<2x3xi64>, tensor<2x2xi64> -> tensor<2x5xi64>
+  %a = tessera.constant dense<[1, 5, 7]> : tensor<3xi64>
+  %b = tessera.constant dense<[3]> : tensor<1xi64>
+  %lt = tessera.compare lt, %a, %b : tensor<3xi64>, tensor<1xi64> -> tensor<3xi1>
+  %gt = tessera.compare gt, %a, %b : tensor<3xi64>, tensor<1xi64> -> tensor<3xi1>
+  %ge = tessera.compare ge, %a, %a : tensor<3xi64>, tensor<3xi64> -> tensor<3xi1>
+  %x = tessera.xor %lt, %gt : tensor<3xi1>, tensor<3xi1> -> tensor<3xi1>
+  %y = tessera.and %x, %ge : tensor<3xi1>, tensor<3xi1> -> tensor<3xi1>
+  %five = tessera.compare eq, %a, %a : tensor<3xi64>, tensor<3xi64> -> tensor<3xi1>
+  %nf = tessera.not %five : tensor<3xi1>
+  %cmp5 = tessera.compare ne, %a, %b : tensor<3xi64>, tensor<1xi64> -> tensor<3xi1>
+  %ny = tessera.or %nf, %cmp5 : tensor<3xi1>, tensor<3xi1> -> tensor<3xi1>
+  %l = tessera.and %y, %ny : tensor<3xi1>, tensor<3xi1> -> tensor<3xi1>
+  %h = tessera.constant dense<2.5> : tensor<1xf32>
+  %e = tessera.expand %h : tensor<1xf32> -> tensor<2x3xf32>
+  %f = tessera.constant dense<[0.5, 0.0, -2.0]> : tensor<3xf32>
+  %bf = tessera.cast %f : tensor<3xf32> to tensor<3xi1>
+  %n = tessera.constant dense<[-128.9, 127.5, 3.2]> : tensor<3xf32>
+  %i8 = tessera.cast %n : tensor<3xf32> to tensor<3xi8>
+  %z = tessera.constant dense<> : tensor<0xf32>
+  %r = tessera.slice %z starts [0] ends [-9223372036854775807] axes [0] steps [-1] : tensor<0xf32> -> tensor<0xf32>
+  return %g, %c, %l, %e, %bf, %i8, %r : tensor<2x2xi64>, tensor<2x5xi64>, tensor<3xi1>, tensor<2x3xf32>, tensor<3xi1>, tensor<3xi8>, tensor<0xf32>
+}
+
+// -----
+
+// Must not fold: a float cast out of the target's range (300 in i8).
+// CHECK-LABEL: func @cast_out_of_range
+// CHECK: tessera.cast
+func.func @cast_out_of_range() -> tensor<2xi8> {
+  %n = tessera.constant dense<[300.0, 1.0]> : tensor<2xf32>
+  %i8 = tessera.cast %n : tensor<2xf32> to tensor<2xi8>
+  return %i8 : tensor<2xi8>
+}

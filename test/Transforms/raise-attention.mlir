@@ -255,3 +255,50 @@ func.func @window_negative(%q: tensor<4x8x16xf32>, %k: tensor<4x8x16xf32>, %v: t
   %o2 = tessera.matmul %p2, %v2 : tensor<2x2x8x8xf32>, tensor<2x2x8x16xf32> -> tensor<2x2x8x16xf32>
   return %o, %r, %o2 : tensor<4x8x16xf32>, tensor<1x4x8x8xf32>, tensor<2x2x8x16xf32>
 }
+
+// -----
+
+// A select whose fill is finite, with another mask: summed, the other
+// mask would be added to the fill (a fully masked row would no longer be
+// uniform), so it is not raised. With a fill of -inf both agree, and the
+// select and the mask become one mask.
+// CHECK-LABEL: func @select_and_mask
+// CHECK-DAG: %[[F:.*]] = tessera.constant dense<0xFF800000> : tensor<f32>
+// CHECK-DAG: %[[Z:.*]] = tessera.constant dense<0.000000e+00> : tensor<f32>
+// CHECK: tessera.softmax
+// CHECK: %[[W:.*]] = tessera.where %arg3, %[[Z]], %[[F]]
+// CHECK: %[[M:.*]] = tessera.add %arg4, %[[W]] : tensor<4x4xf32>, tensor<4x4xf32> -> tensor<4x4xf32>
+// CHECK: tessera.attention %arg0, %arg1, %arg2 mask(%[[M]] : tensor<4x4xf32>)
+// REASON-LABEL: func @select_and_mask
+// REASON: attention_not_raised = "a select with a finite fill and other masks"
+func.func @select_and_mask(%q: tensor<4x8xf32>, %k: tensor<4x8xf32>, %v: tensor<4x8xf32>, %keep: tensor<4x4xi1>, %bias: tensor<4x4xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %min = tessera.constant dense<-3.40282347E+38> : tensor<f32>
+  %s = tessera.matmul %q, %k {transpose_b} : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x4xf32>
+  %b = tessera.add %s, %bias : tensor<4x4xf32>, tensor<4x4xf32> -> tensor<4x4xf32>
+  %m = tessera.where %keep, %b, %min : tensor<4x4xi1>, tensor<4x4xf32>, tensor<f32> -> tensor<4x4xf32>
+  %p = tessera.softmax %m : tensor<4x4xf32>
+  %o = tessera.matmul %p, %v : tensor<4x4xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+  %inf = tessera.constant dense<0xFF800000> : tensor<f32>
+  %s2 = tessera.matmul %q, %k {transpose_b} : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x4xf32>
+  %b2 = tessera.add %s2, %bias : tensor<4x4xf32>, tensor<4x4xf32> -> tensor<4x4xf32>
+  %m2 = tessera.where %keep, %b2, %inf : tensor<4x4xi1>, tensor<4x4xf32>, tensor<f32> -> tensor<4x4xf32>
+  %p2 = tessera.softmax %m2 : tensor<4x4xf32>
+  %o2 = tessera.matmul %p2, %v : tensor<4x4xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+  return %o, %o2 : tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// -----
+
+// Must not fire: two masks on scores of a symbolic size.
+// CHECK-LABEL: func @two_masks_dynamic
+// CHECK-NOT: tessera.attention %
+// REASON-LABEL: func @two_masks_dynamic
+// REASON: attention_not_raised = "more than one mask besides a causal constant, with dynamic scores"
+func.func @two_masks_dynamic(%q: tensor<?x8xf32>, %k: tensor<?x8xf32>, %v: tensor<?x8xf32>, %a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> tensor<?x8xf32> {
+  %s = tessera.matmul %q, %k {transpose_b} : tensor<?x8xf32>, tensor<?x8xf32> -> tensor<?x?xf32>
+  %m1 = tessera.add %s, %a : tensor<?x?xf32>, tensor<?x?xf32> -> tensor<?x?xf32>
+  %m2 = tessera.add %m1, %b : tensor<?x?xf32>, tensor<?x?xf32> -> tensor<?x?xf32>
+  %p = tessera.softmax %m2 : tensor<?x?xf32>
+  %o = tessera.matmul %p, %v : tensor<?x?xf32>, tensor<?x8xf32> -> tensor<?x8xf32>
+  return %o : tensor<?x8xf32>
+}

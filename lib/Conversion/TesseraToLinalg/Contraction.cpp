@@ -303,7 +303,8 @@ struct Conv2dLowering : OpRewritePattern<ts::Conv2dOp> {
                  strides, dilations)
                  .getResult(0);
     } else if (filterType.getDimSize(0) == group &&
-               filterType.getDimSize(1) == 1) {
+               filterType.getDimSize(1) == 1 &&
+               filterType.getDimSize(2) > 0 && filterType.getDimSize(3) > 0) {
       conv = depthwiseConvolution(rewriter, loc, input, op.getFilter(),
                                   resultType, op.getStrides(),
                                   op.getDilations(), dynamicSizes);

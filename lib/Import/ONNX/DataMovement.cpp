@@ -386,21 +386,30 @@ static LogicalResult convertSlice(GraphImporter &im, const onnx::NodeProto &) {
   // Slicing a known integer value (a shape, or pads computed from shapes)
   // stays known.
   std::optional<ArrayRef<int64_t>> known = knownElements(im, x);
-  if (!known || (**starts).size() != (**ends).size())
+  size_t ranges = (**starts).size();
+  // Malformed slices (axes or steps of another length, an axis twice or
+  // out of range, a zero step) are built as they are: the op reports them.
+  if (!known || (**ends).size() != ranges ||
+      (*axes && (**axes).size() != ranges) ||
+      (*steps && (**steps).size() != ranges))
     return im.setOutput(0, build());
   ArrayRef<int64_t> shape = tensorType(x).getShape();
   int64_t rank = shape.size();
   // Per dim of x: first index taken, step, count.
   SmallVector<int64_t> first(rank, 0), step(rank, 1), count(shape);
-  for (size_t i = 0; i < (**starts).size(); ++i) {
+  SmallVector<bool> seen(rank, false);
+  for (size_t i = 0; i < ranges; ++i) {
     int64_t axis = *axes ? (**axes)[i] : static_cast<int64_t>(i);
     if (axis < 0)
       axis += rank;
-    int64_t s = *steps && i < (**steps).size() ? (**steps)[i] : 1;
-    if (axis < 0 || axis >= rank || s == 0)
-      return im.setOutput(0, build()); // the op reports these
+    int64_t s = *steps ? (**steps)[i] : 1;
+    if (axis < 0 || axis >= rank || seen[axis] || s == 0)
+      return im.setOutput(0, build());
+    seen[axis] = true;
     int64_t n = shape[axis], start = (**starts)[i];
     count[axis] = ::tessera::sliceDimSize(n, start, (**ends)[i], s);
+    if (count[axis] == 0)
+      continue;
     if (start < 0)
       start += n;
     first[axis] = s > 0 ? std::clamp<int64_t>(start, 0, n)

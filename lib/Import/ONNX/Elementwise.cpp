@@ -20,7 +20,8 @@ foldKnown(GraphImporter &im, Value lhs, Value rhs,
   if (!a || !b || tensorType(lhs).getRank() > 1 ||
       tensorType(rhs).getRank() > 1)
     return std::nullopt;
-  if (a->size() != b->size() && a->size() != 1 && b->size() != 1)
+  if (a->empty() || b->empty() ||
+      (a->size() != b->size() && a->size() != 1 && b->size() != 1))
     return std::nullopt;
   size_t n = std::max(a->size(), b->size());
   SmallVector<int64_t> result;

@@ -276,6 +276,8 @@ FailureOr<int> Lowering::appendVectorOps(Operation *op,
     axis += rank;
   if (axis < 0 || axis >= rank)
     return error("has an axis outside its rank");
+  if (type.getNumElements() == 0)
+    return error("has no elements (the vector unit needs at least one)");
   int64_t cols = 1;
   for (int64_t d = axis; d < rank; ++d)
     cols *= type.getDimSize(d);

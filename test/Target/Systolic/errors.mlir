@@ -185,3 +185,12 @@ func.func @main(%x: tensor<4x4xf32>) -> tensor<1x4x4xbf16> {
   %u = tessera.reshape %c : tensor<4x4xbf16> -> tensor<1x4x4xbf16>
   return %u : tensor<1x4x4xbf16>
 }
+
+// -----
+
+// A sum over an empty dim (the vector unit needs at least one value).
+func.func @main(%x: tensor<8x0xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{'tessera.reduce_sum' has no elements (the vector unit needs at least one)}}
+  %0 = tessera.reduce_sum %x [1] {keepdims = false} : tensor<8x0xf32> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
