@@ -25,6 +25,10 @@ own modules as their users call them, in the layouts those modules take:
                           target [64, 1, 768], memory [128, 1, 768]
   nn_mha_self             nn.MultiheadAttention(768, 12) alone, self
                           attention, batch_first, input [1, 197, 768]
+  nn_mlp_token            a transformer's MLP as torch.nn layers
+                          (Linear 768 -> 3072, GELU, Linear 3072 -> 768)
+                          on one token, input [1, 768]: the one-row
+                          products of batch-1 decoding
   vit_b_16                torchvision's ViT-B/16 at 224 x 224, batch 1
                           (86M parameters)
   vit_b_16_dynamic        the same with a symbolic batch dim (test data at
@@ -99,6 +103,11 @@ class SelfAttention(torch.nn.Module):
         return self.attention(x, x, x, need_weights=False)[0]
 
 
+def mlp_token():
+    return torch.nn.Sequential(torch.nn.Linear(768, 3072), torch.nn.GELU(),
+                               torch.nn.Linear(3072, 768))
+
+
 def vit():
     import torchvision
     model = torchvision.models.vit_b_16(weights=None)
@@ -148,6 +157,7 @@ MODELS = {
     "nn_encoder_stack": (Stack, [(2, 64, 512), "padding"], None),
     "nn_decoder": (Decoder, [(64, 1, 768), (128, 1, 768)], None),
     "nn_mha_self": (SelfAttention, [(1, 197, 768)], None),
+    "nn_mlp_token": (mlp_token, [(1, 768)], None),
     "vit_b_16": (vit, [(1, 3, 224, 224)], None),
     "vit_b_16_dynamic": (vit, [(1, 3, 224, 224)],
                          {"x": {0: "batch"}, "y": {0: "batch"}},
