@@ -25,6 +25,11 @@ own modules as their users call them, in the layouts those modules take:
                           target [64, 1, 768], memory [128, 1, 768]
   nn_mha_self             nn.MultiheadAttention(768, 12) alone, self
                           attention, batch_first, input [1, 197, 768]
+  causal_sliced           causal self-attention as minGPT and nanoGPT write
+                          it (a tril buffer sliced to the sequence,
+                          bias[:, :, :T, :T], masked_fill with -inf),
+                          symbolic batch and sequence (test data at 2 x 64
+                          and 1 x 37), 4 heads of 32
   nn_mlp_token            a transformer's MLP as torch.nn layers
                           (Linear 768 -> 3072, GELU, Linear 3072 -> 768)
                           on one token, input [1, 768]: the one-row
@@ -103,6 +108,29 @@ class SelfAttention(torch.nn.Module):
         return self.attention(x, x, x, need_weights=False)[0]
 
 
+class CausalSliced(torch.nn.Module):
+    def __init__(self, n=128, heads=4, block=128):
+        super().__init__()
+        self.c_attn = torch.nn.Linear(n, 3 * n)
+        self.c_proj = torch.nn.Linear(n, n)
+        self.heads = heads
+        self.register_buffer("bias", torch.tril(torch.ones(block, block))
+                             .view(1, 1, block, block))
+
+    def forward(self, x):
+        b, t, c = x.size()
+        q, k, v = self.c_attn(x).split(c, dim=2)
+        shape = (b, t, self.heads, c // self.heads)
+        q = q.view(shape).transpose(1, 2)
+        k = k.view(shape).transpose(1, 2)
+        v = v.view(shape).transpose(1, 2)
+        att = (q @ k.transpose(-2, -1)) * (1.0 / (k.size(-1) ** 0.5))
+        att = att.masked_fill(self.bias[:, :, :t, :t] == 0, float("-inf"))
+        att = torch.nn.functional.softmax(att, dim=-1)
+        y = (att @ v).transpose(1, 2).contiguous().view(b, t, c)
+        return self.c_proj(y)
+
+
 def mlp_token():
     return torch.nn.Sequential(torch.nn.Linear(768, 3072), torch.nn.GELU(),
                                torch.nn.Linear(3072, 768))
@@ -157,6 +185,10 @@ MODELS = {
     "nn_encoder_stack": (Stack, [(2, 64, 512), "padding"], None),
     "nn_decoder": (Decoder, [(64, 1, 768), (128, 1, 768)], None),
     "nn_mha_self": (SelfAttention, [(1, 197, 768)], None),
+    "causal_sliced": (CausalSliced, [(2, 64, 128)],
+                      {"x": {0: "batch", 1: "sequence"},
+                       "y": {0: "batch", 1: "sequence"}},
+                      [[(1, 37, 128)]]),
     "nn_mlp_token": (mlp_token, [(1, 768)], None),
     "vit_b_16": (vit, [(1, 3, 224, 224)], None),
     "vit_b_16_dynamic": (vit, [(1, 3, 224, 224)],

@@ -39,7 +39,8 @@ def FoldConstantsPass
   let description = [{
     Replaces an op whose operands are all dense constants and whose result
     is static (at most 2^20 elements) by a constant: elementwise
-    arithmetic (with float pow), comparisons, logical ops, selects and casts with numpy
+    arithmetic (with float pow, reciprocal, sqrt, rsqrt and abs),
+    comparisons, logical ops, selects and casts with numpy
     broadcasting, and reshape, expand, transpose, slice, concat, gather
     and scatter_nd. Masks and indices built from shapes and constants (a
     shifted-window transformer's window mask and relative position bias)

@@ -312,6 +312,20 @@ std::optional<Values> evaluateElementwise(Operation *op,
         [](ArrayRef<int64_t> a) -> I {
           return wrapping(0, a[0], [](uint64_t x, uint64_t y) { return x - y; });
         });
+  // Float math on constants (a scale computed as 1 / sqrt(head dim)).
+  if (isa<ReciprocalOp, SqrtOp, RsqrtOp, AbsOp>(op))
+    return elementwise(
+        type, in,
+        [&](ArrayRef<double> a) -> F {
+          if (isa<ReciprocalOp>(op))
+            return 1.0 / a[0];
+          if (isa<SqrtOp>(op))
+            return std::sqrt(a[0]);
+          if (isa<RsqrtOp>(op))
+            return 1.0 / std::sqrt(a[0]);
+          return std::fabs(a[0]);
+        },
+        nullptr);
   if (isa<CastOp>(op)) {
     Type target = type.getElementType();
     return elementwise(

@@ -138,3 +138,22 @@ func.func @cast_out_of_range() -> tensor<2xi8> {
   %i8 = tessera.cast %n : tensor<2xf32> to tensor<2xi8>
   return %i8 : tensor<2xi8>
 }
+
+// -----
+
+// A scale computed from the head dim (1 / sqrt(32)) and other float math.
+// CHECK-LABEL: func @scale
+// CHECK-NEXT: %[[A:.*]] = tessera.constant dense<0.176776{{[0-9]*}}> : tensor<f32>
+// CHECK-NEXT: %[[B:.*]] = tessera.constant dense<[5.000000e-01, 2.500000e-01]> : tensor<2xf32>
+// CHECK-NEXT: %[[C:.*]] = tessera.constant dense<[2.000000e+00, 3.000000e+00]> : tensor<2xf32>
+// CHECK-NEXT: return %[[A]], %[[B]], %[[C]]
+func.func @scale() -> (tensor<f32>, tensor<2xf32>, tensor<2xf32>) {
+  %d = tessera.constant dense<32.0> : tensor<f32>
+  %s = tessera.sqrt %d : tensor<f32>
+  %r = tessera.reciprocal %s : tensor<f32>
+  %x = tessera.constant dense<[4.0, 16.0]> : tensor<2xf32>
+  %q = tessera.rsqrt %x : tensor<2xf32>
+  %y = tessera.constant dense<[-2.0, 3.0]> : tensor<2xf32>
+  %a = tessera.abs %y : tensor<2xf32>
+  return %r, %q, %a : tensor<f32>, tensor<2xf32>, tensor<2xf32>
+}

@@ -106,8 +106,36 @@ void Lowering::unwrapFusionRegions(func::FuncOp func) {
   }
 }
 
+/// Each result of a split as a slice of its input (q, k and v split from
+/// one projection), which the data movement lowering copies.
+static void splitsAsSlices(func::FuncOp func) {
+  for (auto split :
+       llvm::make_early_inc_range(func.getBody().front().getOps<ts::SplitOp>())) {
+    OpBuilder b(split);
+    auto type = cast<RankedTensorType>(split.getInput().getType());
+    auto axis = static_cast<int64_t>(split.getAxis()); // I64Attr: unsigned
+    if (axis < 0)
+      axis += type.getRank();
+    int64_t offset = 0;
+    for (Value piece : split.getResults()) {
+      int64_t size = cast<RankedTensorType>(piece.getType()).getDimSize(axis);
+      if (ShapedType::isDynamic(size))
+        return; // left to the lowering, which reports it
+      auto slice = ts::SliceOp::create(
+          b, split.getLoc(), piece.getType(), split.getInput(),
+          b.getDenseI64ArrayAttr({offset}),
+          b.getDenseI64ArrayAttr({offset + size}),
+          b.getDenseI64ArrayAttr({axis}), DenseI64ArrayAttr());
+      piece.replaceAllUsesWith(slice.getResult());
+      offset += size;
+    }
+    split.erase();
+  }
+}
+
 LogicalResult Lowering::run(ModuleOp module, func::FuncOp func) {
   unwrapFusionRegions(func);
+  splitsAsSlices(func);
   for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
     auto type = dyn_cast<RankedTensorType>(arg.getType());
     // Integer inputs are indices (token ids) that gathers read; the host
@@ -231,7 +259,7 @@ LogicalResult Lowering::lowerOp(Operation *op) {
   return fail("cannot run on the systolic target yet: its lowering handles "
               "matmuls, convolutions without padding, elementwise ops, "
               "softmax, layer_norm, rms_norm, sums, means and maxima over "
-              "trailing axes, transposes, slices, concatenations, "
+              "trailing axes, transposes, slices, splits, concatenations, "
               "broadcasts and gathers of one constant index");
 }
 

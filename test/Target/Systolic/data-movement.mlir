@@ -111,3 +111,19 @@ func.func @main(%ids: tensor<1x4xi64>) -> tensor<1x4x8xf32> {
   %0 = tessera.gather %table[%ids] axis 0 : tensor<6x8xf32>, tensor<1x4xi64> -> tensor<1x4x8xf32>
   return %0 : tensor<1x4x8xf32>
 }
+
+// -----
+
+// A split (q, k and v from one projection) is one slice per piece, each a
+// strided copy of its columns.
+// CHECK-LABEL: systolic.program
+// CHECK: systolic.load unified dram 0 sram 0 rows 4 row_bytes 8 stride 24 {fence
+// CHECK: systolic.load unified dram 8 sram 0 rows 4 row_bytes 8 stride 24 {fence
+// CHECK: systolic.load unified dram 16 sram 0 rows 4 row_bytes 8 stride 24 {fence
+func.func @main(%x: tensor<4x6xf32>) -> (tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>) {
+  %q, %k, %v = tessera.split %x axis 1 : tensor<4x6xf32> -> tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>
+  %0 = tessera.neg %q : tensor<4x2xf32>
+  %1 = tessera.neg %k : tensor<4x2xf32>
+  %2 = tessera.neg %v : tensor<4x2xf32>
+  return %0, %1, %2 : tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>
+}
