@@ -390,10 +390,65 @@ void convolutionPerImage(RewriterBase &rewriter,
   convolutionToGemm(rewriter, inner);
 }
 
+/// A static float pointwise convolution (1 x 1 filter, stride 1, one
+/// element type) is a GEMM of
+/// the filters [F, C] and each image viewed as [C, H*W], with no im2col
+/// copy: loops [batch, filters, channels, pixels] as the register tiles
+/// take them. The GEMM, or null for another convolution.
+linalg::GenericOp pointwiseToGemm(RewriterBase &rewriter,
+                                  linalg::Conv2DNchwFchwOp conv) {
+  Value input = conv.getInputs()[0], filter = conv.getInputs()[1];
+  Value init = conv.getOutputs()[0];
+  auto inputType = cast<RankedTensorType>(input.getType());
+  auto filterType = cast<RankedTensorType>(filter.getType());
+  auto initType = cast<RankedTensorType>(init.getType());
+  Type element = initType.getElementType();
+  if (!isa<FloatType>(element) || inputType.getElementType() != element ||
+      filterType.getElementType() != element ||
+      !inputType.hasStaticShape() || !filterType.hasStaticShape() ||
+      filterType.getDimSize(2) != 1 || filterType.getDimSize(3) != 1 ||
+      !llvm::all_of(conv.getStrides(),
+                    [](const APInt &s) { return s.isOne(); }) ||
+      inputType.getShape().drop_front(2) != initType.getShape().drop_front(2))
+    return {};
+  rewriter.setInsertionPoint(conv);
+  Location loc = conv.getLoc();
+  SmallVector<ReassociationIndices> pixels = {{0}, {1}, {2, 3}};
+  Value images = tensor::CollapseShapeOp::create(rewriter, loc, input, pixels);
+  Value weights = tensor::CollapseShapeOp::create(
+      rewriter, loc, filter, SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
+  Value out = tensor::CollapseShapeOp::create(rewriter, loc, init, pixels);
+  MLIRContext *ctx = rewriter.getContext();
+  AffineExpr n, f, c, p;
+  bindDims(ctx, n, f, c, p);
+  SmallVector<AffineMap> maps = {AffineMap::get(4, 0, {f, c}, ctx),
+                                 AffineMap::get(4, 0, {n, c, p}, ctx),
+                                 AffineMap::get(4, 0, {n, f, p}, ctx)};
+  SmallVector<utils::IteratorType> iterators = {
+      utils::IteratorType::parallel, utils::IteratorType::parallel,
+      utils::IteratorType::reduction, utils::IteratorType::parallel};
+  auto gemm = linalg::GenericOp::create(
+      rewriter, loc, out.getType(), ValueRange{weights, images},
+      ValueRange{out}, maps, iterators,
+      [](OpBuilder &b, Location l, ValueRange args) {
+        Value product = arith::MulFOp::create(b, l, args[0], args[1]);
+        linalg::YieldOp::create(b, l,
+                                arith::AddFOp::create(b, l, args[2], product)
+                                    .getResult());
+      });
+  Value result = tensor::ExpandShapeOp::create(
+      rewriter, loc, initType, gemm.getResult(0), pixels);
+  rewriter.replaceOp(conv, result);
+  fillAfterCollapse(rewriter, gemm);
+  return gemm;
+}
+
 /// True when `conv` was rewritten (see whyDirect for when it is not).
 bool convolutionToGemm(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv) {
   if (whyDirect(conv))
     return false;
+  if (pointwiseToGemm(rewriter, conv))
+    return true;
   if (llvm::any_of(conv->getOperandTypes(), [](Type type) {
         return !cast<ShapedType>(type).hasStaticShape();
       })) {

@@ -578,6 +578,31 @@ func.func @patchify(%x: tensor<1x3x32x32xf32>, %w: tensor<64x3x16x16xf32>, %dx: 
 
 // -----
 
+// A pointwise convolution (1 x 1, stride 1: MobileNet's expansions and
+// projections) is a GEMM of the filters [F, C] and the image viewed as
+// [C, H*W], with no im2col copy, tiled like any contraction. With a stride
+// of 2 it goes through im2col.
+// CHECK-LABEL: func @pointwise
+// CHECK-DAG: tensor.collapse_shape %arg0 {{\[}}[0], [1], [2, 3]] : tensor<1x8x6x8xf32> into tensor<1x8x48xf32>
+// CHECK-DAG: tensor.collapse_shape %arg1 {{\[}}[0], [1, 2, 3]] : tensor<16x8x1x1xf32> into tensor<16x8xf32>
+// CHECK-NOT: linalg.conv_2d_nchw_fchw
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (1, 48) step (1, 48)
+// CHECK: vector.contract {{.*}} into vector<1x1x16xf32>
+// CHECK: tensor.expand_shape %{{.*}} {{\[}}[0], [1], [2, 3]] output_shape [1, 16, 6, 8]
+// CHECK: linalg.generic {{.*}} ins(%arg0 : tensor<1x8x6x8xf32>) outs(%{{.*}} : tensor<1x8x12xf32>)
+func.func @pointwise(%x: tensor<1x8x6x8xf32>, %w: tensor<16x8x1x1xf32>) -> (tensor<1x16x6x8xf32>, tensor<1x16x3x4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x16x6x8xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<1x16x6x8xf32>) -> tensor<1x16x6x8xf32>
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x8x6x8xf32>, tensor<16x8x1x1xf32>) outs(%acc : tensor<1x16x6x8xf32>) -> tensor<1x16x6x8xf32>
+  %e2 = tensor.empty() : tensor<1x16x3x4xf32>
+  %acc2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<1x16x3x4xf32>) -> tensor<1x16x3x4xf32>
+  %1 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%x, %w : tensor<1x8x6x8xf32>, tensor<16x8x1x1xf32>) outs(%acc2 : tensor<1x16x3x4xf32>) -> tensor<1x16x3x4xf32>
+  return %0, %1 : tensor<1x16x6x8xf32>, tensor<1x16x3x4xf32>
+}
+
+// -----
+
 // bf16 operands into an f32 accumulator (a matmul the precision passes
 // made narrow): the lhs and rhs are packed in bf16, and each product's
 // operands are extended to f32 next to it; the f32 matmul above has no
