@@ -117,12 +117,17 @@ static void splitsAsSlices(func::FuncOp func) {
     if (axis < 0)
       axis += type.getRank();
     int64_t offset = 0;
-    for (Value piece : split.getResults()) {
+    std::string node = ts::onnxNodeName(split.getLoc());
+    for (auto [i, piece] : llvm::enumerate(split.getResults())) {
       int64_t size = cast<RankedTensorType>(piece.getType()).getDimSize(axis);
       if (ShapedType::isDynamic(size))
         return; // left to the lowering, which reports it
+      // Each piece's tensor is named after its output (names are unique).
+      Location loc = NameLoc::get(
+          b.getStringAttr(node + "/output_" + std::to_string(i)),
+          split.getLoc());
       auto slice = ts::SliceOp::create(
-          b, split.getLoc(), piece.getType(), split.getInput(),
+          b, loc, piece.getType(), split.getInput(),
           b.getDenseI64ArrayAttr({offset}),
           b.getDenseI64ArrayAttr({offset + size}),
           b.getDenseI64ArrayAttr({axis}), DenseI64ArrayAttr());
@@ -133,9 +138,47 @@ static void splitsAsSlices(func::FuncOp func) {
   }
 }
 
+/// A select of scores against a constant at most -1e30 under a constant
+/// condition (masked_fill of attention scores with -inf or the float's
+/// minimum) as the scores plus a constant mask: 0 where they are kept, the
+/// fill elsewhere. Exact for -inf; for a finite fill, any score under 1e22
+/// in magnitude rounds away next to it.
+static void selectsAsMasks(func::FuncOp func) {
+  for (auto where :
+       llvm::make_early_inc_range(func.getBody().front().getOps<ts::WhereOp>())) {
+    auto condition = where.getCondition().getDefiningOp<ts::ConstantOp>();
+    auto type = dyn_cast<RankedTensorType>(where.getType());
+    if (!condition || !type || !type.getElementType().isF32())
+      continue;
+    for (bool keepOn : {true, false}) {
+      Value kept = keepOn ? where.getOnTrue() : where.getOnFalse();
+      Value other = keepOn ? where.getOnFalse() : where.getOnTrue();
+      std::optional<std::vector<float>> fill = constantValues(other);
+      if (kept.getType() != type || !fill || fill->size() != 1 ||
+          !(fill->front() <= -1e30f) || constantValues(kept))
+        continue;
+      OpBuilder b(where);
+      Location loc = where.getLoc();
+      auto scalar = RankedTensorType::get({}, b.getF32Type());
+      Value zero = ts::ConstantOp::create(
+          b, loc, cast<ElementsAttr>(DenseElementsAttr::get(scalar, 0.0f)));
+      auto conditionType =
+          cast<RankedTensorType>(where.getCondition().getType());
+      Value mask = ts::WhereOp::create(
+          b, loc, conditionType.clone(b.getF32Type()), where.getCondition(),
+          keepOn ? zero : other, keepOn ? other : zero);
+      Value sum = ts::AddOp::create(b, loc, type, kept, mask);
+      where.replaceAllUsesWith(sum);
+      where.erase();
+      break;
+    }
+  }
+}
+
 LogicalResult Lowering::run(ModuleOp module, func::FuncOp func) {
   unwrapFusionRegions(func);
   splitsAsSlices(func);
+  selectsAsMasks(func);
   for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
     auto type = dyn_cast<RankedTensorType>(arg.getType());
     // Integer inputs are indices (token ids) that gathers read; the host

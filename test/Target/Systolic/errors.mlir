@@ -194,3 +194,15 @@ func.func @main(%x: tensor<8x0xf32>) -> tensor<8xf32> {
   %0 = tessera.reduce_sum %x [1] {keepdims = false} : tensor<8x0xf32> -> tensor<8xf32>
   return %0 : tensor<8xf32>
 }
+
+// -----
+
+// A select with a fill that is not at most -1e30 (adding it to the scores
+// would not give the fill) stays a select, which the vector unit has not.
+func.func @main(%s: tensor<2x2xf32>) -> tensor<2x2xf32> {
+  %keep = tessera.constant dense<[[true, false], [true, true]]> : tensor<2x2xi1>
+  %fill = tessera.constant dense<-1.0e9> : tensor<f32>
+  // expected-error @+1 {{'tessera.where' cannot run on the systolic target yet}}
+  %m = tessera.where %keep, %s, %fill : tensor<2x2xi1>, tensor<2x2xf32>, tensor<f32> -> tensor<2x2xf32>
+  return %m : tensor<2x2xf32>
+}

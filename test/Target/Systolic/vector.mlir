@@ -163,3 +163,20 @@ func.func @main(%x: tensor<2x3x4x3xf32>) -> (tensor<2x3x1x1xf32>, tensor<2x3x4xf
   %1 = tessera.reduce_max %x [-1] {keepdims = false} : tensor<2x3x4x3xf32> -> tensor<2x3x4xf32>
   return %0, %1 : tensor<2x3x1x1xf32>, tensor<2x3x4xf32>
 }
+
+// -----
+
+// masked_fill of scores with -inf under a constant condition (a causal
+// mask): the scores plus a constant mask, 0 where they are kept and -inf
+// elsewhere, then the softmax.
+// CHECK-LABEL: systolic.program
+// CHECK: systolic.tensor "constant/f32_{{[0-9]+}}" constant f32 [4] at {{[0-9]+}} value dense<[0.000000e+00, 0xFF800000, 0.000000e+00, 0.000000e+00]>
+// CHECK: systolic.vector add f32 {{.*}} rows 4 cols 2 mode full
+// CHECK: systolic.vector row_max
+func.func @main(%s: tensor<2x2x2xf32>) -> tensor<2x2x2xf32> {
+  %keep = tessera.constant dense<[[true, false], [true, true]]> : tensor<2x2xi1>
+  %inf = tessera.constant dense<0xFF800000> : tensor<f32>
+  %m = tessera.where %keep, %s, %inf : tensor<2x2xi1>, tensor<2x2x2xf32>, tensor<f32> -> tensor<2x2x2xf32>
+  %p = tessera.softmax %m : tensor<2x2x2xf32>
+  return %p : tensor<2x2x2xf32>
+}
