@@ -28,6 +28,9 @@ namespace {
 
 /// Masked positions must hold at most this (exp underflows to 0 in f32).
 constexpr double kMaskedAtMost = -1.0e4;
+/// A fill at most this, added to any score (under 1e22 in magnitude), is
+/// still the fill in f32.
+constexpr double kSwallowsScores = -1.0e30;
 
 /// Whether `mask` is a constant [1..., Sq, Sk] that allows exactly the keys
 /// `j <= i + (Sk - Sq)` (0 there, at most -1e4 elsewhere). With more
@@ -335,6 +338,13 @@ std::variant<AttentionMatch, std::string> matchAttention(MatmulOp pv) {
       match.causal = true;
       continue;
     }
+    // As an additive mask the select adds its fill to the scores: the same
+    // values only when the fill swallows any score (-inf, or a float's
+    // minimum); with a larger one a row masked everywhere would no longer
+    // be uniform.
+    if (!(select.fill <= kSwallowsScores))
+      return std::string("the scores are masked with a select whose fill is "
+                         "above -1e30 (a fully masked row would change)");
     match.selects.push_back(select);
   }
   if (match.masks.size() + match.selects.size() <= 1)

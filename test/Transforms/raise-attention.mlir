@@ -302,3 +302,20 @@ func.func @two_masks_dynamic(%q: tensor<?x8xf32>, %k: tensor<?x8xf32>, %v: tenso
   %o = tessera.matmul %p, %v : tensor<?x?xf32>, tensor<?x8xf32> -> tensor<?x8xf32>
   return %o : tensor<?x8xf32>
 }
+
+// -----
+
+// Must not fire: a select whose fill (-1e9) does not swallow the scores:
+// as an additive mask, a row masked everywhere would no longer be uniform.
+// CHECK-LABEL: func @select_finite_fill
+// CHECK-NOT: tessera.attention %
+// REASON-LABEL: func @select_finite_fill
+// REASON: attention_not_raised = "the scores are masked with a select whose fill is above -1e30 (a fully masked row would change)"
+func.func @select_finite_fill(%q: tensor<4x8xf32>, %k: tensor<4x8xf32>, %v: tensor<4x8xf32>, %keep: tensor<4x4xi1>) -> tensor<4x8xf32> {
+  %fill = tessera.constant dense<-1.0e9> : tensor<f32>
+  %s = tessera.matmul %q, %k {transpose_b} : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x4xf32>
+  %m = tessera.where %keep, %s, %fill : tensor<4x4xi1>, tensor<4x4xf32>, tensor<f32> -> tensor<4x4xf32>
+  %p = tessera.softmax %m : tensor<4x4xf32>
+  %o = tessera.matmul %p, %v : tensor<4x4xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+  return %o : tensor<4x8xf32>
+}

@@ -107,25 +107,31 @@ void Lowering::unwrapFusionRegions(func::FuncOp func) {
 }
 
 /// Each result of a split as a slice of its input (q, k and v split from
-/// one projection), which the data movement lowering copies.
+/// one projection), which the data movement lowering copies. A split with
+/// a piece dynamic along its axis is left to the lowering, which reports
+/// it.
 static void splitsAsSlices(func::FuncOp func) {
-  for (auto split :
-       llvm::make_early_inc_range(func.getBody().front().getOps<ts::SplitOp>())) {
-    OpBuilder b(split);
+  SmallVector<ts::SplitOp> splits;
+  func.walk([&](ts::SplitOp split) { splits.push_back(split); });
+  for (ts::SplitOp split : splits) {
     auto type = cast<RankedTensorType>(split.getInput().getType());
     auto axis = static_cast<int64_t>(split.getAxis()); // I64Attr: unsigned
     if (axis < 0)
       axis += type.getRank();
+    if (llvm::any_of(split.getResults(), [&](Value piece) {
+          return cast<RankedTensorType>(piece.getType()).isDynamicDim(axis);
+        }))
+      continue;
+    OpBuilder b(split);
     int64_t offset = 0;
     std::string node = ts::onnxNodeName(split.getLoc());
     for (auto [i, piece] : llvm::enumerate(split.getResults())) {
       int64_t size = cast<RankedTensorType>(piece.getType()).getDimSize(axis);
-      if (ShapedType::isDynamic(size))
-        return; // left to the lowering, which reports it
       // Each piece's tensor is named after its output (names are unique).
-      Location loc = NameLoc::get(
-          b.getStringAttr(node + "/output_" + std::to_string(i)),
-          split.getLoc());
+      Location loc = split.getLoc();
+      if (!node.empty())
+        loc = NameLoc::get(
+            b.getStringAttr(node + "/output_" + std::to_string(i)), loc);
       auto slice = ts::SliceOp::create(
           b, loc, piece.getType(), split.getInput(),
           b.getDenseI64ArrayAttr({offset}),
@@ -140,12 +146,15 @@ static void splitsAsSlices(func::FuncOp func) {
 
 /// A select of scores against a constant at most -1e30 under a constant
 /// condition (masked_fill of attention scores with -inf or the float's
-/// minimum) as the scores plus a constant mask: 0 where they are kept, the
-/// fill elsewhere. Exact for -inf; for a finite fill, any score under 1e22
-/// in magnitude rounds away next to it.
+/// minimum) as the scores plus a constant mask: -0 where they are kept
+/// (x + -0 is x, bit for bit), the fill elsewhere. For finite scores it
+/// is exact: a score under 1e22 in magnitude rounds away next to the fill.
+/// A masked NaN or +inf score would give NaN where the select gives the
+/// fill.
 static void selectsAsMasks(func::FuncOp func) {
-  for (auto where :
-       llvm::make_early_inc_range(func.getBody().front().getOps<ts::WhereOp>())) {
+  SmallVector<ts::WhereOp> selects;
+  func.walk([&](ts::WhereOp where) { selects.push_back(where); });
+  for (ts::WhereOp where : selects) {
     auto condition = where.getCondition().getDefiningOp<ts::ConstantOp>();
     auto type = dyn_cast<RankedTensorType>(where.getType());
     if (!condition || !type || !type.getElementType().isF32())
@@ -159,14 +168,17 @@ static void selectsAsMasks(func::FuncOp func) {
         continue;
       OpBuilder b(where);
       Location loc = where.getLoc();
-      auto scalar = RankedTensorType::get({}, b.getF32Type());
-      Value zero = ts::ConstantOp::create(
-          b, loc, cast<ElementsAttr>(DenseElementsAttr::get(scalar, 0.0f)));
+      auto scalarType = RankedTensorType::get({}, b.getF32Type());
+      auto scalar = [&](float v) -> Value {
+        return ts::ConstantOp::create(
+            b, loc, cast<ElementsAttr>(DenseElementsAttr::get(scalarType, v)));
+      };
+      Value keep = scalar(-0.0f), masked = scalar(fill->front());
       auto conditionType =
           cast<RankedTensorType>(where.getCondition().getType());
       Value mask = ts::WhereOp::create(
           b, loc, conditionType.clone(b.getF32Type()), where.getCondition(),
-          keepOn ? zero : other, keepOn ? other : zero);
+          keepOn ? keep : masked, keepOn ? masked : keep);
       Value sum = ts::AddOp::create(b, loc, type, kept, mask);
       where.replaceAllUsesWith(sum);
       where.erase();
@@ -176,9 +188,11 @@ static void selectsAsMasks(func::FuncOp func) {
 }
 
 LogicalResult Lowering::run(ModuleOp module, func::FuncOp func) {
-  unwrapFusionRegions(func);
+  // Rewrites first, inside the fusion regions, so that the ops they create
+  // belong to the region of the ops they replace.
   splitsAsSlices(func);
   selectsAsMasks(func);
+  unwrapFusionRegions(func);
   for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
     auto type = dyn_cast<RankedTensorType>(arg.getType());
     // Integer inputs are indices (token ids) that gathers read; the host

@@ -127,3 +127,19 @@ func.func @main(%x: tensor<4x6xf32>) -> (tensor<4x2xf32>, tensor<4x2xf32>, tenso
   %2 = tessera.neg %v : tensor<4x2xf32>
   return %0, %1, %2 : tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>
 }
+
+// -----
+
+// Two splits of unnamed ops in one function: each piece is a tensor of
+// its own (no name shared between them).
+// CHECK-LABEL: systolic.program
+// CHECK-COUNT-4: systolic.load unified {{.*}} rows 4 row_bytes 8 stride 16 {fence
+func.func @main(%x: tensor<4x4xf32>, %y: tensor<4x4xf32>) -> (tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>) {
+  %a, %b = tessera.split %x axis 1 : tensor<4x4xf32> -> tensor<4x2xf32>, tensor<4x2xf32>
+  %c, %d = tessera.split %y axis 1 : tensor<4x4xf32> -> tensor<4x2xf32>, tensor<4x2xf32>
+  %0 = tessera.neg %a : tensor<4x2xf32>
+  %1 = tessera.neg %b : tensor<4x2xf32>
+  %2 = tessera.neg %c : tensor<4x2xf32>
+  %3 = tessera.neg %d : tensor<4x2xf32>
+  return %0, %1, %2, %3 : tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>
+}

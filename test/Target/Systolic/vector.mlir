@@ -167,10 +167,10 @@ func.func @main(%x: tensor<2x3x4x3xf32>) -> (tensor<2x3x1x1xf32>, tensor<2x3x4xf
 // -----
 
 // masked_fill of scores with -inf under a constant condition (a causal
-// mask): the scores plus a constant mask, 0 where they are kept and -inf
+// mask): the scores plus a constant mask, -0 where they are kept and -inf
 // elsewhere, then the softmax.
 // CHECK-LABEL: systolic.program
-// CHECK: systolic.tensor "constant/f32_{{[0-9]+}}" constant f32 [4] at {{[0-9]+}} value dense<[0.000000e+00, 0xFF800000, 0.000000e+00, 0.000000e+00]>
+// CHECK: systolic.tensor "constant/f32_{{[0-9]+}}" constant f32 [4] at {{[0-9]+}} value dense<[-0.000000e+00, 0xFF800000, -0.000000e+00, -0.000000e+00]>
 // CHECK: systolic.vector add f32 {{.*}} rows 4 cols 2 mode full
 // CHECK: systolic.vector row_max
 func.func @main(%s: tensor<2x2x2xf32>) -> tensor<2x2x2xf32> {
