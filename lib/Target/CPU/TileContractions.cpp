@@ -473,6 +473,88 @@ bool convolutionToGemm(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv) {
   return true;
 }
 
+/// A grouped convolution (channels and filters split into G groups, not
+/// dilated, dims other than the batch static) as a loop over the groups,
+/// each an ungrouped convolution of its group's channels and filters, which
+/// then becomes im2col and a GEMM. False when `conv` stays as it is.
+bool groupsAsConvolutions(RewriterBase &rewriter,
+                          linalg::Conv2DNgchwGfchwOp conv) {
+  if (!conv.hasPureTensorSemantics() ||
+      !llvm::all_of(conv.getDilations(),
+                    [](const APInt &d) { return d.isOne(); }))
+    return false;
+  Value input = conv.getInputs()[0], filter = conv.getInputs()[1];
+  Value init = conv.getOutputs()[0];
+  auto inType = cast<RankedTensorType>(input.getType());
+  auto filterType = cast<RankedTensorType>(filter.getType());
+  auto initType = cast<RankedTensorType>(init.getType());
+  auto staticButBatch = [](RankedTensorType type) {
+    return llvm::none_of(type.getShape().drop_front(), ShapedType::isDynamic);
+  };
+  if (!staticButBatch(inType) || !filterType.hasStaticShape() ||
+      !staticButBatch(initType))
+    return false;
+  // Group g's slices: [N, 1, ...] of the input and result, [1, ...] of the
+  // filters, with the group dim dropped.
+  auto dropGroup = [](RankedTensorType type, int64_t dim) {
+    SmallVector<int64_t> shape(type.getShape());
+    shape.erase(shape.begin() + dim);
+    return RankedTensorType::get(shape, type.getElementType());
+  };
+  RankedTensorType inGroup = dropGroup(inType, 1),
+                   filterGroup = dropGroup(filterType, 0),
+                   outGroup = dropGroup(initType, 1);
+  Location loc = conv.getLoc();
+  rewriter.setInsertionPoint(conv);
+  Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+  Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+  Value groups =
+      arith::ConstantIndexOp::create(rewriter, loc, filterType.getDimSize(0));
+  linalg::Conv2DNchwFchwOp inner;
+  auto loop = scf::ForOp::create(
+      rewriter, loc, zero, groups, one, ValueRange{init},
+      [&](OpBuilder &b, Location l, Value g, ValueRange args) {
+        auto sizesOf = [&](Value source, RankedTensorType type,
+                           int64_t groupDim) {
+          SmallVector<OpFoldResult> sizes;
+          for (int64_t d = 0; d < type.getRank(); ++d)
+            sizes.push_back(d == groupDim ? b.getIndexAttr(1)
+                            : type.isDynamicDim(d)
+                                ? OpFoldResult(
+                                      tensor::DimOp::create(b, l, source, d)
+                                          .getResult())
+                                : b.getIndexAttr(type.getDimSize(d)));
+          return sizes;
+        };
+        auto slice = [&](Value source, RankedTensorType type,
+                         RankedTensorType group, int64_t groupDim) -> Value {
+          SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
+          offsets[groupDim] = g;
+          SmallVector<OpFoldResult> strides(type.getRank(), b.getIndexAttr(1));
+          return tensor::ExtractSliceOp::create(
+              b, l, group, source, offsets, sizesOf(source, type, groupDim),
+              strides);
+        };
+        Value in = slice(input, inType, inGroup, 1);
+        Value w = slice(filter, filterType, filterGroup, 0);
+        Value out = slice(args[0], initType, outGroup, 1);
+        inner = linalg::Conv2DNchwFchwOp::create(
+            b, l, TypeRange{outGroup}, ValueRange{in, w}, ValueRange{out},
+            conv.getStrides(), conv.getDilations());
+        SmallVector<OpFoldResult> offsets(initType.getRank(),
+                                          b.getIndexAttr(0));
+        offsets[1] = g;
+        SmallVector<OpFoldResult> strides(initType.getRank(),
+                                          b.getIndexAttr(1));
+        Value inserted = tensor::InsertSliceOp::create(
+            b, l, inner.getResult(0), args[0], offsets,
+            sizesOf(args[0], initType, 1), strides);
+        scf::YieldOp::create(b, l, inserted);
+      });
+  rewriter.replaceOp(conv, loop.getResults());
+  return true;
+}
+
 /// Why a contraction cannot take the register tiles (see
 /// isTileableContraction).
 std::string genericReason(linalg::GenericOp op) {
@@ -656,6 +738,10 @@ private:
   LogicalResult runOnFunction(func::FuncOp func) {
     MLIRContext *ctx = &getContext();
     IRRewriter rewriter(ctx);
+    SmallVector<linalg::Conv2DNgchwGfchwOp> grouped;
+    func.walk([&](linalg::Conv2DNgchwGfchwOp op) { grouped.push_back(op); });
+    for (linalg::Conv2DNgchwGfchwOp conv : grouped)
+      groupsAsConvolutions(rewriter, conv);
     SmallVector<linalg::Conv2DNchwFchwOp> convolutions;
     func.walk(
         [&](linalg::Conv2DNchwFchwOp op) { convolutions.push_back(op); });
@@ -677,7 +763,8 @@ private:
           op.emitRemark() << "convolution stays a direct loop nest (not the "
                              "register-tiled GEMM): "
                           << op->getName().stripDialect()
-                          << " (grouped or depthwise)";
+                          << " (grouped and dilated, or dynamic dims other "
+                             "than the batch)";
       });
     SmallVector<linalg::GenericOp> targets;
     func.walk([&](linalg::GenericOp op) {

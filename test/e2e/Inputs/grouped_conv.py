@@ -7,7 +7,8 @@ Writes OUT_DIR/<case>.onnx, <case>_x.npy and <case>_y.npy for each case:
 a depthwise conv (group = channels, channel multiplier 2, stride 2, pads,
 bias), depthwise convs with one filter per channel (3 x 3, pads, bias,
 a symbolic batch, 75 columns; 5 x 5 with stride 2, a dilation of 2 along
-the rows and 66 columns), a grouped conv (3 groups, dilation 2, asymmetric pads), and two
+the rows and 66 columns), a grouped conv of 4 groups (pads, stride 2
+along the rows, bias, a symbolic batch), a dilated grouped conv (3 groups, dilation 2, asymmetric pads), and two
 ungrouped convs with a symbolic batch dim run at batch 3 (one with
 stride 2, pads and bias; one dilated). The
 expected outputs come from a direct NumPy convolution, independent of
@@ -86,6 +87,8 @@ def main():
           [1, 1, 1, 1], [1, 1], True, symbolic_batch=True)
     write(out, "depthwise_s2", [1, 5, 17, 135], [5, 1, 5, 5], 5, [2, 2],
           [2, 2, 2, 2], [1, 2], False)
+    write(out, "grouped_gemm", [2, 8, 10, 9], [12, 2, 3, 3], 4, [1, 2],
+          [1, 1, 1, 1], [1, 1], True, symbolic_batch=True)
     write(out, "grouped", [1, 6, 10, 8], [9, 2, 3, 2], 3, [1, 2],
           [2, 0, 1, 1], [2, 1], False)
     write(out, "batch", [3, 5, 12, 10], [16, 5, 3, 3], 1, [2, 2],
