@@ -120,6 +120,13 @@ llvm::Expected<Shape> tessera::inferMatmulShape(ArrayRef<int64_t> lhs,
 /// Ceiling division of positive numbers, free of overflow.
 static int64_t ceilDiv(int64_t n, int64_t d) { return n / d + (n % d != 0); }
 
+int64_t tessera::sliceFirstIndex(int64_t dim, int64_t start, int64_t step) {
+  if (start < 0)
+    start += dim;
+  return step > 0 ? std::clamp<int64_t>(start, 0, dim)
+                  : std::clamp<int64_t>(start, 0, dim - 1);
+}
+
 int64_t tessera::sliceDimSize(int64_t dim, int64_t start, int64_t end,
                               int64_t step) {
   if (dim == kDynamicDim)

@@ -16,6 +16,7 @@
 #include "tessera/Support/ShapeInference.h"
 #include "tessera/Transforms/Passes.h"
 
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -121,13 +122,6 @@ void copy(Values &result, int64_t to, const Values &source, int64_t from) {
     result.f[to] = source.f[from];
   else
     result.i[to] = source.i[from];
-}
-
-SmallVector<int64_t> stridesOf(ArrayRef<int64_t> shape) {
-  SmallVector<int64_t> strides(shape.size(), 1);
-  for (int64_t d = static_cast<int64_t>(shape.size()) - 2; d >= 0; --d)
-    strides[d] = strides[d + 1] * shape[d + 1];
-  return strides;
 }
 
 /// The element of an operand of shape `shape` that element `flat` of a
@@ -350,28 +344,13 @@ std::optional<Values> evaluateElementwise(Operation *op,
   return std::nullopt;
 }
 
-/// Element `flat` of `shape` as coordinates.
-SmallVector<int64_t> coordinates(int64_t flat, ArrayRef<int64_t> shape) {
-  SmallVector<int64_t> c(shape.size());
-  for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
-    c[d] = flat % shape[d];
-    flat /= shape[d];
-  }
-  return c;
-}
-
-int64_t flatIndex(ArrayRef<int64_t> c, ArrayRef<int64_t> strides) {
-  int64_t flat = 0;
-  for (auto [x, s] : llvm::zip(c, strides))
-    flat += x * s;
-  return flat;
-}
-
 std::optional<Values> evaluateMovement(Operation *op, ArrayRef<Values> in,
                                        RankedTensorType type) {
   Values out = empty(type);
   ArrayRef<int64_t> shape = type.getShape();
   int64_t count = type.getNumElements();
+  // Element n of the result as coordinates: delinearize(n, outStrides).
+  SmallVector<int64_t> outStrides = computeStrides(shape);
   if (isa<ReshapeOp>(op)) {
     out.f = in[0].f;
     out.i = in[0].i;
@@ -384,13 +363,13 @@ std::optional<Values> evaluateMovement(Operation *op, ArrayRef<Values> in,
     return out;
   }
   if (auto transpose = dyn_cast<TransposeOp>(op)) {
-    SmallVector<int64_t> strides = stridesOf(in[0].type.getShape());
+    SmallVector<int64_t> strides = computeStrides(in[0].type.getShape());
     ArrayRef<int64_t> perm = transpose.getPermutation();
     for (int64_t n = 0; n < count; ++n) {
-      SmallVector<int64_t> c = coordinates(n, shape), source(c.size());
+      SmallVector<int64_t> c = delinearize(n, outStrides), source(c.size());
       for (auto [d, p] : llvm::enumerate(perm))
         source[p] = c[d];
-      copy(out, n, in[0], flatIndex(source, strides));
+      copy(out, n, in[0], linearize(source, strides));
     }
     return out;
   }
@@ -405,21 +384,17 @@ std::optional<Values> evaluateMovement(Operation *op, ArrayRef<Values> in,
       if (axis < 0)
         axis += rank;
       int64_t s = slice.getSteps() ? (*slice.getSteps())[k] : 1;
-      int64_t n = inShape[axis], start = starts[k];
-      if (n == 0 || s == 0)
+      if (inShape[axis] == 0 || s == 0)
         continue; // an empty slice (the result has no elements)
-      if (start < 0)
-        start += n;
-      first[axis] = s > 0 ? std::clamp<int64_t>(start, 0, n)
-                          : std::clamp<int64_t>(start, 0, n - 1);
+      first[axis] = ::tessera::sliceFirstIndex(inShape[axis], starts[k], s);
       step[axis] = s;
     }
-    SmallVector<int64_t> strides = stridesOf(inShape);
+    SmallVector<int64_t> strides = computeStrides(inShape);
     for (int64_t n = 0; n < count; ++n) {
-      SmallVector<int64_t> c = coordinates(n, shape);
+      SmallVector<int64_t> c = delinearize(n, outStrides);
       for (int64_t d = 0; d < rank; ++d)
         c[d] = first[d] + c[d] * step[d];
-      copy(out, n, in[0], flatIndex(c, strides));
+      copy(out, n, in[0], linearize(c, strides));
     }
     return out;
   }
@@ -429,11 +404,11 @@ std::optional<Values> evaluateMovement(Operation *op, ArrayRef<Values> in,
     if (axis < 0)
       axis += rank;
     for (int64_t n = 0; n < count; ++n) {
-      SmallVector<int64_t> c = coordinates(n, shape);
+      SmallVector<int64_t> c = delinearize(n, outStrides);
       for (const Values &part : in) {
         int64_t size = part.type.getDimSize(axis);
         if (c[axis] < size) {
-          copy(out, n, part, flatIndex(c, stridesOf(part.type.getShape())));
+          copy(out, n, part, linearize(c, computeStrides(part.type.getShape())));
           break;
         }
         c[axis] -= size;
@@ -450,12 +425,12 @@ std::optional<Values> evaluateMovement(Operation *op, ArrayRef<Values> in,
     if (axis < 0)
       axis += rank;
     int64_t indexRank = in[1].type.getRank();
-    SmallVector<int64_t> strides = stridesOf(inShape);
-    SmallVector<int64_t> indexStrides = stridesOf(in[1].type.getShape());
+    SmallVector<int64_t> strides = computeStrides(inShape);
+    SmallVector<int64_t> indexStrides = computeStrides(in[1].type.getShape());
     for (int64_t n = 0; n < count; ++n) {
-      SmallVector<int64_t> c = coordinates(n, shape);
+      SmallVector<int64_t> c = delinearize(n, outStrides);
       SmallVector<int64_t> source(c.begin(), c.begin() + axis);
-      int64_t index = in[1].i[flatIndex(
+      int64_t index = in[1].i[linearize(
           ArrayRef<int64_t>(c).slice(axis, indexRank), indexStrides)];
       if (index < 0)
         index += inShape[axis];
@@ -463,7 +438,7 @@ std::optional<Values> evaluateMovement(Operation *op, ArrayRef<Values> in,
         return std::nullopt; // undefined at run time as in ONNX
       source.push_back(index);
       source.append(c.begin() + axis + indexRank, c.end());
-      copy(out, n, in[0], flatIndex(source, strides));
+      copy(out, n, in[0], linearize(source, strides));
     }
     return out;
   }
@@ -478,7 +453,7 @@ std::optional<Values> evaluateMovement(Operation *op, ArrayRef<Values> in,
     int64_t sliceSize = 1;
     for (int64_t d = depth; d < static_cast<int64_t>(dataShape.size()); ++d)
       sliceSize *= dataShape[d];
-    SmallVector<int64_t> strides = stridesOf(dataShape);
+    SmallVector<int64_t> strides = computeStrides(dataShape);
     for (int64_t t = 0; t < tuples; ++t) {
       int64_t base = 0;
       for (int64_t d = 0; d < depth; ++d) {

@@ -58,6 +58,11 @@ llvm::Expected<Shape> inferMatmulShape(llvm::ArrayRef<int64_t> lhs,
 /// `step` must be non-zero.
 int64_t sliceDimSize(int64_t dim, int64_t start, int64_t end, int64_t step);
 
+/// The first index ONNX Slice takes from a dimension of size `dim` > 0:
+/// `start` counted from the back when negative, then clamped to [0, dim]
+/// going forwards and to [0, dim - 1] going backwards (`step` < 0).
+int64_t sliceFirstIndex(int64_t dim, int64_t start, int64_t step);
+
 /// Output size of a convolution along one spatial dimension; kDynamicDim
 /// when `input` is; a value < 1 means the window does not fit.
 int64_t convOutputSize(int64_t input, int64_t kernel, int64_t stride,

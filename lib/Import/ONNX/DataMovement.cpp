@@ -9,6 +9,8 @@
 //===----------------------------------------------------------------------===//
 #include "GraphImporter.h"
 
+#include "mlir/Dialect/Utils/IndexingUtils.h"
+
 using namespace mlir;
 
 namespace tessera::onnx_import {
@@ -45,19 +47,15 @@ static LogicalResult convertTranspose(GraphImporter &im,
   if (!known || sorted != llvm::to_vector(llvm::seq<int64_t>(0, rank)))
     return im.setOutput(0, build());
   ArrayRef<int64_t> shape = tensorType(x).getShape();
-  SmallVector<int64_t> resultShape, strides(rank, 1), moved;
-  for (int64_t d = rank - 2; d >= 0; --d)
-    strides[d] = strides[d + 1] * shape[d + 1];
-  for (int64_t p : perm)
-    resultShape.push_back(shape[p]);
+  SmallVector<int64_t> resultShape = applyPermutation(shape, perm), moved;
+  SmallVector<int64_t> strides = computeStrides(shape),
+                       resultStrides = computeStrides(resultShape);
   for (int64_t i = 0, e = known->size(); i < e; ++i) {
-    // Element i of the result, as offsets into x.
-    int64_t rest = i, offset = 0;
-    for (int64_t d = rank - 1; d >= 0; --d) {
-      offset += (rest % resultShape[d]) * strides[perm[d]];
-      rest /= resultShape[d];
-    }
-    moved.push_back((*known)[offset]);
+    // Element i of the result is x's element at the permuted coordinates.
+    SmallVector<int64_t> at = delinearize(i, resultStrides), source(rank);
+    for (auto [d, p] : llvm::enumerate(perm))
+      source[p] = at[d];
+    moved.push_back((*known)[linearize(source, strides)]);
   }
   return im.setIntsOutput(moved, resultShape, build, elementType(x));
 }
@@ -487,29 +485,23 @@ static LogicalResult convertSlice(GraphImporter &im, const onnx::NodeProto &) {
     if (axis < 0 || axis >= rank || seen[axis] || s == 0)
       return im.setOutput(0, build());
     seen[axis] = true;
-    int64_t n = shape[axis], start = (**starts)[i];
-    count[axis] = ::tessera::sliceDimSize(n, start, (**ends)[i], s);
+    int64_t start = (**starts)[i];
+    count[axis] = ::tessera::sliceDimSize(shape[axis], start, (**ends)[i], s);
     if (count[axis] == 0)
       continue;
-    if (start < 0)
-      start += n;
-    first[axis] = s > 0 ? std::clamp<int64_t>(start, 0, n)
-                        : std::clamp<int64_t>(start, 0, n - 1);
+    first[axis] = ::tessera::sliceFirstIndex(shape[axis], start, s);
     step[axis] = s;
   }
-  SmallVector<int64_t> strides(rank, 1), taken;
-  for (int64_t d = rank - 2; d >= 0; --d)
-    strides[d] = strides[d + 1] * shape[d + 1];
-  int64_t total = 1;
-  for (int64_t c : count)
-    total *= c;
-  for (int64_t i = 0; i < total; ++i) {
-    int64_t rest = i, offset = 0;
-    for (int64_t d = rank - 1; d >= 0; --d) {
-      offset += (first[d] + (rest % count[d]) * step[d]) * strides[d];
-      rest /= count[d];
+  SmallVector<int64_t> taken;
+  if (computeProduct(count) != 0) {
+    SmallVector<int64_t> strides = computeStrides(shape),
+                         countStrides = computeStrides(count);
+    for (int64_t i = 0, e = computeProduct(count); i < e; ++i) {
+      SmallVector<int64_t> at = delinearize(i, countStrides);
+      for (int64_t d = 0; d < rank; ++d)
+        at[d] = first[d] + at[d] * step[d];
+      taken.push_back((*known)[linearize(at, strides)]);
     }
-    taken.push_back((*known)[offset]);
   }
   return im.setIntsOutput(taken, count, build, elementType(x));
 }

@@ -1,0 +1,285 @@
+//===- Convolutions.cpp - convolutions as GEMMs for the register tiles ----===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#include "Convolutions.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+using tessera::cpu::fillAfterCollapse;
+
+namespace {
+
+/// A static, ungrouped NCHW convolution as im2col and a GEMM (linalg's
+/// rewriteInIm2Col: [N, C*KH*KW, OH*OW] patches, then filters [F,
+/// C*KH*KW] times patches per image), the GEMM's loops put in the order
+/// [batch, rows, k, columns] that the register tiles take: rows are the
+/// filters, columns the output pixels, so the result is NCHW as it is.
+/// Why `conv` cannot become im2col and a GEMM, or nothing when it can
+/// (statically, or per image when its batch alone is dynamic).
+std::optional<std::string> whyDirect(linalg::Conv2DNchwFchwOp conv) {
+  if (!conv.hasPureTensorSemantics())
+    return std::string("it works on buffers");
+  // linalg's im2col rewrite takes undilated NCHW convolutions only.
+  if (!llvm::all_of(conv.getDilations(),
+                    [](const APInt &d) { return d.isOne(); }))
+    return std::string("it is dilated");
+  auto staticButBatch = [](Type type) {
+    auto shaped = cast<ShapedType>(type);
+    return llvm::none_of(shaped.getShape().drop_front(), ShapedType::isDynamic);
+  };
+  if (!staticButBatch(conv.getInputs()[0].getType()) ||
+      !cast<ShapedType>(conv.getInputs()[1].getType()).hasStaticShape() ||
+      !staticButBatch(conv.getOutputs()[0].getType()))
+    return std::string("dims other than its batch are dynamic");
+  return std::nullopt;
+}
+
+bool convolutionToGemm(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv);
+
+/// A convolution whose batch alone is dynamic (a symbolic batch: a ViT's
+/// patch embedding; whyDirect holds) as a loop over the images, each a
+/// static convolution that then becomes im2col and a GEMM.
+void convolutionPerImage(RewriterBase &rewriter,
+                         linalg::Conv2DNchwFchwOp conv) {
+  Value input = conv.getInputs()[0], filter = conv.getInputs()[1];
+  Value init = conv.getOutputs()[0];
+  auto inputType = cast<RankedTensorType>(input.getType());
+  auto initType = cast<RankedTensorType>(init.getType());
+  rewriter.setInsertionPoint(conv);
+  Location loc = conv.getLoc();
+  auto image = [](RankedTensorType type) {
+    SmallVector<int64_t> shape(type.getShape());
+    shape[0] = 1;
+    return RankedTensorType::get(shape, type.getElementType());
+  };
+  RankedTensorType inputImage = image(inputType), outputImage = image(initType);
+  Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+  Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+  Value batch = tensor::DimOp::create(rewriter, loc, input, 0);
+  linalg::Conv2DNchwFchwOp inner;
+  auto loop = scf::ForOp::create(
+      rewriter, loc, zero, batch, one, ValueRange{init},
+      [&](OpBuilder &b, Location l, Value n, ValueRange args) {
+        // Image n of a [N, ...] tensor: offsets [n, 0, 0, 0], sizes
+        // [1, ...].
+        SmallVector<OpFoldResult> offsets(4, b.getIndexAttr(0)),
+            strides(4, b.getIndexAttr(1));
+        offsets[0] = n;
+        auto sizesOf = [&](RankedTensorType type) {
+          return getAsIndexOpFoldResult(b.getContext(), type.getShape());
+        };
+        Value in = tensor::ExtractSliceOp::create(
+            b, l, inputImage, input, offsets, sizesOf(inputImage), strides);
+        Value out = tensor::ExtractSliceOp::create(
+            b, l, outputImage, args[0], offsets, sizesOf(outputImage), strides);
+        inner = linalg::Conv2DNchwFchwOp::create(
+            b, l, TypeRange{outputImage}, ValueRange{in, filter},
+            ValueRange{out}, conv.getStrides(), conv.getDilations());
+        Value inserted = tensor::InsertSliceOp::create(
+            b, l, inner.getResult(0), args[0], offsets, sizesOf(outputImage),
+            strides);
+        scf::YieldOp::create(b, l, inserted);
+      });
+  rewriter.replaceOp(conv, loop.getResults());
+  convolutionToGemm(rewriter, inner);
+}
+
+/// A static float pointwise convolution (1 x 1 filter, stride 1, one
+/// element type) is a GEMM of
+/// the filters [F, C] and each image viewed as [C, H*W], with no im2col
+/// copy: loops [batch, filters, channels, pixels] as the register tiles
+/// take them. The GEMM, or null for another convolution.
+linalg::GenericOp pointwiseToGemm(RewriterBase &rewriter,
+                                  linalg::Conv2DNchwFchwOp conv) {
+  Value input = conv.getInputs()[0], filter = conv.getInputs()[1];
+  Value init = conv.getOutputs()[0];
+  auto inputType = cast<RankedTensorType>(input.getType());
+  auto filterType = cast<RankedTensorType>(filter.getType());
+  auto initType = cast<RankedTensorType>(init.getType());
+  Type element = initType.getElementType();
+  if (!isa<FloatType>(element) || inputType.getElementType() != element ||
+      filterType.getElementType() != element || !inputType.hasStaticShape() ||
+      !filterType.hasStaticShape() || filterType.getDimSize(2) != 1 ||
+      filterType.getDimSize(3) != 1 ||
+      !llvm::all_of(conv.getStrides(),
+                    [](const APInt &s) { return s.isOne(); }) ||
+      inputType.getShape().drop_front(2) != initType.getShape().drop_front(2))
+    return {};
+  rewriter.setInsertionPoint(conv);
+  Location loc = conv.getLoc();
+  SmallVector<ReassociationIndices> pixels = {{0}, {1}, {2, 3}};
+  Value images = tensor::CollapseShapeOp::create(rewriter, loc, input, pixels);
+  Value weights = tensor::CollapseShapeOp::create(
+      rewriter, loc, filter, SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
+  Value out = tensor::CollapseShapeOp::create(rewriter, loc, init, pixels);
+  MLIRContext *ctx = rewriter.getContext();
+  AffineExpr n, f, c, p;
+  bindDims(ctx, n, f, c, p);
+  SmallVector<AffineMap> maps = {AffineMap::get(4, 0, {f, c}, ctx),
+                                 AffineMap::get(4, 0, {n, c, p}, ctx),
+                                 AffineMap::get(4, 0, {n, f, p}, ctx)};
+  SmallVector<utils::IteratorType> iterators = {
+      utils::IteratorType::parallel, utils::IteratorType::parallel,
+      utils::IteratorType::reduction, utils::IteratorType::parallel};
+  auto gemm = linalg::GenericOp::create(
+      rewriter, loc, out.getType(), ValueRange{weights, images},
+      ValueRange{out}, maps, iterators,
+      [](OpBuilder &b, Location l, ValueRange args) {
+        Value product = arith::MulFOp::create(b, l, args[0], args[1]);
+        linalg::YieldOp::create(
+            b, l, arith::AddFOp::create(b, l, args[2], product).getResult());
+      });
+  Value result = tensor::ExpandShapeOp::create(rewriter, loc, initType,
+                                               gemm.getResult(0), pixels);
+  rewriter.replaceOp(conv, result);
+  fillAfterCollapse(rewriter, gemm);
+  return gemm;
+}
+
+/// True when `conv` was rewritten (see whyDirect for when it is not).
+bool convolutionToGemm(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv) {
+  if (whyDirect(conv))
+    return false;
+  if (pointwiseToGemm(rewriter, conv))
+    return true;
+  if (llvm::any_of(conv->getOperandTypes(), [](Type type) {
+        return !cast<ShapedType>(type).hasStaticShape();
+      })) {
+    convolutionPerImage(rewriter, conv);
+    return true;
+  }
+  rewriter.setInsertionPoint(conv);
+  FailureOr<std::pair<Operation *, Operation *>> rewritten =
+      linalg::rewriteInIm2Col(rewriter, conv);
+  if (failed(rewritten))
+    return false;
+  Operation *last = rewritten->second;
+  if (auto expand = dyn_cast<tensor::ExpandShapeOp>(last))
+    last = expand.getSrc().getDefiningOp();
+  auto gemm = dyn_cast_if_present<linalg::GenericOp>(last);
+  if (!gemm || gemm.getNumLoops() != 4)
+    return true;
+  FailureOr<linalg::GenericOp> ordered =
+      linalg::interchangeGenericOp(rewriter, gemm, {0, 1, 3, 2});
+  if (succeeded(ordered))
+    fillAfterCollapse(rewriter, *ordered);
+  return true;
+}
+
+/// A grouped convolution (channels and filters split into G groups, not
+/// dilated, dims other than the batch static) as a loop over the groups,
+/// each an ungrouped convolution of its group's channels and filters, which
+/// then becomes im2col and a GEMM. False when `conv` stays as it is.
+bool groupsAsConvolutions(RewriterBase &rewriter,
+                          linalg::Conv2DNgchwGfchwOp conv) {
+  if (!conv.hasPureTensorSemantics() ||
+      !llvm::all_of(conv.getDilations(),
+                    [](const APInt &d) { return d.isOne(); }))
+    return false;
+  Value input = conv.getInputs()[0], filter = conv.getInputs()[1];
+  Value init = conv.getOutputs()[0];
+  auto inType = cast<RankedTensorType>(input.getType());
+  auto filterType = cast<RankedTensorType>(filter.getType());
+  auto initType = cast<RankedTensorType>(init.getType());
+  auto staticButBatch = [](RankedTensorType type) {
+    return llvm::none_of(type.getShape().drop_front(), ShapedType::isDynamic);
+  };
+  if (!staticButBatch(inType) || !filterType.hasStaticShape() ||
+      !staticButBatch(initType))
+    return false;
+  // Group g's slices: [N, 1, ...] of the input and result, [1, ...] of the
+  // filters, with the group dim dropped.
+  auto dropGroup = [](RankedTensorType type, int64_t dim) {
+    SmallVector<int64_t> shape(type.getShape());
+    shape.erase(shape.begin() + dim);
+    return RankedTensorType::get(shape, type.getElementType());
+  };
+  RankedTensorType inGroup = dropGroup(inType, 1),
+                   filterGroup = dropGroup(filterType, 0),
+                   outGroup = dropGroup(initType, 1);
+  Location loc = conv.getLoc();
+  rewriter.setInsertionPoint(conv);
+  Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+  Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+  Value groups =
+      arith::ConstantIndexOp::create(rewriter, loc, filterType.getDimSize(0));
+  linalg::Conv2DNchwFchwOp inner;
+  auto loop = scf::ForOp::create(
+      rewriter, loc, zero, groups, one, ValueRange{init},
+      [&](OpBuilder &b, Location l, Value g, ValueRange args) {
+        auto sizesOf = [&](Value source, RankedTensorType type,
+                           int64_t groupDim) {
+          SmallVector<OpFoldResult> sizes;
+          for (int64_t d = 0; d < type.getRank(); ++d)
+            sizes.push_back(
+                d == groupDim ? b.getIndexAttr(1)
+                : type.isDynamicDim(d)
+                    ? OpFoldResult(
+                          tensor::DimOp::create(b, l, source, d).getResult())
+                    : b.getIndexAttr(type.getDimSize(d)));
+          return sizes;
+        };
+        auto slice = [&](Value source, RankedTensorType type,
+                         RankedTensorType group, int64_t groupDim) -> Value {
+          SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
+          offsets[groupDim] = g;
+          SmallVector<OpFoldResult> strides(type.getRank(), b.getIndexAttr(1));
+          return tensor::ExtractSliceOp::create(b, l, group, source, offsets,
+                                                sizesOf(source, type, groupDim),
+                                                strides);
+        };
+        Value in = slice(input, inType, inGroup, 1);
+        Value w = slice(filter, filterType, filterGroup, 0);
+        Value out = slice(args[0], initType, outGroup, 1);
+        inner = linalg::Conv2DNchwFchwOp::create(
+            b, l, TypeRange{outGroup}, ValueRange{in, w}, ValueRange{out},
+            conv.getStrides(), conv.getDilations());
+        SmallVector<OpFoldResult> offsets(initType.getRank(),
+                                          b.getIndexAttr(0));
+        offsets[1] = g;
+        SmallVector<OpFoldResult> strides(initType.getRank(),
+                                          b.getIndexAttr(1));
+        Value inserted = tensor::InsertSliceOp::create(
+            b, l, inner.getResult(0), args[0], offsets,
+            sizesOf(args[0], initType, 1), strides);
+        scf::YieldOp::create(b, l, inserted);
+      });
+  rewriter.replaceOp(conv, loop.getResults());
+  return true;
+}
+
+} // namespace
+
+void tessera::cpu::convolutionsToGemms(RewriterBase &rewriter,
+                                       func::FuncOp func, bool report) {
+  SmallVector<linalg::Conv2DNgchwGfchwOp> grouped;
+  func.walk([&](linalg::Conv2DNgchwGfchwOp op) { grouped.push_back(op); });
+  for (linalg::Conv2DNgchwGfchwOp conv : grouped)
+    groupsAsConvolutions(rewriter, conv);
+  SmallVector<linalg::Conv2DNchwFchwOp> convolutions;
+  func.walk([&](linalg::Conv2DNchwFchwOp op) { convolutions.push_back(op); });
+  for (linalg::Conv2DNchwFchwOp conv : convolutions) {
+    std::optional<std::string> why = whyDirect(conv);
+    if (why && report)
+      conv.emitRemark() << "convolution stays a direct loop nest (not "
+                           "im2col and the register-tiled GEMM): "
+                        << *why;
+    if (!why && !convolutionToGemm(rewriter, conv) && report)
+      conv.emitRemark("convolution stays a direct loop nest (not im2col "
+                      "and the register-tiled GEMM): the im2col rewrite "
+                      "failed");
+  }
+  if (report)
+    func.walk([&](linalg::LinalgOp op) {
+      if (isa<linalg::ConvolutionOpInterface>(op.getOperation()) &&
+          !isa<linalg::Conv2DNchwFchwOp>(op.getOperation()))
+        op.emitRemark() << "convolution stays a direct loop nest (not the "
+                           "register-tiled GEMM): "
+                        << op->getName().stripDialect()
+                        << " (grouped and dilated, or dynamic dims other "
+                           "than the batch)";
+    });
+}
