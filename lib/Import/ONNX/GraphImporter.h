@@ -31,6 +31,7 @@ void registerElementwiseConverters(ConverterRegistry &registry);
 void registerContractionConverters(ConverterRegistry &registry);
 void registerNormalizationConverters(ConverterRegistry &registry);
 void registerDataMovementConverters(ConverterRegistry &registry);
+void registerSliceConverters(ConverterRegistry &registry);
 void registerShapeConverters(ConverterRegistry &registry);
 void registerPoolingConverters(ConverterRegistry &registry);
 void registerIndexingConverters(ConverterRegistry &registry);
@@ -39,6 +40,12 @@ void registerLossConverters(ConverterRegistry &registry);
 void registerConvTransposeConverters(ConverterRegistry &registry);
 void registerEinsumConverters(ConverterRegistry &registry);
 void registerGridSampleConverters(ConverterRegistry &registry);
+
+/// The known values of every element of `x` (an integer tensor of static
+/// shape whose values the importer follows, at any rank), or nothing
+/// (Slice.cpp).
+std::optional<llvm::ArrayRef<int64_t>> knownIntElements(GraphImporter &im,
+                                                     Value x);
 
 /// Converts a TensorProto (an initializer or a Constant's value) into an
 /// elements attribute. Large tensors steal the proto's bytes into a resource

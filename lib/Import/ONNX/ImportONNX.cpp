@@ -32,6 +32,7 @@ static const ConverterRegistry &converters() {
     registerContractionConverters(r);
     registerNormalizationConverters(r);
     registerDataMovementConverters(r);
+    registerSliceConverters(r);
     registerShapeConverters(r);
     registerPoolingConverters(r);
     registerIndexingConverters(r);
