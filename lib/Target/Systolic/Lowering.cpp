@@ -18,7 +18,10 @@ size_t Lowering::place(StringRef name, Role role, sim::NumberFormat format,
     count *= d;
   uint64_t offset = (dramBytes + 63) / 64 * 64;
   dramBytes = offset + uint64_t(count) * sim::formatBytes(format);
-  tensors.push_back({name.str(), role, format,
+  std::string unique = name.str();
+  for (int suffix = 1; !tensorNames.insert(unique).second; ++suffix)
+    unique = (name + "_" + Twine(suffix)).str();
+  tensors.push_back({unique, role, format,
                      SmallVector<int64_t>(shape), offset, value});
   return tensors.size() - 1;
 }
@@ -308,13 +311,17 @@ LogicalResult Lowering::lowerOp(Operation *op) {
     return lowerLookup(gather);
   if (auto conv = dyn_cast<ts::Conv2dOp>(op))
     return lowerConv(conv);
+  if (isa<ts::MaxPoolOp, ts::AvgPoolOp>(op))
+    return lowerPool(op);
+  if (auto pad = dyn_cast<ts::PadOp>(op))
+    return lowerPad(pad);
   if (isa<ts::TransposeOp, ts::SliceOp, ts::ConcatOp, ts::GatherOp,
           ts::ExpandOp>(op))
     return lowerDataMovement(op);
   if (isVectorOp(op))
     return lowerVectorChain(op);
   return fail("cannot run on the systolic target yet: its lowering handles "
-              "matmuls, convolutions without padding, elementwise ops, "
+              "matmuls, convolutions, pooling, constant pads, elementwise ops, "
               "softmax, layer_norm, rms_norm, sums, means and maxima over "
               "trailing axes, transposes, slices, splits, concatenations, "
               "broadcasts and gathers of one constant index");

@@ -8,7 +8,8 @@
 // tessera/Target/Systolic/Schedule.h). `Lowering` holds
 // what the families share: the DRAM placement of every value, the
 // instructions scheduled so far and the accelerator. Each family's code
-// lives in its own file: Matmul.cpp, Vector.cpp, DataMovement.cpp.
+// lives in its own file: Matmul.cpp, Windows.cpp (convolutions and
+// pooling), Vector.cpp, DataMovement.cpp.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TESSERA_LIB_TARGET_SYSTOLIC_LOWERING_H
@@ -23,6 +24,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringSet.h"
 
 #include <optional>
 #include <string>
@@ -99,6 +101,20 @@ bool isVectorOp(mlir::Operation *op);
 // Lowering
 //===----------------------------------------------------------------------===//
 
+/// One spatial dim of a sliding window (convolution, pooling): the
+/// input's extent, the kernel, stride, dilation, the pads at its start and
+/// end, and the output's extent.
+struct WindowDim {
+  int64_t size = 0, kernel = 1, stride = 1, dilation = 1, padBegin = 0,
+          padEnd = 0, out = 0;
+  /// Extent of the padded input: the input and its pads, extended at the
+  /// end to the last window (ceil mode).
+  int64_t padded() const {
+    return std::max(size + padBegin + padEnd,
+                    (out - 1) * stride + (kernel - 1) * dilation + 1);
+  }
+};
+
 /// One lowering of a function to a program for `config`; operand formats
 /// come from the IR (casts, quantize/dequantize pairs).
 class Lowering {
@@ -112,7 +128,9 @@ public:
 private:
   //--- Placement (Lowering.cpp) -------------------------------------------//
 
-  /// Places a new tensor in the DRAM image (64-byte aligned).
+  /// Places a new tensor in the DRAM image (64-byte aligned), named `name`
+  /// or, when a tensor has that name already (several steps of one ONNX
+  /// node), `name` with a numeric suffix.
   size_t place(llvm::StringRef name, Role role,
                sim::NumberFormat format, llvm::ArrayRef<int64_t> shape,
                mlir::ElementsAttr value = {});
@@ -131,7 +149,7 @@ private:
   /// The systolic.program of what was lowered, at the end of `module`.
   void buildProgram(mlir::ModuleOp module, mlir::Location loc);
 
-  //--- Matmuls, convolutions and their epilogues (Matmul.cpp) -------------//
+  //--- Matmuls and their epilogues (Matmul.cpp) ---------------------------//
 
   /// A matmul with constant weights (or of quantized operands, `quant`)
   /// and the bias, ReLU and vector ops after it.
@@ -139,8 +157,6 @@ private:
                                   const QuantizedMatmul *quant = nullptr);
   /// A matmul whose rhs is computed (attention's products).
   mlir::LogicalResult lowerComputedMatmul(ts::MatmulOp matmul);
-  /// conv2d (one group, no padding, no dilation) as im2col and a GEMM.
-  mlir::LogicalResult lowerConv(ts::Conv2dOp conv);
   /// Fuses the vector ops after a GEMM's `result` in `contraction`'s
   /// fusion region into its epilogue and returns the last fused value.
   mlir::Value attachEpilogue(mlir::Operation *contraction,
@@ -161,6 +177,23 @@ private:
   /// fp8) on the vector unit, as a new scratch tensor.
   std::optional<Placed> quantizeInput(mlir::Operation *op, mlir::Value value,
                                       float scale, sim::NumberFormat format);
+
+  //--- Convolutions and pooling (Windows.cpp) -----------------------------//
+
+  /// conv2d (grouped, padded, strided, dilated) as im2col and a GEMM per
+  /// group.
+  mlir::LogicalResult lowerConv(ts::Conv2dOp conv);
+  /// max_pool and avg_pool of [N, C, H, W] as window copies and row
+  /// reductions.
+  mlir::LogicalResult lowerPool(mlir::Operation *op);
+  /// A pad with a constant as a copy into a constant tensor of it.
+  mlir::LogicalResult lowerPad(ts::PadOp pad);
+  /// `input` (fp32 [N, C, H, W]) with every window of `dims` inside it:
+  /// as it is, or copied into a constant tensor of `fill`.
+  std::optional<uint64_t> paddedWindows(mlir::Operation *op,
+                                        mlir::Value input,
+                                        llvm::ArrayRef<WindowDim> dims,
+                                        float fill, llvm::StringRef base);
 
   //--- The vector unit (Vector.cpp) ---------------------------------------//
 
@@ -209,6 +242,8 @@ private:
 
   const sim::AcceleratorConfig &config;
   llvm::SmallVector<TensorEntry> tensors;
+  /// The names of `tensors`.
+  llvm::StringSet<> tensorNames;
   uint64_t dramBytes = 0;
   std::vector<sim::Instruction> instructions;
   llvm::DenseMap<mlir::Value, Placed> placed;

@@ -1,4 +1,4 @@
-//===- Matmul.cpp - matmuls, convolutions and their epilogues as GEMMs ----===//
+//===- Matmul.cpp - matmuls and their epilogues as GEMMs ------------------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "Lowering.h"
 
@@ -386,88 +386,6 @@ LogicalResult Lowering::lowerComputedMatmul(ts::MatmulOp matmul) {
   if (failed(gemm(matmul, *format, std::move(step))))
     return failure();
   return success();
-}
-
-/// conv2d (one group, no padding, no dilation) as an im2col copy into an
-/// [N*OH*OW, C*KH*KW] matrix, a GEMM with the filter as a constant
-/// [C*KH*KW, F] matrix (bias in the drain), and a copy to [N, F, OH, OW].
-LogicalResult Lowering::lowerConv(ts::Conv2dOp conv) {
-  auto error = [&](const Twine &why) {
-    conv.emitError() << why;
-    return failure();
-  };
-  auto in = cast<RankedTensorType>(conv.getInput().getType());
-  auto type = cast<RankedTensorType>(conv.getType());
-  auto filter = castSource(conv.getFilter()).getDefiningOp<ts::ConstantOp>();
-  if (!filter || !in.hasStaticShape())
-    return error("the systolic target needs a constant filter and a "
-                 "static input");
-  if (conv.getGroup() != 1 ||
-      llvm::any_of(conv.getPads(), [](int64_t p) { return p != 0; }) ||
-      llvm::any_of(conv.getDilations(), [](int64_t d) { return d != 1; }))
-    return error("runs on the systolic target without groups, padding "
-                 "or dilation only");
-  FailureOr<sim::NumberFormat> format = operandFormatOf(conv);
-  if (failed(format))
-    return failure();
-  std::optional<std::vector<float>> w =
-      ::tessera::floatValues(filter.getValue());
-  std::optional<uint64_t> src = fp32Source(castSource(conv.getInput()));
-  if (!w || !src)
-    return error("reads values the accelerator does not hold");
-  auto ft = cast<RankedTensorType>(filter.getType());
-  int64_t batch = in.getDimSize(0), c = in.getDimSize(1),
-          h = in.getDimSize(2), wd = in.getDimSize(3);
-  int64_t f = ft.getDimSize(0), kh = ft.getDimSize(2), kw = ft.getDimSize(3);
-  int64_t oh = type.getDimSize(2), ow = type.getDimSize(3);
-  ArrayRef<int64_t> stride = conv.getStrides();
-  int64_t depth = c * kh * kw, rows = batch * oh * ow;
-  std::string base = ts::onnxNodeName(conv.getLoc());
-  if (base.empty())
-    base = "conv_" + std::to_string(tensors.size());
-  size_t cols =
-      place(base + "/im2col", Role::Scratch, *format, {rows, depth});
-  if (failed(copy(conv, *src, {batch, oh, ow, c, kh, kw},
-                  {c * h * wd, stride[0] * wd, stride[1], h * wd, wd, 1},
-                  cols, 0, rowMajor({batch, oh, ow, c, kh, kw}))))
-    return failure();
-  std::vector<float> weights(size_t(depth * f));
-  for (int64_t r = 0; r < depth; ++r)
-    for (int64_t j = 0; j < f; ++j)
-      weights[r * f + j] = (*w)[j * depth + r];
-  size_t filterAt =
-      place(base + "/weights", Role::Constant, *format, {depth, f},
-            DenseElementsAttr::get(
-                RankedTensorType::get({depth, f},
-                                      Float32Type::get(conv.getContext())),
-                ArrayRef<float>(weights)));
-  std::optional<uint64_t> bias;
-  if (Value b = conv.getBias()) {
-    std::optional<std::vector<float>> values = constantValues(b);
-    if (!values || int64_t(values->size()) != f)
-      return error("the systolic target needs a constant bias per filter");
-    bias = tensors[placeConstant(b, *values)].offset;
-  }
-  size_t product =
-      place(base + "/product", Role::Scratch, sim::NumberFormat::F32, {rows, f});
-  if (failed(gemm(conv, *format, tensors[cols].offset,
-                  tensors[filterAt].offset,
-                  tensors[product].offset, rows, f, depth,
-                  sim::NumberFormat::F32, bias)))
-    return failure();
-  // [N, OH*OW, F] -> [N, F, OH, OW].
-  // The result as its readers see it: in fp32, through the cast back from
-  // the operand format (a view).
-  Value visible = conv.getResult();
-  if (visible.hasOneUse())
-    if (auto wide = dyn_cast<ts::CastOp>(*visible.getUsers().begin());
-        wide && wide.getType().getElementType().isF32())
-      visible = wide.getResult();
-  size_t to = placeResult(conv, visible);
-  placed[conv.getResult()] = placed[visible];
-  return copy(conv, tensors[product].offset, {batch, f, oh, ow},
-              {oh * ow * f, 1, ow * f, f}, to, 0,
-              rowMajor({batch, f, oh, ow}));
 }
 
 /// `value` (fp32) divided by `scale` and converted to `format` (i8 or

@@ -2,7 +2,7 @@
 
 // An op the accelerator cannot run yet is reported where it is.
 func.func @main(%x: tensor<8x16xf32>) -> tensor<8xf32> {
-  // expected-error @+1 {{'tessera.reduce_prod' cannot run on the systolic target yet: its lowering handles matmuls, convolutions without padding, elementwise ops, softmax, layer_norm, rms_norm, sums, means and maxima over trailing axes, transposes, slices, splits, concatenations, broadcasts and gathers of one constant index}}
+  // expected-error @+1 {{'tessera.reduce_prod' cannot run on the systolic target yet: its lowering handles matmuls, convolutions, pooling, constant pads, elementwise ops, softmax, layer_norm, rms_norm, sums, means and maxima over trailing axes, transposes, slices, splits, concatenations, broadcasts and gathers of one constant index}}
   %0 = tessera.reduce_prod %x [1] {keepdims = false} : tensor<8x16xf32> -> tensor<8xf32>
   return %0 : tensor<8xf32>
 }
@@ -28,12 +28,29 @@ func.func @main(%x: tensor<8x16xf32>) -> tensor<2x16xf32> {
 
 // -----
 
-// A convolution with padding.
-func.func @main(%x: tensor<1x2x8x8xf32>) -> tensor<1x4x8x8xf32> {
-  %w = tessera.constant dense<1.0> : tensor<4x2x3x3xf32>
-  // expected-error @+1 {{runs on the systolic target without groups, padding or dilation only}}
+// A convolution whose filter is computed at run time.
+func.func @main(%x: tensor<1x2x8x8xf32>, %w: tensor<4x2x3x3xf32>) -> tensor<1x4x8x8xf32> {
+  // expected-error @+1 {{the systolic target needs a constant filter and static shapes}}
   %0 = tessera.conv2d %x, %w {pads = array<i64: 1, 1, 1, 1>} : tensor<1x2x8x8xf32>, tensor<4x2x3x3xf32> -> tensor<1x4x8x8xf32>
   return %0 : tensor<1x4x8x8xf32>
+}
+
+// -----
+
+// Pooling over three spatial dims.
+func.func @main(%x: tensor<1x2x4x4x4xf32>) -> tensor<1x2x2x2x2xf32> {
+  // expected-error @+1 {{'tessera.max_pool' runs on the systolic target over static f32 [N, C, H, W] tensors only}}
+  %0 = tessera.max_pool %x {kernel_shape = array<i64: 2, 2, 2>, strides = array<i64: 2, 2, 2>, pads = array<i64: 0, 0, 0, 0, 0, 0>, dilations = array<i64: 1, 1, 1>} : tensor<1x2x4x4x4xf32> -> tensor<1x2x2x2x2xf32>
+  return %0 : tensor<1x2x2x2x2xf32>
+}
+
+// -----
+
+// A pad that mirrors the input.
+func.func @main(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x6x6xf32> {
+  // expected-error @+1 {{'tessera.pad' pads with a constant only on the systolic target (not 'reflect')}}
+  %0 = tessera.pad %x {pads = array<i64: 0, 0, 1, 1, 0, 0, 1, 1>, mode = 1 : i32} : tensor<1x2x4x4xf32> -> tensor<1x2x6x6xf32>
+  return %0 : tensor<1x2x6x6xf32>
 }
 
 // -----
