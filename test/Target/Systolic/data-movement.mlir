@@ -74,12 +74,12 @@ func.func @main(%s: tensor<2x4x4xf32>) -> tensor<2x4x4xf32> {
 // -----
 
 // A patch-embedding convolution (stride = kernel, no padding): an im2col
-// copy into bf16 [N*OH*OW, C*KH*KW], a GEMM with the filter transposed at
+// copy into bf16 [1 group, N*OH*OW, C*KH*KW], a GEMM with the filter transposed at
 // compile time and the bias in the drain, and a copy to [N, F, OH, OW];
 // a gather of one constant index is a copy of that slice.
 // CHECK-LABEL: systolic.program
-// CHECK: systolic.tensor "conv_{{[0-9]+}}/im2col" scratch bf16 [4, 8]
-// CHECK: systolic.tensor "conv_{{[0-9]+}}/weights" constant bf16 [8, 3]
+// CHECK: systolic.tensor "conv_{{[0-9]+}}/im2col" scratch bf16 [1, 4, 8]
+// CHECK: systolic.tensor "conv_{{[0-9]+}}/weights" constant bf16 [1, 8, 3]
 // CHECK: systolic.matmul bf16 {{.*}} rows 4 depth 8 cols 3
 // CHECK: systolic.drain f32 {{.*}}bias =
 // CHECK: systolic.store dram 384 {{.*}} rows 2 row_bytes 8 stride 8
