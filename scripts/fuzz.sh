@@ -62,6 +62,8 @@ dict=()
 if [ -f "$build/seeds/$target.dict" ]; then
   dict=(-dict="$build/seeds/$target.dict")
 fi
+# With -jobs, libFuzzer writes each job's log (fuzz-N.log) where it runs.
+cd "$build"
 exec nice -n 10 "$binary" "${flags[@]}" "${dict[@]}" \
   -max_total_time="$what" -artifact_prefix="$findings/" "$@" \
   "$corpus" "$build/seeds/$target"

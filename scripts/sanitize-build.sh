@@ -16,13 +16,16 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 [ $# -ge 1 ] || { echo "usage: scripts/sanitize-build.sh DIR [TARGETS...]" >&2; exit 2; }
 build="$1"; shift
 case "$build" in /*) ;; *) build="$root/$build" ;; esac
+opt=(-DCMAKE_C_FLAGS_RELEASE="-O0 -DNDEBUG" -DCMAKE_CXX_FLAGS_RELEASE="-O0 -DNDEBUG")
 if [ ! -f "$build/build.ninja" ]; then
   cmake -G Ninja -S "$root" -B "$build" \
     -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
     -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir \
-    -DCMAKE_C_FLAGS_RELEASE="-O0 -DNDEBUG" \
-    -DCMAKE_CXX_FLAGS_RELEASE="-O0 -DNDEBUG" \
-    -DTESSERA_SANITIZE=ON -DTESSERA_ENABLE_FUZZERS=ON
+    "${opt[@]}" -DTESSERA_SANITIZE=ON -DTESSERA_ENABLE_FUZZERS=ON
+elif ! grep -q '^CMAKE_CXX_FLAGS_RELEASE:STRING=-O0 -DNDEBUG$' \
+    "$build/CMakeCache.txt"; then
+  # A folder configured before the build went to -O0.
+  cmake "${opt[@]}" "$build" > /dev/null
 fi
 nice -n 10 ninja -C "$build" -j"${TESSERA_SANITIZE_JOBS:-$(nproc)}" "$@"

@@ -13,6 +13,7 @@
 #include "llvm/Support/Path.h"
 
 #include <google/protobuf/io/coded_stream.h>
+#include <onnx/defs/schema.h>
 #include <onnx/version_converter/convert.h>
 #include <set>
 
@@ -87,6 +88,39 @@ static LogicalResult upgradeOpset(onnx::ModelProto &model, int64_t opset,
                                   Location loc) {
   if (opset >= ::tessera::kMinONNXOpset)
     return success();
+  // ONNX 1.12's adapters read a node's inputs and outputs where its
+  // schema puts them without counting them (the broadcasting Add of opset
+  // 1 read input 1 of an Add with one input: a crash found by test/Fuzz's
+  // importer target). Each node must be an operator of the model's opset
+  // with as many inputs and outputs as it takes.
+  for (const onnx::NodeProto &node : model.graph().node()) {
+    if (!isDefaultDomain(node.domain()))
+      continue;
+    const onnx::OpSchema *schema = onnx::OpSchemaRegistry::Schema(
+        node.op_type(), static_cast<int>(opset), "");
+    auto error = [&]() {
+      return emitError(loc) << "node '" << node.name() << "' ("
+                            << node.op_type() << "): ";
+    };
+    if (!schema)
+      return error() << "ONNX opset " << opset << " has no such operator";
+    for (auto [count, min, max, what] :
+         {std::tuple<int, int, int, StringRef>{node.input_size(),
+                                               schema->min_input(),
+                                               schema->max_input(), "inputs"},
+          {node.output_size(), schema->min_output(), schema->max_output(),
+           "outputs"}})
+      if (count < min || count > max) {
+        InFlightDiagnostic diag = error();
+        diag << "opset " << opset << "'s " << node.op_type() << " takes "
+             << min;
+        if (max == std::numeric_limits<int>::max())
+          diag << " or more";
+        else if (max != min)
+          diag << " to " << max;
+        return diag << " " << what << "; the node has " << count;
+      }
+  }
   // ONNX 1.12's Pad adapter reads `pads` as ints and `value` as a float
   // without checking their types (a null dereference otherwise, found by
   // test/Fuzz's importer target).

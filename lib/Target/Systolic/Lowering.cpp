@@ -3,9 +3,11 @@
 #include "Lowering.h"
 
 #include "tessera/Dialect/Systolic/IR/SystolicDialect.h"
+#include "tessera/Support/ResourceLimits.h"
 #include "tessera/Target/Systolic/Emitter.h"
 
 #include "mlir/IR/Builders.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 
@@ -13,14 +15,21 @@ namespace tessera::systolic {
 
 size_t Lowering::place(StringRef name, Role role, sim::NumberFormat format,
                        ArrayRef<int64_t> shape, ElementsAttr value) {
-  int64_t count = 1;
+  // Sizes saturate: run() refuses an image past the memory limit before
+  // anything is allocated.
+  uint64_t bytes = uint64_t(sim::formatBytes(format));
   for (int64_t d : shape)
-    count *= d;
-  uint64_t offset = (dramBytes + 63) / 64 * 64;
-  dramBytes = offset + uint64_t(count) * sim::formatBytes(format);
+    bytes = llvm::SaturatingMultiply(bytes, uint64_t(std::max<int64_t>(d, 0)));
+  uint64_t offset = llvm::SaturatingAdd(dramBytes, uint64_t(63)) / 64 * 64;
+  dramBytes = llvm::SaturatingAdd(offset, bytes);
+  // Inputs and outputs keep the model's names (a second one is the
+  // dialect verifier's error); what the lowering names itself is made
+  // unique (several steps of one ONNX node).
   std::string unique = name.str();
-  for (int suffix = 1; !tensorNames.insert(unique).second; ++suffix)
-    unique = (name + "_" + Twine(suffix)).str();
+  if (role != Role::Input && role != Role::Output)
+    for (int suffix = 1; tensorNames.contains(unique); ++suffix)
+      unique = (name + "_" + Twine(suffix)).str();
+  tensorNames.insert(unique);
   tensors.push_back({unique, role, format,
                      SmallVector<int64_t>(shape), offset, value});
   return tensors.size() - 1;
@@ -259,6 +268,16 @@ LogicalResult Lowering::run(ModuleOp module, func::FuncOp func) {
           "each result must be computed on the accelerator (an input or "
           "constant returned as it is is not supported)");
   }
+  // The program's DRAM image (inputs, weights, every intermediate and the
+  // padded and im2col copies) is allocated whole when it is written and
+  // when it runs.
+  if (dramBytes > ::tessera::memoryLimitBytes())
+    return func.emitError()
+           << "the systolic program's DRAM image needs "
+           << ::tessera::describeBytes(dramBytes)
+           << ", more than the memory limit of "
+           << ::tessera::describeBytes(::tessera::memoryLimitBytes())
+           << " (TESSERA_MEMORY_LIMIT)";
   buildProgram(module, func.getLoc());
   func.erase();
   return success();
@@ -299,7 +318,8 @@ LogicalResult Lowering::lowerOp(Operation *op) {
     auto it = placed.find(cast.getInput());
     if (it != placed.end() &&
         tensors[it->second.index].format == sim::NumberFormat::F32) {
-      placed[cast.getResult()] = it->second;
+      Placed view = it->second; // the insertion below may move it
+      placed[cast.getResult()] = view;
       return success();
     }
   }

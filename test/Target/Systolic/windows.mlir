@@ -88,13 +88,13 @@ func.func @main(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x3x3xf32> {
 // (offset (0 * 6 + 1) * 4 bytes).
 // CHECK-LABEL: systolic.program
 // CHECK: systolic.tensor "pad_1/filled" constant f32 [3, 6] at [[FILLED:[0-9]+]] value dense<2.500000e+00>
-// CHECK: systolic.tensor "output_0" output f32 [3, 6] at [[OUT:[0-9]+]]
+// CHECK: systolic.tensor "output_0" output f32 [3, 6] at [[#POUT:]]
 // CHECK: systolic.load unified dram [[FILLED]]
 // CHECK: systolic.vector copy f32 src 0 dst {{[0-9]+}} rows 3 cols 6
-// CHECK: systolic.store dram [[OUT]]
+// CHECK: systolic.store dram [[#POUT]]
 // CHECK: systolic.load unified dram 0
 // CHECK: systolic.vector copy f32 src 0 dst {{[0-9]+}} rows 2 cols 3
-// CHECK: systolic.store dram {{[0-9]+}} sram {{[0-9]+}} rows 2 row_bytes 12 stride 24
+// CHECK: systolic.store dram [[#POUT+4]] sram {{[0-9]+}} rows 2 row_bytes 12 stride 24
 func.func @main(%x: tensor<2x3xf32>) -> tensor<3x6xf32> {
   %0 = tessera.pad %x {pads = array<i64: 0, 1, 1, 2>, value = 2.5} : tensor<2x3xf32> -> tensor<3x6xf32>
   return %0 : tensor<3x6xf32>
