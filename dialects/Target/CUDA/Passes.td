@@ -153,4 +153,42 @@ def KernelImagesPass : Pass<"tessera-cuda-kernel-images", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
 
+def TensorCoreMatmulPass
+    : Pass<"tessera-cuda-tensor-core-matmul", "::mlir::func::FuncOp"> {
+  let summary = "bf16/f16 contractions become mma.sync tensor-core kernels";
+  let description = [{
+    A contraction on buffers (one M, N and K dim, any batch dims, A stored
+    with K contiguous, B with N or K contiguous, row-major buffers) whose
+    operands are bf16 or f16 and whose body extends them to f32, multiplies
+    and adds into an f32 result (what the bf16 and fp16 precision policies
+    produce) becomes a `gpu.launch` of a tensor-core kernel:
+
+    - a block of 4 warps computes a 64x64 tile of the result, each warp
+      2x4 `mma.sync.m16n8k16` accumulator tiles (f32) in registers;
+    - K advances by 32 through a three-stage `cp.async` pipeline into
+      shared memory (16-byte copies, zero-filled past the matrices' edges);
+    - fragments are read with `ldmatrix` (`.trans` for B stored K-major)
+      from rows whose 16-byte chunks are XOR-swizzled against bank
+      conflicts;
+    - the result is stored with bounds checks; a zero fill of the result
+      just before the contraction is folded into the accumulators'
+      initial value, otherwise they start from the result's values.
+
+    Every dim is a runtime value. The 16-byte copies need K, and N when B
+    is stored with N contiguous, to be multiples of 8: when
+    that is not known statically the host checks it and otherwise runs the
+    original op (an `scf.if` with the contraction in its else branch);
+    when it is statically false the op is left alone. f32 contractions,
+    integer ones and other layouts are left alone.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::nvgpu::NVGPUDialect",
+                           "::mlir::NVVM::NVVMDialect",
+                           "::mlir::LLVM::LLVMDialect",
+                           "::mlir::vector::VectorDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 #endif // TESSERA_TARGET_CUDA_PASSES_TD

@@ -39,7 +39,7 @@ void mapAll(scf::ParallelOp loop, gpu::Processor processor) {
 /// (tessera-cuda-place-buffers) are the host's.
 bool touchesBuffers(Operation *op) {
   WalkResult result = op->walk([](Operation *inner) {
-    if (isa<scf::ParallelOp>(inner))
+    if (isa<scf::ParallelOp, gpu::LaunchOp>(inner))
       return WalkResult::skip();
     if (isa<memref::AllocOp, memref::AllocaOp, memref::DeallocOp,
             memref::GetGlobalOp, memref::DimOp>(inner))
@@ -89,12 +89,16 @@ struct MapParallelLoopsPass
         run.clear();
       };
       for (Operation &op : block) {
-        if (isa<scf::ParallelOp>(op) || op.hasTrait<OpTrait::IsTerminator>()) {
+        if (isa<scf::ParallelOp, gpu::LaunchOp>(op) ||
+            op.hasTrait<OpTrait::IsTerminator>()) {
           close();
           continue;
         }
         bool hasKernels = false;
-        op.walk([&](scf::ParallelOp) { hasKernels = true; });
+        op.walk([&](Operation *inner) {
+          if (isa<scf::ParallelOp, gpu::LaunchOp>(inner))
+            hasKernels = true;
+        });
         if (hasKernels) {
           close();
           for (Region &inner : op.getRegions())

@@ -15,6 +15,7 @@
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/NVGPUToNVVM/NVGPUToNVVM.h"
 #include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
@@ -23,6 +24,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/LLVMIR/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
@@ -65,6 +67,8 @@ void tessera::cuda::buildGPUPipeline(OpPassManager &pm,
   // Every copy and loop nest a kernel; views stay on the host.
   pm.addNestedPass<func::FuncOp>(createReshapesToViewsPass());
   pm.addNestedPass<func::FuncOp>(createCopiesToLinalgPass());
+  // bf16/f16 contractions: tensor-core kernels (gpu.launch) of their own.
+  pm.addNestedPass<func::FuncOp>(createTensorCoreMatmulPass());
   pm.addPass(createForallToParallelLoopPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addPass(createCanonicalizerPass());
@@ -76,6 +80,9 @@ void tessera::cuda::buildGPUPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createMapParallelLoopsPass(map));
   pm.addNestedPass<func::FuncOp>(createConvertParallelLoopToGpuPass());
   pm.addPass(createCanonicalizerPass());
+  // Constants and dims go into the kernels (not passed as arguments), so
+  // that divisions by tile sizes become shifts there.
+  pm.addPass(createGpuLaunchSinkIndexComputationsPass());
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createMergeKernelModulesPass());
   pm.addPass(createCSEPass());
@@ -102,6 +109,7 @@ void tessera::cuda::buildLLVMPipeline(OpPassManager &pm,
     pm.addPass(createGpuNVVMAttachTarget(target));
   }
   OpPassManager &device = pm.nest<gpu::GPUModuleOp>();
+  device.addPass(createConvertNVGPUToNVVMPass());
   device.addPass(createConvertGpuOpsToNVVMOps());
   device.addPass(createCanonicalizerPass());
   device.addPass(createCSEPass());
@@ -127,7 +135,7 @@ void tessera::cuda::buildLLVMPipeline(OpPassManager &pm,
 }
 
 void tessera::cuda::registerDialects(DialectRegistry &registry) {
-  registry.insert<gpu::GPUDialect, NVVM::NVVMDialect>();
+  registry.insert<gpu::GPUDialect, NVVM::NVVMDialect, nvgpu::NVGPUDialect>();
   NVVM::registerNVVMTargetInterfaceExternalModels(registry);
   registerGPUDialectTranslation(registry);
   gpu::registerOffloadingLLVMTranslationInterfaceExternalModels(registry);

@@ -34,7 +34,7 @@ bool onlyHostUses(Value buffer) {
     Value v = worklist.pop_back_val();
     for (OpOperand &use : v.getUses()) {
       Operation *user = use.getOwner();
-      if (user->getParentOfType<scf::ParallelOp>())
+      if (tessera::cuda::inKernel(user))
         return false;
       if (isa<memref::LoadOp, memref::StoreOp, memref::DeallocOp,
               memref::DimOp>(user))
@@ -73,7 +73,7 @@ struct PlaceBuffersPass
       // Index elements are 64-bit on the host.
       int64_t bits = element.isIndex() ? 64 : element.getIntOrFloatBitWidth();
       if (type.getNumElements() * bits / 8 > 65536 ||
-          alloc->getParentOfType<scf::ParallelOp>() ||
+          tessera::cuda::inKernel(alloc) ||
           !onlyHostUses(alloc.getResult()))
         continue;
       OpBuilder b(alloc);
@@ -91,7 +91,7 @@ struct PlaceBuffersPass
     llvm::MapVector<StringAttr, SmallVector<memref::GetGlobalOp>> hostReads;
     llvm::DenseSet<StringAttr> deviceReads;
     module.walk([&](memref::GetGlobalOp get) {
-      if (!get->getParentOfType<scf::ParallelOp>() &&
+      if (!tessera::cuda::inKernel(get) &&
           onlyHostUses(get.getResult()))
         hostReads[get.getNameAttr().getAttr()].push_back(get);
       else
@@ -123,6 +123,11 @@ struct PlaceBuffersPass
 };
 
 } // namespace
+
+bool tessera::cuda::inKernel(Operation *op) {
+  return op->getParentOfType<scf::ParallelOp>() ||
+         op->getParentOfType<gpu::LaunchOp>();
+}
 
 bool tessera::cuda::isHostBuffer(Value memref) {
   Value root = rootOf(memref);

@@ -20,12 +20,17 @@ public:
   supportedElementTypes(tessera::OpClass opClass) const override {
     using tessera::ElementType;
     static const ElementType kFloat[] = {ElementType::F32};
+    // bf16/f16 operands accumulate in f32 on the tensor cores
+    // (tessera-cuda-tensor-core-matmul).
+    static const ElementType kContraction[] = {
+        ElementType::F32, ElementType::BF16, ElementType::F16};
     static const ElementType kAny[] = {
         ElementType::F32, ElementType::F16, ElementType::BF16,
         ElementType::I8,  ElementType::I32, ElementType::I64,
         ElementType::Bool};
     switch (opClass) {
     case tessera::OpClass::Contraction:
+      return kContraction;
     case tessera::OpClass::Reduction:
       return kFloat;
     case tessera::OpClass::Elementwise:

@@ -1,0 +1,543 @@
+//===- TensorCoreMatmul.cpp - bf16/f16 contractions on tensor cores -------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// A contraction whose operands are bf16 or f16 and whose result is f32 (what
+// the bf16 and fp16 precision policies produce) becomes a kernel of
+// mma.sync m16n8k16 instructions:
+//
+//   - a block of 4 warps computes a 64x64 tile of the result; each warp a
+//     32x32 quarter, as 2x4 m16n8 accumulator tiles held in registers;
+//   - K advances by 32: the next tiles of A and B are copied into shared
+//     memory with cp.async (16 bytes per copy, zero-filled past the edges)
+//     while the current ones are multiplied, three stages in flight;
+//   - fragments come out of shared memory with ldmatrix (.trans for a B
+//     stored K-major), from rows whose 16-byte chunks are XOR-swizzled so
+//     that the eight rows one ldmatrix reads hit eight distinct bank groups;
+//   - the accumulators are stored with bounds checks, so any M and N work.
+//
+// Every dim is a runtime value: one kernel serves every size. The 16-byte
+// copies need the contiguous dims to be multiples of 8; when that is not
+// known statically, the host checks it and runs the original contraction
+// (a SIMT loop nest) otherwise.
+//
+//===----------------------------------------------------------------------===//
+#include "tessera/Target/CUDA/Passes.h"
+
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/IR/IRMapping.h"
+
+namespace tessera::cuda {
+#define GEN_PASS_DEF_TENSORCOREMATMULPASS
+#include "tessera/Target/CUDA/Passes.h.inc"
+} // namespace tessera::cuda
+
+using namespace mlir;
+
+namespace {
+
+constexpr int64_t kBlockM = 64, kBlockN = 64, kBlockK = 32, kStages = 3;
+constexpr int64_t kWarps = 4, kThreads = kWarps * 32;
+/// Elements per 16-byte cp.async.
+constexpr int64_t kChunk = 8;
+
+/// A contraction the kernel computes, and where its loop dims are.
+struct Contraction {
+  linalg::LinalgOp op;
+  /// The loop dims. Several M dims (adjacent in A and in the result, as
+  /// in [batch, seq, hidden] x [hidden, n]) are one: `m` is the first,
+  /// `mDims` all of them.
+  unsigned m, n, k;
+  SmallVector<unsigned> mDims, batch;
+  /// B stored [.., n, k] (rows of K) rather than [.., k, n].
+  bool bKMajor = false;
+  Type element;
+  /// A fill of zero into the result just before the contraction: the
+  /// accumulators start at zero instead of reading it.
+  linalg::FillOp zeroFill;
+  /// A, B and the result (A and the result with their M dims collapsed
+  /// into one), and the loop dim each of their dims is indexed by.
+  std::array<Value, 3> operands;
+  std::array<SmallVector<unsigned>, 3> roles;
+};
+
+bool isIdentityMemRef(Value v) {
+  auto type = dyn_cast<MemRefType>(v.getType());
+  return type && type.getLayout().isIdentity() &&
+         !type.getMemorySpace();
+}
+
+/// Whether the map's results are batch dims followed by `inner` (in
+/// order), and if so the loop dim of each result.
+bool hasLayout(AffineMap map, ArrayRef<unsigned> batch,
+               ArrayRef<unsigned> inner, SmallVector<unsigned> *roles = nullptr) {
+  unsigned rank = map.getNumResults();
+  if (rank < inner.size() || !map.isProjectedPermutation())
+    return false;
+  unsigned outer = rank - inner.size();
+  for (unsigned i = 0; i < outer; ++i)
+    if (!llvm::is_contained(batch, map.getDimPosition(i)))
+      return false;
+  for (unsigned i = 0; i < inner.size(); ++i)
+    if (map.getDimPosition(outer + i) != inner[i])
+      return false;
+  if (roles)
+    for (unsigned i = 0; i < rank; ++i)
+      roles->push_back(map.getDimPosition(i));
+  return true;
+}
+
+/// The body multiplies the extended operands and adds to the result.
+bool isExtMulAdd(linalg::LinalgOp op) {
+  for (Operation &inner : op.getBlock()->without_terminator())
+    if (!isa<arith::ExtFOp, arith::MulFOp, arith::AddFOp>(inner))
+      return false;
+  return true;
+}
+
+std::optional<Contraction> match(linalg::LinalgOp op) {
+  if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
+      op.getNumDpsInits() != 1 || !linalg::isaContractionOpInterface(op) ||
+      !isExtMulAdd(op))
+    return std::nullopt;
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(op);
+  if (failed(dims) || dims->m.empty() || dims->n.size() != 1 ||
+      dims->k.size() != 1)
+    return std::nullopt;
+  Contraction c;
+  c.op = op;
+  c.mDims.assign(dims->m.begin(), dims->m.end());
+  c.m = c.mDims.front();
+  c.n = dims->n[0];
+  c.k = dims->k[0];
+  c.batch.assign(dims->batch.begin(), dims->batch.end());
+  Value a = op.getDpsInputs()[0], b = op.getDpsInputs()[1],
+        out = op.getDpsInits()[0];
+  if (!isIdentityMemRef(a) || !isIdentityMemRef(b) || !isIdentityMemRef(out))
+    return std::nullopt;
+  c.element = cast<MemRefType>(a.getType()).getElementType();
+  if (!isa<Float16Type, BFloat16Type>(c.element) ||
+      cast<MemRefType>(b.getType()).getElementType() != c.element ||
+      !cast<MemRefType>(out.getType()).getElementType().isF32())
+    return std::nullopt;
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  SmallVector<unsigned> mk(c.mDims), mn(c.mDims);
+  mk.push_back(c.k);
+  mn.push_back(c.n);
+  if (!hasLayout(maps[0], c.batch, mk, &c.roles[0]) ||
+      !hasLayout(maps[2], c.batch, mn, &c.roles[2]) ||
+      maps[2].getNumResults() != c.batch.size() + mn.size())
+    return std::nullopt;
+  if (hasLayout(maps[1], c.batch, {c.n, c.k}, &c.roles[1]))
+    c.bKMajor = true;
+  else if (!hasLayout(maps[1], c.batch, {c.k, c.n}, &c.roles[1]))
+    return std::nullopt;
+  // The M dims collapse into one (the first).
+  for (unsigned i : {0u, 2u})
+    c.roles[i].erase(c.roles[i].end() - c.mDims.size(),
+                     c.roles[i].end() - 1);
+  c.operands = {a, b, out};
+  // A zero fill of the result right before it.
+  if (auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode()))
+    if (fill.hasPureBufferSemantics() &&
+        fill.getDpsInits()[0] == out)
+      if (auto zero = fill.getDpsInputs()[0].getDefiningOp<arith::ConstantOp>())
+        if (auto value = dyn_cast<FloatAttr>(zero.getValue());
+            value && value.getValue().isPosZero())
+          c.zeroFill = fill;
+  return c;
+}
+
+/// Builds the kernel and its launch for one contraction.
+class KernelBuilder {
+public:
+  KernelBuilder(Contraction &c, OpBuilder &b)
+      : c(c), b(b), loc(c.op.getLoc()) {}
+
+  /// The size of loop dim `dim`, read off an operand that has it.
+  Value loopSize(unsigned dim) {
+    for (OpOperand &operand : c.op->getOpOperands()) {
+      AffineMap map = c.op.getMatchingIndexingMap(&operand);
+      for (unsigned i = 0; i < map.getNumResults(); ++i)
+        if (map.getDimPosition(i) == dim)
+          return memref::DimOp::create(b, loc, operand.get(), i);
+    }
+    llvm_unreachable("every loop dim of a contraction indexes an operand");
+  }
+
+  Value cst(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
+  Value div(Value x, int64_t y) {
+    return arith::DivUIOp::create(b, loc, x, cst(y));
+  }
+  Value rem(Value x, int64_t y) {
+    return arith::RemUIOp::create(b, loc, x, cst(y));
+  }
+  Value lt(Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, y);
+  }
+  Value both(Value x, Value y) { return arith::AndIOp::create(b, loc, x, y); }
+  Value select(Value cond, Value x, Value y) {
+    return arith::SelectOp::create(b, loc, cond, x, y);
+  }
+
+  /// The condition under which the kernel is correct: the dims that are
+  /// contiguous in memory are multiples of 8 (16-byte copies), and the
+  /// result is not empty (no grid of zero blocks).
+  Value guard() {
+    Value zero = cst(0);
+    auto multipleOf8 = [&](Value v) {
+      return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                   rem(v, kChunk), zero);
+    };
+    auto positive = [&](Value v) {
+      return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, v, zero);
+    };
+    Value ok = both(multipleOf8(sizeK), both(positive(sizeM), positive(sizeN)));
+    if (!c.bKMajor)
+      ok = both(ok, multipleOf8(sizeN));
+    for (Value size : batchSizes)
+      ok = both(ok, positive(size));
+    return ok;
+  }
+
+  void readSizes() {
+    sizeM = loopSize(c.m);
+    for (unsigned d : ArrayRef<unsigned>(c.mDims).drop_front())
+      sizeM = mul(sizeM, loopSize(d));
+    sizeN = loopSize(c.n);
+    sizeK = loopSize(c.k);
+    for (unsigned d : c.batch)
+      batchSizes.push_back(loopSize(d));
+  }
+
+  /// Emits the launch at the builder's insertion point.
+  void buildLaunch() {
+    Value gridX = arith::CeilDivUIOp::create(b, loc, sizeN, cst(kBlockN));
+    Value gridY = arith::CeilDivUIOp::create(b, loc, sizeM, cst(kBlockM));
+    Value gridZ = cst(1);
+    for (Value size : batchSizes)
+      gridZ = mul(gridZ, size);
+    MLIRContext *ctx = b.getContext();
+    auto workgroup = gpu::AddressSpaceAttr::get(
+        ctx, gpu::GPUDialect::getWorkgroupAddressSpace());
+    auto tileA = MemRefType::get({kStages, kBlockM, kBlockK}, c.element,
+                                 MemRefLayoutAttrInterface(), workgroup);
+    auto tileB = c.bKMajor
+                     ? MemRefType::get({kStages, kBlockN, kBlockK}, c.element,
+                                       MemRefLayoutAttrInterface(), workgroup)
+                     : MemRefType::get({kStages, kBlockK, kBlockN}, c.element,
+                                       MemRefLayoutAttrInterface(), workgroup);
+    Value one = cst(1);
+    auto launch = gpu::LaunchOp::create(
+        b, loc, gridX, gridY, gridZ, cst(kThreads), one, one,
+        /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
+        /*asyncDependencies=*/{}, TypeRange{tileA, tileB});
+    launch->setAttr("tessera.cuda.kernel", b.getStringAttr("mma_sync_gemm"));
+    Block &body = launch.getBody().front();
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&body);
+    smA = launch.getWorkgroupAttributions()[0];
+    smB = launch.getWorkgroupAttributions()[1];
+    buildKernel(launch);
+    gpu::TerminatorOp::create(b, loc);
+  }
+
+private:
+  /// The indices of operand `index` for the given loop dim values.
+  SmallVector<Value> indicesOf(unsigned index,
+                               const llvm::DenseMap<unsigned, Value> &at) {
+    SmallVector<Value> indices;
+    for (unsigned dim : c.roles[index])
+      indices.push_back(at.lookup(dim));
+    return indices;
+  }
+
+  /// The 16-byte chunk `chunk` of shared row `row` after the swizzle: rows
+  /// of 4 chunks (64 bytes) pair up, rows of 8 chunks (128 bytes) take
+  /// eight distinct positions.
+  Value swizzled(Value row, Value chunk, int64_t chunksPerRow) {
+    Value key = chunksPerRow == 4 ? rem(div(row, 2), 4) : rem(row, 8);
+    return mul(arith::XOrIOp::create(b, loc, chunk, key), cst(kChunk));
+  }
+
+  /// Copies K tile `kTile` of A and B into stage `stage` (cp.async, 16
+  /// bytes per copy, zero-filled outside the matrices).
+  void loadTile(Value kTile, Value stage) {
+    Value k0 = mul(kTile, cst(kBlockK));
+    Value zero = cst(0), eight = cst(kChunk);
+    // Rows of K-contiguous tiles: 64 rows of 4 chunks.
+    auto loadKMajor = [&](unsigned operand, Value tile, unsigned rowDim,
+                          Value rows, Value base) {
+      for (int64_t i = 0; i < kBlockM * (kBlockK / kChunk) / kThreads; ++i) {
+        Value id = add(tid, cst(i * kThreads));
+        Value row = div(id, kBlockK / kChunk), chunk = rem(id, kBlockK / kChunk);
+        Value globalRow = add(base, row);
+        Value globalK = add(k0, mul(chunk, eight));
+        Value valid = both(lt(globalRow, rows), lt(globalK, sizeK));
+        llvm::DenseMap<unsigned, Value> at = batchIndex;
+        at[rowDim] = select(valid, globalRow, zero);
+        at[c.k] = select(valid, globalK, zero);
+        nvgpu::DeviceAsyncCopyOp::create(
+            b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), tile,
+            ValueRange{stage, row, swizzled(row, chunk, kBlockK / kChunk)},
+            c.operands[operand], indicesOf(operand, at),
+            b.getIndexAttr(kChunk), select(valid, eight, zero),
+            b.getUnitAttr());
+      }
+    };
+    loadKMajor(0, smA, c.m, sizeM, m0);
+    if (c.bKMajor) {
+      loadKMajor(1, smB, c.n, sizeN, n0);
+      return;
+    }
+    // B as [k][n]: 32 rows of 8 chunks.
+    for (int64_t i = 0; i < kBlockK * (kBlockN / kChunk) / kThreads; ++i) {
+      Value id = add(tid, cst(i * kThreads));
+      Value row = div(id, kBlockN / kChunk), chunk = rem(id, kBlockN / kChunk);
+      Value globalK = add(k0, row);
+      Value globalN = add(n0, mul(chunk, eight));
+      Value valid = both(lt(globalK, sizeK), lt(globalN, sizeN));
+      llvm::DenseMap<unsigned, Value> at = batchIndex;
+      at[c.k] = select(valid, globalK, zero);
+      at[c.n] = select(valid, globalN, zero);
+      nvgpu::DeviceAsyncCopyOp::create(
+          b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), smB,
+          ValueRange{stage, row, swizzled(row, chunk, kBlockN / kChunk)},
+          c.operands[1], indicesOf(1, at), b.getIndexAttr(kChunk),
+          select(valid, eight, zero), b.getUnitAttr());
+    }
+  }
+
+  /// One mma.sync operand register from a pair of 16-bit values.
+  Value operandRegister(Value fragment, int64_t index) {
+    Value pair = vector::ExtractOp::create(b, loc, fragment, index);
+    if (isa<Float16Type>(c.element))
+      return pair;
+    Value word = vector::BitCastOp::create(
+        b, loc, VectorType::get({1}, b.getI32Type()), pair);
+    return vector::ExtractOp::create(b, loc, word, 0);
+  }
+
+  /// The products of one K tile in shared stage `stage`.
+  SmallVector<Value> multiplyStage(Value stage, SmallVector<Value> acc) {
+    auto pairs = [&](int64_t n) {
+      return VectorType::get({n, 2}, c.element);
+    };
+    Value lane16 = rem(lane, 16), half = div(lane, 16);
+    NVVM::MMATypes type = isa<Float16Type>(c.element) ? NVVM::MMATypes::f16
+                                                      : NVVM::MMATypes::bf16;
+    Type f32 = b.getF32Type();
+    Type accType = LLVM::LLVMStructType::getLiteral(
+        b.getContext(), {f32, f32, f32, f32});
+    for (int64_t kk = 0; kk < kBlockK / 16; ++kk) {
+      // A: rows wm*32 + mi*16 + lane%16, chunk 2*kk + lane/16.
+      SmallVector<Value> fragA;
+      for (int64_t mi = 0; mi < 2; ++mi) {
+        Value row = add(add(mul(warpM, cst(32)), cst(mi * 16)), lane16);
+        Value col = swizzled(row, add(cst(2 * kk), half), kBlockK / kChunk);
+        fragA.push_back(nvgpu::LdMatrixOp::create(
+            b, loc, pairs(4), smA, ValueRange{stage, row, col},
+            /*transpose=*/false, /*numTiles=*/4));
+      }
+      // B: two n8 tiles per ldmatrix.x4.
+      SmallVector<Value> fragB;
+      for (int64_t np = 0; np < 2; ++np) {
+        Value nBase = add(mul(warpN, cst(32)), cst(np * 16));
+        if (c.bKMajor) {
+          // Matrices: (n 0-7, k 0-7), (n 0-7, k 8-15), (n 8-15, ...).
+          Value group = div(lane, 8);
+          Value row = add(nBase, add(rem(lane, 8), mul(div(group, 2), cst(8))));
+          Value col = swizzled(row, add(cst(2 * kk), rem(group, 2)),
+                               kBlockK / kChunk);
+          fragB.push_back(nvgpu::LdMatrixOp::create(
+              b, loc, pairs(4), smB, ValueRange{stage, row, col}, false, 4));
+        } else {
+          // Matrices: (k 0-7, n 0-7), (k 8-15, n 0-7), (k 0-7, n 8-15), ...
+          Value row = add(cst(kk * 16), lane16);
+          Value col = swizzled(row, add(div(nBase, kChunk), half),
+                               kBlockN / kChunk);
+          fragB.push_back(nvgpu::LdMatrixOp::create(
+              b, loc, pairs(4), smB, ValueRange{stage, row, col}, true, 4));
+        }
+      }
+      for (int64_t mi = 0; mi < 2; ++mi)
+        for (int64_t nj = 0; nj < 4; ++nj) {
+          SmallVector<Value> opA, opB, opC;
+          for (int64_t r = 0; r < 4; ++r)
+            opA.push_back(operandRegister(fragA[mi], r));
+          for (int64_t r = 0; r < 2; ++r)
+            opB.push_back(operandRegister(fragB[nj / 2], (nj % 2) * 2 + r));
+          int64_t base = (mi * 4 + nj) * 4;
+          opC.assign(acc.begin() + base, acc.begin() + base + 4);
+          Value d = NVVM::MmaOp::create(
+              b, loc, accType, opA, opB, opC, {16, 8, 16}, std::nullopt,
+              std::nullopt,
+              std::array<NVVM::MMATypes, 2>{type, type},
+              std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                             NVVM::MMALayout::col});
+          for (int64_t r = 0; r < 4; ++r)
+            acc[base + r] = LLVM::ExtractValueOp::create(b, loc, d, r);
+        }
+    }
+    return acc;
+  }
+
+  /// Where accumulator `index` of this thread lives in the result, and
+  /// whether it is inside it. Tile (mi, nj): c0, c1 at row lane/4, columns
+  /// 2*(lane%4) + {0, 1}; c2, c3 eight rows below.
+  std::pair<llvm::DenseMap<unsigned, Value>, Value> accumulatorAt(int64_t index) {
+    int64_t tile = index / 4, r = index % 4, mi = tile / 4, nj = tile % 4;
+    Value row = add(add(m0, mul(warpM, cst(32))),
+                    add(cst(mi * 16 + (r / 2) * 8), div(lane, 4)));
+    Value col = add(add(n0, mul(warpN, cst(32))),
+                    add(cst(nj * 8 + r % 2), mul(rem(lane, 4), cst(2))));
+    Value inside = both(lt(row, sizeM), lt(col, sizeN));
+    llvm::DenseMap<unsigned, Value> at = batchIndex;
+    at[c.m] = row;
+    at[c.n] = col;
+    return {at, inside};
+  }
+
+  void buildKernel(gpu::LaunchOp launch) {
+    tid = launch.getThreadIds().x;
+    lane = rem(tid, 32);
+    Value warp = div(tid, 32);
+    warpM = div(warp, 2);
+    warpN = rem(warp, 2);
+    m0 = mul(launch.getBlockIds().y, cst(kBlockM));
+    n0 = mul(launch.getBlockIds().x, cst(kBlockN));
+    // The batch indices, row-major over the batch dims.
+    Value linear = launch.getBlockIds().z;
+    for (unsigned i = c.batch.size(); i-- > 0;) {
+      batchIndex[c.batch[i]] =
+          arith::RemUIOp::create(b, loc, linear, batchSizes[i]);
+      linear = arith::DivUIOp::create(b, loc, linear, batchSizes[i]);
+    }
+
+    // The accumulators: zero, or the result's values.
+    Value out = c.operands[2];
+    Value zeroF = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
+    SmallVector<Value> acc;
+    for (int64_t i = 0; i < 32; ++i) {
+      if (c.zeroFill) {
+        acc.push_back(zeroF);
+        continue;
+      }
+      auto [at, inside] = accumulatorAt(i);
+      at[c.m] = select(inside, at[c.m], cst(0));
+      at[c.n] = select(inside, at[c.n], cst(0));
+      Value v = memref::LoadOp::create(b, loc, out, indicesOf(2, at));
+      acc.push_back(select(inside, v, zeroF));
+    }
+
+    // Prologue: stages 0 .. kStages-2 in flight, a group each.
+    Value numK = arith::CeilDivUIOp::create(b, loc, sizeK, cst(kBlockK));
+    for (int64_t s = 0; s + 1 < kStages; ++s) {
+      loadTile(cst(s), cst(s));
+      NVVM::CpAsyncCommitGroupOp::create(b, loc);
+    }
+    auto loop = scf::ForOp::create(b, loc, cst(0), numK, cst(1), acc);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Value kt = loop.getInductionVar();
+      // Tile kt has landed (this thread's copies), and after the barrier
+      // every thread's; every warp is also done with stage (kt-1).
+      NVVM::CpAsyncWaitGroupOp::create(b, loc, kStages - 2);
+      gpu::BarrierOp::create(b, loc);
+      Value ahead = add(kt, cst(kStages - 1));
+      loadTile(ahead, rem(ahead, kStages));
+      NVVM::CpAsyncCommitGroupOp::create(b, loc);
+      SmallVector<Value> next = multiplyStage(
+          rem(kt, kStages), SmallVector<Value>(loop.getRegionIterArgs()));
+      scf::YieldOp::create(b, loc, next);
+    }
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
+
+    // Epilogue: each accumulator stored where it is inside the result.
+    for (int64_t i = 0; i < 32; ++i) {
+      auto [at, inside] = accumulatorAt(i);
+      auto ifInside = scf::IfOp::create(b, loc, inside, false);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifInside.thenBlock());
+      memref::StoreOp::create(b, loc, loop.getResult(i), out,
+                              indicesOf(2, at));
+    }
+  }
+
+  Contraction &c;
+  OpBuilder &b;
+  Location loc;
+  Value sizeM, sizeN, sizeK;
+  SmallVector<Value> batchSizes;
+  Value smA, smB, tid, lane, warpM, warpN, m0, n0;
+  llvm::DenseMap<unsigned, Value> batchIndex;
+};
+
+struct TensorCoreMatmulPass
+    : tessera::cuda::impl::TensorCoreMatmulPassBase<TensorCoreMatmulPass> {
+  void runOnOperation() override {
+    std::vector<Contraction> found;
+    getOperation().walk([&](linalg::LinalgOp op) {
+      if (op->getParentOfType<gpu::LaunchOp>())
+        return;
+      if (std::optional<Contraction> c = match(op))
+        found.push_back(*c);
+    });
+    for (Contraction &c : found)
+      rewrite(c);
+  }
+
+  void rewrite(Contraction &c) {
+    // Statically misaligned: the contraction stays as it is.
+    SmallVector<int64_t> ranges = c.op.getStaticLoopRanges();
+    auto misaligned = [&](unsigned dim) {
+      return !ShapedType::isDynamic(ranges[dim]) && ranges[dim] % kChunk != 0;
+    };
+    if (misaligned(c.k) || (!c.bKMajor && misaligned(c.n)))
+      return;
+    OpBuilder b(c.zeroFill ? c.zeroFill.getOperation() : c.op.getOperation());
+    KernelBuilder kernel(c, b);
+    kernel.readSizes();
+    // A and the result viewed with their M dims as one (row-major buffers
+    // are contiguous).
+    if (c.mDims.size() > 1)
+      for (unsigned i : {0u, 2u}) {
+        auto type = cast<MemRefType>(c.operands[i].getType());
+        unsigned rank = type.getRank(), first = rank - c.mDims.size() - 1;
+        SmallVector<ReassociationIndices> groups;
+        for (unsigned d = 0; d < first; ++d)
+          groups.push_back({int64_t(d)});
+        ReassociationIndices rows;
+        for (unsigned d = first; d + 1 < rank; ++d)
+          rows.push_back(d);
+        groups.push_back(rows);
+        groups.push_back({int64_t(rank - 1)});
+        c.operands[i] = memref::CollapseShapeOp::create(
+            b, c.op.getLoc(), c.operands[i], groups);
+      }
+    Value guard = kernel.guard();
+    auto branch = scf::IfOp::create(b, c.op.getLoc(), guard,
+                                    /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard insertion(b);
+      b.setInsertionPointToStart(branch.thenBlock());
+      kernel.buildLaunch();
+      // The original ops run where the kernel cannot.
+      b.setInsertionPointToStart(branch.elseBlock());
+      if (c.zeroFill)
+        b.clone(*c.zeroFill);
+      b.clone(*c.op);
+    }
+    if (c.zeroFill)
+      c.zeroFill->erase();
+    c.op->erase();
+  }
+};
+
+} // namespace
