@@ -3,6 +3,7 @@
 // RUN: tessera-opt %s --split-input-file --tessera-assign-precision="policy=fp16" --canonicalize | FileCheck %s --check-prefix=FP16
 // RUN: tessera-opt %s --split-input-file --tessera-assign-precision="policy=bf16 keep-fp32=/head/.*,/other" | FileCheck %s --check-prefix=KEEP
 // RUN: tessera-opt %s --split-input-file --tessera-assign-precision="policy=bf16 target=cuda" | FileCheck %s --check-prefix=CUDA
+// RUN: tessera-opt %s --split-input-file --tessera-assign-precision="policy=int8 target=cuda" | FileCheck %s --check-prefix=CUDA-INT8
 // RUN: tessera-opt %s --split-input-file --tessera-assign-precision="policy=fp16 remarks" 2>&1 >/dev/null | FileCheck %s --check-prefix=REMARK
 // Without remarks, none.
 // RUN: tessera-opt %s --split-input-file --tessera-assign-precision="policy=fp16" 2>&1 >/dev/null | FileCheck %s --check-prefix=QUIET --allow-empty
@@ -28,11 +29,13 @@
 // The node name does not match the patterns: narrowed.
 // KEEP-LABEL: func @linear
 // KEEP: tessera.matmul %{{.*}}, %{{.*}} {tessera.precision = "bf16"} : tensor<4x8xbf16>
-// The CUDA target has no bf16 contractions yet: the matmul stays f32 and
-// says why.
+// The CUDA target computes bf16 contractions on its tensor cores; it has
+// no int8 ones: under int8 the matmul stays f32 and says why.
 // CUDA-LABEL: func @linear
-// CUDA-NOT: tessera.cast
-// CUDA: tessera.matmul %{{.*}}, %{{.*}} {tessera.precision = "f32: the cuda target has no bf16 contractions"} : tensor<4x8xf32>
+// CUDA: tessera.matmul %{{.*}}, %{{.*}} {tessera.precision = "bf16"} : tensor<4x8xbf16>, tensor<8x16xbf16> -> tensor<4x16xf32>
+// CUDA-INT8-LABEL: func @linear
+// CUDA-INT8-NOT: tessera.cast
+// CUDA-INT8: tessera.matmul %{{.*}}, %{{.*}} {tessera.precision = "f32: the cuda target has no int8 contractions"} : tensor<4x8xf32>
 func.func @linear(%x: tensor<4x8xf32>, %g: tensor<16xf32>, %b: tensor<16xf32>) -> tensor<4x16xf32> {
   %w = tessera.constant dense<0.5> : tensor<8x16xf32>
   %y = tessera.matmul %x, %w : tensor<4x8xf32>, tensor<8x16xf32> -> tensor<4x16xf32> loc("/body/MatMul")

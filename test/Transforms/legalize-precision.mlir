@@ -16,11 +16,13 @@
 // CHECK: %[[R:.*]] = tessera.rms_norm %[[W]] {{.*}}tessera.precision = "f32: bf16 wide-computing op not supported by the cpu target"{{.*}} : tensor<4x8xf32>
 // CHECK: %[[O:.*]] = tessera.cast %[[R]] : tensor<4x8xf32> to tensor<4x8xbf16>
 // CHECK: tessera.reshape %[[O]] : tensor<4x8xbf16> -> tensor<32xbf16>
-// The CUDA target has only f32 contractions: the matmul's operands widen.
+// The CUDA target computes bf16 contractions (tensor cores) and bf16
+// elementwise ops; its norms compute in f32.
 // CUDA-LABEL: func @mixed
-// CUDA: %[[L:.*]] = tessera.cast %arg0 : tensor<4x8xbf16> to tensor<4x8xf32>
-// CUDA: %[[R:.*]] = tessera.cast %arg1 : tensor<8x8xbf16> to tensor<8x8xf32>
-// CUDA: tessera.matmul %[[L]], %[[R]] {tessera.precision = "f32: bf16 contraction not supported by the cuda target"} : tensor<4x8xf32>, tensor<8x8xf32> -> tensor<4x8xf32>
+// CUDA: tessera.matmul %arg0, %arg1 : tensor<4x8xbf16>, tensor<8x8xbf16> -> tensor<4x8xf32>
+// CUDA: %[[S:.*]] = tessera.add %arg0, %arg0 : tensor<4x8xbf16>, tensor<4x8xbf16> -> tensor<4x8xbf16>
+// CUDA: %[[W:.*]] = tessera.cast %[[S]] : tensor<4x8xbf16> to tensor<4x8xf32>
+// CUDA: tessera.rms_norm %[[W]] {tessera.precision = "f32: bf16 wide-computing op not supported by the cuda target"}
 // The accelerator's array takes bf16 operands (and has no f32 for its own
 // lowering to convert to): the matmul stays; its vector unit computes in
 // f32, so the add widens as on the CPU.
@@ -63,4 +65,17 @@ func.func @legal(%x: tensor<4xf32>, %i: tensor<4xi64>) -> (tensor<4xf32>, tensor
 func.func @narrow_conv(%x: tensor<1x3x4x4xbf16>, %f: tensor<2x3x2x2xbf16>) -> tensor<1x2x3x3xbf16> {
   %0 = tessera.conv2d %x, %f : tensor<1x3x4x4xbf16>, tensor<2x3x2x2xbf16> -> tensor<1x2x3x3xbf16>
   return %0 : tensor<1x2x3x3xbf16>
+}
+
+// -----
+
+// The CUDA target has no fp8 contractions (mma.sync takes none): the
+// operands widen to f32, and the matmul says why.
+// CUDA-LABEL: func @fp8_matmul
+// CUDA: %[[L:.*]] = tessera.cast %arg0 : tensor<4x8xf8E4M3FN> to tensor<4x8xf32>
+// CUDA: %[[R:.*]] = tessera.cast %arg1 : tensor<8x8xf8E4M3FN> to tensor<8x8xf32>
+// CUDA: tessera.matmul %[[L]], %[[R]] {tessera.precision = "f32: {{.*}} not supported by the cuda target"} : tensor<4x8xf32>, tensor<8x8xf32> -> tensor<4x8xf32>
+func.func @fp8_matmul(%x: tensor<4x8xf8E4M3FN>, %w: tensor<8x8xf8E4M3FN>) -> tensor<4x8xf32> {
+  %y = tessera.matmul %x, %w : tensor<4x8xf8E4M3FN>, tensor<8x8xf8E4M3FN> -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
 }

@@ -240,6 +240,8 @@ bool Exec::runWarp(Warp &w) {
       break;
     }
     if (isWarpCollective(I.op)) {
+      if (I.op == Op::Mma || I.op == Op::Wgmma)
+        ++stats->tensorCoreInstructions;
       w.atCollective |= exec;
       if (!collective(I, w, pc) || !error.empty())
         return false;

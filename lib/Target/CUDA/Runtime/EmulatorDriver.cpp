@@ -118,7 +118,7 @@ public:
   }
 
   void resetSummary() override {
-    launches = warpInstructions = 0;
+    launches = warpInstructions = tensorCoreInstructions = 0;
     seconds = 0;
   }
 
@@ -144,6 +144,7 @@ public:
       return stats.takeError();
     ++launches;
     warpInstructions += stats->warpInstructions;
+    tensorCoreInstructions += stats->tensorCoreInstructions;
     seconds += stats->seconds;
     return llvm::Error::success();
   }
@@ -151,8 +152,9 @@ public:
 
   std::string summary() const override {
     return llvm::formatv("{0} kernel launches on the PTX emulator, {1} warp "
-                         "instructions, {2:f3} s",
-                         launches, warpInstructions, seconds);
+                         "instructions ({2} on tensor cores), {3:f3} s",
+                         launches, warpInstructions, tensorCoreInstructions,
+                         seconds);
   }
 
 protected:
@@ -183,7 +185,7 @@ private:
   std::map<uint64_t, void *> hostOf;
   std::vector<std::unique_ptr<LoadedModule>> modules;
   std::vector<std::unique_ptr<LoadedFunction>> functions;
-  uint64_t launches = 0, warpInstructions = 0;
+  uint64_t launches = 0, warpInstructions = 0, tensorCoreInstructions = 0;
   double seconds = 0;
 };
 

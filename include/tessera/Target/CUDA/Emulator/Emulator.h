@@ -49,6 +49,8 @@ struct EmulatorOptions {
 struct LaunchStats {
   uint64_t warpInstructions = 0;   ///< Instructions issued per warp.
   uint64_t threadInstructions = 0; ///< Summed over active lanes.
+  /// Warp-level tensor-core instructions (mma.sync and wgmma.mma_async).
+  uint64_t tensorCoreInstructions = 0;
   double seconds = 0;
 };
 

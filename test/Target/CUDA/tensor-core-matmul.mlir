@@ -1,0 +1,164 @@
+// RUN: tessera-opt %s --split-input-file --tessera-cuda-tensor-core-matmul | FileCheck %s
+// RUN: tessera-opt %s --split-input-file --tessera-cuda-tensor-core-matmul --canonicalize | FileCheck %s --check-prefix=FOLDED
+
+#a = affine_map<(d0, d1, d2) -> (d0, d1)>
+#b = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d2)>
+
+// A bf16 linear layer (what --precision=bf16 gives) with its zero fill: a
+// launch of 128 threads per 64x64 tile, A and B staged in three shared
+// stages by 16-byte cp.async, fragments by ldmatrix (.trans for B stored
+// [k][n]), mma.sync m16n8k16 on bf16; the fill becomes the accumulators'
+// zero start. The original ops stay for dims the kernel cannot take; here
+// the dims are static and fit, so canonicalization keeps only the kernel.
+// CHECK-LABEL: func @bf16_linear
+// CHECK: arith.remui
+// CHECK: scf.if %{{.*}} {
+// CHECK-NOT: linalg.fill
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %{{.*}}, {{.*}} = %{{.*}}, {{.*}} = %{{.*}}) threads({{.*}}) in ({{.*}} = %c128{{.*}}, {{.*}} = %c1{{.*}}, {{.*}} = %c1{{.*}}) workgroup(%[[SA:.*]] : memref<3x64x32xbf16, #gpu.address_space<workgroup>>, %[[SB:.*]] : memref<3x32x64xbf16, #gpu.address_space<workgroup>>)
+// CHECK: nvgpu.device_async_copy %arg0[{{.*}}], %[[SA]][{{.*}}], 8, %{{.*}} {bypassL1}
+// CHECK: nvgpu.device_async_copy %arg1[{{.*}}], %[[SB]][{{.*}}], 8, %{{.*}} {bypassL1}
+// CHECK: nvvm.cp.async.commit.group
+// CHECK: scf.for {{.*}} iter_args(
+// CHECK: nvvm.cp.async.wait.group 1
+// CHECK-NEXT: gpu.barrier
+// CHECK: nvgpu.ldmatrix %[[SA]][{{.*}}] {numTiles = 4 : i32, transpose = false}
+// CHECK: nvgpu.ldmatrix %[[SB]][{{.*}}] {numTiles = 4 : i32, transpose = true}
+// CHECK: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+// CHECK: nvvm.cp.async.wait.group 0
+// CHECK: memref.store %{{.*}}, %arg2[
+// CHECK: } else {
+// CHECK-NEXT: linalg.fill
+// CHECK-NEXT: linalg.generic
+// FOLDED-LABEL: func @bf16_linear
+// FOLDED-NOT: scf.if
+// FOLDED-NOT: linalg.
+// FOLDED: gpu.launch
+// FOLDED-NOT: linalg.
+// FOLDED: return
+func.func @bf16_linear(%a: memref<128x64xbf16>, %b: memref<64x72xbf16>, %c: memref<128x72xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<128x72xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<128x64xbf16>, memref<64x72xbf16>) outs(%c : memref<128x72xf32>) {
+  ^bb0(%x: bf16, %y: bf16, %acc: f32):
+    %0 = arith.extf %x : bf16 to f32
+    %1 = arith.extf %y : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %acc, %2 : f32
+    linalg.yield %3 : f32
+  }
+  return
+}
+
+// -----
+
+// f16, runtime dims, a [batch, seq, k] activation times a weight stored
+// [n][k] (K contiguous) that every row shares: the batch and sequence
+// dims are one M (A and the result collapsed), B's fragments come without
+// .trans, and with no fill the accumulators start from the result. The
+// host checks K % 8 at run time; the guard stays after canonicalization.
+// CHECK-LABEL: func @f16_shared_weight
+// CHECK-DAG: %[[A2:.*]] = memref.collapse_shape %arg0 {{\[}}[0, 1], [2]] : memref<?x?x?xf16> into memref<?x?xf16>
+// CHECK-DAG: %[[C2:.*]] = memref.collapse_shape %arg2 {{\[}}[0, 1], [2]] : memref<?x?x?xf32> into memref<?x?xf32>
+// CHECK: gpu.launch {{.*}} workgroup(%[[SA:.*]] : memref<3x64x32xf16, #gpu.address_space<workgroup>>, %[[SB:.*]] : memref<3x64x32xf16, #gpu.address_space<workgroup>>)
+// CHECK: memref.load %[[C2]][
+// CHECK: nvgpu.device_async_copy %[[A2]][
+// CHECK: nvgpu.device_async_copy %arg1[
+// CHECK: nvgpu.ldmatrix %[[SA]][{{.*}}] {numTiles = 4 : i32, transpose = false}
+// CHECK: nvgpu.ldmatrix %[[SB]][{{.*}}] {numTiles = 4 : i32, transpose = false}
+// CHECK: nvvm.mma.sync {{.*}} {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+// CHECK: memref.store %{{.*}}, %[[C2]][
+// FOLDED-LABEL: func @f16_shared_weight
+// FOLDED: arith.remui
+// FOLDED: scf.if
+// FOLDED: gpu.launch
+// FOLDED: } else {
+// FOLDED: linalg.generic
+#a3 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+#b3 = affine_map<(d0, d1, d2, d3) -> (d2, d3)>
+#c3 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+func.func @f16_shared_weight(%a: memref<?x?x?xf16>, %b: memref<?x?xf16>, %c: memref<?x?x?xf32>) {
+  linalg.generic {indexing_maps = [#a3, #b3, #c3], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%a, %b : memref<?x?x?xf16>, memref<?x?xf16>) outs(%c : memref<?x?x?xf32>) {
+  ^bb0(%x: f16, %y: f16, %acc: f32):
+    %0 = arith.extf %x : f16 to f32
+    %1 = arith.extf %y : f16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %acc, %2 : f32
+    linalg.yield %3 : f32
+  }
+  return
+}
+
+// -----
+
+// A batched product (attention's scores times values): the batch dims
+// index the grid's z by their linear index.
+// CHECK-LABEL: func @batched
+// CHECK: %[[B0:.*]] = memref.dim %arg0, %c0
+// CHECK: %[[B1:.*]] = memref.dim %arg0, %c1
+// CHECK: %[[Z0:.*]] = arith.muli %{{.*}}, %[[B0]]
+// CHECK: %[[Z:.*]] = arith.muli %[[Z0]], %[[B1]]
+// CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %[[BZ:.*]]) in ({{.*}}, {{.*}}, {{.*}} = %[[Z]])
+// CHECK: arith.remui %[[BZ]], %[[B1]]
+#a4 = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d4)>
+#b4 = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d4, d3)>
+#c4 = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>
+func.func @batched(%a: memref<?x4x?x?xbf16>, %b: memref<?x4x?x16xbf16>, %c: memref<?x4x?x16xf32>) {
+  linalg.generic {indexing_maps = [#a4, #b4, #c4], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%a, %b : memref<?x4x?x?xbf16>, memref<?x4x?x16xbf16>) outs(%c : memref<?x4x?x16xf32>) {
+  ^bb0(%x: bf16, %y: bf16, %acc: f32):
+    %0 = arith.extf %x : bf16 to f32
+    %1 = arith.extf %y : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %acc, %2 : f32
+    linalg.yield %3 : f32
+  }
+  return
+}
+
+// -----
+
+// Must not fire: an f32 product (no tensor cores without --allow-tf32), a
+// static K that 16-byte copies cannot take (33), a result in bf16 (the
+// kernel accumulates in f32), and A stored [k][m].
+// CHECK-LABEL: func @not_these
+// CHECK-NOT: gpu.launch
+// CHECK-NOT: scf.if
+// CHECK-COUNT-4: linalg.generic
+// CHECK-NOT: gpu.launch
+#a = affine_map<(d0, d1, d2) -> (d0, d1)>
+#b = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d2)>
+#at = affine_map<(d0, d1, d2) -> (d1, d0)>
+func.func @not_these(%a: memref<64x64xf32>, %b: memref<64x64xf32>, %c: memref<64x64xf32>,
+                     %a33: memref<64x33xbf16>, %b33: memref<33x64xbf16>,
+                     %a16: memref<64x64xbf16>, %b16: memref<64x64xbf16>, %c16: memref<64x64xbf16>) {
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<64x64xf32>, memref<64x64xf32>) outs(%c : memref<64x64xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %2 = arith.mulf %x, %y : f32
+    %3 = arith.addf %acc, %2 : f32
+    linalg.yield %3 : f32
+  }
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a33, %b33 : memref<64x33xbf16>, memref<33x64xbf16>) outs(%c : memref<64x64xf32>) {
+  ^bb0(%x: bf16, %y: bf16, %acc: f32):
+    %0 = arith.extf %x : bf16 to f32
+    %1 = arith.extf %y : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %acc, %2 : f32
+    linalg.yield %3 : f32
+  }
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a16, %b16 : memref<64x64xbf16>, memref<64x64xbf16>) outs(%c16 : memref<64x64xbf16>) {
+  ^bb0(%x: bf16, %y: bf16, %acc: bf16):
+    %2 = arith.mulf %x, %y : bf16
+    %3 = arith.addf %acc, %2 : bf16
+    linalg.yield %3 : bf16
+  }
+  linalg.generic {indexing_maps = [#at, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a16, %b16 : memref<64x64xbf16>, memref<64x64xbf16>) outs(%c : memref<64x64xf32>) {
+  ^bb0(%x: bf16, %y: bf16, %acc: f32):
+    %0 = arith.extf %x : bf16 to f32
+    %1 = arith.extf %y : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %acc, %2 : f32
+    linalg.yield %3 : f32
+  }
+  return
+}

@@ -1,0 +1,116 @@
+# tensor_core_cases.py - products for the CUDA target's tensor-core kernels
+# (tessera-cuda-tensor-core-matmul) in ONNX's test layout, with values that
+# bf16 and fp16 hold exactly (multiples of 1/16 up to 2 in magnitude): the
+# products are exact and their sums exact in f32, so under --precision=bf16
+# or fp16 a correct kernel matches the float64 reference to the last bit,
+# and a wrong fragment layout, swizzle, pipeline stage or edge cannot hide
+# in a tolerance. Symbolic dims get several test sets, some that the
+# kernel takes and some that its host guard sends to the SIMT loop nest.
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+
+def exact(rng, shape):
+    return (rng.integers(-32, 33, size=shape) / 16).astype(np.float32)
+
+
+def save(out, name, nodes, inputs, inits, sets, output_shape):
+    """`inputs`: (name, declared shape); `sets`: lists of (arrays, y)."""
+    folder = os.path.join(out, name)
+    graph = helper.make_graph(
+        nodes, name,
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, s)
+         for n, s in inputs],
+        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, output_shape)],
+        [numpy_helper.from_array(x, n) for n, x in inits])
+    os.makedirs(folder, exist_ok=True)
+    onnx.save(helper.make_model(graph, opset_imports=[
+        helper.make_opsetid("", 17)]), os.path.join(folder, "model.onnx"))
+    for t, (arrays, y) in enumerate(sets):
+        data = os.path.join(folder, f"test_data_set_{t}")
+        os.makedirs(data, exist_ok=True)
+        for i, x in enumerate(arrays):
+            with open(os.path.join(data, f"input_{i}.pb"), "wb") as f:
+                f.write(numpy_helper.from_array(x).SerializeToString())
+        with open(os.path.join(data, "output_0.pb"), "wb") as f:
+            f.write(numpy_helper.from_array(
+                y.astype(np.float32)).SerializeToString())
+
+
+def f64(x):
+    return x.astype(np.float64)
+
+
+def gemm(out, m, k, n, trans_b=False):
+    """Y = A W + b (Gemm; W stored [n, k] with trans_b)."""
+    rng = np.random.default_rng(m * 1000 + k + n)
+    a = exact(rng, (m, k))
+    w = exact(rng, (n, k) if trans_b else (k, n))
+    b = exact(rng, (n,))
+    y = f64(a) @ f64(w.T if trans_b else w) + b
+    save(out, f"gemm_{m}x{k}x{n}{'_tb' if trans_b else ''}",
+         [helper.make_node("Gemm", ["A", "W", "B"], ["Y"],
+                           transB=int(trans_b))],
+         [("A", [m, k])], [("W", w), ("B", b)], [([a], y)], [m, n])
+
+
+def linear(out, k, n, sizes):
+    """A [batch, seq, k] activation (symbolic batch and seq) times a
+    shared weight, plus a bias: batch and seq fold into M."""
+    rng = np.random.default_rng(k + n)
+    w = exact(rng, (k, n))
+    b = exact(rng, (n,))
+    sets = []
+    for batch, seq in sizes:
+        a = exact(rng, (batch, seq, k))
+        sets.append(([a], f64(a) @ f64(w) + b))
+    save(out, f"linear_{k}x{n}",
+         [helper.make_node("MatMul", ["A", "W"], ["P"]),
+          helper.make_node("Add", ["P", "B"], ["Y"])],
+         [("A", ["batch", "seq", k])], [("W", w), ("B", b)], sets,
+         ["batch", "seq", n])
+
+
+def scores_values(out, heads, dim, seqs):
+    """P V with P [1, heads, seq, seq]: K is the symbolic seq, which the
+    host guard checks at run time (a multiple of 8 or not)."""
+    rng = np.random.default_rng(heads * dim)
+    sets = []
+    for seq in seqs:
+        p = exact(rng, (1, heads, seq, seq))
+        v = exact(rng, (1, heads, seq, dim))
+        sets.append(([p, v], f64(p) @ f64(v)))
+    save(out, f"pv_{heads}x{dim}",
+         [helper.make_node("MatMul", ["P", "V"], ["Y"])],
+         [("P", [1, heads, "seq", "seq"]), ("V", [1, heads, "seq", dim])],
+         [], sets, [1, heads, "seq", dim])
+
+
+def batched(out, batch, m, k, n):
+    rng = np.random.default_rng(batch * 100 + m)
+    a = exact(rng, (batch, m, k))
+    b = exact(rng, (batch, k, n))
+    save(out, f"bmm_{batch}x{m}x{k}x{n}",
+         [helper.make_node("MatMul", ["A", "B"], ["Y"])],
+         [("A", [batch, m, k]), ("B", [batch, k, n])], [],
+         [([a, b], f64(a) @ f64(b))], [batch, m, n])
+
+
+def main():
+    out = sys.argv[1]
+    gemm(out, 129, 64, 72)     # partial tiles in M and N
+    gemm(out, 64, 256, 64)     # eight K tiles: the three stages wrap
+    gemm(out, 17, 40, 24, trans_b=True)  # a K tail of 8
+    gemm(out, 65, 33, 40)      # K % 8 != 0: the SIMT loop nest
+    batched(out, 3, 33, 48, 16)
+    linear(out, 64, 72, [(2, 16), (3, 37), (1, 1)])
+    scores_values(out, 2, 16, [16, 37, 64])
+
+
+if __name__ == "__main__":
+    main()
