@@ -54,9 +54,11 @@ struct Contraction {
   /// B stored [.., n, k] (rows of K) rather than [.., k, n].
   bool bKMajor = false;
   Type element;
-  /// A fill of zero into the result just before the contraction: the
-  /// accumulators start at zero instead of reading it.
-  linalg::FillOp zeroFill;
+  /// What writes zeros into the result just before the contraction (a
+  /// fill, or a copy of a buffer filled with zeros, as bufferization leaves
+  /// a fill that several results share): the accumulators start at zero
+  /// instead of reading the result, and the op goes away.
+  Operation *zeroFill = nullptr;
   /// A, B and the result (A and the result with their M dims collapsed
   /// into one), and the loop dim each of their dims is indexed by.
   std::array<Value, 3> operands;
@@ -95,6 +97,48 @@ bool isExtMulAdd(linalg::LinalgOp op) {
     if (!isa<arith::ExtFOp, arith::MulFOp, arith::AddFOp>(inner))
       return false;
   return true;
+}
+
+/// Whether `fill` writes +0.0 into all of `buffer`.
+bool isZeroFillOf(linalg::FillOp fill, Value buffer) {
+  if (!fill.hasPureBufferSemantics() || fill.getDpsInits()[0] != buffer)
+    return false;
+  auto zero = fill.getDpsInputs()[0].getDefiningOp<arith::ConstantOp>();
+  auto value = zero ? dyn_cast<FloatAttr>(zero.getValue()) : FloatAttr();
+  return value && value.getValue().isPosZero();
+}
+
+/// Whether `buffer`, read by `reader`, holds zeros then: an allocation
+/// that, before `reader` (in its block), only a zero fill writes, and that
+/// is otherwise only copied from. What happens after `reader` does not
+/// matter.
+bool onlyZeros(Value buffer, Operation *reader) {
+  if (!buffer.getDefiningOp<memref::AllocOp>())
+    return false;
+  bool filled = false;
+  for (Operation *user : buffer.getUsers()) {
+    if (user == reader)
+      continue;
+    if (user->getBlock() == reader->getBlock() &&
+        reader->isBeforeInBlock(user))
+      continue;
+    if (auto fill = dyn_cast<linalg::FillOp>(user)) {
+      if (!isZeroFillOf(fill, buffer) ||
+          fill->getBlock() != reader->getBlock() ||
+          !fill->isBeforeInBlock(reader))
+        return false;
+      filled = true;
+      continue;
+    }
+    if (auto copy = dyn_cast<linalg::CopyOp>(user);
+        copy && copy.getDpsInputs()[0] == buffer &&
+        copy.getDpsInits()[0] != buffer)
+      continue;
+    if (isa<memref::DeallocOp>(user))
+      continue;
+    return false;
+  }
+  return filled;
 }
 
 std::optional<Contraction> match(linalg::LinalgOp op) {
@@ -140,14 +184,15 @@ std::optional<Contraction> match(linalg::LinalgOp op) {
     c.roles[i].erase(c.roles[i].end() - c.mDims.size(),
                      c.roles[i].end() - 1);
   c.operands = {a, b, out};
-  // A zero fill of the result right before it.
-  if (auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode()))
-    if (fill.hasPureBufferSemantics() &&
-        fill.getDpsInits()[0] == out)
-      if (auto zero = fill.getDpsInputs()[0].getDefiningOp<arith::ConstantOp>())
-        if (auto value = dyn_cast<FloatAttr>(zero.getValue());
-            value && value.getValue().isPosZero())
-          c.zeroFill = fill;
+  // Zeros written into the result right before it.
+  Operation *prev = op->getPrevNode();
+  if (auto fill = dyn_cast_or_null<linalg::FillOp>(prev);
+      fill && isZeroFillOf(fill, out))
+    c.zeroFill = fill;
+  if (auto copy = dyn_cast_or_null<linalg::CopyOp>(prev);
+      copy && copy.hasPureBufferSemantics() &&
+      copy.getDpsInits()[0] == out && onlyZeros(copy.getDpsInputs()[0], copy))
+    c.zeroFill = copy;
   return c;
 }
 
@@ -501,7 +546,7 @@ struct TensorCoreMatmulPass
     };
     if (misaligned(c.k) || (!c.bKMajor && misaligned(c.n)))
       return;
-    OpBuilder b(c.zeroFill ? c.zeroFill.getOperation() : c.op.getOperation());
+    OpBuilder b(c.zeroFill ? c.zeroFill : c.op.getOperation());
     KernelBuilder kernel(c, b);
     kernel.readSizes();
     // A and the result viewed with their M dims as one (row-major buffers

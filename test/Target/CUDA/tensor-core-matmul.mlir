@@ -162,3 +162,53 @@ func.func @not_these(%a: memref<64x64xf32>, %b: memref<64x64xf32>, %c: memref<64
   }
   return
 }
+
+// -----
+
+// Bufferization shares one zero fill among results through copies: a copy
+// of a buffer that holds only zeros at that point counts as a zero fill
+// (the copy goes; later writes to the shared buffer do not matter). A
+// copy of a buffer that something else wrote after its fill does not.
+// CHECK-LABEL: func @shared_zeros
+// CHECK: linalg.fill ins(%{{.*}}) outs(%[[Z:.*]] : memref<64x64xf32>)
+// CHECK: scf.if
+// CHECK-NOT: memref.load %arg2
+// CHECK: gpu.launch
+// CHECK: } else {
+// CHECK-NEXT: linalg.copy ins(%[[Z]]
+// CHECK: linalg.generic
+// CHECK: linalg.copy ins(%[[Z]] {{.*}} outs(%arg3
+// CHECK: scf.if
+// CHECK: gpu.launch
+// CHECK: memref.load %arg3
+// CHECK: } else {
+// CHECK-NEXT: linalg.generic
+#a = affine_map<(d0, d1, d2) -> (d0, d1)>
+#b = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d2)>
+func.func @shared_zeros(%a: memref<64x64xbf16>, %b: memref<64x64xbf16>, %c: memref<64x64xf32>, %d: memref<64x64xf32>, %x: memref<64x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %z = memref.alloc() : memref<64x64xf32>
+  linalg.fill ins(%zero : f32) outs(%z : memref<64x64xf32>)
+  linalg.copy ins(%z : memref<64x64xf32>) outs(%c : memref<64x64xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<64x64xbf16>, memref<64x64xbf16>) outs(%c : memref<64x64xf32>) {
+  ^bb0(%x0: bf16, %y: bf16, %acc: f32):
+    %0 = arith.extf %x0 : bf16 to f32
+    %1 = arith.extf %y : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %acc, %2 : f32
+    linalg.yield %3 : f32
+  }
+  linalg.copy ins(%x : memref<64x64xf32>) outs(%z : memref<64x64xf32>)
+  linalg.copy ins(%z : memref<64x64xf32>) outs(%d : memref<64x64xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<64x64xbf16>, memref<64x64xbf16>) outs(%d : memref<64x64xf32>) {
+  ^bb0(%x0: bf16, %y: bf16, %acc: f32):
+    %0 = arith.extf %x0 : bf16 to f32
+    %1 = arith.extf %y : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %acc, %2 : f32
+    linalg.yield %3 : f32
+  }
+  memref.dealloc %z : memref<64x64xf32>
+  return
+}
