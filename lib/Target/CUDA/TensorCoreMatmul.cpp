@@ -59,6 +59,17 @@ struct Contraction {
   /// a fill that several results share): the accumulators start at zero
   /// instead of reading the result, and the op goes away.
   Operation *zeroFill = nullptr;
+  /// The result holds zeros when the contraction starts (zeroFill, or a
+  /// zero fill earlier that other results copy from).
+  bool zeroStart = false;
+  /// The elementwise op right after the contraction that reads its result
+  /// (bias, activation, residual, cast), computed on the accumulators in
+  /// registers and stored instead of them; the result is then never
+  /// written. Null when there is none to fuse.
+  linalg::GenericOp epilogue;
+  /// Allocations and constants between the contraction and its epilogue,
+  /// moved before the kernel's launch.
+  SmallVector<Operation *> hoisted;
   /// A, B and the result (A and the result with their M dims collapsed
   /// into one), and the loop dim each of their dims is indexed by.
   std::array<Value, 3> operands;
@@ -141,6 +152,75 @@ bool onlyZeros(Value buffer, Operation *reader) {
   return filled;
 }
 
+/// Finds the epilogue of `c`: the next op, an elementwise linalg.generic
+/// over the result's shape that reads the result (identity map) and
+/// writes a row-major buffer, with a body of pure ops; the result buffer
+/// must have no other use than the ops fused here and its deallocation.
+void matchEpilogue(Contraction &c) {
+  Operation *next = c.op->getNextNode();
+  SmallVector<Operation *> between;
+  while (next && isa<memref::AllocOp, arith::ConstantOp, memref::DimOp>(next)) {
+    between.push_back(next);
+    next = next->getNextNode();
+  }
+  auto consumer = dyn_cast_or_null<linalg::GenericOp>(next);
+  if (!consumer || !consumer.hasPureBufferSemantics() ||
+      consumer.getNumDpsInits() != 1 ||
+      consumer.getNumParallelLoops() != consumer.getNumLoops())
+    return;
+  Value out = c.op.getDpsInits()[0];
+  if (consumer.getNumLoops() != cast<MemRefType>(out.getType()).getRank())
+    return;
+  bool readsResult = false;
+  for (OpOperand *input : consumer.getDpsInputOperands()) {
+    AffineMap map = consumer.getMatchingIndexingMap(input);
+    if (input->get() == out) {
+      if (!map.isIdentity())
+        return;
+      readsResult = true;
+    } else if (!map.isProjectedPermutation() ||
+               !isa<MemRefType>(input->get().getType()) ||
+               input->get().getDefiningOp<ViewLikeOpInterface>()) {
+      return;
+    }
+  }
+  OpOperand *init = consumer.getDpsInitOperand(0);
+  // An input read where another thread writes (the output buffer read
+  // through a broadcast) would race.
+  for (OpOperand *input : consumer.getDpsInputOperands())
+    if (input->get() == init->get() &&
+        !consumer.getMatchingIndexingMap(input).isIdentity())
+      return;
+  if (!readsResult || !consumer.getMatchingIndexingMap(init).isIdentity() ||
+      !isIdentityMemRef(init->get()) ||
+      init->get().getDefiningOp<ViewLikeOpInterface>())
+    return;
+  for (Operation &inner : consumer.getBlock()->without_terminator())
+    if (!isPure(&inner) || inner.getNumRegions())
+      return;
+  // Nothing else may read the contraction's result: earlier users do
+  // not see it, and when the epilogue writes in place, later ones read
+  // the epilogue's values, which it stores.
+  Block *block = c.op->getBlock();
+  bool inPlace = init->get() == out;
+  // A buffer from elsewhere (an argument) may be read after the function.
+  if (!inPlace && !out.getDefiningOp<memref::AllocOp>())
+    return;
+  for (Operation *user : out.getUsers()) {
+    if (user == c.zeroFill || user == c.op.getOperation() ||
+        user == consumer.getOperation() || isa<memref::DeallocOp>(user))
+      continue;
+    if (isa<ViewLikeOpInterface>(user) || user->getBlock() != block)
+      return;
+    if (user->isBeforeInBlock(c.op) ||
+        (inPlace && consumer->isBeforeInBlock(user)))
+      continue;
+    return;
+  }
+  c.epilogue = consumer;
+  c.hoisted = between;
+}
+
 std::optional<Contraction> match(linalg::LinalgOp op) {
   if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
       op.getNumDpsInits() != 1 || !linalg::isaContractionOpInterface(op) ||
@@ -193,6 +273,8 @@ std::optional<Contraction> match(linalg::LinalgOp op) {
       copy && copy.hasPureBufferSemantics() &&
       copy.getDpsInits()[0] == out && onlyZeros(copy.getDpsInputs()[0], copy))
     c.zeroFill = copy;
+  c.zeroStart = c.zeroFill || onlyZeros(out, op);
+  matchEpilogue(c);
   return c;
 }
 
@@ -251,9 +333,11 @@ public:
   }
 
   void readSizes() {
-    sizeM = loopSize(c.m);
-    for (unsigned d : ArrayRef<unsigned>(c.mDims).drop_front())
-      sizeM = mul(sizeM, loopSize(d));
+    for (unsigned d : c.mDims)
+      mSizes.push_back(loopSize(d));
+    sizeM = mSizes.front();
+    for (Value size : ArrayRef<Value>(mSizes).drop_front())
+      sizeM = mul(sizeM, size);
     sizeN = loopSize(c.n);
     sizeK = loopSize(c.k);
     for (unsigned d : c.batch)
@@ -469,7 +553,7 @@ private:
     Value zeroF = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
     SmallVector<Value> acc;
     for (int64_t i = 0; i < 32; ++i) {
-      if (c.zeroFill) {
+      if (c.zeroStart) {
         acc.push_back(zeroF);
         continue;
       }
@@ -504,22 +588,73 @@ private:
     }
     NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
 
-    // Epilogue: each accumulator stored where it is inside the result.
+    // Epilogue: each accumulator stored where it is inside the result,
+    // or the fused elementwise op computed on it and stored instead.
     for (int64_t i = 0; i < 32; ++i) {
       auto [at, inside] = accumulatorAt(i);
       auto ifInside = scf::IfOp::create(b, loc, inside, false);
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(ifInside.thenBlock());
-      memref::StoreOp::create(b, loc, loop.getResult(i), out,
-                              indicesOf(2, at));
+      if (c.epilogue)
+        storeEpilogue(loop.getResult(i), at);
+      else
+        memref::StoreOp::create(b, loc, loop.getResult(i), out,
+                                indicesOf(2, at));
     }
+  }
+
+  /// The fused elementwise op on accumulator `value` at loop dims `at`:
+  /// its other inputs are loaded where its maps say, its body cloned.
+  void storeEpilogue(Value value, llvm::DenseMap<unsigned, Value> at) {
+    // The M dims one by one (row-major) from the collapsed row.
+    if (c.mDims.size() > 1) {
+      Value row = at[c.m];
+      for (unsigned j = c.mDims.size(); j-- > 0;) {
+        at[c.mDims[j]] = j ? arith::RemUIOp::create(b, loc, row, mSizes[j])
+                           : row;
+        if (j)
+          row = arith::DivUIOp::create(b, loc, row, mSizes[j]);
+      }
+    }
+    // The epilogue's loop dims are the result's dims, in order.
+    AffineMap resultMap = c.op.getIndexingMapsArray()[2];
+    SmallVector<Value> loops;
+    for (unsigned i = 0; i < resultMap.getNumResults(); ++i)
+      loops.push_back(at.lookup(resultMap.getDimPosition(i)));
+    linalg::GenericOp e = c.epilogue;
+    auto indices = [&](OpOperand &operand) {
+      AffineMap map = e.getMatchingIndexingMap(&operand);
+      SmallVector<Value> result;
+      for (unsigned i = 0; i < map.getNumResults(); ++i)
+        result.push_back(loops[map.getDimPosition(i)]);
+      return result;
+    };
+    IRMapping mapping;
+    Block *body = e.getBlock();
+    Value result = c.op.getDpsInits()[0];
+    for (OpOperand &operand : e->getOpOperands()) {
+      BlockArgument arg = body->getArgument(operand.getOperandNumber());
+      if (arg.use_empty())
+        continue;
+      if (operand.get() == result && e.isDpsInput(&operand))
+        mapping.map(arg, value);
+      else
+        mapping.map(arg, memref::LoadOp::create(b, loc, operand.get(),
+                                                indices(operand)));
+    }
+    for (Operation &inner : body->without_terminator())
+      b.clone(inner, mapping);
+    Value computed = mapping.lookupOrDefault(
+        body->getTerminator()->getOperand(0));
+    OpOperand *init = e.getDpsInitOperand(0);
+    memref::StoreOp::create(b, loc, computed, init->get(), indices(*init));
   }
 
   Contraction &c;
   OpBuilder &b;
   Location loc;
   Value sizeM, sizeN, sizeK;
-  SmallVector<Value> batchSizes;
+  SmallVector<Value> batchSizes, mSizes;
   Value smA, smB, tid, lane, warpM, warpN, m0, n0;
   llvm::DenseMap<unsigned, Value> batchIndex;
 };
@@ -546,7 +681,10 @@ struct TensorCoreMatmulPass
     };
     if (misaligned(c.k) || (!c.bKMajor && misaligned(c.n)))
       return;
-    OpBuilder b(c.zeroFill ? c.zeroFill : c.op.getOperation());
+    Operation *first = c.zeroFill ? c.zeroFill : c.op.getOperation();
+    for (Operation *op : c.hoisted)
+      op->moveBefore(first);
+    OpBuilder b(first);
     KernelBuilder kernel(c, b);
     kernel.readSizes();
     // A and the result viewed with their M dims as one (row-major buffers
@@ -578,7 +716,11 @@ struct TensorCoreMatmulPass
       if (c.zeroFill)
         b.clone(*c.zeroFill);
       b.clone(*c.op);
+      if (c.epilogue)
+        b.clone(*c.epilogue);
     }
+    if (c.epilogue)
+      c.epilogue->erase();
     if (c.zeroFill)
       c.zeroFill->erase();
     c.op->erase();

@@ -212,3 +212,134 @@ func.func @shared_zeros(%a: memref<64x64xbf16>, %b: memref<64x64xbf16>, %c: memr
   memref.dealloc %z : memref<64x64xf32>
   return
 }
+
+// -----
+
+// Epilogues: the elementwise op right after the product that reads its
+// result (here a bias add and a cast to bf16, into a buffer allocated in
+// between) is computed on the accumulators in registers and stored
+// instead of them; the product's own result is never written. The
+// allocation moves above the kernel's launch.
+// CHECK-LABEL: func @bias_epilogue
+// CHECK: %[[D:.*]] = memref.alloc() : memref<64x64xbf16>
+// CHECK: scf.if
+// CHECK: gpu.launch
+// CHECK-NOT: memref.store %{{.*}}, %[[R:alloc[_0-9]*]][
+// CHECK: scf.if
+// CHECK-NEXT: %[[BIAS:.*]] = memref.load %arg2[%{{.*}}] : memref<64xf32>
+// CHECK-NEXT: %[[SUM:.*]] = arith.addf %{{.*}}, %[[BIAS]] : f32
+// CHECK-NEXT: %[[NARROW:.*]] = arith.truncf %[[SUM]] : f32 to bf16
+// CHECK-NEXT: memref.store %[[NARROW]], %[[D]][
+// CHECK: } else {
+// CHECK-NEXT: linalg.fill
+// CHECK-NEXT: linalg.generic
+// CHECK: linalg.generic
+// CHECK: memref.dealloc
+// CHECK-NEXT: return %[[D]]
+#a = affine_map<(d0, d1, d2) -> (d0, d1)>
+#b = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d2)>
+#bias = affine_map<(d0, d1) -> (d1)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @bias_epilogue(%a: memref<64x64xbf16>, %b: memref<64x64xbf16>, %bias: memref<64xf32>) -> memref<64x64xbf16> {
+  %zero = arith.constant 0.0 : f32
+  %r = memref.alloc() : memref<64x64xf32>
+  linalg.fill ins(%zero : f32) outs(%r : memref<64x64xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<64x64xbf16>, memref<64x64xbf16>) outs(%r : memref<64x64xf32>) {
+  ^bb0(%x0: bf16, %y: bf16, %acc: f32):
+    %0 = arith.extf %x0 : bf16 to f32
+    %1 = arith.extf %y : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %acc, %2 : f32
+    linalg.yield %3 : f32
+  }
+  %d = memref.alloc() : memref<64x64xbf16>
+  linalg.generic {indexing_maps = [#id, #bias, #id], iterator_types = ["parallel", "parallel"]} ins(%r, %bias : memref<64x64xf32>, memref<64xf32>) outs(%d : memref<64x64xbf16>) {
+  ^bb0(%x0: f32, %y: f32, %o: bf16):
+    %0 = arith.addf %x0, %y : f32
+    %1 = arith.truncf %0 : f32 to bf16
+    linalg.yield %1 : bf16
+  }
+  memref.dealloc %r : memref<64x64xf32>
+  return %d : memref<64x64xbf16>
+}
+
+// -----
+
+// In place: the scale writes the product's buffer, which later ops read;
+// they read the scaled values the kernel stores. Not fused: an
+// elementwise op that reads the result transposed, and one whose result
+// buffer is also read by a later op (it would never be written).
+// CHECK-LABEL: func @in_place_epilogue
+// CHECK: gpu.launch
+// CHECK: arith.mulf %{{.*}}, %{{.*}} : f32
+// CHECK-NEXT: memref.store %{{.*}}, %arg2[
+// CHECK: } else {
+// CHECK: linalg.generic
+// CHECK: linalg.generic
+// CHECK: }
+// CHECK: linalg.copy ins(%arg2
+// CHECK-LABEL: func @not_epilogues
+// CHECK: gpu.launch
+// CHECK-NOT: memref.load %arg3
+// CHECK: memref.store %{{.*}}, %arg2[
+// CHECK: gpu.terminator
+// CHECK: linalg.generic {{.*}} ins(%arg2, %arg3
+// CHECK: gpu.launch
+// CHECK-NOT: memref.load %arg3
+// CHECK: gpu.terminator
+// CHECK: linalg.generic {{.*}} ins(%[[R2:.*]], %arg3
+// CHECK: linalg.copy ins(%[[R2]]
+#a = affine_map<(d0, d1, d2) -> (d0, d1)>
+#b = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d2)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#tr = affine_map<(d0, d1) -> (d1, d0)>
+func.func @in_place_epilogue(%a: memref<64x64xbf16>, %b: memref<64x64xbf16>, %r: memref<64x64xf32>, %s: memref<f32>, %o: memref<64x64xf32>) {
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<64x64xbf16>, memref<64x64xbf16>) outs(%r : memref<64x64xf32>) {
+  ^bb0(%x0: bf16, %y: bf16, %acc: f32):
+    %0 = arith.extf %x0 : bf16 to f32
+    %1 = arith.extf %y : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %acc, %2 : f32
+    linalg.yield %3 : f32
+  }
+  linalg.generic {indexing_maps = [#id, affine_map<(d0, d1) -> ()>, #id], iterator_types = ["parallel", "parallel"]} ins(%r, %s : memref<64x64xf32>, memref<f32>) outs(%r : memref<64x64xf32>) {
+  ^bb0(%x0: f32, %y: f32, %out: f32):
+    %0 = arith.mulf %x0, %y : f32
+    linalg.yield %0 : f32
+  }
+  linalg.copy ins(%r : memref<64x64xf32>) outs(%o : memref<64x64xf32>)
+  return
+}
+func.func @not_epilogues(%a: memref<64x64xbf16>, %b: memref<64x64xbf16>, %r: memref<64x64xf32>, %t: memref<64x64xf32>, %o: memref<64x64xf32>) {
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<64x64xbf16>, memref<64x64xbf16>) outs(%r : memref<64x64xf32>) {
+  ^bb0(%x0: bf16, %y: bf16, %acc: f32):
+    %0 = arith.extf %x0 : bf16 to f32
+    %1 = arith.extf %y : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %acc, %2 : f32
+    linalg.yield %3 : f32
+  }
+  linalg.generic {indexing_maps = [#tr, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%r, %t : memref<64x64xf32>, memref<64x64xf32>) outs(%o : memref<64x64xf32>) {
+  ^bb0(%x0: f32, %y: f32, %out: f32):
+    %0 = arith.addf %x0, %y : f32
+    linalg.yield %0 : f32
+  }
+  %r2 = memref.alloc() : memref<64x64xf32>
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<64x64xbf16>, memref<64x64xbf16>) outs(%r2 : memref<64x64xf32>) {
+  ^bb0(%x0: bf16, %y: bf16, %acc: f32):
+    %0 = arith.extf %x0 : bf16 to f32
+    %1 = arith.extf %y : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %acc, %2 : f32
+    linalg.yield %3 : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%r2, %t : memref<64x64xf32>, memref<64x64xf32>) outs(%o : memref<64x64xf32>) {
+  ^bb0(%x0: f32, %y: f32, %out: f32):
+    %0 = arith.addf %x0, %y : f32
+    linalg.yield %0 : f32
+  }
+  linalg.copy ins(%r2 : memref<64x64xf32>) outs(%t : memref<64x64xf32>)
+  return
+}
