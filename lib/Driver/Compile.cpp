@@ -243,6 +243,8 @@ llvm::Expected<Plan> makePlan(const CompileOptions &options, bool toTheEnd) {
   TargetOptionValues targetOptions = options.targetOptions;
   if (options.verbose)
     targetOptions[kVerboseOptionKey] = "1";
+  if (options.allowTF32)
+    targetOptions[kAllowTF32OptionKey] = "1";
   auto compilation = target.configure(targetOptions, plan.graph.fuse);
   if (!compilation)
     return compilation.takeError();

@@ -31,6 +31,13 @@ tessera::PrecisionFlags::PrecisionFlags(cl::OptionCategory &category)
                    "through elementwise ops only; by default they stay "
                    "fp32)"),
           cl::cat(category)),
+      allowTF32(
+          "allow-tf32", cl::init(false),
+          cl::desc("Let fp32 matmuls run on tensor cores as tf32 (operands "
+                   "rounded to 10 mantissa bits, fp32 accumulation) on a "
+                   "target that has them (cuda); without it they stay "
+                   "exact fp32"),
+          cl::cat(category)),
       smoothQuant(
           "smooth-quant", cl::ValueOptional,
           cl::desc("Under --precision=int8, SmoothQuant: move activation "
@@ -57,6 +64,7 @@ void tessera::PrecisionFlags::apply(CompileOptions &options) const {
   options.precision = precision;
   options.keepFp32.assign(keepFp32.begin(), keepFp32.end());
   options.keepHeads = !quantizeHeads;
+  options.allowTF32 = allowTF32;
   if (smoothQuant.getNumOccurrences())
     options.smoothQuant =
         smoothQuant.empty() ? std::string("auto") : smoothQuant.getValue();
@@ -66,7 +74,7 @@ void tessera::PrecisionFlags::apply(CompileOptions &options) const {
 
 bool tessera::PrecisionFlags::given() const {
   return precision.getNumOccurrences() || !keepFp32.empty() ||
-         quantizeHeads.getNumOccurrences() ||
+         quantizeHeads.getNumOccurrences() || allowTF32.getNumOccurrences() ||
          smoothQuant.getNumOccurrences() || !calibrate.empty() ||
          !calibrationCache.empty();
 }

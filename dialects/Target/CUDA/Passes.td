@@ -178,9 +178,16 @@ def TensorCoreMatmulPass
     is stored with N contiguous, to be multiples of 8: when
     that is not known statically the host checks it and otherwise runs the
     original op (an `scf.if` with the contraction in its else branch);
-    when it is statically false the op is left alone. f32 contractions,
-    integer ones and other layouts are left alone.
+    when it is statically false the op is left alone. Integer contractions
+    and other layouts are left alone, and f32 ones unless `allow-tf32`:
+    then they run as `mma.sync.m16n8k8` on tf32 (operands rounded to 10
+    mantissa bits, f32 accumulation; K advances by 16, and K, and N when
+    B is stored with N contiguous, must be multiples of 4).
   }];
+  let options = [
+    Option<"allowTF32", "allow-tf32", "bool", "false",
+           "run f32 contractions on tensor cores as tf32">
+  ];
   let dependentDialects = ["::mlir::gpu::GPUDialect",
                            "::mlir::nvgpu::NVGPUDialect",
                            "::mlir::NVVM::NVVMDialect",

@@ -46,6 +46,9 @@ struct CompileOptions {
   /// Under 8-bit policies, keep output heads f32 (`--quantize-heads`
   /// turns it off).
   bool keepHeads = true;
+  /// fp32 matmuls may run as tf32 on tensor cores (`--allow-tf32`; the
+  /// target reads it as its option kAllowTF32OptionKey).
+  bool allowTF32 = false;
   /// Under int8, SmoothQuant (`--smooth-quant`): an alpha in [0, 1],
   /// "auto" (chosen per matmul), or "" (off).
   std::string smoothQuant;

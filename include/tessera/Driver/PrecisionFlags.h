@@ -17,7 +17,7 @@
 namespace tessera {
 
 /// --precision, --keep-fp32, --quantize-heads, --smooth-quant,
-/// --calibrate and --calibration-cache, registered in `category` when
+/// --calibrate, --calibration-cache and --allow-tf32, registered in `category` when
 /// constructed (a tool declares one as a global, like any cl::opt).
 class PrecisionFlags {
 public:
@@ -33,6 +33,7 @@ private:
   llvm::cl::opt<std::string> precision;
   llvm::cl::list<std::string> keepFp32;
   llvm::cl::opt<bool> quantizeHeads;
+  llvm::cl::opt<bool> allowTF32;
   llvm::cl::opt<std::string> smoothQuant;
   llvm::cl::opt<std::string> calibrate;
   llvm::cl::opt<std::string> calibrationCache;

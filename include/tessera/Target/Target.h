@@ -53,6 +53,9 @@ using TargetOptionValues = std::map<std::string, std::string>;
 /// say more about what it compiled (the CPU target: each contraction left
 /// on a generic loop nest, and why).
 inline constexpr const char *kVerboseOptionKey = "verbose";
+/// Set (to "1") in a target's option values when fp32 matmuls may run as
+/// tf32 (`--allow-tf32`).
+inline constexpr const char *kAllowTF32OptionKey = "allow-tf32";
 
 /// A named step of a target's lowering, after the graph phase.
 struct TargetPhase {

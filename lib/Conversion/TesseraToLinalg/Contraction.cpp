@@ -15,7 +15,10 @@ namespace ts = mlir::tessera;
 /// plus the contracted one; batch dims broadcast through constant-0 map
 /// entries, transposes swap the operands' last two map entries, rank-1
 /// operands read only the contracted dim. Products accumulate in the
-/// result's element type (operands are widened first).
+/// result's element type (operands are widened first), except that a
+/// bf16 or f16 result accumulates in f32 and is rounded once at the end,
+/// as frameworks and tensor cores do (summing hundreds of products in
+/// 8 or 11 bits would lose most of them).
 struct MatmulLowering : OpRewritePattern<ts::MatmulOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -118,14 +121,17 @@ struct MatmulLowering : OpRewritePattern<ts::MatmulOp> {
     }
 
     Type accType = resultType.getElementType();
-    Value init = emptyTensor(rewriter, loc, resultType, dynamicSizes);
+    if (isa<BFloat16Type, Float16Type>(accType))
+      accType = rewriter.getF32Type();
+    RankedTensorType accTensorType = resultType.clone(accType);
+    Value init = emptyTensor(rewriter, loc, accTensorType, dynamicSizes);
     Value zero = scalarConstant(rewriter, loc, accType, 0.0);
     Value filled = linalg::FillOp::create(rewriter, loc, zero, init).getResult(0);
     SmallVector<utils::IteratorType> iterators(rank,
                                                utils::IteratorType::parallel);
     iterators.push_back(utils::IteratorType::reduction);
     auto generic = linalg::GenericOp::create(
-        rewriter, loc, resultType, ValueRange{lhs, rhs},
+        rewriter, loc, accTensorType, ValueRange{lhs, rhs},
         filled, ArrayRef<AffineMap>{lhsMap, rhsMap, outMap}, iterators,
         [&](OpBuilder &b, Location nloc, ValueRange args) {
           Value a = castScalar(b, nloc, args[0], accType);
@@ -148,10 +154,16 @@ struct MatmulLowering : OpRewritePattern<ts::MatmulOp> {
     double alpha = op.getAlpha().convertToDouble();
     if (alpha != 1.0)
       product = buildElementwise(
-          rewriter, loc, resultType, product,
+          rewriter, loc, accTensorType, product,
           [&](OpBuilder &b, Location nloc, ValueRange args) {
             return mulScalar(b, nloc, args[0],
                              scalarConstant(b, nloc, accType, alpha));
+          });
+    if (accTensorType != resultType)
+      product = buildElementwise(
+          rewriter, loc, resultType, product,
+          [&](OpBuilder &b, Location nloc, ValueRange args) {
+            return castScalar(b, nloc, args[0], resultType.getElementType());
           });
     rewriter.replaceOp(op, product);
     return success();

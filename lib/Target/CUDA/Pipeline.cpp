@@ -68,7 +68,9 @@ void tessera::cuda::buildGPUPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createReshapesToViewsPass());
   pm.addNestedPass<func::FuncOp>(createCopiesToLinalgPass());
   // bf16/f16 contractions: tensor-core kernels (gpu.launch) of their own.
-  pm.addNestedPass<func::FuncOp>(createTensorCoreMatmulPass());
+  TensorCoreMatmulPassOptions tensorCores;
+  tensorCores.allowTF32 = options.allowTF32;
+  pm.addNestedPass<func::FuncOp>(createTensorCoreMatmulPass(tensorCores));
   pm.addPass(createForallToParallelLoopPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addPass(createCanonicalizerPass());

@@ -220,6 +220,7 @@ public:
       return fail("--gpu-block-size must be a multiple of 32 from 32 to "
                   "1024, got '" +
                   block + "'");
+    options.allowTF32 = values.count(kAllowTF32OptionKey) != 0;
     return std::make_unique<CUDACompilation>(std::move(options), fuse);
   }
 

@@ -38,10 +38,8 @@ using namespace mlir;
 
 namespace {
 
-constexpr int64_t kBlockM = 64, kBlockN = 64, kBlockK = 32, kStages = 3;
+constexpr int64_t kBlockM = 64, kBlockN = 64, kStages = 3;
 constexpr int64_t kWarps = 4, kThreads = kWarps * 32;
-/// Elements per 16-byte cp.async.
-constexpr int64_t kChunk = 8;
 
 /// A contraction the kernel computes, and where its loop dims are.
 struct Contraction {
@@ -53,7 +51,11 @@ struct Contraction {
   SmallVector<unsigned> mDims, batch;
   /// B stored [.., n, k] (rows of K) rather than [.., k, n].
   bool bKMajor = false;
+  /// bf16, f16, or f32 read as tf32 (with allow-tf32).
   Type element;
+  /// K per stage (32 for 16-bit elements, 16 for tf32: 64-byte rows
+  /// either way) and elements per 16-byte cp.async.
+  int64_t blockK = 32, chunk = 8;
   /// What writes zeros into the result just before the contraction (a
   /// fill, or a copy of a buffer filled with zeros, as bufferization leaves
   /// a fill that several results share): the accumulators start at zero
@@ -221,7 +223,7 @@ void matchEpilogue(Contraction &c) {
   c.hoisted = between;
 }
 
-std::optional<Contraction> match(linalg::LinalgOp op) {
+std::optional<Contraction> match(linalg::LinalgOp op, bool allowTF32) {
   if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
       op.getNumDpsInits() != 1 || !linalg::isaContractionOpInterface(op) ||
       !isExtMulAdd(op))
@@ -243,8 +245,13 @@ std::optional<Contraction> match(linalg::LinalgOp op) {
   if (!isIdentityMemRef(a) || !isIdentityMemRef(b) || !isIdentityMemRef(out))
     return std::nullopt;
   c.element = cast<MemRefType>(a.getType()).getElementType();
-  if (!isa<Float16Type, BFloat16Type>(c.element) ||
-      cast<MemRefType>(b.getType()).getElementType() != c.element ||
+  if (c.element.isF32() && allowTF32) {
+    c.blockK = 16;
+    c.chunk = 4;
+  } else if (!isa<Float16Type, BFloat16Type>(c.element)) {
+    return std::nullopt;
+  }
+  if (cast<MemRefType>(b.getType()).getElementType() != c.element ||
       !cast<MemRefType>(out.getType()).getElementType().isF32())
     return std::nullopt;
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
@@ -319,7 +326,7 @@ public:
     Value zero = cst(0);
     auto multipleOf8 = [&](Value v) {
       return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                   rem(v, kChunk), zero);
+                                   rem(v, c.chunk), zero);
     };
     auto positive = [&](Value v) {
       return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, v, zero);
@@ -354,12 +361,12 @@ public:
     MLIRContext *ctx = b.getContext();
     auto workgroup = gpu::AddressSpaceAttr::get(
         ctx, gpu::GPUDialect::getWorkgroupAddressSpace());
-    auto tileA = MemRefType::get({kStages, kBlockM, kBlockK}, c.element,
+    auto tileA = MemRefType::get({kStages, kBlockM, c.blockK}, c.element,
                                  MemRefLayoutAttrInterface(), workgroup);
     auto tileB = c.bKMajor
-                     ? MemRefType::get({kStages, kBlockN, kBlockK}, c.element,
+                     ? MemRefType::get({kStages, kBlockN, c.blockK}, c.element,
                                        MemRefLayoutAttrInterface(), workgroup)
-                     : MemRefType::get({kStages, kBlockK, kBlockN}, c.element,
+                     : MemRefType::get({kStages, c.blockK, kBlockN}, c.element,
                                        MemRefLayoutAttrInterface(), workgroup);
     Value one = cst(1);
     auto launch = gpu::LaunchOp::create(
@@ -390,21 +397,27 @@ private:
   /// of 4 chunks (64 bytes) pair up, rows of 8 chunks (128 bytes) take
   /// eight distinct positions.
   Value swizzled(Value row, Value chunk, int64_t chunksPerRow) {
-    Value key = chunksPerRow == 4 ? rem(div(row, 2), 4) : rem(row, 8);
-    return mul(arith::XOrIOp::create(b, loc, chunk, key), cst(kChunk));
+    Value key;
+    if (chunksPerRow == 4)
+      key = rem(div(row, 2), 4);
+    else if (chunksPerRow == 8)
+      key = rem(row, 8);
+    else // 16 chunks of f32: the tf32 B fragment reads rows k..k+3.
+      key = mul(rem(row, 4), cst(2));
+    return mul(arith::XOrIOp::create(b, loc, chunk, key), cst(c.chunk));
   }
 
   /// Copies K tile `kTile` of A and B into stage `stage` (cp.async, 16
   /// bytes per copy, zero-filled outside the matrices).
   void loadTile(Value kTile, Value stage) {
-    Value k0 = mul(kTile, cst(kBlockK));
-    Value zero = cst(0), eight = cst(kChunk);
+    Value k0 = mul(kTile, cst(c.blockK));
+    Value zero = cst(0), eight = cst(c.chunk);
     // Rows of K-contiguous tiles: 64 rows of 4 chunks.
     auto loadKMajor = [&](unsigned operand, Value tile, unsigned rowDim,
                           Value rows, Value base) {
-      for (int64_t i = 0; i < kBlockM * (kBlockK / kChunk) / kThreads; ++i) {
+      for (int64_t i = 0; i < kBlockM * (c.blockK / c.chunk) / kThreads; ++i) {
         Value id = add(tid, cst(i * kThreads));
-        Value row = div(id, kBlockK / kChunk), chunk = rem(id, kBlockK / kChunk);
+        Value row = div(id, c.blockK / c.chunk), chunk = rem(id, c.blockK / c.chunk);
         Value globalRow = add(base, row);
         Value globalK = add(k0, mul(chunk, eight));
         Value valid = both(lt(globalRow, rows), lt(globalK, sizeK));
@@ -413,9 +426,9 @@ private:
         at[c.k] = select(valid, globalK, zero);
         nvgpu::DeviceAsyncCopyOp::create(
             b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), tile,
-            ValueRange{stage, row, swizzled(row, chunk, kBlockK / kChunk)},
+            ValueRange{stage, row, swizzled(row, chunk, c.blockK / c.chunk)},
             c.operands[operand], indicesOf(operand, at),
-            b.getIndexAttr(kChunk), select(valid, eight, zero),
+            b.getIndexAttr(c.chunk), select(valid, eight, zero),
             b.getUnitAttr());
       }
     };
@@ -425,9 +438,9 @@ private:
       return;
     }
     // B as [k][n]: 32 rows of 8 chunks.
-    for (int64_t i = 0; i < kBlockK * (kBlockN / kChunk) / kThreads; ++i) {
+    for (int64_t i = 0; i < c.blockK * (kBlockN / c.chunk) / kThreads; ++i) {
       Value id = add(tid, cst(i * kThreads));
-      Value row = div(id, kBlockN / kChunk), chunk = rem(id, kBlockN / kChunk);
+      Value row = div(id, kBlockN / c.chunk), chunk = rem(id, kBlockN / c.chunk);
       Value globalK = add(k0, row);
       Value globalN = add(n0, mul(chunk, eight));
       Value valid = both(lt(globalK, sizeK), lt(globalN, sizeN));
@@ -436,8 +449,8 @@ private:
       at[c.n] = select(valid, globalN, zero);
       nvgpu::DeviceAsyncCopyOp::create(
           b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), smB,
-          ValueRange{stage, row, swizzled(row, chunk, kBlockN / kChunk)},
-          c.operands[1], indicesOf(1, at), b.getIndexAttr(kChunk),
+          ValueRange{stage, row, swizzled(row, chunk, kBlockN / c.chunk)},
+          c.operands[1], indicesOf(1, at), b.getIndexAttr(c.chunk),
           select(valid, eight, zero), b.getUnitAttr());
     }
   }
@@ -452,8 +465,70 @@ private:
     return vector::ExtractOp::create(b, loc, word, 0);
   }
 
+  /// One tf32 operand register: the f32 element at (row, col) of a
+  /// shared tile with 4-float chunks, rounded to tf32 (cvt.rna).
+  Value tf32At(Value tile, Value stage, Value row, Value col,
+               int64_t chunksPerRow) {
+    Value physical = add(swizzled(row, div(col, c.chunk), chunksPerRow),
+                         rem(col, c.chunk));
+    Value value = memref::LoadOp::create(b, loc, tile,
+                                         ValueRange{stage, row, physical});
+    return NVVM::ConvertFloatToTF32Op::create(b, loc, b.getI32Type(), value,
+                                              NVVM::FPRoundingMode::RNA);
+  }
+
+  /// The products of one K tile of f32 operands in shared stage `stage`,
+  /// as mma.sync m16n8k8 on tf32. Fragments (g = lane/4, t = lane%4): A
+  /// rows g and g+8, columns t and t+4; B rows (k) t and t+4, column g.
+  SmallVector<Value> multiplyStageTF32(Value stage, SmallVector<Value> acc) {
+    Value g = div(lane, 4), t = rem(lane, 4);
+    Type f32 = b.getF32Type();
+    Type accType = LLVM::LLVMStructType::getLiteral(
+        b.getContext(), {f32, f32, f32, f32});
+    int64_t rowChunks = c.blockK / c.chunk;
+    for (int64_t kk = 0; kk < c.blockK / 8; ++kk) {
+      Value k0 = add(cst(kk * 8), t), k1 = add(k0, cst(4));
+      SmallVector<SmallVector<Value>> fragA;
+      for (int64_t mi = 0; mi < 2; ++mi) {
+        Value r0 = add(add(mul(warpM, cst(32)), cst(mi * 16)), g);
+        Value r1 = add(r0, cst(8));
+        fragA.push_back({tf32At(smA, stage, r0, k0, rowChunks),
+                         tf32At(smA, stage, r1, k0, rowChunks),
+                         tf32At(smA, stage, r0, k1, rowChunks),
+                         tf32At(smA, stage, r1, k1, rowChunks)});
+      }
+      SmallVector<SmallVector<Value>> fragB;
+      for (int64_t nj = 0; nj < 4; ++nj) {
+        Value n = add(add(mul(warpN, cst(32)), cst(nj * 8)), g);
+        if (c.bKMajor)
+          fragB.push_back({tf32At(smB, stage, n, k0, rowChunks),
+                           tf32At(smB, stage, n, k1, rowChunks)});
+        else
+          fragB.push_back({tf32At(smB, stage, k0, n, kBlockN / c.chunk),
+                           tf32At(smB, stage, k1, n, kBlockN / c.chunk)});
+      }
+      for (int64_t mi = 0; mi < 2; ++mi)
+        for (int64_t nj = 0; nj < 4; ++nj) {
+          int64_t base = (mi * 4 + nj) * 4;
+          SmallVector<Value> opC(acc.begin() + base, acc.begin() + base + 4);
+          Value d = NVVM::MmaOp::create(
+              b, loc, accType, fragA[mi], fragB[nj], opC, {16, 8, 8},
+              std::nullopt, std::nullopt,
+              std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::tf32,
+                                            NVVM::MMATypes::tf32},
+              std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                             NVVM::MMALayout::col});
+          for (int64_t r = 0; r < 4; ++r)
+            acc[base + r] = LLVM::ExtractValueOp::create(b, loc, d, r);
+        }
+    }
+    return acc;
+  }
+
   /// The products of one K tile in shared stage `stage`.
   SmallVector<Value> multiplyStage(Value stage, SmallVector<Value> acc) {
+    if (c.element.isF32())
+      return multiplyStageTF32(stage, std::move(acc));
     auto pairs = [&](int64_t n) {
       return VectorType::get({n, 2}, c.element);
     };
@@ -463,12 +538,12 @@ private:
     Type f32 = b.getF32Type();
     Type accType = LLVM::LLVMStructType::getLiteral(
         b.getContext(), {f32, f32, f32, f32});
-    for (int64_t kk = 0; kk < kBlockK / 16; ++kk) {
+    for (int64_t kk = 0; kk < c.blockK / 16; ++kk) {
       // A: rows wm*32 + mi*16 + lane%16, chunk 2*kk + lane/16.
       SmallVector<Value> fragA;
       for (int64_t mi = 0; mi < 2; ++mi) {
         Value row = add(add(mul(warpM, cst(32)), cst(mi * 16)), lane16);
-        Value col = swizzled(row, add(cst(2 * kk), half), kBlockK / kChunk);
+        Value col = swizzled(row, add(cst(2 * kk), half), c.blockK / c.chunk);
         fragA.push_back(nvgpu::LdMatrixOp::create(
             b, loc, pairs(4), smA, ValueRange{stage, row, col},
             /*transpose=*/false, /*numTiles=*/4));
@@ -482,14 +557,14 @@ private:
           Value group = div(lane, 8);
           Value row = add(nBase, add(rem(lane, 8), mul(div(group, 2), cst(8))));
           Value col = swizzled(row, add(cst(2 * kk), rem(group, 2)),
-                               kBlockK / kChunk);
+                               c.blockK / c.chunk);
           fragB.push_back(nvgpu::LdMatrixOp::create(
               b, loc, pairs(4), smB, ValueRange{stage, row, col}, false, 4));
         } else {
           // Matrices: (k 0-7, n 0-7), (k 8-15, n 0-7), (k 0-7, n 8-15), ...
           Value row = add(cst(kk * 16), lane16);
-          Value col = swizzled(row, add(div(nBase, kChunk), half),
-                               kBlockN / kChunk);
+          Value col = swizzled(row, add(div(nBase, c.chunk), half),
+                               kBlockN / c.chunk);
           fragB.push_back(nvgpu::LdMatrixOp::create(
               b, loc, pairs(4), smB, ValueRange{stage, row, col}, true, 4));
         }
@@ -565,7 +640,7 @@ private:
     }
 
     // Prologue: stages 0 .. kStages-2 in flight, a group each.
-    Value numK = arith::CeilDivUIOp::create(b, loc, sizeK, cst(kBlockK));
+    Value numK = arith::CeilDivUIOp::create(b, loc, sizeK, cst(c.blockK));
     for (int64_t s = 0; s + 1 < kStages; ++s) {
       loadTile(cst(s), cst(s));
       NVVM::CpAsyncCommitGroupOp::create(b, loc);
@@ -661,12 +736,13 @@ private:
 
 struct TensorCoreMatmulPass
     : tessera::cuda::impl::TensorCoreMatmulPassBase<TensorCoreMatmulPass> {
+  using TensorCoreMatmulPassBase::TensorCoreMatmulPassBase;
   void runOnOperation() override {
     std::vector<Contraction> found;
     getOperation().walk([&](linalg::LinalgOp op) {
       if (op->getParentOfType<gpu::LaunchOp>())
         return;
-      if (std::optional<Contraction> c = match(op))
+      if (std::optional<Contraction> c = match(op, allowTF32))
         found.push_back(*c);
     });
     for (Contraction &c : found)
@@ -677,7 +753,7 @@ struct TensorCoreMatmulPass
     // Statically misaligned: the contraction stays as it is.
     SmallVector<int64_t> ranges = c.op.getStaticLoopRanges();
     auto misaligned = [&](unsigned dim) {
-      return !ShapedType::isDynamic(ranges[dim]) && ranges[dim] % kChunk != 0;
+      return !ShapedType::isDynamic(ranges[dim]) && ranges[dim] % c.chunk != 0;
     };
     if (misaligned(c.k) || (!c.bKMajor && misaligned(c.n)))
       return;

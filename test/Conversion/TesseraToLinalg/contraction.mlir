@@ -29,8 +29,28 @@ func.func @alpha(%a: tensor<4x8xf32>, %b: tensor<8x2xf32>) -> tensor<4x2xf32> {
   // CHECK: linalg.generic
   // CHECK: %[[S:.*]] = arith.constant 5.000000e-01 : f32
   // CHECK: arith.mulf %{{.*}}, %[[S]]
+  // CHECK-NOT: arith.truncf
+  // CHECK: return
   %0 = tessera.matmul %a, %b {alpha = 0.5 : f32} : tensor<4x8xf32>, tensor<8x2xf32> -> tensor<4x2xf32>
   return %0 : tensor<4x2xf32>
+}
+
+// -----
+
+// A matmul with an f16 (or bf16) result accumulates in f32 and rounds once
+// at the end (after alpha): never in the narrow type. An f32 result (the
+// alpha case above) has no rounding step.
+// CHECK-LABEL: func @narrow_result
+func.func @narrow_result(%a: tensor<4x8xf16>, %b: tensor<8x2xf16>) -> tensor<4x2xf16> {
+  // CHECK: %[[ACC:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<4x2xf32>)
+  // CHECK: %[[P:.*]] = linalg.generic {{.*}}"reduction"{{.*}} ins(%arg0, %arg1 : tensor<4x8xf16>, tensor<8x2xf16>) outs(%[[ACC]] : tensor<4x2xf32>)
+  // CHECK: arith.extf %{{.*}} : f16 to f32
+  // CHECK: %[[S:.*]] = linalg.generic {{.*}} ins(%[[P]] : tensor<4x2xf32>) outs(%{{.*}} : tensor<4x2xf32>)
+  // CHECK: arith.mulf
+  // CHECK: linalg.generic {{.*}} ins(%[[S]] : tensor<4x2xf32>) outs(%{{.*}} : tensor<4x2xf16>)
+  // CHECK: arith.truncf %{{.*}} : f32 to f16
+  %0 = tessera.matmul %a, %b {alpha = 0.5 : f32} : tensor<4x8xf16>, tensor<8x2xf16> -> tensor<4x2xf16>
+  return %0 : tensor<4x2xf16>
 }
 
 // -----

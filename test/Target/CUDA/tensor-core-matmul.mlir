@@ -343,3 +343,30 @@ func.func @not_epilogues(%a: memref<64x64xbf16>, %b: memref<64x64xbf16>, %r: mem
   linalg.copy ins(%r2 : memref<64x64xf32>) outs(%t : memref<64x64xf32>)
   return
 }
+
+// -----
+
+// f32 products stay off the tensor cores unless allow-tf32: then they run
+// as mma.sync m16n8k8 on tf32, operands rounded with cvt.rna from shared
+// tiles of 16 columns of K (4 floats per 16-byte copy).
+// RUN: tessera-opt %s --split-input-file --tessera-cuda-tensor-core-matmul=allow-tf32 | FileCheck %s --check-prefix=TF32
+// TF32-LABEL: func @f32_product
+// TF32: gpu.launch {{.*}} workgroup(%[[SA:.*]] : memref<3x64x16xf32, #gpu.address_space<workgroup>>, %[[SB:.*]] : memref<3x16x64xf32, #gpu.address_space<workgroup>>)
+// TF32: nvgpu.device_async_copy %arg0[{{.*}}], %[[SA]][{{.*}}], 4, %{{.*}} {bypassL1}
+// TF32: %[[X:.*]] = memref.load %[[SA]][
+// TF32-NEXT: nvvm.convert.float.to.tf32 %[[X]] {rnd = #nvvm.fp_rnd_mode<rna>}
+// TF32: nvvm.mma.sync {{.*}}multiplicandAPtxType = #nvvm.mma_type<tf32>, multiplicandBPtxType = #nvvm.mma_type<tf32>, shape = #nvvm.shape<m = 16, n = 8, k = 8>} : (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+// CHECK-LABEL: func @f32_product
+// CHECK-NOT: gpu.launch
+#a = affine_map<(d0, d1, d2) -> (d0, d1)>
+#b = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d2)>
+func.func @f32_product(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf32>) {
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<?x?xf32>, memref<?x?xf32>) outs(%c : memref<?x?xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %2 = arith.mulf %x, %y : f32
+    %3 = arith.addf %acc, %2 : f32
+    linalg.yield %3 : f32
+  }
+  return
+}

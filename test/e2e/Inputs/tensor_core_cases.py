@@ -101,6 +101,54 @@ def batched(out, batch, m, k, n):
          [([a, b], f64(a) @ f64(b))], [batch, m, n])
 
 
+def narrow_tensor(x, dtype):
+    """A TensorProto of x in float16 or bfloat16 (x holds exact values)."""
+    if dtype == "float16":
+        return numpy_helper.from_array(x.astype(np.float16))
+    t = onnx.TensorProto()
+    t.data_type = TensorProto.BFLOAT16
+    t.dims.extend(x.shape)
+    t.raw_data = (x.astype(np.float32).view(np.uint32) >> 16).astype(
+        np.uint16).tobytes()
+    return t
+
+
+def narrow_model(out, dtype, k, n, rows):
+    """A model exported in float16 or bfloat16 (MatMul, symbolic rows): the
+    products accumulate in f32 and round once to the model's type, so the
+    float64 reference rounded once is exact."""
+    elem = {"float16": TensorProto.FLOAT16,
+            "bfloat16": TensorProto.BFLOAT16}[dtype]
+    rng = np.random.default_rng(k * n)
+    w = exact(rng, (k, n))
+    name = f"{dtype}_model_{k}x{n}"
+    folder = os.path.join(out, name)
+    os.makedirs(folder, exist_ok=True)
+    weight = narrow_tensor(w, dtype)
+    weight.name = "W"
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["A", "W"], ["Y"])], name,
+        [helper.make_tensor_value_info("A", elem, ["rows", k])],
+        [helper.make_tensor_value_info("Y", elem, ["rows", n])], [weight])
+    onnx.save(helper.make_model(graph, opset_imports=[
+        helper.make_opsetid("", 17)]), os.path.join(folder, "model.onnx"))
+    for t, m in enumerate(rows):
+        data = os.path.join(folder, f"test_data_set_{t}")
+        os.makedirs(data, exist_ok=True)
+        a = exact(rng, (m, k))
+        y = f64(a) @ f64(w)
+        if dtype == "float16":
+            y = y.astype(np.float16).astype(np.float32)
+        else:  # round to nearest even on the top 16 bits
+            bits = y.astype(np.float32).view(np.uint32).astype(np.uint64)
+            bits = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16 << 16
+            y = bits.astype(np.uint32).view(np.float32)
+        for i, x in enumerate([a, y]):
+            f = "input_0.pb" if i == 0 else "output_0.pb"
+            with open(os.path.join(data, f), "wb") as fh:
+                fh.write(narrow_tensor(x, dtype).SerializeToString())
+
+
 def main():
     out = sys.argv[1]
     gemm(out, 129, 64, 72)     # partial tiles in M and N
@@ -110,6 +158,8 @@ def main():
     batched(out, 3, 33, 48, 16)
     linear(out, 64, 72, [(2, 16), (3, 37), (1, 1)])
     scores_values(out, 2, 16, [16, 37, 64])
+    narrow_model(out, "float16", 256, 64, [16, 70])
+    narrow_model(out, "bfloat16", 256, 64, [16, 70])
 
 
 if __name__ == "__main__":

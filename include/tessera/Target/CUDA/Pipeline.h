@@ -21,6 +21,8 @@ struct CUDAOptions {
   std::string cudaPath = "/usr/local/cuda";
   /// Threads per block of elementwise and row kernels.
   int64_t blockSize = 256;
+  /// fp32 contractions run on tensor cores as tf32 (`--allow-tf32`).
+  bool allowTF32 = false;
 };
 
 /// tessera -> linalg on tensors (elementwise producers fused into their
