@@ -104,7 +104,9 @@ def MergeKernelModulesPass
     (unique) name, and points each `gpu.launch_func` at it, so that the
     model's kernels are one PTX module per architecture: one ptxas run
     each, one module to load, and one PTX file for `--emit=ptx`. A module
-    holding anything but kernels is left alone.
+    holding anything but kernels is left alone. Every kernel's workgroup
+    (shared-memory) buffers get `llvm.align = 16` unless they have an
+    alignment: 16-byte `cp.async` copies and `ldmatrix` rows need it.
   }];
 }
 

@@ -16,6 +16,15 @@ struct MergeKernelModulesPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = module.getContext();
+    // Shared-memory buffers start on 16 bytes: cp.async of 16 bytes and
+    // ldmatrix rows need it (without it each gets its element's).
+    StringRef align = LLVM::LLVMDialect::getAlignAttrName();
+    module.walk([&](gpu::GPUFuncOp f) {
+      for (unsigned i = 0; i < f.getNumWorkgroupAttributions(); ++i)
+        if (!f.getWorkgroupAttributionAttr(i, align))
+          f.setWorkgroupAttributionAttr(
+              i, align, IntegerAttr::get(IntegerType::get(ctx, 64), 16));
+    });
     SmallVector<gpu::GPUModuleOp> kernels;
     for (auto m : module.getOps<gpu::GPUModuleOp>())
       if (llvm::all_of(m.getBody()->getOperations(),

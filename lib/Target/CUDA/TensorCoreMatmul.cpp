@@ -104,12 +104,41 @@ bool hasLayout(AffineMap map, ArrayRef<unsigned> batch,
   return true;
 }
 
-/// The body multiplies the extended operands and adds to the result.
+/// The body is `out + ext(a) * ext(b)` (or `out + a * b`): the product of
+/// the two inputs, each widened at most once, added to the result (in
+/// either order). A product rounded before it is widened is not.
 bool isExtMulAdd(linalg::LinalgOp op) {
-  for (Operation &inner : op.getBlock()->without_terminator())
-    if (!isa<arith::ExtFOp, arith::MulFOp, arith::AddFOp>(inner))
-      return false;
-  return true;
+  Block *body = op.getBlock();
+  auto yield = cast<linalg::YieldOp>(body->getTerminator());
+  auto sum = yield.getNumOperands() == 1
+                 ? yield.getOperand(0).getDefiningOp<arith::AddFOp>()
+                 : arith::AddFOp();
+  if (!sum || body->getOperations().size() > 5)
+    return false;
+  auto input = [&](Value v, unsigned index) {
+    if (auto ext = v.getDefiningOp<arith::ExtFOp>())
+      v = ext.getIn();
+    return v == body->getArgument(index);
+  };
+  for (auto [acc, other] : {std::pair{sum.getLhs(), sum.getRhs()},
+                            std::pair{sum.getRhs(), sum.getLhs()}}) {
+    auto mul = other.getDefiningOp<arith::MulFOp>();
+    if (acc == body->getArgument(2) && mul &&
+        ((input(mul.getLhs(), 0) && input(mul.getRhs(), 1)) ||
+         (input(mul.getLhs(), 1) && input(mul.getRhs(), 0))))
+      return true;
+  }
+  return false;
+}
+
+/// The buffer a view (of views) is of.
+Value rootOf(Value v) {
+  while (auto view = v.getDefiningOp<ViewLikeOpInterface>()) {
+    if (view.getViewSource() == v)
+      break;
+    v = view.getViewSource();
+  }
+  return v;
 }
 
 /// Whether `fill` writes +0.0 into all of `buffer`.
@@ -197,8 +226,16 @@ void matchEpilogue(Contraction &c) {
       !isIdentityMemRef(init->get()) ||
       init->get().getDefiningOp<ViewLikeOpInterface>())
     return;
+  // The epilogue's stores must not land in what other blocks still read.
+  Value written = rootOf(init->get());
+  if (written == rootOf(c.op.getDpsInputs()[0]) ||
+      written == rootOf(c.op.getDpsInputs()[1]))
+    return;
+  // Its body is cloned into the kernel: pure ops of one element each
+  // (no linalg.index, which only a linalg op can hold).
   for (Operation &inner : consumer.getBlock()->without_terminator())
-    if (!isPure(&inner) || inner.getNumRegions())
+    if (!isPure(&inner) || inner.getNumRegions() ||
+        isa<linalg::IndexOp>(inner))
       return;
   // Nothing else may read the contraction's result: earlier users do
   // not see it, and when the epilogue writes in place, later ones read
@@ -324,19 +361,32 @@ public:
   /// result is not empty (no grid of zero blocks).
   Value guard() {
     Value zero = cst(0);
-    auto multipleOf8 = [&](Value v) {
+    auto isAligned = [&](Value v) {
       return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                    rem(v, c.chunk), zero);
     };
     auto positive = [&](Value v) {
       return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, v, zero);
     };
-    Value ok = both(multipleOf8(sizeK), both(positive(sizeM), positive(sizeN)));
+    Value ok = both(isAligned(sizeK),
+                    both(positive(sizeK),
+                         both(positive(sizeM), positive(sizeN))));
+    // The grid's y and z dims hold at most 65535 blocks.
+    Value maxBlocks = cst(65535);
+    ok = both(ok, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
+                                        sizeM, cst(65535 * kBlockM)));
     if (!c.bKMajor)
-      ok = both(ok, multipleOf8(sizeN));
-    for (Value size : batchSizes)
+      ok = both(ok, isAligned(sizeN));
+    // The batch dims' product, saturated at 65536 (no overflow: each
+    // factor is at most 65536 before it multiplies).
+    Value batch = cst(1), cap = cst(65536);
+    for (Value size : batchSizes) {
       ok = both(ok, positive(size));
-    return ok;
+      batch = arith::MinUIOp::create(
+          b, loc, mul(batch, arith::MinUIOp::create(b, loc, size, cap)), cap);
+    }
+    return both(ok, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
+                                          batch, maxBlocks));
   }
 
   void readSizes() {
@@ -711,7 +761,10 @@ private:
       BlockArgument arg = body->getArgument(operand.getOperandNumber());
       if (arg.use_empty())
         continue;
-      if (operand.get() == result && e.isDpsInput(&operand))
+      // The product's buffer holds the product when the epilogue runs,
+      // whether the epilogue reads it as an input or (in place) as its
+      // output.
+      if (operand.get() == result)
         mapping.map(arg, value);
       else
         mapping.map(arg, memref::LoadOp::create(b, loc, operand.get(),

@@ -2,8 +2,10 @@
 
 // Every kernel moves into the first module under its module's name, and
 // each launch follows it; a module with more than kernels stays.
+// Workgroup buffers get a 16-byte alignment; one that has its own keeps
+// it.
 // CHECK: gpu.module @k0 {
-// CHECK:   gpu.func @k0_fn() kernel
+// CHECK:   gpu.func @k0_fn() workgroup(%{{.*}} : memref<3xf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %{{.*}} : memref<8xf16, #gpu.address_space<workgroup>> {llvm.align = 32 : i64}) kernel
 // CHECK:   gpu.func @k1() kernel
 // CHECK: }
 // CHECK-NOT: gpu.module @k1
@@ -14,7 +16,7 @@
 // CHECK: gpu.launch_func @with_global::@g
 module attributes {gpu.container_module} {
   gpu.module @k0 {
-    gpu.func @k0_fn() kernel {
+    gpu.func @k0_fn() workgroup(%a : memref<3xf16, #gpu.address_space<workgroup>>, %b : memref<8xf16, #gpu.address_space<workgroup>> {llvm.align = 32 : i64}) kernel {
       gpu.return
     }
   }

@@ -96,6 +96,10 @@ func.func @f16_shared_weight(%a: memref<?x?x?xf16>, %b: memref<?x?xf16>, %c: mem
 // CHECK-LABEL: func @batched
 // CHECK: %[[B0:.*]] = memref.dim %arg0, %c0
 // CHECK: %[[B1:.*]] = memref.dim %arg0, %c1
+// The grid's y and z hold at most 65535 blocks: the host checks M and the
+// batch product (saturated) too, and K > 0.
+// CHECK: arith.minui
+// CHECK: scf.if
 // CHECK: %[[Z0:.*]] = arith.muli %{{.*}}, %[[B0]]
 // CHECK: %[[Z:.*]] = arith.muli %[[Z0]], %[[B1]]
 // CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %[[BZ:.*]]) in ({{.*}}, {{.*}}, {{.*}} = %[[Z]])
@@ -367,6 +371,89 @@ func.func @f32_product(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?x
     %2 = arith.mulf %x, %y : f32
     %3 = arith.addf %acc, %2 : f32
     linalg.yield %3 : f32
+  }
+  return
+}
+
+// -----
+
+// An in-place epilogue that reads its output reads the product there (the
+// accumulator), not the buffer's old contents.
+// CHECK-LABEL: func @epilogue_reads_output
+// CHECK: gpu.launch
+// CHECK: scf.if
+// CHECK-NEXT: %[[S:.*]] = arith.addf %[[V:.*]], %[[V]] : f32
+// CHECK-NEXT: memref.store %[[S]], %arg2[
+// Not fused: an epilogue that writes into an operand of the product (other
+// blocks still read it), one that uses linalg.index, and a body that
+// rounds the product in bf16 before widening it is not a product the
+// kernel computes.
+// CHECK-LABEL: func @not_fused
+// CHECK: gpu.launch
+// CHECK: gpu.terminator
+// CHECK: linalg.generic {{.*}} ins(%arg2 : memref<64x64xf32>) outs(%arg0 : memref<64x64xbf16>)
+// CHECK: gpu.launch
+// CHECK: gpu.terminator
+// CHECK: linalg.generic {{.*}} ins(%arg2 : memref<64x64xf32>) outs(%arg3 : memref<64x64xf32>)
+// CHECK: linalg.index
+// CHECK-NOT: gpu.launch
+// CHECK: return
+#a = affine_map<(d0, d1, d2) -> (d0, d1)>
+#b = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d2)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @epilogue_reads_output(%a: memref<64x64xbf16>, %b: memref<64x64xbf16>, %r: memref<64x64xf32>) {
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<64x64xbf16>, memref<64x64xbf16>) outs(%r : memref<64x64xf32>) {
+  ^bb0(%x0: bf16, %y: bf16, %acc: f32):
+    %0 = arith.extf %x0 : bf16 to f32
+    %1 = arith.extf %y : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %acc, %2 : f32
+    linalg.yield %3 : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%r : memref<64x64xf32>) outs(%r : memref<64x64xf32>) {
+  ^bb0(%x0: f32, %out: f32):
+    %0 = arith.addf %x0, %out : f32
+    linalg.yield %0 : f32
+  }
+  return
+}
+func.func @not_fused(%a: memref<64x64xbf16>, %b: memref<64x64xbf16>, %r: memref<64x64xf32>, %o: memref<64x64xf32>) {
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<64x64xbf16>, memref<64x64xbf16>) outs(%r : memref<64x64xf32>) {
+  ^bb0(%x0: bf16, %y: bf16, %acc: f32):
+    %0 = arith.extf %x0 : bf16 to f32
+    %1 = arith.extf %y : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %acc, %2 : f32
+    linalg.yield %3 : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%r : memref<64x64xf32>) outs(%a : memref<64x64xbf16>) {
+  ^bb0(%x0: f32, %out: bf16):
+    %0 = arith.truncf %x0 : f32 to bf16
+    linalg.yield %0 : bf16
+  }
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<64x64xbf16>, memref<64x64xbf16>) outs(%r : memref<64x64xf32>) {
+  ^bb0(%x0: bf16, %y: bf16, %acc: f32):
+    %0 = arith.extf %x0 : bf16 to f32
+    %1 = arith.extf %y : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %acc, %2 : f32
+    linalg.yield %3 : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%r : memref<64x64xf32>) outs(%o : memref<64x64xf32>) {
+  ^bb0(%x0: f32, %out: f32):
+    %i = linalg.index 0 : index
+    %n = arith.index_cast %i : index to i32
+    %f = arith.sitofp %n : i32 to f32
+    %0 = arith.addf %x0, %f : f32
+    linalg.yield %0 : f32
+  }
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<64x64xbf16>, memref<64x64xbf16>) outs(%r : memref<64x64xf32>) {
+  ^bb0(%x0: bf16, %y: bf16, %acc: f32):
+    %2 = arith.mulf %x0, %y : bf16
+    %3 = arith.extf %2 : bf16 to f32
+    %4 = arith.addf %acc, %3 : f32
+    linalg.yield %4 : f32
   }
   return
 }
