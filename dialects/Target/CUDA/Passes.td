@@ -18,6 +18,21 @@ def CopiesToLinalgPass
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def FoldTransposesPass
+    : Pass<"tessera-cuda-fold-transposes", "::mlir::func::FuncOp"> {
+  let summary = "linalg.generic reads a transposed tensor through its map";
+  let description = [{
+    A `linalg.generic` input produced by `linalg.transpose` (a transposed
+    weight, as `Gemm` with `transB` or a transposed K of attention lowers)
+    becomes the transpose's input, read through the input's indexing map
+    composed with the permutation; transposes left without uses go away.
+    On the GPU that saves a kernel and a copy of the operand on every run,
+    and a product whose weight is stored [n][k] reads it as it is (the
+    tensor-core kernel takes B with K contiguous). On tensors; other
+    consumers of a transpose are left alone.
+  }];
+}
+
 def ReshapesToViewsPass
     : Pass<"tessera-cuda-reshapes-to-views", "::mlir::func::FuncOp"> {
   let summary = "Reshapes whose shape the host computes become views";

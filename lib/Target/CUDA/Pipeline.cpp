@@ -43,6 +43,8 @@ void tessera::cuda::buildLinalgPipeline(OpPassManager &pm, bool fuse) {
   pm.addNestedPass<func::FuncOp>(createConvertTesseraToLinalgPass(lowering));
   // Elementwise producers computed inside their consumers' loops (one
   // kernel instead of one per op).
+  // Transposed operands read in place: no transpose kernel per run.
+  pm.addNestedPass<func::FuncOp>(createFoldTransposesPass());
   if (fuse)
     pm.addPass(createLinalgElementwiseOpFusionPass());
   pm.addPass(createCanonicalizerPass());

@@ -1,0 +1,64 @@
+//===- FoldTransposes.cpp - transposes read through their consumers' maps -===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#include "tessera/Target/CUDA/Passes.h"
+
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace tessera::cuda {
+#define GEN_PASS_DEF_FOLDTRANSPOSESPASS
+#include "tessera/Target/CUDA/Passes.h.inc"
+} // namespace tessera::cuda
+
+using namespace mlir;
+
+namespace {
+
+/// A linalg.generic input produced by linalg.transpose reads the
+/// transpose's input instead, through its map composed with the
+/// permutation: element [i_0, ..., i_n] of the transposed tensor is
+/// element i_j at dim perm[j] of its input.
+struct FoldTransposeIntoGeneric : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::GenericOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.hasPureTensorSemantics())
+      return failure();
+    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+    SmallVector<Value> inputs = op.getDpsInputs();
+    bool changed = false;
+    for (auto [i, input] : llvm::enumerate(inputs)) {
+      auto transpose = input.getDefiningOp<linalg::TransposeOp>();
+      if (!transpose)
+        continue;
+      ArrayRef<int64_t> permutation = transpose.getPermutation();
+      AffineMap map = maps[i];
+      SmallVector<AffineExpr> results(permutation.size());
+      for (auto [j, dim] : llvm::enumerate(permutation))
+        results[dim] = map.getResult(j);
+      maps[i] = AffineMap::get(map.getNumDims(), map.getNumSymbols(),
+                               results, op.getContext());
+      inputs[i] = transpose.getInput();
+      changed = true;
+    }
+    if (!changed)
+      return failure();
+    rewriter.modifyOpInPlace(op, [&] {
+      op.getInputsMutable().assign(inputs);
+      op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
+    });
+    return success();
+  }
+};
+
+struct FoldTransposesPass
+    : tessera::cuda::impl::FoldTransposesPassBase<FoldTransposesPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    patterns.add<FoldTransposeIntoGeneric>(&getContext());
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace
