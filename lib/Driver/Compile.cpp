@@ -245,7 +245,9 @@ llvm::Expected<Plan> makePlan(const CompileOptions &options, bool toTheEnd) {
     targetOptions[kVerboseOptionKey] = "1";
   if (options.allowTF32)
     targetOptions[kAllowTF32OptionKey] = "1";
-  auto compilation = target.configure(targetOptions, plan.graph.fuse);
+  // The target fuses in its own lowering unless the user said not to (a
+  // target that forms no fusion regions in the graph phase still may).
+  auto compilation = target.configure(targetOptions, options.fuse);
   if (!compilation)
     return compilation.takeError();
   plan.compilation = std::move(*compilation);

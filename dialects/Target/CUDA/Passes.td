@@ -33,6 +33,20 @@ def FoldTransposesPass
   }];
 }
 
+def FuseElementwisePass
+    : Pass<"tessera-cuda-fuse-elementwise", "::mlir::func::FuncOp"> {
+  let summary = "Elementwise producers computed inside their consumers";
+  let description = [{
+    Upstream's elementwise fusion (a producer with one use is computed in
+    its consumer's loop: one kernel instead of two, and no buffer between
+    them), except into a contraction: there the producer would run once
+    per step of the reduction, and a product of bf16/f16 operands would
+    read f32 and truncate inside, which the tensor-core kernel does not
+    take. Runs unless the user asks for no fusion (`--no-fusion`).
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def ReshapesToViewsPass
     : Pass<"tessera-cuda-reshapes-to-views", "::mlir::func::FuncOp"> {
   let summary = "Reshapes whose shape the host computes become views";

@@ -2,10 +2,12 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "tessera/Target/CUDA/Passes.h"
 
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace tessera::cuda {
 #define GEN_PASS_DEF_FOLDTRANSPOSESPASS
+#define GEN_PASS_DEF_FUSEELEMENTWISEPASS
 #include "tessera/Target/CUDA/Passes.h.inc"
 } // namespace tessera::cuda
 
@@ -56,6 +58,26 @@ struct FoldTransposesPass
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<FoldTransposeIntoGeneric>(&getContext());
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+/// Elementwise producers computed inside their consumers, except inside a
+/// contraction: there the producer would run once per step of the
+/// reduction (K times per element) instead of once, and a product of
+/// narrow operands would no longer be one the tensor-core kernel takes.
+struct FuseElementwisePass
+    : tessera::cuda::impl::FuseElementwisePassBase<FuseElementwisePass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    linalg::ControlFusionFn control = [](OpOperand *operand) {
+      Operation *producer = operand->get().getDefiningOp();
+      auto consumer = dyn_cast<linalg::LinalgOp>(operand->getOwner());
+      return producer && producer->hasOneUse() && consumer &&
+             !linalg::isaContractionOpInterface(consumer);
+    };
+    linalg::populateElementwiseOpsFusionPatterns(patterns, control);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

@@ -46,7 +46,7 @@ void tessera::cuda::buildLinalgPipeline(OpPassManager &pm, bool fuse) {
   // Transposed operands read in place: no transpose kernel per run.
   pm.addNestedPass<func::FuncOp>(createFoldTransposesPass());
   if (fuse)
-    pm.addPass(createLinalgElementwiseOpFusionPass());
+    pm.addNestedPass<func::FuncOp>(createFuseElementwisePass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }
