@@ -505,6 +505,7 @@ struct PrecisionArgs {
   std::string policy = "fp32";
   std::vector<std::string> keepFp32;
   std::string calibrate, calibrationCache;
+  bool allowTF32 = false;
 };
 
 /// C options from Python's: target, target options, fusion, threads,
@@ -530,6 +531,7 @@ makeOptions(const std::string &target,
                                         precision.policy.c_str());
   for (const std::string &pattern : precision.keepFp32)
     tessera_compile_options_add_keep_fp32(options.get(), pattern.c_str());
+  tessera_compile_options_set_allow_tf32(options.get(), precision.allowTF32);
   tessera_compile_options_set_calibration(
       options.get(),
       precision.calibrate.empty() ? nullptr : precision.calibrate.c_str(),
@@ -563,12 +565,14 @@ PYBIND11_MODULE(_tessera, m) {
   py::class_<PrecisionArgs>(m, "Precision",
                             "The precision arguments of a compile")
       .def(py::init([](std::string policy, std::vector<std::string> keep,
-                       std::string calibrate, std::string cache) {
+                       std::string calibrate, std::string cache,
+                       bool allowTF32) {
              return PrecisionArgs{std::move(policy), std::move(keep),
-                                  std::move(calibrate), std::move(cache)};
+                                  std::move(calibrate), std::move(cache),
+                                  allowTF32};
            }),
            py::arg("policy"), py::arg("keep_fp32"), py::arg("calibrate"),
-           py::arg("calibration_cache"));
+           py::arg("calibration_cache"), py::arg("allow_tf32") = false);
   py::class_<CompileResult>(m, "CompileResult")
       .def_property_readonly("ok", &CompileResult::ok)
       .def_property_readonly("artifact", &CompileResult::artifact)

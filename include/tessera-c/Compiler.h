@@ -67,6 +67,10 @@ void tessera_compile_options_set_dim(tessera_compile_options *options,
  *  default), "bf16", "fp16", "fp8" or "int8". Checked when compiling. */
 void tessera_compile_options_set_precision(tessera_compile_options *options,
                                            const char *policy);
+/** Lets fp32 matmuls run on tensor cores as tf32 (--allow-tf32) on a
+ *  target that has them (cuda); 0 (the default) keeps them exact fp32. */
+void tessera_compile_options_set_allow_tf32(tessera_compile_options *options,
+                                            int allow);
 /** Keeps the ops of ONNX nodes whose names match `regex` (the whole name)
  *  in fp32 under the precision policy (--keep-fp32); may be repeated. */
 void tessera_compile_options_add_keep_fp32(tessera_compile_options *options,

@@ -80,6 +80,12 @@ void tessera_compile_options_set_precision(tessera_compile_options *options,
     options->embed.compile.precision = policy ? policy : "fp32";
 }
 
+void tessera_compile_options_set_allow_tf32(tessera_compile_options *options,
+                                            int allow) {
+  if (options)
+    options->embed.compile.allowTF32 = allow != 0;
+}
+
 void tessera_compile_options_add_keep_fp32(tessera_compile_options *options,
                                            const char *regex) {
   if (options && regex)

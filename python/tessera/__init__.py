@@ -209,7 +209,7 @@ def _model_source(model):
 def compile(model, target="cpu", *, fusion=True, compiler_threads=0,
             artifact=None, dims=None, load_options=None, precision="fp32",
             keep_fp32=(), calibrate=None, calibration_cache=None,
-            **target_options):
+            allow_tf32=False, **target_options):
     """Compiles an ONNX model and loads it in this process.
 
     ``model`` is a path, the bytes of a serialized ONNX model, or an
@@ -224,7 +224,8 @@ def compile(model, target="cpu", *, fusion=True, compiler_threads=0,
     "int8"), ``keep_fp32`` ONNX node-name patterns whose ops stay fp32,
     ``calibrate`` a folder in ONNX's test layout whose inputs calibrate the
     policy and ``calibration_cache`` the cache it writes or, without
-    ``calibrate``, reads (docs/Precision.md).
+    ``calibrate``, reads (docs/Precision.md). ``allow_tf32=True`` lets fp32
+    matmuls run on tensor cores as tf32 (``target="cuda"``).
 
     Raises CompileError with the diagnostics when the model does not
     compile."""
@@ -236,7 +237,8 @@ def compile(model, target="cpu", *, fusion=True, compiler_threads=0,
     precision_args = _tessera.Precision(
         str(precision), [str(p) for p in keep_fp32],
         os.fspath(calibrate) if calibrate else "",
-        os.fspath(calibration_cache) if calibration_cache else "")
+        os.fspath(calibration_cache) if calibration_cache else "",
+        bool(allow_tf32))
     common = (target, options, bool(fusion), int(compiler_threads),
               artifact or "", dims, precision_args)
     if source[0] == "path":

@@ -451,3 +451,18 @@ def test_precision_errors_are_compile_errors():
         tessera.compile(model, precision="int4")
     with pytest.raises(tessera.CompileError, match="needs the ranges of the activations"):
         tessera.compile(model, precision="int8")
+
+
+def test_allow_tf32_on_cuda():
+    """allow_tf32 lets the CUDA target's fp32 products round their operands
+    to tf32 on tensor cores (run here on the PTX emulator): close to fp32,
+    not equal to it; without it they stay exact."""
+    model, w = _linear_model()
+    x = np.random.default_rng(1).standard_normal((4, 16)).astype(np.float32)
+    emulator = {"gpu-driver": "emulator"}
+    exact = tessera.compile(model, "cuda", load_options=emulator)(x)
+    tf32 = tessera.compile(model, "cuda", load_options=emulator,
+                           allow_tf32=True)(x)
+    cpu = tessera.compile(model)(x)
+    np.testing.assert_allclose(exact, cpu, rtol=1e-5, atol=1e-6)
+    assert 0 < np.abs(tf32 - exact).max() < 1e-2
