@@ -198,7 +198,7 @@ def TensorCoreMatmulPass
       2x4 `mma.sync.m16n8k16` accumulator tiles (f32) in registers;
     - K advances by 32 through a three-stage `cp.async` pipeline into
       shared memory (16-byte copies, zero-filled past the matrices' edges);
-    - fragments are read with `ldmatrix` (`.trans` for B stored K-major)
+    - fragments are read with `ldmatrix` (`.trans` for B stored [k][n])
       from rows whose 16-byte chunks are XOR-swizzled against bank
       conflicts;
     - the result is stored with bounds checks; a zero fill of the result

@@ -2,23 +2,28 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // A contraction whose operands are bf16 or f16 and whose result is f32 (what
-// the bf16 and fp16 precision policies produce) becomes a kernel of
-// mma.sync m16n8k16 instructions:
+// the bf16 and fp16 precision policies produce, and what a model exported
+// in bf16/f16 lowers to) becomes a kernel of mma.sync m16n8k16 instructions;
+// with allow-tf32, an f32 one becomes m16n8k8 on tf32:
 //
 //   - a block of 4 warps computes a 64x64 tile of the result; each warp a
 //     32x32 quarter, as 2x4 m16n8 accumulator tiles held in registers;
-//   - K advances by 32: the next tiles of A and B are copied into shared
-//     memory with cp.async (16 bytes per copy, zero-filled past the edges)
-//     while the current ones are multiplied, three stages in flight;
+//   - K advances by 32 (16 for tf32): the next tiles of A and B are copied
+//     into shared memory with cp.async (16 bytes per copy, zero-filled past
+//     the edges) while the current ones are multiplied, three stages in
+//     flight;
 //   - fragments come out of shared memory with ldmatrix (.trans for a B
-//     stored K-major), from rows whose 16-byte chunks are XOR-swizzled so
-//     that the eight rows one ldmatrix reads hit eight distinct bank groups;
-//   - the accumulators are stored with bounds checks, so any M and N work.
+//     stored [k][n]; tf32 fragments are loaded element by element), from
+//     rows whose 16-byte chunks are XOR-swizzled so that the rows one
+//     fragment load reads hit distinct bank groups;
+//   - the accumulators are stored with bounds checks, so any M and N work,
+//     or the elementwise op that follows the product (bias, activation,
+//     cast) is computed on them and stored instead.
 //
 // Every dim is a runtime value: one kernel serves every size. The 16-byte
-// copies need the contiguous dims to be multiples of 8; when that is not
-// known statically, the host checks it and runs the original contraction
-// (a SIMT loop nest) otherwise.
+// copies need the contiguous dims to be multiples of 8 (4 for tf32); when
+// that is not known statically, the host checks it (and the grid's limits)
+// and runs the original contraction (a SIMT loop nest) otherwise.
 //
 //===----------------------------------------------------------------------===//
 #include "tessera/Target/CUDA/Passes.h"
