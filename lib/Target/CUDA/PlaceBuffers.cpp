@@ -15,17 +15,6 @@ using namespace mlir;
 
 namespace {
 
-/// The buffer a view is of.
-Value rootOf(Value v) {
-  while (Operation *def = v.getDefiningOp()) {
-    auto view = dyn_cast<ViewLikeOpInterface>(def);
-    if (!view || view.getViewSource() == v)
-      break;
-    v = view.getViewSource();
-  }
-  return v;
-}
-
 /// Whether every use of `buffer` (through views) is host code that only
 /// reads or writes elements or sizes.
 bool onlyHostUses(Value buffer) {
@@ -124,13 +113,23 @@ struct PlaceBuffersPass
 
 } // namespace
 
+Value tessera::cuda::rootOf(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    auto view = dyn_cast<ViewLikeOpInterface>(def);
+    if (!view || view.getViewSource() == v)
+      break;
+    v = view.getViewSource();
+  }
+  return v;
+}
+
 bool tessera::cuda::inKernel(Operation *op) {
   return op->getParentOfType<scf::ParallelOp>() ||
          op->getParentOfType<gpu::LaunchOp>();
 }
 
 bool tessera::cuda::isHostBuffer(Value memref) {
-  Value root = rootOf(memref);
+  Value root = tessera::cuda::rootOf(memref);
   if (root.getDefiningOp<memref::AllocaOp>())
     return true;
   auto get = root.getDefiningOp<memref::GetGlobalOp>();

@@ -26,6 +26,8 @@
 // and runs the original contraction (a SIMT loop nest) otherwise.
 //
 //===----------------------------------------------------------------------===//
+#include "TensorCoreMatmul.h"
+
 #include "tessera/Target/CUDA/Passes.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -40,292 +42,12 @@ namespace tessera::cuda {
 } // namespace tessera::cuda
 
 using namespace mlir;
+using namespace tessera::cuda::tensor_cores;
 
 namespace {
 
 constexpr int64_t kBlockM = 64, kBlockN = 64, kStages = 3;
 constexpr int64_t kWarps = 4, kThreads = kWarps * 32;
-
-/// A contraction the kernel computes, and where its loop dims are.
-struct Contraction {
-  linalg::LinalgOp op;
-  /// The loop dims. Several M dims (adjacent in A and in the result, as
-  /// in [batch, seq, hidden] x [hidden, n]) are one: `m` is the first,
-  /// `mDims` all of them.
-  unsigned m, n, k;
-  SmallVector<unsigned> mDims, batch;
-  /// B stored [.., n, k] (rows of K) rather than [.., k, n].
-  bool bKMajor = false;
-  /// bf16, f16, or f32 read as tf32 (with allow-tf32).
-  Type element;
-  /// K per stage (32 for 16-bit elements, 16 for tf32: 64-byte rows
-  /// either way) and elements per 16-byte cp.async.
-  int64_t blockK = 32, chunk = 8;
-  /// What writes zeros into the result just before the contraction (a
-  /// fill, or a copy of a buffer filled with zeros, as bufferization leaves
-  /// a fill that several results share): the accumulators start at zero
-  /// instead of reading the result, and the op goes away.
-  Operation *zeroFill = nullptr;
-  /// The result holds zeros when the contraction starts (zeroFill, or a
-  /// zero fill earlier that other results copy from).
-  bool zeroStart = false;
-  /// The elementwise op right after the contraction that reads its result
-  /// (bias, activation, residual, cast), computed on the accumulators in
-  /// registers and stored instead of them; the result is then never
-  /// written. Null when there is none to fuse.
-  linalg::GenericOp epilogue;
-  /// Allocations and constants between the contraction and its epilogue,
-  /// moved before the kernel's launch.
-  SmallVector<Operation *> hoisted;
-  /// A, B and the result (A and the result with their M dims collapsed
-  /// into one), and the loop dim each of their dims is indexed by.
-  std::array<Value, 3> operands;
-  std::array<SmallVector<unsigned>, 3> roles;
-};
-
-bool isIdentityMemRef(Value v) {
-  auto type = dyn_cast<MemRefType>(v.getType());
-  return type && type.getLayout().isIdentity() &&
-         !type.getMemorySpace();
-}
-
-/// Whether the map's results are batch dims followed by `inner` (in
-/// order), and if so the loop dim of each result.
-bool hasLayout(AffineMap map, ArrayRef<unsigned> batch,
-               ArrayRef<unsigned> inner, SmallVector<unsigned> *roles = nullptr) {
-  unsigned rank = map.getNumResults();
-  if (rank < inner.size() || !map.isProjectedPermutation())
-    return false;
-  unsigned outer = rank - inner.size();
-  for (unsigned i = 0; i < outer; ++i)
-    if (!llvm::is_contained(batch, map.getDimPosition(i)))
-      return false;
-  for (unsigned i = 0; i < inner.size(); ++i)
-    if (map.getDimPosition(outer + i) != inner[i])
-      return false;
-  if (roles)
-    for (unsigned i = 0; i < rank; ++i)
-      roles->push_back(map.getDimPosition(i));
-  return true;
-}
-
-/// The body is `out + ext(a) * ext(b)` (or `out + a * b`): the product of
-/// the two inputs, each widened at most once, added to the result (in
-/// either order). A product rounded before it is widened is not.
-bool isExtMulAdd(linalg::LinalgOp op) {
-  Block *body = op.getBlock();
-  auto yield = cast<linalg::YieldOp>(body->getTerminator());
-  auto sum = yield.getNumOperands() == 1
-                 ? yield.getOperand(0).getDefiningOp<arith::AddFOp>()
-                 : arith::AddFOp();
-  if (!sum || body->getOperations().size() > 5)
-    return false;
-  auto input = [&](Value v, unsigned index) {
-    if (auto ext = v.getDefiningOp<arith::ExtFOp>())
-      v = ext.getIn();
-    return v == body->getArgument(index);
-  };
-  for (auto [acc, other] : {std::pair{sum.getLhs(), sum.getRhs()},
-                            std::pair{sum.getRhs(), sum.getLhs()}}) {
-    auto mul = other.getDefiningOp<arith::MulFOp>();
-    if (acc == body->getArgument(2) && mul &&
-        ((input(mul.getLhs(), 0) && input(mul.getRhs(), 1)) ||
-         (input(mul.getLhs(), 1) && input(mul.getRhs(), 0))))
-      return true;
-  }
-  return false;
-}
-
-/// The buffer a view (of views) is of.
-Value rootOf(Value v) {
-  while (auto view = v.getDefiningOp<ViewLikeOpInterface>()) {
-    if (view.getViewSource() == v)
-      break;
-    v = view.getViewSource();
-  }
-  return v;
-}
-
-/// Whether `fill` writes +0.0 into all of `buffer`.
-bool isZeroFillOf(linalg::FillOp fill, Value buffer) {
-  if (!fill.hasPureBufferSemantics() || fill.getDpsInits()[0] != buffer)
-    return false;
-  auto zero = fill.getDpsInputs()[0].getDefiningOp<arith::ConstantOp>();
-  auto value = zero ? dyn_cast<FloatAttr>(zero.getValue()) : FloatAttr();
-  return value && value.getValue().isPosZero();
-}
-
-/// Whether `buffer`, read by `reader`, holds zeros then: an allocation
-/// that, before `reader` (in its block), only a zero fill writes, and that
-/// is otherwise only copied from. What happens after `reader` does not
-/// matter.
-bool onlyZeros(Value buffer, Operation *reader) {
-  if (!buffer.getDefiningOp<memref::AllocOp>())
-    return false;
-  bool filled = false;
-  for (Operation *user : buffer.getUsers()) {
-    if (user == reader)
-      continue;
-    if (user->getBlock() == reader->getBlock() &&
-        reader->isBeforeInBlock(user))
-      continue;
-    if (auto fill = dyn_cast<linalg::FillOp>(user)) {
-      if (!isZeroFillOf(fill, buffer) ||
-          fill->getBlock() != reader->getBlock() ||
-          !fill->isBeforeInBlock(reader))
-        return false;
-      filled = true;
-      continue;
-    }
-    if (auto copy = dyn_cast<linalg::CopyOp>(user);
-        copy && copy.getDpsInputs()[0] == buffer &&
-        copy.getDpsInits()[0] != buffer)
-      continue;
-    if (isa<memref::DeallocOp>(user))
-      continue;
-    return false;
-  }
-  return filled;
-}
-
-/// Finds the epilogue of `c`: the next op, an elementwise linalg.generic
-/// over the result's shape that reads the result (identity map) and
-/// writes a row-major buffer, with a body of pure ops; the result buffer
-/// must have no other use than the ops fused here and its deallocation.
-void matchEpilogue(Contraction &c) {
-  Operation *next = c.op->getNextNode();
-  SmallVector<Operation *> between;
-  while (next && isa<memref::AllocOp, arith::ConstantOp, memref::DimOp>(next)) {
-    between.push_back(next);
-    next = next->getNextNode();
-  }
-  auto consumer = dyn_cast_or_null<linalg::GenericOp>(next);
-  if (!consumer || !consumer.hasPureBufferSemantics() ||
-      consumer.getNumDpsInits() != 1 ||
-      consumer.getNumParallelLoops() != consumer.getNumLoops())
-    return;
-  Value out = c.op.getDpsInits()[0];
-  if (consumer.getNumLoops() != cast<MemRefType>(out.getType()).getRank())
-    return;
-  bool readsResult = false;
-  for (OpOperand *input : consumer.getDpsInputOperands()) {
-    AffineMap map = consumer.getMatchingIndexingMap(input);
-    if (input->get() == out) {
-      if (!map.isIdentity())
-        return;
-      readsResult = true;
-    } else if (!map.isProjectedPermutation() ||
-               !isa<MemRefType>(input->get().getType()) ||
-               input->get().getDefiningOp<ViewLikeOpInterface>()) {
-      return;
-    }
-  }
-  OpOperand *init = consumer.getDpsInitOperand(0);
-  // An input read where another thread writes (the output buffer read
-  // through a broadcast) would race.
-  for (OpOperand *input : consumer.getDpsInputOperands())
-    if (input->get() == init->get() &&
-        !consumer.getMatchingIndexingMap(input).isIdentity())
-      return;
-  if (!readsResult || !consumer.getMatchingIndexingMap(init).isIdentity() ||
-      !isIdentityMemRef(init->get()) ||
-      init->get().getDefiningOp<ViewLikeOpInterface>())
-    return;
-  // The epilogue's stores must not land in what other blocks still read.
-  Value written = rootOf(init->get());
-  if (written == rootOf(c.op.getDpsInputs()[0]) ||
-      written == rootOf(c.op.getDpsInputs()[1]))
-    return;
-  // Its body is cloned into the kernel: pure ops of one element each
-  // (no linalg.index, which only a linalg op can hold).
-  for (Operation &inner : consumer.getBlock()->without_terminator())
-    if (!isPure(&inner) || inner.getNumRegions() ||
-        isa<linalg::IndexOp>(inner))
-      return;
-  // Nothing else may read the contraction's result: earlier users do
-  // not see it, and when the epilogue writes in place, later ones read
-  // the epilogue's values, which it stores.
-  Block *block = c.op->getBlock();
-  bool inPlace = init->get() == out;
-  // A buffer from elsewhere (an argument) may be read after the function.
-  if (!inPlace && !out.getDefiningOp<memref::AllocOp>())
-    return;
-  for (Operation *user : out.getUsers()) {
-    if (user == c.zeroFill || user == c.op.getOperation() ||
-        user == consumer.getOperation() || isa<memref::DeallocOp>(user))
-      continue;
-    if (isa<ViewLikeOpInterface>(user) || user->getBlock() != block)
-      return;
-    if (user->isBeforeInBlock(c.op) ||
-        (inPlace && consumer->isBeforeInBlock(user)))
-      continue;
-    return;
-  }
-  c.epilogue = consumer;
-  c.hoisted = between;
-}
-
-std::optional<Contraction> match(linalg::LinalgOp op, bool allowTF32) {
-  if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
-      op.getNumDpsInits() != 1 || !linalg::isaContractionOpInterface(op) ||
-      !isExtMulAdd(op))
-    return std::nullopt;
-  FailureOr<linalg::ContractionDimensions> dims =
-      linalg::inferContractionDims(op);
-  if (failed(dims) || dims->m.empty() || dims->n.size() != 1 ||
-      dims->k.size() != 1)
-    return std::nullopt;
-  Contraction c;
-  c.op = op;
-  c.mDims.assign(dims->m.begin(), dims->m.end());
-  c.m = c.mDims.front();
-  c.n = dims->n[0];
-  c.k = dims->k[0];
-  c.batch.assign(dims->batch.begin(), dims->batch.end());
-  Value a = op.getDpsInputs()[0], b = op.getDpsInputs()[1],
-        out = op.getDpsInits()[0];
-  if (!isIdentityMemRef(a) || !isIdentityMemRef(b) || !isIdentityMemRef(out))
-    return std::nullopt;
-  c.element = cast<MemRefType>(a.getType()).getElementType();
-  if (c.element.isF32() && allowTF32) {
-    c.blockK = 16;
-    c.chunk = 4;
-  } else if (!isa<Float16Type, BFloat16Type>(c.element)) {
-    return std::nullopt;
-  }
-  if (cast<MemRefType>(b.getType()).getElementType() != c.element ||
-      !cast<MemRefType>(out.getType()).getElementType().isF32())
-    return std::nullopt;
-  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  SmallVector<unsigned> mk(c.mDims), mn(c.mDims);
-  mk.push_back(c.k);
-  mn.push_back(c.n);
-  if (!hasLayout(maps[0], c.batch, mk, &c.roles[0]) ||
-      !hasLayout(maps[2], c.batch, mn, &c.roles[2]) ||
-      maps[2].getNumResults() != c.batch.size() + mn.size())
-    return std::nullopt;
-  if (hasLayout(maps[1], c.batch, {c.n, c.k}, &c.roles[1]))
-    c.bKMajor = true;
-  else if (!hasLayout(maps[1], c.batch, {c.k, c.n}, &c.roles[1]))
-    return std::nullopt;
-  // The M dims collapse into one (the first).
-  for (unsigned i : {0u, 2u})
-    c.roles[i].erase(c.roles[i].end() - c.mDims.size(),
-                     c.roles[i].end() - 1);
-  c.operands = {a, b, out};
-  // Zeros written into the result right before it.
-  Operation *prev = op->getPrevNode();
-  if (auto fill = dyn_cast_or_null<linalg::FillOp>(prev);
-      fill && isZeroFillOf(fill, out))
-    c.zeroFill = fill;
-  if (auto copy = dyn_cast_or_null<linalg::CopyOp>(prev);
-      copy && copy.hasPureBufferSemantics() &&
-      copy.getDpsInits()[0] == out && onlyZeros(copy.getDpsInputs()[0], copy))
-    c.zeroFill = copy;
-  c.zeroStart = c.zeroFill || onlyZeros(out, op);
-  matchEpilogue(c);
-  return c;
-}
 
 /// Builds the kernel and its launch for one contraction.
 class KernelBuilder {
@@ -462,52 +184,66 @@ private:
     return mul(arith::XOrIOp::create(b, loc, chunk, key), cst(c.chunk));
   }
 
-  /// Copies K tile `kTile` of A and B into stage `stage` (cp.async, 16
-  /// bytes per copy, zero-filled outside the matrices).
-  void loadTile(Value kTile, Value stage) {
-    Value k0 = mul(kTile, cst(c.blockK));
-    Value zero = cst(0), eight = cst(c.chunk);
-    // Rows of K-contiguous tiles: 64 rows of 4 chunks.
-    auto loadKMajor = [&](unsigned operand, Value tile, unsigned rowDim,
-                          Value rows, Value base) {
-      for (int64_t i = 0; i < kBlockM * (c.blockK / c.chunk) / kThreads; ++i) {
-        Value id = add(tid, cst(i * kThreads));
-        Value row = div(id, c.blockK / c.chunk), chunk = rem(id, c.blockK / c.chunk);
-        Value globalRow = add(base, row);
-        Value globalK = add(k0, mul(chunk, eight));
-        Value valid = both(lt(globalRow, rows), lt(globalK, sizeK));
-        llvm::DenseMap<unsigned, Value> at = batchIndex;
-        at[rowDim] = select(valid, globalRow, zero);
-        at[c.k] = select(valid, globalK, zero);
-        nvgpu::DeviceAsyncCopyOp::create(
-            b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), tile,
-            ValueRange{stage, row, swizzled(row, chunk, c.blockK / c.chunk)},
-            c.operands[operand], indicesOf(operand, at),
-            b.getIndexAttr(c.chunk), select(valid, eight, zero),
-            b.getUnitAttr());
-      }
-    };
-    loadKMajor(0, smA, c.m, sizeM, m0);
-    if (c.bKMajor) {
-      loadKMajor(1, smB, c.n, sizeN, n0);
-      return;
-    }
-    // B as [k][n]: 32 rows of 8 chunks.
-    for (int64_t i = 0; i < c.blockK * (kBlockN / c.chunk) / kThreads; ++i) {
+  /// One side of a shared tile: a loop dim, its size, and where the tile
+  /// starts along it.
+  struct TileDim {
+    unsigned dim;
+    Value size, base;
+  };
+
+  /// Copies a `rows` x `cols` tile of operand `operand` (rows along `row`,
+  /// the contiguous columns along `col`) into stage `stage` of `tile`:
+  /// cp.async of 16 bytes per thread and step, zero-filled outside the
+  /// matrix (the source index then clamped to 0).
+  void copyTile(unsigned operand, Value tile, Value stage, TileDim row,
+                TileDim col, int64_t rows, int64_t cols) {
+    int64_t chunksPerRow = cols / c.chunk;
+    Value zero = cst(0), chunkElements = cst(c.chunk);
+    for (int64_t i = 0; i < rows * chunksPerRow / kThreads; ++i) {
       Value id = add(tid, cst(i * kThreads));
-      Value row = div(id, kBlockN / c.chunk), chunk = rem(id, kBlockN / c.chunk);
-      Value globalK = add(k0, row);
-      Value globalN = add(n0, mul(chunk, eight));
-      Value valid = both(lt(globalK, sizeK), lt(globalN, sizeN));
+      Value r = div(id, chunksPerRow), chunk = rem(id, chunksPerRow);
+      Value globalRow = add(row.base, r);
+      Value globalCol = add(col.base, mul(chunk, chunkElements));
+      Value valid = both(lt(globalRow, row.size), lt(globalCol, col.size));
       llvm::DenseMap<unsigned, Value> at = batchIndex;
-      at[c.k] = select(valid, globalK, zero);
-      at[c.n] = select(valid, globalN, zero);
+      at[row.dim] = select(valid, globalRow, zero);
+      at[col.dim] = select(valid, globalCol, zero);
       nvgpu::DeviceAsyncCopyOp::create(
-          b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), smB,
-          ValueRange{stage, row, swizzled(row, chunk, kBlockN / c.chunk)},
-          c.operands[1], indicesOf(1, at), b.getIndexAttr(c.chunk),
-          select(valid, eight, zero), b.getUnitAttr());
+          b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), tile,
+          ValueRange{stage, r, swizzled(r, chunk, chunksPerRow)},
+          c.operands[operand], indicesOf(operand, at),
+          b.getIndexAttr(c.chunk), select(valid, chunkElements, zero),
+          b.getUnitAttr());
     }
+  }
+
+  /// Copies K tile `kTile` of A and B into stage `stage`.
+  void loadTile(Value kTile, Value stage) {
+    TileDim k{c.k, sizeK, mul(kTile, cst(c.blockK))};
+    TileDim m{c.m, sizeM, m0}, n{c.n, sizeN, n0};
+    copyTile(0, smA, stage, m, k, kBlockM, c.blockK);
+    if (c.bKMajor)
+      copyTile(1, smB, stage, n, k, kBlockN, c.blockK);
+    else
+      copyTile(1, smB, stage, k, n, c.blockK, kBlockN);
+  }
+
+  /// Accumulator tile `tile` (4 registers of `acc`) += A x B by one
+  /// mma.sync of `shape` on `type` operands.
+  void mma(SmallVector<Value> &acc, int64_t tile, ValueRange a, ValueRange bv,
+           ArrayRef<int64_t> shape, NVVM::MMATypes type) {
+    Type f32 = b.getF32Type();
+    Type accType = LLVM::LLVMStructType::getLiteral(
+        b.getContext(), {f32, f32, f32, f32});
+    int64_t base = tile * 4;
+    SmallVector<Value> opC(acc.begin() + base, acc.begin() + base + 4);
+    Value d = NVVM::MmaOp::create(
+        b, loc, accType, a, bv, opC, shape, std::nullopt, std::nullopt,
+        std::array<NVVM::MMATypes, 2>{type, type},
+        std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                       NVVM::MMALayout::col});
+    for (int64_t r = 0; r < 4; ++r)
+      acc[base + r] = LLVM::ExtractValueOp::create(b, loc, d, r);
   }
 
   /// One mma.sync operand register from a pair of 16-bit values.
@@ -537,9 +273,6 @@ private:
   /// rows g and g+8, columns t and t+4; B rows (k) t and t+4, column g.
   SmallVector<Value> multiplyStageTF32(Value stage, SmallVector<Value> acc) {
     Value g = div(lane, 4), t = rem(lane, 4);
-    Type f32 = b.getF32Type();
-    Type accType = LLVM::LLVMStructType::getLiteral(
-        b.getContext(), {f32, f32, f32, f32});
     int64_t rowChunks = c.blockK / c.chunk;
     for (int64_t kk = 0; kk < c.blockK / 8; ++kk) {
       Value k0 = add(cst(kk * 8), t), k1 = add(k0, cst(4));
@@ -563,19 +296,9 @@ private:
                            tf32At(smB, stage, k1, n, kBlockN / c.chunk)});
       }
       for (int64_t mi = 0; mi < 2; ++mi)
-        for (int64_t nj = 0; nj < 4; ++nj) {
-          int64_t base = (mi * 4 + nj) * 4;
-          SmallVector<Value> opC(acc.begin() + base, acc.begin() + base + 4);
-          Value d = NVVM::MmaOp::create(
-              b, loc, accType, fragA[mi], fragB[nj], opC, {16, 8, 8},
-              std::nullopt, std::nullopt,
-              std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::tf32,
-                                            NVVM::MMATypes::tf32},
-              std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
-                                             NVVM::MMALayout::col});
-          for (int64_t r = 0; r < 4; ++r)
-            acc[base + r] = LLVM::ExtractValueOp::create(b, loc, d, r);
-        }
+        for (int64_t nj = 0; nj < 4; ++nj)
+          mma(acc, mi * 4 + nj, fragA[mi], fragB[nj], {16, 8, 8},
+              NVVM::MMATypes::tf32);
     }
     return acc;
   }
@@ -590,9 +313,6 @@ private:
     Value lane16 = rem(lane, 16), half = div(lane, 16);
     NVVM::MMATypes type = isa<Float16Type>(c.element) ? NVVM::MMATypes::f16
                                                       : NVVM::MMATypes::bf16;
-    Type f32 = b.getF32Type();
-    Type accType = LLVM::LLVMStructType::getLiteral(
-        b.getContext(), {f32, f32, f32, f32});
     for (int64_t kk = 0; kk < c.blockK / 16; ++kk) {
       // A: rows wm*32 + mi*16 + lane%16, chunk 2*kk + lane/16.
       SmallVector<Value> fragA;
@@ -626,21 +346,12 @@ private:
       }
       for (int64_t mi = 0; mi < 2; ++mi)
         for (int64_t nj = 0; nj < 4; ++nj) {
-          SmallVector<Value> opA, opB, opC;
+          SmallVector<Value> opA, opB;
           for (int64_t r = 0; r < 4; ++r)
             opA.push_back(operandRegister(fragA[mi], r));
           for (int64_t r = 0; r < 2; ++r)
             opB.push_back(operandRegister(fragB[nj / 2], (nj % 2) * 2 + r));
-          int64_t base = (mi * 4 + nj) * 4;
-          opC.assign(acc.begin() + base, acc.begin() + base + 4);
-          Value d = NVVM::MmaOp::create(
-              b, loc, accType, opA, opB, opC, {16, 8, 16}, std::nullopt,
-              std::nullopt,
-              std::array<NVVM::MMATypes, 2>{type, type},
-              std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
-                                             NVVM::MMALayout::col});
-          for (int64_t r = 0; r < 4; ++r)
-            acc[base + r] = LLVM::ExtractValueOp::create(b, loc, d, r);
+          mma(acc, mi * 4 + nj, opA, opB, {16, 8, 16}, type);
         }
     }
     return acc;

@@ -14,6 +14,9 @@ constexpr llvm::StringLiteral kHostGlobalsAttr = "tessera.cuda.host_globals";
 /// `memref.alloca`, or a global listed in kHostGlobalsAttr.
 bool isHostBuffer(mlir::Value memref);
 
+/// The buffer a view (of views) is of.
+mlir::Value rootOf(mlir::Value view);
+
 /// Whether `op` is in code that runs on the GPU: a parallel loop nest (a
 /// future kernel) or a `gpu.launch` built by a pass.
 bool inKernel(mlir::Operation *op);
