@@ -24,7 +24,10 @@ def ConvertTesseraToLinalgPass
   let options = [
     Option<"keepReductionRegions", "keep-reduction-regions", "bool",
            /*default=*/"false",
-           "Leave reduction fusion regions in place, their bodies lowered">
+           "Leave reduction fusion regions in place, their bodies lowered">,
+    Option<"tiledAttention", "tiled-attention", "bool", /*default=*/"true",
+           "Lower attention of static shapes to one tiled loop nest with an "
+           "online softmax (false: always to its products and softmax)">
   ];
   let dependentDialects = [
     "::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect",

@@ -75,10 +75,15 @@ public:
         return;
       // A contraction other than matmul (conv2d, attention) has its
       // inputs' type as its result's and accumulates in it: narrow types
-      // would round every partial sum, so it computes in f32 whatever the
-      // target lists.
+      // would round every partial sum, so it computes in f32 unless the
+      // target accumulates it in f32 (a fused attention kernel).
+      Type inputElement =
+          op->getNumOperands()
+              ? getElementTypeOrSelf(op->getOperand(0).getType())
+              : Type();
       bool accumulatesNarrow =
-          *opClass == OpClass::Contraction && !isa<MatmulOp>(op);
+          *opClass == OpClass::Contraction && !isa<MatmulOp>(op) &&
+          !(inputElement && info->accumulatesWide(op, inputElement));
       auto unsupported = [&](Type type) -> Type {
         auto tensor = dyn_cast<RankedTensorType>(type);
         if (!tensor || !isa<FloatType>(tensor.getElementType()) ||

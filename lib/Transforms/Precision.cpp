@@ -180,6 +180,13 @@ public:
       if (::tessera::precisionClass(op) != OpClass::Contraction)
         return;
       auto matmul = dyn_cast<MatmulOp>(op);
+      if (auto attention = dyn_cast<AttentionOp>(op);
+          attention && (policy == "bf16" || policy == "fp16") &&
+          attention.getQuery().getType().getElementType().isF32() &&
+          info->accumulatesWide(op, narrow)) {
+        narrowAttention(attention, narrow, keep);
+        return;
+      }
       if (!matmul) {
         op->setAttr(kPrecisionAttr,
                     StringAttr::get(context,
@@ -270,6 +277,38 @@ private:
           withElementType(operand.get().getType(), narrow), operand.get()));
     matmul->setAttr(kPrecisionAttr, builder.getStringAttr(policy));
     return matmul.getResult();
+  }
+
+  /// `attention` with bf16/f16 query, key and value (the target's fused
+  /// kernel accumulates in f32; the mask stays as it is) and its result
+  /// cast back to f32, unless a --keep-fp32 pattern names its node.
+  void narrowAttention(AttentionOp attention, Type narrow,
+                       ArrayRef<std::pair<std::string, llvm::Regex>> keep) {
+    std::string node = onnxNodeName(attention.getLoc());
+    for (const auto &[pattern, regex] : keep)
+      if (!node.empty() && regex.match(node)) {
+        attention->setAttr(kPrecisionAttr,
+                           StringAttr::get(attention.getContext(),
+                                           "f32: kept by --keep-fp32 "
+                                           "pattern '" +
+                                               pattern + "'"));
+        return;
+      }
+    OpBuilder builder(attention);
+    Location loc = attention.getLoc();
+    for (OpOperand *operand :
+         {&attention.getQueryMutable(), &attention.getKeyMutable(),
+          &attention.getValueMutable()})
+      operand->set(CastOp::create(
+          builder, loc, withElementType(operand->get().getType(), narrow),
+          operand->get()));
+    builder.setInsertionPointAfter(attention);
+    Value result = attention.getResult();
+    Type wide = result.getType();
+    result.setType(withElementType(wide, narrow));
+    auto back = CastOp::create(builder, loc, wide, result);
+    result.replaceAllUsesExcept(back, back);
+    attention->setAttr(kPrecisionAttr, builder.getStringAttr(policy));
   }
 
   /// Why `matmul` stays f32 under this policy, or nothing.

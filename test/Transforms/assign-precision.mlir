@@ -92,3 +92,23 @@ func.func @not_narrowed(%a: tensor<2x2xbf16>, %i: tensor<2x2xi8>, %e: tensor<2x2
   %4 = tessera.conv2d %img, %f : tensor<1x3x4x4xf32>, tensor<2x3x2x2xf32> -> tensor<1x2x3x3xf32>
   return %0, %1, %2, %3, %4 : tensor<2x2xf32>, tensor<2x2xi32>, tensor<2x2xf32>, tensor<1x4x8xf32>, tensor<1x2x3x3xf32>
 }
+
+// -----
+
+// The CUDA target's fused attention kernel accumulates in f32: under bf16
+// its query, key and value narrow and its result widens back; the mask
+// stays f32. A head dim the kernel does not take (40) stays f32, and so
+// does attention on the CPU.
+// CUDA-LABEL: func @attention
+// CUDA: %[[Q:.*]] = tessera.cast %arg0 : tensor<1x2x8x64xf32> to tensor<1x2x8x64xbf16>
+// CUDA: %[[A:.*]] = tessera.attention %[[Q]], %{{.*}}, %{{.*}} mask(%arg1 : tensor<1x1x8x8xf32>) {causal, tessera.precision = "bf16"} : tensor<1x2x8x64xbf16>, tensor<1x2x8x64xbf16>, tensor<1x2x8x64xbf16> -> tensor<1x2x8x64xbf16>
+// CUDA: tessera.cast %[[A]] : tensor<1x2x8x64xbf16> to tensor<1x2x8x64xf32>
+// CUDA: tessera.attention {{.*}} {tessera.precision = "f32: tessera.attention stays f32 under every policy"} : tensor<1x2x8x40xf32>
+// BF16-LABEL: func @attention
+// BF16-NOT: tessera.cast
+// BF16: tessera.attention {{.*}} {causal, tessera.precision = "f32: tessera.attention stays f32 under every policy"} : tensor<1x2x8x64xf32>
+func.func @attention(%q: tensor<1x2x8x64xf32>, %m: tensor<1x1x8x8xf32>, %q40: tensor<1x2x8x40xf32>) -> (tensor<1x2x8x64xf32>, tensor<1x2x8x40xf32>) {
+  %0 = tessera.attention %q, %q, %q mask(%m : tensor<1x1x8x8xf32>) {causal} : tensor<1x2x8x64xf32>, tensor<1x2x8x64xf32>, tensor<1x2x8x64xf32> -> tensor<1x2x8x64xf32>
+  %1 = tessera.attention %q40, %q40, %q40 : tensor<1x2x8x40xf32>, tensor<1x2x8x40xf32>, tensor<1x2x8x40xf32> -> tensor<1x2x8x40xf32>
+  return %0, %1 : tensor<1x2x8x64xf32>, tensor<1x2x8x40xf32>
+}

@@ -79,3 +79,20 @@ func.func @fp8_matmul(%x: tensor<4x8xf8E4M3FN>, %w: tensor<8x8xf8E4M3FN>) -> ten
   %y = tessera.matmul %x, %w : tensor<4x8xf8E4M3FN>, tensor<8x8xf8E4M3FN> -> tensor<4x8xf32>
   return %y : tensor<4x8xf32>
 }
+
+// -----
+
+// bf16 attention (a model's own, or narrowed for the CUDA target): the
+// CUDA target's fused kernel accumulates it in f32 and it stays bf16 there;
+// with a head dim the kernel does not take (40), and on the CPU, it would
+// accumulate in bf16 and computes in f32.
+// CHECK-LABEL: func @bf16_attention
+// CHECK: tessera.attention {{.*}} {tessera.precision = "f32: tessera.attention would accumulate in bf16"} : tensor<1x2x8x64xf32>
+// CUDA-LABEL: func @bf16_attention
+// CUDA: tessera.attention %arg0, %arg0, %arg0 : tensor<1x2x8x64xbf16>, tensor<1x2x8x64xbf16>, tensor<1x2x8x64xbf16> -> tensor<1x2x8x64xbf16>
+// CUDA: tessera.attention {{.*}} {tessera.precision = "f32: tessera.attention would accumulate in bf16"} : tensor<1x2x8x40xf32>
+func.func @bf16_attention(%q: tensor<1x2x8x64xbf16>, %q40: tensor<1x2x8x40xbf16>) -> (tensor<1x2x8x64xbf16>, tensor<1x2x8x40xbf16>) {
+  %0 = tessera.attention %q, %q, %q : tensor<1x2x8x64xbf16>, tensor<1x2x8x64xbf16>, tensor<1x2x8x64xbf16> -> tensor<1x2x8x64xbf16>
+  %1 = tessera.attention %q40, %q40, %q40 : tensor<1x2x8x40xbf16>, tensor<1x2x8x40xbf16>, tensor<1x2x8x40xbf16> -> tensor<1x2x8x40xbf16>
+  return %0, %1 : tensor<1x2x8x64xbf16>, tensor<1x2x8x40xbf16>
+}

@@ -229,4 +229,64 @@ def TensorCoreMatmulPass
                            "::mlir::arith::ArithDialect"];
 }
 
+def FlashAttentionCallPass
+    : Pass<"tessera-cuda-flash-attention-call", "::mlir::ModuleOp"> {
+  let summary = "attention the fused kernel takes becomes a call on buffers";
+  let description = [{
+    `tessera.attention` whose query, key and value are bf16 or f16 with a
+    head dim that is a multiple of 16 up to 128 (query, key and value
+    alike; batch dims equal or
+    broadcast along static unit dims; an additive float mask broadcast
+    along its static unit dims) becomes a call to a private declaration
+    marked `tessera.cuda.flash_attention`, on buffers: the operands through
+    `bufferization.to_buffer`, then a new output buffer that
+    `bufferization.to_tensor` makes the result. The call carries the scale
+    (`tessera.scale`) and the causal flag (`tessera.causal`).
+    Bufferization and deallocation treat it as any call;
+    `tessera-cuda-flash-attention` later builds the kernel in its place.
+    Other attention is left for the lowering to linalg (its products and
+    softmax).
+  }];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
+def FlashAttentionPass
+    : Pass<"tessera-cuda-flash-attention", "::mlir::ModuleOp"> {
+  let summary = "calls to flash-attention declarations become the kernel";
+  let description = [{
+    Each call to a declaration marked `tessera.cuda.flash_attention` (made
+    by `tessera-cuda-flash-attention-call`) becomes a `gpu.launch` in the
+    manner of FlashAttention-2; the declarations go away.
+
+    - A block of 4 warps owns 64 query rows (16 per warp); the query tile
+      stays in shared memory.
+    - 64 keys at a time: S = Q K^T with `mma.sync.m16n8k16` into f32
+      accumulators, the online softmax on the accumulators (row maxima
+      across a quad with warp shuffles, the running output and sums
+      rescaled), then O += P V with P repacked in registers as the A
+      operand.
+    - K and V tiles come into shared memory with `cp.async` while the
+      previous product runs, rows XOR-swizzled (head dims 64 and 128) or
+      padded by 16 bytes for `ldmatrix`.
+    - Scale, mask and causal limit apply to the scores; causal key blocks
+      past a query block's last visible key are skipped. No sequence x
+      sequence buffer exists.
+
+    Every dim but the head dim is a runtime value; batch entries beyond the
+    grid's y limit are looped over. A query row whose keys are all hidden,
+    or that has none, comes out zero.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::nvgpu::NVGPUDialect",
+                           "::mlir::NVVM::NVVMDialect",
+                           "::mlir::LLVM::LLVMDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::vector::VectorDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 #endif // TESSERA_TARGET_CUDA_PASSES_TD

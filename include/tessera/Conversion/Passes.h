@@ -23,7 +23,11 @@ namespace tessera {
 
 /// Adds the patterns that lower tessera ops to linalg, tensor, arith and
 /// math (one populate function per op family, collected here).
-void populateTesseraToLinalgConversionPatterns(mlir::RewritePatternSet &patterns);
+/// With `tiledAttention`, attention of static shapes lowers to one tiled
+/// loop nest with an online softmax (a CPU kernel); otherwise (and for
+/// other attention) to its products and softmax.
+void populateTesseraToLinalgConversionPatterns(mlir::RewritePatternSet &patterns,
+                                               bool tiledAttention = true);
 
 #define GEN_PASS_REGISTRATION
 #include "tessera/Conversion/Passes.h.inc"

@@ -56,6 +56,16 @@ public:
     return std::nullopt;
   }
 
+  /// Whether the target computes `op`, a contraction other than a matmul
+  /// (conv2d, attention), on `element` inputs (bf16, f16) accumulating in
+  /// f32 and rounding only its result, as a fused attention kernel does.
+  /// Without it, such an op accumulates in its inputs' type, so the
+  /// precision passes keep it f32.
+  virtual bool accumulatesWide(mlir::Operation *op,
+                               mlir::Type element) const {
+    return false;
+  }
+
   /// Whether the target computes `op` inside a fusion region at all (an
   /// accelerator's vector unit has a fixed set of functions); an op it
   /// does not stays a kernel of its own.

@@ -14,10 +14,11 @@ namespace tessera {
 using namespace mlir;
 
 void ::tessera::populateTesseraToLinalgConversionPatterns(
-    RewritePatternSet &patterns) {
+    RewritePatternSet &patterns, bool tiledAttention) {
   ::tessera::to_linalg::populateElementwisePatterns(patterns);
   ::tessera::to_linalg::populateContractionPatterns(patterns);
-  ::tessera::to_linalg::populateAttentionPatterns(patterns);
+  if (tiledAttention)
+    ::tessera::to_linalg::populateAttentionPatterns(patterns);
   ::tessera::to_linalg::populateReductionPatterns(patterns);
   ::tessera::to_linalg::populateDataMovementPatterns(patterns);
   ::tessera::to_linalg::populatePoolingPatterns(patterns);
@@ -146,7 +147,8 @@ struct ConvertTesseraToLinalgPass
                            arith::ArithDialect, math::MathDialect,
                            scf::SCFDialect>();
     RewritePatternSet patterns(ctx);
-    ::tessera::populateTesseraToLinalgConversionPatterns(patterns);
+    ::tessera::populateTesseraToLinalgConversionPatterns(patterns,
+                                                         tiledAttention);
     FrozenRewritePatternSet frozen(std::move(patterns));
     // An op left over is reported at its (ONNX node) location, with why.
     if (failed(convertExplainingFailures(getOperation(), target, frozen)))

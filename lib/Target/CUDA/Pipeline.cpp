@@ -38,8 +38,17 @@ using namespace mlir;
 
 void tessera::cuda::buildLinalgPipeline(OpPassManager &pm, bool fuse) {
   // Fusion regions are inlined: the kernels are formed from linalg ops.
+  // Attention the fused tensor-core kernel takes (bf16/f16) becomes a call
+  // that tessera-cuda-flash-attention replaces with the kernel once the
+  // program is on buffers; other attention lowers to its products and
+  // softmax.
+  pm.addPass(createFlashAttentionCallPass());
   ::tessera::ConvertTesseraToLinalgPassOptions lowering;
   lowering.keepReductionRegions = false;
+  // The CPU's tiled attention loop nest allocates inside its parallel
+  // loop: here attention the fused kernel does not take is its products
+  // and softmax, each a kernel.
+  lowering.tiledAttention = false;
   pm.addNestedPass<func::FuncOp>(createConvertTesseraToLinalgPass(lowering));
   // Elementwise producers computed inside their consumers' loops (one
   // kernel instead of one per op).
@@ -73,6 +82,7 @@ void tessera::cuda::buildGPUPipeline(OpPassManager &pm,
   TensorCoreMatmulPassOptions tensorCores;
   tensorCores.allowTF32 = options.allowTF32;
   pm.addNestedPass<func::FuncOp>(createTensorCoreMatmulPass(tensorCores));
+  pm.addPass(createFlashAttentionPass());
   pm.addPass(createForallToParallelLoopPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addPass(createCanonicalizerPass());

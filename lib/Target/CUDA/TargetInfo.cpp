@@ -1,5 +1,7 @@
 //===- TargetInfo.cpp - what the CUDA backend fuses -----------------------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#include "FlashAttention.h"
+
 #include "tessera/Target/CUDA/Pipeline.h"
 
 #include "mlir/IR/BuiltinTypes.h"
@@ -9,8 +11,10 @@ using namespace mlir;
 namespace {
 
 /// Kernels are formed after the lowering to linalg, by fusing elementwise
-/// producers into their consumers: the graph phase forms no regions, and
-/// attention is lowered as its products and softmax.
+/// producers into their consumers: the graph phase forms no regions.
+/// Attention is raised: bf16/f16 attention becomes one tensor-core kernel
+/// (tessera-cuda-flash-attention), other attention its products and
+/// softmax.
 class CUDATargetInfo : public tessera::TargetInfo {
 public:
   StringRef name() const override { return "cuda"; }
@@ -40,7 +44,10 @@ public:
     return kFloat;
   }
 
-  bool fusesAttention() const override { return false; }
+  bool fusesAttention() const override { return true; }
+  bool accumulatesWide(Operation *op, Type element) const override {
+    return !tessera::cuda::flash_attention::whyNot(op, element);
+  }
   std::optional<std::string> rejectEpilogueOperand(Value,
                                                    RankedTensorType) const override {
     return std::string("the CUDA target forms no epilogues yet");

@@ -27,6 +27,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "TensorCoreMatmul.h"
+#include "KernelBuilding.h"
 
 #include "tessera/Target/CUDA/Passes.h"
 
@@ -50,10 +51,10 @@ constexpr int64_t kBlockM = 64, kBlockN = 64, kStages = 3;
 constexpr int64_t kWarps = 4, kThreads = kWarps * 32;
 
 /// Builds the kernel and its launch for one contraction.
-class KernelBuilder {
+class KernelBuilder : tessera::cuda::KernelArith {
 public:
   KernelBuilder(Contraction &c, OpBuilder &b)
-      : c(c), b(b), loc(c.op.getLoc()) {}
+      : KernelArith(b, c.op.getLoc()), c(c) {}
 
   /// The size of loop dim `dim`, read off an operand that has it.
   Value loopSize(unsigned dim) {
@@ -64,23 +65,6 @@ public:
           return memref::DimOp::create(b, loc, operand.get(), i);
     }
     llvm_unreachable("every loop dim of a contraction indexes an operand");
-  }
-
-  Value cst(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
-  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
-  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
-  Value div(Value x, int64_t y) {
-    return arith::DivUIOp::create(b, loc, x, cst(y));
-  }
-  Value rem(Value x, int64_t y) {
-    return arith::RemUIOp::create(b, loc, x, cst(y));
-  }
-  Value lt(Value x, Value y) {
-    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, y);
-  }
-  Value both(Value x, Value y) { return arith::AndIOp::create(b, loc, x, y); }
-  Value select(Value cond, Value x, Value y) {
-    return arith::SelectOp::create(b, loc, cond, x, y);
   }
 
   /// The condition under which the kernel is correct: the dims that are
@@ -228,34 +212,6 @@ private:
       copyTile(1, smB, stage, k, n, c.blockK, kBlockN);
   }
 
-  /// Accumulator tile `tile` (4 registers of `acc`) += A x B by one
-  /// mma.sync of `shape` on `type` operands.
-  void mma(SmallVector<Value> &acc, int64_t tile, ValueRange a, ValueRange bv,
-           ArrayRef<int64_t> shape, NVVM::MMATypes type) {
-    Type f32 = b.getF32Type();
-    Type accType = LLVM::LLVMStructType::getLiteral(
-        b.getContext(), {f32, f32, f32, f32});
-    int64_t base = tile * 4;
-    SmallVector<Value> opC(acc.begin() + base, acc.begin() + base + 4);
-    Value d = NVVM::MmaOp::create(
-        b, loc, accType, a, bv, opC, shape, std::nullopt, std::nullopt,
-        std::array<NVVM::MMATypes, 2>{type, type},
-        std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
-                                       NVVM::MMALayout::col});
-    for (int64_t r = 0; r < 4; ++r)
-      acc[base + r] = LLVM::ExtractValueOp::create(b, loc, d, r);
-  }
-
-  /// One mma.sync operand register from a pair of 16-bit values.
-  Value operandRegister(Value fragment, int64_t index) {
-    Value pair = vector::ExtractOp::create(b, loc, fragment, index);
-    if (isa<Float16Type>(c.element))
-      return pair;
-    Value word = vector::BitCastOp::create(
-        b, loc, VectorType::get({1}, b.getI32Type()), pair);
-    return vector::ExtractOp::create(b, loc, word, 0);
-  }
-
   /// One tf32 operand register: the f32 element at (row, col) of a
   /// shared tile with 4-float chunks, rounded to tf32 (cvt.rna).
   Value tf32At(Value tile, Value stage, Value row, Value col,
@@ -311,8 +267,7 @@ private:
       return VectorType::get({n, 2}, c.element);
     };
     Value lane16 = rem(lane, 16), half = div(lane, 16);
-    NVVM::MMATypes type = isa<Float16Type>(c.element) ? NVVM::MMATypes::f16
-                                                      : NVVM::MMATypes::bf16;
+    NVVM::MMATypes type = mmaType(c.element);
     for (int64_t kk = 0; kk < c.blockK / 16; ++kk) {
       // A: rows wm*32 + mi*16 + lane%16, chunk 2*kk + lane/16.
       SmallVector<Value> fragA;
@@ -348,9 +303,10 @@ private:
         for (int64_t nj = 0; nj < 4; ++nj) {
           SmallVector<Value> opA, opB;
           for (int64_t r = 0; r < 4; ++r)
-            opA.push_back(operandRegister(fragA[mi], r));
+            opA.push_back(operandRegister(fragA[mi], r, c.element));
           for (int64_t r = 0; r < 2; ++r)
-            opB.push_back(operandRegister(fragB[nj / 2], (nj % 2) * 2 + r));
+            opB.push_back(
+                operandRegister(fragB[nj / 2], (nj % 2) * 2 + r, c.element));
           mma(acc, mi * 4 + nj, opA, opB, {16, 8, 16}, type);
         }
     }
@@ -495,8 +451,6 @@ private:
   }
 
   Contraction &c;
-  OpBuilder &b;
-  Location loc;
   Value sizeM, sizeN, sizeK;
   SmallVector<Value> batchSizes, mSizes;
   Value smA, smB, tid, lane, warpM, warpN, m0, n0;
