@@ -18,7 +18,7 @@ libtessera_runtime.so run the artifacts):
    recorded), and the whole round trip that a Tessera run times (pageable
    host inputs copied in, the op, the output copied back); plus
    PyTorch-only rows for what Tessera cannot compile yet (fp8 e4m3
-   torch._scaled_mm 8192^3, bf16 flash SDPA);
+   torch._scaled_mm 8192^3);
 3. the benchmark artifacts on pseudo-random inputs (tessera-gpu-run
    --random), each a whole tessera_model_run: inputs copied from the host,
    kernels, outputs copied back (the C API has no device tensors yet).
@@ -249,25 +249,6 @@ def torch_rows(args, report, specs):
         except Exception as e:
             rows["torch_only_fp8_e4m3_gemm_8192"] = {
                 "op": "gemm", "torch_error": str(e).splitlines()[0][:200]}
-        for causal in (False, True):
-            name = "torch_only_bf16_attention_b4h16s4096d128" + (
-                "_causal" if causal else "")
-            try:
-                q, k, v = (torch.randn(4, 16, 4096, 128, device=dev,
-                                       dtype=torch.bfloat16)
-                           for _ in range(3))
-                fn, backend = sdpa(causal, q)
-                flops = 4.0 * 4 * 16 * 4096 * 4096 * 128 / (2 if causal
-                                                             else 1)
-                rows[name] = {"op": "attention", "flops": flops,
-                              "torch_op": f"scaled_dot_product_attention "
-                                          f"({backend})",
-                              "torch_device_ms": device_ms(
-                                  lambda: fn(q, k, v))}
-                del q, k, v
-            except Exception as e:
-                rows[name] = {"op": "attention",
-                              "torch_error": str(e).splitlines()[0][:200]}
         torch.cuda.empty_cache()
     return rows
 

@@ -76,14 +76,21 @@ def gemm(out, m, k, n, checked, dtype="float32"):
             "n": n, "flops": 2.0 * m * k * n, "checked": checked}
 
 
-def attention(out, batch, heads, seq, dim, causal, checked):
+def attention(out, batch, heads, seq, dim, causal, checked,
+              dtype="float32"):
     """softmax(Q K^T / sqrt(d) [+ causal mask]) V on [batch, heads, seq,
-    dim] inputs (fp32); the mask is built from Range in the graph."""
-    name = f"attention_f32_b{batch}h{heads}s{seq}d{dim}" + (
+    dim] inputs (float32, or bfloat16 timed only: the fused tensor-core
+    kernel); the mask is built from Range in the graph."""
+    assert dtype == "float32" or not checked
+    short = {"float32": "f32", "bfloat16": "bf16"}[dtype]
+    name = f"attention_{short}_b{batch}h{heads}s{seq}d{dim}" + (
         "_causal" if causal else "")
     folder = os.path.join(out, name)
     shape = [batch, heads, seq, dim]
-    f32 = lambda v: numpy_helper.from_array(np.array(v, np.float32))
+    onnx_type = {"float32": TensorProto.FLOAT,
+                 "bfloat16": TensorProto.BFLOAT16}[dtype]
+    f32 = lambda v: helper.make_tensor("value", onnx_type, [],
+                                       [float(v)])
     i64 = lambda v: numpy_helper.from_array(np.array(v, np.int64))
     nodes = [
         helper.make_node("Transpose", ["K"], ["Kt"], perm=[0, 1, 3, 2]),
@@ -117,7 +124,8 @@ def attention(out, batch, heads, seq, dim, causal, checked):
         helper.make_node("MatMul", ["P", "V"], ["Y"]),
     ]
     save_model(folder, name, nodes, [("Q", shape), ("K", shape),
-                                     ("V", shape)], [("Y", shape)])
+                                     ("V", shape)], [("Y", shape)],
+               dtype=onnx_type)
     if checked:
         rng = np.random.default_rng(seq + dim)
         q, k, v = (rng.standard_normal(shape, dtype=np.float32)
@@ -129,7 +137,7 @@ def attention(out, batch, heads, seq, dim, causal, checked):
         y = ((p / p.sum(-1, keepdims=True)) @ v).astype(np.float32)
         save_case(folder, [q, k, v], [y])
     flops = 4.0 * batch * heads * seq * seq * dim
-    return {"name": name, "op": "attention", "dtype": "float32",
+    return {"name": name, "op": "attention", "dtype": dtype,
             "batch": batch, "heads": heads, "seq": seq, "dim": dim,
             "causal": causal,
             "flops": flops / 2 if causal else flops, "checked": checked}
@@ -151,6 +159,10 @@ def models(out):
         gemm(out, 8192, 8192, 8192, checked=False, dtype="bfloat16"),
         attention(out, 4, 16, 4096, 128, causal=False, checked=False),
         attention(out, 4, 16, 4096, 128, causal=True, checked=False),
+        attention(out, 4, 16, 4096, 128, causal=False, checked=False,
+                  dtype="bfloat16"),
+        attention(out, 4, 16, 4096, 128, causal=True, checked=False,
+                  dtype="bfloat16"),
     ]
     with open(os.path.join(out, "benchmarks.json"), "w") as f:
         json.dump(specs, f, indent=1)

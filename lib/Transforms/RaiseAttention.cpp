@@ -32,26 +32,111 @@ constexpr double kMaskedAtMost = -1.0e4;
 /// still the fill in f32.
 constexpr double kSwallowsScores = -1.0e30;
 
-/// Whether `mask` is a constant [1..., Sq, Sk] that allows exactly the keys
+/// Whether `shape` is [1..., rows, cols] with rows and cols each `sq`/`sk`
+/// or (with `broadcast`) 1.
+bool spansScores(ArrayRef<int64_t> shape, int64_t sq, int64_t sk,
+                 bool broadcast) {
+  if (shape.size() < 2 ||
+      llvm::any_of(shape.drop_back(2), [](int64_t d) { return d != 1; }))
+    return false;
+  int64_t rows = shape[shape.size() - 2], cols = shape.back();
+  return (rows == sq || (broadcast && rows == 1)) &&
+         (cols == sk || (broadcast && cols == 1));
+}
+
+/// A boolean sq x sk condition read one position at a time, without
+/// materializing it: a boolean constant, or the comparison of two integer
+/// constants that broadcast to sq x sk (a column index against a row index,
+/// as exporters compute a causal mask from Range: the folding of constants
+/// stops short of a 4096 x 4096 mask).
+class Condition {
+public:
+  static std::optional<Condition> of(Value condition, int64_t sq,
+                                     int64_t sk) {
+    if (sq == ShapedType::kDynamic || sk == ShapedType::kDynamic)
+      return std::nullopt;
+    Condition c;
+    if (auto compare = condition.getDefiningOp<CompareOp>()) {
+      c.direction = compare.getDirection();
+      if (!c.read(compare.getLhs(), sq, sk, c.lhs) ||
+          !c.read(compare.getRhs(), sq, sk, c.rhs))
+        return std::nullopt;
+      return c;
+    }
+    c.direction = std::nullopt;
+    if (!c.read(condition, sq, sk, c.lhs) || c.lhs.values.size() == 1)
+      return std::nullopt;
+    return c;
+  }
+
+  bool at(int64_t i, int64_t j) const {
+    int64_t x = lhs.at(i, j);
+    if (!direction)
+      return x != 0;
+    int64_t y = rhs.at(i, j);
+    switch (*direction) {
+    case CompareDirection::eq:
+      return x == y;
+    case CompareDirection::ne:
+      return x != y;
+    case CompareDirection::lt:
+      return x < y;
+    case CompareDirection::le:
+      return x <= y;
+    case CompareDirection::gt:
+      return x > y;
+    case CompareDirection::ge:
+      return x >= y;
+    }
+    return false;
+  }
+
+private:
+  /// An integer constant broadcast to sq x sk.
+  struct Operand {
+    SmallVector<int64_t> values;
+    int64_t rows = 1, cols = 1;
+    int64_t at(int64_t i, int64_t j) const {
+      return values[(rows == 1 ? 0 : i) * cols + (cols == 1 ? 0 : j)];
+    }
+  };
+
+  static bool read(Value value, int64_t sq, int64_t sk, Operand &operand) {
+    auto constant = value.getDefiningOp<ConstantOp>();
+    auto dense =
+        constant ? dyn_cast<DenseIntElementsAttr>(constant.getValue()) : nullptr;
+    if (!dense)
+      return false;
+    ArrayRef<int64_t> shape = dense.getType().getShape();
+    if (dense.isSplat()) {
+      operand.values = {dense.getSplatValue<APInt>().getSExtValue()};
+      return true;
+    }
+    if (!spansScores(shape, sq, sk, /*broadcast=*/true))
+      return false;
+    operand.rows = shape[shape.size() - 2];
+    operand.cols = shape.back();
+    for (const APInt &v : dense.getValues<APInt>())
+      operand.values.push_back(dense.getElementType().isInteger(1)
+                                   ? int64_t(v.getBoolValue())
+                                   : v.getSExtValue());
+    return true;
+  }
+
+  std::optional<CompareDirection> direction;
+  Operand lhs, rhs;
+};
+
+/// Whether the sq x sk mask `value(i, j)` allows exactly the keys
 /// `j <= i + (Sk - Sq)` (0 there, at most -1e4 elsewhere). With more
 /// queries than keys the first rows see no key: a finite mask gives them a
 /// uniform softmax, which the causal flag (-inf) would not, so the mask
 /// must be -inf there.
-bool isCausalMask(Value mask, int64_t sq, int64_t sk) {
-  auto type = cast<RankedTensorType>(mask.getType());
-  if (type.getRank() < 2 || sq == ShapedType::kDynamic ||
-      sk == ShapedType::kDynamic)
-    return false;
-  ArrayRef<int64_t> shape = type.getShape();
-  if (shape[shape.size() - 2] != sq || shape.back() != sk ||
-      llvm::any_of(shape.drop_back(2), [](int64_t d) { return d != 1; }))
-    return false;
-  std::optional<SmallVector<float>> values = floatElements(mask);
-  if (!values)
-    return false;
+template <typename ValueAt>
+bool isCausal(int64_t sq, int64_t sk, ValueAt value) {
   for (int64_t i = 0; i < sq; ++i)
     for (int64_t j = 0; j < sk; ++j) {
-      float v = (*values)[i * sk + j];
+      float v = value(i, j);
       bool allowed = j <= i + (sk - sq);
       if (allowed ? v != 0.0f : !(v <= kMaskedAtMost))
         return false;
@@ -61,27 +146,38 @@ bool isCausalMask(Value mask, int64_t sq, int64_t sk) {
   return true;
 }
 
-/// Whether `condition` (a boolean constant; the scores are kept where it
-/// is `keepOn`) keeps exactly the causal positions of sq x sk scores.
+/// Whether `mask` is a constant [1..., Sq, Sk] that is causal (isCausal),
+/// or a `where` of such a condition (Condition) between two scalars.
+bool isCausalMask(Value mask, int64_t sq, int64_t sk) {
+  auto type = cast<RankedTensorType>(mask.getType());
+  if (sq == ShapedType::kDynamic || sk == ShapedType::kDynamic ||
+      !spansScores(type.getShape(), sq, sk, /*broadcast=*/false))
+    return false;
+  if (auto where = mask.getDefiningOp<WhereOp>()) {
+    std::optional<double> onTrue = splatValue(where.getOnTrue());
+    std::optional<double> onFalse = splatValue(where.getOnFalse());
+    std::optional<Condition> condition =
+        Condition::of(where.getCondition(), sq, sk);
+    if (onTrue && onFalse && condition)
+      return isCausal(sq, sk, [&](int64_t i, int64_t j) {
+        return float(condition->at(i, j) ? *onTrue : *onFalse);
+      });
+  }
+  std::optional<SmallVector<float>> values = floatElements(mask);
+  return values && isCausal(sq, sk, [&](int64_t i, int64_t j) {
+           return (*values)[i * sk + j];
+         });
+}
+
+/// Whether `condition` (the scores are kept where it is `keepOn`) keeps
+/// exactly the causal positions of sq x sk scores.
 bool isCausalSelect(Value condition, bool keepOn, int64_t sq, int64_t sk) {
-  auto constant = condition.getDefiningOp<ConstantOp>();
-  auto type = cast<RankedTensorType>(condition.getType());
-  if (!constant || type.getRank() < 2 || sq == ShapedType::kDynamic ||
-      sk == ShapedType::kDynamic)
-    return false;
-  ArrayRef<int64_t> shape = type.getShape();
-  if (shape[shape.size() - 2] != sq || shape.back() != sk ||
-      llvm::any_of(shape.drop_back(2), [](int64_t d) { return d != 1; }))
-    return false;
-  auto dense = dyn_cast<DenseIntElementsAttr>(constant.getValue());
-  if (!dense || !dense.getElementType().isInteger(1))
-    return false;
-  SmallVector<bool> values(dense.getValues<bool>());
-  if (values.size() == 1)
+  std::optional<Condition> c = Condition::of(condition, sq, sk);
+  if (!c)
     return false;
   for (int64_t i = 0; i < sq; ++i)
     for (int64_t j = 0; j < sk; ++j)
-      if ((values[i * sk + j] == keepOn) != (j <= i + (sk - sq)))
+      if ((c->at(i, j) == keepOn) != (j <= i + (sk - sq)))
         return false;
   return true;
 }

@@ -37,6 +37,47 @@ func.func @causal(%q: tensor<2x4x8xf32>, %k: tensor<2x4x8xf32>, %v: tensor<2x4x8
 
 // -----
 
+// A causal mask computed as exporters write it, where(column > row, -inf,
+// 0) from two index constants (too large to fold into a constant at real
+// sizes), becomes the flag too. With >= the diagonal is hidden: not causal,
+// the mask stays.
+// CHECK-LABEL: func @causal_from_indices
+// CHECK-NEXT: %[[A:.*]] = tessera.attention %arg0, %arg1, %arg2 {causal, scale = 5.000000e-01 : f32}
+// CHECK-LABEL: func @diagonal_hidden
+// CHECK: tessera.attention %arg0, %arg1, %arg2 mask(%{{.*}} : tensor<4x4xf32>) {scale = 5.000000e-01 : f32}
+func.func @causal_from_indices(%q: tensor<2x4x8xf32>, %k: tensor<2x4x8xf32>, %v: tensor<2x4x8xf32>) -> tensor<2x4x8xf32> {
+  %c = tessera.constant dense<0.5> : tensor<f32>
+  %cols = tessera.constant dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>
+  %rows = tessera.constant dense<[[0], [1], [2], [3]]> : tensor<4x1xi64>
+  %ninf = tessera.constant dense<0xFF800000> : tensor<f32>
+  %zero = tessera.constant dense<0.0> : tensor<f32>
+  %above = tessera.compare gt, %cols, %rows : tensor<1x4xi64>, tensor<4x1xi64> -> tensor<4x4xi1>
+  %mask = tessera.where %above, %ninf, %zero : tensor<4x4xi1>, tensor<f32>, tensor<f32> -> tensor<4x4xf32>
+  %s = tessera.matmul %q, %k {transpose_b} : tensor<2x4x8xf32>, tensor<2x4x8xf32> -> tensor<2x4x4xf32>
+  %d = tessera.mul %c, %s : tensor<f32>, tensor<2x4x4xf32> -> tensor<2x4x4xf32>
+  %m = tessera.add %d, %mask : tensor<2x4x4xf32>, tensor<4x4xf32> -> tensor<2x4x4xf32>
+  %p = tessera.softmax %m : tensor<2x4x4xf32>
+  %o = tessera.matmul %p, %v : tensor<2x4x4xf32>, tensor<2x4x8xf32> -> tensor<2x4x8xf32>
+  return %o : tensor<2x4x8xf32>
+}
+func.func @diagonal_hidden(%q: tensor<2x4x8xf32>, %k: tensor<2x4x8xf32>, %v: tensor<2x4x8xf32>) -> tensor<2x4x8xf32> {
+  %c = tessera.constant dense<0.5> : tensor<f32>
+  %cols = tessera.constant dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>
+  %rows = tessera.constant dense<[[0], [1], [2], [3]]> : tensor<4x1xi64>
+  %ninf = tessera.constant dense<0xFF800000> : tensor<f32>
+  %zero = tessera.constant dense<0.0> : tensor<f32>
+  %above = tessera.compare ge, %cols, %rows : tensor<1x4xi64>, tensor<4x1xi64> -> tensor<4x4xi1>
+  %mask = tessera.where %above, %ninf, %zero : tensor<4x4xi1>, tensor<f32>, tensor<f32> -> tensor<4x4xf32>
+  %s = tessera.matmul %q, %k {transpose_b} : tensor<2x4x8xf32>, tensor<2x4x8xf32> -> tensor<2x4x4xf32>
+  %d = tessera.mul %c, %s : tensor<f32>, tensor<2x4x4xf32> -> tensor<2x4x4xf32>
+  %m = tessera.add %d, %mask : tensor<2x4x4xf32>, tensor<4x4xf32> -> tensor<2x4x4xf32>
+  %p = tessera.softmax %m : tensor<2x4x4xf32>
+  %o = tessera.matmul %p, %v : tensor<2x4x4xf32>, tensor<2x4x8xf32> -> tensor<2x4x8xf32>
+  return %o : tensor<2x4x8xf32>
+}
+
+// -----
+
 // A causal constant and a padding mask added one after the other: the
 // causal flag and the padding mask.
 // CHECK-LABEL: func @causal_and_padding
