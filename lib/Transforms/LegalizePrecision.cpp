@@ -83,7 +83,7 @@ public:
               : Type();
       bool accumulatesNarrow =
           *opClass == OpClass::Contraction && !isa<MatmulOp>(op) &&
-          !(inputElement && info->accumulatesWide(op, inputElement));
+          !(inputElement && !info->rejectWideAccumulation(op, inputElement));
       auto unsupported = [&](Type type) -> Type {
         auto tensor = dyn_cast<RankedTensorType>(type);
         if (!tensor || !isa<FloatType>(tensor.getElementType()) ||

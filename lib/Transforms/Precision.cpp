@@ -180,11 +180,14 @@ public:
       if (::tessera::precisionClass(op) != OpClass::Contraction)
         return;
       auto matmul = dyn_cast<MatmulOp>(op);
-      if (auto attention = dyn_cast<AttentionOp>(op);
-          attention && (policy == "bf16" || policy == "fp16") &&
-          attention.getQuery().getType().getElementType().isF32() &&
-          info->accumulatesWide(op, narrow)) {
-        narrowAttention(attention, narrow, keep);
+      auto attention = dyn_cast<AttentionOp>(op);
+      if (attention && (policy == "bf16" || policy == "fp16") &&
+          attention.getQuery().getType().getElementType().isF32()) {
+        if (std::optional<std::string> why =
+                info->rejectWideAccumulation(op, narrow))
+          op->setAttr(kPrecisionAttr, StringAttr::get(context, "f32: " + *why));
+        else
+          narrowAttention(attention, narrow, keep);
         return;
       }
       if (!matmul) {
@@ -235,11 +238,12 @@ public:
       }
     });
     if (remarks)
-      func.walk([&](MatmulOp matmul) {
-        if (auto decision =
-                matmul->getAttrOfType<StringAttr>(kPrecisionAttr))
-          matmul.emitRemark() << "precision " << policy << ": "
-                              << decision.getValue();
+      func.walk([&](Operation *op) {
+        if (!isa<MatmulOp, AttentionOp>(op))
+          return;
+        if (auto decision = op->getAttrOfType<StringAttr>(kPrecisionAttr))
+          op->emitRemark() << "precision " << policy << ": "
+                           << decision.getValue();
       });
     if (!reported.empty() && func.isPublic()) {
       Operation *terminator = func.getBody().back().getTerminator();

@@ -3,6 +3,7 @@
 // RUN: tessera-opt %s --split-input-file --tessera-assign-precision="policy=fp16" --canonicalize | FileCheck %s --check-prefix=FP16
 // RUN: tessera-opt %s --split-input-file --tessera-assign-precision="policy=bf16 keep-fp32=/head/.*,/other" | FileCheck %s --check-prefix=KEEP
 // RUN: tessera-opt %s --split-input-file --tessera-assign-precision="policy=bf16 target=cuda" | FileCheck %s --check-prefix=CUDA
+// RUN: tessera-opt %s --split-input-file --tessera-assign-precision="policy=bf16 target=cuda remarks" 2>&1 >/dev/null | FileCheck %s --check-prefix=CUDA-REMARK
 // RUN: tessera-opt %s --split-input-file --tessera-assign-precision="policy=int8 target=cuda" | FileCheck %s --check-prefix=CUDA-INT8
 // RUN: tessera-opt %s --split-input-file --tessera-assign-precision="policy=fp16 remarks" 2>&1 >/dev/null | FileCheck %s --check-prefix=REMARK
 // Without remarks, none.
@@ -103,10 +104,13 @@ func.func @not_narrowed(%a: tensor<2x2xbf16>, %i: tensor<2x2xi8>, %e: tensor<2x2
 // CUDA: %[[Q:.*]] = tessera.cast %arg0 : tensor<1x2x8x64xf32> to tensor<1x2x8x64xbf16>
 // CUDA: %[[A:.*]] = tessera.attention %[[Q]], %{{.*}}, %{{.*}} mask(%arg1 : tensor<1x1x8x8xf32>) {causal, tessera.precision = "bf16"} : tensor<1x2x8x64xbf16>, tensor<1x2x8x64xbf16>, tensor<1x2x8x64xbf16> -> tensor<1x2x8x64xbf16>
 // CUDA: tessera.cast %[[A]] : tensor<1x2x8x64xbf16> to tensor<1x2x8x64xf32>
-// CUDA: tessera.attention {{.*}} {tessera.precision = "f32: tessera.attention stays f32 under every policy"} : tensor<1x2x8x40xf32>
+// CUDA: tessera.attention {{.*}} {tessera.precision = "f32: the fused attention kernel does not take tessera.attention (a head dim that is not a static multiple of 16 up to 128)"} : tensor<1x2x8x40xf32>
 // BF16-LABEL: func @attention
 // BF16-NOT: tessera.cast
 // BF16: tessera.attention {{.*}} {causal, tessera.precision = "f32: tessera.attention stays f32 under every policy"} : tensor<1x2x8x64xf32>
+// -v names what happened to each attention.
+// CUDA-REMARK: assign-precision.mlir:[[# @LINE + 3]]:{{.*}} remark: precision bf16: bf16
+// CUDA-REMARK: assign-precision.mlir:[[# @LINE + 3]]:{{.*}} remark: precision bf16: f32: the fused attention kernel does not take tessera.attention (a head dim that is not a static multiple of 16 up to 128)
 func.func @attention(%q: tensor<1x2x8x64xf32>, %m: tensor<1x1x8x8xf32>, %q40: tensor<1x2x8x40xf32>) -> (tensor<1x2x8x64xf32>, tensor<1x2x8x40xf32>) {
   %0 = tessera.attention %q, %q, %q mask(%m : tensor<1x1x8x8xf32>) {causal} : tensor<1x2x8x64xf32>, tensor<1x2x8x64xf32>, tensor<1x2x8x64xf32> -> tensor<1x2x8x64xf32>
   %1 = tessera.attention %q40, %q40, %q40 : tensor<1x2x8x40xf32>, tensor<1x2x8x40xf32>, tensor<1x2x8x40xf32> -> tensor<1x2x8x40xf32>

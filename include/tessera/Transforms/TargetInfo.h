@@ -14,6 +14,7 @@
 #include "tessera/Support/ElementType.h"
 
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Operation.h"
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
@@ -56,14 +57,15 @@ public:
     return std::nullopt;
   }
 
-  /// Whether the target computes `op`, a contraction other than a matmul
-  /// (conv2d, attention), on `element` inputs (bf16, f16) accumulating in
-  /// f32 and rounding only its result, as a fused attention kernel does.
-  /// Without it, such an op accumulates in its inputs' type, so the
-  /// precision passes keep it f32.
-  virtual bool accumulatesWide(mlir::Operation *op,
-                               mlir::Type element) const {
-    return false;
+  /// Why the target does not compute `op`, a contraction other than a
+  /// matmul (conv2d, attention), on `element` inputs (bf16, f16)
+  /// accumulating in f32 and rounding only its result, as a fused attention
+  /// kernel does; nothing when it does. Such an op accumulates in its
+  /// inputs' type otherwise, so the precision passes keep it f32.
+  virtual std::optional<std::string>
+  rejectWideAccumulation(mlir::Operation *op, mlir::Type element) const {
+    return op->getName().getStringRef().str() +
+           " stays f32 under every policy";
   }
 
   /// Whether the target computes `op` inside a fusion region at all (an

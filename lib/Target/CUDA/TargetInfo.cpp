@@ -45,8 +45,16 @@ public:
   }
 
   bool fusesAttention() const override { return true; }
-  bool accumulatesWide(Operation *op, Type element) const override {
-    return !tessera::cuda::flash_attention::whyNot(op, element);
+  std::optional<std::string>
+  rejectWideAccumulation(Operation *op, Type element) const override {
+    if (!isa<BFloat16Type, Float16Type>(element))
+      return op->getName().getStringRef().str() +
+             " stays f32 under every policy";
+    if (std::optional<std::string> why =
+            tessera::cuda::flash_attention::whyNot(op, element))
+      return "the fused attention kernel does not take " +
+             op->getName().getStringRef().str() + " (" + *why + ")";
+    return std::nullopt;
   }
   std::optional<std::string> rejectEpilogueOperand(Value,
                                                    RankedTensorType) const override {
