@@ -131,16 +131,18 @@ Value packConstantRhs(RewriterBase &rewriter, linalg::GenericOp op,
       ctx);
   if (op.getIndexingMapsArray()[1] != expected)
     return {};
-  // A slice of whole columns (the part of a split contraction).
+  // A slice of whole columns (the part of a split contraction), or a slice
+  // of one (a part of a part: 1000 columns are 960, then 32 and 8): the
+  // offsets add up.
   Value rhs = op.getDpsInputs()[1];
   int64_t first = 0;
-  if (auto slice = rhs.getDefiningOp<tensor::ExtractSliceOp>()) {
+  while (auto slice = rhs.getDefiningOp<tensor::ExtractSliceOp>()) {
     ArrayRef<int64_t> offsets = slice.getStaticOffsets();
     if (!slice.hasUnitStride() || slice.getSourceType().getRank() != 2 ||
         offsets[0] != 0 || ShapedType::isDynamic(offsets[1]) ||
         slice.getSourceType().getDimSize(0) != slice.getType().getDimSize(0))
       return {};
-    first = offsets[1];
+    first += offsets[1];
     rhs = slice.getSource();
   }
   // The constant itself, or a constant N x K matrix transposed (a matmul

@@ -25,8 +25,9 @@ namespace tessera::cpu {
 using PackedKey = std::tuple<mlir::Value, int64_t, int64_t, int64_t>;
 
 /// For a contraction whose rhs is a constant K x N matrix (or the
-/// transpose of a constant N x K one, or a column slice of either) read as
-/// (k, columns), shared by all batch iterations: the same columns as
+/// transpose of a constant N x K one, or a column slice of either, or a
+/// slice of such a slice) read as (k, columns), shared by all batch
+/// iterations: the same columns as
 /// N/`width` contiguous K x `width` panels, packed once here instead of at
 /// every call (and once per constant and columns: `packed` holds those
 /// already packed). The matrix may also be an argument of a private

@@ -774,3 +774,60 @@ func.func private @layer(%x: tensor<16x2xf32>, %w: tensor<2x48xf32>, %acc: tenso
   } -> tensor<16x48xf32>
   return %0 : tensor<16x48xf32>
 }
+
+// -----
+
+#a = affine_map<(d0, d1, d2) -> (d0, d1)>
+#b = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d2)>
+
+// A part of a part of the split columns (72 columns: 48, then 16 and 8)
+// reads a slice of a slice of the transposed constant: every part is
+// packed at compile time, panels from columns 0, 48 and 64 (the 8-column
+// part's panel starts with 64.0, 164.0), and the transpose goes.
+// CHECK-LABEL: func @nested_slice_constant_rhs
+// CHECK-DAG: arith.constant dense_resource<{{.*}}> : tensor<96xf32>
+// CHECK-DAG: arith.constant dense_resource<{{.*}}> : tensor<32xf32>
+// CHECK-DAG: arith.constant dense_resource<[[BLOB8:.*]]> : tensor<16xf32>
+// CHECK-NOT: linalg.transpose ins({{.*}} : tensor<72x2xf32>)
+// CHECK-NOT: linalg.copy
+// CHECK: return
+// CHECK: [[BLOB8]]: "0x4000000000008042000082420000844200008642000088420000
+// CHECK-SAME: 000024430000
+func.func @nested_slice_constant_rhs(%x: tensor<16x2xf32>, %acc: tensor<16x72xf32>) -> tensor<16x72xf32> {
+  %wt = arith.constant dense<[[0.0, 100.0], [1.0, 101.0], [2.0, 102.0], [3.0, 103.0], [4.0, 104.0], [5.0, 105.0], [6.0, 106.0], [7.0, 107.0], [8.0, 108.0], [9.0, 109.0], [10.0, 110.0], [11.0, 111.0], [12.0, 112.0], [13.0, 113.0], [14.0, 114.0], [15.0, 115.0], [16.0, 116.0], [17.0, 117.0], [18.0, 118.0], [19.0, 119.0], [20.0, 120.0], [21.0, 121.0], [22.0, 122.0], [23.0, 123.0], [24.0, 124.0], [25.0, 125.0], [26.0, 126.0], [27.0, 127.0], [28.0, 128.0], [29.0, 129.0], [30.0, 130.0], [31.0, 131.0], [32.0, 132.0], [33.0, 133.0], [34.0, 134.0], [35.0, 135.0], [36.0, 136.0], [37.0, 137.0], [38.0, 138.0], [39.0, 139.0], [40.0, 140.0], [41.0, 141.0], [42.0, 142.0], [43.0, 143.0], [44.0, 144.0], [45.0, 145.0], [46.0, 146.0], [47.0, 147.0], [48.0, 148.0], [49.0, 149.0], [50.0, 150.0], [51.0, 151.0], [52.0, 152.0], [53.0, 153.0], [54.0, 154.0], [55.0, 155.0], [56.0, 156.0], [57.0, 157.0], [58.0, 158.0], [59.0, 159.0], [60.0, 160.0], [61.0, 161.0], [62.0, 162.0], [63.0, 163.0], [64.0, 164.0], [65.0, 165.0], [66.0, 166.0], [67.0, 167.0], [68.0, 168.0], [69.0, 169.0], [70.0, 170.0], [71.0, 171.0]]> : tensor<72x2xf32>
+  %e = tensor.empty() : tensor<2x72xf32>
+  %w = linalg.transpose ins(%wt : tensor<72x2xf32>) outs(%e : tensor<2x72xf32>) permutation = [1, 0]
+  %0 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x, %w : tensor<16x2xf32>, tensor<2x72xf32>) outs(%acc : tensor<16x72xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %t = arith.mulf %p, %q : f32
+    %s = arith.addf %o, %t : f32
+    linalg.yield %s : f32
+  } -> tensor<16x72xf32>
+  return %0 : tensor<16x72xf32>
+}
+
+// -----
+
+#a = affine_map<(d0, d1, d2) -> (d0, d1)>
+#b = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d2)>
+
+// Must not fire: a unit-stride slice of a strided slice (every second
+// column) of a constant is packed at run time, by a copy per panel.
+// CHECK-LABEL: func @strided_slice_constant_rhs
+// CHECK-NOT: dense_resource<
+// CHECK: linalg.copy
+// CHECK: return
+func.func @strided_slice_constant_rhs(%x: tensor<16x2xf32>, %acc: tensor<16x48xf32>) -> tensor<16x48xf32> {
+  %c = arith.constant dense<[[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0, 16.0, 17.0, 18.0, 19.0, 20.0, 21.0, 22.0, 23.0, 24.0, 25.0, 26.0, 27.0, 28.0, 29.0, 30.0, 31.0, 32.0, 33.0, 34.0, 35.0, 36.0, 37.0, 38.0, 39.0, 40.0, 41.0, 42.0, 43.0, 44.0, 45.0, 46.0, 47.0, 48.0, 49.0, 50.0, 51.0, 52.0, 53.0, 54.0, 55.0, 56.0, 57.0, 58.0, 59.0, 60.0, 61.0, 62.0, 63.0, 64.0, 65.0, 66.0, 67.0, 68.0, 69.0, 70.0, 71.0, 72.0, 73.0, 74.0, 75.0, 76.0, 77.0, 78.0, 79.0, 80.0, 81.0, 82.0, 83.0, 84.0, 85.0, 86.0, 87.0, 88.0, 89.0, 90.0, 91.0, 92.0, 93.0, 94.0, 95.0, 96.0, 97.0, 98.0, 99.0, 100.0, 101.0, 102.0, 103.0, 104.0, 105.0, 106.0, 107.0, 108.0, 109.0, 110.0, 111.0, 112.0, 113.0, 114.0, 115.0, 116.0, 117.0, 118.0, 119.0, 120.0, 121.0, 122.0, 123.0, 124.0, 125.0, 126.0, 127.0], [200.0, 201.0, 202.0, 203.0, 204.0, 205.0, 206.0, 207.0, 208.0, 209.0, 210.0, 211.0, 212.0, 213.0, 214.0, 215.0, 216.0, 217.0, 218.0, 219.0, 220.0, 221.0, 222.0, 223.0, 224.0, 225.0, 226.0, 227.0, 228.0, 229.0, 230.0, 231.0, 232.0, 233.0, 234.0, 235.0, 236.0, 237.0, 238.0, 239.0, 240.0, 241.0, 242.0, 243.0, 244.0, 245.0, 246.0, 247.0, 248.0, 249.0, 250.0, 251.0, 252.0, 253.0, 254.0, 255.0, 256.0, 257.0, 258.0, 259.0, 260.0, 261.0, 262.0, 263.0, 264.0, 265.0, 266.0, 267.0, 268.0, 269.0, 270.0, 271.0, 272.0, 273.0, 274.0, 275.0, 276.0, 277.0, 278.0, 279.0, 280.0, 281.0, 282.0, 283.0, 284.0, 285.0, 286.0, 287.0, 288.0, 289.0, 290.0, 291.0, 292.0, 293.0, 294.0, 295.0, 296.0, 297.0, 298.0, 299.0, 300.0, 301.0, 302.0, 303.0, 304.0, 305.0, 306.0, 307.0, 308.0, 309.0, 310.0, 311.0, 312.0, 313.0, 314.0, 315.0, 316.0, 317.0, 318.0, 319.0, 320.0, 321.0, 322.0, 323.0, 324.0, 325.0, 326.0, 327.0]]> : tensor<2x128xf32>
+  %every = tensor.extract_slice %c[0, 0] [2, 64] [1, 2] : tensor<2x128xf32> to tensor<2x64xf32>
+  %w = tensor.extract_slice %every[0, 0] [2, 48] [1, 1] : tensor<2x64xf32> to tensor<2x48xf32>
+  %0 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x, %w : tensor<16x2xf32>, tensor<2x48xf32>) outs(%acc : tensor<16x48xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %t = arith.mulf %p, %q : f32
+    %s = arith.addf %o, %t : f32
+    linalg.yield %s : f32
+  } -> tensor<16x48xf32>
+  return %0 : tensor<16x48xf32>
+}
