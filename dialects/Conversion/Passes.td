@@ -26,8 +26,9 @@ def ConvertTesseraToLinalgPass
            /*default=*/"false",
            "Leave reduction fusion regions in place, their bodies lowered">,
     Option<"tiledAttention", "tiled-attention", "bool", /*default=*/"true",
-           "Lower attention of static shapes to one tiled loop nest with an "
-           "online softmax (false: always to its products and softmax)">
+           "Lower attention to one tiled loop nest with an online softmax "
+           "where its shapes allow (false: always to its products and "
+           "softmax)">
   ];
   let dependentDialects = [
     "::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect",

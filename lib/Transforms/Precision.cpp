@@ -183,11 +183,7 @@ public:
       auto attention = dyn_cast<AttentionOp>(op);
       if (attention && (policy == "bf16" || policy == "fp16") &&
           attention.getQuery().getType().getElementType().isF32()) {
-        if (std::optional<std::string> why =
-                info->rejectWideAccumulation(op, narrow))
-          op->setAttr(kPrecisionAttr, StringAttr::get(context, "f32: " + *why));
-        else
-          narrowAttention(attention, narrow, keep);
+        decideAttention(attention, narrow, *info, targetHasNarrow, keep);
         return;
       }
       if (!matmul) {
@@ -283,21 +279,42 @@ private:
     return matmul.getResult();
   }
 
-  /// `attention` with bf16/f16 query, key and value (the target's fused
-  /// kernel accumulates in f32; the mask stays as it is) and its result
-  /// cast back to f32, unless a --keep-fp32 pattern names its node.
-  void narrowAttention(AttentionOp attention, Type narrow,
+  /// Attention under bf16/fp16: with narrow query, key and value where the
+  /// target accumulates it in f32 (a fused kernel; the mask stays as it
+  /// is, the result is cast back to f32). Where it does not, it stays f32
+  /// but its two products take the narrow type when the lowering computes
+  /// them as matmuls, as the policy narrows any other matmul (on a target
+  /// with narrow contractions). Nothing narrows under a --keep-fp32
+  /// pattern that names its node, nor under fp16 with an operand beyond
+  /// fp16's range.
+  void decideAttention(AttentionOp attention, Type narrow,
+                       const ::tessera::TargetInfo &info, bool targetHasNarrow,
                        ArrayRef<std::pair<std::string, llvm::Regex>> keep) {
+    MLIRContext *context = attention.getContext();
+    auto decide = [&](const Twine &decision) {
+      attention->setAttr(kPrecisionAttr,
+                         StringAttr::get(context, decision.str()));
+    };
     std::string node = onnxNodeName(attention.getLoc());
     for (const auto &[pattern, regex] : keep)
-      if (!node.empty() && regex.match(node)) {
-        attention->setAttr(kPrecisionAttr,
-                           StringAttr::get(attention.getContext(),
-                                           "f32: kept by --keep-fp32 "
-                                           "pattern '" +
-                                               pattern + "'"));
-        return;
-      }
+      if (!node.empty() && regex.match(node))
+        return decide("f32: kept by --keep-fp32 pattern '" + pattern + "'");
+    if (policy == "fp16")
+      for (Value operand : attention->getOperands().take_front(3))
+        if (std::optional<float> largest = largestFiniteMagnitude(operand);
+            largest && *largest > kF16Max)
+          return decide(llvm::formatv("f32: an operand holds values beyond "
+                                      "fp16's range (largest |x| {0:e0})",
+                                      *largest)
+                            .str());
+    if (std::optional<std::string> why =
+            info.rejectWideAccumulation(attention, narrow)) {
+      if (!targetHasNarrow)
+        return decide("f32: " + *why);
+      attention->setAttr(::tessera::kNarrowProductsAttr, TypeAttr::get(narrow));
+      return decide("f32: " + *why + "; its products " + policy +
+                    " when lowered as matmuls");
+    }
     OpBuilder builder(attention);
     Location loc = attention.getLoc();
     for (OpOperand *operand :
@@ -312,7 +329,7 @@ private:
     result.setType(withElementType(wide, narrow));
     auto back = CastOp::create(builder, loc, wide, result);
     result.replaceAllUsesExcept(back, back);
-    attention->setAttr(kPrecisionAttr, builder.getStringAttr(policy));
+    decide(policy);
   }
 
   /// Why `matmul` stays f32 under this policy, or nothing.

@@ -103,13 +103,18 @@ private:
 
   static bool read(Value value, int64_t sq, int64_t sk, Operand &operand) {
     auto constant = value.getDefiningOp<ConstantOp>();
-    auto dense =
-        constant ? dyn_cast<DenseIntElementsAttr>(constant.getValue()) : nullptr;
+    auto dense = constant
+                     ? dyn_cast<DenseIntElementsAttr>(constant.getValue())
+                     : nullptr;
     if (!dense)
       return false;
     ArrayRef<int64_t> shape = dense.getType().getShape();
+    bool isBool = dense.getElementType().isInteger(1);
+    auto valueOf = [&](const APInt &v) {
+      return isBool ? int64_t(v.getBoolValue()) : v.getSExtValue();
+    };
     if (dense.isSplat()) {
-      operand.values = {dense.getSplatValue<APInt>().getSExtValue()};
+      operand.values = {valueOf(dense.getSplatValue<APInt>())};
       return true;
     }
     if (!spansScores(shape, sq, sk, /*broadcast=*/true))
@@ -117,9 +122,7 @@ private:
     operand.rows = shape[shape.size() - 2];
     operand.cols = shape.back();
     for (const APInt &v : dense.getValues<APInt>())
-      operand.values.push_back(dense.getElementType().isInteger(1)
-                                   ? int64_t(v.getBoolValue())
-                                   : v.getSExtValue());
+      operand.values.push_back(valueOf(v));
     return true;
   }
 

@@ -5,6 +5,8 @@
 // RUN: tessera-opt %s --split-input-file --tessera-assign-precision="policy=bf16 target=cuda" | FileCheck %s --check-prefix=CUDA
 // RUN: tessera-opt %s --split-input-file --tessera-assign-precision="policy=bf16 target=cuda remarks" 2>&1 >/dev/null | FileCheck %s --check-prefix=CUDA-REMARK
 // RUN: tessera-opt %s --split-input-file --tessera-assign-precision="policy=int8 target=cuda" | FileCheck %s --check-prefix=CUDA-INT8
+// RUN: tessera-opt %s --split-input-file --tessera-assign-precision="policy=bf16 target=cuda keep-fp32=/other" | FileCheck %s --check-prefix=CUDA-KEEP
+// RUN: tessera-opt %s --split-input-file --tessera-assign-precision="policy=fp16 target=cuda" | FileCheck %s --check-prefix=CUDA-FP16
 // RUN: tessera-opt %s --split-input-file --tessera-assign-precision="policy=fp16 remarks" 2>&1 >/dev/null | FileCheck %s --check-prefix=REMARK
 // Without remarks, none.
 // RUN: tessera-opt %s --split-input-file --tessera-assign-precision="policy=fp16" 2>&1 >/dev/null | FileCheck %s --check-prefix=QUIET --allow-empty
@@ -83,7 +85,7 @@ func.func @large_weight(%x: tensor<2x2xf32>) -> tensor<2x2xf32> {
 // BF16: tessera.matmul %arg0, %arg0 : tensor<2x2xbf16>, tensor<2x2xbf16> -> tensor<2x2xf32>
 // BF16: tessera.matmul %arg1, %arg1 : tensor<2x2xi8>, tensor<2x2xi8> -> tensor<2x2xi32>
 // BF16: tessera.exp %arg2 : tensor<2x2xf32>
-// BF16: tessera.attention {{.*}} {tessera.precision = "f32: tessera.attention stays f32 under every policy"} : tensor<1x4x8xf32>
+// BF16: tessera.attention {{.*}} {tessera.narrow_products = bf16, tessera.precision = "f32: tessera.attention stays f32 under every policy; its products bf16 when lowered as matmuls"} : tensor<1x4x8xf32>
 // BF16: tessera.conv2d {{.*}} {tessera.precision = "f32: tessera.conv2d stays f32 under every policy"} : tensor<1x3x4x4xf32>
 func.func @not_narrowed(%a: tensor<2x2xbf16>, %i: tensor<2x2xi8>, %e: tensor<2x2xf32>, %q: tensor<1x4x8xf32>, %img: tensor<1x3x4x4xf32>, %f: tensor<2x3x2x2xf32>) -> (tensor<2x2xf32>, tensor<2x2xi32>, tensor<2x2xf32>, tensor<1x4x8xf32>, tensor<1x2x3x3xf32>) {
   %0 = tessera.matmul %a, %a : tensor<2x2xbf16>, tensor<2x2xbf16> -> tensor<2x2xf32>
@@ -104,15 +106,31 @@ func.func @not_narrowed(%a: tensor<2x2xbf16>, %i: tensor<2x2xi8>, %e: tensor<2x2
 // CUDA: %[[Q:.*]] = tessera.cast %arg0 : tensor<1x2x8x64xf32> to tensor<1x2x8x64xbf16>
 // CUDA: %[[A:.*]] = tessera.attention %[[Q]], %{{.*}}, %{{.*}} mask(%arg1 : tensor<1x1x8x8xf32>) {causal, tessera.precision = "bf16"} : tensor<1x2x8x64xbf16>, tensor<1x2x8x64xbf16>, tensor<1x2x8x64xbf16> -> tensor<1x2x8x64xbf16>
 // CUDA: tessera.cast %[[A]] : tensor<1x2x8x64xbf16> to tensor<1x2x8x64xf32>
-// CUDA: tessera.attention {{.*}} {tessera.precision = "f32: the fused attention kernel does not take tessera.attention (a head dim that is not a static multiple of 16 up to 128)"} : tensor<1x2x8x40xf32>
+// CUDA: tessera.attention {{.*}} {tessera.narrow_products = bf16, tessera.precision = "f32: the fused attention kernel does not take tessera.attention (a head dim that is not a static multiple of 16 up to 128); its products bf16 when lowered as matmuls"} : tensor<1x2x8x40xf32>
 // BF16-LABEL: func @attention
 // BF16-NOT: tessera.cast
-// BF16: tessera.attention {{.*}} {causal, tessera.precision = "f32: tessera.attention stays f32 under every policy"} : tensor<1x2x8x64xf32>
+// BF16: tessera.attention {{.*}} {causal, tessera.narrow_products = bf16, tessera.precision = "f32: tessera.attention stays f32 under every policy; its products bf16 when lowered as matmuls"} : tensor<1x2x8x64xf32>
 // -v names what happened to each attention.
 // CUDA-REMARK: assign-precision.mlir:[[# @LINE + 3]]:{{.*}} remark: precision bf16: bf16
-// CUDA-REMARK: assign-precision.mlir:[[# @LINE + 3]]:{{.*}} remark: precision bf16: f32: the fused attention kernel does not take tessera.attention (a head dim that is not a static multiple of 16 up to 128)
+// CUDA-REMARK: assign-precision.mlir:[[# @LINE + 3]]:{{.*}} remark: precision bf16: f32: the fused attention kernel does not take tessera.attention (a head dim that is not a static multiple of 16 up to 128); its products bf16 when lowered as matmuls
 func.func @attention(%q: tensor<1x2x8x64xf32>, %m: tensor<1x1x8x8xf32>, %q40: tensor<1x2x8x40xf32>) -> (tensor<1x2x8x64xf32>, tensor<1x2x8x40xf32>) {
   %0 = tessera.attention %q, %q, %q mask(%m : tensor<1x1x8x8xf32>) {causal} : tensor<1x2x8x64xf32>, tensor<1x2x8x64xf32>, tensor<1x2x8x64xf32> -> tensor<1x2x8x64xf32>
   %1 = tessera.attention %q40, %q40, %q40 : tensor<1x2x8x40xf32>, tensor<1x2x8x40xf32>, tensor<1x2x8x40xf32> -> tensor<1x2x8x40xf32>
   return %0, %1 : tensor<1x2x8x64xf32>, tensor<1x2x8x40xf32>
+}
+
+// -----
+
+// --keep-fp32 keeps attention whole and its products f32; under fp16 an
+// operand beyond fp16's range keeps it f32 too.
+// CUDA-KEEP-LABEL: func @attention_kept
+// CUDA-KEEP-NOT: tessera.cast
+// CUDA-KEEP: tessera.attention {{.*}} {tessera.precision = "f32: kept by --keep-fp32 pattern '/other'"}
+// CUDA-FP16-LABEL: func @attention_kept
+// CUDA-FP16-NOT: tessera.cast
+// CUDA-FP16: tessera.attention {{.*}} {tessera.precision = "f32: an operand holds values beyond fp16's range (largest |x| 1e+05)"}
+func.func @attention_kept(%q: tensor<1x2x8x64xf32>) -> tensor<1x2x8x64xf32> {
+  %big = tessera.constant dense<1.0e5> : tensor<1x2x8x64xf32>
+  %0 = tessera.attention %q, %big, %q : tensor<1x2x8x64xf32>, tensor<1x2x8x64xf32>, tensor<1x2x8x64xf32> -> tensor<1x2x8x64xf32> loc("/other")
+  return %0 : tensor<1x2x8x64xf32>
 }

@@ -43,6 +43,10 @@ func.func @causal(%q: tensor<2x4x8xf32>, %k: tensor<2x4x8xf32>, %v: tensor<2x4x8
 // the mask stays.
 // CHECK-LABEL: func @causal_from_indices
 // CHECK-NEXT: %[[A:.*]] = tessera.attention %arg0, %arg1, %arg2 {causal, scale = 5.000000e-01 : f32}
+// A boolean splat is 1 (x <= true holds everywhere: every key hidden), so
+// this is not the causal flag (every key visible) either.
+// CHECK-LABEL: func @bool_splat
+// CHECK: tessera.attention %arg0, %arg1, %arg2 mask(%{{.*}} : tensor<1x4xf32>) {scale = 5.000000e-01 : f32}
 // CHECK-LABEL: func @diagonal_hidden
 // CHECK: tessera.attention %arg0, %arg1, %arg2 mask(%{{.*}} : tensor<4x4xf32>) {scale = 5.000000e-01 : f32}
 func.func @causal_from_indices(%q: tensor<2x4x8xf32>, %k: tensor<2x4x8xf32>, %v: tensor<2x4x8xf32>) -> tensor<2x4x8xf32> {
@@ -59,6 +63,21 @@ func.func @causal_from_indices(%q: tensor<2x4x8xf32>, %k: tensor<2x4x8xf32>, %v:
   %p = tessera.softmax %m : tensor<2x4x4xf32>
   %o = tessera.matmul %p, %v : tensor<2x4x4xf32>, tensor<2x4x8xf32> -> tensor<2x4x8xf32>
   return %o : tensor<2x4x8xf32>
+}
+func.func @bool_splat(%q: tensor<2x1x8xf32>, %k: tensor<2x4x8xf32>, %v: tensor<2x4x8xf32>) -> tensor<2x1x8xf32> {
+  %c = tessera.constant dense<0.5> : tensor<f32>
+  %x = tessera.constant dense<[[true, false, true, false]]> : tensor<1x4xi1>
+  %t = tessera.constant dense<true> : tensor<i1>
+  %ninf = tessera.constant dense<0xFF800000> : tensor<f32>
+  %zero = tessera.constant dense<0.0> : tensor<f32>
+  %le = tessera.compare le, %x, %t : tensor<1x4xi1>, tensor<i1> -> tensor<1x4xi1>
+  %mask = tessera.where %le, %ninf, %zero : tensor<1x4xi1>, tensor<f32>, tensor<f32> -> tensor<1x4xf32>
+  %s = tessera.matmul %q, %k {transpose_b} : tensor<2x1x8xf32>, tensor<2x4x8xf32> -> tensor<2x1x4xf32>
+  %d = tessera.mul %c, %s : tensor<f32>, tensor<2x1x4xf32> -> tensor<2x1x4xf32>
+  %m = tessera.add %d, %mask : tensor<2x1x4xf32>, tensor<1x4xf32> -> tensor<2x1x4xf32>
+  %p = tessera.softmax %m : tensor<2x1x4xf32>
+  %o = tessera.matmul %p, %v : tensor<2x1x4xf32>, tensor<2x4x8xf32> -> tensor<2x1x8xf32>
+  return %o : tensor<2x1x8xf32>
 }
 func.func @diagonal_hidden(%q: tensor<2x4x8xf32>, %k: tensor<2x4x8xf32>, %v: tensor<2x4x8xf32>) -> tensor<2x4x8xf32> {
   %c = tessera.constant dense<0.5> : tensor<f32>

@@ -23,11 +23,11 @@ namespace tessera {
 
 /// Adds the patterns that lower tessera ops to linalg, tensor, arith and
 /// math (one populate function per op family, collected here).
-/// With `tiledAttention`, attention of static shapes lowers to one tiled
-/// loop nest with an online softmax (a CPU kernel); otherwise (and for
-/// other attention) to its products and softmax.
-void populateTesseraToLinalgConversionPatterns(mlir::RewritePatternSet &patterns,
-                                               bool tiledAttention = true);
+/// With `tiledAttention`, attention lowers to one tiled loop nest with an
+/// online softmax where its shapes allow (a CPU kernel); otherwise to its
+/// products and softmax.
+void populateTesseraToLinalgConversionPatterns(
+    mlir::RewritePatternSet &patterns, bool tiledAttention = true);
 
 #define GEN_PASS_REGISTRATION
 #include "tessera/Conversion/Passes.h.inc"

@@ -26,6 +26,12 @@ namespace tessera {
 /// ("f32: kept by --keep-fp32 pattern '/head.*'").
 inline constexpr char kPrecisionAttr[] = "tessera.precision";
 
+/// On attention that stays f32 as a whole (its target cannot accumulate it
+/// wide in a narrow type): the type its two products take (bf16, f16) when
+/// the lowering computes it as products and a softmax, as the policy
+/// narrows any other matmul.
+inline constexpr char kNarrowProductsAttr[] = "tessera.narrow_products";
+
 /// The precision class of a tessera op (its `Tessera_ComputesNarrow`,
 /// `Tessera_FollowsInputs`, `Tessera_ComputesWide` or `Tessera_MovesData`
 /// trait); nothing for the conversions (cast, quantize, dequantize), the

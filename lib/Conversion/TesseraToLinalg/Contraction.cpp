@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "Utils.h"
 
+#include "tessera/Transforms/Precision.h"
+
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/IR/AffineExpr.h"
@@ -393,9 +395,21 @@ struct AttentionLowering : OpRewritePattern<ts::AttentionOp> {
     }
     Type elementType = qType.getElementType();
     auto scoreType = RankedTensorType::get(*scoreShape, elementType);
-    Value scores = ts::MatmulOp::create(rewriter, loc, scoreType,
-                                        op.getQuery(), op.getKey(), false,
-                                        true, APFloat(static_cast<float>(scale)));
+    // The products in the type the precision policy chose for them (the
+    // attention itself stays wider), accumulating in the scores' type.
+    auto narrowed = [&](Value value) -> Value {
+      auto products =
+          op->getAttrOfType<TypeAttr>(::tessera::kNarrowProductsAttr);
+      if (!products)
+        return value;
+      auto type = cast<RankedTensorType>(value.getType());
+      return ts::CastOp::create(rewriter, loc,
+                                type.clone(products.getValue()), value);
+    };
+    Value scores = ts::MatmulOp::create(
+        rewriter, loc, scoreType, narrowed(op.getQuery()),
+        narrowed(op.getKey()), false, true,
+        APFloat(static_cast<float>(scale)));
     if (Value mask = op.getMask())
       scores = ts::AddOp::create(rewriter, loc, scoreType, scores, mask);
     if (op.getCausal()) {
@@ -422,8 +436,9 @@ struct AttentionLowering : OpRewritePattern<ts::AttentionOp> {
     }
     Value probs = ts::SoftmaxOp::create(rewriter, loc, scores,
                                         rewriter.getI64IntegerAttr(-1));
-    Value out = ts::MatmulOp::create(rewriter, loc, op.getType(), probs,
-                                     op.getValue(), false, false, APFloat(1.0f));
+    Value out = ts::MatmulOp::create(rewriter, loc, op.getType(),
+                                     narrowed(probs), narrowed(op.getValue()),
+                                     false, false, APFloat(1.0f));
     rewriter.replaceOp(op, out);
     return success();
   }

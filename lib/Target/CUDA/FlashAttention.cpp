@@ -1,12 +1,13 @@
-//===- FlashAttention.cpp - attention as one tensor-core kernel -----------===//
+//===- FlashAttention.cpp - attention as one tensor-core kernel -------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // tessera.attention on bf16 or f16 operands with a head dim that is a
-// multiple of 16 up to 128 becomes one kernel in the manner of FlashAttention-2. Before
-// bufferization, tessera-cuda-flash-attention-call replaces the op with a
-// call to a private declaration on its buffers (query, key, value, mask,
-// and a new output buffer that becomes the result tensor), which
-// bufferization and deallocation treat as any call; after bufferization,
+// multiple of 16 up to 128 becomes one kernel in the manner of
+// FlashAttention-2. Before bufferization,
+// tessera-cuda-flash-attention-call replaces the op with a call to a
+// private declaration on its buffers (query, key, value, mask, and a new
+// output buffer that becomes the result tensor), which bufferization and
+// deallocation treat as any call; after bufferization,
 // tessera-cuda-flash-attention builds the kernel in its place:
 //
 //   - a block of 4 warps owns 64 query rows, 16 per warp; the query tile
@@ -73,7 +74,8 @@ bool broadcasts(ShapedType operand, int64_t i, int64_t extent) {
 }
 
 /// Whether `dim` may stand for `extent` at run time: equal statically, a
-/// broadcast unit dim, or dynamic where the extent is.
+/// broadcast unit dim, or dynamic where the extent is (then taken to be
+/// equal, as the lowering of products takes dynamic batch dims).
 bool compatible(int64_t dim, int64_t extent) {
   return dim == extent || dim == 1;
 }
@@ -109,9 +111,12 @@ std::optional<std::string> whyNot(Operation *op, Type element) {
   for (int64_t i = 0; i + 2 < rank; ++i)
     for (RankedTensorType type : {q, k, v})
       if (!compatible(type.getDimSize(i), result.getDimSize(i)))
-        return std::string("batch dims that may broadcast at run time");
+        return std::string("batch dims that broadcast other than along "
+                           "static unit dims");
   if (Value mask = attention.getMask()) {
     auto type = cast<RankedTensorType>(mask.getType());
+    if (!isa<Float32Type, BFloat16Type, Float16Type>(type.getElementType()))
+      return std::string("a mask that is not f32, bf16 or f16");
     if (type.getRank() > rank)
       return std::string("a mask of a higher rank than the scores");
     for (int64_t i = 0; i < type.getRank(); ++i) {
@@ -120,7 +125,8 @@ std::optional<std::string> whyNot(Operation *op, Type element) {
                        : at + 2 == rank ? q.getDimSize(at)
                                         : k.getDimSize(at - 1);
       if (!compatible(type.getDimSize(i), extent))
-        return std::string("a mask dim that may broadcast at run time");
+        return std::string("a mask dim that broadcasts other than as a "
+                           "static unit dim");
     }
   }
   return std::nullopt;
@@ -579,7 +585,7 @@ struct FlashAttentionCallPass
         }
     }
     Value out = memref::AllocOp::create(b, loc, bufferType(resultType),
-                                        dynamicSizes);
+                                        dynamicSizes, b.getI64IntegerAttr(64));
     args.push_back(out);
 
     // The declaration, private to the module (one per call: the types

@@ -9,7 +9,7 @@
 // CALL-DAG: %[[K:.*]] = bufferization.to_buffer %arg1 read_only : tensor<2x4x?x64xbf16> to memref<2x4x?x64xbf16>
 // CALL-DAG: %[[M:.*]] = bufferization.to_buffer %arg2 read_only : tensor<2x1x1x?xf32> to memref<2x1x1x?xf32>
 // CALL: %[[ROWS:.*]] = memref.dim %[[Q]], %c2
-// CALL: %[[OUT:.*]] = memref.alloc(%[[ROWS]]) : memref<2x4x?x64xbf16>
+// CALL: %[[OUT:.*]] = memref.alloc(%[[ROWS]]) {alignment = 64 : i64} : memref<2x4x?x64xbf16>
 // CALL: call @tessera_flash_attention(%[[Q]], %[[K]], %{{.*}}, %[[M]], %[[OUT]]) {tessera.causal, tessera.scale = 1.250000e-01 : f32}
 // CALL: %[[R:.*]] = bufferization.to_tensor %[[OUT]] restrict writable
 // CALL: return %[[R]]
@@ -51,20 +51,25 @@ func.func @padded_rows(%q: tensor<3x40x80xf16>) -> tensor<3x40x80xf16> {
 // -----
 
 // Must not fire: f32 attention, a head dim that is not a multiple of 16,
-// a dynamic head dim; and a call to any other function stays a call.
+// a dynamic head dim, a value head dim other than the query's, an fp8
+// mask; and a call to any other function stays a call.
 // CALL-LABEL: func.func @not_taken
 // CALL-NOT: bufferization.to_buffer
 // CALL: tessera.attention {{.*}} -> tensor<1x8x64xf32>
 // CALL: tessera.attention {{.*}} -> tensor<1x8x40xbf16>
 // CALL: tessera.attention {{.*}} -> tensor<1x8x?xbf16>
+// CALL: tessera.attention {{.*}} -> tensor<1x8x32xbf16>
+// CALL: tessera.attention {{.*}} mask({{.*}}f8E4M3FN>) {{.*}} -> tensor<1x8x64xbf16>
 // KERNEL-LABEL: func.func @not_taken
 // KERNEL: call @other
 // KERNEL-NOT: gpu.launch
 func.func private @other(memref<4xf32>)
-func.func @not_taken(%a: tensor<1x8x64xf32>, %b: tensor<1x8x40xbf16>, %c: tensor<1x8x?xbf16>, %buf: memref<4xf32>) -> (tensor<1x8x64xf32>, tensor<1x8x40xbf16>, tensor<1x8x?xbf16>) {
+func.func @not_taken(%a: tensor<1x8x64xf32>, %b: tensor<1x8x40xbf16>, %c: tensor<1x8x?xbf16>, %buf: memref<4xf32>, %q: tensor<1x8x64xbf16>, %v: tensor<1x8x32xbf16>, %m8: tensor<8x8xf8E4M3FN>) -> (tensor<1x8x64xf32>, tensor<1x8x40xbf16>, tensor<1x8x?xbf16>, tensor<1x8x32xbf16>, tensor<1x8x64xbf16>) {
   %0 = tessera.attention %a, %a, %a : tensor<1x8x64xf32>, tensor<1x8x64xf32>, tensor<1x8x64xf32> -> tensor<1x8x64xf32>
   %1 = tessera.attention %b, %b, %b : tensor<1x8x40xbf16>, tensor<1x8x40xbf16>, tensor<1x8x40xbf16> -> tensor<1x8x40xbf16>
   %2 = tessera.attention %c, %c, %c {scale = 1.0 : f32} : tensor<1x8x?xbf16>, tensor<1x8x?xbf16>, tensor<1x8x?xbf16> -> tensor<1x8x?xbf16>
+  %3 = tessera.attention %q, %q, %v : tensor<1x8x64xbf16>, tensor<1x8x64xbf16>, tensor<1x8x32xbf16> -> tensor<1x8x32xbf16>
+  %4 = tessera.attention %q, %q, %q mask(%m8 : tensor<8x8xf8E4M3FN>) : tensor<1x8x64xbf16>, tensor<1x8x64xbf16>, tensor<1x8x64xbf16> -> tensor<1x8x64xbf16>
   call @other(%buf) : (memref<4xf32>) -> ()
-  return %0, %1, %2 : tensor<1x8x64xf32>, tensor<1x8x40xbf16>, tensor<1x8x?xbf16>
+  return %0, %1, %2, %3, %4 : tensor<1x8x64xf32>, tensor<1x8x40xbf16>, tensor<1x8x?xbf16>, tensor<1x8x32xbf16>, tensor<1x8x64xbf16>
 }
