@@ -253,18 +253,14 @@ private:
       Value r = div(id, chunksPerRow), chunk = rem(id, chunksPerRow);
       Value row = add(base, r);
       Value valid = lt(row, size);
-      nvgpu::DeviceAsyncCopyOp::create(
-          b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), tile,
-          ValueRange{r, swizzled(r, chunk)}, operands[x],
-          indicesOf(x, select(valid, row, zero), mul(chunk, eight)),
-          b.getIndexAttr(8), select(valid, eight, zero), b.getUnitAttr());
+      copy16(tile, {r, swizzled(r, chunk)}, operands[x],
+             indicesOf(x, select(valid, row, zero), mul(chunk, eight)), 8,
+             valid);
     }
   }
 
   Value ldmatrix(Value tile, Value row, Value chunk, bool transpose) {
-    return nvgpu::LdMatrixOp::create(
-        b, loc, VectorType::get({4, 2}, element), tile,
-        ValueRange{row, swizzled(row, chunk)}, transpose, /*numTiles=*/4);
+    return ldmatrix4(tile, {row, swizzled(row, chunk)}, element, transpose);
   }
 
   Value f32(double v) {

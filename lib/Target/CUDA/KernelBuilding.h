@@ -1,10 +1,11 @@
-//===- KernelBuilding.h - index arithmetic and mma.sync for kernels -*- C++ -*-===//
+//===- KernelBuilding.h - pieces of tensor-core kernels -----*- C++ -*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // What the tensor-core kernels (TensorCoreMatmul.cpp, FlashAttention.cpp)
 // build over and over: index arithmetic on the builder's insertion point,
-// mma.sync on four f32 accumulators, and mma.sync operand registers from
-// pairs of 16-bit values.
+// zero-filling 16-byte cp.async copies, ldmatrix.x4, mma.sync on four f32
+// accumulators, and mma.sync operand registers from pairs of 16-bit
+// values.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TESSERA_LIB_TARGET_CUDA_KERNELBUILDING_H
@@ -13,6 +14,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Builders.h"
 
@@ -89,6 +91,27 @@ public:
                               mlir::Type element) {
     return operandRegister(
         mlir::vector::ExtractOp::create(b, loc, fragment, index), element);
+  }
+
+  /// A 16-byte cp.async of `elements` elements from `src` at `srcIndices`
+  /// into shared `dst` at `dstIndices`, all of them zero-filled when
+  /// `valid` is false (the source index must then still be inside
+  /// `src`: the caller clamps it).
+  void copy16(mlir::Value dst, mlir::ValueRange dstIndices, mlir::Value src,
+              mlir::ValueRange srcIndices, int64_t elements,
+              mlir::Value valid) {
+    mlir::nvgpu::DeviceAsyncCopyOp::create(
+        b, loc, mlir::nvgpu::DeviceAsyncTokenType::get(b.getContext()), dst,
+        dstIndices, src, srcIndices, b.getIndexAttr(elements),
+        select(valid, cst(elements), cst(0)), b.getUnitAttr());
+  }
+
+  /// ldmatrix.x4 of 16-bit `element`s from shared `tile` at `indices`.
+  mlir::Value ldmatrix4(mlir::Value tile, mlir::ValueRange indices,
+                        mlir::Type element, bool transpose) {
+    return mlir::nvgpu::LdMatrixOp::create(
+        b, loc, mlir::VectorType::get({4, 2}, element), tile, indices,
+        transpose, /*numTiles=*/4);
   }
 
   mlir::NVVM::MMATypes mmaType(mlir::Type element) {

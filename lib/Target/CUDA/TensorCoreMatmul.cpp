@@ -192,12 +192,8 @@ private:
       llvm::DenseMap<unsigned, Value> at = batchIndex;
       at[row.dim] = select(valid, globalRow, zero);
       at[col.dim] = select(valid, globalCol, zero);
-      nvgpu::DeviceAsyncCopyOp::create(
-          b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), tile,
-          ValueRange{stage, r, swizzled(r, chunk, chunksPerRow)},
-          c.operands[operand], indicesOf(operand, at),
-          b.getIndexAttr(c.chunk), select(valid, chunkElements, zero),
-          b.getUnitAttr());
+      copy16(tile, {stage, r, swizzled(r, chunk, chunksPerRow)},
+             c.operands[operand], indicesOf(operand, at), c.chunk, valid);
     }
   }
 
@@ -263,9 +259,6 @@ private:
   SmallVector<Value> multiplyStage(Value stage, SmallVector<Value> acc) {
     if (c.element.isF32())
       return multiplyStageTF32(stage, std::move(acc));
-    auto pairs = [&](int64_t n) {
-      return VectorType::get({n, 2}, c.element);
-    };
     Value lane16 = rem(lane, 16), half = div(lane, 16);
     NVVM::MMATypes type = mmaType(c.element);
     for (int64_t kk = 0; kk < c.blockK / 16; ++kk) {
@@ -274,9 +267,8 @@ private:
       for (int64_t mi = 0; mi < 2; ++mi) {
         Value row = add(add(mul(warpM, cst(32)), cst(mi * 16)), lane16);
         Value col = swizzled(row, add(cst(2 * kk), half), c.blockK / c.chunk);
-        fragA.push_back(nvgpu::LdMatrixOp::create(
-            b, loc, pairs(4), smA, ValueRange{stage, row, col},
-            /*transpose=*/false, /*numTiles=*/4));
+        fragA.push_back(ldmatrix4(smA, {stage, row, col}, c.element,
+                                  /*transpose=*/false));
       }
       // B: two n8 tiles per ldmatrix.x4.
       SmallVector<Value> fragB;
@@ -288,15 +280,15 @@ private:
           Value row = add(nBase, add(rem(lane, 8), mul(div(group, 2), cst(8))));
           Value col = swizzled(row, add(cst(2 * kk), rem(group, 2)),
                                c.blockK / c.chunk);
-          fragB.push_back(nvgpu::LdMatrixOp::create(
-              b, loc, pairs(4), smB, ValueRange{stage, row, col}, false, 4));
+          fragB.push_back(
+              ldmatrix4(smB, {stage, row, col}, c.element, false));
         } else {
           // Matrices: (k 0-7, n 0-7), (k 8-15, n 0-7), (k 0-7, n 8-15), ...
           Value row = add(cst(kk * 16), lane16);
           Value col = swizzled(row, add(div(nBase, c.chunk), half),
                                kBlockN / c.chunk);
-          fragB.push_back(nvgpu::LdMatrixOp::create(
-              b, loc, pairs(4), smB, ValueRange{stage, row, col}, true, 4));
+          fragB.push_back(
+              ldmatrix4(smB, {stage, row, col}, c.element, true));
         }
       }
       for (int64_t mi = 0; mi < 2; ++mi)
