@@ -289,4 +289,28 @@ def FlashAttentionPass
                            "::mlir::arith::ArithDialect"];
 }
 
+def WarpReductionsPass
+    : Pass<"tessera-cuda-warp-reductions", "::mlir::func::FuncOp"> {
+  let summary = "row reductions become one warp per row";
+  let description = [{
+    A `linalg.generic` on buffers whose loops are all parallel but the
+    last, a reduction over rows of at least 64 elements (or a dynamic
+    number), with one f32 result indexed by exactly the parallel loops and
+    a body that folds a value computed from the inputs into the result
+    with one combiner (`arith.addf`, `mulf`, `maximumf`, `maxnumf`,
+    `minimumf`, `minnumf`) becomes a `gpu.launch` in which a warp reduces
+    a row: its lanes step through the row 32 elements apart folding their
+    elements from the combiner's identity, five butterfly shuffles combine
+    the lanes' totals, and lane 0 folds the total into the result. Four
+    rows per block of 128 threads; every size is a runtime value. (A
+    softmax's maximum and sum, a norm's mean and variance, with their
+    fused elementwise producers.) Shorter rows, several reduction loops,
+    or other bodies are left to the loop nest (one thread per row).
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 #endif // TESSERA_TARGET_CUDA_PASSES_TD

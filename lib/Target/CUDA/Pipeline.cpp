@@ -83,6 +83,8 @@ void tessera::cuda::buildGPUPipeline(OpPassManager &pm,
   tensorCores.allowTF32 = options.allowTF32;
   pm.addNestedPass<func::FuncOp>(createTensorCoreMatmulPass(tensorCores));
   pm.addPass(createFlashAttentionPass());
+  // Row reductions (softmax, norms): one warp per row.
+  pm.addNestedPass<func::FuncOp>(createWarpReductionsPass());
   pm.addPass(createForallToParallelLoopPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addPass(createCanonicalizerPass());

@@ -82,6 +82,31 @@ def attention(out, seq, heads=2, dim=16, causal=False):
           ("mask", mask)], y)
 
 
+def rows(out, shape):
+    """Softmax(LayerNormalization(X) * 4) over the last dim: row reductions
+    (means, variances, maxima, sums), one warp per row from 64 elements."""
+    rng = np.random.default_rng(sum(shape))
+    x = rng.standard_normal(shape, dtype=np.float32) * 3
+    gamma = rng.standard_normal(shape[-1:], dtype=np.float32)
+    beta = rng.standard_normal(shape[-1:], dtype=np.float32)
+    xd = x.astype(np.float64)
+    mean = xd.mean(-1, keepdims=True)
+    var = ((xd - mean) ** 2).mean(-1, keepdims=True)
+    n = (xd - mean) / np.sqrt(var + 1e-5) * gamma + beta
+    s = n * 4
+    p = np.exp(s - s.max(-1, keepdims=True))
+    y = p / p.sum(-1, keepdims=True)
+    nodes = [
+        helper.make_node("LayerNormalization", ["X", "gamma", "beta"], ["N"],
+                         axis=-1, epsilon=1e-5),
+        helper.make_node("Mul", ["N", "four"], ["S"]),
+        helper.make_node("Softmax", ["S"], ["Y"], axis=-1),
+    ]
+    save(out, "rows_" + "x".join(map(str, shape)), nodes, [("X", x)], "Y",
+         [("gamma", gamma), ("beta", beta),
+          ("four", np.array(4, dtype=np.float32))], y)
+
+
 def main():
     out = sys.argv[1]
     for m in (1, 17, 127, 129):
@@ -89,6 +114,8 @@ def main():
     batched(out, 3, 17, 20, 9)
     attention(out, 17)
     attention(out, 129, causal=True)
+    for shape in ((3, 5, 1000), (7, 70), (9, 40)):
+        rows(out, shape)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,259 @@
+//===- WarpReductions.cpp - row reductions as one warp per row ------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// A reduction over the innermost loop of a linalg.generic on buffers (a
+// softmax's row maximum and sum, a norm's mean and variance, with the
+// elementwise producers fused into it) would otherwise be one thread per
+// row, each walking its whole row alone. Here a warp takes a row: its 32
+// lanes step through the row 32 elements apart (adjacent lanes read
+// adjacent elements), each folding its elements with the reduction's
+// combiner, then the lanes' partial results are combined with five
+// butterfly shuffles and lane 0 folds the total into the result. A block
+// holds 4 warps (4 rows).
+//
+//===----------------------------------------------------------------------===//
+#include "KernelBuilding.h"
+
+#include "tessera/Target/CUDA/Passes.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+
+namespace tessera::cuda {
+#define GEN_PASS_DEF_WARPREDUCTIONSPASS
+#include "tessera/Target/CUDA/Passes.h.inc"
+} // namespace tessera::cuda
+
+using namespace mlir;
+
+namespace {
+
+constexpr int64_t kWarpsPerBlock = 4;
+/// Rows shorter than this stay one thread per row (most lanes would idle).
+constexpr int64_t kMinRowLength = 64;
+
+/// A reduction the kernel computes: the combiner (the op that folds each
+/// element's value into the result) and which of its operands is the
+/// result's running value.
+struct RowReduction {
+  linalg::GenericOp op;
+  Operation *combiner;
+  unsigned accumulatorOperand;
+};
+
+/// The value of the combiner's kind that leaves any other unchanged.
+std::optional<double> identityOf(Operation *combiner) {
+  if (isa<arith::AddFOp>(combiner))
+    return 0.0;
+  if (isa<arith::MulFOp>(combiner))
+    return 1.0;
+  if (isa<arith::MaximumFOp, arith::MaxNumFOp>(combiner))
+    return -INFINITY;
+  if (isa<arith::MinimumFOp, arith::MinNumFOp>(combiner))
+    return INFINITY;
+  return std::nullopt;
+}
+
+/// `op` as a row reduction: on buffers, f32, every loop parallel but the
+/// last, which is a reduction of at least kMinRowLength (or dynamic); one
+/// result indexed by exactly the parallel loops; a body that folds a value
+/// computed from the inputs into the result with one associative combiner.
+std::optional<RowReduction> match(linalg::GenericOp op) {
+  if (!op.hasPureBufferSemantics() || op.getNumDpsInits() != 1 ||
+      op->getParentOfType<gpu::LaunchOp>())
+    return std::nullopt;
+  unsigned loops = op.getNumLoops();
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  if (loops < 2 || iterators.back() != utils::IteratorType::reduction ||
+      llvm::count(iterators, utils::IteratorType::reduction) != 1)
+    return std::nullopt;
+  int64_t length = op.getStaticLoopRanges().back();
+  if (!ShapedType::isDynamic(length) && length < kMinRowLength)
+    return std::nullopt;
+  OpOperand *init = op.getDpsInitOperand(0);
+  AffineMap resultMap = op.getMatchingIndexingMap(init);
+  if (!resultMap.isProjectedPermutation() ||
+      resultMap.getNumResults() != loops - 1 ||
+      resultMap.isFunctionOfDim(loops - 1))
+    return std::nullopt;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(input);
+    if (!llvm::all_of(map.getResults(), [](AffineExpr e) {
+          return isa<AffineDimExpr, AffineConstantExpr>(e);
+        }))
+      return std::nullopt;
+  }
+  Block *body = op.getBlock();
+  BlockArgument accumulator = body->getArguments().back();
+  Value yielded = body->getTerminator()->getOperand(0);
+  Operation *combiner = yielded.getDefiningOp();
+  if (!yielded.getType().isF32() || !combiner ||
+      combiner->getBlock() != body || !identityOf(combiner) ||
+      !accumulator.hasOneUse() || accumulator.use_begin()->getOwner() != combiner)
+    return std::nullopt;
+  unsigned accumulatorOperand =
+      combiner->getOperand(0) == accumulator ? 0 : 1;
+  if (combiner->getOperand(1 - accumulatorOperand) == accumulator)
+    return std::nullopt;
+  return RowReduction{op, combiner, accumulatorOperand};
+}
+
+/// Builds the launch for one row reduction.
+class WarpReductionBuilder : ::tessera::cuda::KernelArith {
+public:
+  WarpReductionBuilder(RowReduction &r, OpBuilder &b)
+      : KernelArith(b, r.op.getLoc()), r(r) {}
+
+  void build() {
+    linalg::GenericOp op = r.op;
+    unsigned loops = op.getNumLoops();
+    for (unsigned d = 0; d < loops; ++d)
+      sizes.push_back(loopSize(d));
+    Value rows = cst(1);
+    for (unsigned d = 0; d + 1 < loops; ++d)
+      rows = mul(rows, sizes[d]);
+    Value zero = cst(0);
+    auto any = scf::IfOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, rows, zero),
+        /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(any.thenBlock());
+    Value one = cst(1);
+    Value grid = arith::CeilDivUIOp::create(b, loc, rows, cst(kWarpsPerBlock));
+    auto launch = gpu::LaunchOp::create(
+        b, loc, grid, one, one, cst(kWarpsPerBlock * 32), one, one);
+    launch->setAttr("tessera.cuda.kernel", b.getStringAttr("warp_reduction"));
+    b.setInsertionPointToStart(&launch.getBody().front());
+    Value tid = launch.getThreadIds().x;
+    lane = rem(tid, 32);
+    Value row = add(mul(launch.getBlockIds().x, cst(kWarpsPerBlock)),
+                    div(tid, 32));
+    // The warp's row (the same for its 32 lanes: shuffles see them all).
+    auto inside = scf::IfOp::create(b, loc, lt(row, rows), false);
+    {
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(inside.thenBlock());
+      buildRow(row);
+    }
+    gpu::TerminatorOp::create(b, loc);
+  }
+
+private:
+  /// The size of loop `dim`, read off an operand that it indexes.
+  Value loopSize(unsigned dim) {
+    for (OpOperand &operand : r.op->getOpOperands()) {
+      AffineMap map = r.op.getMatchingIndexingMap(&operand);
+      for (unsigned i = 0; i < map.getNumResults(); ++i)
+        if (auto d = dyn_cast<AffineDimExpr>(map.getResult(i));
+            d && d.getPosition() == dim)
+          return memref::DimOp::create(b, loc, operand.get(), i);
+    }
+    llvm_unreachable("every loop of a generic indexes an operand");
+  }
+
+  /// The indices of `operand` at loop values `at`.
+  SmallVector<Value> indicesOf(OpOperand &operand, ArrayRef<Value> at) {
+    SmallVector<Value> indices;
+    for (AffineExpr e : r.op.getMatchingIndexingMap(&operand).getResults())
+      indices.push_back(isa<AffineDimExpr>(e)
+                            ? at[cast<AffineDimExpr>(e).getPosition()]
+                            : cst(cast<AffineConstantExpr>(e).getValue()));
+    return indices;
+  }
+
+  /// The combiner on `element` (the value of an element or a lane's
+  /// total) and `running`, in the body's operand order.
+  Value combine(Value element, Value running) {
+    IRMapping mapping;
+    mapping.map(r.combiner->getOperand(r.accumulatorOperand), running);
+    mapping.map(r.combiner->getOperand(1 - r.accumulatorOperand), element);
+    return b.clone(*r.combiner, mapping)->getResult(0);
+  }
+
+  void buildRow(Value row) {
+    linalg::GenericOp op = r.op;
+    unsigned loops = op.getNumLoops();
+    // The parallel loops' values, row-major from the row.
+    SmallVector<Value> at(loops);
+    for (unsigned d = loops - 1; d-- > 0;) {
+      at[d] = d ? arith::RemUIOp::create(b, loc, row, sizes[d]) : row;
+      if (d)
+        row = arith::DivUIOp::create(b, loc, row, sizes[d]);
+    }
+    // This lane's elements: lane, lane + 32, ...
+    Value identity = arith::ConstantOp::create(
+        b, loc, b.getF32FloatAttr(*identityOf(r.combiner)));
+    auto loop = scf::ForOp::create(b, loc, lane, sizes.back(), cst(32),
+                                   ValueRange{identity});
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(loop.getBody());
+      at.back() = loop.getInductionVar();
+      Block *body = op.getBlock();
+      IRMapping mapping;
+      for (OpOperand *input : op.getDpsInputOperands()) {
+        BlockArgument arg = body->getArgument(input->getOperandNumber());
+        if (!arg.use_empty())
+          mapping.map(arg, memref::LoadOp::create(b, loc, input->get(),
+                                                  indicesOf(*input, at)));
+      }
+      for (Operation &inner : body->without_terminator()) {
+        if (&inner == r.combiner)
+          break;
+        if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
+          mapping.map(index.getResult(), at[index.getDim()]);
+          continue;
+        }
+        b.clone(inner, mapping);
+      }
+      Value element = mapping.lookupOrDefault(
+          r.combiner->getOperand(1 - r.accumulatorOperand));
+      scf::YieldOp::create(
+          b, loc, combine(element, loop.getRegionIterArgs().front()));
+    }
+    // The lanes' totals, combined across the warp.
+    Value total = loop.getResult(0);
+    for (int32_t offset : {16, 8, 4, 2, 1})
+      total = combine(gpu::ShuffleOp::create(b, loc, total, offset, 32,
+                                             gpu::ShuffleMode::XOR)
+                          .getShuffleResult(),
+                      total);
+    auto first = scf::IfOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, cst(0)),
+        false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(first.thenBlock());
+    OpOperand *init = op.getDpsInitOperand(0);
+    SmallVector<Value> indices = indicesOf(*init, at);
+    Value running = memref::LoadOp::create(b, loc, init->get(), indices);
+    memref::StoreOp::create(b, loc, combine(total, running), init->get(),
+                            indices);
+  }
+
+  RowReduction &r;
+  SmallVector<Value> sizes;
+  Value lane;
+};
+
+struct WarpReductionsPass
+    : ::tessera::cuda::impl::WarpReductionsPassBase<WarpReductionsPass> {
+  void runOnOperation() override {
+    SmallVector<RowReduction> found;
+    getOperation().walk([&](linalg::GenericOp op) {
+      if (std::optional<RowReduction> r = match(op))
+        found.push_back(*r);
+    });
+    for (RowReduction &r : found) {
+      OpBuilder b(r.op);
+      WarpReductionBuilder(r, b).build();
+      r.op->erase();
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,79 @@
+// RUN: tessera-opt %s --split-input-file --tessera-cuda-warp-reductions | FileCheck %s
+
+// A softmax's sum over rows of a dynamic length, exp fused in: one warp per
+// row. Each lane folds elements lane, lane+32, ... from 0 (addf's
+// identity), five butterfly shuffles combine the lanes, lane 0 adds the
+// total to the result.
+// CHECK-LABEL: func @row_sum
+// CHECK: scf.if
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %{{.*}}, {{.*}} = %c1{{.*}}, {{.*}} = %c1{{.*}}) threads({{.*}}) in ({{.*}} = %c128
+// CHECK: %[[ROW:.*]] = arith.addi
+// CHECK: scf.if
+// CHECK: %{{.*}} = scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %c32{{.*}} iter_args(%[[ACC:.*]] = %cst{{.*}}) -> (f32)
+// CHECK: memref.load %arg0[%{{.*}}, %[[K]]]
+// CHECK: math.exp
+// CHECK: arith.addf %[[ACC]], %{{.*}} : f32
+// CHECK: gpu.shuffle  xor %{{.*}}, %c16_i32, %c32_i32
+// CHECK: gpu.shuffle  xor %{{.*}}, %c8_i32
+// CHECK: gpu.shuffle  xor %{{.*}}, %c4_i32
+// CHECK: gpu.shuffle  xor %{{.*}}, %c2_i32
+// CHECK: gpu.shuffle  xor %{{.*}}, %c1_i32
+// CHECK: arith.cmpi eq
+// CHECK: memref.load %arg1
+// CHECK: arith.addf
+// CHECK: memref.store {{.*}} %arg1
+// CHECK: tessera.cuda.kernel = "warp_reduction"
+// CHECK-NOT: linalg.generic
+func.func @row_sum(%x: memref<?x?xf32>, %sum: memref<?xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]} ins(%x : memref<?x?xf32>) outs(%sum : memref<?xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %e = math.exp %in : f32
+    %s = arith.addf %out, %e : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// A maximum over 128-element rows of a 3-d buffer: the identity is -inf.
+// CHECK-LABEL: func @row_max
+// CHECK: %[[NINF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[NINF]])
+// CHECK: arith.maximumf
+func.func @row_max(%x: memref<2x5x128xf32>, %m: memref<2x5xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(a, b, j) -> (a, b, j)>, affine_map<(a, b, j) -> (a, b)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x : memref<2x5x128xf32>) outs(%m : memref<2x5xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.maximumf %out, %in : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// Must not fire: rows of 32 (most lanes would idle), a reduction that is
+// not the innermost loop (a column sum), a body that is not a fold (the
+// running value is subtracted from), and a product (two reduction loops
+// would be needed: a matmul's k is not last here).
+// CHECK-LABEL: func @not_rows
+// CHECK-NOT: gpu.launch
+// CHECK-COUNT-3: linalg.generic
+func.func @not_rows(%short: memref<4x32xf32>, %r4: memref<4xf32>, %x: memref<64x64xf32>, %c: memref<64xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]} ins(%short : memref<4x32xf32>) outs(%r4 : memref<4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = arith.addf %out, %in : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(j, i) -> (i, j)>, affine_map<(j, i) -> (j)>], iterator_types = ["parallel", "reduction"]} ins(%x : memref<64x64xf32>) outs(%c : memref<64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = arith.subf %out, %in : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (j, i)>, affine_map<(i, j) -> (i)>], iterator_types = ["reduction", "parallel"]} ins(%x : memref<64x64xf32>) outs(%c : memref<64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = arith.addf %out, %in : f32
+    linalg.yield %s : f32
+  }
+  return
+}
