@@ -1,4 +1,4 @@
-//===- PackConstants.cpp - constant rhs panels packed at compile time ----===//
+//===- PackConstants.cpp - constant operands packed at compile time -----===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "PackConstants.h"
 
@@ -35,17 +35,19 @@ std::optional<ArrayRef<char>> constantBytes(Attribute value) {
   return std::nullopt;
 }
 
-/// `constant` (a K x N matrix, or N x K when `transposed`), its columns
-/// [first, first + n) as n / `width` contiguous K x `width` panels: a new
-/// constant next to it; nothing when its bytes cannot be read.
+/// `constant` viewed as the 2-d `type` (a K x N matrix, or N x K when
+/// `transposed`; its own type, or the collapse of a convolution's filters),
+/// its columns [first, first + n) as n / `width` contiguous K x `width`
+/// panels: a new constant next to it, its blob named `name`; nothing when
+/// its bytes cannot be read. (An lhs's 8-row tiles are the panels of its
+/// transpose.)
 Value packConstantPanels(RewriterBase &rewriter, arith::ConstantOp constant,
-                         bool transposed, int64_t first, int64_t n,
-                         int64_t width) {
+                         RankedTensorType type, bool transposed, int64_t first,
+                         int64_t n, int64_t width, StringRef name) {
   std::optional<ArrayRef<char>> bytes = constantBytes(constant.getValue());
   if (!bytes)
     return {};
-  auto type = dyn_cast<RankedTensorType>(constant.getType());
-  if (!type || type.getRank() != 2)
+  if (type.getRank() != 2 || !type.hasStaticShape())
     return {};
   int64_t k = type.getDimSize(transposed ? 1 : 0);
   int64_t total = type.getDimSize(transposed ? 0 : 1);
@@ -73,8 +75,7 @@ Value packConstantPanels(RewriterBase &rewriter, arith::ConstantOp constant,
   // of a nested array (16,000 for one layer of a ViT-B/16), and building,
   // uniquing and freeing them cost seconds per model.
   auto flatType = RankedTensorType::get({n * k}, type.getElementType());
-  auto attr = DenseResourceElementsAttr::get(flatType, "tessera_packed_rhs",
-                                             std::move(blob));
+  auto attr = DenseResourceElementsAttr::get(flatType, name, std::move(blob));
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPoint(constant);
   Value flat = arith::ConstantOp::create(rewriter, constant.getLoc(), attr);
@@ -118,55 +119,42 @@ callsPassingConstants(func::FuncOp func, unsigned index) {
   return calls;
 }
 
-} // namespace
-
-Value packConstantRhs(RewriterBase &rewriter, linalg::GenericOp op,
-                      int64_t width, llvm::DenseMap<PackedKey, Value> &packed,
-                      llvm::SetVector<BlockArgument> &packedArguments) {
-  unsigned loops = op.getNumLoops();
-  MLIRContext *ctx = op.getContext();
-  AffineMap expected = AffineMap::get(
-      loops, 0,
-      {getAffineDimExpr(loops - 2, ctx), getAffineDimExpr(loops - 1, ctx)},
-      ctx);
-  if (op.getIndexingMapsArray()[1] != expected)
-    return {};
-  // A slice of whole columns (the part of a split contraction), or a slice
-  // of one (a part of a part: 1000 columns are 960, then 32 and 8): the
-  // offsets add up.
-  Value rhs = op.getDpsInputs()[1];
-  int64_t first = 0;
-  while (auto slice = rhs.getDefiningOp<tensor::ExtractSliceOp>()) {
-    ArrayRef<int64_t> offsets = slice.getStaticOffsets();
-    if (!slice.hasUnitStride() || slice.getSourceType().getRank() != 2 ||
-        offsets[0] != 0 || ShapedType::isDynamic(offsets[1]) ||
-        slice.getSourceType().getDimSize(0) != slice.getType().getDimSize(0))
-      return {};
-    first += offsets[1];
-    rhs = slice.getSource();
-  }
-  // The constant itself, or a constant N x K matrix transposed (a matmul
-  // with transpose_b): the panels are read from it column-wise.
-  Value whole = rhs;
-  bool transposed = false;
-  if (auto transpose = rhs.getDefiningOp<linalg::TransposeOp>();
-      transpose && transpose.getPermutation() == ArrayRef<int64_t>{1, 0}) {
-    rhs = transpose.getInput();
-    transposed = true;
-  }
-  int64_t n =
-      cast<RankedTensorType>(op.getDpsInputs()[1].getType()).getDimSize(1);
-  PackedKey key{whole, 0, first, width};
+/// The columns [first, first + n) of `matrix` (K x N, or N x K read
+/// column-wise when `transposed`) as n / `width` contiguous K x `width`
+/// panels (blobs named `name`), when `matrix` is a constant, or an
+/// argument of a private function to which every call passes a constant
+/// (then each call passes its constant packed, as a new argument). Cached
+/// in `packed` under `whole` (what the contraction reads, before slices)
+/// and `layout` (0: panels of its columns; 1: of its rows, an lhs's row
+/// tiles), and under each constant and whether it is read column-wise
+/// (plus twice the rows of the view a collapse makes of it).
+Value packMatrix(RewriterBase &rewriter, Value whole, int64_t layout,
+                 Value matrix, bool transposed, int64_t first, int64_t n,
+                 int64_t width, StringRef name,
+                 llvm::DenseMap<PackedKey, Value> &packed,
+                 llvm::SetVector<BlockArgument> &packedArguments) {
+  PackedKey key{whole, layout, first, width};
   if (Value known = packed.lookup(key))
     return known;
-  if (auto constant = rhs.getDefiningOp<arith::ConstantOp>()) {
-    Value result =
-        packConstantPanels(rewriter, constant, transposed, first, n, width);
+  // A collapse (a convolution's filters as [F, C * KH * KW]) keeps the
+  // bytes in order: the panels are read from what it collapses.
+  auto type = dyn_cast<RankedTensorType>(matrix.getType());
+  if (!type)
+    return {};
+  // One constant collapsed two ways packs twice: keyed by the view's rows.
+  int64_t view = 0;
+  while (auto collapse = matrix.getDefiningOp<tensor::CollapseShapeOp>()) {
+    matrix = collapse.getSrc();
+    view = 2 * type.getDimSize(0);
+  }
+  if (auto constant = matrix.getDefiningOp<arith::ConstantOp>()) {
+    Value result = packConstantPanels(rewriter, constant, type, transposed,
+                                      first, n, width, name);
     if (result)
       packed[key] = result;
     return result;
   }
-  auto argument = dyn_cast<BlockArgument>(rhs);
+  auto argument = dyn_cast<BlockArgument>(matrix);
   auto func = argument ? dyn_cast<func::FuncOp>(
                              argument.getOwner()->getParentOp())
                        : nullptr;
@@ -183,12 +171,12 @@ Value packConstantRhs(RewriterBase &rewriter, linalg::GenericOp op,
         call.getOperand(argument.getArgNumber()).getDefiningOp<arith::ConstantOp>();
     if (constant.getType() != argument.getType())
       return {};
-    PackedKey constantKey{constant.getResult(), transposed ? 1 : 0, first,
-                          width};
+    PackedKey constantKey{constant.getResult(), (transposed ? 1 : 0) + view,
+                          first, width};
     Value panel = packed.lookup(constantKey);
     if (!panel) {
-      panel =
-          packConstantPanels(rewriter, constant, transposed, first, n, width);
+      panel = packConstantPanels(rewriter, constant, type, transposed, first,
+                                 n, width, name);
       if (panel) {
         packed[constantKey] = panel;
         fresh.push_back(constantKey);
@@ -223,6 +211,99 @@ Value packConstantRhs(RewriterBase &rewriter, linalg::GenericOp op,
   packedArguments.insert(cast<BlockArgument>(result));
   packed[key] = result;
   return result;
+}
+
+/// Follows a chain of unit-stride slices of `value` that keep all of dim
+/// `1 - dim` and slice dim `dim` at static offsets (the parts of a split
+/// contraction, and parts of those): the sliced 2-d tensor, and the sum
+/// of the offsets in `first`; nothing for any other slice.
+std::optional<Value> unslice(Value value, unsigned dim, int64_t &first) {
+  first = 0;
+  while (auto slice = value.getDefiningOp<tensor::ExtractSliceOp>()) {
+    ArrayRef<int64_t> offsets = slice.getStaticOffsets();
+    unsigned kept = 1 - dim;
+    if (!slice.hasUnitStride() || slice.getSourceType().getRank() != 2 ||
+        offsets[kept] != 0 || ShapedType::isDynamic(offsets[dim]) ||
+        slice.getSourceType().getDimSize(kept) !=
+            slice.getType().getDimSize(kept))
+      return std::nullopt;
+    first += offsets[dim];
+    value = slice.getSource();
+  }
+  return value;
+}
+
+/// The constant (or argument) `value` transposes with a 2-d
+/// linalg.transpose, or null.
+Value transposed2d(Value value) {
+  auto transpose = value.getDefiningOp<linalg::TransposeOp>();
+  if (!transpose || transpose.getPermutation() != ArrayRef<int64_t>{1, 0})
+    return {};
+  return transpose.getInput();
+}
+
+} // namespace
+
+Value packConstantRhs(RewriterBase &rewriter, linalg::GenericOp op,
+                      int64_t width, llvm::DenseMap<PackedKey, Value> &packed,
+                      llvm::SetVector<BlockArgument> &packedArguments) {
+  unsigned loops = op.getNumLoops();
+  MLIRContext *ctx = op.getContext();
+  AffineMap expected = AffineMap::get(
+      loops, 0,
+      {getAffineDimExpr(loops - 2, ctx), getAffineDimExpr(loops - 1, ctx)},
+      ctx);
+  if (op.getIndexingMapsArray()[1] != expected)
+    return {};
+  // A slice of whole columns (the part of a split contraction), or a slice
+  // of one (a part of a part: 1000 columns are 960, then 32 and 8): the
+  // offsets add up.
+  int64_t first = 0;
+  std::optional<Value> whole = unslice(op.getDpsInputs()[1], 1, first);
+  if (!whole)
+    return {};
+  // The constant itself, or a constant N x K matrix transposed (a matmul
+  // with transpose_b): the panels are read from it column-wise.
+  Value rhs = transposed2d(*whole);
+  bool transposed = static_cast<bool>(rhs);
+  if (!rhs)
+    rhs = *whole;
+  int64_t n =
+      cast<RankedTensorType>(op.getDpsInputs()[1].getType()).getDimSize(1);
+  return packMatrix(rewriter, *whole, 0, rhs, transposed, first, n, width,
+                    "tessera_packed_rhs", packed, packedArguments);
+}
+
+Value packConstantLhs(RewriterBase &rewriter, linalg::GenericOp op,
+                      int64_t rows, llvm::DenseMap<PackedKey, Value> &packed,
+                      llvm::SetVector<BlockArgument> &packedArguments) {
+  unsigned loops = op.getNumLoops();
+  MLIRContext *ctx = op.getContext();
+  AffineMap expected = AffineMap::get(
+      loops, 0,
+      {getAffineDimExpr(loops - 3, ctx), getAffineDimExpr(loops - 2, ctx)},
+      ctx);
+  if (op.getIndexingMapsArray()[0] != expected)
+    return {};
+  auto type = dyn_cast<RankedTensorType>(op.getDpsInputs()[0].getType());
+  if (!type || !type.hasStaticShape() || type.getDimSize(0) % rows != 0)
+    return {};
+  // A slice of whole rows (the part of a split contraction), or a slice of
+  // one: the offsets add up.
+  int64_t first = 0;
+  std::optional<Value> whole = unslice(op.getDpsInputs()[0], 0, first);
+  if (!whole)
+    return {};
+  // The 8-row tiles of an M x K matrix are the panels of its transpose:
+  // read column-wise from the constant itself, row-wise from a constant
+  // K x M matrix that a transpose reads (a matmul with transpose_a).
+  Value lhs = transposed2d(*whole);
+  bool transposed = !lhs;
+  if (!lhs)
+    lhs = *whole;
+  return packMatrix(rewriter, *whole, 1, lhs, transposed, first,
+                    type.getDimSize(0), rows, "tessera_packed_lhs", packed,
+                    packedArguments);
 }
 
 void dropPackedArguments(RewriterBase &rewriter, func::FuncOp func,

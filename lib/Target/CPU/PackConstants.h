@@ -1,9 +1,10 @@
-//===- PackConstants.h - constant rhs panels packed at compile time -*- C++ -*-===//
+//===- PackConstants.h - constant operands packed at compile time -*- C++ -*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The part of tessera-cpu-tile-contractions that packs a contraction's
-// constant rhs into the register tile's panels at compile time, in the
-// function or, for a kernel shared by a model's layers, at every call.
+// constant rhs into the register tile's panels, and its constant lhs into
+// the register tile's row tiles, at compile time, in the function or, for
+// a kernel shared by a model's layers, at every call.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TESSERA_LIB_TARGET_CPU_PACKCONSTANTS_H
@@ -20,8 +21,10 @@
 namespace tessera::cpu {
 
 /// What is already packed: the matrix as the contraction reads it (or the
-/// constant a call passes), whether it is read transposed (0 or 1), the
-/// first column and the panel width.
+/// constant a call passes), which panels (0: of its columns, an rhs's; 1:
+/// of its rows, an lhs's 8-row tiles, which are the column panels of its
+/// transpose; plus twice the matrix's rows when it collapses the
+/// constant), the first column (or row) and the panel width.
 using PackedKey = std::tuple<mlir::Value, int64_t, int64_t, int64_t>;
 
 /// For a contraction whose rhs is a constant K x N matrix (or the
@@ -38,6 +41,21 @@ using PackedKey = std::tuple<mlir::Value, int64_t, int64_t, int64_t>;
 /// between layers) is packed once for all of them.
 mlir::Value packConstantRhs(mlir::RewriterBase &rewriter,
                             mlir::linalg::GenericOp op, int64_t width,
+                            llvm::DenseMap<PackedKey, mlir::Value> &packed,
+                            llvm::SetVector<mlir::BlockArgument> &packedArguments);
+
+/// For a contraction whose lhs is a constant M x K matrix (or its
+/// collapse, as a convolution's filters [F, C * KH * KW], or the transpose
+/// of a constant K x M one, or a row slice of either, or a slice of such a
+/// slice) read as (rows, k), shared by all batch
+/// iterations, with M a multiple of `rows`: the same rows as M/`rows`
+/// contiguous K x `rows` tiles ([M/rows, K, rows], the layout the run-time
+/// lhs packing makes), packed once here instead of at every call. Shares
+/// `packed` and `packedArguments` with packConstantRhs, and so handles an
+/// argument of a private function to which every call passes a constant
+/// the same way.
+mlir::Value packConstantLhs(mlir::RewriterBase &rewriter,
+                            mlir::linalg::GenericOp op, int64_t rows,
                             llvm::DenseMap<PackedKey, mlir::Value> &packed,
                             llvm::SetVector<mlir::BlockArgument> &packedArguments);
 

@@ -28,6 +28,7 @@ using namespace mlir;
 using tessera::cpu::dropPackedArguments;
 using tessera::cpu::fillAfterCollapse;
 using tessera::cpu::PackedKey;
+using tessera::cpu::packConstantLhs;
 using tessera::cpu::packConstantRhs;
 
 namespace {
@@ -568,14 +569,19 @@ private:
       Operation *epilogueConsumer = findEpilogue(op);
       Value prepacked = packConstantRhs(rewriter, op, width, packedConstants,
                                        packedArguments);
-      // The lhs in 8-row tiles, once, before the loops (and once for the
-      // contractions that read the same lhs in one block).
+      // The lhs in 8-row tiles: a constant's at compile time (with the
+      // rhs panels' cache), any other once, before the loops (and once for
+      // the contractions that read the same lhs in one block).
       Value lhs = op.getDpsInputs()[0];
-      Value packedLhs = packedLhsOf.lookup(lhs);
-      if (!packedLhs || packedLhs.getParentBlock() != op->getBlock()) {
-        packedLhs = packLhs(rewriter, registers, op);
-        if (packedLhs)
-          packedLhsOf[lhs] = packedLhs;
+      Value packedLhs = packConstantLhs(rewriter, op, registers.rows,
+                                        packedConstants, packedArguments);
+      if (!packedLhs) {
+        packedLhs = packedLhsOf.lookup(lhs);
+        if (!packedLhs || packedLhs.getParentBlock() != op->getBlock()) {
+          packedLhs = packLhs(rewriter, registers, op);
+          if (packedLhs)
+            packedLhsOf[lhs] = packedLhs;
+        }
       }
       int64_t m = op.getStaticLoopRanges()[loops - 3];
       bool dynamicRows = ShapedType::isDynamic(m);

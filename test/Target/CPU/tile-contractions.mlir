@@ -831,3 +831,157 @@ func.func @strided_slice_constant_rhs(%x: tensor<16x2xf32>, %acc: tensor<16x48xf
   } -> tensor<16x48xf32>
   return %0 : tensor<16x48xf32>
 }
+
+// -----
+
+#a = affine_map<(d0, d1, d2) -> (d0, d1)>
+#b = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d2)>
+
+// A constant lhs (a convolution's weight) is packed into its 8-row tiles
+// at compile time: one flat constant viewed as [M/8, K, 8], which each row
+// tile slices instead of the run-time transpose. Tile 0 holds rows 0-7 of
+// column 0 (0.0 ... 7.0), then of column 1 (100.0 ... 107.0); tile 1
+// starts with row 8 (8.0) after 107.0. For AVX2, 4-row tiles.
+// AVX2-LABEL: func @constant_lhs
+// AVX2: arith.constant dense_resource<{{.*}}> : tensor<32xf32>
+// AVX2: tensor.expand_shape {{.*}} into tensor<4x2x4xf32>
+// AVX2-NOT: linalg.transpose
+// AVX2: return
+// CHECK-LABEL: func @constant_lhs
+// CHECK: %[[F:.*]] = arith.constant dense_resource<[[BLOB:.*]]> : tensor<32xf32>
+// CHECK: %[[L:.*]] = tensor.expand_shape %[[F]] {{\[}}[0, 1, 2]] output_shape [2, 2, 8] : tensor<32xf32> into tensor<2x2x8xf32>
+// CHECK-NOT: linalg.transpose
+// CHECK: scf.forall
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c8
+// CHECK: %[[T:.*]] = arith.divui %{{.*}}, %c8
+// CHECK: tensor.extract_slice %[[L]][%[[T]], %{{.*}}, 0] [1, 2, 8] [1, 1, 1] : tensor<2x2x8xf32> to tensor<2x8xf32>
+// CHECK: vector.contract
+// CHECK: [[BLOB]]: "0x40000000000000000000803F{{[0-9A-F]*}}0000E0400000C842{{[0-9A-F]*}}0000D64200000041
+func.func @constant_lhs(%w: tensor<2x48xf32>, %acc: tensor<16x48xf32>) -> tensor<16x48xf32> {
+  %x = arith.constant dense<[[0.0, 100.0], [1.0, 101.0], [2.0, 102.0], [3.0, 103.0], [4.0, 104.0], [5.0, 105.0], [6.0, 106.0], [7.0, 107.0], [8.0, 108.0], [9.0, 109.0], [10.0, 110.0], [11.0, 111.0], [12.0, 112.0], [13.0, 113.0], [14.0, 114.0], [15.0, 115.0]]> : tensor<16x2xf32>
+  %0 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x, %w : tensor<16x2xf32>, tensor<2x48xf32>) outs(%acc : tensor<16x48xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %t = arith.mulf %p, %q : f32
+    %s = arith.addf %o, %t : f32
+    linalg.yield %s : f32
+  } -> tensor<16x48xf32>
+  return %0 : tensor<16x48xf32>
+}
+
+// -----
+
+#a = affine_map<(d0, d1, d2) -> (d0, d1)>
+#b = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d2)>
+
+// A slice of whole rows of a constant lhs (rows 8-23 of 24) is packed at
+// compile time from its first row: tile 0 starts with 8.0 (8.0 ... 15.0,
+// then 108.0).
+// CHECK-LABEL: func @sliced_constant_lhs
+// CHECK: arith.constant dense_resource<[[BLOB:.*]]> : tensor<32xf32>
+// CHECK-NOT: linalg.transpose
+// CHECK: return
+// CHECK: [[BLOB]]: "0x4000000000000041{{[0-9A-F]*}}000070410000D842
+func.func @sliced_constant_lhs(%w: tensor<2x48xf32>, %acc: tensor<16x48xf32>) -> tensor<16x48xf32> {
+  %c = arith.constant dense<[[0.0, 100.0], [1.0, 101.0], [2.0, 102.0], [3.0, 103.0], [4.0, 104.0], [5.0, 105.0], [6.0, 106.0], [7.0, 107.0], [8.0, 108.0], [9.0, 109.0], [10.0, 110.0], [11.0, 111.0], [12.0, 112.0], [13.0, 113.0], [14.0, 114.0], [15.0, 115.0], [16.0, 116.0], [17.0, 117.0], [18.0, 118.0], [19.0, 119.0], [20.0, 120.0], [21.0, 121.0], [22.0, 122.0], [23.0, 123.0]]> : tensor<24x2xf32>
+  %x = tensor.extract_slice %c[8, 0] [16, 2] [1, 1] : tensor<24x2xf32> to tensor<16x2xf32>
+  %0 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x, %w : tensor<16x2xf32>, tensor<2x48xf32>) outs(%acc : tensor<16x48xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %t = arith.mulf %p, %q : f32
+    %s = arith.addf %o, %t : f32
+    linalg.yield %s : f32
+  } -> tensor<16x48xf32>
+  return %0 : tensor<16x48xf32>
+}
+
+// -----
+
+#a = affine_map<(d0, d1, d2) -> (d0, d1)>
+#b = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d2)>
+
+// A kernel shared by two layers reads its lhs weight as an argument, and
+// every call passes a constant: each call passes its constant's row tiles
+// instead, and the argument goes.
+// CHECK-LABEL: func @two_layers_lhs
+// CHECK: %[[F0:.*]] = arith.constant dense_resource<{{.*}}> : tensor<32xf32>
+// CHECK: %[[P0:.*]] = tensor.expand_shape %[[F0]] {{.*}} into tensor<2x2x8xf32>
+// CHECK: %[[F1:.*]] = arith.constant dense_resource<{{.*}}> : tensor<32xf32>
+// CHECK: %[[P1:.*]] = tensor.expand_shape %[[F1]] {{.*}} into tensor<2x2x8xf32>
+// CHECK: call @layer(%{{.*}}, %{{.*}}, %[[P0]]) : (tensor<2x48xf32>, tensor<16x48xf32>, tensor<2x2x8xf32>) -> tensor<16x48xf32>
+// CHECK: call @layer(%{{.*}}, %{{.*}}, %[[P1]])
+// CHECK-LABEL: func.func private @layer
+// CHECK-SAME: (%{{.*}}: tensor<2x48xf32>, %{{.*}}: tensor<16x48xf32>, %[[X:[a-z_0-9]+]]: tensor<2x2x8xf32>)
+// CHECK-NOT: linalg.transpose
+// CHECK: tensor.extract_slice %[[X]]
+// CHECK: vector.contract
+func.func @two_layers_lhs(%w: tensor<2x48xf32>, %acc: tensor<16x48xf32>) -> (tensor<16x48xf32>, tensor<16x48xf32>) {
+  %x0 = arith.constant dense<[[0.0, 100.0], [1.0, 101.0], [2.0, 102.0], [3.0, 103.0], [4.0, 104.0], [5.0, 105.0], [6.0, 106.0], [7.0, 107.0], [8.0, 108.0], [9.0, 109.0], [10.0, 110.0], [11.0, 111.0], [12.0, 112.0], [13.0, 113.0], [14.0, 114.0], [15.0, 115.0]]> : tensor<16x2xf32>
+  %x1 = arith.constant dense<[[200.0, 300.0], [201.0, 301.0], [202.0, 302.0], [203.0, 303.0], [204.0, 304.0], [205.0, 305.0], [206.0, 306.0], [207.0, 307.0], [208.0, 308.0], [209.0, 309.0], [210.0, 310.0], [211.0, 311.0], [212.0, 312.0], [213.0, 313.0], [214.0, 314.0], [215.0, 315.0]]> : tensor<16x2xf32>
+  %0 = call @layer(%x0, %w, %acc) : (tensor<16x2xf32>, tensor<2x48xf32>, tensor<16x48xf32>) -> tensor<16x48xf32>
+  %1 = call @layer(%x1, %w, %acc) : (tensor<16x2xf32>, tensor<2x48xf32>, tensor<16x48xf32>) -> tensor<16x48xf32>
+  return %0, %1 : tensor<16x48xf32>, tensor<16x48xf32>
+}
+func.func private @layer(%x: tensor<16x2xf32>, %w: tensor<2x48xf32>, %acc: tensor<16x48xf32>) -> tensor<16x48xf32> {
+  %0 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x, %w : tensor<16x2xf32>, tensor<2x48xf32>) outs(%acc : tensor<16x48xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %t = arith.mulf %p, %q : f32
+    %s = arith.addf %o, %t : f32
+    linalg.yield %s : f32
+  } -> tensor<16x48xf32>
+  return %0 : tensor<16x48xf32>
+}
+
+// -----
+
+#a = affine_map<(d0, d1, d2) -> (d0, d1)>
+#b = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d2)>
+
+// Must not fire: one call passes an lhs that is not a constant, so the
+// kernel keeps its arguments and packs its lhs at run time (a transpose
+// into 8-row tiles before the loops).
+// CHECK-LABEL: func @one_runtime_lhs
+// CHECK-NOT: dense_resource
+// CHECK: call @layer(%{{.*}}, %{{.*}}, %{{.*}}) : (tensor<16x2xf32>, tensor<2x48xf32>, tensor<16x48xf32>)
+// CHECK-LABEL: func.func private @layer
+// CHECK-SAME: (%{{.*}}: tensor<16x2xf32>, %{{.*}}: tensor<2x48xf32>, %{{.*}}: tensor<16x48xf32>)
+// CHECK: linalg.transpose ins(%{{.*}} : tensor<2x8x2xf32>) outs(%{{.*}} : tensor<2x2x8xf32>) permutation = [0, 2, 1]
+// CHECK: scf.forall
+func.func @one_runtime_lhs(%x1: tensor<16x2xf32>, %w: tensor<2x48xf32>, %acc: tensor<16x48xf32>) -> (tensor<16x48xf32>, tensor<16x48xf32>) {
+  %x0 = arith.constant dense<[[0.0, 100.0], [1.0, 101.0], [2.0, 102.0], [3.0, 103.0], [4.0, 104.0], [5.0, 105.0], [6.0, 106.0], [7.0, 107.0], [8.0, 108.0], [9.0, 109.0], [10.0, 110.0], [11.0, 111.0], [12.0, 112.0], [13.0, 113.0], [14.0, 114.0], [15.0, 115.0]]> : tensor<16x2xf32>
+  %0 = call @layer(%x0, %w, %acc) : (tensor<16x2xf32>, tensor<2x48xf32>, tensor<16x48xf32>) -> tensor<16x48xf32>
+  %1 = call @layer(%x1, %w, %acc) : (tensor<16x2xf32>, tensor<2x48xf32>, tensor<16x48xf32>) -> tensor<16x48xf32>
+  return %0, %1 : tensor<16x48xf32>, tensor<16x48xf32>
+}
+func.func private @layer(%x: tensor<16x2xf32>, %w: tensor<2x48xf32>, %acc: tensor<16x48xf32>) -> tensor<16x48xf32> {
+  %0 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x, %w : tensor<16x2xf32>, tensor<2x48xf32>) outs(%acc : tensor<16x48xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %t = arith.mulf %p, %q : f32
+    %s = arith.addf %o, %t : f32
+    linalg.yield %s : f32
+  } -> tensor<16x48xf32>
+  return %0 : tensor<16x48xf32>
+}
+
+// -----
+
+// A convolution's constant filters (the GEMM's lhs reads their collapse,
+// [F, C * KH * KW]) are packed into 8-row tiles at compile time from the
+// constant's bytes: filters 0-7 of channel 0 (0.0 ... 7.0), then of
+// channel 1 (100.0 ...).
+// CHECK-LABEL: func @constant_filters
+// CHECK: arith.constant dense_resource<[[BLOB:.*]]> : tensor<16xf32>
+// CHECK: tensor.expand_shape {{.*}} into tensor<1x2x8xf32>
+// CHECK-NOT: linalg.transpose
+// CHECK: return
+// CHECK: [[BLOB]]: "0x40000000000000000000803F{{[0-9A-F]*}}0000E0400000C842
+func.func @constant_filters(%x: tensor<1x2x4x4xf32>) -> tensor<1x8x4x4xf32> {
+  %w = arith.constant dense<[[[[0.0]], [[100.0]]], [[[1.0]], [[101.0]]], [[[2.0]], [[102.0]]], [[[3.0]], [[103.0]]], [[[4.0]], [[104.0]]], [[[5.0]], [[105.0]]], [[[6.0]], [[106.0]]], [[[7.0]], [[107.0]]]]> : tensor<8x2x1x1xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x8x4x4xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x2x4x4xf32>, tensor<8x2x1x1xf32>) outs(%acc : tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+  return %0 : tensor<1x8x4x4xf32>
+}
