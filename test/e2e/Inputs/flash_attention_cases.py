@@ -122,10 +122,10 @@ def write(out, name, onnx_model, sets):
                 y.astype(np.float32)).SerializeToString())
 
 
-def data(rng, b, h, sq, sk, dim, causal, mask_shape, kind):
+def data(rng, b, h, sq, sk, dim, causal, mask_shape, kind, kv_heads=None):
     q = exact(rng, (b, h, sq, dim))
-    k = exact(rng, (b, h, sk, dim))
-    v = exact(rng, (b, h, sk, dim))
+    k = exact(rng, (b, kv_heads or h, sk, dim))
+    v = exact(rng, (b, kv_heads or h, sk, dim))
     arrays = [q, k, v]
     m = None
     if mask_shape:
@@ -138,20 +138,22 @@ def data(rng, b, h, sq, sk, dim, causal, mask_shape, kind):
 
 
 def case(out, rng, name, b, h, sq, sk, dim, causal=False, mask=None,
-         symbolic=False, more=(), kind="bf16"):
+         symbolic=False, more=(), kind="bf16", kv_heads=None):
     """`mask`: whether a padding mask [b, 1, 1, kv] is an input; `more`:
     other (b, sq, sk) sizes to run with symbolic batch and sequence
-    dims."""
+    dims; `kv_heads`: key and value heads (1: shared by every query
+    head)."""
+    kvh = kv_heads or h
     q_shape = ["batch", h, "seq", dim] if symbolic else [b, h, sq, dim]
-    kv_shape = ["batch", h, "kv", dim] if symbolic else [b, h, sk, dim]
+    kv_shape = ["batch", kvh, "kv", dim] if symbolic else [b, kvh, sk, dim]
     mask_shape = None
     if mask:
         mask_shape = ["batch", 1, 1, "kv"] if symbolic else [b, 1, 1, sk]
     sets = [data(rng, b, h, sq, sk, dim, causal, mask and (b, 1, 1, sk),
-                 kind)]
+                 kind, kv_heads)]
     for b2, sq2, sk2 in more:
         sets.append(data(rng, b2, h, sq2, sk2, dim, causal,
-                         mask and (b2, 1, 1, sk2), kind))
+                         mask and (b2, 1, 1, sk2), kind, kv_heads))
     write(out, name, model(name, q_shape, kv_shape, dim, causal, mask_shape),
           sets)
 
@@ -168,6 +170,11 @@ def main():
     # to the bottom right, and a padding mask input [b, 1, 1, kv].
     case(out, rng, "cache_2x2x5x77_mask", 2, 2, 5, 77, 64, causal=True,
          mask=True)
+    # One key and value head shared by four query heads (as in multi-query
+    # attention), read in place.
+    case(out, rng, "shared_kv_1x4x70_d64", 1, 4, 70, 70, 64, kv_heads=1)
+    # One decoding step: a single query over 130 cached keys, causal.
+    case(out, rng, "decode_2x2x1x130", 2, 2, 1, 130, 64, causal=True)
     # More queries than keys, causal: the first rows see no key.
     case(out, rng, "causal_1x1x70x40_empty_rows", 1, 1, 70, 40, 64,
          causal=True)
