@@ -165,10 +165,10 @@ llvm::Expected<Plan> makePlan(const CompileOptions &options, bool toTheEnd) {
   plan.graph.exposeCalibrationValues = options.exposeCalibrationValues;
   plan.graph.precisionReportMode = options.precisionReportMode;
   plan.graph.raiseAttention = options.raiseAttention;
-  // A target that forms no regions still raises attention that it
-  // compiles as one kernel (unless fusion is off).
-  if (!plan.graph.raiseAttention && !info.formsFusionRegions())
-    plan.graph.raiseAttention = options.fuse && info.fusesAttention();
+  // --no-fusion raises no attention either (on a target that forms no
+  // regions, plan.graph.fuse does not say so).
+  if (!plan.graph.raiseAttention && !options.fuse)
+    plan.graph.raiseAttention = false;
   if (!options.precisionReport.empty()) {
     if (options.precision == "fp32")
       return fail("--precision-report reports on a --precision other than "

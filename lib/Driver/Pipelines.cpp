@@ -66,7 +66,12 @@ bool tessera::raisesAttention(const GraphOptions &options) {
   std::shared_ptr<const TargetInfo> info = options.info;
   if (!info)
     info = lookupTargetInfo(options.target);
-  return options.fuse && (!info || info->fusesAttention());
+  if (!info)
+    return options.fuse;
+  // A target that forms no regions schedules alone; it still takes
+  // attention as one kernel when it says so.
+  return (options.fuse || !info->formsFusionRegions()) &&
+         info->fusesAttention();
 }
 
 std::vector<std::string> tessera::phaseNames(const Target &target) {

@@ -30,7 +30,9 @@ struct GraphOptions {
   std::shared_ptr<const TargetInfo> info;
   /// Form fusion regions, and raise attention for a target that fuses it
   /// (off: the graph keeps one op per kernel, attention as its matmuls and
-  /// softmax). Only for a target whose TargetInfo forms fusion regions.
+  /// softmax). Only for a target whose TargetInfo forms fusion regions; a
+  /// target that forms none raises attention when it fuses attention
+  /// (unless raiseAttention says otherwise).
   bool fuse = true;
   /// Where to write the fusion report (JSON) and the fused graph
   /// (Graphviz); empty for none.

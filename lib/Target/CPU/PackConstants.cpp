@@ -233,6 +233,16 @@ std::optional<Value> unslice(Value value, unsigned dim, int64_t &first) {
   return value;
 }
 
+/// Whether input `index` of `op` is read as (loop `rows`, loop `rows` + 1),
+/// a 2-d matrix indexed by two adjacent loops.
+bool readsAsMatrix(linalg::GenericOp op, unsigned index, unsigned rows) {
+  MLIRContext *ctx = op.getContext();
+  AffineMap expected = AffineMap::get(
+      op.getNumLoops(), 0,
+      {getAffineDimExpr(rows, ctx), getAffineDimExpr(rows + 1, ctx)}, ctx);
+  return op.getIndexingMapsArray()[index] == expected;
+}
+
 /// The constant (or argument) `value` transposes with a 2-d
 /// linalg.transpose, or null.
 Value transposed2d(Value value) {
@@ -247,13 +257,7 @@ Value transposed2d(Value value) {
 Value packConstantRhs(RewriterBase &rewriter, linalg::GenericOp op,
                       int64_t width, llvm::DenseMap<PackedKey, Value> &packed,
                       llvm::SetVector<BlockArgument> &packedArguments) {
-  unsigned loops = op.getNumLoops();
-  MLIRContext *ctx = op.getContext();
-  AffineMap expected = AffineMap::get(
-      loops, 0,
-      {getAffineDimExpr(loops - 2, ctx), getAffineDimExpr(loops - 1, ctx)},
-      ctx);
-  if (op.getIndexingMapsArray()[1] != expected)
+  if (!readsAsMatrix(op, 1, op.getNumLoops() - 2))
     return {};
   // A slice of whole columns (the part of a split contraction), or a slice
   // of one (a part of a part: 1000 columns are 960, then 32 and 8): the
@@ -277,13 +281,7 @@ Value packConstantRhs(RewriterBase &rewriter, linalg::GenericOp op,
 Value packConstantLhs(RewriterBase &rewriter, linalg::GenericOp op,
                       int64_t rows, llvm::DenseMap<PackedKey, Value> &packed,
                       llvm::SetVector<BlockArgument> &packedArguments) {
-  unsigned loops = op.getNumLoops();
-  MLIRContext *ctx = op.getContext();
-  AffineMap expected = AffineMap::get(
-      loops, 0,
-      {getAffineDimExpr(loops - 3, ctx), getAffineDimExpr(loops - 2, ctx)},
-      ctx);
-  if (op.getIndexingMapsArray()[0] != expected)
+  if (!readsAsMatrix(op, 0, op.getNumLoops() - 3))
     return {};
   auto type = dyn_cast<RankedTensorType>(op.getDpsInputs()[0].getType());
   if (!type || !type.hasStaticShape() || type.getDimSize(0) % rows != 0)

@@ -515,10 +515,9 @@ private:
               arith::MulFOp::create(b, loc, state[nt * 4 + 2 * h + e],
                                     inverse[h])));
         Value value = vector::FromElementsOp::create(b, loc, pairType, pair);
-        SmallVector<Value> indices = indicesOf(0, row, add(t2, cst(nt * 8)));
         // The output has the result's batch dims (never broadcast).
-        for (int64_t i = 0; i + 2 < rank; ++i)
-          indices[i] = batchIndex[i];
+        SmallVector<Value> indices(batchIndex);
+        indices.append({row, add(t2, cst(nt * 8))});
         vector::StoreOp::create(b, loc, value, out, indices);
       }
     }
