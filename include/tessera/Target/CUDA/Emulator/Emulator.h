@@ -24,6 +24,7 @@
 #include "tessera/Target/CUDA/Emulator/PTXProgram.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
+#include <array>
 #include <map>
 
 namespace tessera::ptx {
@@ -54,6 +55,26 @@ struct LaunchStats {
   double seconds = 0;
 };
 
+/// A TMA tensor map as the host encoded it (what cuTensorMapEncodeTiled is
+/// given). A real tensor map is an opaque 128-byte object in device memory;
+/// the emulated driver allocates those 128 bytes and records the fields at
+/// their address, where cp.async.bulk.tensor looks them up.
+struct TensorMap {
+  enum class Swizzle { None, B32, B64, B128 };
+  unsigned elementBytes = 2; ///< 1, 2, 4 or 8.
+  unsigned rank = 2;         ///< 1 to 5; dim 0 is the innermost.
+  uint64_t globalAddress = 0;
+  std::array<uint64_t, 5> globalDims{};
+  /// Byte strides of dims 1 .. rank-1 (dim 0 is contiguous); entry 0 unused.
+  std::array<uint64_t, 5> globalStrides{};
+  /// The box one copy moves, in elements per dim.
+  std::array<uint32_t, 5> boxDims{};
+  Swizzle swizzle = Swizzle::None;
+  /// Elements outside the tensor read as NaN (CU_TENSOR_MAP_FLOAT_OOB_FILL_
+  /// NAN_REQUEST_ZERO_FMA) rather than zero.
+  bool oobNaN = false;
+};
+
 /// Global memory: host buffers mapped at device addresses. The emulator reads
 /// and writes the host memory in place.
 class DeviceMemory {
@@ -66,7 +87,19 @@ public:
   /// Host pointer of [addr, addr+bytes) if it lies inside one mapping.
   uint8_t *translate(uint64_t addr, size_t bytes) const;
 
+  /// Records the tensor map whose 128 bytes are at \p addr (inside a
+  /// mapping); cp.async.bulk.tensor reads it from there.
+  void defineTensorMap(uint64_t addr, const TensorMap &map) {
+    tensorMaps[addr] = map;
+  }
+  /// The tensor map at \p addr, or null.
+  const TensorMap *tensorMap(uint64_t addr) const {
+    auto it = tensorMaps.find(addr);
+    return it == tensorMaps.end() ? nullptr : &it->second;
+  }
+
 private:
+  std::map<uint64_t, TensorMap> tensorMaps;
   struct Mapping {
     uint8_t *host;
     size_t bytes;
