@@ -10,6 +10,13 @@
 // (uniform in
 // [-1, 1), rounded to the type), values:V,V,..., or file:PATH (raw bytes).
 // Arguments are @BUFFER (its device address), integers, or f32:V / f64:V.
+// --tensor-map=NAME:BUFFER:RANK:DIMS:STRIDES:BOX:SWIZZLE[:nan] defines a TMA
+// tensor map over BUFFER (what cuTensorMapEncodeTiled would be given): DIMS
+// and BOX are RANK comma-separated element counts, innermost first; STRIDES
+// the RANK-1 byte strides of dims 1.. ('-' for rank 1); SWIZZLE none, 32, 64
+// or 128; nan fills out-of-bounds elements with NaN instead of zero. The
+// element size is BUFFER's. @NAME is the address of the map's 128-byte
+// object in global memory, for cp.async.bulk.tensor.
 // --run-stats (or -v) prints the warp and thread instructions executed and
 // their rate (launch time only: parsing and buffer set-up are not counted);
 // --repeat=N launches N times for a steadier rate. (LLVM itself owns -stats.)
@@ -45,6 +52,13 @@ static cl::list<std::string> buffers("buffer",
                                      cl::desc("NAME:TYPE:COUNT[=INIT]"));
 static cl::opt<std::string>
     argsOpt("args", cl::desc("Comma-separated kernel arguments"));
+static cl::list<std::string> tensorMaps(
+    "tensor-map",
+    cl::desc("NAME:BUFFER:RANK:DIMS:STRIDES:BOX:SWIZZLE[:nan] defines a TMA "
+             "tensor map over BUFFER; @NAME is its address. DIMS, BOX: RANK "
+             "comma-separated element counts, innermost first; STRIDES: the "
+             "byte strides of dims 1..RANK-1 ('-' for rank 1); SWIZZLE: "
+             "none|32|64|128; nan: out-of-bounds elements read as NaN, not 0"));
 static cl::list<std::string>
     prints("print", cl::desc("NAME[:START[:COUNT]] prints elements"));
 static cl::list<std::string>
@@ -278,6 +292,61 @@ bool checkExpect(std::vector<Buffer> &bufs, StringRef spec) {
   return bad == 0;
 }
 
+/// Parses --tensor-map; adds the map's 128-byte object as buffer NAME.
+void defineTensorMap(Emulator &emu, std::vector<Buffer> &bufs,
+                     StringRef spec) {
+  SmallVector<StringRef, 8> parts;
+  spec.split(parts, ':');
+  if (parts.size() != 7 && !(parts.size() == 8 && parts[7] == "nan"))
+    die("--tensor-map wants NAME:BUFFER:RANK:DIMS:STRIDES:BOX:SWIZZLE[:nan], "
+        "got '" +
+        spec + "'");
+  Buffer &src = *findBuffer(bufs, parts[1]);
+  TensorMap tm;
+  tm.elementBytes = byteSize(src.type);
+  tm.globalAddress = src.addr;
+  if (parts[2].getAsInteger(10, tm.rank) || tm.rank < 1 || tm.rank > 5)
+    die("--tensor-map rank must be 1 to 5 in '" + spec + "'");
+  auto list = [&](StringRef s, unsigned n, auto &out, unsigned first) {
+    SmallVector<StringRef, 5> items;
+    if (s != "-")
+      s.split(items, ',');
+    if (items.size() != n)
+      die("--tensor-map: '" + s + "' needs " + Twine(n) + " values in '" +
+          spec + "'");
+    for (unsigned i = 0; i < n; ++i) {
+      uint64_t v;
+      if (items[i].trim().getAsInteger(10, v))
+        die("--tensor-map: bad number '" + items[i] + "'");
+      out[first + i] = v;
+    }
+  };
+  list(parts[3], tm.rank, tm.globalDims, 0);
+  list(parts[4], tm.rank - 1, tm.globalStrides, 1);
+  list(parts[5], tm.rank, tm.boxDims, 0);
+  StringRef sw = parts[6];
+  if (sw == "none")
+    tm.swizzle = TensorMap::Swizzle::None;
+  else if (sw == "32")
+    tm.swizzle = TensorMap::Swizzle::B32;
+  else if (sw == "64")
+    tm.swizzle = TensorMap::Swizzle::B64;
+  else if (sw == "128")
+    tm.swizzle = TensorMap::Swizzle::B128;
+  else
+    die("--tensor-map swizzle must be none, 32, 64 or 128, got '" + sw + "'");
+  tm.oobNaN = parts.size() == 8;
+  Buffer obj;
+  obj.name = parts[0].str();
+  obj.type = Ty::U8;
+  obj.count = 128;
+  obj.bytes.assign(128, 0);
+  bufs.push_back(std::move(obj));
+  Buffer &b = bufs.back();
+  b.addr = emu.memory().map(b.bytes.data(), b.bytes.size());
+  emu.memory().defineTensorMap(b.addr, tm);
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -316,6 +385,8 @@ int main(int argc, char **argv) {
     bufs.push_back(makeBuffer(s));
   for (Buffer &b : bufs)
     b.addr = emu.memory().map(b.bytes.data(), b.bytes.size());
+  for (const std::string &t : tensorMaps)
+    defineTensorMap(emu, bufs, t);
   std::vector<uint64_t> args;
   SmallVector<StringRef, 16> argParts;
   StringRef(argsOpt).split(argParts, ',', -1, false);

@@ -268,9 +268,11 @@ bool Exec::runWarp(Warp &w) {
     case Op::MbarTestWait:
     case Op::MbarInval:
     case Op::CpAsyncBulk:
+    case Op::CpAsyncBulkTensor:
       ok = execMbarrier(I, w, exec);
       break;
     case Op::Membar:
+    case Op::Prefetch:
       ok = true;
       break;
     case Op::Activemask:

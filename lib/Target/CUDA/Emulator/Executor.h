@@ -141,6 +141,7 @@ public:
   bool execMma(const Instruction &I, Warp &w, uint32_t mask);
   bool execCpAsync(const Instruction &I, Warp &w, uint32_t mask);
   bool execMbarrier(const Instruction &I, Warp &w, uint32_t mask);
+  bool tensorCopy(const Instruction &I, Warp &w, unsigned lane, MBarrier &mb);
   bool execWgmma(const Instruction &I, Warp &w);
   const Instruction *current = nullptr; ///< For hazards found in read().
   bool waitCpAsync(const Instruction &I, Warp &w, unsigned lane, uint32_t keep);

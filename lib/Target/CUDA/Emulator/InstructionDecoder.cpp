@@ -55,6 +55,8 @@ const Entry kOps[] = {
     {"wgmma.fence", {Op::WgmmaFence, 0, SYNC | ALIGNED, 0}},
     {"wgmma.commit_group", {Op::WgmmaCommit, 0, SYNC | ALIGNED, 0}},
     {"wgmma.wait_group", {Op::WgmmaWait, 0, SYNC | ALIGNED, 0}},
+    {"cp.async.bulk.tensor",
+     {Op::CpAsyncBulkTensor, C_SPACE | C_HINT, COMPLETE_TX, 0}},
     {"cp.async.bulk", {Op::CpAsyncBulk, C_SPACE | C_HINT, COMPLETE_TX, 0}},
     {"mbarrier.init", {Op::MbarInit, C_TYPE | C_SPACE | C_HINT, 0, 1}},
     {"mbarrier.arrive.expect_tx",
@@ -121,6 +123,7 @@ const Entry kOps[] = {
     {"exit", {Op::Exit, 0, 0, 0}},
     {"membar", {Op::Membar, C_HINT, 0, 0}},
     {"fence", {Op::Membar, C_HINT, 0, 0}},
+    {"prefetch", {Op::Prefetch, C_SPACE, TENSORMAP, 0}},
     {"shfl", {Op::Shfl, C_TYPE | C_SHFL, SYNC, 1}},
     {"vote", {Op::Vote, C_TYPE | C_VOTE, SYNC, 1}},
     {"ldmatrix",
@@ -238,7 +241,9 @@ bool applyModifier(StringRef mod, const OpSpec &spec, Instruction &inst,
   }
   if (spec.cats & C_SPACE) {
     bool isSpace = mod == "global" || mod == "shared" || mod == "shared::cta" ||
-                   (spec.op == Op::CpAsyncBulk && mod == "shared::cluster") ||
+                   ((spec.op == Op::CpAsyncBulk ||
+                     spec.op == Op::CpAsyncBulkTensor) &&
+                    mod == "shared::cluster") ||
                    mod == "param" || mod == "local" || mod == "const";
     if (isSpace) {
       Space v = mod == "global"             ? Space::Global
@@ -246,7 +251,8 @@ bool applyModifier(StringRef mod, const OpSpec &spec, Instruction &inst,
                 : mod == "param"            ? Space::Param
                 : mod == "local"            ? Space::Local
                                             : Space::Const;
-      if (inst.op == Op::CpAsync || inst.op == Op::CpAsyncBulk) {
+      if (inst.op == Op::CpAsync || inst.op == Op::CpAsyncBulk ||
+          inst.op == Op::CpAsyncBulkTensor) {
         // cp.async.<cache>.shared.global: destination then source.
         if (inst.space == Space::Generic)
           inst.space = v;
@@ -305,8 +311,21 @@ bool applyModifier(StringRef mod, const OpSpec &spec, Instruction &inst,
     }
   }
   if (spec.op == Op::Membar &&
-      (mod == "shared::cta" || mod == "shared::cluster" || mod == "global"))
-    return true; // fence.proxy.async's state space
+      (mod == "shared::cta" || mod == "shared::cluster" || mod == "global" ||
+       mod == "tensormap::generic"))
+    return true; // fence.proxy.async's state space, the tensormap proxy
+  if (spec.op == Op::CpAsyncBulkTensor) {
+    // .1d .. .5d; .tile is the only load mode (im2col, gather4 and
+    // .multicast::cluster are rejected as unknown modifiers).
+    if (mod.size() == 2 && mod[1] == 'd' && mod[0] >= '1' && mod[0] <= '5' &&
+        inst.vec == 1 && !inst.has(TENSORMAP)) {
+      inst.vec = mod[0] - '0';
+      inst.flags |= TENSORMAP; // the rank was given
+      return true;
+    }
+    if (mod == "tile")
+      return true;
+  }
   if (spec.cats & C_HINT) {
     // Cache operators, eviction priorities and memory-ordering qualifiers.
     static const char *hints[] = {"ca",
@@ -365,6 +384,7 @@ bool applyModifier(StringRef mod, const OpSpec &spec, Instruction &inst,
       {"sync", SYNC},
       {"aligned", ALIGNED},
       {"parity", PARITY},
+      {"tensormap", TENSORMAP},
       {"mbarrier::complete_tx::bytes", COMPLETE_TX}};
   for (auto &[name, f] : flagNames)
     if (mod == name)
@@ -407,6 +427,19 @@ llvm::Error validate(Instruction &inst) {
       return fail("only cp.async.bulk.shared::cluster.global.mbarrier::"
                   "complete_tx::bytes is supported");
     return llvm::Error::success();
+  case Op::CpAsyncBulkTensor:
+    if (!inst.has(TENSORMAP) || inst.space != Space::Shared ||
+        inst.space2 != Space::Global || !inst.has(COMPLETE_TX))
+      return fail("only cp.async.bulk.tensor.{1d..5d}.shared::cluster.global"
+                  "[.tile].mbarrier::complete_tx::bytes[.L2::cache_hint] is "
+                  "supported");
+    return llvm::Error::success();
+  case Op::Prefetch:
+    if (!inst.has(TENSORMAP) || inst.space == Space::Shared ||
+        inst.space == Space::Local)
+      return fail("only prefetch{.const,.param,.global}.tensormap is "
+                  "supported");
+    return llvm::Error::success();
   case Op::MbarInit:
   case Op::MbarArrive:
   case Op::MbarExpectTx:
@@ -444,10 +477,13 @@ llvm::Error validate(Instruction &inst) {
       return fail("atom/red needs an operation and a type");
     return llvm::Error::success();
   case Op::Membar:
-    // fence.proxy.async is accepted as a no-op: the emulator has one proxy.
+    // fence.proxy.async and fence.proxy.tensormap::generic are accepted as
+    // no-ops: the emulator has one proxy.
     if (inst.opcode.find("proxy") != std::string::npos &&
-        inst.opcode.rfind("fence.proxy.async", 0) != 0)
-      return fail("only fence.proxy.async is supported");
+        inst.opcode.rfind("fence.proxy.async", 0) != 0 &&
+        inst.opcode.rfind("fence.proxy.tensormap::generic", 0) != 0)
+      return fail("only fence.proxy.async and fence.proxy.tensormap::generic "
+                  "are supported");
     return llvm::Error::success();
   case Op::Wgmma:
     if (inst.m != 64 || inst.k != 16 || inst.n % 8 || inst.n < 8 ||

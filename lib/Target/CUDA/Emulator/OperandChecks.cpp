@@ -118,6 +118,10 @@ Arity arity(const Instruction &i) {
     return {1, 1};
   case Op::CpAsyncBulk:
     return {4, 5};
+  case Op::CpAsyncBulkTensor:
+    return {3, 4};
+  case Op::Prefetch:
+    return {1, 1};
   case Op::Wgmma:
     return {8, 8};
   case Op::WgmmaFence:
@@ -129,8 +133,9 @@ Arity arity(const Instruction &i) {
   case Op::Exit:
   case Op::CpAsyncCommit:
   case Op::CpAsyncWaitAll:
-  case Op::Membar:
     return {0, 0};
+  case Op::Membar:
+    return {0, 2}; // fence.proxy.tensormap::generic.acquire [addr], 128
   case Op::BarSync:
     return {1, 2};
   case Op::BarWarpSync:
@@ -158,6 +163,10 @@ llvm::Error tessera::ptx::checkOperands(Instruction &inst) {
     return fail("'" + inst.opcode + "' takes " + llvm::Twine(a.min) +
                 (a.min == a.max ? "" : ("-" + llvm::Twine(a.max)).str()) +
                 " operands, got " + llvm::Twine(inst.ops.size()));
+  if (inst.op == Op::CpAsyncBulkTensor &&
+      (inst.ops.size() == 4) != inst.has(CACHE_HINT))
+    return fail("'" + inst.opcode + "' takes a cache-policy operand exactly "
+                "when it has .L2::cache_hint");
   bool memOp = inst.op == Op::Ld || inst.op == Op::St || inst.op == Op::Atom ||
                inst.op == Op::Red || inst.op == Op::Ldmatrix ||
                inst.op == Op::CpAsync || inst.op == Op::MbarArrive ||
@@ -173,6 +182,18 @@ llvm::Error tessera::ptx::checkOperands(Instruction &inst) {
       wantAddr = i == 0;
     if (inst.op == Op::CpAsyncBulk)
       wantAddr = i < 2 || i == 3;
+    if (inst.op == Op::CpAsyncBulkTensor)
+      wantAddr = i < 3;
+    if (inst.op == Op::Prefetch || inst.op == Op::Membar)
+      wantAddr = i == 0;
+    if (o.kind == Operand::Addr && !o.elems.empty() &&
+        !(inst.op == Op::CpAsyncBulkTensor && i == 1))
+      return fail("operand " + llvm::Twine(i) + " of '" + inst.opcode +
+                  "' cannot have tensor coordinates");
+    if (inst.op == Op::CpAsyncBulkTensor && i == 1 &&
+        o.elems.size() != inst.vec)
+      return fail("'" + inst.opcode + "' needs [tensorMap, {" +
+                  llvm::Twine(unsigned(inst.vec)) + " coordinates}]");
     if (wantAddr != (o.kind == Operand::Addr))
       return fail(
           "operand " + llvm::Twine(i) + " of '" + inst.opcode +
@@ -203,7 +224,9 @@ llvm::Error tessera::ptx::checkOperands(Instruction &inst) {
   if (inst.op != Op::St && inst.op != Op::Red && inst.op != Op::Bra &&
       inst.op != Op::BarSync && inst.op != Op::BarWarpSync &&
       inst.op != Op::CpAsync && inst.op != Op::CpAsyncWait && !addrFirst &&
-      inst.op != Op::CpAsyncBulk && inst.op != Op::WgmmaWait &&
+      inst.op != Op::CpAsyncBulk && inst.op != Op::CpAsyncBulkTensor &&
+      inst.op != Op::Prefetch && inst.op != Op::Membar &&
+      inst.op != Op::WgmmaWait &&
       !inst.ops.empty()) {
     Operand::Kind k = inst.ops[0].kind;
     if (k != Operand::Reg && k != Operand::Vec && k != Operand::PredPair &&

@@ -566,6 +566,20 @@ private:
           o.imm = neg ? uint64_t(0) - *v : *v;
         }
       }
+      if (consumeIf(",")) {
+        // [tensorMap, {c0, c1, ...}]: the coordinates of a tensor copy.
+        if (peek().text != "{")
+          return err(peek().line, "expected '{' with tensor coordinates");
+        Operand coords;
+        if (llvm::Error e = parseOperand(coords, index))
+          return e;
+        o.elems = std::move(coords.elems);
+        o.vecImm = std::move(coords.vecImm);
+        o.vecImmKind = std::move(coords.vecImmKind);
+        for (int32_t e : o.elems)
+          if (e == INT32_MIN)
+            return err(peek().line, "'_' is not a tensor coordinate");
+      }
       return expect("]");
     }
     if (t.text == "-" || t.kind == Token::Number) {

@@ -152,6 +152,8 @@ const char *tessera::ptx::opName(Op op) {
                                 "mbarrier.test_wait",
                                 "mbarrier.inval",
                                 "cp.async.bulk",
+                                "cp.async.bulk.tensor",
+                                "prefetch",
                                 "wgmma.mma_async",
                                 "wgmma.fence",
                                 "wgmma.commit_group",

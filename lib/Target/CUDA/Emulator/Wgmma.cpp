@@ -4,14 +4,32 @@
 // m64nNk16 with f16/bf16 A and B both read through shared-memory matrix
 // descriptors (PTX ISA, "Matrix Descriptor Format"): start address bits
 // 0-13, leading byte offset 16-29, stride byte offset 32-45 (all >> 4), base
-// offset 49-51, swizzle 62-63 (0 none, 1 128B, 2 64B, 3 32B). Only K-major
-// operands (imm-trans 0) are supported:
-//   no swizzle: 8x16-byte core matrices, element (row, k) at
-//     start + (row/8)*SBO + (k/8)*LBO + (row%8)*16 + (k%8)*2;
-//   swizzled:   rows of R = 128/64/32 bytes, 8-row atoms SBO apart,
-//     a = start + (row/8)*SBO + (row%8)*R + k*2, then address bits [4,7)
-//     are XORed with bits [7,10) masked to 3/2/1 bits (CUTLASS's
-//     Swizzle<3,4,3>, <2,4,3>, <1,4,3>) on the absolute shared address.
+// offset 49-51, swizzle 62-63 (0 none, 1 128B, 2 64B, 3 32B). Below, mn is
+// the row of A (M) or of B (N) and k its column; the swizzle width W is 16
+// bytes without swizzle, else 32/64/128.
+//
+// K-major operands (imm-trans 0):
+//   no swizzle: 8x16-byte core matrices, element (mn, k) at
+//     start + (mn/8)*SBO + (k/8)*LBO + (mn%8)*16 + (k%8)*2;
+//     LBO = bytes between core matrices adjacent in K,
+//     SBO = bytes between core matrices adjacent in M/N;
+//   swizzled:   rows of W bytes along K, 8-row atoms SBO apart (LBO unused),
+//     a = start + (mn/8)*SBO + (mn%8)*W + k*2.
+// MN-major operands (imm-trans 1, the ISA's canonical layouts
+// ((T,1,m),(8,k)):((1,T,SBO),(1T,LBO)) without swizzle and
+// ((T,W/16,m),(8,k)):((1,T,LBO),(W/16*T,SBO)) with it, T = 8 elements):
+// each k is a W-byte row holding W/2 consecutive mn elements, 8 such rows
+// (one per k%8) form an atom, and
+//   a = start + (mn%(W/2))*2 + (k%8)*W + (mn/(W/2))*X + (k/8)*Y, where
+//   no swizzle: X = SBO (bytes between core matrices adjacent in M/N),
+//               Y = LBO (bytes between core matrices adjacent in K);
+//   swizzled:   X = LBO (bytes between W-byte-wide column blocks along
+//               M/N, e.g. two 64-column TMA boxes of a 128-byte-swizzled B),
+//               Y = SBO (bytes between groups of 8 k rows, 8*W when dense).
+// LBO and SBO thus swap roles between no swizzle and swizzle for MN-major.
+// With swizzle, address bits [4,7) of the absolute shared address are
+// XORed with bits [7,10) masked to 3/2/1 bits (Swizzle<3,4,3>, <2,4,3>,
+// <1,4,3>), for both majors.
 // The warpgroup's rows are split by warp: warp w%4 owns rows 16(w%4)..+15,
 // with d[4j+i] at row groupID + 8*(i/2), column 8j + 2*tig + i%2, so each
 // warp computes its part when it reaches the instruction. Results stay in
@@ -41,14 +59,29 @@ Descriptor decodeDescriptor(uint64_t d) {
   return r;
 }
 
-/// Shared address of 16-bit element (row, k) of a K-major operand.
-uint32_t elementAddress(const Descriptor &d, unsigned row, unsigned k) {
-  if (d.swizzle == 0)
-    return d.start + (row / 8) * d.sbo + (k / 8) * d.lbo + (row % 8) * 16 +
-           (k % 8) * 2;
-  unsigned rowBytes = d.swizzle == 1 ? 128 : d.swizzle == 2 ? 64 : 32;
+/// Shared address of 16-bit element (mn, k) of an operand (header comment).
+uint32_t elementAddress(const Descriptor &d, bool mnMajor, unsigned mn,
+                        unsigned k) {
+  unsigned width = d.swizzle == 1   ? 128
+                   : d.swizzle == 2 ? 64
+                   : d.swizzle == 3 ? 32
+                                    : 16;
   unsigned mask = d.swizzle == 1 ? 7 : d.swizzle == 2 ? 3 : 1;
-  uint32_t a = d.start + (row / 8) * d.sbo + (row % 8) * rowBytes + k * 2;
+  uint32_t a;
+  if (!mnMajor) {
+    if (d.swizzle == 0)
+      return d.start + (mn / 8) * d.sbo + (k / 8) * d.lbo + (mn % 8) * 16 +
+             (k % 8) * 2;
+    a = d.start + (mn / 8) * d.sbo + (mn % 8) * width + k * 2;
+  } else {
+    unsigned perRow = width / 2; // mn elements in one W-byte row
+    uint32_t acrossMN = d.swizzle == 0 ? d.sbo : d.lbo;
+    uint32_t acrossK = d.swizzle == 0 ? d.lbo : d.sbo;
+    a = d.start + (mn % perRow) * 2 + (k % 8) * width +
+        (mn / perRow) * acrossMN + (k / 8) * acrossK;
+    if (d.swizzle == 0)
+      return a;
+  }
   return a ^ (((a >> 7) & mask) << 4);
 }
 
@@ -102,9 +135,9 @@ bool Exec::execWgmma(const Instruction &I, Warp &w) {
     if (I.ops[i].kind != Operand::Imm)
       return fail(I, w, -1,
                   "wgmma scale and transpose operands must be immediates");
-  if (I.ops[6].imm != 0 || I.ops[7].imm != 0)
-    return fail(I, w, -1,
-                "wgmma with transposed (MN-major) operands is not supported");
+  if (I.ops[6].imm > 1 || I.ops[7].imm > 1)
+    return fail(I, w, -1, "imm-trans-a/b must be 0 or 1");
+  bool transA = I.ops[6].imm == 1, transB = I.ops[7].imm == 1;
   double scaleA = int64_t(I.ops[4].imm) == -1 ? -1.0 : 1.0;
   double scaleB = int64_t(I.ops[5].imm) == -1 ? -1.0 : 1.0;
   if ((I.ops[4].imm != 1 && scaleA > 0) || (I.ops[5].imm != 1 && scaleB > 0))
@@ -122,10 +155,11 @@ bool Exec::execWgmma(const Instruction &I, Warp &w) {
                 "descriptor base offset other than 0 is not supported");
   FloatFormat fmt =
       I.srcType == Ty::BF16 ? FloatFormat::BF16 : FloatFormat::F16;
-  auto load = [&](const Descriptor &d, unsigned row, unsigned kk, double &v) {
+  auto load = [&](const Descriptor &d, bool mnMajor, unsigned row, unsigned kk,
+                  double &v) {
     uint16_t h;
-    if (!access(I, w, 0, Space::Shared, elementAddress(d, row, kk), 2, false,
-                &h))
+    if (!access(I, w, 0, Space::Shared, elementAddress(d, mnMajor, row, kk), 2,
+                false, &h))
       return false;
     v = decodeFormat(h, fmt);
     return true;
@@ -135,11 +169,11 @@ bool Exec::execWgmma(const Instruction &I, Warp &w) {
   std::vector<double> b(size_t(N) * 16);
   for (unsigned r = 0; r < 16; ++r)
     for (unsigned kk = 0; kk < 16; ++kk)
-      if (!load(A, row0 + r, kk, a[r][kk]))
+      if (!load(A, transA, row0 + r, kk, a[r][kk]))
         return false;
   for (unsigned n = 0; n < N; ++n)
     for (unsigned kk = 0; kk < 16; ++kk)
-      if (!load(B, n, kk, b[n * 16 + kk]))
+      if (!load(B, transB, n, kk, b[n * 16 + kk]))
         return false;
   // Read every accumulator (the in-flight value if a previous wgmma is still
   // running on it) before writing any.

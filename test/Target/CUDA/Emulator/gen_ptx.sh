@@ -15,6 +15,8 @@ done
 "$PTXAS" -arch=sm_90 mbarrier_bulk.ptx -o /dev/null
 "$NVCC" -arch=sm_90a -O3 -ptx wgmma_gemm.cu -o wgmma_gemm.ptx
 "$PTXAS" -arch=sm_90a wgmma_gemm.ptx -o /dev/null
+"$NVCC" -arch=sm_90a -O3 -ptx tma_wgmma_gemm.cu -o tma_wgmma_gemm.ptx
+"$PTXAS" -arch=sm_90a tma_wgmma_gemm.ptx -o /dev/null
 for f in mma_cpasync; do
   "$MLIR_OPT" "$f.mlir" \
     -gpu-lower-to-nvvm-pipeline="cubin-chip=sm_90 cubin-features=+ptx80 cubin-format=isa" |

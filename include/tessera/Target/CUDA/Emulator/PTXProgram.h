@@ -90,6 +90,8 @@ enum class Op : uint8_t {
   MbarTestWait,
   MbarInval,
   CpAsyncBulk,
+  CpAsyncBulkTensor, ///< TMA: a box of a tensor map into shared memory.
+  Prefetch,          ///< prefetch.tensormap: no effect.
   // sm_90a warpgroup MMA.
   Wgmma,
   WgmmaFence,
@@ -191,6 +193,7 @@ enum Flag : uint32_t {
   PARITY = 1u << 20,
   EXPECT_TX = 1u << 21,
   COMPLETE_TX = 1u << 22,
+  TENSORMAP = 1u << 23, ///< prefetch.tensormap
 };
 
 /// Special registers readable with mov.
@@ -222,7 +225,9 @@ struct Operand {
   uint64_t imm = 0;  ///< Imm bits, Addr offset, Label target index.
   bool baseIsReg = false;
   tessera::ptx::Special special = tessera::ptx::Special::TidX;
-  /// Vec elements; a negative entry -1-k means immediate k of vecImm.
+  /// Vec elements; a negative entry -1-k means immediate k of vecImm. An
+  /// Addr with elements is a tensor map and its coordinates,
+  /// `[tmap, {c0, c1}]`.
   llvm::SmallVector<int32_t, 4> elems;
   llvm::SmallVector<uint64_t, 1> vecImm;
   llvm::SmallVector<ImmKind, 1> vecImmKind;
@@ -241,7 +246,7 @@ struct Instruction {
   ShflMode shfl = ShflMode::None;
   VoteMode vote = VoteMode::None;
   AtomOp atom = AtomOp::None;
-  uint8_t vec = 1;              ///< ld/st .v2/.v4; ldmatrix .x1/.x2/.x4.
+  uint8_t vec = 1; ///< ld/st .v2/.v4; ldmatrix .x1/.x2/.x4; tensor rank.
   uint16_t m = 0, n = 0, k = 0; ///< mma/ldmatrix/wgmma shape.
   uint32_t flags = 0;
   int32_t guard = -1; ///< Predicate register, or -1.
