@@ -15,6 +15,7 @@
 
 #include "llvm/Support/MemoryBuffer.h"
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <gtest/gtest.h>
 #include <random>
@@ -1265,19 +1266,35 @@ TEST(PTXEmulatorHazards, OutOfBoundsAccesses) {
 // lane l is row l/4 + 8*((i%4)/2), column 8*(i/4) + 2*(l%4) + i%2).
 
 /// One warpgroup copies 16 KiB of `in` to shared memory, runs one
-/// m64n8k16 f16 wgmma with the given descriptors and scale-d = 0, and stores
-/// d[0..3] of thread t to out[4t..4t+3]. \p between goes between
+/// m64nNk16 f16 wgmma (N = 8 unless given) with the given descriptors,
+/// scale-d = 0 and imm-trans-a/b \p trans ("0, 0" = both K-major), and
+/// stores d[0..N/2) of thread t to out[t*N/2 ..]. \p between goes between
 /// commit_group and wait_group.
-std::string wgmmaProbeText(const std::string &between) {
+std::string wgmmaProbeText(const std::string &between,
+                           const std::string &trans = "0, 0",
+                           unsigned n = 8) {
   std::string copy;
   for (int i = 0; i < 8; ++i) {
     std::string off = std::to_string(16 * i);
     copy += "ld.global.v4.b32 {%r2,%r3,%r4,%r5}, [%rd6+" + off +
             "];\nst.shared.v4.b32 [%rd8+" + off + "], {%r2,%r3,%r4,%r5};\n";
   }
+  std::string acc, store;
+  for (unsigned i = 1; i <= n / 2; ++i)
+    acc += (i > 1 ? ",%f" : "%f") + std::to_string(i);
+  for (unsigned j = 0; j < n / 8; ++j) {
+    std::string f = "%f" + std::to_string(4 * j + 1) + ",%f" +
+                    std::to_string(4 * j + 2) + ",%f" +
+                    std::to_string(4 * j + 3) + ",%f" +
+                    std::to_string(4 * j + 4);
+    store += "st.global.v4.f32 [%rd10+" + std::to_string(16 * j) + "], {" +
+             f + "};\n";
+  }
   return ".version 8.0\n.target sm_90a\n.address_size 64\n"
          ".visible .entry wg(.param .u64 out, .param .u64 in, .param .u64 da, "
-         ".param .u64 db)\n{\n.reg .b32 %r<16>;\n.reg .f32 %f<8>;\n"
+         ".param .u64 db)\n{\n.reg .b32 %r<16>;\n.reg .f32 %f<" +
+         std::to_string(n / 2 + 4) +
+         ">;\n"
          ".reg .b64 %rd<16>;\n.reg .pred %p<4>;\n"
          ".shared .align 1024 .b8 sm[16384];\n"
          "ld.param.u64 %rd1, [out];\nld.param.u64 %rd2, [in];\n"
@@ -1288,13 +1305,16 @@ std::string wgmmaProbeText(const std::string &between) {
          copy +
          "bar.sync 0;\nsetp.ne.u32 %p1, %r1, %r1;\n"
          "wgmma.fence.sync.aligned;\n"
-         "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 "
-         "{%f1,%f2,%f3,%f4}, %rd3, %rd4, %p1, 1, 1, 0, 0;\n"
+         "wgmma.mma_async.sync.aligned.m64n" +
+         std::to_string(n) + "k16.f32.f16.f16 {" + acc +
+         "}, %rd3, %rd4, %p1, 1, 1, " + trans +
+         ";\n"
          "wgmma.commit_group.sync.aligned;\n" +
          between +
          "wgmma.wait_group.sync.aligned 0;\n"
-         "mul.wide.u32 %rd9, %r1, 16;\nadd.s64 %rd10, %rd1, %rd9;\n"
-         "st.global.v4.f32 [%rd10], {%f1,%f2,%f3,%f4};\nret;\n}\n";
+         "mul.wide.u32 %rd9, %r1, " +
+         std::to_string(2 * n) +
+         ";\nadd.s64 %rd10, %rd1, %rd9;\n" + store + "ret;\n}\n";
 }
 
 uint64_t wgmmaDesc(unsigned start, unsigned lbo, unsigned sbo,
@@ -1303,16 +1323,17 @@ uint64_t wgmmaDesc(unsigned start, unsigned lbo, unsigned sbo,
          (uint64_t(sbo >> 4) << 32) | (uint64_t(swizzle) << 62);
 }
 
-/// Returns out (512 floats as bits) or sets \p error.
+/// Returns out (64*N floats as bits) or sets \p error.
 std::vector<uint32_t> runWgmmaProbe(const std::string &text, unsigned aByte,
                                     unsigned bByte, uint64_t da, uint64_t db,
-                                    std::string *error = nullptr) {
+                                    std::string *error = nullptr,
+                                    unsigned n = 8) {
   Module m = parseOrDie(text);
   Emulator emu(m);
   std::vector<uint16_t> in(8192, 0);
   in[aByte / 2] = 0x3C00;
   in[bByte / 2] = 0x3C00;
-  std::vector<uint32_t> out(512, 0);
+  std::vector<uint32_t> out(64 * n, 0);
   uint64_t pi = emu.memory().map(in.data(), in.size() * 2),
            po = emu.memory().map(out.data(), out.size() * 4);
   std::string err =
@@ -1368,6 +1389,399 @@ TEST(PTXEmulatorLayout, WgmmaDescriptorOneHot) {
         runWgmmaProbe(text, c.aByte, c.bByte, c.da, c.db);
     EXPECT_EQ(oneHotPosition(out), c.d) << c.what;
   }
+}
+
+/// Where D(row, col) of an m64nN wgmma lands in the probe's out: the
+/// PTX ISA's wgmma D fragment figure gives warp row/16, lane
+/// 4*(row%8) + (col%8)/2 and register 4*(col/8) + 2*((row%16)/8) + col%2.
+int wgmmaD(unsigned row, unsigned col, unsigned n) {
+  unsigned w = row / 16, r = row % 16;
+  unsigned lane = 4 * (r % 8) + (col % 8) / 2;
+  unsigned reg = 4 * (col / 8) + 2 * (r / 8) + col % 2;
+  return int((32 * w + lane) * (n / 2) + reg);
+}
+
+TEST(PTXEmulatorLayout, WgmmaMNMajorOneHot) {
+  // MN-major (imm-trans 1) canonical layouts from the PTX ISA, elements of
+  // 2 bytes: without swizzle ((8,1,m),(8,k)):((1,8,SBO),(8,LBO)), i.e.
+  // (mn, k) at (mn%8)*2 + (mn/8)*SBO + (k%8)*16 + (k/8)*LBO; with a
+  // swizzle of W bytes ((8,W/16,m),(8,k)):((1,8,LBO),(W/2,SBO)), i.e. at
+  // (mn%(W/2))*2 + (mn/(W/2))*LBO + (k%8)*W + (k/8)*SBO, then address bits
+  // [4,7) ^= bits [7,10) masked to 1, 2 or 3 bits (32B, 64B, 128B). Every
+  // offset below is worked out by hand from those.
+  struct Case {
+    const char *what;
+    const char *trans;
+    unsigned n;
+    unsigned aByte, bByte;
+    uint64_t da, db;
+    int d;
+  };
+  const Case cases[] = {
+      // A M-major, no swizzle, LBO 1024 (k groups), SBO 128 (m groups):
+      // A(17,11) at 1*2 + 2*128 + 3*16 + 1*1024 = 1330. B K-major no swizzle
+      // (LBO 128, SBO 256) at 2048: B(n5,k11) at 2048 + 128 + 5*16 + 6.
+      {"A M-major interleave", "1, 0", 8, 1330, 2262,
+       wgmmaDesc(0, 1024, 128, 0), wgmmaDesc(2048, 128, 256, 0),
+       wgmmaD(17, 5, 8)},
+      // The K-major address of A(17,11) (2*256 + 128 + 16 + 6 = 662) read
+      // M-major is A(43,1): no product.
+      {"A M-major interleave, K-major address", "1, 0", 8, 662, 2262,
+       wgmmaDesc(0, 1024, 128, 0), wgmmaDesc(2048, 128, 256, 0), -1},
+      // B N-major, no swizzle, LBO 128, SBO 256 at 2048: B(n5,k11) at 2048 +
+      // 5*2 + 3*16 + 128 = 2234; A K-major A(17,11) at 662.
+      {"B N-major interleave", "0, 1", 8, 662, 2234,
+       wgmmaDesc(0, 128, 256, 0), wgmmaDesc(2048, 128, 256, 0),
+       wgmmaD(17, 5, 8)},
+      // B N-major 128B at 8192, N = 128: two 64-column blocks LBO = 2048
+      // apart, k groups SBO = 1024 apart. B(n77,k2): 8192 + 13*2 + 2*128 +
+      // 2048 = 10522 = 0x291a, bits[7,10) = 2, bits[4,7) = 1 -> 1^2 = 3:
+      // 10554. A K-major 128B: A(9,2) linear 1024 + 128 + 4 = 1156, bits
+      // [7,10) = 1, [4,7) = 0 -> 1172.
+      {"B N-major 128B, second block (LBO)", "0, 1", 128, 1172, 10554,
+       wgmmaDesc(0, 16, 1024, 1), wgmmaDesc(8192, 2048, 1024, 1),
+       wgmmaD(9, 77, 128)},
+      // Same with LBO and SBO read the other way round (the K-major and the
+      // no-swizzle meaning): B(n77,k2) would be at 8192 + 26 + 256 + 1024 =
+      // 9498 -> 9530; must give nothing.
+      {"B N-major 128B, LBO/SBO swapped", "0, 1", 128, 1172, 9530,
+       wgmmaDesc(0, 16, 1024, 1), wgmmaDesc(8192, 2048, 1024, 1), -1},
+      // B(n13,k10): 8192 + 26 + 2*128 + 1024 (SBO) = 9498 = 0x251a, bits
+      // [7,10) = 2, [4,7) = 1 -> 3: 9530. A(9,10): linear 1024 + 128 + 20 =
+      // 1172 -> 1156.
+      {"B N-major 128B, second k group (SBO)", "0, 1", 128, 1156, 9530,
+       wgmmaDesc(0, 16, 1024, 1), wgmmaDesc(8192, 2048, 1024, 1),
+       wgmmaD(9, 13, 128)},
+      // A M-major 64B: 32 m per 64-byte row, LBO 1024 between the two m
+      // blocks, SBO 512 between k groups. A(45,11): 13*2 + 3*64 + 1024 +
+      // 512 = 1754 = 0x6da, bits [7,9) = 1, [4,6) = 1 -> 0: 1738. B K-major
+      // 64B at 8192 (SBO 512): B(n6,k11) 8192 + 6*64 + 22 = 8598, bits
+      // [7,9) = 3, [4,6) = 1 -> 2: 8614.
+      {"A M-major 64B", "1, 0", 8, 1738, 8614, wgmmaDesc(0, 1024, 512, 2),
+       wgmmaDesc(8192, 16, 512, 2), wgmmaD(45, 6, 8)},
+      // Both MN-major 32B: 16 mn per 32-byte row, LBO 512 (mn blocks), SBO
+      // 256 (k groups). A(50,13): 2*2 + 5*32 + 3*512 + 256 = 1956, bit 7 =
+      // 1, bit 4 = 0 -> 1972. B(n7,k13) at 8192: 14 + 160 + 256 = 8622, bit
+      // 7 = 1, bit 4 = 0 -> 8638.
+      {"A and B MN-major 32B", "1, 1", 8, 1972, 8638,
+       wgmmaDesc(0, 512, 256, 3), wgmmaDesc(8192, 512, 256, 3),
+       wgmmaD(50, 7, 8)},
+  };
+  for (const Case &c : cases) {
+    std::vector<uint32_t> out =
+        runWgmmaProbe(wgmmaProbeText("", c.trans, c.n), c.aByte, c.bByte,
+                      c.da, c.db, nullptr, c.n);
+    EXPECT_EQ(oneHotPosition(out), c.d) << c.what;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// TMA: cp.async.bulk.tensor from a tensor map into shared memory.
+
+/// Thread 0 announces \p txBytes on an mbarrier and copies the box at
+/// coordinates c0..c2 of `map` (rank \p rank) to sm + dst; every thread
+/// waits for the phase, then the CTA copies all 16 KiB of sm to out.
+/// \p between goes between the copy and the wait (thread 0 only).
+std::string tmaText(unsigned rank, const std::string &between = "") {
+  std::string coords = rank == 1   ? "%r1"
+                       : rank == 2 ? "%r1, %r2"
+                                   : "%r1, %r2, %r3";
+  return ".version 8.0\n.target sm_90a\n.address_size 64\n"
+         ".visible .entry tma(.param .u64 map, .param .u64 out, .param .u32 "
+         "c0, .param .u32 c1, .param .u32 c2, .param .u32 tx, .param .u32 "
+         "dst)\n{\n.reg .b32 %r<16>;\n.reg .b64 %rd<8>;\n.reg .pred %p<4>;\n"
+         ".shared .align 1024 .b8 sm[16384];\n.shared .align 8 .b64 bar;\n"
+         "ld.param.u64 %rd1, [map];\nld.param.u64 %rd2, [out];\n"
+         "ld.param.u32 %r1, [c0];\nld.param.u32 %r2, [c1];\n"
+         "ld.param.u32 %r3, [c2];\nld.param.u32 %r4, [tx];\n"
+         "ld.param.u32 %r5, [dst];\nmov.u32 %r6, %tid.x;\n"
+         "mov.u32 %r7, sm;\nadd.u32 %r7, %r7, %r5;\nmov.u32 %r8, bar;\n"
+         "setp.ne.u32 %p1, %r6, 0;\n"
+         "@!%p1 mbarrier.init.shared::cta.b64 [%r8], 1;\nbar.sync 0;\n"
+         "@%p1 bra WAIT;\n"
+         "prefetch.tensormap [%rd1];\n"
+         "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r8], %r4;\n"
+         "cp.async.bulk.tensor." +
+         std::to_string(rank) +
+         "d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%r7], "
+         "[%rd1, {" +
+         coords + "}], [%r8];\n" + between +
+         "WAIT:\nmbarrier.try_wait.parity.shared::cta.b64 %p2, [%r8], 0;\n"
+         "@!%p2 bra WAIT;\n"
+         "shl.b32 %r9, %r6, 4;\n"
+         "LOOP:\nsetp.ge.u32 %p3, %r9, 16384;\n@%p3 bra DONE;\n"
+         "mov.u32 %r10, sm;\nadd.u32 %r10, %r10, %r9;\n"
+         "ld.shared.v4.b32 {%r11,%r12,%r13,%r14}, [%r10];\n"
+         "cvt.u64.u32 %rd3, %r9;\nadd.s64 %rd4, %rd2, %rd3;\n"
+         "st.global.v4.b32 [%rd4], {%r11,%r12,%r13,%r14};\n"
+         "add.u32 %r9, %r9, 512;\nbra LOOP;\nDONE:\nret;\n}\n";
+}
+
+/// Runs tmaText over \p global with tensor map \p tm (its globalAddress is
+/// set here); returns the 16 KiB of shared memory, or sets \p error.
+std::vector<uint8_t> runTma(TensorMap tm, std::vector<uint8_t> &global,
+                            std::array<int32_t, 3> coords, unsigned dst,
+                            unsigned txBytes, std::string *error = nullptr,
+                            bool defineMap = true,
+                            const std::string &between = "") {
+  std::string text = tmaText(tm.rank, between);
+  Module m = parseOrDie(text);
+  Emulator emu(m);
+  std::vector<uint8_t> out(16384, 0), mapObject(128, 0);
+  tm.globalAddress = emu.memory().map(global.data(), global.size());
+  uint64_t po = emu.memory().map(out.data(), out.size()),
+           pm = emu.memory().map(mapObject.data(), mapObject.size());
+  if (defineMap)
+    emu.memory().defineTensorMap(pm, tm);
+  std::string err = launch(
+      emu, m, "tma", {1, 1, 1}, {32, 1, 1},
+      {pm, po, uint64_t(uint32_t(coords[0])), uint64_t(uint32_t(coords[1])),
+       uint64_t(uint32_t(coords[2])), txBytes, dst});
+  if (error)
+    *error = err;
+  else
+    EXPECT_EQ(err, "");
+  return out;
+}
+
+uint16_t u16At(const std::vector<uint8_t> &v, size_t byte) {
+  return uint16_t(v[byte] | (v[byte + 1] << 8));
+}
+
+/// 2-byte elements numbered by their index: element i holds i.
+std::vector<uint8_t> ramp16(size_t count) {
+  std::vector<uint8_t> v(count * 2);
+  for (size_t i = 0; i < count; ++i) {
+    v[2 * i] = uint8_t(i);
+    v[2 * i + 1] = uint8_t(i >> 8);
+  }
+  return v;
+}
+
+TEST(PTXEmulatorTma, SwizzleModes2D) {
+  // A 64 x 256 tensor of 2-byte elements (value = index), a box of one
+  // swizzle row (W bytes = W/2 elements) by 16 rows at (24, 5). In shared
+  // memory box byte b = 2*(W/2*r + c) is written, per the CUDA programming
+  // guide's TMA swizzle, to b with its 16-byte chunk index within its W-byte
+  // segment XORed with the 128-byte row's index modulo W/16.
+  std::vector<uint8_t> global = ramp16(64 * 256);
+  struct Mode {
+    TensorMap::Swizzle swizzle;
+    unsigned width; // bytes of one box row
+    unsigned segment; // swizzle span in bytes (16 = none)
+  };
+  const Mode modes[] = {{TensorMap::Swizzle::None, 64, 16},
+                        {TensorMap::Swizzle::B32, 32, 32},
+                        {TensorMap::Swizzle::B64, 64, 64},
+                        {TensorMap::Swizzle::B128, 128, 128}};
+  for (const Mode &mode : modes) {
+    TensorMap tm;
+    tm.elementBytes = 2;
+    tm.rank = 2;
+    tm.globalDims = {256, 64};
+    tm.globalStrides = {0, 512};
+    tm.boxDims = {mode.width / 2, 16};
+    tm.swizzle = mode.swizzle;
+    unsigned boxBytes = mode.width * 16;
+    std::vector<uint8_t> sm = runTma(tm, global, {24, 5, 0}, 0, boxBytes);
+    unsigned chunks = mode.segment / 16;
+    unsigned bad = 0;
+    for (unsigned r = 0; r < 16; ++r)
+      for (unsigned c = 0; c < mode.width / 2; ++c) {
+        unsigned b = 2 * (mode.width / 2 * r + c);
+        unsigned chunk = (b / 16) % chunks, row128 = (b / 128) % chunks;
+        unsigned at = b - 16 * chunk + 16 * (chunk ^ row128);
+        uint16_t want = uint16_t((5 + r) * 256 + 24 + c);
+        if (u16At(sm, at) != want && bad++ < 4)
+          ADD_FAILURE() << "swizzle span " << mode.segment << ": box (" << r
+                        << ", " << c << ") at byte " << at << " holds "
+                        << u16At(sm, at) << ", expected " << want;
+      }
+    // Nothing past the box was written (shared memory starts as 0xff).
+    EXPECT_EQ(sm[boxBytes], 0xff);
+    EXPECT_EQ(sm[16383], 0xff);
+  }
+  // 128B: the first 16-byte chunk of box row 1 moved to chunk 1 of its row:
+  // element (6, 24) is at byte 128 + 16.
+  TensorMap tm;
+  tm.rank = 2;
+  tm.globalDims = {256, 64};
+  tm.globalStrides = {0, 512};
+  tm.boxDims = {64, 8};
+  tm.swizzle = TensorMap::Swizzle::B128;
+  std::vector<uint8_t> sm = runTma(tm, global, {24, 5, 0}, 1024, 1024);
+  EXPECT_EQ(u16At(sm, 1024 + 144), 6 * 256 + 24);
+  EXPECT_EQ(u16At(sm, 1024 + 7 * 128 + 7 * 16), 12 * 256 + 24);
+}
+
+TEST(PTXEmulatorTma, OutOfBoundsFill) {
+  // A 40 x 16 tensor; a 32 x 4 box at (-8, 14): columns -8..-1 and rows 16,
+  // 17 are outside and read as zero, or as NaN (0x7fff) with oobNaN.
+  std::vector<uint8_t> global = ramp16(40 * 16);
+  for (bool nan : {false, true}) {
+    TensorMap tm;
+    tm.rank = 2;
+    tm.globalDims = {40, 16};
+    tm.globalStrides = {0, 80};
+    tm.boxDims = {32, 4};
+    tm.oobNaN = nan;
+    // Complete-tx counts the whole box, filled elements included.
+    std::vector<uint8_t> sm = runTma(tm, global, {-8, 14, 0}, 128, 256);
+    for (unsigned r = 0; r < 4; ++r)
+      for (unsigned c = 0; c < 32; ++c) {
+        int x = int(c) - 8, y = 14 + int(r);
+        bool inside = x >= 0 && y < 16;
+        uint16_t want = inside ? uint16_t(40 * y + x) : nan ? 0x7fff : 0;
+        EXPECT_EQ(u16At(sm, 128 + 2 * (32 * r + c)), want)
+            << (nan ? "NaN fill" : "zero fill") << " at box (" << r << ", "
+            << c << ")";
+      }
+  }
+  // 4-byte elements: NaN is 0x7fffffff.
+  std::vector<uint8_t> words(4 * 8, 0x11);
+  TensorMap tm;
+  tm.elementBytes = 4;
+  tm.rank = 1;
+  tm.globalDims = {8};
+  tm.boxDims = {8};
+  tm.oobNaN = true;
+  std::vector<uint8_t> sm = runTma(tm, words, {4, 0, 0}, 0, 32);
+  EXPECT_EQ(sm[12], 0x11);
+  EXPECT_EQ(sm[16], 0xff);
+  EXPECT_EQ(sm[19], 0x7f);
+}
+
+TEST(PTXEmulatorTma, Ranks1To3) {
+  // 1-D: 100 elements, a box of 32 at 80 (20 inside, 12 zero).
+  std::vector<uint8_t> global = ramp16(100);
+  TensorMap tm;
+  tm.rank = 1;
+  tm.globalDims = {100};
+  tm.boxDims = {32};
+  std::vector<uint8_t> sm = runTma(tm, global, {80, 0, 0}, 0, 64);
+  for (unsigned i = 0; i < 32; ++i)
+    EXPECT_EQ(u16At(sm, 2 * i), 80 + i < 100 ? 80 + i : 0) << i;
+  // 3-D, 4-byte elements, 8 x 4 x 3 with padded strides (32 and 160 bytes):
+  // element (x, y, z) is word 8y + 40z + x of the buffer, which holds its
+  // word index. Box 4 x 2 x 2 at (4, 1, 1), then at (6, 3, 2) (partly out).
+  std::vector<uint8_t> words(160 * 3);
+  for (size_t i = 0; i < words.size() / 4; ++i)
+    words[4 * i] = uint8_t(i), words[4 * i + 1] = words[4 * i + 2] =
+                                   words[4 * i + 3] = 0;
+  TensorMap t3;
+  t3.elementBytes = 4;
+  t3.rank = 3;
+  t3.globalDims = {8, 4, 3};
+  t3.globalStrides = {0, 32, 160};
+  t3.boxDims = {4, 2, 2};
+  for (auto [x0, y0, z0] : {std::array<int, 3>{4, 1, 1}, {6, 3, 2}}) {
+    sm = runTma(t3, words, {x0, y0, z0}, 0, 64);
+    for (unsigned z = 0; z < 2; ++z)
+      for (unsigned y = 0; y < 2; ++y)
+        for (unsigned x = 0; x < 4; ++x) {
+          int gx = x0 + int(x), gy = y0 + int(y), gz = z0 + int(z);
+          bool inside = gx < 8 && gy < 4 && gz < 3;
+          unsigned want = inside ? unsigned(8 * gy + 40 * gz + gx) : 0;
+          unsigned at = 4 * (x + 4 * y + 8 * z);
+          uint32_t got = sm[at] | sm[at + 1] << 8 | sm[at + 2] << 16 |
+                         uint32_t(sm[at + 3]) << 24;
+          EXPECT_EQ(got, want) << "box at (" << x0 << "," << y0 << "," << z0
+                               << "), element (" << x << "," << y << "," << z
+                               << ")";
+        }
+  }
+}
+
+TEST(PTXEmulatorTma, Errors) {
+  std::vector<uint8_t> global = ramp16(64 * 64);
+  TensorMap tm;
+  tm.rank = 2;
+  tm.globalDims = {64, 64};
+  tm.globalStrides = {0, 128};
+  tm.boxDims = {64, 8};
+  tm.swizzle = TensorMap::Swizzle::B128;
+  std::string text = tmaText(2), err;
+  std::string at =
+      "test.ptx:" +
+      std::to_string(lineOf(text, "cp.async.bulk.tensor")) +
+      ": cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::"
+      "complete_tx::bytes: ";
+  runTma(tm, global, {0, 0, 0}, 0, 1024, &err, /*defineMap=*/false);
+  EXPECT_NE(err.find(at + "no tensor map at address 0x"), std::string::npos)
+      << err;
+  // 128B swizzle needs the destination aligned to 1024 bytes.
+  runTma(tm, global, {0, 0, 0}, 512, 1024, &err);
+  EXPECT_NE(err.find(at + "tensor copy destination 0x200 is not aligned to "
+                          "1024 bytes (the swizzle pattern's repeat)"),
+            std::string::npos)
+      << err;
+  // The box's last rows would pass the end of the 16 KiB (+ bar) of shared
+  // memory.
+  tm.boxDims = {64, 128};
+  runTma(tm, global, {0, 0, 0}, 8192, 16384, &err);
+  EXPECT_NE(err.find(at + "tensor copy destination [0x2000, 0x6000) is "
+                          "beyond shared memory"),
+            std::string::npos)
+      << err;
+  tm.boxDims = {12, 8};
+  tm.swizzle = TensorMap::Swizzle::None;
+  runTma(tm, global, {0, 0, 0}, 0, 192, &err);
+  EXPECT_NE(err.find(at + "tensor box inner dim is 24 bytes, not a multiple "
+                          "of 16"),
+            std::string::npos)
+      << err;
+  // Announcing 16 bytes more than the box: the phase never completes.
+  tm.rank = 2;
+  tm.boxDims = {64, 8};
+  tm.swizzle = TensorMap::Swizzle::B128;
+  runTma(tm, global, {0, 0, 0}, 0, 1024 + 16, &err);
+  EXPECT_NE(err.find("transaction bytes outstanding 16"), std::string::npos)
+      << err;
+  // Reading the box before the mbarrier wait is a hazard.
+  runTma(tm, global, {0, 0, 0}, 0, 1024, &err, true,
+         "ld.shared.u32 %r12, [%r7+132];\n");
+  EXPECT_NE(err.find("ld.shared.u32: hazard: reads shared byte 0x84 while an "
+                     "async copy to it is in flight"),
+            std::string::npos)
+      << err;
+}
+
+TEST(PTXEmulatorParser, TensorCopyForms) {
+  // LLVM 22's NVPTX form (.tile, 64-bit shared address, .L2::cache_hint
+  // with its policy operand) and nvcc inline asm's (no .tile) both parse;
+  // the cache policy is required exactly with .L2::cache_hint.
+  std::string head =
+      ".version 8.0\n.target sm_90a\n.address_size 64\n"
+      ".visible .entry k()\n{\n.reg .b32 %r<4>;\n.reg .b64 %rd<4>;\n";
+  EXPECT_EQ(parseError(head +
+                       "cp.async.bulk.tensor.1d.shared::cluster.global.tile."
+                       "mbarrier::complete_tx::bytes.L2::cache_hint [%rd2], "
+                       "[%rd1, {%r1}], [%rd3], %rd3;\n"
+                       "cp.async.bulk.tensor.5d.shared::cluster.global."
+                       "mbarrier::complete_tx::bytes [%r2], [%rd1, {%r1, 0, "
+                       "%r1, -1, %r1}], [%r3];\n"
+                       "prefetch.tensormap [%rd1];\n"
+                       "fence.proxy.tensormap::generic.acquire.gpu [%rd1], "
+                       "128;\nret;\n}\n"),
+            "");
+  EXPECT_NE(parseError(head +
+                       "cp.async.bulk.tensor.2d.shared::cluster.global.tile."
+                       "mbarrier::complete_tx::bytes [%rd2], [%rd1, {%r1}], "
+                       "[%rd3];\nret;\n}\n")
+                .find("needs [tensorMap, {2 coordinates}]"),
+            std::string::npos);
+  EXPECT_NE(parseError(head +
+                       "cp.async.bulk.tensor.2d.shared::cluster.global."
+                       "im2col.mbarrier::complete_tx::bytes [%rd2], [%rd1, "
+                       "{%r1, %r2}], [%rd3];\nret;\n}\n")
+                .find("unsupported modifier '.im2col'"),
+            std::string::npos);
+  EXPECT_NE(parseError(head +
+                       "cp.async.bulk.tensor.2d.shared::cluster.global.tile."
+                       "mbarrier::complete_tx::bytes.L2::cache_hint [%rd2], "
+                       "[%rd1, {%r1, %r2}], [%rd3];\nret;\n}\n")
+                .find("cache-policy operand"),
+            std::string::npos);
 }
 
 TEST(PTXEmulatorHazards, WgmmaAccumulatorBeforeWaitGroup) {
