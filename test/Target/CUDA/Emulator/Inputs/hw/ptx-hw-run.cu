@@ -7,7 +7,13 @@
 //
 //   ptx-hw-run k.ptx --kernel=K --grid=X[,Y[,Z]] --block=X[,Y[,Z]]
 //       [--dynamic-smem=N] --buffer=NAME:TYPE:COUNT[=INIT] ... --args=A,B,..
+//       [--tensor-map=NAME:BUFFER:RANK:DIMS:STRIDES:BOX:SWIZZLE[:nan] ...]
 //       --dump=NAME:PATH ...
+//
+// --tensor-map encodes a tiled TMA tensor map over BUFFER with
+// cuTensorMapEncodeTiled (element strides 1, no interleave, no L2 promotion)
+// and copies its 128 bytes to a device buffer NAME, so @NAME passes the
+// map's global address as the emulator's option of the same syntax does.
 //
 // INIT is zero, iota, ramp:P, const:V or values:V,...; tessera-ptx-emu's
 // rand:SEED is not offered here (use file:PATH for random data). The PTX is
@@ -134,6 +140,71 @@ Buffer makeBuffer(const std::string &spec) {
   return b;
 }
 
+/// --tensor-map: encodes the map and adds its 128-byte object as buffer NAME
+/// (uploaded with the other buffers; BUFFER must already have its address).
+void addTensorMap(std::vector<Buffer> &bufs, const std::string &spec) {
+  std::vector<std::string> p = split(spec, ':');
+  if (p.size() != 7 && !(p.size() == 8 && p[7] == "nan"))
+    die("--tensor-map wants NAME:BUFFER:RANK:DIMS:STRIDES:BOX:SWIZZLE[:nan]");
+  const Buffer *src = nullptr;
+  for (const Buffer &b : bufs)
+    if (b.name == p[1])
+      src = &b;
+  if (!src || !src->dev)
+    die("no buffer named '" + p[1] + "'");
+  CUtensorMapDataType type =
+      src->type == "bf16"  ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+      : src->type == "f16" ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+      : src->type == "f32" ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32
+      : src->type == "f64" ? CU_TENSOR_MAP_DATA_TYPE_FLOAT64
+      : src->elemBytes == 1 ? CU_TENSOR_MAP_DATA_TYPE_UINT8
+      : src->elemBytes == 2 ? CU_TENSOR_MAP_DATA_TYPE_UINT16
+      : src->elemBytes == 4 ? CU_TENSOR_MAP_DATA_TYPE_UINT32
+                            : CU_TENSOR_MAP_DATA_TYPE_UINT64;
+  unsigned rank = unsigned(std::stoul(p[2]));
+  std::vector<std::string> dims = split(p[3], ','), box = split(p[5], ',');
+  std::vector<std::string> strides =
+      p[4] == "-" ? std::vector<std::string>() : split(p[4], ',');
+  if (rank < 1 || rank > 5 || dims.size() != rank || box.size() != rank ||
+      strides.size() != rank - 1)
+    die("--tensor-map: RANK values for DIMS and BOX, RANK-1 STRIDES");
+  cuuint64_t gdim[5], gstride[5];
+  cuuint32_t bdim[5], estride[5];
+  for (unsigned d = 0; d < rank; ++d) {
+    gdim[d] = std::stoull(dims[d]);
+    bdim[d] = cuuint32_t(std::stoul(box[d]));
+    estride[d] = 1;
+    if (d + 1 < rank)
+      gstride[d] = std::stoull(strides[d]);
+  }
+  CUtensorMapSwizzle swizzle =
+      p[6] == "none" ? CU_TENSOR_MAP_SWIZZLE_NONE
+      : p[6] == "32" ? CU_TENSOR_MAP_SWIZZLE_32B
+      : p[6] == "64" ? CU_TENSOR_MAP_SWIZZLE_64B
+      : p[6] == "128" ? CU_TENSOR_MAP_SWIZZLE_128B
+                      : (die("--tensor-map swizzle: none, 32, 64 or 128"),
+                         CU_TENSOR_MAP_SWIZZLE_NONE);
+  CUtensorMap map;
+  check(cuTensorMapEncodeTiled(
+            &map, type, rank, reinterpret_cast<void *>(src->dev), gdim,
+            gstride, bdim, estride, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
+            CU_TENSOR_MAP_L2_PROMOTION_NONE,
+            p.size() == 8 ? CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA
+                          : CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
+        "cuTensorMapEncodeTiled");
+  Buffer obj;
+  obj.name = p[0];
+  obj.type = "u8";
+  obj.elemBytes = 1;
+  obj.count = sizeof(map);
+  obj.bytes.assign(reinterpret_cast<uint8_t *>(&map),
+                   reinterpret_cast<uint8_t *>(&map) + sizeof(map));
+  check(cuMemAlloc(&obj.dev, obj.bytes.size()), "cuMemAlloc");
+  check(cuMemcpyHtoD(obj.dev, obj.bytes.data(), obj.bytes.size()),
+        "cuMemcpyHtoD");
+  bufs.push_back(std::move(obj));
+}
+
 void parseDim(const std::string &s, unsigned d[3]) {
   std::vector<std::string> p = split(s, ',');
   if (p.empty() || p.size() > 3)
@@ -150,6 +221,7 @@ int main(int argc, char **argv) {
   unsigned grid[3] = {1, 1, 1}, block[3] = {32, 1, 1}, dynSmem = 0;
   std::vector<Buffer> bufs;
   std::vector<std::pair<std::string, std::string>> dumps;
+  std::vector<std::string> tensorMaps;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto opt = [&](const char *name, std::string &v) {
@@ -170,6 +242,8 @@ int main(int argc, char **argv) {
       dynSmem = unsigned(std::stoul(v));
     else if (opt("buffer", v))
       bufs.push_back(makeBuffer(v));
+    else if (opt("tensor-map", v))
+      tensorMaps.push_back(v);
     else if (opt("dump", v)) {
       size_t c = v.find(':');
       dumps.push_back({v.substr(0, c), v.substr(c + 1)});
@@ -212,6 +286,8 @@ int main(int argc, char **argv) {
       check(cuMemcpyHtoD(b.dev, b.bytes.data(), b.bytes.size()),
             "cuMemcpyHtoD");
   }
+  for (const std::string &t : tensorMaps)
+    addTensorMap(bufs, t);
   // Arguments, packed at the offsets the driver reports for the kernel.
   std::vector<std::string> argv2 =
       args.empty() ? std::vector<std::string>() : split(args, ',');
