@@ -1271,8 +1271,7 @@ TEST(PTXEmulatorHazards, OutOfBoundsAccesses) {
 /// stores d[0..N/2) of thread t to out[t*N/2 ..]. \p between goes between
 /// commit_group and wait_group.
 std::string wgmmaProbeText(const std::string &between,
-                           const std::string &trans = "0, 0",
-                           unsigned n = 8) {
+                           const std::string &trans = "0, 0", unsigned n = 8) {
   std::string copy;
   for (int i = 0; i < 8; ++i) {
     std::string off = std::to_string(16 * i);
@@ -1283,12 +1282,11 @@ std::string wgmmaProbeText(const std::string &between,
   for (unsigned i = 1; i <= n / 2; ++i)
     acc += (i > 1 ? ",%f" : "%f") + std::to_string(i);
   for (unsigned j = 0; j < n / 8; ++j) {
-    std::string f = "%f" + std::to_string(4 * j + 1) + ",%f" +
-                    std::to_string(4 * j + 2) + ",%f" +
-                    std::to_string(4 * j + 3) + ",%f" +
-                    std::to_string(4 * j + 4);
-    store += "st.global.v4.f32 [%rd10+" + std::to_string(16 * j) + "], {" +
-             f + "};\n";
+    std::string f =
+        "%f" + std::to_string(4 * j + 1) + ",%f" + std::to_string(4 * j + 2) +
+        ",%f" + std::to_string(4 * j + 3) + ",%f" + std::to_string(4 * j + 4);
+    store += "st.global.v4.f32 [%rd10+" + std::to_string(16 * j) + "], {" + f +
+             "};\n";
   }
   return ".version 8.0\n.target sm_90a\n.address_size 64\n"
          ".visible .entry wg(.param .u64 out, .param .u64 in, .param .u64 da, "
@@ -1313,8 +1311,8 @@ std::string wgmmaProbeText(const std::string &between,
          between +
          "wgmma.wait_group.sync.aligned 0;\n"
          "mul.wide.u32 %rd9, %r1, " +
-         std::to_string(2 * n) +
-         ";\nadd.s64 %rd10, %rd1, %rd9;\n" + store + "ret;\n}\n";
+         std::to_string(2 * n) + ";\nadd.s64 %rd10, %rd1, %rd9;\n" + store +
+         "ret;\n}\n";
 }
 
 uint64_t wgmmaDesc(unsigned start, unsigned lbo, unsigned sbo,
@@ -1430,9 +1428,8 @@ TEST(PTXEmulatorLayout, WgmmaMNMajorOneHot) {
        wgmmaDesc(0, 1024, 128, 0), wgmmaDesc(2048, 128, 256, 0), -1},
       // B N-major, no swizzle, LBO 128, SBO 256 at 2048: B(n5,k11) at 2048 +
       // 5*2 + 3*16 + 128 = 2234; A K-major A(17,11) at 662.
-      {"B N-major interleave", "0, 1", 8, 662, 2234,
-       wgmmaDesc(0, 128, 256, 0), wgmmaDesc(2048, 128, 256, 0),
-       wgmmaD(17, 5, 8)},
+      {"B N-major interleave", "0, 1", 8, 662, 2234, wgmmaDesc(0, 128, 256, 0),
+       wgmmaDesc(2048, 128, 256, 0), wgmmaD(17, 5, 8)},
       // B N-major 128B at 8192, N = 128: two 64-column blocks LBO = 2048
       // apart, k groups SBO = 1024 apart. B(n77,k2): 8192 + 13*2 + 2*128 +
       // 2048 = 10522 = 0x291a, bits[7,10) = 2, bits[4,7) = 1 -> 1^2 = 3:
@@ -1463,14 +1460,13 @@ TEST(PTXEmulatorLayout, WgmmaMNMajorOneHot) {
       // 256 (k groups). A(50,13): 2*2 + 5*32 + 3*512 + 256 = 1956, bit 7 =
       // 1, bit 4 = 0 -> 1972. B(n7,k13) at 8192: 14 + 160 + 256 = 8622, bit
       // 7 = 1, bit 4 = 0 -> 8638.
-      {"A and B MN-major 32B", "1, 1", 8, 1972, 8638,
-       wgmmaDesc(0, 512, 256, 3), wgmmaDesc(8192, 512, 256, 3),
-       wgmmaD(50, 7, 8)},
+      {"A and B MN-major 32B", "1, 1", 8, 1972, 8638, wgmmaDesc(0, 512, 256, 3),
+       wgmmaDesc(8192, 512, 256, 3), wgmmaD(50, 7, 8)},
   };
   for (const Case &c : cases) {
     std::vector<uint32_t> out =
-        runWgmmaProbe(wgmmaProbeText("", c.trans, c.n), c.aByte, c.bByte,
-                      c.da, c.db, nullptr, c.n);
+        runWgmmaProbe(wgmmaProbeText("", c.trans, c.n), c.aByte, c.bByte, c.da,
+                      c.db, nullptr, c.n);
     EXPECT_EQ(oneHotPosition(out), c.d) << c.what;
   }
 }
@@ -1533,10 +1529,10 @@ std::vector<uint8_t> runTma(TensorMap tm, std::vector<uint8_t> &global,
            pm = emu.memory().map(mapObject.data(), mapObject.size());
   if (defineMap)
     emu.memory().defineTensorMap(pm, tm);
-  std::string err = launch(
-      emu, m, "tma", {1, 1, 1}, {32, 1, 1},
-      {pm, po, uint64_t(uint32_t(coords[0])), uint64_t(uint32_t(coords[1])),
-       uint64_t(uint32_t(coords[2])), txBytes, dst});
+  std::string err = launch(emu, m, "tma", {1, 1, 1}, {32, 1, 1},
+                           {pm, po, uint64_t(uint32_t(coords[0])),
+                            uint64_t(uint32_t(coords[1])),
+                            uint64_t(uint32_t(coords[2])), txBytes, dst});
   if (error)
     *error = err;
   else
@@ -1567,7 +1563,7 @@ TEST(PTXEmulatorTma, SwizzleModes2D) {
   std::vector<uint8_t> global = ramp16(64 * 256);
   struct Mode {
     TensorMap::Swizzle swizzle;
-    unsigned width; // bytes of one box row
+    unsigned width;   // bytes of one box row
     unsigned segment; // swizzle span in bytes (16 = none)
   };
   const Mode modes[] = {{TensorMap::Swizzle::None, 64, 16},
@@ -1633,8 +1629,8 @@ TEST(PTXEmulatorTma, OutOfBoundsFill) {
         bool inside = x >= 0 && y < 16;
         uint16_t want = inside ? uint16_t(40 * y + x) : nan ? 0x7fff : 0;
         EXPECT_EQ(u16At(sm, 128 + 2 * (32 * r + c)), want)
-            << (nan ? "NaN fill" : "zero fill") << " at box (" << r << ", "
-            << c << ")";
+            << (nan ? "NaN fill" : "zero fill") << " at box (" << r << ", " << c
+            << ")";
       }
   }
   // 4-byte elements: NaN is 0x7fffffff.
@@ -1666,8 +1662,8 @@ TEST(PTXEmulatorTma, Ranks1To3) {
   // word index. Box 4 x 2 x 2 at (4, 1, 1), then at (6, 3, 2) (partly out).
   std::vector<uint8_t> words(160 * 3);
   for (size_t i = 0; i < words.size() / 4; ++i)
-    words[4 * i] = uint8_t(i), words[4 * i + 1] = words[4 * i + 2] =
-                                   words[4 * i + 3] = 0;
+    words[4 * i] = uint8_t(i),
+              words[4 * i + 1] = words[4 * i + 2] = words[4 * i + 3] = 0;
   TensorMap t3;
   t3.elementBytes = 4;
   t3.rank = 3;
@@ -1685,9 +1681,9 @@ TEST(PTXEmulatorTma, Ranks1To3) {
           unsigned at = 4 * (x + 4 * y + 8 * z);
           uint32_t got = sm[at] | sm[at + 1] << 8 | sm[at + 2] << 16 |
                          uint32_t(sm[at + 3]) << 24;
-          EXPECT_EQ(got, want) << "box at (" << x0 << "," << y0 << "," << z0
-                               << "), element (" << x << "," << y << "," << z
-                               << ")";
+          EXPECT_EQ(got, want)
+              << "box at (" << x0 << "," << y0 << "," << z0 << "), element ("
+              << x << "," << y << "," << z << ")";
         }
   }
 }
@@ -1702,8 +1698,7 @@ TEST(PTXEmulatorTma, Errors) {
   tm.swizzle = TensorMap::Swizzle::B128;
   std::string text = tmaText(2), err;
   std::string at =
-      "test.ptx:" +
-      std::to_string(lineOf(text, "cp.async.bulk.tensor")) +
+      "test.ptx:" + std::to_string(lineOf(text, "cp.async.bulk.tensor")) +
       ": cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::"
       "complete_tx::bytes: ";
   runTma(tm, global, {0, 0, 0}, 0, 1024, &err, /*defineMap=*/false);

@@ -293,8 +293,7 @@ bool checkExpect(std::vector<Buffer> &bufs, StringRef spec) {
 }
 
 /// Parses --tensor-map; adds the map's 128-byte object as buffer NAME.
-void defineTensorMap(Emulator &emu, std::vector<Buffer> &bufs,
-                     StringRef spec) {
+void defineTensorMap(Emulator &emu, std::vector<Buffer> &bufs, StringRef spec) {
   SmallVector<StringRef, 8> parts;
   spec.split(parts, ':');
   if (parts.size() != 7 && !(parts.size() == 8 && parts[7] == "nan"))

@@ -78,8 +78,7 @@ void addLandings(MBarrier &mb, uint32_t base, std::vector<uint8_t> &bytes,
 } // namespace
 
 /// Reads the box of one cp.async.bulk.tensor and queues it on \p mb.
-bool Exec::tensorCopy(const Instruction &I, Warp &w, unsigned l,
-                      MBarrier &mb) {
+bool Exec::tensorCopy(const Instruction &I, Warp &w, unsigned l, MBarrier &mb) {
   uint64_t dst = address(I.ops[0], w, l);
   const Operand &mapOp = I.ops[1];
   uint64_t mapAddr = address(mapOp, w, l);
@@ -126,8 +125,8 @@ bool Exec::tensorCopy(const Instruction &I, Warp &w, unsigned l,
   if (dst % align)
     return fail(I, w, l,
                 "tensor copy destination 0x" + llvm::utohexstr(dst) +
-                    " is not aligned to " + llvm::Twine(align) +
-                    " bytes" + (span ? " (the swizzle pattern's repeat)" : ""));
+                    " is not aligned to " + llvm::Twine(align) + " bytes" +
+                    (span ? " (the swizzle pattern's repeat)" : ""));
   unsigned mask = span == 128 ? 7 : span == 64 ? 3 : span == 32 ? 1 : 0;
   // Swizzled addresses stay inside the span-aligned segment of their row;
   // the box's footprint is [dst, dst + rounded).
@@ -139,8 +138,8 @@ bool Exec::tensorCopy(const Instruction &I, Warp &w, unsigned l,
   int64_t coord[5] = {};
   for (unsigned d = 0; d < rank; ++d) {
     int32_t e = mapOp.elems[d];
-    coord[d] = int32_t(uint32_t(e >= 0 ? getReg(uint32_t(e), w, l)
-                                       : mapOp.vecImm[-1 - e]));
+    coord[d] = int32_t(
+        uint32_t(e >= 0 ? getReg(uint32_t(e), w, l) : mapOp.vecImm[-1 - e]));
   }
   std::vector<uint8_t> bytes(rounded, 0);
   std::vector<bool> written(rounded, false);

@@ -240,11 +240,11 @@ bool applyModifier(StringRef mod, const OpSpec &spec, Instruction &inst,
     }
   }
   if (spec.cats & C_SPACE) {
-    bool isSpace = mod == "global" || mod == "shared" || mod == "shared::cta" ||
-                   ((spec.op == Op::CpAsyncBulk ||
-                     spec.op == Op::CpAsyncBulkTensor) &&
-                    mod == "shared::cluster") ||
-                   mod == "param" || mod == "local" || mod == "const";
+    bool isSpace =
+        mod == "global" || mod == "shared" || mod == "shared::cta" ||
+        ((spec.op == Op::CpAsyncBulk || spec.op == Op::CpAsyncBulkTensor) &&
+         mod == "shared::cluster") ||
+        mod == "param" || mod == "local" || mod == "const";
     if (isSpace) {
       Space v = mod == "global"             ? Space::Global
                 : mod.starts_with("shared") ? Space::Shared

@@ -165,7 +165,8 @@ llvm::Error tessera::ptx::checkOperands(Instruction &inst) {
                 " operands, got " + llvm::Twine(inst.ops.size()));
   if (inst.op == Op::CpAsyncBulkTensor &&
       (inst.ops.size() == 4) != inst.has(CACHE_HINT))
-    return fail("'" + inst.opcode + "' takes a cache-policy operand exactly "
+    return fail("'" + inst.opcode +
+                "' takes a cache-policy operand exactly "
                 "when it has .L2::cache_hint");
   bool memOp = inst.op == Op::Ld || inst.op == Op::St || inst.op == Op::Atom ||
                inst.op == Op::Red || inst.op == Op::Ldmatrix ||
@@ -226,8 +227,7 @@ llvm::Error tessera::ptx::checkOperands(Instruction &inst) {
       inst.op != Op::CpAsync && inst.op != Op::CpAsyncWait && !addrFirst &&
       inst.op != Op::CpAsyncBulk && inst.op != Op::CpAsyncBulkTensor &&
       inst.op != Op::Prefetch && inst.op != Op::Membar &&
-      inst.op != Op::WgmmaWait &&
-      !inst.ops.empty()) {
+      inst.op != Op::WgmmaWait && !inst.ops.empty()) {
     Operand::Kind k = inst.ops[0].kind;
     if (k != Operand::Reg && k != Operand::Vec && k != Operand::PredPair &&
         k != Operand::Sink)

@@ -13,8 +13,8 @@
 // out-of-bounds accesses, integer division by zero, deadlocks, divergent or
 // partial collectives, mbarrier phases that never complete and, when hazard
 // checks are on, on a shared-memory read or write that races with another
-// warp's access since the last barrier, a read of a cp.async (bulk)
-// destination before its wait_group (mbarrier phase), and a wgmma
+// warp's access since the last barrier, a read of a cp.async (bulk or
+// tensor) destination before its wait_group (mbarrier phase), and a wgmma
 // accumulator touched before its wgmma.wait_group.
 //
 //===----------------------------------------------------------------------===//
