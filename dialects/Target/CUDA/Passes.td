@@ -124,6 +124,26 @@ def ExpandMathPass : Pass<"tessera-cuda-expand-math", "::mlir::func::FuncOp"> {
                            "::mlir::vector::VectorDialect"];
 }
 
+def AttachTargetsPass
+    : Pass<"tessera-cuda-attach-targets", "::mlir::ModuleOp"> {
+  let summary = "An #nvvm.target per architecture on each kernel module";
+  let description = [{
+    Gives every `gpu.module` an `#nvvm.target` (O3, PTX 8.0, the given
+    device libraries) for each of `chips`, except that a module marked
+    `tessera.cuda.arch = "sm_90a"` (by tessera-cuda-merge-kernel-modules:
+    its kernels use wgmma) gets only that chip's: gpu-module-to-binary
+    then compiles it for sm_90a alone, and the other chips' verifiers never
+    see its instructions.
+  }];
+  let options = [
+    ListOption<"chips", "chips", "std::string",
+               "the architectures (sm_80, sm_90a, ...)">,
+    ListOption<"linkLibs", "link-libs", "std::string",
+               "bitcode libraries linked into every kernel module">
+  ];
+  let dependentDialects = ["::mlir::NVVM::NVVMDialect"];
+}
+
 def MergeKernelModulesPass
     : Pass<"tessera-cuda-merge-kernel-modules", "::mlir::ModuleOp"> {
   let summary = "All kernels in one gpu.module";
@@ -132,8 +152,11 @@ def MergeKernelModulesPass
     it. Moves every kernel into the first module, renamed to its module's
     (unique) name, and points each `gpu.launch_func` at it, so that the
     model's kernels are one PTX module per architecture: one ptxas run
-    each, one module to load, and one PTX file for `--emit=ptx`. A module
-    holding anything but kernels is left alone. Every kernel's workgroup
+    each, one module to load, and one PTX file for `--emit=ptx`. Kernels
+    that use sm_90a's own instructions (`nvvm.wgmma.*`) are merged into a
+    module of their own instead, marked `tessera.cuda.arch = "sm_90a"`
+    (see tessera-cuda-arch-targets). A module holding anything but kernels
+    is left alone. Every kernel's workgroup
     (shared-memory) buffers get `llvm.align = 16` unless they have an
     alignment: 16-byte `cp.async` copies and `ldmatrix` rows need it.
   }];
@@ -185,7 +208,7 @@ def KernelImagesPass : Pass<"tessera-cuda-kernel-images", "::mlir::ModuleOp"> {
 }
 
 def TensorCoreMatmulPass
-    : Pass<"tessera-cuda-tensor-core-matmul", "::mlir::func::FuncOp"> {
+    : Pass<"tessera-cuda-tensor-core-matmul", "::mlir::ModuleOp"> {
   let summary = "bf16/f16 contractions become mma.sync tensor-core kernels";
   let description = [{
     A contraction on buffers (one M, N and K dim, any batch dims, A stored
@@ -214,10 +237,20 @@ def TensorCoreMatmulPass
     then they run as `mma.sync.m16n8k8` on tf32 (operands rounded to 10
     mantissa bits, f32 accumulation; K advances by 16, and K, and N when
     B is stored with N contiguous, must be multiples of 4).
+
+    With `hopper`, each bf16/f16 kernel also gets an sm_90a twin, launched
+    instead when the device reports compute capability 9.0 (the host asks
+    `tessera_cuda_compute_capability`) and A and B are 16-byte aligned: one
+    warpgroup per 64x128 tile, `wgmma.mma_async` m64n128k16 from shared
+    memory that TMA copies fill (tensor maps from
+    `tessera_cuda_tensor_map`, 128-byte swizzle, four stages on mbarriers).
+    Its `gpu.launch` carries `tessera.cuda.arch = "sm_90a"`.
   }];
   let options = [
     Option<"allowTF32", "allow-tf32", "bool", "false",
-           "run f32 contractions on tensor cores as tf32">
+           "run f32 contractions on tensor cores as tf32">,
+    Option<"hopper", "hopper", "bool", "false",
+           "also build sm_90a wgmma kernels, chosen at run time on sm_90a GPUs">
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect",
                            "::mlir::nvgpu::NVGPUDialect",
@@ -226,6 +259,7 @@ def TensorCoreMatmulPass
                            "::mlir::vector::VectorDialect",
                            "::mlir::memref::MemRefDialect",
                            "::mlir::scf::SCFDialect",
+                           "::mlir::func::FuncDialect",
                            "::mlir::arith::ArithDialect"];
 }
 

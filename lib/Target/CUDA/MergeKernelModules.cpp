@@ -2,14 +2,20 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "tessera/Target/CUDA/Passes.h"
 
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+
 namespace tessera::cuda {
 #define GEN_PASS_DEF_MERGEKERNELMODULESPASS
+#define GEN_PASS_DEF_ATTACHTARGETSPASS
 #include "tessera/Target/CUDA/Passes.h.inc"
 } // namespace tessera::cuda
 
 using namespace mlir;
 
 namespace {
+
+/// Marks a kernel module compiled for that architecture alone.
+constexpr StringLiteral kArchAttr = "tessera.cuda.arch";
 
 struct MergeKernelModulesPass
     : tessera::cuda::impl::MergeKernelModulesPassBase<MergeKernelModulesPass> {
@@ -25,11 +31,31 @@ struct MergeKernelModulesPass
           f.setWorkgroupAttributionAttr(
               i, align, IntegerAttr::get(IntegerType::get(ctx, 64), 16));
     });
-    SmallVector<gpu::GPUModuleOp> kernels;
+    // Kernels with sm_90a's own instructions (wgmma) go into a module of
+    // their own, compiled for sm_90a alone.
+    SmallVector<gpu::GPUModuleOp> portable, hopper;
     for (auto m : module.getOps<gpu::GPUModuleOp>())
       if (llvm::all_of(m.getBody()->getOperations(),
                        [](Operation &op) { return isa<gpu::GPUFuncOp>(op); }))
-        kernels.push_back(m);
+        (usesArchSpecificInstructions(m) ? hopper : portable).push_back(m);
+    merge(portable);
+    merge(hopper);
+    if (!hopper.empty())
+      hopper.front()->setAttr(kArchAttr, StringAttr::get(ctx, "sm_90a"));
+  }
+
+  static bool usesArchSpecificInstructions(gpu::GPUModuleOp m) {
+    return m.walk([](Operation *op) {
+              return op->getName().getStringRef().starts_with("nvvm.wgmma")
+                         ? WalkResult::interrupt()
+                         : WalkResult::advance();
+            }).wasInterrupted();
+  }
+
+  /// Moves every kernel of `kernels` into the first of them.
+  void merge(ArrayRef<gpu::GPUModuleOp> kernels) {
+    ModuleOp module = getOperation();
+    MLIRContext *ctx = module.getContext();
     if (kernels.size() < 2)
       return;
     gpu::GPUModuleOp target = kernels.front();
@@ -57,6 +83,30 @@ struct MergeKernelModulesPass
     });
     for (gpu::GPUModuleOp m : llvm::drop_begin(kernels))
       m.erase();
+  }
+};
+
+struct AttachTargetsPass
+    : tessera::cuda::impl::AttachTargetsPassBase<AttachTargetsPass> {
+  using AttachTargetsPassBase::AttachTargetsPassBase;
+  void runOnOperation() override {
+    MLIRContext *ctx = &getContext();
+    SmallVector<Attribute> libs;
+    for (const std::string &lib : linkLibs)
+      libs.push_back(StringAttr::get(ctx, lib));
+    ArrayAttr linkFiles = libs.empty() ? nullptr : ArrayAttr::get(ctx, libs);
+    getOperation().walk([&](gpu::GPUModuleOp m) {
+      auto arch = m->getAttrOfType<StringAttr>(kArchAttr);
+      SmallVector<Attribute> targets;
+      if (std::optional<ArrayAttr> existing = m.getTargets())
+        targets.append(existing->begin(), existing->end());
+      for (const std::string &chip : chips)
+        if (!arch || arch.getValue() == chip)
+          targets.push_back(NVVM::NVVMTargetAttr::get(
+              ctx, /*optLevel=*/3, "nvptx64-nvidia-cuda", chip, "+ptx80",
+              /*targetFlags=*/nullptr, linkFiles));
+      m.setTargetsAttr(ArrayAttr::get(ctx, targets));
+    });
   }
 };
 

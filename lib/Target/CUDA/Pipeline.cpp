@@ -81,7 +81,8 @@ void tessera::cuda::buildGPUPipeline(OpPassManager &pm,
   // bf16/f16 contractions: tensor-core kernels (gpu.launch) of their own.
   TensorCoreMatmulPassOptions tensorCores;
   tensorCores.allowTF32 = options.allowTF32;
-  pm.addNestedPass<func::FuncOp>(createTensorCoreMatmulPass(tensorCores));
+  tensorCores.hopper = llvm::is_contained(options.gpus, "sm_90a");
+  pm.addPass(createTensorCoreMatmulPass(tensorCores));
   pm.addPass(createFlashAttentionPass());
   // Row reductions (softmax, norms): one warp per row.
   pm.addNestedPass<func::FuncOp>(createWarpReductionsPass());
@@ -111,19 +112,14 @@ void tessera::cuda::buildLLVMPipeline(OpPassManager &pm,
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
-  // One NVVM target per architecture: gpu-module-to-binary writes the PTX
-  // of each.
-  for (const std::string &gpu : options.gpus) {
-    GpuNVVMAttachTargetOptions target;
-    target.chip = gpu;
-    target.features = "+ptx80";
-    target.optLevel = 3;
-    // What remains of math after tessera-cuda-expand-math (floor, sqrt,
-    // fabs) calls libdevice, whose bodies are single PTX instructions.
-    target.linkLibs.push_back(options.cudaPath +
-                              "/nvvm/libdevice/libdevice.10.bc");
-    pm.addPass(createGpuNVVMAttachTarget(target));
-  }
+  // One NVVM target per architecture (sm_90a's alone on the kernels that
+  // use its instructions): gpu-module-to-binary writes the PTX of each.
+  AttachTargetsPassOptions targets;
+  targets.chips.assign(options.gpus.begin(), options.gpus.end());
+  // What remains of math after tessera-cuda-expand-math (floor, sqrt,
+  // fabs) calls libdevice, whose bodies are single PTX instructions.
+  targets.linkLibs = {options.cudaPath + "/nvvm/libdevice/libdevice.10.bc"};
+  pm.addPass(createAttachTargetsPass(targets));
   OpPassManager &device = pm.nest<gpu::GPUModuleOp>();
   device.addPass(createConvertNVGPUToNVVMPass());
   device.addPass(createConvertGpuOpsToNVVMOps());

@@ -50,67 +50,10 @@ namespace {
 constexpr int64_t kBlockM = 64, kBlockN = 64, kStages = 3;
 constexpr int64_t kWarps = 4, kThreads = kWarps * 32;
 
-/// Builds the kernel and its launch for one contraction.
-class KernelBuilder : tessera::cuda::KernelArith {
+/// Builds the mma.sync kernel and its launch for one contraction.
+class KernelBuilder : public ContractionKernel {
 public:
-  KernelBuilder(Contraction &c, OpBuilder &b)
-      : KernelArith(b, c.op.getLoc()), c(c) {}
-
-  /// The size of loop dim `dim`, read off an operand that has it.
-  Value loopSize(unsigned dim) {
-    for (OpOperand &operand : c.op->getOpOperands()) {
-      AffineMap map = c.op.getMatchingIndexingMap(&operand);
-      for (unsigned i = 0; i < map.getNumResults(); ++i)
-        if (map.getDimPosition(i) == dim)
-          return memref::DimOp::create(b, loc, operand.get(), i);
-    }
-    llvm_unreachable("every loop dim of a contraction indexes an operand");
-  }
-
-  /// The condition under which the kernel is correct: the dims that are
-  /// contiguous in memory are multiples of 8 (16-byte copies), and the
-  /// result is not empty (no grid of zero blocks).
-  Value guard() {
-    Value zero = cst(0);
-    auto isAligned = [&](Value v) {
-      return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                   rem(v, c.chunk), zero);
-    };
-    auto positive = [&](Value v) {
-      return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, v, zero);
-    };
-    Value ok = both(isAligned(sizeK),
-                    both(positive(sizeK),
-                         both(positive(sizeM), positive(sizeN))));
-    // The grid's y and z dims hold at most 65535 blocks.
-    Value maxBlocks = cst(65535);
-    ok = both(ok, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
-                                        sizeM, cst(65535 * kBlockM)));
-    if (!c.bKMajor)
-      ok = both(ok, isAligned(sizeN));
-    // The batch dims' product, saturated at 65536 (no overflow: each
-    // factor is at most 65536 before it multiplies).
-    Value batch = cst(1), cap = cst(65536);
-    for (Value size : batchSizes) {
-      ok = both(ok, positive(size));
-      batch = arith::MinUIOp::create(
-          b, loc, mul(batch, arith::MinUIOp::create(b, loc, size, cap)), cap);
-    }
-    return both(ok, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
-                                          batch, maxBlocks));
-  }
-
-  void readSizes() {
-    for (unsigned d : c.mDims)
-      mSizes.push_back(loopSize(d));
-    sizeM = mSizes.front();
-    for (Value size : ArrayRef<Value>(mSizes).drop_front())
-      sizeM = mul(sizeM, size);
-    sizeN = loopSize(c.n);
-    sizeK = loopSize(c.k);
-    for (unsigned d : c.batch)
-      batchSizes.push_back(loopSize(d));
-  }
+  using ContractionKernel::ContractionKernel;
 
   /// Emits the launch at the builder's insertion point.
   void buildLaunch() {
@@ -145,15 +88,6 @@ public:
   }
 
 private:
-  /// The indices of operand `index` for the given loop dim values.
-  SmallVector<Value> indicesOf(unsigned index,
-                               const llvm::DenseMap<unsigned, Value> &at) {
-    SmallVector<Value> indices;
-    for (unsigned dim : c.roles[index])
-      indices.push_back(at.lookup(dim));
-    return indices;
-  }
-
   /// The 16-byte chunk `chunk` of shared row `row` after the swizzle: rows
   /// of 4 chunks (64 bytes) pair up, rows of 8 chunks (128 bytes) take
   /// eight distinct positions.
@@ -305,20 +239,15 @@ private:
     return acc;
   }
 
-  /// Where accumulator `index` of this thread lives in the result, and
-  /// whether it is inside it. Tile (mi, nj): c0, c1 at row lane/4, columns
-  /// 2*(lane%4) + {0, 1}; c2, c3 eight rows below.
-  std::pair<llvm::DenseMap<unsigned, Value>, Value> accumulatorAt(int64_t index) {
+  /// Tile (mi, nj) of a warp's 32x32 quarter: c0, c1 at row lane/4,
+  /// columns 2*(lane%4) + {0, 1}; c2, c3 eight rows below.
+  std::pair<Value, Value> fragmentPosition(int64_t index) override {
     int64_t tile = index / 4, r = index % 4, mi = tile / 4, nj = tile % 4;
-    Value row = add(add(m0, mul(warpM, cst(32))),
+    Value row = add(mul(warpM, cst(32)),
                     add(cst(mi * 16 + (r / 2) * 8), div(lane, 4)));
-    Value col = add(add(n0, mul(warpN, cst(32))),
+    Value col = add(mul(warpN, cst(32)),
                     add(cst(nj * 8 + r % 2), mul(rem(lane, 4), cst(2))));
-    Value inside = both(lt(row, sizeM), lt(col, sizeN));
-    llvm::DenseMap<unsigned, Value> at = batchIndex;
-    at[c.m] = row;
-    at[c.n] = col;
-    return {at, inside};
+    return {row, col};
   }
 
   void buildKernel(gpu::LaunchOp launch) {
@@ -329,29 +258,8 @@ private:
     warpN = rem(warp, 2);
     m0 = mul(launch.getBlockIds().y, cst(kBlockM));
     n0 = mul(launch.getBlockIds().x, cst(kBlockN));
-    // The batch indices, row-major over the batch dims.
-    Value linear = launch.getBlockIds().z;
-    for (unsigned i = c.batch.size(); i-- > 0;) {
-      batchIndex[c.batch[i]] =
-          arith::RemUIOp::create(b, loc, linear, batchSizes[i]);
-      linear = arith::DivUIOp::create(b, loc, linear, batchSizes[i]);
-    }
-
-    // The accumulators: zero, or the result's values.
-    Value out = c.operands[2];
-    Value zeroF = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
-    SmallVector<Value> acc;
-    for (int64_t i = 0; i < 32; ++i) {
-      if (c.zeroStart) {
-        acc.push_back(zeroF);
-        continue;
-      }
-      auto [at, inside] = accumulatorAt(i);
-      at[c.m] = select(inside, at[c.m], cst(0));
-      at[c.n] = select(inside, at[c.n], cst(0));
-      Value v = memref::LoadOp::create(b, loc, out, indicesOf(2, at));
-      acc.push_back(select(inside, v, zeroF));
-    }
+    readBatchIndex(launch.getBlockIds().z);
+    SmallVector<Value> acc = startAccumulators(32);
 
     // Prologue: stages 0 .. kStages-2 in flight, a group each.
     Value numK = arith::CeilDivUIOp::create(b, loc, sizeK, cst(c.blockK));
@@ -377,76 +285,10 @@ private:
     }
     NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
 
-    // Epilogue: each accumulator stored where it is inside the result,
-    // or the fused elementwise op computed on it and stored instead.
-    for (int64_t i = 0; i < 32; ++i) {
-      auto [at, inside] = accumulatorAt(i);
-      auto ifInside = scf::IfOp::create(b, loc, inside, false);
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(ifInside.thenBlock());
-      if (c.epilogue)
-        storeEpilogue(loop.getResult(i), at);
-      else
-        memref::StoreOp::create(b, loc, loop.getResult(i), out,
-                                indicesOf(2, at));
-    }
+    storeAccumulators(loop.getResults());
   }
 
-  /// The fused elementwise op on accumulator `value` at loop dims `at`:
-  /// its other inputs are loaded where its maps say, its body cloned.
-  void storeEpilogue(Value value, llvm::DenseMap<unsigned, Value> at) {
-    // The M dims one by one (row-major) from the collapsed row.
-    if (c.mDims.size() > 1) {
-      Value row = at[c.m];
-      for (unsigned j = c.mDims.size(); j-- > 0;) {
-        at[c.mDims[j]] = j ? arith::RemUIOp::create(b, loc, row, mSizes[j])
-                           : row;
-        if (j)
-          row = arith::DivUIOp::create(b, loc, row, mSizes[j]);
-      }
-    }
-    // The epilogue's loop dims are the result's dims, in order.
-    AffineMap resultMap = c.op.getIndexingMapsArray()[2];
-    SmallVector<Value> loops;
-    for (unsigned i = 0; i < resultMap.getNumResults(); ++i)
-      loops.push_back(at.lookup(resultMap.getDimPosition(i)));
-    linalg::GenericOp e = c.epilogue;
-    auto indices = [&](OpOperand &operand) {
-      AffineMap map = e.getMatchingIndexingMap(&operand);
-      SmallVector<Value> result;
-      for (unsigned i = 0; i < map.getNumResults(); ++i)
-        result.push_back(loops[map.getDimPosition(i)]);
-      return result;
-    };
-    IRMapping mapping;
-    Block *body = e.getBlock();
-    Value result = c.op.getDpsInits()[0];
-    for (OpOperand &operand : e->getOpOperands()) {
-      BlockArgument arg = body->getArgument(operand.getOperandNumber());
-      if (arg.use_empty())
-        continue;
-      // The product's buffer holds the product when the epilogue runs,
-      // whether the epilogue reads it as an input or (in place) as its
-      // output.
-      if (operand.get() == result)
-        mapping.map(arg, value);
-      else
-        mapping.map(arg, memref::LoadOp::create(b, loc, operand.get(),
-                                                indices(operand)));
-    }
-    for (Operation &inner : body->without_terminator())
-      b.clone(inner, mapping);
-    Value computed = mapping.lookupOrDefault(
-        body->getTerminator()->getOperand(0));
-    OpOperand *init = e.getDpsInitOperand(0);
-    memref::StoreOp::create(b, loc, computed, init->get(), indices(*init));
-  }
-
-  Contraction &c;
-  Value sizeM, sizeN, sizeK;
-  SmallVector<Value> batchSizes, mSizes;
-  Value smA, smB, tid, lane, warpM, warpN, m0, n0;
-  llvm::DenseMap<unsigned, Value> batchIndex;
+  Value smA, smB, tid, lane, warpM, warpN;
 };
 
 struct TensorCoreMatmulPass
@@ -495,13 +337,19 @@ struct TensorCoreMatmulPass
         c.operands[i] = memref::CollapseShapeOp::create(
             b, c.op.getLoc(), c.operands[i], groups);
       }
-    Value guard = kernel.guard();
+    Value guard = kernel.guard(kBlockM);
     auto branch = scf::IfOp::create(b, c.op.getLoc(), guard,
                                     /*withElseRegion=*/true);
     {
       OpBuilder::InsertionGuard insertion(b);
       b.setInsertionPointToStart(branch.thenBlock());
-      kernel.buildLaunch();
+      // On an sm_90a GPU, the wgmma kernel (its guard checks the grid for
+      // the same 64-row blocks).
+      if (hopper && hopperTakes(c))
+        buildHopperLaunch(c, b, getOperation(),
+                          [&] { kernel.buildLaunch(); });
+      else
+        kernel.buildLaunch();
       // The original ops run where the kernel cannot.
       b.setInsertionPointToStart(branch.elseBlock());
       if (c.zeroFill)

@@ -9,6 +9,8 @@
 #ifndef TESSERA_LIB_TARGET_CUDA_TENSORCOREMATMUL_H
 #define TESSERA_LIB_TARGET_CUDA_TENSORCOREMATMUL_H
 
+#include "KernelBuilding.h"
+
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 
 #include <array>
@@ -56,6 +58,69 @@ struct Contraction {
 /// The contraction `op` as the kernel computes it, if it can (fp32 ones
 /// only with `allowTF32`).
 std::optional<Contraction> match(mlir::linalg::LinalgOp op, bool allowTF32);
+
+/// Whether the sm_90a wgmma kernel takes `c` (16-bit operands, A and B of
+/// rank at most 5, which tensor maps allow).
+bool hopperTakes(const Contraction &c);
+
+/// Emits at `b`'s insertion point: on an sm_90a GPU, and when A and B are
+/// 16-byte aligned, the wgmma kernel's launch (declaring in `module` the
+/// runtime functions it calls); elsewhere what `otherwise` builds.
+void buildHopperLaunch(Contraction &c, mlir::OpBuilder &b,
+                       mlir::ModuleOp module,
+                       llvm::function_ref<void()> otherwise);
+
+/// What the tensor-core GEMM kernels (mma.sync, TensorCoreMatmul.cpp;
+/// wgmma, HopperMatmul.cpp) build alike: on the host, the loop dims' sizes
+/// and the guard; in the kernel, operand indices, a block's batch indices,
+/// the accumulators' start values and their stores, or the fused
+/// elementwise op computed on them.
+class ContractionKernel : public KernelArith {
+public:
+  ContractionKernel(Contraction &c, mlir::OpBuilder &b)
+      : KernelArith(b, c.op.getLoc()), c(c) {}
+  virtual ~ContractionKernel() = default;
+
+  /// Host: reads the loop dims' sizes at the insertion point.
+  void readSizes();
+  /// Host: the kernel is correct for these sizes (contiguous dims multiples
+  /// of 16 bytes, nothing empty, a grid of `blockM`-row blocks within
+  /// CUDA's limits).
+  mlir::Value guard(int64_t blockM);
+
+protected:
+  /// The size of loop dim `dim`, read off an operand that has it.
+  mlir::Value loopSize(unsigned dim);
+  /// The indices of operand `index` (0 A, 1 B, 2 result) at loop dims `at`.
+  llvm::SmallVector<mlir::Value>
+  indicesOf(unsigned index, const llvm::DenseMap<unsigned, mlir::Value> &at);
+  /// Kernel: the batch indices of block `linear` (row-major over the
+  /// batch dims).
+  void readBatchIndex(mlir::Value linear);
+  /// Kernel: where accumulator `index` of this thread lies in the block's
+  /// tile (row, column).
+  virtual std::pair<mlir::Value, mlir::Value>
+  fragmentPosition(int64_t index) = 0;
+  /// Where accumulator `index` lies in the result, and whether inside it.
+  std::pair<llvm::DenseMap<unsigned, mlir::Value>, mlir::Value>
+  accumulatorAt(int64_t index);
+  /// `count` accumulators: zeros, or the result's values.
+  llvm::SmallVector<mlir::Value> startAccumulators(int64_t count);
+  /// Each accumulator stored where it is inside the result, or the fused
+  /// elementwise op computed on it and stored instead.
+  void storeAccumulators(mlir::ValueRange acc);
+
+  Contraction &c;
+  mlir::Value sizeM, sizeN, sizeK;
+  llvm::SmallVector<mlir::Value> batchSizes, mSizes;
+  /// The block's first row and column.
+  mlir::Value m0, n0;
+  llvm::DenseMap<unsigned, mlir::Value> batchIndex;
+
+private:
+  void storeEpilogue(mlir::Value value,
+                     llvm::DenseMap<unsigned, mlir::Value> at);
+};
 
 } // namespace tessera::cuda::tensor_cores
 

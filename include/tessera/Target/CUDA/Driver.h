@@ -30,6 +30,12 @@ public:
 
   /// The device in words ("NVIDIA H100 (sm_90) through the CUDA driver").
   virtual std::string device() const = 0;
+  /// Its compute capability, 10 * major + minor (90 for an H100).
+  virtual unsigned computeCapability() const = 0;
+  /// A TMA tensor map built in device memory (which stays allocated until
+  /// the driver goes away).
+  virtual llvm::Expected<uint64_t>
+  createTensorMap(const tessera_cuda_tensor_map_fields &fields) = 0;
 
   /// Pooled device memory.
   llvm::Expected<uint64_t> allocate(uint64_t bytes);
@@ -84,9 +90,12 @@ public:
 /// the device is missing.
 llvm::Expected<std::shared_ptr<Driver>> openCudaDriver(int ordinal);
 
-/// Tessera's PTX emulator, running the PTX of the newest architecture in
-/// each image; `hazardChecks` turns on its race and async-copy checks.
-std::shared_ptr<Driver> createEmulatorDriver(bool hazardChecks = true);
+/// Tessera's PTX emulator as a GPU of architecture `arch` (sm_80 ..
+/// sm_90a): it runs each image's PTX for that architecture, or for the
+/// newest one below it that the image holds (sm_90a PTX only on sm_90a, as
+/// a GPU would). `hazardChecks` turns on its race and async-copy checks.
+std::shared_ptr<Driver> createEmulatorDriver(bool hazardChecks = true,
+                                             llvm::StringRef arch = "sm_90a");
 
 } // namespace tessera::cuda
 

@@ -21,7 +21,21 @@
 extern "C" {
 #endif
 
-#define TESSERA_CUDA_DRIVER_ABI_VERSION 1
+#define TESSERA_CUDA_DRIVER_ABI_VERSION 2
+
+/* A TMA tensor map, as cuTensorMapEncodeTiled takes it: dim 0 is the
+ * innermost (contiguous) one; strides are in bytes, of dims 1 .. rank-1
+ * (strides[0] is unused); swizzle is CUtensorMapSwizzle's value (0 none,
+ * 1 32B, 2 64B, 3 128B). Elements outside the tensor read as zero. */
+typedef struct tessera_cuda_tensor_map_fields {
+  uint64_t global_address;
+  uint32_t element_bytes;
+  uint32_t rank;
+  uint64_t dims[5];
+  uint64_t strides[5];
+  uint32_t box[5];
+  uint32_t swizzle;
+} tessera_cuda_tensor_map_fields;
 
 typedef struct tessera_cuda_driver {
   uint32_t abi_version;
@@ -46,6 +60,12 @@ typedef struct tessera_cuda_driver {
                 uint64_t num_params);
   int (*synchronize)(void *self);
   const char *(*last_error)(void *self);
+  /* The device's compute capability as 10 * major + minor (90: sm_90). */
+  int (*compute_capability)(void *self, uint32_t *capability);
+  /* A tensor map (128 bytes, 64-byte aligned) built in device memory, for
+   * kernels' cp.async.bulk.tensor copies. */
+  int (*tensor_map)(void *self, const tessera_cuda_tensor_map_fields *fields,
+                    uint64_t *device);
 } tessera_cuda_driver;
 
 /* Exported by every CUDA artifact. */

@@ -242,7 +242,10 @@ bool applyModifier(StringRef mod, const OpSpec &spec, Instruction &inst,
   if (spec.cats & C_SPACE) {
     bool isSpace =
         mod == "global" || mod == "shared" || mod == "shared::cta" ||
-        ((spec.op == Op::CpAsyncBulk || spec.op == Op::CpAsyncBulkTensor) &&
+        // Every grid is a cluster of one CTA: its shared::cluster window
+        // is the CTA's own shared memory.
+        ((spec.op == Op::CpAsyncBulk || spec.op == Op::CpAsyncBulkTensor ||
+          spec.op == Op::Cvta) &&
          mod == "shared::cluster") ||
         mod == "param" || mod == "local" || mod == "const";
     if (isSpace) {

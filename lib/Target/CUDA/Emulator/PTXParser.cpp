@@ -29,6 +29,10 @@ struct Fixup {
   size_t inst, operand;
   std::string name;
   unsigned line;
+  /// The `{ }` blocks around the use, outermost first: a label resolves to
+  /// the one defined in the innermost of them (PTX labels are local to
+  /// their block, so inline asm can repeat its labels).
+  std::vector<unsigned> blocks;
 };
 
 class Parser {
@@ -54,7 +58,10 @@ private:
   Kernel *k = nullptr;
   std::vector<std::map<std::string, uint32_t, std::less<>>> scopes;
   std::map<std::string, Symbol, std::less<>> symbols;
-  std::map<std::string, size_t, std::less<>> labels;
+  /// (block, label) -> instruction index.
+  std::map<std::pair<unsigned, std::string>, size_t> labels;
+  std::vector<unsigned> blocks;
+  unsigned blockCount = 0;
   std::vector<Fixup> fixups;
   std::vector<std::pair<std::string, unsigned>> moduleShared; // name, size
   unsigned moduleSharedAlign = 1;
@@ -220,6 +227,8 @@ private:
     scopes.clear();
     symbols.clear();
     labels.clear();
+    blocks.clear();
+    blockCount = 0;
     fixups.clear();
     const Token &nt = next();
     k->name = nt.text.str();
@@ -336,6 +345,7 @@ private:
 
   llvm::Error parseBlock() {
     scopes.emplace_back();
+    blocks.push_back(blockCount++);
     while (true) {
       const Token &t = peek();
       if (t.kind == Token::End)
@@ -354,6 +364,7 @@ private:
         return e;
     }
     scopes.pop_back();
+    blocks.pop_back();
     return llvm::Error::success();
   }
 
@@ -362,7 +373,9 @@ private:
     if (t.kind == Token::Ident && peek(1).text == ":") {
       next();
       next();
-      labels[t.text.str()] = k->body.size();
+      if (!labels.try_emplace({blocks.back(), t.text.str()}, k->body.size())
+               .second)
+        return err(t.line, "label '" + t.text + "' defined twice in a block");
       return llvm::Error::success();
     }
     if (t.text == ".reg")
@@ -554,7 +567,8 @@ private:
           o.baseIsReg = true;
           o.reg = r;
         } else {
-          fixups.push_back({k->body.size(), index, b.text.str(), b.line});
+          fixups.push_back(
+              {k->body.size(), index, b.text.str(), b.line, blocks});
         }
         if (peek().text == "+" || peek().text == "-") {
           bool neg = next().text == "-";
@@ -638,7 +652,7 @@ private:
     }
     // A label or a variable's address, resolved when the body is complete.
     o.kind = Operand::Imm;
-    fixups.push_back({k->body.size(), index, id.text.str(), id.line});
+    fixups.push_back({k->body.size(), index, id.text.str(), id.line, blocks});
     return llvm::Error::success();
   }
 
@@ -649,7 +663,10 @@ private:
       Instruction &inst = k->body[f.inst];
       Operand &o = inst.ops[f.operand];
       if (inst.op == Op::Bra) {
-        auto l = labels.find(f.name);
+        auto l = labels.end();
+        for (auto b = f.blocks.rbegin(); b != f.blocks.rend() && l == labels.end();
+             ++b)
+          l = labels.find({*b, f.name});
         if (l == labels.end())
           return err(f.line, "unknown label '" + f.name + "'");
         o.kind = Operand::Label;

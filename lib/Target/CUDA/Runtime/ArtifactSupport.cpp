@@ -52,6 +52,8 @@ struct State {
   size_t loadedModules = 0;
   /// Weights uploaded once: host address -> device address.
   std::map<const void *, uint64_t> globals;
+  /// Tensor maps built once: their fields -> device address.
+  std::map<std::vector<uint64_t>, uint64_t> tensorMaps;
   std::string error;
   bool failed = false;
 
@@ -116,8 +118,11 @@ void tesseraCudaBindDriver(const tessera_cuda_driver *driver) {
     }
     for (auto &[host, device] : s.globals)
       s.driver->release(s.driver->self, device);
+    for (auto &[fields, device] : s.tensorMaps)
+      s.driver->release(s.driver->self, device);
   }
   s.globals.clear();
+  s.tensorMaps.clear();
   s.driver = driver;
 }
 
@@ -236,6 +241,54 @@ uint64_t tessera_cuda_device_global(const void *host, uint64_t bytes) {
     return 0;
   }
   s.globals[host] = device;
+  return device;
+}
+
+/// The device's compute capability (10 * major + minor), which the host
+/// code asks before it launches an architecture's own kernels; 0 when no
+/// driver is bound or it cannot say.
+uint32_t tessera_cuda_compute_capability() {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  uint32_t capability = 0;
+  if (!s.ready("the GPU's architecture was asked") ||
+      s.driver->abi_version < 2 ||
+      s.driver->compute_capability(s.driver->self, &capability))
+    return 0;
+  return capability;
+}
+
+/// The device address of a TMA tensor map over a buffer (fields as in
+/// tessera_cuda_tensor_map_fields, one scalar each: dims and box from
+/// dim 0, the innermost; byte strides of dims 1-4), built once per distinct
+/// map; 0 after a failure.
+uint64_t tessera_cuda_tensor_map(uint64_t address, uint32_t elementBytes,
+                                 uint32_t rank, uint64_t d0, uint64_t d1,
+                                 uint64_t d2, uint64_t d3, uint64_t d4,
+                                 uint64_t s1, uint64_t s2, uint64_t s3,
+                                 uint64_t s4, uint32_t b0, uint32_t b1,
+                                 uint32_t b2, uint32_t b3, uint32_t b4,
+                                 uint32_t swizzle) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (!s.ready("a tensor map was built"))
+    return 0;
+  std::vector<uint64_t> key = {address, elementBytes, rank, d0, d1, d2, d3,
+                               d4, s1, s2, s3, s4, b0, b1, b2, b3, b4,
+                               swizzle};
+  auto it = s.tensorMaps.find(key);
+  if (it != s.tensorMaps.end())
+    return it->second;
+  tessera_cuda_tensor_map_fields fields = {
+      address,          elementBytes,   rank,          {d0, d1, d2, d3, d4},
+      {0, s1, s2, s3, s4}, {b0, b1, b2, b3, b4}, swizzle};
+  uint64_t device = 0;
+  if (s.driver->abi_version < 2 ||
+      s.driver->tensor_map(s.driver->self, &fields, &device)) {
+    s.fail("cannot build a tensor map for a kernel's copies");
+    return 0;
+  }
+  s.tensorMaps[key] = device;
   return device;
 }
 

@@ -27,6 +27,10 @@ using CUfunction = void *;
 using CUdeviceptr = unsigned long long;
 
 constexpr int kComputeCapabilityMajor = 75, kComputeCapabilityMinor = 76;
+constexpr int kMaxDynamicSharedBytes = 8; // CU_FUNC_ATTRIBUTE_...
+/// Tensor maps: CU_TENSOR_MAP_DATA_TYPE_UINT8/16/32/64 by element size, no
+/// interleave, L2 promotion of 128 bytes, out-of-bounds elements zero.
+constexpr int kTensorMapL2Promotion128B = 2;
 
 struct Api {
   CUresult (*init)(unsigned);
@@ -50,6 +54,12 @@ struct Api {
                            unsigned, unsigned, unsigned, void *, void **,
                            void **);
   CUresult (*getErrorString)(CUresult, const char **);
+  CUresult (*funcSetAttribute)(CUfunction, int, int);
+  /// Null in drivers older than CUDA 12 (no sm_90a kernels run there).
+  CUresult (*tensorMapEncodeTiled)(void *, int, unsigned, void *,
+                                   const uint64_t *, const uint64_t *,
+                                   const uint32_t *, const uint32_t *, int,
+                                   int, int, int);
 };
 
 class CudaDriver : public Driver {
@@ -67,6 +77,37 @@ public:
   std::string device() const override {
     return llvm::formatv("{0} (sm_{1}{2}) through the CUDA driver", name,
                          major, minor);
+  }
+  unsigned computeCapability() const override { return major * 10 + minor; }
+
+  llvm::Expected<uint64_t>
+  createTensorMap(const tessera_cuda_tensor_map_fields &f) override {
+    current();
+    if (!api.tensorMapEncodeTiled)
+      return fail("this CUDA driver has no cuTensorMapEncodeTiled (sm_90a "
+                  "kernels need CUDA 12 or newer)");
+    alignas(64) uint8_t map[128] = {};
+    uint64_t strides[4] = {};
+    uint32_t elementStrides[5] = {1, 1, 1, 1, 1};
+    for (uint32_t i = 1; i < f.rank && i < 5; ++i)
+      strides[i - 1] = f.strides[i];
+    int type = f.element_bytes == 1   ? 0
+               : f.element_bytes == 2 ? 1
+               : f.element_bytes == 4 ? 2
+                                      : 4;
+    if (llvm::Error e = check(
+            api.tensorMapEncodeTiled(
+                map, type, f.rank, reinterpret_cast<void *>(f.global_address),
+                f.dims, strides, f.box, elementStrides, /*interleave=*/0,
+                int(f.swizzle), kTensorMapL2Promotion128B, /*oobFill=*/0),
+            "cuTensorMapEncodeTiled"))
+      return std::move(e);
+    auto address = allocate(sizeof(map));
+    if (!address)
+      return address.takeError();
+    if (llvm::Error e = copyToDevice(*address, map, sizeof(map)))
+      return std::move(e);
+    return *address;
   }
 
   llvm::Error copyToDevice(uint64_t dst, const void *src,
@@ -121,6 +162,13 @@ public:
                      const uint32_t block[3], uint32_t sharedBytes,
                      void **params, uint64_t) override {
     current();
+    // Over 48 KiB of dynamic shared memory is an opt-in per kernel.
+    if (sharedBytes > 48 * 1024)
+      if (llvm::Error e = check(api.funcSetAttribute(function,
+                                                     kMaxDynamicSharedBytes,
+                                                     int(sharedBytes)),
+                                "cuFuncSetAttribute"))
+        return e;
     return check(api.launchKernel(function, grid[0], grid[1], grid[2],
                                   block[0], block[1], block[2], sharedBytes,
                                   nullptr, params, nullptr),
@@ -205,6 +253,10 @@ tessera::cuda::openCudaDriver(int ordinal) {
   bind(api.moduleGetFunction, "cuModuleGetFunction");
   bind(api.launchKernel, "cuLaunchKernel");
   bind(api.getErrorString, "cuGetErrorString");
+  bind(api.funcSetAttribute, "cuFuncSetAttribute");
+  api.tensorMapEncodeTiled =
+      reinterpret_cast<decltype(api.tensorMapEncodeTiled)>(
+          dlsym(library, "cuTensorMapEncodeTiled"));
   if (missing)
     return fail("libcuda.so.1 lacks a driver API function Tessera needs "
                 "(a driver older than CUDA 11?)");

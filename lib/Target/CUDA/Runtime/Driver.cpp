@@ -68,6 +68,18 @@ struct DriverTable {
   static int synchronize(void *self) {
     return check(of(self), of(self).synchronize());
   }
+  static int capability(void *self, uint32_t *result) {
+    *result = of(self).computeCapability();
+    return 0;
+  }
+  static int tensorMap(void *self, const tessera_cuda_tensor_map_fields *fields,
+                       uint64_t *device) {
+    auto address = of(self).createTensorMap(*fields);
+    if (!address)
+      return check(of(self), address.takeError());
+    *device = *address;
+    return 0;
+  }
   static const char *lastError(void *self) {
     return of(self).lastError.c_str();
   }
@@ -89,6 +101,8 @@ Driver::Driver() {
   abi.launch = DriverTable::launch;
   abi.synchronize = DriverTable::synchronize;
   abi.last_error = DriverTable::lastError;
+  abi.compute_capability = DriverTable::capability;
+  abi.tensor_map = DriverTable::tensorMap;
 }
 
 Driver::~Driver() = default;

@@ -12,6 +12,7 @@
 #include "tessera/Target/CUDA/Emulator/PTXParser.h"
 #include "tessera/Target/CUDA/KernelImage.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cstdlib>
@@ -40,13 +41,42 @@ struct LoadedFunction {
 
 class EmulatorDriver : public Driver {
 public:
-  explicit EmulatorDriver(bool hazardChecks) {
+  EmulatorDriver(bool hazardChecks, llvm::StringRef arch)
+      : arch(arch.str()), capability(tessera::cuda::computeCapability(arch)) {
     options.checkHazards = hazardChecks;
   }
   ~EmulatorDriver() override { releasePool(); }
 
   std::string device() const override {
-    return "Tessera's PTX emulator (no GPU)";
+    return "Tessera's PTX emulator as " + arch + " (no GPU)";
+  }
+  unsigned computeCapability() const override { return capability; }
+
+  /// 128 bytes of device memory, with the fields recorded at their address
+  /// (the emulator reads them there, not a hardware encoding).
+  llvm::Expected<uint64_t>
+  createTensorMap(const tessera_cuda_tensor_map_fields &f) override {
+    if (f.rank < 1 || f.rank > 5)
+      return fail(llvm::formatv("a tensor map of rank {0} (1 to 5)", f.rank));
+    auto address = allocate(128);
+    if (!address)
+      return address.takeError();
+    ptx::TensorMap map;
+    map.elementBytes = f.element_bytes;
+    map.rank = f.rank;
+    map.globalAddress = f.global_address;
+    for (unsigned i = 0; i < f.rank; ++i) {
+      map.globalDims[i] = f.dims[i];
+      map.globalStrides[i] = i ? f.strides[i] : 0;
+      map.boxDims[i] = f.box[i];
+    }
+    using Swizzle = ptx::TensorMap::Swizzle;
+    map.swizzle = f.swizzle == 1   ? Swizzle::B32
+                  : f.swizzle == 2 ? Swizzle::B64
+                  : f.swizzle == 3 ? Swizzle::B128
+                                   : Swizzle::None;
+    memory.defineTensorMap(*address, map);
+    return *address;
   }
 
   llvm::Error copyToDevice(uint64_t dst, const void *src,
@@ -82,14 +112,27 @@ public:
     auto entries = readKernelImage(image);
     if (!entries)
       return entries.takeError();
+    // This architecture's PTX, or the newest below it; an "a" (arch-
+    // specific) PTX runs only on its own architecture.
     const KernelImageEntry *newest = nullptr;
-    for (const KernelImageEntry &e : *entries)
-      if (e.kind == KernelImageEntry::PTX &&
-          (!newest ||
-           computeCapability(e.arch) > computeCapability(newest->arch)))
+    for (const KernelImageEntry &e : *entries) {
+      if (e.kind != KernelImageEntry::PTX)
+        continue;
+      unsigned cc = tessera::cuda::computeCapability(e.arch);
+      bool runs = e.arch == arch ||
+                  (cc <= capability && !llvm::StringRef(e.arch).ends_with("a"));
+      if (runs && (!newest || e.arch == arch ||
+                   (newest->arch != arch &&
+                    cc > tessera::cuda::computeCapability(newest->arch))))
         newest = &e;
-    if (!newest)
-      return fail("the kernel image holds no PTX for the emulator");
+    }
+    if (!newest) {
+      std::vector<std::string> archs;
+      for (const KernelImageEntry &e : *entries)
+        archs.push_back(e.arch);
+      return fail("the kernel image holds no PTX that runs on " + arch +
+                  " (it holds " + llvm::join(archs, ", ") + ")");
+    }
     auto parsed = ptx::parsePTX(newest->data, "kernels." + newest->arch +
                                                   ".ptx");
     if (!parsed)
@@ -180,6 +223,8 @@ protected:
   }
 
 private:
+  std::string arch;
+  unsigned capability;
   ptx::DeviceMemory memory;
   ptx::EmulatorOptions options;
   std::map<uint64_t, void *> hostOf;
@@ -191,6 +236,7 @@ private:
 
 } // namespace
 
-std::shared_ptr<Driver> tessera::cuda::createEmulatorDriver(bool hazardChecks) {
-  return std::make_shared<EmulatorDriver>(hazardChecks);
+std::shared_ptr<Driver>
+tessera::cuda::createEmulatorDriver(bool hazardChecks, llvm::StringRef arch) {
+  return std::make_shared<EmulatorDriver>(hazardChecks, arch);
 }

@@ -227,6 +227,11 @@ llvm::Error tessera::cuda::checkDriverOptions(
   if (kind != "cuda" && kind != "emulator")
     return fail("--gpu-driver must be 'cuda' or 'emulator', got '" + kind +
                 "'");
+  std::string arch = optionOr(options, "emulated-gpu", "sm_90a");
+  if (!llvm::is_contained({"sm_80", "sm_86", "sm_89", "sm_90", "sm_90a"},
+                          arch))
+    return fail("--emulated-gpu must be one of sm_80, sm_86, sm_89, sm_90, "
+                "sm_90a; got '" + arch + "'");
   return llvm::Error::success();
 }
 
@@ -240,12 +245,14 @@ tessera::cuda::driverFor(const runtime::LoadOptions &options) {
   static std::mutex mutex;
   static llvm::StringMap<std::weak_ptr<Driver>> drivers;
   std::lock_guard<std::mutex> lock(mutex);
-  std::string key = kind == "emulator" ? kind : kind + ":" + device;
+  std::string arch = optionOr(options, "emulated-gpu", "sm_90a");
+  std::string key =
+      kind == "emulator" ? kind + ":" + arch : kind + ":" + device;
   if (auto existing = drivers[key].lock())
     return existing;
   std::shared_ptr<Driver> driver;
   if (kind == "emulator") {
-    driver = createEmulatorDriver();
+    driver = createEmulatorDriver(/*hazardChecks=*/true, arch);
   } else {
     auto opened = openCudaDriver(ordinal);
     if (!opened)
@@ -268,7 +275,11 @@ void tessera::cuda::registerLoaders() {
        "(default) or Tessera's PTX emulator, which needs no GPU"},
       {"device", "N|emulator",
        "the GPU a CUDA artifact runs on (default 0), or 'emulator' for "
-       "Tessera's PTX emulator"}};
+       "Tessera's PTX emulator"},
+      {"emulated-gpu", "sm_80|sm_86|sm_89|sm_90|sm_90a",
+       "the GPU the emulator stands for (default sm_90a, an H100/H200): it "
+       "runs the artifact's kernels for that architecture, as that GPU "
+       "would"}};
   loader.accepts = [](llvm::StringRef path) { return isCudaArtifact(path); };
   loader.load = [](llvm::StringRef path, const runtime::LoadOptions &options)
       -> llvm::Expected<std::unique_ptr<runtime::Executable>> {

@@ -1,0 +1,176 @@
+//===- ContractionKernel.cpp - what the tensor-core GEMMs share -----------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// The host guard and sizes, and the kernels' accumulator start values,
+// stores and fused epilogues, for the mma.sync and wgmma GEMM kernels.
+//
+//===----------------------------------------------------------------------===//
+#include "TensorCoreMatmul.h"
+
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+
+using namespace mlir;
+using namespace tessera::cuda::tensor_cores;
+
+Value ContractionKernel::loopSize(unsigned dim) {
+  for (OpOperand &operand : c.op->getOpOperands()) {
+    AffineMap map = c.op.getMatchingIndexingMap(&operand);
+    for (unsigned i = 0; i < map.getNumResults(); ++i)
+      if (map.getDimPosition(i) == dim)
+        return memref::DimOp::create(b, loc, operand.get(), i);
+  }
+  llvm_unreachable("every loop dim of a contraction indexes an operand");
+}
+
+Value ContractionKernel::guard(int64_t blockM) {
+  Value zero = cst(0);
+  auto isAligned = [&](Value v) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                 rem(v, c.chunk), zero);
+  };
+  auto positive = [&](Value v) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, v, zero);
+  };
+  Value ok = both(isAligned(sizeK),
+                  both(positive(sizeK), both(positive(sizeM), positive(sizeN))));
+  // The grid's y and z dims hold at most 65535 blocks.
+  Value maxBlocks = cst(65535);
+  ok = both(ok, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
+                                      sizeM, cst(65535 * blockM)));
+  if (!c.bKMajor)
+    ok = both(ok, isAligned(sizeN));
+  // The batch dims' product, saturated at 65536 (no overflow: each factor
+  // is at most 65536 before it multiplies).
+  Value batch = cst(1), cap = cst(65536);
+  for (Value size : batchSizes) {
+    ok = both(ok, positive(size));
+    batch = arith::MinUIOp::create(
+        b, loc, mul(batch, arith::MinUIOp::create(b, loc, size, cap)), cap);
+  }
+  return both(ok, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
+                                        batch, maxBlocks));
+}
+
+void ContractionKernel::readSizes() {
+  for (unsigned d : c.mDims)
+    mSizes.push_back(loopSize(d));
+  sizeM = mSizes.front();
+  for (Value size : ArrayRef<Value>(mSizes).drop_front())
+    sizeM = mul(sizeM, size);
+  sizeN = loopSize(c.n);
+  sizeK = loopSize(c.k);
+  for (unsigned d : c.batch)
+    batchSizes.push_back(loopSize(d));
+}
+
+SmallVector<Value>
+ContractionKernel::indicesOf(unsigned index,
+                             const llvm::DenseMap<unsigned, Value> &at) {
+  SmallVector<Value> indices;
+  for (unsigned dim : c.roles[index])
+    indices.push_back(at.lookup(dim));
+  return indices;
+}
+
+void ContractionKernel::readBatchIndex(Value linear) {
+  for (unsigned i = c.batch.size(); i-- > 0;) {
+    batchIndex[c.batch[i]] =
+        arith::RemUIOp::create(b, loc, linear, batchSizes[i]);
+    linear = arith::DivUIOp::create(b, loc, linear, batchSizes[i]);
+  }
+}
+
+std::pair<llvm::DenseMap<unsigned, Value>, Value>
+ContractionKernel::accumulatorAt(int64_t index) {
+  auto [rowInBlock, colInBlock] = fragmentPosition(index);
+  Value row = add(m0, rowInBlock), col = add(n0, colInBlock);
+  Value inside = both(lt(row, sizeM), lt(col, sizeN));
+  llvm::DenseMap<unsigned, Value> at = batchIndex;
+  at[c.m] = row;
+  at[c.n] = col;
+  return {at, inside};
+}
+
+SmallVector<Value> ContractionKernel::startAccumulators(int64_t count) {
+  Value out = c.operands[2];
+  Value zeroF = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
+  SmallVector<Value> acc;
+  for (int64_t i = 0; i < count; ++i) {
+    if (c.zeroStart) {
+      acc.push_back(zeroF);
+      continue;
+    }
+    auto [at, inside] = accumulatorAt(i);
+    at[c.m] = select(inside, at[c.m], cst(0));
+    at[c.n] = select(inside, at[c.n], cst(0));
+    Value v = memref::LoadOp::create(b, loc, out, indicesOf(2, at));
+    acc.push_back(select(inside, v, zeroF));
+  }
+  return acc;
+}
+
+void ContractionKernel::storeAccumulators(ValueRange acc) {
+  for (auto [i, value] : llvm::enumerate(acc)) {
+    auto [at, inside] = accumulatorAt(i);
+    auto ifInside = scf::IfOp::create(b, loc, inside, false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifInside.thenBlock());
+    if (c.epilogue)
+      storeEpilogue(value, at);
+    else
+      memref::StoreOp::create(b, loc, value, c.operands[2], indicesOf(2, at));
+  }
+}
+
+/// The fused elementwise op on accumulator `value` at loop dims `at`: its
+/// other inputs are loaded where its maps say, its body cloned.
+void ContractionKernel::storeEpilogue(Value value,
+                                      llvm::DenseMap<unsigned, Value> at) {
+  // The M dims one by one (row-major) from the collapsed row.
+  if (c.mDims.size() > 1) {
+    Value row = at[c.m];
+    for (unsigned j = c.mDims.size(); j-- > 0;) {
+      at[c.mDims[j]] =
+          j ? arith::RemUIOp::create(b, loc, row, mSizes[j]) : row;
+      if (j)
+        row = arith::DivUIOp::create(b, loc, row, mSizes[j]);
+    }
+  }
+  // The epilogue's loop dims are the result's dims, in order.
+  AffineMap resultMap = c.op.getIndexingMapsArray()[2];
+  SmallVector<Value> loops;
+  for (unsigned i = 0; i < resultMap.getNumResults(); ++i)
+    loops.push_back(at.lookup(resultMap.getDimPosition(i)));
+  linalg::GenericOp e = c.epilogue;
+  auto indices = [&](OpOperand &operand) {
+    AffineMap map = e.getMatchingIndexingMap(&operand);
+    SmallVector<Value> result;
+    for (unsigned i = 0; i < map.getNumResults(); ++i)
+      result.push_back(loops[map.getDimPosition(i)]);
+    return result;
+  };
+  IRMapping mapping;
+  Block *body = e.getBlock();
+  Value result = c.op.getDpsInits()[0];
+  for (OpOperand &operand : e->getOpOperands()) {
+    BlockArgument arg = body->getArgument(operand.getOperandNumber());
+    if (arg.use_empty())
+      continue;
+    // The product's buffer holds the product when the epilogue runs,
+    // whether the epilogue reads it as an input or (in place) as its
+    // output.
+    if (operand.get() == result)
+      mapping.map(arg, value);
+    else
+      mapping.map(arg, memref::LoadOp::create(b, loc, operand.get(),
+                                              indices(operand)));
+  }
+  for (Operation &inner : body->without_terminator())
+    b.clone(inner, mapping);
+  Value computed =
+      mapping.lookupOrDefault(body->getTerminator()->getOperand(0));
+  OpOperand *init = e.getDpsInitOperand(0);
+  memref::StoreOp::create(b, loc, computed, init->get(), indices(*init));
+}
