@@ -129,9 +129,12 @@ public:
     if (!newest) {
       std::vector<std::string> archs;
       for (const KernelImageEntry &e : *entries)
-        archs.push_back(e.arch);
+        if (e.kind == KernelImageEntry::PTX && !llvm::is_contained(archs, e.arch))
+          archs.push_back(e.arch);
       return fail("the kernel image holds no PTX that runs on " + arch +
-                  " (it holds " + llvm::join(archs, ", ") + ")");
+                  " (it holds " + llvm::join(archs, ", ") +
+                  "); emulate one of those with --emulated-gpu, or compile "
+                  "for " + arch + " with --gpu");
     }
     auto parsed = ptx::parsePTX(newest->data, "kernels." + newest->arch +
                                                   ".ptx");
