@@ -114,6 +114,70 @@ DONE:
   EXPECT_EQ(t->get_function(t->self, module, "missing", &function), 1);
 }
 
+/// An empty kernel named `name` in PTX for `target`.
+std::string emptyKernel(const char *target, const char *name) {
+  return std::string(".version 8.0\n.target ") + target +
+         "\n.address_size 64\n.visible .entry " + name + "()\n{\n  ret;\n}\n";
+}
+
+TEST(EmulatorDriver, StandsForOneArchitecture) {
+  std::string both = image(
+      {{KernelImageEntry::PTX, "sm_80", emptyKernel("sm_80", "ampere")},
+       {KernelImageEntry::PTX, "sm_90a", emptyKernel("sm_90a", "hopper")}});
+  std::string hopperOnly = image(
+      {{KernelImageEntry::PTX, "sm_90a", emptyKernel("sm_90a", "hopper")}});
+  for (const char *arch : {"sm_80", "sm_90", "sm_90a"}) {
+    auto driver = createEmulatorDriver(true, arch);
+    const tessera_cuda_driver *t = driver->table();
+    uint32_t capability = 0;
+    ASSERT_EQ(t->compute_capability(t->self, &capability), 0);
+    EXPECT_EQ(capability, llvm::StringRef(arch) == "sm_80" ? 80u : 90u);
+    // Each architecture's own PTX, or the newest portable one below it;
+    // sm_90a PTX only on sm_90a.
+    bool hopper = llvm::StringRef(arch) == "sm_90a";
+    void *module = nullptr, *function = nullptr;
+    ASSERT_EQ(t->load_module(t->self, both.data(), both.size(), &module), 0)
+        << t->last_error(t->self);
+    EXPECT_EQ(t->get_function(t->self, module, "hopper", &function),
+              hopper ? 0 : 1)
+        << arch;
+    EXPECT_EQ(t->get_function(t->self, module, "ampere", &function),
+              hopper ? 1 : 0)
+        << arch;
+    int loaded = t->load_module(t->self, hopperOnly.data(), hopperOnly.size(),
+                                &module);
+    EXPECT_EQ(loaded, hopper ? 0 : 1) << arch;
+    if (!hopper)
+      EXPECT_NE(std::string(t->last_error(t->self))
+                    .find("holds no PTX that runs on " + std::string(arch)),
+                std::string::npos);
+  }
+}
+
+TEST(EmulatorDriver, BuildsTensorMapsInDeviceMemory) {
+  auto driver = createEmulatorDriver();
+  const tessera_cuda_driver *t = driver->table();
+  uint64_t buffer = 0;
+  ASSERT_EQ(t->alloc(t->self, 64 * 64 * 2, &buffer), 0);
+  tessera_cuda_tensor_map_fields fields = {
+      buffer, 2, 2, {64, 64, 1, 1, 1}, {0, 128, 0, 0, 0}, {64, 64, 1, 1, 1},
+      3};
+  uint64_t first = 0, second = 0;
+  ASSERT_EQ(t->tensor_map(t->self, &fields, &first), 0)
+      << t->last_error(t->self);
+  ASSERT_EQ(t->tensor_map(t->self, &fields, &second), 0);
+  // Each map is an object of its own in device memory, 64-byte aligned.
+  EXPECT_NE(first, 0u);
+  EXPECT_NE(first, second);
+  EXPECT_EQ(first % 64, 0u);
+  uint8_t bytes[128];
+  EXPECT_EQ(t->copy_to_host(t->self, bytes, first, sizeof(bytes)), 0);
+  fields.rank = 6;
+  EXPECT_EQ(t->tensor_map(t->self, &fields, &first), 1);
+  EXPECT_NE(std::string(t->last_error(t->self)).find("rank 6"),
+            std::string::npos);
+}
+
 TEST(CudaDriver, NoDriverIsAClearError) {
   auto opened = openCudaDriver(0);
   if (opened)
