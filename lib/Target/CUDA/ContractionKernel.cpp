@@ -53,6 +53,32 @@ Value ContractionKernel::guard(int64_t blockM) {
                                         batch, maxBlocks));
 }
 
+Value ContractionKernel::splitCount(int64_t blockM, int64_t blockN,
+                                    int64_t minK) {
+  auto ceilDiv = [&](Value x, Value y) {
+    return arith::CeilDivUIOp::create(b, loc, x, y);
+  };
+  auto min = [&](Value x, Value y) {
+    return arith::MinUIOp::create(b, loc, x, y);
+  };
+  // The grid's blocks (at least 1 by the guard), saturated at the target
+  // so that the product cannot overflow.
+  Value target = cst(kTargetBlocks);
+  Value blocks = min(mul(ceilDiv(sizeM, cst(blockM)), ceilDiv(sizeN, cst(blockN))),
+                     target);
+  for (Value size : batchSizes)
+    blocks = min(mul(blocks, min(size, target)), target);
+  Value wanted = ceilDiv(target, blocks);
+  Value deep = arith::DivUIOp::create(b, loc, sizeK, cst(minK));
+  return arith::MaxUIOp::create(
+      b, loc, min(min(wanted, deep), cst(kMaxSplits)), cst(1));
+}
+
+Value ContractionKernel::readBatchAndSplit(Value z, Value splits) {
+  readBatchIndex(arith::DivUIOp::create(b, loc, z, splits));
+  return arith::RemUIOp::create(b, loc, z, splits);
+}
+
 void ContractionKernel::readSizes() {
   for (unsigned d : c.mDims)
     mSizes.push_back(loopSize(d));
@@ -111,13 +137,16 @@ SmallVector<Value> ContractionKernel::startAccumulators(int64_t count) {
   return acc;
 }
 
-void ContractionKernel::storeAccumulators(ValueRange acc) {
+void ContractionKernel::storeAccumulators(ValueRange acc, bool atomicAdd) {
   for (auto [i, value] : llvm::enumerate(acc)) {
     auto [at, inside] = accumulatorAt(i);
     auto ifInside = scf::IfOp::create(b, loc, inside, false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(ifInside.thenBlock());
-    if (c.epilogue)
+    if (atomicAdd)
+      memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::addf, value,
+                                  c.operands[2], indicesOf(2, at));
+    else if (c.epilogue)
       storeEpilogue(value, at);
     else
       memref::StoreOp::create(b, loc, value, c.operands[2], indicesOf(2, at));

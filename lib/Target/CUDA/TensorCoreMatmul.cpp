@@ -48,6 +48,8 @@ using namespace tessera::cuda::tensor_cores;
 namespace {
 
 constexpr int64_t kBlockM = 64, kBlockN = 64, kStages = 3;
+/// Split-k parts are at least this deep (8 K tiles of 32).
+constexpr int64_t kSplitDepth = 256;
 constexpr int64_t kWarps = 4, kThreads = kWarps * 32;
 
 /// Builds the mma.sync kernel and its launch for one contraction.
@@ -55,11 +57,14 @@ class KernelBuilder : public ContractionKernel {
 public:
   using ContractionKernel::ContractionKernel;
 
-  /// Emits the launch at the builder's insertion point.
-  void buildLaunch() {
+  /// Emits the launch at the builder's insertion point; with `parts`
+  /// (split-k), each block multiplies one of that many parts of K and adds
+  /// its tile to the result atomically.
+  void buildLaunch(Value parts = {}) {
+    splits = parts;
     Value gridX = arith::CeilDivUIOp::create(b, loc, sizeN, cst(kBlockN));
     Value gridY = arith::CeilDivUIOp::create(b, loc, sizeM, cst(kBlockM));
-    Value gridZ = cst(1);
+    Value gridZ = splits ? splits : cst(1);
     for (Value size : batchSizes)
       gridZ = mul(gridZ, size);
     MLIRContext *ctx = b.getContext();
@@ -77,7 +82,9 @@ public:
         b, loc, gridX, gridY, gridZ, cst(kThreads), one, one,
         /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
         /*asyncDependencies=*/{}, TypeRange{tileA, tileB});
-    launch->setAttr("tessera.cuda.kernel", b.getStringAttr("mma_sync_gemm"));
+    launch->setAttr("tessera.cuda.kernel",
+                    b.getStringAttr(splits ? "mma_sync_gemm_split_k"
+                                           : "mma_sync_gemm"));
     Block &body = launch.getBody().front();
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(&body);
@@ -258,26 +265,40 @@ private:
     warpN = rem(warp, 2);
     m0 = mul(launch.getBlockIds().y, cst(kBlockM));
     n0 = mul(launch.getBlockIds().x, cst(kBlockN));
-    readBatchIndex(launch.getBlockIds().z);
-    SmallVector<Value> acc = startAccumulators(32);
+    // K tiles [first, first + count): all of them, or one part's.
+    Value numK = arith::CeilDivUIOp::create(b, loc, sizeK, cst(c.blockK));
+    Value first = cst(0), count = numK;
+    SmallVector<Value> acc;
+    if (splits) {
+      Value part = readBatchAndSplit(launch.getBlockIds().z, splits);
+      Value perPart = arith::CeilDivUIOp::create(b, loc, numK, splits);
+      first = arith::MinUIOp::create(b, loc, mul(part, perPart), numK);
+      count = sub(arith::MinUIOp::create(b, loc, add(first, perPart), numK),
+                  first);
+      Value zeroF = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
+      acc.assign(32, zeroF);
+    } else {
+      readBatchIndex(launch.getBlockIds().z);
+      acc = startAccumulators(32);
+    }
 
     // Prologue: stages 0 .. kStages-2 in flight, a group each.
-    Value numK = arith::CeilDivUIOp::create(b, loc, sizeK, cst(c.blockK));
     for (int64_t s = 0; s + 1 < kStages; ++s) {
-      loadTile(cst(s), cst(s));
+      loadTile(add(first, cst(s)), cst(s));
       NVVM::CpAsyncCommitGroupOp::create(b, loc);
     }
-    auto loop = scf::ForOp::create(b, loc, cst(0), numK, cst(1), acc);
+    auto loop = scf::ForOp::create(b, loc, cst(0), count, cst(1), acc);
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(loop.getBody());
+      // Step kt works on stage kt % kStages, which holds tile first + kt.
       Value kt = loop.getInductionVar();
       // Tile kt has landed (this thread's copies), and after the barrier
       // every thread's; every warp is also done with stage (kt-1).
       NVVM::CpAsyncWaitGroupOp::create(b, loc, kStages - 2);
       gpu::BarrierOp::create(b, loc);
       Value ahead = add(kt, cst(kStages - 1));
-      loadTile(ahead, rem(ahead, kStages));
+      loadTile(add(first, ahead), rem(ahead, kStages));
       NVVM::CpAsyncCommitGroupOp::create(b, loc);
       SmallVector<Value> next = multiplyStage(
           rem(kt, kStages), SmallVector<Value>(loop.getRegionIterArgs()));
@@ -285,10 +306,10 @@ private:
     }
     NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
 
-    storeAccumulators(loop.getResults());
+    storeAccumulators(loop.getResults(), /*atomicAdd=*/bool(splits));
   }
 
-  Value smA, smB, tid, lane, warpM, warpN;
+  Value smA, smB, tid, lane, warpM, warpN, splits;
 };
 
 struct TensorCoreMatmulPass
@@ -343,8 +364,30 @@ struct TensorCoreMatmulPass
     {
       OpBuilder::InsertionGuard insertion(b);
       b.setInsertionPointToStart(branch.thenBlock());
+      // A grid too small for the GPU (a few rows, as in batch-1 decoding)
+      // splits K: each part's tile is added to the result atomically, into
+      // zeros when the product started from zeros, and the elementwise op
+      // that would have been fused runs after. Not when K is statically
+      // too shallow for two parts.
+      int64_t staticK = c.op.getStaticLoopRanges()[c.k];
+      if (ShapedType::isDynamic(staticK) || staticK >= 2 * kSplitDepth) {
+        Location loc = c.op.getLoc();
+        Value parts = kernel.splitCount(kBlockM, kBlockN, kSplitDepth);
+        Value split = arith::CmpIOp::create(
+            b, loc, arith::CmpIPredicate::ugt, parts,
+            arith::ConstantIndexOp::create(b, loc, 1));
+        auto splitBranch = scf::IfOp::create(b, loc, split,
+                                             /*withElseRegion=*/true);
+        b.setInsertionPointToStart(splitBranch.thenBlock());
+        if (c.zeroFill)
+          b.clone(*c.zeroFill);
+        kernel.buildLaunch(parts);
+        if (c.epilogue)
+          b.clone(*c.epilogue);
+        b.setInsertionPointToStart(splitBranch.elseBlock());
+      }
       // On an sm_90a GPU, the wgmma kernel (its guard checks the grid for
-      // the same 64-row blocks).
+      // the same 64-row blocks); the mma.sync kernel elsewhere.
       if (hopper && hopperTakes(c))
         buildHopperLaunch(c, b, getOperation(),
                           [&] { kernel.buildLaunch(); });

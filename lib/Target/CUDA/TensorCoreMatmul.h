@@ -87,6 +87,14 @@ public:
   /// of 16 bytes, nothing empty, a grid of `blockM`-row blocks within
   /// CUDA's limits).
   mlir::Value guard(int64_t blockM);
+  /// Host: into how many parts K is split (split-k), 1 when the grid of
+  /// `blockM` x `blockN` tiles already fills the GPU. Each part is at
+  /// least `minK` deep and there are at most kMaxSplits.
+  mlir::Value splitCount(int64_t blockM, int64_t blockN, int64_t minK);
+
+  /// Split-k: blocks are wanted until about this many (a wave on the
+  /// 108-132 SMs of an A100, H100 or H200), parts at most this many.
+  static constexpr int64_t kTargetBlocks = 128, kMaxSplits = 16;
 
 protected:
   /// The size of loop dim `dim`, read off an operand that has it.
@@ -97,6 +105,9 @@ protected:
   /// Kernel: the batch indices of block `linear` (row-major over the
   /// batch dims).
   void readBatchIndex(mlir::Value linear);
+  /// Kernel: with `splits` parts of K, block z is part z % splits of
+  /// batch z / splits; sets the batch indices, returns the part.
+  mlir::Value readBatchAndSplit(mlir::Value z, mlir::Value splits);
   /// Kernel: where accumulator `index` of this thread lies in the block's
   /// tile (row, column).
   virtual std::pair<mlir::Value, mlir::Value>
@@ -107,8 +118,9 @@ protected:
   /// `count` accumulators: zeros, or the result's values.
   llvm::SmallVector<mlir::Value> startAccumulators(int64_t count);
   /// Each accumulator stored where it is inside the result, or the fused
-  /// elementwise op computed on it and stored instead.
-  void storeAccumulators(mlir::ValueRange acc);
+  /// elementwise op computed on it and stored instead; with `atomicAdd`
+  /// (split-k), added to the result atomically, with no epilogue.
+  void storeAccumulators(mlir::ValueRange acc, bool atomicAdd = false);
 
   Contraction &c;
   mlir::Value sizeM, sizeN, sizeK;

@@ -155,8 +155,11 @@ def main():
     gemm(out, 64, 256, 64)     # eight K tiles: the three stages wrap
     gemm(out, 17, 40, 24, trans_b=True)  # a K tail of 8
     gemm(out, 65, 33, 40)      # K % 8 != 0: the SIMT loop nest
+    gemm(out, 1, 2048, 64)     # one row, deep K: split-k, 8 parts
     batched(out, 3, 33, 48, 16)
     linear(out, 64, 72, [(2, 16), (3, 37), (1, 1)])
+    # Split-k chosen at run time: 4 parts for 1, 6 and 256 rows.
+    linear(out, 1024, 128, [(1, 1), (2, 3), (4, 64)])
     scores_values(out, 2, 16, [16, 37, 64])
     narrow_model(out, "float16", 256, 64, [16, 70])
     narrow_model(out, "bfloat16", 256, 64, [16, 70])
