@@ -238,6 +238,13 @@ def TensorCoreMatmulPass
     mantissa bits, f32 accumulation; K advances by 16, and K, and N when
     B is stored with N contiguous, must be multiples of 4).
 
+    When the grid of 64x64 tiles has fewer than 128 blocks (few rows, deep
+    K: a decoding step), the host splits K into up to 16 parts of at
+    least 256 (computed at run time; never when a static K is under 512):
+    the grid's z holds batch x parts, each block multiplies its part's K
+    tiles and adds its tile to the result with atomic adds, the fused zero
+    fill runs before and the fused epilogue after, as ops of their own.
+
     With `hopper`, each bf16/f16 kernel also gets an sm_90a twin, launched
     instead when the device reports compute capability 9.0 (the host asks
     `tessera_cuda_compute_capability`) and A and B are 16-byte aligned: one

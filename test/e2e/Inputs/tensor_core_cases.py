@@ -155,7 +155,8 @@ def main():
     gemm(out, 64, 256, 64)     # eight K tiles: the three stages wrap
     gemm(out, 17, 40, 24, trans_b=True)  # a K tail of 8
     gemm(out, 65, 33, 40)      # K % 8 != 0: the SIMT loop nest
-    gemm(out, 1, 2048, 64)     # one row, deep K: split-k, 8 parts
+    gemm(out, 1, 2088, 64)     # one row, deep K: split-k, 8 parts of 9 K tiles
+                               # but the last (66 tiles, the last partial)
     batched(out, 3, 33, 48, 16)
     linear(out, 64, 72, [(2, 16), (3, 37), (1, 1)])
     # Split-k chosen at run time: 4 parts for 1, 6 and 256 rows.
