@@ -229,10 +229,11 @@ def TensorCoreMatmulPass
       initial value, otherwise they start from the result's values.
 
     Every dim is a runtime value. The 16-byte copies need K, and N when B
-    is stored with N contiguous, to be multiples of 8: when
-    that is not known statically the host checks it and otherwise runs the
-    original op (an `scf.if` with the contraction in its else branch);
-    when it is statically false the op is left alone. Integer contractions
+    is stored with N contiguous, to be multiples of 8; otherwise the same
+    kernel copies its tiles element by element (when that is known only at
+    run time, the host chooses between the two). Empty dims and grids
+    beyond CUDA's limits run the original op (an `scf.if` with the
+    contraction in its else branch). Integer contractions
     and other layouts are left alone, and f32 ones unless `allow-tf32`:
     then they run as `mma.sync.m16n8k8` on tf32 (operands rounded to 10
     mantissa bits, f32 accumulation; K advances by 16, and K, and N when

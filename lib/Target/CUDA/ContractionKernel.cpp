@@ -26,21 +26,14 @@ Value ContractionKernel::loopSize(unsigned dim) {
 
 Value ContractionKernel::guard(int64_t blockM) {
   Value zero = cst(0);
-  auto isAligned = [&](Value v) {
-    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                 rem(v, c.chunk), zero);
-  };
   auto positive = [&](Value v) {
     return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, v, zero);
   };
-  Value ok = both(isAligned(sizeK),
-                  both(positive(sizeK), both(positive(sizeM), positive(sizeN))));
+  Value ok = both(positive(sizeK), both(positive(sizeM), positive(sizeN)));
   // The grid's y and z dims hold at most 65535 blocks.
   Value maxBlocks = cst(65535);
   ok = both(ok, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
                                       sizeM, cst(65535 * blockM)));
-  if (!c.bKMajor)
-    ok = both(ok, isAligned(sizeN));
   // The batch dims' product, saturated at 65536 (no overflow: each factor
   // is at most 65536 before it multiplies).
   Value batch = cst(1), cap = cst(65536);
@@ -51,6 +44,15 @@ Value ContractionKernel::guard(int64_t blockM) {
   }
   return both(ok, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
                                         batch, maxBlocks));
+}
+
+Value ContractionKernel::aligned() {
+  auto isAligned = [&](Value v) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                 rem(v, c.chunk), cst(0));
+  };
+  Value ok = isAligned(sizeK);
+  return c.bKMajor ? ok : both(ok, isAligned(sizeN));
 }
 
 Value ContractionKernel::splitCount(int64_t blockM, int64_t blockN,

@@ -60,8 +60,12 @@ public:
   /// Emits the launch at the builder's insertion point; with `parts`
   /// (split-k), each block multiplies one of that many parts of K and adds
   /// its tile to the result atomically.
-  void buildLaunch(Value parts = {}) {
+  /// Without `alignedCopies` (K, or N of a [k][n] B, not a multiple of
+  /// 16 bytes), tiles are copied element by element instead of by 16-byte
+  /// cp.async.
+  void buildLaunch(Value parts = {}, bool alignedCopies = true) {
     splits = parts;
+    this->alignedCopies = alignedCopies;
     Value gridX = arith::CeilDivUIOp::create(b, loc, sizeN, cst(kBlockN));
     Value gridY = arith::CeilDivUIOp::create(b, loc, sizeM, cst(kBlockM));
     Value gridZ = splits ? splits : cst(1);
@@ -83,8 +87,9 @@ public:
         /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
         /*asyncDependencies=*/{}, TypeRange{tileA, tileB});
     launch->setAttr("tessera.cuda.kernel",
-                    b.getStringAttr(splits ? "mma_sync_gemm_split_k"
-                                           : "mma_sync_gemm"));
+                    b.getStringAttr(splits     ? "mma_sync_gemm_split_k"
+                                    : alignedCopies ? "mma_sync_gemm"
+                                              : "mma_sync_gemm_unaligned"));
     Block &body = launch.getBody().front();
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(&body);
@@ -119,7 +124,8 @@ private:
   /// Copies a `rows` x `cols` tile of operand `operand` (rows along `row`,
   /// the contiguous columns along `col`) into stage `stage` of `tile`:
   /// cp.async of 16 bytes per thread and step, zero-filled outside the
-  /// matrix (the source index then clamped to 0).
+  /// matrix (the source index then clamped to 0); element by element when
+  /// the rows are not whole 16-byte chunks.
   void copyTile(unsigned operand, Value tile, Value stage, TileDim row,
                 TileDim col, int64_t rows, int64_t cols) {
     int64_t chunksPerRow = cols / c.chunk;
@@ -129,12 +135,42 @@ private:
       Value r = div(id, chunksPerRow), chunk = rem(id, chunksPerRow);
       Value globalRow = add(row.base, r);
       Value globalCol = add(col.base, mul(chunk, chunkElements));
+      if (!alignedCopies) {
+        copyElements(operand, tile, {stage, r, swizzled(r, chunk,
+                                                        chunksPerRow)},
+                     row, col, globalRow, globalCol);
+        continue;
+      }
       Value valid = both(lt(globalRow, row.size), lt(globalCol, col.size));
       llvm::DenseMap<unsigned, Value> at = batchIndex;
       at[row.dim] = select(valid, globalRow, zero);
       at[col.dim] = select(valid, globalCol, zero);
       copy16(tile, {stage, r, swizzled(r, chunk, chunksPerRow)},
              c.operands[operand], indicesOf(operand, at), c.chunk, valid);
+    }
+  }
+
+  /// The `c.chunk` elements from (globalRow, globalCol) on, each loaded
+  /// (zero outside the matrix) and stored at `dst` on in shared `tile`.
+  void copyElements(unsigned operand, Value tile, SmallVector<Value> dst,
+                    TileDim row, TileDim col, Value globalRow,
+                    Value globalCol) {
+    Value zero = cst(0);
+    Value rowInside = lt(globalRow, row.size);
+    Value zeroElement = arith::ConstantOp::create(
+        b, loc, c.element, b.getZeroAttr(c.element));
+    Value first = dst.back();
+    for (int64_t e = 0; e < c.chunk; ++e) {
+      Value at_ = add(globalCol, cst(e));
+      Value valid = both(rowInside, lt(at_, col.size));
+      llvm::DenseMap<unsigned, Value> at = batchIndex;
+      at[row.dim] = select(valid, globalRow, zero);
+      at[col.dim] = select(valid, at_, zero);
+      Value v = memref::LoadOp::create(b, loc, c.operands[operand],
+                                       indicesOf(operand, at));
+      dst.back() = add(first, cst(e));
+      memref::StoreOp::create(b, loc, select(valid, v, zeroElement), tile,
+                              dst);
     }
   }
 
@@ -310,6 +346,7 @@ private:
   }
 
   Value smA, smB, tid, lane, warpM, warpN, splits;
+  bool alignedCopies = true;
 };
 
 struct TensorCoreMatmulPass
@@ -328,13 +365,19 @@ struct TensorCoreMatmulPass
   }
 
   void rewrite(Contraction &c) {
-    // Statically misaligned: the contraction stays as it is.
+    // Rows that are not whole 16-byte chunks (a static K, or N of a
+    // [k][n] B, that is not a multiple of 8; 4 for tf32) are copied element
+    // by element; when that is only known at run time, the host chooses.
     SmallVector<int64_t> ranges = c.op.getStaticLoopRanges();
     auto misaligned = [&](unsigned dim) {
       return !ShapedType::isDynamic(ranges[dim]) && ranges[dim] % c.chunk != 0;
     };
-    if (misaligned(c.k) || (!c.bKMajor && misaligned(c.n)))
-      return;
+    auto knownAligned = [&](unsigned dim) {
+      return !ShapedType::isDynamic(ranges[dim]) && ranges[dim] % c.chunk == 0;
+    };
+    bool staticallyMisaligned =
+        misaligned(c.k) || (!c.bKMajor && misaligned(c.n));
+    bool staticallyAligned = knownAligned(c.k) && (c.bKMajor || knownAligned(c.n));
     Operation *first = c.zeroFill ? c.zeroFill : c.op.getOperation();
     for (Operation *op : c.hoisted)
       op->moveBefore(first);
@@ -364,6 +407,38 @@ struct TensorCoreMatmulPass
     {
       OpBuilder::InsertionGuard insertion(b);
       b.setInsertionPointToStart(branch.thenBlock());
+      if (staticallyMisaligned) {
+        kernel.buildLaunch({}, /*alignedCopies=*/false);
+      } else {
+        if (!staticallyAligned) {
+          auto alignedBranch =
+              scf::IfOp::create(b, c.op.getLoc(), kernel.aligned(),
+                                /*withElseRegion=*/true);
+          b.setInsertionPointToStart(alignedBranch.elseBlock());
+          kernel.buildLaunch({}, /*alignedCopies=*/false);
+          b.setInsertionPointToStart(alignedBranch.thenBlock());
+        }
+        buildAlignedLaunches(c, b, kernel);
+      }
+      // The original ops run where the kernel cannot.
+      b.setInsertionPointToStart(branch.elseBlock());
+      if (c.zeroFill)
+        b.clone(*c.zeroFill);
+      b.clone(*c.op);
+      if (c.epilogue)
+        b.clone(*c.epilogue);
+    }
+    if (c.epilogue)
+      c.epilogue->erase();
+    if (c.zeroFill)
+      c.zeroFill->erase();
+    c.op->erase();
+  }
+
+  /// The launches for whole 16-byte rows: split-k, the sm_90a kernel or
+  /// the mma.sync kernel, as the sizes and the device say.
+  void buildAlignedLaunches(Contraction &c, OpBuilder &b,
+                            KernelBuilder &kernel) {
       // A grid too small for the GPU (a few rows, as in batch-1 decoding)
       // splits K: each part's tile is added to the result atomically, into
       // zeros when the product started from zeros, and the elementwise op
@@ -393,19 +468,6 @@ struct TensorCoreMatmulPass
                           [&] { kernel.buildLaunch(); });
       else
         kernel.buildLaunch();
-      // The original ops run where the kernel cannot.
-      b.setInsertionPointToStart(branch.elseBlock());
-      if (c.zeroFill)
-        b.clone(*c.zeroFill);
-      b.clone(*c.op);
-      if (c.epilogue)
-        b.clone(*c.epilogue);
-    }
-    if (c.epilogue)
-      c.epilogue->erase();
-    if (c.zeroFill)
-      c.zeroFill->erase();
-    c.op->erase();
   }
 };
 

@@ -83,10 +83,12 @@ public:
 
   /// Host: reads the loop dims' sizes at the insertion point.
   void readSizes();
-  /// Host: the kernel is correct for these sizes (contiguous dims multiples
-  /// of 16 bytes, nothing empty, a grid of `blockM`-row blocks within
-  /// CUDA's limits).
+  /// Host: the kernel is correct for these sizes (nothing empty, a grid of
+  /// `blockM`-row blocks within CUDA's limits).
   mlir::Value guard(int64_t blockM);
+  /// Host: the contiguous dims are multiples of 16 bytes (K, and N when B
+  /// is stored [k][n]), so that whole 16-byte chunks are copied.
+  mlir::Value aligned();
   /// Host: into how many parts K is split (split-k), 1 when the grid of
   /// `blockM` x `blockN` tiles already fills the GPU. Each part is at
   /// least `minK` deep and there are at most kMaxSplits.

@@ -12,7 +12,7 @@
 // zero start. The original ops stay for dims the kernel cannot take; here
 // the dims are static and fit, so canonicalization keeps only the kernel.
 // CHECK-LABEL: func @bf16_linear
-// CHECK: arith.remui
+// CHECK-NOT: arith.remui
 // CHECK: scf.if %{{.*}} {
 // CHECK-NOT: linalg.fill
 // CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %{{.*}}, {{.*}} = %{{.*}}, {{.*}} = %{{.*}}) threads({{.*}}) in ({{.*}} = %c128{{.*}}, {{.*}} = %c1{{.*}}, {{.*}} = %c1{{.*}}) workgroup(%[[SA:.*]] : memref<3x64x32xbf16, #gpu.address_space<workgroup>>, %[[SB:.*]] : memref<3x32x64xbf16, #gpu.address_space<workgroup>>)
@@ -30,6 +30,8 @@
 // CHECK: } else {
 // CHECK-NEXT: linalg.fill
 // CHECK-NEXT: linalg.generic
+// K and N are statically whole 16-byte rows: no element-copy kernel.
+// CHECK-NOT: mma_sync_gemm_unaligned
 // FOLDED-LABEL: func @bf16_linear
 // FOLDED-NOT: scf.if
 // FOLDED-NOT: linalg.
@@ -68,6 +70,12 @@ func.func @bf16_linear(%a: memref<128x64xbf16>, %b: memref<64x72xbf16>, %c: memr
 // CHECK: nvgpu.ldmatrix %[[SB]][{{.*}}] {numTiles = 4 : i32, transpose = false}
 // CHECK: nvvm.mma.sync {{.*}} {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
 // CHECK: memref.store %{{.*}}, %[[C2]][
+// K % 8 != 0 at run time takes the same kernel copying element by element.
+// CHECK: } {tessera.cuda.kernel = "mma_sync_gemm"}
+// CHECK: } else {
+// CHECK: gpu.launch
+// CHECK-NOT: nvgpu.device_async_copy
+// CHECK: } {tessera.cuda.kernel = "mma_sync_gemm_unaligned"}
 // FOLDED-LABEL: func @f16_shared_weight
 // FOLDED: arith.remui
 // FOLDED: scf.if
@@ -121,32 +129,52 @@ func.func @batched(%a: memref<?x4x?x?xbf16>, %b: memref<?x4x?x16xbf16>, %c: memr
 
 // -----
 
+// A static K that 16-byte copies cannot take (33: rows of A are 66 bytes)
+// still runs on the tensor cores: the tiles are copied element by element
+// (loads zero outside the matrices, stores into the same swizzled stages),
+// with no run-time choice.
+// CHECK-LABEL: func @unaligned_k
+// CHECK-NOT: arith.remui %{{.*}}, %c8
+// CHECK: gpu.launch
+// CHECK-NOT: nvgpu.device_async_copy
+// CHECK: memref.load %arg0[
+// CHECK: memref.store %{{.*}}, %{{.*}}[{{.*}}] : memref<3x64x32xbf16, #gpu.address_space<workgroup>>
+// CHECK: nvvm.mma.sync
+// CHECK: } {tessera.cuda.kernel = "mma_sync_gemm_unaligned"}
+// CHECK-NOT: tessera.cuda.kernel = "mma_sync_gemm"}
+#a = affine_map<(d0, d1, d2) -> (d0, d1)>
+#b = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d2)>
+func.func @unaligned_k(%a: memref<64x33xbf16>, %b: memref<33x64xbf16>, %c: memref<64x64xf32>) {
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<64x33xbf16>, memref<33x64xbf16>) outs(%c : memref<64x64xf32>) {
+  ^bb0(%x: bf16, %y: bf16, %acc: f32):
+    %0 = arith.extf %x : bf16 to f32
+    %1 = arith.extf %y : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %acc, %2 : f32
+    linalg.yield %3 : f32
+  }
+  return
+}
+
+// -----
+
 // Must not fire: an f32 product (no tensor cores without --allow-tf32), a
-// static K that 16-byte copies cannot take (33), a result in bf16 (the
-// kernel accumulates in f32), and A stored [k][m].
+// result in bf16 (the kernel accumulates in f32), and A stored [k][m].
 // CHECK-LABEL: func @not_these
 // CHECK-NOT: gpu.launch
 // CHECK-NOT: scf.if
-// CHECK-COUNT-4: linalg.generic
+// CHECK-COUNT-3: linalg.generic
 // CHECK-NOT: gpu.launch
 #a = affine_map<(d0, d1, d2) -> (d0, d1)>
 #b = affine_map<(d0, d1, d2) -> (d1, d2)>
 #c = affine_map<(d0, d1, d2) -> (d0, d2)>
 #at = affine_map<(d0, d1, d2) -> (d1, d0)>
 func.func @not_these(%a: memref<64x64xf32>, %b: memref<64x64xf32>, %c: memref<64x64xf32>,
-                     %a33: memref<64x33xbf16>, %b33: memref<33x64xbf16>,
                      %a16: memref<64x64xbf16>, %b16: memref<64x64xbf16>, %c16: memref<64x64xbf16>) {
   linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<64x64xf32>, memref<64x64xf32>) outs(%c : memref<64x64xf32>) {
   ^bb0(%x: f32, %y: f32, %acc: f32):
     %2 = arith.mulf %x, %y : f32
-    %3 = arith.addf %acc, %2 : f32
-    linalg.yield %3 : f32
-  }
-  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a33, %b33 : memref<64x33xbf16>, memref<33x64xbf16>) outs(%c : memref<64x64xf32>) {
-  ^bb0(%x: bf16, %y: bf16, %acc: f32):
-    %0 = arith.extf %x : bf16 to f32
-    %1 = arith.extf %y : bf16 to f32
-    %2 = arith.mulf %0, %1 : f32
     %3 = arith.addf %acc, %2 : f32
     linalg.yield %3 : f32
   }
