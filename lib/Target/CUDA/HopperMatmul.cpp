@@ -5,9 +5,11 @@
 // instead as a kernel of warpgroup MMAs fed by the Tensor Memory
 // Accelerator:
 //
-//   - a block is one warpgroup (4 warps, 128 threads) and computes a
-//     64x128 tile of the result with wgmma.mma_async m64n128k16 (f32
-//     accumulators, 64 registers per thread);
+//   - a block is one warpgroup (4 warps, 128 threads) computing a 64x128
+//     tile of the result, or two computing a 128x128 tile when the grid of
+//     those still fills the GPU (chosen at run time), each warpgroup with
+//     wgmma.mma_async m64n128k16 on its 64 rows (f32 accumulators, 64
+//     registers per thread);
 //   - K advances by 64: one thread issues the TMA copies of the next tiles
 //     of A (64 x 64) and B (128 x 64, or 64 x 128 when B is stored [k][n])
 //     into one of four shared-memory stages, each stage's mbarrier
@@ -32,25 +34,25 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 using namespace mlir;
 using namespace tessera::cuda::tensor_cores;
 
 namespace {
 
-constexpr int64_t kBlockM = 64, kBlockN = 128, kBlockK = 64, kStages = 4;
-constexpr int64_t kThreads = 128;
+/// Rows per warpgroup (wgmma's M); a block has one or two warpgroups.
+constexpr int64_t kWarpgroupM = 64, kBlockN = 128, kBlockK = 64, kStages = 4;
+constexpr int64_t kWarpgroupThreads = 128;
 /// 16-bit elements: a row of a tile is 64 of them, 128 bytes, which is
 /// the span of the 128-byte swizzle (and the most a swizzled TMA box row
 /// may hold).
 constexpr int64_t kRowBytes = 128;
-constexpr int64_t kTileA = kBlockM * kRowBytes, kTileB = kBlockN * kRowBytes;
-constexpr int64_t kStageBytes = kTileA + kTileB;
+constexpr int64_t kWarpgroupTileA = kWarpgroupM * kRowBytes;
+constexpr int64_t kTileB = kBlockN * kRowBytes;
 /// The swizzle repeats every 8 rows (1024 bytes); stages start on such a
 /// boundary, so the shared window is aligned up by at most 1008 bytes.
 constexpr int64_t kSwizzleAtom = 1024;
-constexpr int64_t kBarriers = kStages * kStageBytes;
-constexpr int64_t kSharedBytes = kBarriers + kStages * 8 + kSwizzleAtom;
 /// CUtensorMapSwizzle's 128-byte mode, and the descriptors' (bits 62-63).
 constexpr int64_t kTensorMapSwizzle128B = 3, kDescriptorSwizzle128B = 1;
 
@@ -125,7 +127,7 @@ private:
 
   /// Host: the tensor map of operand `index` (its dims innermost first,
   /// row-major strides), with a box of `box` elements per dim.
-  Value tensorMap(unsigned index, ArrayRef<int64_t> box) {
+  Value tensorMap(unsigned index, ArrayRef<Value> box) {
     Value buffer = c.operands[index];
     auto type = cast<MemRefType>(buffer.getType());
     int64_t rank = type.getRank();
@@ -146,27 +148,53 @@ private:
         args.push_back(constI64(0));
       }
     }
-    for (int64_t d = 0; d < 5; ++d)
-      args.push_back(constI32(d < int64_t(box.size()) ? box[d] : 1));
+    for (int64_t d = 0; d < 5; ++d) {
+      std::optional<int64_t> known =
+          d < int64_t(box.size()) ? getConstantIntValue(box[d]) : 1;
+      args.push_back(known ? constI32(*known) : i32(box[d]));
+    }
     args.push_back(constI32(kTensorMapSwizzle128B));
     return func::CallOp::create(b, loc, kTensorMapFn, b.getI64Type(), args)
         .getResult(0);
   }
 
+  /// Host: 128-row blocks (two warpgroups) when their grid still has a
+  /// wave of blocks, 64-row blocks (one) otherwise.
+  Value chooseBlockRows() {
+    Value rows128 = arith::CeilDivUIOp::create(b, loc, sizeM, cst(128));
+    Value blocks = mul(rows128,
+                       arith::CeilDivUIOp::create(b, loc, sizeN, cst(kBlockN)));
+    for (Value size : batchSizes)
+      blocks = arith::MinUIOp::create(
+          b, loc,
+          mul(blocks, arith::MinUIOp::create(b, loc, size,
+                                             cst(kTargetBlocks))),
+          cst(kTargetBlocks));
+    Value wide = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
+                                       blocks, cst(kTargetBlocks));
+    return select(wide, cst(2 * kWarpgroupM), cst(kWarpgroupM));
+  }
+
   void buildLaunch() {
+    blockM = chooseBlockRows();
     // Box dims, innermost first.
-    tensorMaps[0] = tensorMap(0, {kBlockK, kBlockM});
-    tensorMaps[1] = c.bKMajor ? tensorMap(1, {kBlockK, kBlockN})
-                              : tensorMap(1, {kRowBytes / 2, kBlockK});
+    tensorMaps[0] = tensorMap(0, {cst(kBlockK), blockM});
+    tensorMaps[1] = c.bKMajor ? tensorMap(1, {cst(kBlockK), cst(kBlockN)})
+                              : tensorMap(1, {cst(kRowBytes / 2), cst(kBlockK)});
     Value gridX = arith::CeilDivUIOp::create(b, loc, sizeN, cst(kBlockN));
-    Value gridY = arith::CeilDivUIOp::create(b, loc, sizeM, cst(kBlockM));
+    Value gridY = arith::CeilDivUIOp::create(b, loc, sizeM, blockM);
     Value gridZ = cst(1);
     for (Value size : batchSizes)
       gridZ = mul(gridZ, size);
     Value one = cst(1);
+    // A warpgroup per 64 rows; the stages, their barriers and the slack to
+    // align the window to the swizzle's 1024 bytes.
+    Value threads = mul(div(blockM, kWarpgroupM), cst(kWarpgroupThreads));
+    Value sharedBytes =
+        add(mul(cst(kStages), stageBytes()), cst(kStages * 8 + kSwizzleAtom));
     auto launch = gpu::LaunchOp::create(
-        b, loc, gridX, gridY, gridZ, cst(kThreads), one, one,
-        /*dynamicSharedMemorySize=*/constI32(kSharedBytes));
+        b, loc, gridX, gridY, gridZ, threads, one, one,
+        /*dynamicSharedMemorySize=*/i32(sharedBytes));
     launch->setAttr("tessera.cuda.kernel", b.getStringAttr("wgmma_gemm"));
     launch->setAttr("tessera.cuda.arch", b.getStringAttr("sm_90a"));
     OpBuilder::InsertionGuard guard(b);
@@ -175,8 +203,9 @@ private:
     gpu::TerminatorOp::create(b, loc);
   }
 
-  /// Warp w of the warpgroup holds rows 16w .. 16w+15; register 4j+r at
-  /// row lane/4 + 8*(r/2), column 8j + 2*(lane%4) + r%2.
+  /// Warp w of the block (w % 4 of warpgroup w / 4) holds rows 16w ..
+  /// 16w+15; register 4j+r at row lane/4 + 8*(r/2), column 8j + 2*(lane%4)
+  /// + r%2.
   std::pair<Value, Value> fragmentPosition(int64_t index) override {
     int64_t j = index / 4, r = index % 4;
     Value row = add(mul(div(tid, 32), cst(16)),
@@ -191,10 +220,15 @@ private:
     return LLVM::IntToPtrOp::create(
         b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3), i64(address));
   }
-  Value tileA(Value stage) { return add(smem, mul(stage, cst(kStageBytes))); }
-  Value tileB(Value stage) { return add(tileA(stage), cst(kTileA)); }
+  /// A stage: A's tile (blockM rows of 128 bytes), then B's.
+  Value stageBytes() { return add(mul(blockM, cst(kRowBytes)), cst(kTileB)); }
+  Value tileA(Value stage) { return add(smem, mul(stage, stageBytes())); }
+  Value tileB(Value stage) {
+    return add(tileA(stage), mul(blockM, cst(kRowBytes)));
+  }
   Value barrier(Value stage) {
-    return sharedPointer(add(smem, add(cst(kBarriers), mul(stage, cst(8)))));
+    Value barriers = mul(cst(kStages), stageBytes());
+    return sharedPointer(add(smem, add(barriers, mul(stage, cst(8)))));
   }
 
   /// The wgmma descriptor of a tile at shared `address` (128-byte
@@ -239,7 +273,7 @@ private:
   void issueTile(Value kTile, Value stage) {
     Value bar = barrier(stage);
     NVVM::MBarrierArriveExpectTxOp::create(
-        b, loc, Type(), bar, constI32(kStageBytes), NVVM::MemScopeKind::CTA,
+        b, loc, Type(), bar, i32(stageBytes()), NVVM::MemScopeKind::CTA,
         /*relaxed=*/false, /*predicate=*/Value());
     llvm::DenseMap<unsigned, Value> at = batchIndex;
     at[c.k] = mul(kTile, cst(kBlockK));
@@ -260,14 +294,17 @@ private:
   /// wgmma.mma_async m64n128k16, the descriptors' start address advanced
   /// 16 elements along K each time.
   Value multiplyStage(Value stage, Value acc) {
-    Value descA = descriptor(tileA(stage), 16, 8 * kRowBytes);
+    // This warpgroup's 64 rows of A.
+    Value warpgroupA =
+        add(tileA(stage), mul(div(tid, kWarpgroupThreads), cst(kWarpgroupTileA)));
+    Value descA = descriptor(warpgroupA, 16, 8 * kRowBytes);
     // K-major B: rows of N like A's rows of M. MN-major B: 8 rows of K
     // 1024 bytes apart, its two 64-column halves kTileB / 2 apart.
     Value descB = c.bKMajor ? descriptor(tileB(stage), 16, 8 * kRowBytes)
                             : descriptor(tileB(stage), kTileB / 2,
                                          8 * kRowBytes);
     MLIRContext *ctx = b.getContext();
-    auto shape = NVVM::MMAShapeAttr::get(ctx, kBlockM, kBlockN, 16);
+    auto shape = NVVM::MMAShapeAttr::get(ctx, kWarpgroupM, kBlockN, 16);
     auto type = isa<Float16Type>(c.element) ? NVVM::WGMMATypes::f16
                                             : NVVM::WGMMATypes::bf16;
     NVVM::WgmmaFenceAlignedOp::create(b, loc);
@@ -294,7 +331,7 @@ private:
     MLIRContext *ctx = b.getContext();
     tid = launch.getThreadIds().x;
     lane = rem(tid, 32);
-    m0 = mul(launch.getBlockIds().y, cst(kBlockM));
+    m0 = mul(launch.getBlockIds().y, blockM);
     n0 = mul(launch.getBlockIds().x, cst(kBlockN));
     readBatchIndex(launch.getBlockIds().z);
 
@@ -370,7 +407,7 @@ private:
   }
 
   std::array<Value, 2> address, tensorMaps;
-  Value tid, lane, smem;
+  Value blockM, tid, lane, smem;
 };
 
 } // namespace

@@ -9,11 +9,11 @@
 // A bf16 linear layer with B stored [k][n]: inside the mma.sync kernel's
 // guard, the host asks the device's compute capability; on 9.0, with A and
 // B 16-byte aligned, it builds their tensor maps (dims innermost first,
-// byte strides, boxes of 64x64, the 128-byte swizzle = 3) and launches one
-// warpgroup per 64x128 tile with 99360 bytes of dynamic shared memory.
+// byte strides, boxes of 64 columns, the 128-byte swizzle = 3) and
+// launches a warpgroup per 64 rows of a 64x128 or 128x128 tile.
 // Thread 0 initializes four mbarriers, then issues three stages of TMA
 // copies (A's box, and B's two 64-column boxes 8192 bytes apart), each
-// with the stage's 24576 bytes expected; the loop refills a stage, waits
+// with the stage's bytes expected; the loop refills a stage, waits
 // on the next one's phase parity and runs four m64n128k16 wgmmas reading B
 // transposed (layoutB row). Other GPUs, or misaligned operands, run the
 // mma.sync kernel.
@@ -28,13 +28,21 @@
 // CHECK: %[[PB:.*]] = memref.extract_aligned_pointer_as_index %arg1
 // CHECK: arith.remui %[[PB]], %c16
 // CHECK: scf.if
-// CHECK: %[[MAPA:.*]] = func.call @tessera_cuda_tensor_map({{.*}}, %c2_i32{{.*}}, %c2_i32{{.*}}, {{.*}}, %c64_i32{{.*}}, %c64_i32{{.*}}, %c1_i32{{.*}}, %c1_i32{{.*}}, %c1_i32{{.*}}, %c3_i32{{.*}})
-// CHECK: %[[MAPB:.*]] = func.call @tessera_cuda_tensor_map(
-// CHECK: gpu.launch {{.*}} threads({{.*}}) in ({{.*}} = %c128{{.*}}, {{.*}} = %c1{{.*}}, {{.*}} = %c1{{.*}}) dynamic_shared_memory_size %c99360_i32
+// Blocks of 128 rows (two warpgroups) when their grid still has 128 blocks,
+// else of 64: A's box rows, the threads and the shared memory follow.
+// CHECK: %[[WIDE:.*]] = arith.cmpi uge, %{{.*}}, %c128
+// CHECK: %[[ROWS:.*]] = arith.select %[[WIDE]], %c128{{.*}}, %c64{{.*}} : index
+// CHECK: %[[ROWS32:.*]] = arith.index_castui %[[ROWS]] : index to i32
+// CHECK: %[[MAPA:.*]] = func.call @tessera_cuda_tensor_map({{.*}}, %c2_i32{{.*}}, %c2_i32{{.*}}, {{.*}}, %c64_i32{{.*}}, %[[ROWS32]], %c1_i32{{.*}}, %c1_i32{{.*}}, %c1_i32{{.*}}, %c3_i32{{.*}})
+// CHECK: %[[MAPB:.*]] = func.call @tessera_cuda_tensor_map({{.*}}, %c64_i32{{.*}}, %c64_i32{{.*}}, %c1_i32{{.*}}, %c1_i32{{.*}}, %c1_i32{{.*}}, %c3_i32{{.*}})
+// CHECK: %[[GRIDY:.*]] = arith.ceildivui %{{.*}}, %[[ROWS]]
+// CHECK: %[[WARPGROUPS:.*]] = arith.divui %[[ROWS]], %c64
+// CHECK: %[[THREADS:.*]] = arith.muli %[[WARPGROUPS]], %c128
+// CHECK: gpu.launch {{.*}} in ({{.*}}, {{.*}} = %[[GRIDY]], {{.*}}) threads({{.*}}) in ({{.*}} = %[[THREADS]], {{.*}} = %c1{{.*}}, {{.*}} = %c1{{.*}}) dynamic_shared_memory_size
 // CHECK: gpu.dynamic_shared_memory
 // CHECK-COUNT-4: nvvm.mbarrier.init
 // CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
-// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c24576_i32
+// CHECK: nvvm.mbarrier.arrive.expect_tx
 // CHECK: llvm.inttoptr %[[MAPA]] : i64 to !llvm.ptr
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global
 // CHECK: llvm.inttoptr %[[MAPB]] : i64 to !llvm.ptr
@@ -80,7 +88,7 @@ func.func @bf16_linear(%a: memref<128x64xbf16>, %b: memref<64x72xbf16>, %c: memr
 // CHECK-LABEL: func @f16_shared_weight
 // CHECK: %[[A2:.*]] = memref.collapse_shape %arg0
 // CHECK: memref.extract_aligned_pointer_as_index %[[A2]]
-// CHECK: func.call @tessera_cuda_tensor_map({{.*}}, %c64_i32{{.*}}, %c64_i32{{.*}}, %c1_i32{{.*}}, %c1_i32{{.*}}, %c1_i32{{.*}}, %c3_i32{{.*}})
+// CHECK: func.call @tessera_cuda_tensor_map({{.*}}, %c64_i32{{.*}}, %{{.*}}, %c1_i32{{.*}}, %c1_i32{{.*}}, %c1_i32{{.*}}, %c3_i32{{.*}})
 // CHECK: func.call @tessera_cuda_tensor_map({{.*}}, %c64_i32{{.*}}, %c128_i32{{.*}}, %c1_i32{{.*}}, %c1_i32{{.*}}, %c1_i32{{.*}}, %c3_i32{{.*}})
 // CHECK: gpu.launch
 // CHECK: nvvm.mbarrier.arrive.expect_tx
@@ -109,7 +117,7 @@ func.func @f16_shared_weight(%a: memref<?x?x?xf16>, %b: memref<?x?xf16>, %c: mem
 // Batch dims are outer tensor-map dims (rank 4 here), their coordinates
 // the block's batch indices.
 // CHECK-LABEL: func @batched
-// CHECK: func.call @tessera_cuda_tensor_map({{.*}}, %c2_i32{{.*}}, %c4_i32{{.*}}, {{.*}}, %c64_i32{{.*}}, %c64_i32{{.*}}, %c1_i32{{.*}}, %c1_i32{{.*}}, %c1_i32{{.*}}, %c3_i32{{.*}})
+// CHECK: func.call @tessera_cuda_tensor_map({{.*}}, %c2_i32{{.*}}, %c4_i32{{.*}}, {{.*}}, %c64_i32{{.*}}, %{{.*}}, %c1_i32{{.*}}, %c1_i32{{.*}}, %c1_i32{{.*}}, %c3_i32{{.*}})
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %{{.*}}, %{{.*}}, box[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}]
 #a4 = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d4)>
 #b4 = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d4, d3)>

@@ -158,6 +158,9 @@ def main():
     gemm(out, 1, 2088, 64)     # one row, deep K: split-k, 8 parts of 9 K tiles
                                # but the last (66 tiles, the last partial)
     batched(out, 3, 33, 48, 16)
+    # 32 batches of 130 x 136: a full wave of 128-row blocks (two
+    # warpgroups each on sm_90a), with partial tiles in M and N.
+    batched(out, 32, 130, 64, 136)
     linear(out, 64, 72, [(2, 16), (3, 37), (1, 1)])
     # Split-k chosen at run time: 4 parts for 1, 6 and 256 rows.
     linear(out, 1024, 128, [(1, 1), (2, 3), (4, 64)])
