@@ -30,6 +30,7 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 #include <cmath>
 #include <random>
@@ -37,47 +38,55 @@
 using namespace llvm;
 using namespace tessera::ptx;
 
-static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input.ptx>"),
-                                      cl::Required);
+static cl::OptionCategory category("tessera-ptx-emu options");
+
+static cl::opt<std::string> inputFile(cl::Positional, cl::cat(category),
+                                      cl::desc("<input.ptx>"), cl::Required);
 static cl::opt<std::string>
-    kernelName("kernel", cl::desc("Kernel to launch (default: the only one)"));
-static cl::opt<std::string> gridOpt("grid", cl::desc("Grid X[,Y[,Z]]"),
-                                    cl::init("1"));
-static cl::opt<std::string> blockOpt("block", cl::desc("Block X[,Y[,Z]]"),
+    kernelName("kernel", cl::cat(category),
+               cl::desc("Kernel to launch (default: the only one)"));
+static cl::opt<std::string> gridOpt("grid", cl::cat(category),
+                                    cl::desc("Grid X[,Y[,Z]]"), cl::init("1"));
+static cl::opt<std::string> blockOpt("block", cl::cat(category),
+                                     cl::desc("Block X[,Y[,Z]]"),
                                      cl::init("32"));
-static cl::opt<unsigned> dynSmem("dynamic-smem",
+static cl::opt<unsigned> dynSmem("dynamic-smem", cl::cat(category),
                                  cl::desc("Dynamic shared memory bytes"),
                                  cl::init(0));
-static cl::list<std::string> buffers("buffer",
+static cl::list<std::string> buffers("buffer", cl::cat(category),
                                      cl::desc("NAME:TYPE:COUNT[=INIT]"));
 static cl::opt<std::string>
-    argsOpt("args", cl::desc("Comma-separated kernel arguments"));
+    argsOpt("args", cl::cat(category),
+            cl::desc("Comma-separated kernel arguments"));
 static cl::list<std::string> tensorMaps(
-    "tensor-map",
+    "tensor-map", cl::cat(category),
     cl::desc("NAME:BUFFER:RANK:DIMS:STRIDES:BOX:SWIZZLE[:nan] defines a TMA "
              "tensor map over BUFFER; @NAME is its address. DIMS, BOX: RANK "
              "comma-separated element counts, innermost first; STRIDES: the "
              "byte strides of dims 1..RANK-1 ('-' for rank 1); SWIZZLE: "
              "none|32|64|128; nan: out-of-bounds elements read as NaN, not 0"));
 static cl::list<std::string>
-    prints("print", cl::desc("NAME[:START[:COUNT]] prints elements"));
+    prints("print", cl::cat(category),
+           cl::desc("NAME[:START[:COUNT]] prints elements"));
 static cl::list<std::string>
-    expects("expect",
+    expects("expect", cl::cat(category),
             cl::desc("NAME:file:PATH[:TOL] or NAME:values:V,..[:TOL]"));
-static cl::list<std::string> dumps("dump",
+static cl::list<std::string> dumps("dump", cl::cat(category),
                                    cl::desc("NAME:PATH writes the raw bytes"));
 static cl::opt<bool>
-    noHazards("no-hazard-checks",
+    noHazards("no-hazard-checks", cl::cat(category),
               cl::desc("Disable the race and cp.async checks"));
 static cl::opt<bool>
-    parseOnly("parse-only",
+    parseOnly("parse-only", cl::cat(category),
               cl::desc("Parse and decode, print a summary, do not run"));
-static cl::opt<unsigned>
-    repeat("repeat", cl::desc("Launch N times (for timing)"), cl::init(1));
+static cl::opt<unsigned> repeat("repeat", cl::cat(category),
+                                cl::desc("Launch N times (for timing)"),
+                                cl::init(1));
 static cl::opt<bool> printStats(
-    "run-stats",
+    "run-stats", cl::cat(category),
     cl::desc("Print the emulated instruction counts and instructions/second"));
-static cl::alias verbose("v", cl::desc("Alias for --run-stats"),
+static cl::alias verbose("v", cl::cat(category),
+                         cl::desc("Alias for --run-stats"),
                          cl::aliasopt(printStats));
 
 namespace {
@@ -350,6 +359,7 @@ void defineTensorMap(Emulator &emu, std::vector<Buffer> &bufs, StringRef spec) {
 
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions({&category, &llvm::getColorCategory()});
   cl::ParseCommandLineOptions(argc, argv,
                               "Tessera's functional PTX emulator\n");
   auto file = MemoryBuffer::getFile(inputFile);
