@@ -536,8 +536,11 @@ int main(int argc, char **argv) {
       for (int32_t i = 0; i < numInputs; ++i)
         keptData[i] = inData[i].data;
     } else {
-      for (int32_t i = 0; i < numInputs; ++i)
+      /* Not kept: freed here, and no longer the inputs. */
+      for (int32_t i = 0; i < numInputs; ++i) {
         free(inData[i].data);
+        inputs[i].data = NULL;
+      }
     }
   }
   if (json)
