@@ -133,8 +133,8 @@ TEST(EmulatorDriver, StandsForOneArchitecture) {
     ASSERT_EQ(t->compute_capability(t->self, &capability), 0);
     EXPECT_EQ(capability, llvm::StringRef(arch) == "sm_80" ? 80u : 90u);
     // Each architecture's own PTX, or the newest portable one below it;
-    // sm_90a PTX only on sm_90a.
-    bool hopper = llvm::StringRef(arch) == "sm_90a";
+    // sm_90a PTX on the 9.0 devices (sm_90 and sm_90a are the same GPU).
+    bool hopper = llvm::StringRef(arch) != "sm_80";
     void *module = nullptr, *function = nullptr;
     ASSERT_EQ(t->load_module(t->self, both.data(), both.size(), &module), 0)
         << t->last_error(t->self);
@@ -175,6 +175,21 @@ TEST(EmulatorDriver, BuildsTensorMapsInDeviceMemory) {
   fields.rank = 6;
   EXPECT_EQ(t->tensor_map(t->self, &fields, &first), 1);
   EXPECT_NE(std::string(t->last_error(t->self)).find("rank 6"),
+            std::string::npos);
+  // What the CUDA driver refuses: a misaligned address or stride, a box
+  // row wider than the swizzle (64 bf16 = 128 bytes fit 128B, not 64B).
+  fields.rank = 2;
+  fields.global_address = buffer + 8;
+  EXPECT_EQ(t->tensor_map(t->self, &fields, &first), 1);
+  fields.global_address = buffer;
+  fields.strides[1] = 100;
+  EXPECT_EQ(t->tensor_map(t->self, &fields, &first), 1);
+  EXPECT_NE(std::string(t->last_error(t->self)).find("multiple of 16"),
+            std::string::npos);
+  fields.strides[1] = 128;
+  fields.swizzle = 2;
+  EXPECT_EQ(t->tensor_map(t->self, &fields, &first), 1);
+  EXPECT_NE(std::string(t->last_error(t->self)).find("over its swizzle"),
             std::string::npos);
 }
 

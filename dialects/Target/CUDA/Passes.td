@@ -131,7 +131,9 @@ def AttachTargetsPass
     Gives every `gpu.module` an `#nvvm.target` (O3, PTX 8.0, the given
     device libraries) for each of `chips`, except that a module marked
     `tessera.cuda.arch = "sm_90a"` (by tessera-cuda-merge-kernel-modules:
-    its kernels use wgmma) gets only that chip's: gpu-module-to-binary
+    its kernels use wgmma) gets only that chip's, with PTX 8.3 (its
+    `fence.proxy.tensormap`); a marked module whose chip is not among
+    `chips` is an error. gpu-module-to-binary
     then compiles it for sm_90a alone, and the other chips' verifiers never
     see its instructions.
   }];
@@ -155,7 +157,7 @@ def MergeKernelModulesPass
     each, one module to load, and one PTX file for `--emit=ptx`. Kernels
     that use sm_90a's own instructions (`nvvm.wgmma.*`) are merged into a
     module of their own instead, marked `tessera.cuda.arch = "sm_90a"`
-    (see tessera-cuda-arch-targets). A module holding anything but kernels
+    (see tessera-cuda-attach-targets). A module holding anything but kernels
     is left alone. Every kernel's workgroup
     (shared-memory) buffers get `llvm.align = 16` unless they have an
     alignment: 16-byte `cp.async` copies and `ldmatrix` rows need it.
@@ -248,8 +250,9 @@ def TensorCoreMatmulPass
 
     With `hopper`, each bf16/f16 kernel also gets an sm_90a twin, launched
     instead when the device reports compute capability 9.0 (the host asks
-    `tessera_cuda_compute_capability`) and A and B are 16-byte aligned: one
-    warpgroup per 64x128 tile, `wgmma.mma_async` m64n128k16 from shared
+    `tessera_cuda_compute_capability`) and A and B are 16-byte aligned: a
+    warpgroup per 64 rows of a 64x128 tile, or of a 128x128 tile when the
+    grid of those still has 128 blocks (chosen at run time), `wgmma.mma_async` m64n128k16 from shared
     memory that TMA copies fill (tensor maps from
     `tessera_cuda_tensor_map`, 128-byte swizzle, four stages on mbarriers).
     Its `gpu.launch` carries `tessera.cuda.arch = "sm_90a"`.

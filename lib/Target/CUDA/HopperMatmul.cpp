@@ -361,6 +361,15 @@ private:
       NVVM::FenceProxyOp::create(
           b, loc, NVVM::ProxyKind::async_shared,
           NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+      // The tensor maps were written to global memory by the host (a
+      // generic-proxy copy): the tensormap proxy that reads them acquires
+      // them first.
+      for (Value map : tensorMaps)
+        NVVM::FenceProxyAcquireOp::create(
+            b, loc, NVVM::MemScopeKind::SYS,
+            LLVM::IntToPtrOp::create(b, loc, LLVM::LLVMPointerType::get(ctx),
+                                     map),
+            constI32(128));
       for (int64_t s = 0; s + 1 < kStages; ++s) {
         auto inside = scf::IfOp::create(b, loc, lt(cst(s), numK), false);
         OpBuilder::InsertionGuard inner(b);

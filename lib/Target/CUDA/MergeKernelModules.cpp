@@ -3,6 +3,7 @@
 #include "tessera/Target/CUDA/Passes.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "llvm/ADT/StringExtras.h"
 
 namespace tessera::cuda {
 #define GEN_PASS_DEF_MERGEKERNELMODULESPASS
@@ -95,18 +96,30 @@ struct AttachTargetsPass
     for (const std::string &lib : linkLibs)
       libs.push_back(StringAttr::get(ctx, lib));
     ArrayAttr linkFiles = libs.empty() ? nullptr : ArrayAttr::get(ctx, libs);
-    getOperation().walk([&](gpu::GPUModuleOp m) {
+    WalkResult result = getOperation().walk([&](gpu::GPUModuleOp m) {
       auto arch = m->getAttrOfType<StringAttr>(kArchAttr);
+      if (arch && !llvm::is_contained(chips, arch.getValue().str())) {
+        m.emitError() << "kernels for " << arch.getValue()
+                      << " but no target for it (the architectures: "
+                      << llvm::join(chips, ", ") << ")";
+        return WalkResult::interrupt();
+      }
       SmallVector<Attribute> targets;
       if (std::optional<ArrayAttr> existing = m.getTargets())
         targets.append(existing->begin(), existing->end());
+      // PTX ISA 8.0, and 8.3 for the sm_90a kernels (their tensor-map
+      // proxy fence).
       for (const std::string &chip : chips)
         if (!arch || arch.getValue() == chip)
           targets.push_back(NVVM::NVVMTargetAttr::get(
-              ctx, /*optLevel=*/3, "nvptx64-nvidia-cuda", chip, "+ptx80",
-              /*targetFlags=*/nullptr, linkFiles));
+              ctx, /*optLevel=*/3, "nvptx64-nvidia-cuda", chip,
+              arch ? "+ptx83" : "+ptx80", /*targetFlags=*/nullptr,
+              linkFiles));
       m.setTargetsAttr(ArrayAttr::get(ctx, targets));
+      return WalkResult::advance();
     });
+    if (result.wasInterrupted())
+      signalPassFailure();
   }
 };
 

@@ -1,5 +1,6 @@
 // RUN: tessera-opt --tessera-cuda-merge-kernel-modules %s | FileCheck %s
 // RUN: tessera-opt --tessera-cuda-merge-kernel-modules --tessera-cuda-attach-targets="chips=sm_80,sm_90a link-libs=/cuda/libdevice.bc" %s | FileCheck %s --check-prefix=TARGETS
+// RUN: not tessera-opt --tessera-cuda-merge-kernel-modules --tessera-cuda-attach-targets="chips=sm_80" %s 2>&1 | FileCheck %s --check-prefix=NOTARGET
 
 // Kernels that use wgmma (sm_90a's own instructions) merge into a module
 // of their own, marked for sm_90a; the others merge as before.
@@ -19,10 +20,14 @@
 // CHECK: gpu.launch_func @k0::@k2
 // CHECK: gpu.launch_func @w1::@w3
 
-// Every chip's target on the portable module, sm_90a's alone on the
-// marked one (sm_80's verifier would reject wgmma).
+// Every chip's target on the portable module (PTX 8.0), sm_90a's alone on
+// the marked one (sm_80's verifier would reject wgmma; PTX 8.3 for the
+// tensor-map proxy fence).
 // TARGETS: gpu.module @k0 [#nvvm.target<O = 3, chip = "sm_80", features = "+ptx80", link = ["/cuda/libdevice.bc"]>, #nvvm.target<O = 3, chip = "sm_90a", features = "+ptx80", link = ["/cuda/libdevice.bc"]>]
-// TARGETS: gpu.module @w1 [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx80", link = ["/cuda/libdevice.bc"]>] attributes {tessera.cuda.arch = "sm_90a"}
+// TARGETS: gpu.module @w1 [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx83", link = ["/cuda/libdevice.bc"]>] attributes {tessera.cuda.arch = "sm_90a"}
+// A module of sm_90a kernels with no sm_90a among the chips is an error,
+// not a module compiled for nothing.
+// NOTARGET: error: kernels for sm_90a but no target for it (the architectures: sm_80)
 module attributes {gpu.container_module} {
   gpu.module @k0 {
     gpu.func @k0_fn() kernel {

@@ -153,14 +153,18 @@ def main():
     out = sys.argv[1]
     gemm(out, 129, 64, 72)     # partial tiles in M and N
     gemm(out, 64, 256, 64)     # eight K tiles: the three stages wrap
+    # 7 K tiles of 64 on sm_90a (no split-k under K = 512): its four stages
+    # are refilled and parity 1 is waited on; B stored [k][n] and [n][k].
+    gemm(out, 64, 448, 128)
+    gemm(out, 70, 448, 136, trans_b=True)
     gemm(out, 17, 40, 24, trans_b=True)  # a K tail of 8
     gemm(out, 65, 33, 40)      # K % 8 != 0: the SIMT loop nest
     gemm(out, 1, 2088, 64)     # one row, deep K: split-k, 8 parts of 9 K tiles
                                # but the last (66 tiles, the last partial)
     batched(out, 3, 33, 48, 16)
     # 32 batches of 130 x 136: a full wave of 128-row blocks (two
-    # warpgroups each on sm_90a), with partial tiles in M and N.
-    batched(out, 32, 130, 64, 136)
+    # warpgroups each on sm_90a), with partial tiles in M and N, 5 K tiles.
+    batched(out, 32, 130, 320, 136)
     linear(out, 64, 72, [(2, 16), (3, 37), (1, 1)])
     # Split-k chosen at run time: 4 parts for 1, 6 and 256 rows.
     linear(out, 1024, 128, [(1, 1), (2, 3), (4, 64)])

@@ -20,6 +20,7 @@
 #include "tessera/Target/CUDA/DriverABI.h"
 
 #include <atomic>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -52,8 +53,10 @@ struct State {
   size_t loadedModules = 0;
   /// Weights uploaded once: host address -> device address.
   std::map<const void *, uint64_t> globals;
-  /// Tensor maps built once: their fields -> device address.
+  /// Tensor maps built once: their fields -> device address; the fields
+  /// of the one returned last.
   std::map<std::vector<uint64_t>, uint64_t> tensorMaps;
+  std::vector<uint64_t> lastTensorMap;
   std::string error;
   bool failed = false;
 
@@ -78,6 +81,17 @@ struct State {
     return true;
   }
 };
+
+/// Tensor maps kept at most (128 bytes of device memory each): 1024, or
+/// TESSERA_CUDA_MAX_TENSOR_MAPS (tests set it low).
+size_t maxTensorMaps() {
+  static const size_t max = [] {
+    const char *text = std::getenv("TESSERA_CUDA_MAX_TENSOR_MAPS");
+    long value = text ? std::strtol(text, nullptr, 10) : 0;
+    return value > 0 ? size_t(value) : size_t(1024);
+  }();
+  return max;
+}
 
 std::atomic<uint64_t> failedAllocations{0};
 std::atomic<uint64_t> lastFailedBytes{0};
@@ -123,6 +137,7 @@ void tesseraCudaBindDriver(const tessera_cuda_driver *driver) {
   }
   s.globals.clear();
   s.tensorMaps.clear();
+  s.lastTensorMap.clear();
   s.driver = driver;
 }
 
@@ -277,8 +292,31 @@ uint64_t tessera_cuda_tensor_map(uint64_t address, uint32_t elementBytes,
                                d4, s1, s2, s3, s4, b0, b1, b2, b3, b4,
                                swizzle};
   auto it = s.tensorMaps.find(key);
-  if (it != s.tensorMaps.end())
+  if (it != s.tensorMaps.end()) {
+    s.lastTensorMap = key;
     return it->second;
+  }
+  // Buffers move between runs (and dynamic shapes change the dims), so the
+  // maps would pile up: past a bound, once every kernel that may read one
+  // has finished, they all go.
+  // The map returned last stays: a launch asks for its maps one after the
+  // other (A's, then B's) before it runs.
+  if (s.tensorMaps.size() >= maxTensorMaps()) {
+    if (s.driver->synchronize(s.driver->self)) {
+      s.fail("the GPU failed");
+      return 0;
+    }
+    for (auto &[fields, device] : s.tensorMaps)
+      if (fields != s.lastTensorMap)
+        s.driver->release(s.driver->self, device);
+    uint64_t kept = 0;
+    auto last = s.tensorMaps.find(s.lastTensorMap);
+    if (last != s.tensorMaps.end())
+      kept = last->second;
+    s.tensorMaps.clear();
+    if (kept)
+      s.tensorMaps[s.lastTensorMap] = kept;
+  }
   tessera_cuda_tensor_map_fields fields = {
       address,          elementBytes,   rank,          {d0, d1, d2, d3, d4},
       {0, s1, s2, s3, s4}, {b0, b1, b2, b3, b4}, swizzle};
@@ -289,6 +327,7 @@ uint64_t tessera_cuda_tensor_map(uint64_t address, uint32_t elementBytes,
     return 0;
   }
   s.tensorMaps[key] = device;
+  s.lastTensorMap = key;
   return device;
 }
 

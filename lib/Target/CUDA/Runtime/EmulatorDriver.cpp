@@ -56,8 +56,26 @@ public:
   /// (the emulator reads them there, not a hardware encoding).
   llvm::Expected<uint64_t>
   createTensorMap(const tessera_cuda_tensor_map_fields &f) override {
+    // What cuTensorMapEncodeTiled refuses, refused here too.
     if (f.rank < 1 || f.rank > 5)
       return fail(llvm::formatv("a tensor map of rank {0} (1 to 5)", f.rank));
+    if (f.global_address % 16)
+      return fail("a tensor map over an address that is not 16-byte aligned");
+    unsigned span = f.swizzle == 1 ? 32 : f.swizzle == 2 ? 64 : 128;
+    for (unsigned i = 0; i < f.rank; ++i) {
+      if (f.dims[i] == 0 || f.box[i] == 0 || f.box[i] > 256)
+        return fail(llvm::formatv("a tensor map with dim {0} of {1} and a "
+                                  "box of {2} (1 to 256) along it",
+                                  i, f.dims[i], f.box[i]));
+      if (i && f.strides[i] % 16)
+        return fail(llvm::formatv("a tensor map stride of {0} bytes (a "
+                                  "multiple of 16)",
+                                  f.strides[i]));
+    }
+    if (f.swizzle && f.box[0] * f.element_bytes > span)
+      return fail(llvm::formatv("a tensor map box row of {0} bytes, over "
+                                "its swizzle's {1}",
+                                f.box[0] * f.element_bytes, span));
     auto address = allocate(128);
     if (!address)
       return address.takeError();
@@ -113,14 +131,17 @@ public:
     if (!entries)
       return entries.takeError();
     // This architecture's PTX, or the newest below it; an "a" (arch-
-    // specific) PTX runs only on its own architecture.
+    // specific) PTX runs only on a GPU of exactly its compute capability
+    // (sm_90a PTX on every 9.0 device, as sm_90 and sm_90a are the same
+    // GPU).
     const KernelImageEntry *newest = nullptr;
     for (const KernelImageEntry &e : *entries) {
       if (e.kind != KernelImageEntry::PTX)
         continue;
       unsigned cc = tessera::cuda::computeCapability(e.arch);
+      bool archSpecific = llvm::StringRef(e.arch).ends_with("a");
       bool runs = e.arch == arch ||
-                  (cc <= capability && !llvm::StringRef(e.arch).ends_with("a"));
+                  (archSpecific ? cc == capability : cc <= capability);
       if (runs && (!newest || e.arch == arch ||
                    (newest->arch != arch &&
                     cc > tessera::cuda::computeCapability(newest->arch))))
