@@ -157,6 +157,12 @@ def models(out):
         gemm(out, 8192, 8192, 8192, checked=False),
         gemm(out, 4096, 4096, 4096, checked=False, dtype="bfloat16"),
         gemm(out, 8192, 8192, 8192, checked=False, dtype="bfloat16"),
+        # Decoding steps: one and 16 rows (split-k), and an output head
+        # over a 50257-token vocabulary (N not a multiple of 8: tiles
+        # copied element by element).
+        gemm(out, 1, 4096, 4096, checked=False, dtype="bfloat16"),
+        gemm(out, 16, 4096, 4096, checked=False, dtype="bfloat16"),
+        gemm(out, 16, 768, 50257, checked=False, dtype="bfloat16"),
         attention(out, 4, 16, 4096, 128, causal=False, checked=False),
         attention(out, 4, 16, 4096, 128, causal=True, checked=False),
         attention(out, 4, 16, 4096, 128, causal=False, checked=False,
