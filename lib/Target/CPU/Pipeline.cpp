@@ -76,8 +76,10 @@ void tessera::cpu::buildBufferizePipeline(OpPassManager &pm,
 }
 
 /// Parallel loops with less work than this (iterations times ops, known
-/// at compile time) run on the calling thread: forking costs more.
-static constexpr int64_t kMinParallelWork = 4096;
+/// at compile time) run on the calling thread: forking costs more, and
+/// more so when another process shares the cores (MobileNetV2's small
+/// layers: docs/Architecture.md).
+static constexpr int64_t kMinParallelWork = 32768;
 
 void tessera::cpu::buildLLVMPipeline(OpPassManager &pm,
                                      const CPUOptions &options) {
