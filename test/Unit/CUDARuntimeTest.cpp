@@ -104,8 +104,9 @@ DONE:
   // Reading past the allocation is an error, not a host crash.
   float extra[70];
   EXPECT_NE(t->copy_to_host(t->self, extra, buffer, sizeof(extra)), 0);
-  EXPECT_NE(std::string(t->last_error(t->self)).find("outside every allocation"),
-            std::string::npos);
+  EXPECT_NE(
+      std::string(t->last_error(t->self)).find("outside every allocation"),
+      std::string::npos);
   // A freed block serves the next request of its size.
   t->release(t->self, buffer);
   uint64_t again = 0;
@@ -144,8 +145,8 @@ TEST(EmulatorDriver, StandsForOneArchitecture) {
     EXPECT_EQ(t->get_function(t->self, module, "ampere", &function),
               hopper ? 1 : 0)
         << arch;
-    int loaded = t->load_module(t->self, hopperOnly.data(), hopperOnly.size(),
-                                &module);
+    int loaded =
+        t->load_module(t->self, hopperOnly.data(), hopperOnly.size(), &module);
     EXPECT_EQ(loaded, hopper ? 0 : 1) << arch;
     if (!hopper)
       EXPECT_NE(std::string(t->last_error(t->self))
@@ -160,8 +161,7 @@ TEST(EmulatorDriver, BuildsTensorMapsInDeviceMemory) {
   uint64_t buffer = 0;
   ASSERT_EQ(t->alloc(t->self, 64 * 64 * 2, &buffer), 0);
   tessera_cuda_tensor_map_fields fields = {
-      buffer, 2, 2, {64, 64, 1, 1, 1}, {0, 128, 0, 0, 0}, {64, 64, 1, 1, 1},
-      3};
+      buffer, 2, 2, {64, 64, 1, 1, 1}, {0, 128, 0, 0, 0}, {64, 64, 1, 1, 1}, 3};
   uint64_t first = 0, second = 0;
   ASSERT_EQ(t->tensor_map(t->self, &fields, &first), 0)
       << t->last_error(t->self);

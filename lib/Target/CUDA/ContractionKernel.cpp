@@ -32,8 +32,8 @@ Value ContractionKernel::guard(int64_t blockM) {
   Value ok = both(positive(sizeK), both(positive(sizeM), positive(sizeN)));
   // The grid's y and z dims hold at most 65535 blocks.
   Value maxBlocks = cst(65535);
-  ok = both(ok, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
-                                      sizeM, cst(65535 * blockM)));
+  ok = both(ok, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, sizeM,
+                                      cst(65535 * blockM)));
   // The batch dims' product, saturated at 65536 (no overflow: each factor
   // is at most 65536 before it multiplies).
   Value batch = cst(1), cap = cst(65536);
@@ -66,14 +66,14 @@ Value ContractionKernel::splitCount(int64_t blockM, int64_t blockN,
   // The grid's blocks (at least 1 by the guard), saturated at the target
   // so that the product cannot overflow.
   Value target = cst(kTargetBlocks);
-  Value blocks = min(mul(ceilDiv(sizeM, cst(blockM)), ceilDiv(sizeN, cst(blockN))),
-                     target);
+  Value blocks = min(
+      mul(ceilDiv(sizeM, cst(blockM)), ceilDiv(sizeN, cst(blockN))), target);
   for (Value size : batchSizes)
     blocks = min(mul(blocks, min(size, target)), target);
   Value wanted = ceilDiv(target, blocks);
   Value deep = arith::DivUIOp::create(b, loc, sizeK, cst(minK));
-  return arith::MaxUIOp::create(
-      b, loc, min(min(wanted, deep), cst(kMaxSplits)), cst(1));
+  return arith::MaxUIOp::create(b, loc, min(min(wanted, deep), cst(kMaxSplits)),
+                                cst(1));
 }
 
 Value ContractionKernel::readBatchAndSplit(Value z, Value splits) {
@@ -163,8 +163,7 @@ void ContractionKernel::storeEpilogue(Value value,
   if (c.mDims.size() > 1) {
     Value row = at[c.m];
     for (unsigned j = c.mDims.size(); j-- > 0;) {
-      at[c.mDims[j]] =
-          j ? arith::RemUIOp::create(b, loc, row, mSizes[j]) : row;
+      at[c.mDims[j]] = j ? arith::RemUIOp::create(b, loc, row, mSizes[j]) : row;
       if (j)
         row = arith::DivUIOp::create(b, loc, row, mSizes[j]);
     }
@@ -195,8 +194,8 @@ void ContractionKernel::storeEpilogue(Value value,
     if (operand.get() == result)
       mapping.map(arg, value);
     else
-      mapping.map(arg, memref::LoadOp::create(b, loc, operand.get(),
-                                              indices(operand)));
+      mapping.map(
+          arg, memref::LoadOp::create(b, loc, operand.get(), indices(operand)));
   }
   for (Operation &inner : body->without_terminator())
     b.clone(inner, mapping);

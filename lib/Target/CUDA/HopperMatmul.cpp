@@ -67,10 +67,9 @@ public:
   /// tensor maps and launches this kernel; otherwise runs `otherwise`.
   void build(ModuleOp module, llvm::function_ref<void()> otherwise) {
     declareRuntime(module);
-    Value capability =
-        func::CallOp::create(b, loc, kCapabilityFn, b.getI32Type(),
-                             ValueRange{})
-            .getResult(0);
+    Value capability = func::CallOp::create(b, loc, kCapabilityFn,
+                                            b.getI32Type(), ValueRange{})
+                           .getResult(0);
     Value onHopper = arith::CmpIOp::create(
         b, loc, arith::CmpIPredicate::eq, capability,
         arith::ConstantIntOp::create(b, loc, b.getI32Type(), 90));
@@ -78,8 +77,8 @@ public:
     // of 16 bytes by the guard).
     Value ok = onHopper;
     for (unsigned i : {0u, 1u}) {
-      address[i] = memref::ExtractAlignedPointerAsIndexOp::create(
-          b, loc, c.operands[i]);
+      address[i] =
+          memref::ExtractAlignedPointerAsIndexOp::create(b, loc, c.operands[i]);
       ok = both(ok, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                           rem(address[i], 16), cst(0)));
     }
@@ -162,13 +161,12 @@ private:
   /// wave of blocks, 64-row blocks (one) otherwise.
   Value chooseBlockRows() {
     Value rows128 = arith::CeilDivUIOp::create(b, loc, sizeM, cst(128));
-    Value blocks = mul(rows128,
-                       arith::CeilDivUIOp::create(b, loc, sizeN, cst(kBlockN)));
+    Value blocks =
+        mul(rows128, arith::CeilDivUIOp::create(b, loc, sizeN, cst(kBlockN)));
     for (Value size : batchSizes)
       blocks = arith::MinUIOp::create(
           b, loc,
-          mul(blocks, arith::MinUIOp::create(b, loc, size,
-                                             cst(kTargetBlocks))),
+          mul(blocks, arith::MinUIOp::create(b, loc, size, cst(kTargetBlocks))),
           cst(kTargetBlocks));
     Value wide = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
                                        blocks, cst(kTargetBlocks));
@@ -179,8 +177,9 @@ private:
     blockM = chooseBlockRows();
     // Box dims, innermost first.
     tensorMaps[0] = tensorMap(0, {cst(kBlockK), blockM});
-    tensorMaps[1] = c.bKMajor ? tensorMap(1, {cst(kBlockK), cst(kBlockN)})
-                              : tensorMap(1, {cst(kRowBytes / 2), cst(kBlockK)});
+    tensorMaps[1] = c.bKMajor
+                        ? tensorMap(1, {cst(kBlockK), cst(kBlockN)})
+                        : tensorMap(1, {cst(kRowBytes / 2), cst(kBlockK)});
     Value gridX = arith::CeilDivUIOp::create(b, loc, sizeN, cst(kBlockN));
     Value gridY = arith::CeilDivUIOp::create(b, loc, sizeM, blockM);
     Value gridZ = cst(1);
@@ -192,9 +191,9 @@ private:
     Value threads = mul(div(blockM, kWarpgroupM), cst(kWarpgroupThreads));
     Value sharedBytes =
         add(mul(cst(kStages), stageBytes()), cst(kStages * 8 + kSwizzleAtom));
-    auto launch = gpu::LaunchOp::create(
-        b, loc, gridX, gridY, gridZ, threads, one, one,
-        /*dynamicSharedMemorySize=*/i32(sharedBytes));
+    auto launch =
+        gpu::LaunchOp::create(b, loc, gridX, gridY, gridZ, threads, one, one,
+                              /*dynamicSharedMemorySize=*/i32(sharedBytes));
     launch->setAttr("tessera.cuda.kernel", b.getStringAttr("wgmma_gemm"));
     launch->setAttr("tessera.cuda.arch", b.getStringAttr("sm_90a"));
     OpBuilder::InsertionGuard guard(b);
@@ -208,8 +207,8 @@ private:
   /// + r%2.
   std::pair<Value, Value> fragmentPosition(int64_t index) override {
     int64_t j = index / 4, r = index % 4;
-    Value row = add(mul(div(tid, 32), cst(16)),
-                    add(div(lane, 4), cst(8 * (r / 2))));
+    Value row =
+        add(mul(div(tid, 32), cst(16)), add(div(lane, 4), cst(8 * (r / 2))));
     Value col = add(cst(8 * j + r % 2), mul(rem(lane, 4), cst(2)));
     return {row, col};
   }
@@ -264,8 +263,8 @@ private:
         b, loc, LLVM::LLVMPointerType::get(b.getContext(), 7),
         sharedPointer(address));
     NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-        b, loc, destination, map, coordinates(index, at), bar,
-        ValueRange{}, Value(), Value(), NVVM::TMALoadMode::TILE,
+        b, loc, destination, map, coordinates(index, at), bar, ValueRange{},
+        Value(), Value(), NVVM::TMALoadMode::TILE,
         /*isCTAOnly=*/false, /*group=*/nullptr, /*predicate=*/Value());
   }
 
@@ -295,14 +294,14 @@ private:
   /// 16 elements along K each time.
   Value multiplyStage(Value stage, Value acc) {
     // This warpgroup's 64 rows of A.
-    Value warpgroupA =
-        add(tileA(stage), mul(div(tid, kWarpgroupThreads), cst(kWarpgroupTileA)));
+    Value warpgroupA = add(
+        tileA(stage), mul(div(tid, kWarpgroupThreads), cst(kWarpgroupTileA)));
     Value descA = descriptor(warpgroupA, 16, 8 * kRowBytes);
     // K-major B: rows of N like A's rows of M. MN-major B: 8 rows of K
     // 1024 bytes apart, its two 64-column halves kTileB / 2 apart.
-    Value descB = c.bKMajor ? descriptor(tileB(stage), 16, 8 * kRowBytes)
-                            : descriptor(tileB(stage), kTileB / 2,
-                                         8 * kRowBytes);
+    Value descB = c.bKMajor
+                      ? descriptor(tileB(stage), 16, 8 * kRowBytes)
+                      : descriptor(tileB(stage), kTileB / 2, 8 * kRowBytes);
     MLIRContext *ctx = b.getContext();
     auto shape = NVVM::MMAShapeAttr::get(ctx, kWarpgroupM, kBlockN, 16);
     auto type = isa<Float16Type>(c.element) ? NVVM::WGMMATypes::f16
@@ -345,8 +344,8 @@ private:
     smem = arith::AndIOp::create(b, loc, add(base, cst(kSwizzleAtom - 1)),
                                  cst(~(kSwizzleAtom - 1)));
 
-    Value isLeader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                           tid, cst(0));
+    Value isLeader =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, cst(0));
     Value numK = arith::CeilDivUIOp::create(b, loc, sizeK, cst(kBlockK));
     {
       // Thread 0 sets up the barriers (one arrival each: its own, with
@@ -394,8 +393,8 @@ private:
       // completed), which thread 0 now refills with tile kt + kStages-1.
       gpu::BarrierOp::create(b, loc);
       Value ahead = add(kt, cst(kStages - 1));
-      auto refill = scf::IfOp::create(b, loc, both(isLeader, lt(ahead, numK)),
-                                      false);
+      auto refill =
+          scf::IfOp::create(b, loc, both(isLeader, lt(ahead, numK)), false);
       {
         OpBuilder::InsertionGuard inner(b);
         b.setInsertionPointToStart(refill.thenBlock());

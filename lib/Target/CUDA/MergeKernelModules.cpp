@@ -46,11 +46,13 @@ struct MergeKernelModulesPass
   }
 
   static bool usesArchSpecificInstructions(gpu::GPUModuleOp m) {
-    return m.walk([](Operation *op) {
-              return op->getName().getStringRef().starts_with("nvvm.wgmma")
-                         ? WalkResult::interrupt()
-                         : WalkResult::advance();
-            }).wasInterrupted();
+    return m
+        .walk([](Operation *op) {
+          return op->getName().getStringRef().starts_with("nvvm.wgmma")
+                     ? WalkResult::interrupt()
+                     : WalkResult::advance();
+        })
+        .wasInterrupted();
   }
 
   /// Moves every kernel of `kernels` into the first of them.
@@ -75,8 +77,8 @@ struct MergeKernelModulesPass
     }
     module.walk([&](gpu::LaunchFuncOp launch) {
       SymbolRefAttr kernel = launch.getKernel();
-      auto it = renamed.find({kernel.getRootReference(),
-                              kernel.getLeafReference()});
+      auto it =
+          renamed.find({kernel.getRootReference(), kernel.getLeafReference()});
       if (it == renamed.end())
         return;
       launch.setKernelAttr(SymbolRefAttr::get(
@@ -113,8 +115,7 @@ struct AttachTargetsPass
         if (!arch || arch.getValue() == chip)
           targets.push_back(NVVM::NVVMTargetAttr::get(
               ctx, /*optLevel=*/3, "nvptx64-nvidia-cuda", chip,
-              arch ? "+ptx83" : "+ptx80", /*targetFlags=*/nullptr,
-              linkFiles));
+              arch ? "+ptx83" : "+ptx80", /*targetFlags=*/nullptr, linkFiles));
       m.setTargetsAttr(ArrayAttr::get(ctx, targets));
       return WalkResult::advance();
     });

@@ -87,9 +87,10 @@ public:
         /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
         /*asyncDependencies=*/{}, TypeRange{tileA, tileB});
     launch->setAttr("tessera.cuda.kernel",
-                    b.getStringAttr(splits     ? "mma_sync_gemm_split_k"
-                                    : alignedCopies ? "mma_sync_gemm"
-                                              : "mma_sync_gemm_unaligned"));
+                    b.getStringAttr(splits ? "mma_sync_gemm_split_k"
+                                    : alignedCopies
+                                        ? "mma_sync_gemm"
+                                        : "mma_sync_gemm_unaligned"));
     Block &body = launch.getBody().front();
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(&body);
@@ -136,9 +137,9 @@ private:
       Value globalRow = add(row.base, r);
       Value globalCol = add(col.base, mul(chunk, chunkElements));
       if (!alignedCopies) {
-        copyElements(operand, tile, {stage, r, swizzled(r, chunk,
-                                                        chunksPerRow)},
-                     row, col, globalRow, globalCol);
+        copyElements(operand, tile,
+                     {stage, r, swizzled(r, chunk, chunksPerRow)}, row, col,
+                     globalRow, globalCol);
         continue;
       }
       Value valid = both(lt(globalRow, row.size), lt(globalCol, col.size));
@@ -157,8 +158,8 @@ private:
                     Value globalCol) {
     Value zero = cst(0);
     Value rowInside = lt(globalRow, row.size);
-    Value zeroElement = arith::ConstantOp::create(
-        b, loc, c.element, b.getZeroAttr(c.element));
+    Value zeroElement =
+        arith::ConstantOp::create(b, loc, c.element, b.getZeroAttr(c.element));
     Value first = dst.back();
     for (int64_t e = 0; e < c.chunk; ++e) {
       Value at_ = add(globalCol, cst(e));
@@ -169,8 +170,7 @@ private:
       Value v = memref::LoadOp::create(b, loc, c.operands[operand],
                                        indicesOf(operand, at));
       dst.back() = add(first, cst(e));
-      memref::StoreOp::create(b, loc, select(valid, v, zeroElement), tile,
-                              dst);
+      memref::StoreOp::create(b, loc, select(valid, v, zeroElement), tile, dst);
     }
   }
 
@@ -189,10 +189,10 @@ private:
   /// shared tile with 4-float chunks, rounded to tf32 (cvt.rna).
   Value tf32At(Value tile, Value stage, Value row, Value col,
                int64_t chunksPerRow) {
-    Value physical = add(swizzled(row, div(col, c.chunk), chunksPerRow),
-                         rem(col, c.chunk));
-    Value value = memref::LoadOp::create(b, loc, tile,
-                                         ValueRange{stage, row, physical});
+    Value physical =
+        add(swizzled(row, div(col, c.chunk), chunksPerRow), rem(col, c.chunk));
+    Value value =
+        memref::LoadOp::create(b, loc, tile, ValueRange{stage, row, physical});
     return NVVM::ConvertFloatToTF32Op::create(b, loc, b.getI32Type(), value,
                                               NVVM::FPRoundingMode::RNA);
   }
@@ -257,15 +257,13 @@ private:
           Value row = add(nBase, add(rem(lane, 8), mul(div(group, 2), cst(8))));
           Value col = swizzled(row, add(cst(2 * kk), rem(group, 2)),
                                c.blockK / c.chunk);
-          fragB.push_back(
-              ldmatrix4(smB, {stage, row, col}, c.element, false));
+          fragB.push_back(ldmatrix4(smB, {stage, row, col}, c.element, false));
         } else {
           // Matrices: (k 0-7, n 0-7), (k 8-15, n 0-7), (k 0-7, n 8-15), ...
           Value row = add(cst(kk * 16), lane16);
-          Value col = swizzled(row, add(div(nBase, c.chunk), half),
-                               kBlockN / c.chunk);
-          fragB.push_back(
-              ldmatrix4(smB, {stage, row, col}, c.element, true));
+          Value col =
+              swizzled(row, add(div(nBase, c.chunk), half), kBlockN / c.chunk);
+          fragB.push_back(ldmatrix4(smB, {stage, row, col}, c.element, true));
         }
       }
       for (int64_t mi = 0; mi < 2; ++mi)
@@ -286,8 +284,8 @@ private:
   /// columns 2*(lane%4) + {0, 1}; c2, c3 eight rows below.
   std::pair<Value, Value> fragmentPosition(int64_t index) override {
     int64_t tile = index / 4, r = index % 4, mi = tile / 4, nj = tile % 4;
-    Value row = add(mul(warpM, cst(32)),
-                    add(cst(mi * 16 + (r / 2) * 8), div(lane, 4)));
+    Value row =
+        add(mul(warpM, cst(32)), add(cst(mi * 16 + (r / 2) * 8), div(lane, 4)));
     Value col = add(mul(warpN, cst(32)),
                     add(cst(nj * 8 + r % 2), mul(rem(lane, 4), cst(2))));
     return {row, col};
@@ -309,8 +307,8 @@ private:
       Value part = readBatchAndSplit(launch.getBlockIds().z, splits);
       Value perPart = arith::CeilDivUIOp::create(b, loc, numK, splits);
       first = arith::MinUIOp::create(b, loc, mul(part, perPart), numK);
-      count = sub(arith::MinUIOp::create(b, loc, add(first, perPart), numK),
-                  first);
+      count =
+          sub(arith::MinUIOp::create(b, loc, add(first, perPart), numK), first);
       Value zeroF = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
       acc.assign(32, zeroF);
     } else {
@@ -377,7 +375,8 @@ struct TensorCoreMatmulPass
     };
     bool staticallyMisaligned =
         misaligned(c.k) || (!c.bKMajor && misaligned(c.n));
-    bool staticallyAligned = knownAligned(c.k) && (c.bKMajor || knownAligned(c.n));
+    bool staticallyAligned =
+        knownAligned(c.k) && (c.bKMajor || knownAligned(c.n));
     Operation *first = c.zeroFill ? c.zeroFill : c.op.getOperation();
     for (Operation *op : c.hoisted)
       op->moveBefore(first);
@@ -398,8 +397,8 @@ struct TensorCoreMatmulPass
           rows.push_back(d);
         groups.push_back(rows);
         groups.push_back({int64_t(rank - 1)});
-        c.operands[i] = memref::CollapseShapeOp::create(
-            b, c.op.getLoc(), c.operands[i], groups);
+        c.operands[i] = memref::CollapseShapeOp::create(b, c.op.getLoc(),
+                                                        c.operands[i], groups);
       }
     Value guard = kernel.guard(kBlockM);
     auto branch = scf::IfOp::create(b, c.op.getLoc(), guard,
@@ -439,35 +438,34 @@ struct TensorCoreMatmulPass
   /// the mma.sync kernel, as the sizes and the device say.
   void buildAlignedLaunches(Contraction &c, OpBuilder &b,
                             KernelBuilder &kernel) {
-      // A grid too small for the GPU (a few rows, as in batch-1 decoding)
-      // splits K: each part's tile is added to the result atomically, into
-      // zeros when the product started from zeros, and the elementwise op
-      // that would have been fused runs after. Not when K is statically
-      // too shallow for two parts.
-      int64_t staticK = c.op.getStaticLoopRanges()[c.k];
-      if (ShapedType::isDynamic(staticK) || staticK >= 2 * kSplitDepth) {
-        Location loc = c.op.getLoc();
-        Value parts = kernel.splitCount(kBlockM, kBlockN, kSplitDepth);
-        Value split = arith::CmpIOp::create(
-            b, loc, arith::CmpIPredicate::ugt, parts,
-            arith::ConstantIndexOp::create(b, loc, 1));
-        auto splitBranch = scf::IfOp::create(b, loc, split,
-                                             /*withElseRegion=*/true);
-        b.setInsertionPointToStart(splitBranch.thenBlock());
-        if (c.zeroFill)
-          b.clone(*c.zeroFill);
-        kernel.buildLaunch(parts);
-        if (c.epilogue)
-          b.clone(*c.epilogue);
-        b.setInsertionPointToStart(splitBranch.elseBlock());
-      }
-      // On an sm_90a GPU, the wgmma kernel (its guard checks the grid for
-      // the same 64-row blocks); the mma.sync kernel elsewhere.
-      if (hopper && hopperTakes(c))
-        buildHopperLaunch(c, b, getOperation(),
-                          [&] { kernel.buildLaunch(); });
-      else
-        kernel.buildLaunch();
+    // A grid too small for the GPU (a few rows, as in batch-1 decoding)
+    // splits K: each part's tile is added to the result atomically, into
+    // zeros when the product started from zeros, and the elementwise op
+    // that would have been fused runs after. Not when K is statically
+    // too shallow for two parts.
+    int64_t staticK = c.op.getStaticLoopRanges()[c.k];
+    if (ShapedType::isDynamic(staticK) || staticK >= 2 * kSplitDepth) {
+      Location loc = c.op.getLoc();
+      Value parts = kernel.splitCount(kBlockM, kBlockN, kSplitDepth);
+      Value split =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, parts,
+                                arith::ConstantIndexOp::create(b, loc, 1));
+      auto splitBranch = scf::IfOp::create(b, loc, split,
+                                           /*withElseRegion=*/true);
+      b.setInsertionPointToStart(splitBranch.thenBlock());
+      if (c.zeroFill)
+        b.clone(*c.zeroFill);
+      kernel.buildLaunch(parts);
+      if (c.epilogue)
+        b.clone(*c.epilogue);
+      b.setInsertionPointToStart(splitBranch.elseBlock());
+    }
+    // On an sm_90a GPU, the wgmma kernel (its guard checks the grid for
+    // the same 64-row blocks); the mma.sync kernel elsewhere.
+    if (hopper && hopperTakes(c))
+      buildHopperLaunch(c, b, getOperation(), [&] { kernel.buildLaunch(); });
+    else
+      kernel.buildLaunch();
   }
 };
 

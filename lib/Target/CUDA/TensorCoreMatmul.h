@@ -1,4 +1,5 @@
-//===- TensorCoreMatmul.h - what the tensor-core kernel computes -*- C++ -*-===//
+//===- TensorCoreMatmul.h - what the tensor-core kernel computes -*- C++
+//-*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The contractions tessera-cuda-tensor-core-matmul rewrites, found by

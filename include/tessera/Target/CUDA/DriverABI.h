@@ -45,8 +45,7 @@ typedef struct tessera_cuda_driver {
   int (*copy_to_device)(void *self, uint64_t dst, const void *src,
                         uint64_t bytes);
   int (*copy_to_host)(void *self, void *dst, uint64_t src, uint64_t bytes);
-  int (*copy_on_device)(void *self, uint64_t dst, uint64_t src,
-                        uint64_t bytes);
+  int (*copy_on_device)(void *self, uint64_t dst, uint64_t src, uint64_t bytes);
   /* `image` is a kernel image (tessera/Target/CUDA/KernelImage.h). */
   int (*load_module)(void *self, const void *image, uint64_t bytes,
                      void **module);

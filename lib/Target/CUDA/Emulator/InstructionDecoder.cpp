@@ -240,14 +240,13 @@ bool applyModifier(StringRef mod, const OpSpec &spec, Instruction &inst,
     }
   }
   if (spec.cats & C_SPACE) {
-    bool isSpace =
-        mod == "global" || mod == "shared" || mod == "shared::cta" ||
-        // Every grid is a cluster of one CTA: its shared::cluster window
-        // is the CTA's own shared memory.
-        ((spec.op == Op::CpAsyncBulk || spec.op == Op::CpAsyncBulkTensor ||
-          spec.op == Op::Cvta) &&
-         mod == "shared::cluster") ||
-        mod == "param" || mod == "local" || mod == "const";
+    bool isSpace = mod == "global" || mod == "shared" || mod == "shared::cta" ||
+                   // Every grid is a cluster of one CTA: its shared::cluster
+                   // window is the CTA's own shared memory.
+                   ((spec.op == Op::CpAsyncBulk ||
+                     spec.op == Op::CpAsyncBulkTensor || spec.op == Op::Cvta) &&
+                    mod == "shared::cluster") ||
+                   mod == "param" || mod == "local" || mod == "const";
     if (isSpace) {
       Space v = mod == "global"             ? Space::Global
                 : mod.starts_with("shared") ? Space::Shared

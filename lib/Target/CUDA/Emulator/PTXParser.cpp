@@ -664,8 +664,8 @@ private:
       Operand &o = inst.ops[f.operand];
       if (inst.op == Op::Bra) {
         auto l = labels.end();
-        for (auto b = f.blocks.rbegin(); b != f.blocks.rend() && l == labels.end();
-             ++b)
+        for (auto b = f.blocks.rbegin();
+             b != f.blocks.rend() && l == labels.end(); ++b)
           l = labels.find({*b, f.name});
         if (l == labels.end())
           return err(f.line, "unknown label '" + f.name + "'");

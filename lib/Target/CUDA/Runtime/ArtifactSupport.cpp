@@ -288,9 +288,9 @@ uint64_t tessera_cuda_tensor_map(uint64_t address, uint32_t elementBytes,
   std::lock_guard<std::mutex> lock(s.mutex);
   if (!s.ready("a tensor map was built"))
     return 0;
-  std::vector<uint64_t> key = {address, elementBytes, rank, d0, d1, d2, d3,
-                               d4, s1, s2, s3, s4, b0, b1, b2, b3, b4,
-                               swizzle};
+  std::vector<uint64_t> key = {address, elementBytes, rank, d0, d1, d2,
+                               d3,      d4,           s1,   s2, s3, s4,
+                               b0,      b1,           b2,   b3, b4, swizzle};
   auto it = s.tensorMaps.find(key);
   if (it != s.tensorMaps.end()) {
     s.lastTensorMap = key;
@@ -317,9 +317,13 @@ uint64_t tessera_cuda_tensor_map(uint64_t address, uint32_t elementBytes,
     if (kept)
       s.tensorMaps[s.lastTensorMap] = kept;
   }
-  tessera_cuda_tensor_map_fields fields = {
-      address,          elementBytes,   rank,          {d0, d1, d2, d3, d4},
-      {0, s1, s2, s3, s4}, {b0, b1, b2, b3, b4}, swizzle};
+  tessera_cuda_tensor_map_fields fields = {address,
+                                           elementBytes,
+                                           rank,
+                                           {d0, d1, d2, d3, d4},
+                                           {0, s1, s2, s3, s4},
+                                           {b0, b1, b2, b3, b4},
+                                           swizzle};
   uint64_t device = 0;
   if (s.driver->abi_version < 2 ||
       s.driver->tensor_map(s.driver->self, &fields, &device)) {
@@ -356,7 +360,7 @@ uint64_t tesseraAllocationFailures(uint64_t *lastBytes) {
 }
 
 void *_mlir_memref_to_llvm_aligned_alloc(uint64_t /*alignment*/,
-                                          uint64_t bytes) {
+                                         uint64_t bytes) {
   // Device allocations are aligned to 256 bytes.
   return _mlir_memref_to_llvm_alloc(bytes);
 }

@@ -58,8 +58,8 @@ struct Api {
   /// Null in drivers older than CUDA 12 (no sm_90a kernels run there).
   CUresult (*tensorMapEncodeTiled)(void *, int, unsigned, void *,
                                    const uint64_t *, const uint64_t *,
-                                   const uint32_t *, const uint32_t *, int,
-                                   int, int, int);
+                                   const uint32_t *, const uint32_t *, int, int,
+                                   int, int);
 };
 
 class CudaDriver : public Driver {
@@ -75,8 +75,8 @@ public:
   }
 
   std::string device() const override {
-    return llvm::formatv("{0} (sm_{1}{2}) through the CUDA driver", name,
-                         major, minor);
+    return llvm::formatv("{0} (sm_{1}{2}) through the CUDA driver", name, major,
+                         minor);
   }
   unsigned computeCapability() const override { return major * 10 + minor; }
 
@@ -134,9 +134,10 @@ public:
       std::vector<std::string> archs;
       for (const KernelImageEntry &e : *entries)
         archs.push_back(e.arch);
-      return fail(llvm::formatv("the artifact has no kernels for sm_{0}{1} "
-                                "(it holds {2}); compile it with --gpu=sm_{0}{1}",
-                                major, minor, llvm::join(archs, ", ")));
+      return fail(
+          llvm::formatv("the artifact has no kernels for sm_{0}{1} "
+                        "(it holds {2}); compile it with --gpu=sm_{0}{1}",
+                        major, minor, llvm::join(archs, ", ")));
     }
     CUmodule module = nullptr;
     if (llvm::Error e = check(api.moduleLoadData(&module, entry->data.data()),
@@ -164,14 +165,14 @@ public:
     current();
     // Over 48 KiB of dynamic shared memory is an opt-in per kernel.
     if (sharedBytes > 48 * 1024)
-      if (llvm::Error e = check(api.funcSetAttribute(function,
-                                                     kMaxDynamicSharedBytes,
-                                                     int(sharedBytes)),
-                                "cuFuncSetAttribute"))
+      if (llvm::Error e =
+              check(api.funcSetAttribute(function, kMaxDynamicSharedBytes,
+                                         int(sharedBytes)),
+                    "cuFuncSetAttribute"))
         return e;
-    return check(api.launchKernel(function, grid[0], grid[1], grid[2],
-                                  block[0], block[1], block[2], sharedBytes,
-                                  nullptr, params, nullptr),
+    return check(api.launchKernel(function, grid[0], grid[1], grid[2], block[0],
+                                  block[1], block[2], sharedBytes, nullptr,
+                                  params, nullptr),
                  "cuLaunchKernel");
   }
   llvm::Error synchronize() override {
@@ -261,15 +262,15 @@ tessera::cuda::openCudaDriver(int ordinal) {
     return fail("libcuda.so.1 lacks a driver API function Tessera needs "
                 "(a driver older than CUDA 11?)");
   if (int r = api.init(0))
-    return fail("no CUDA device: cuInit failed (error " + llvm::Twine(r) +
-                ")");
+    return fail("no CUDA device: cuInit failed (error " + llvm::Twine(r) + ")");
   int count = 0;
   api.deviceGetCount(&count);
   if (count == 0)
     return fail("no CUDA device: the CUDA driver sees no GPU");
   if (ordinal < 0 || ordinal >= count)
-    return fail("no CUDA device " + llvm::Twine(ordinal) + ": this machine has " +
-                llvm::Twine(count) + " (0-" + llvm::Twine(count - 1) + ")");
+    return fail("no CUDA device " + llvm::Twine(ordinal) +
+                ": this machine has " + llvm::Twine(count) + " (0-" +
+                llvm::Twine(count - 1) + ")");
   CUdevice device = 0;
   CUcontext context = nullptr;
   int major = 0, minor = 0;

@@ -24,9 +24,7 @@ struct DriverTable {
     *device = *address;
     return 0;
   }
-  static void release(void *self, uint64_t device) {
-    of(self).release(device);
-  }
+  static void release(void *self, uint64_t device) { of(self).release(device); }
   static int toDevice(void *self, uint64_t dst, const void *src,
                       uint64_t bytes) {
     return check(of(self), of(self).copyToDevice(dst, src, bytes));
@@ -34,8 +32,7 @@ struct DriverTable {
   static int toHost(void *self, void *dst, uint64_t src, uint64_t bytes) {
     return check(of(self), of(self).copyToHost(dst, src, bytes));
   }
-  static int onDevice(void *self, uint64_t dst, uint64_t src,
-                      uint64_t bytes) {
+  static int onDevice(void *self, uint64_t dst, uint64_t src, uint64_t bytes) {
     return check(of(self), of(self).copyOnDevice(dst, src, bytes));
   }
   static int load(void *self, const void *image, uint64_t bytes,

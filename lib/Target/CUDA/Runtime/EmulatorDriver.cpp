@@ -150,15 +150,17 @@ public:
     if (!newest) {
       std::vector<std::string> archs;
       for (const KernelImageEntry &e : *entries)
-        if (e.kind == KernelImageEntry::PTX && !llvm::is_contained(archs, e.arch))
+        if (e.kind == KernelImageEntry::PTX &&
+            !llvm::is_contained(archs, e.arch))
           archs.push_back(e.arch);
       return fail("the kernel image holds no PTX that runs on " + arch +
                   " (it holds " + llvm::join(archs, ", ") +
                   "); emulate one of those with --emulated-gpu, or compile "
-                  "for " + arch + " with --gpu");
+                  "for " +
+                  arch + " with --gpu");
     }
-    auto parsed = ptx::parsePTX(newest->data, "kernels." + newest->arch +
-                                                  ".ptx");
+    auto parsed =
+        ptx::parsePTX(newest->data, "kernels." + newest->arch + ".ptx");
     if (!parsed)
       return parsed.takeError();
     modules.push_back(std::make_unique<LoadedModule>());
@@ -170,8 +172,7 @@ public:
   }
   void unloadModule(void *module) override {
     llvm::erase_if(modules, [&](auto &m) { return m.get() == module; });
-    llvm::erase_if(functions,
-                   [&](auto &f) { return f->module == module; });
+    llvm::erase_if(functions, [&](auto &f) { return f->module == module; });
   }
   llvm::Expected<void *> getFunction(void *module,
                                      llvm::StringRef name) override {
@@ -179,8 +180,8 @@ public:
     const ptx::Kernel *kernel = m->module.findKernel(name);
     if (!kernel)
       return fail("no kernel '" + name + "' in the PTX for " + m->arch);
-    functions.push_back(std::make_unique<LoadedFunction>(
-        LoadedFunction{m, kernel}));
+    functions.push_back(
+        std::make_unique<LoadedFunction>(LoadedFunction{m, kernel}));
     return functions.back().get();
   }
 

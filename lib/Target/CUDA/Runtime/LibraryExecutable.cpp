@@ -21,8 +21,8 @@ llvm::Error fail(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 
-std::string optionOr(const runtime::LoadOptions &options,
-                            llvm::StringRef name, llvm::StringRef fallback) {
+std::string optionOr(const runtime::LoadOptions &options, llvm::StringRef name,
+                     llvm::StringRef fallback) {
   auto it = options.find(name.str());
   return it == options.end() ? fallback.str() : it->second;
 }
@@ -116,8 +116,8 @@ public:
       if (llvm::Error e =
               driver->copyToDevice(*address, t.data.data(), t.data.size()))
         return std::move(e);
-      descriptors.push_back(runtime::descriptorFor(
-          reinterpret_cast<void *>(*address), t.shape));
+      descriptors.push_back(
+          runtime::descriptorFor(reinterpret_cast<void *>(*address), t.shape));
     }
     size_t resultWords = 0;
     for (const runtime::TensorSignature &out : sig.outputs)
@@ -204,17 +204,19 @@ tessera::cuda::loadLibrary(llvm::StringRef path,
         "tessera_model_free_buffer", "tessera_cuda_bind_driver",
         "tessera_cuda_take_error"})
     if (!dlsym(handle, symbol))
-      return fail("cannot load '" + path + "': not a Tessera CUDA artifact "
-                  "(no " + symbol + ")");
+      return fail("cannot load '" + path +
+                  "': not a Tessera CUDA artifact "
+                  "(no " +
+                  symbol + ")");
   auto sig = runtime::signatureFromJSON(getSignature());
   if (!sig)
     return sig.takeError();
-  return std::unique_ptr<runtime::Executable>(new CudaLibraryExecutable(
-      std::move(library), options, std::move(*sig)));
+  return std::unique_ptr<runtime::Executable>(
+      new CudaLibraryExecutable(std::move(library), options, std::move(*sig)));
 }
 
-llvm::Error tessera::cuda::checkDriverOptions(
-    const runtime::LoadOptions &options) {
+llvm::Error
+tessera::cuda::checkDriverOptions(const runtime::LoadOptions &options) {
   std::string kind = driverKind(options),
               device = optionOr(options, "device", "0");
   if (device == "emulator")
@@ -228,10 +230,10 @@ llvm::Error tessera::cuda::checkDriverOptions(
     return fail("--gpu-driver must be 'cuda' or 'emulator', got '" + kind +
                 "'");
   std::string arch = optionOr(options, "emulated-gpu", "sm_90a");
-  if (!llvm::is_contained({"sm_80", "sm_86", "sm_89", "sm_90", "sm_90a"},
-                          arch))
+  if (!llvm::is_contained({"sm_80", "sm_86", "sm_89", "sm_90", "sm_90a"}, arch))
     return fail("--emulated-gpu must be one of sm_80, sm_86, sm_89, sm_90, "
-                "sm_90a; got '" + arch + "'");
+                "sm_90a; got '" +
+                arch + "'");
   return llvm::Error::success();
 }
 
