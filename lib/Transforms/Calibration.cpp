@@ -132,20 +132,26 @@ CalibrationTable::fromJSON(StringRef json) {
   return table;
 }
 
-std::string calibrationKey(Operation *matmul, unsigned operand) {
-  StringRef side = operand == 0 ? ":lhs" : ":rhs";
-  std::string node = onnxNodeName(matmul->getLoc());
+std::string calibrationKey(Operation *op, unsigned operand) {
+  bool attention = isa<AttentionOp>(op);
+  StringRef side = attention ? (operand == 0   ? ":query"
+                                : operand == 1 ? ":key"
+                                               : ":value")
+                             : (operand == 0 ? ":lhs" : ":rhs");
+  std::string node = onnxNodeName(op->getLoc());
   if (!node.empty())
     return node + side.str();
   unsigned position = 0;
-  if (auto func = matmul->getParentOfType<func::FuncOp>())
-    func.walk([&](MatmulOp other) {
-      if (other.getOperation() == matmul)
+  if (auto func = op->getParentOfType<func::FuncOp>())
+    func.walk([&](Operation *other) {
+      if (other == op)
         return WalkResult::interrupt();
-      ++position;
+      if (other->getName() == op->getName())
+        ++position;
       return WalkResult::advance();
     });
-  return "#" + std::to_string(position) + side.str();
+  return (attention ? "#attention" : "#") + std::to_string(position) +
+         side.str();
 }
 } // namespace tessera
 
@@ -174,6 +180,17 @@ public:
         Value value = matmul->getOperand(operand);
         if (!value.getDefiningOp<ConstantOp>())
           exposed.emplace_back(::tessera::calibrationKey(matmul, operand),
+                               value);
+      }
+    });
+    // Attention's query, key and value (fp16 must hold them).
+    entry.walk([&](AttentionOp attention) {
+      if (!attention.getQuery().getType().getElementType().isF32())
+        return;
+      for (unsigned operand : {0u, 1u, 2u}) {
+        Value value = attention->getOperand(operand);
+        if (!value.getDefiningOp<ConstantOp>())
+          exposed.emplace_back(::tessera::calibrationKey(attention, operand),
                                value);
       }
     });

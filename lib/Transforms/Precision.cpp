@@ -300,13 +300,26 @@ private:
       if (!node.empty() && regex.match(node))
         return decide("f32: kept by --keep-fp32 pattern '" + pattern + "'");
     if (policy == "fp16")
-      for (Value operand : attention->getOperands().take_front(3))
-        if (std::optional<float> largest = largestFiniteMagnitude(operand);
+      for (unsigned i : {0u, 1u, 2u}) {
+        if (std::optional<float> largest =
+                largestFiniteMagnitude(attention->getOperand(i));
             largest && *largest > kF16Max)
           return decide(llvm::formatv("f32: an operand holds values beyond "
                                       "fp16's range (largest |x| {0:e0})",
                                       *largest)
                             .str());
+        // An activation, by what calibration saw.
+        auto it =
+            calibrated.amax.find(::tessera::calibrationKey(attention, i));
+        if (it != calibrated.amax.end() && it->second > kF16Max)
+          return decide(llvm::formatv("f32: its {0} reaches {1:e1} in "
+                                      "calibration, beyond fp16's range",
+                                      i == 0   ? "query"
+                                      : i == 1 ? "key"
+                                               : "value",
+                                      it->second)
+                            .str());
+      }
     if (std::optional<std::string> why =
             info.rejectWideAccumulation(attention, narrow)) {
       if (!targetHasNarrow)

@@ -76,10 +76,12 @@ struct CalibrationTable {
   static llvm::Expected<CalibrationTable> fromJSON(llvm::StringRef json);
 };
 
-/// The name under which calibration records operand `operand` (0: lhs,
-/// 1: rhs) of `matmul`: "<ONNX node>:lhs" or ":rhs", or "#<n>:..." with the
-/// matmul's position in its function when it has no node name.
-std::string calibrationKey(mlir::Operation *matmul, unsigned operand);
+/// The name under which calibration records operand `operand` of a matmul
+/// (0: lhs, 1: rhs) or of an attention (0: query, 1: key, 2: value):
+/// "<ONNX node>:lhs", ":rhs", ":query", ":key" or ":value", or "#<n>:..."
+/// (matmuls) and "#attention<n>:..." with the op's position among its
+/// kind in its function when it has no node name.
+std::string calibrationKey(mlir::Operation *op, unsigned operand);
 
 /// The prefix of the names of the extra outputs that
 /// tessera-expose-calibration-values adds (the rest is the key).
