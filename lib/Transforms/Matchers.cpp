@@ -10,6 +10,7 @@
 
 using llvm::APFloat;
 using llvm::ArrayRef;
+using llvm::SmallVector;
 using llvm::SmallVectorImpl;
 using mlir::cast;
 using mlir::DenseFPElementsAttr;
@@ -123,4 +124,19 @@ tessera::floatElements(mlir::Value value) {
   out.resize(type.getNumElements());
   std::memcpy(out.data(), bytes.data(), bytes.size());
   return out;
+}
+
+/// The largest finite |x| of `values`.
+static float largestFinite(ArrayRef<float> values) {
+  float largest = 0;
+  for (float element : values)
+    if (std::isfinite(element))
+      largest = std::max(largest, std::fabs(element));
+  return largest;
+}
+
+std::optional<float> tessera::largestFiniteMagnitude(Value value) {
+  if (std::optional<SmallVector<float>> values = ::tessera::floatElements(value))
+    return largestFinite(*values);
+  return std::nullopt;
 }

@@ -20,6 +20,10 @@ std::optional<double> splatValue(mlir::Value value);
 /// order, or nothing when `value` is not one.
 std::optional<llvm::SmallVector<float>> floatElements(mlir::Value value);
 
+/// The largest finite |value| of a float constant, or nothing when `value`
+/// is not an f32 constant the compiler can read.
+std::optional<float> largestFiniteMagnitude(mlir::Value value);
+
 /// Whether `value` is such a constant within `relative` of `expected`.
 bool isSplat(mlir::Value value, double expected, double relative = 1e-4);
 

@@ -1,0 +1,43 @@
+//===- Quantization.h - int8 and fp8 matmuls for the precision pass -------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// What tessera-assign-precision calls under its int8 and fp8 policies: a
+// matmul rewritten with quantized operands (Quantization.cpp).
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSERA_LIB_TRANSFORMS_QUANTIZATION_H
+#define TESSERA_LIB_TRANSFORMS_QUANTIZATION_H
+
+#include "tessera/Dialect/Tessera/IR/TesseraOps.h"
+#include "tessera/Transforms/Precision.h"
+
+#include "mlir/IR/Value.h"
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <string>
+
+namespace tessera {
+
+/// `matmul` as quantize -> i8 x i8 -> i32 matmul -> dequantize, with
+/// scales from its constants and `calibrated` (`key` is the matmul's
+/// calibration key without ":lhs"/":rhs", taken before the rewrite began;
+/// `smoothQuant` the pass's smooth-quant option). Returns the dequantized
+/// result; `matmul` itself is left as it is. Fails, with `reason`, when it
+/// stays f32.
+mlir::FailureOr<mlir::Value>
+quantizeMatmul(mlir::tessera::MatmulOp matmul,
+               const CalibrationTable &calibrated, llvm::StringRef key,
+               llvm::StringRef smoothQuant, std::string &reason);
+
+/// `matmul` with `fp8` (E4M3) operands and their scales folded into its
+/// alpha, read as for quantizeMatmul. Returns the new matmul's result
+/// (`matmul` itself is left as it is), or fails with `reason`.
+mlir::FailureOr<mlir::Value>
+quantizeMatmulFp8(mlir::tessera::MatmulOp matmul, mlir::Type fp8,
+                  const CalibrationTable &calibrated, llvm::StringRef key,
+                  std::string &reason);
+
+} // namespace tessera
+
+#endif // TESSERA_LIB_TRANSFORMS_QUANTIZATION_H
