@@ -43,6 +43,12 @@ readKernelImage(llvm::StringRef bytes);
 /// `arch` is not of the form sm_<digits>[a].
 unsigned computeCapability(llvm::StringRef arch);
 
+/// The PTX a device of compute capability `capability` (10 * major +
+/// minor) may compile: the newest no newer than it, an `a` PTX only at
+/// its exact capability; null when there is none.
+const KernelImageEntry *
+selectKernelPTX(llvm::ArrayRef<KernelImageEntry> entries, unsigned capability);
+
 /// The entry a device of compute capability `major.minor` runs: a cubin for
 /// its major version no newer than it (an `a` cubin only on its exact
 /// architecture), else the newest PTX no newer than it, which the driver

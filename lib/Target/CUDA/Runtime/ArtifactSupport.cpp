@@ -57,6 +57,8 @@ struct State {
   /// of the one returned last.
   std::map<std::vector<uint64_t>, uint64_t> tensorMaps;
   std::vector<uint64_t> lastTensorMap;
+  /// The bound device's compute capability, asked once (0: not yet).
+  uint32_t capability = 0;
   std::string error;
   bool failed = false;
 
@@ -138,6 +140,7 @@ void tesseraCudaBindDriver(const tessera_cuda_driver *driver) {
   s.globals.clear();
   s.tensorMaps.clear();
   s.lastTensorMap.clear();
+  s.capability = 0;
   s.driver = driver;
 }
 
@@ -260,17 +263,19 @@ uint64_t tessera_cuda_device_global(const void *host, uint64_t bytes) {
 }
 
 /// The device's compute capability (10 * major + minor), which the host
-/// code asks before it launches an architecture's own kernels; 0 when no
-/// driver is bound or it cannot say.
+/// code asks before it launches an architecture's own kernels (each run,
+/// so it is asked of the driver once per binding); 0 when no driver is
+/// bound or it cannot say.
 uint32_t tessera_cuda_compute_capability() {
   State &s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
+  if (s.capability || !s.ready("the GPU's architecture was asked") ||
+      s.driver->abi_version < 2)
+    return s.capability;
   uint32_t capability = 0;
-  if (!s.ready("the GPU's architecture was asked") ||
-      s.driver->abi_version < 2 ||
-      s.driver->compute_capability(s.driver->self, &capability))
-    return 0;
-  return capability;
+  if (!s.driver->compute_capability(s.driver->self, &capability))
+    s.capability = capability;
+  return s.capability;
 }
 
 /// The device address of a TMA tensor map over a buffer (fields as in

@@ -130,23 +130,9 @@ public:
     auto entries = readKernelImage(image);
     if (!entries)
       return entries.takeError();
-    // This architecture's PTX, or the newest below it; an "a" (arch-
-    // specific) PTX runs only on a GPU of exactly its compute capability
-    // (sm_90a PTX on every 9.0 device, as sm_90 and sm_90a are the same
-    // GPU).
-    const KernelImageEntry *newest = nullptr;
-    for (const KernelImageEntry &e : *entries) {
-      if (e.kind != KernelImageEntry::PTX)
-        continue;
-      unsigned cc = tessera::cuda::computeCapability(e.arch);
-      bool archSpecific = llvm::StringRef(e.arch).ends_with("a");
-      bool runs = e.arch == arch ||
-                  (archSpecific ? cc == capability : cc <= capability);
-      if (runs && (!newest || e.arch == arch ||
-                   (newest->arch != arch &&
-                    cc > tessera::cuda::computeCapability(newest->arch))))
-        newest = &e;
-    }
+    // The PTX this architecture's GPU would compile (sm_90a PTX on every
+    // 9.0 device: sm_90 and sm_90a name the same GPU).
+    const KernelImageEntry *newest = selectKernelPTX(*entries, capability);
     if (!newest) {
       std::vector<std::string> archs;
       for (const KernelImageEntry &e : *entries)

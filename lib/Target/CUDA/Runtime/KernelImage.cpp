@@ -104,8 +104,13 @@ const KernelImageEntry *tessera::cuda::selectKernelImage(
     if (!best || cc > computeCapability(best->arch))
       best = &e;
   }
-  if (best)
-    return best;
+  return best ? best : selectKernelPTX(entries, device);
+}
+
+const KernelImageEntry *
+tessera::cuda::selectKernelPTX(llvm::ArrayRef<KernelImageEntry> entries,
+                               unsigned device) {
+  const KernelImageEntry *best = nullptr;
   for (const KernelImageEntry &e : entries) {
     unsigned cc = computeCapability(e.arch);
     // `a` features exist only on their own architecture.
