@@ -4,6 +4,7 @@
 
 #include "tessera/Transforms/Precision.h"
 
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/IR/AffineExpr.h"
@@ -187,13 +188,30 @@ Value depthwiseConvolution(OpBuilder &b, Location loc, Value input,
                            Value filter, RankedTensorType resultType,
                            ArrayRef<int64_t> strides,
                            ArrayRef<int64_t> dilations,
-                           ValueRange dynamicSizes) {
+                           ArrayRef<OpFoldResult> outSizes) {
   RankedTensorType finalType = resultType;
+  // The output's sizes, the columns at stride 1: (out - 1) * stride + 1.
+  SmallVector<OpFoldResult> sizes(outSizes);
   if (strides[1] != 1) {
     SmallVector<int64_t> shape(resultType.getShape());
-    shape[3] = (shape[3] - 1) * strides[1] + 1;
+    if (!resultType.isDynamicDim(3)) {
+      shape[3] = (shape[3] - 1) * strides[1] + 1;
+      sizes[3] = b.getIndexAttr(shape[3]);
+    } else {
+      Value cols = getValueOrCreateConstantIndexOp(b, loc, outSizes[3]);
+      Value one = arith::ConstantIndexOp::create(b, loc, 1);
+      Value spread = arith::MulIOp::create(
+          b, loc, arith::SubIOp::create(b, loc, cols, one),
+          arith::ConstantIndexOp::create(b, loc, strides[1]));
+      sizes[3] = arith::AddIOp::create(b, loc, spread, one).getResult();
+    }
     resultType = resultType.clone(shape);
   }
+  SmallVector<Value> dynamicSizes;
+  for (int64_t d = 0; d < 4; ++d)
+    if (resultType.isDynamicDim(d))
+      dynamicSizes.push_back(getValueOrCreateConstantIndexOp(b, loc,
+                                                             sizes[d]));
   auto filterType = cast<RankedTensorType>(filter.getType());
   Type elementType = resultType.getElementType();
   int64_t channels = filterType.getDimSize(0);
@@ -201,12 +219,6 @@ Value depthwiseConvolution(OpBuilder &b, Location loc, Value input,
   Value weights = tensor::CollapseShapeOp::create(
       b, loc, RankedTensorType::get({channels, kh * kw}, elementType), filter,
       SmallVector<ReassociationIndices>{{0, 1}, {2, 3}});
-  SmallVector<OpFoldResult> sizes;
-  for (int64_t d = 0; d < 4; ++d)
-    sizes.push_back(resultType.isDynamicDim(d)
-                        ? OpFoldResult(linalg::createOrFoldDimOp(b, loc,
-                                                                 input, d))
-                        : OpFoldResult(b.getIndexAttr(resultType.getDimSize(d))));
   SmallVector<OpFoldResult> sliceStrides = {
       b.getIndexAttr(1), b.getIndexAttr(1), b.getIndexAttr(strides[0]),
       b.getIndexAttr(1)};
@@ -245,13 +257,13 @@ Value depthwiseConvolution(OpBuilder &b, Location loc, Value input,
                           mulScalar(nb, nloc, args[t], args[count + t]));
         linalg::YieldOp::create(nb, nloc, sum);
       });
-  if (finalType == resultType)
+  if (strides[1] == 1)
     return generic.getResult(0);
   SmallVector<OpFoldResult> offsets(4, b.getIndexAttr(0));
   SmallVector<OpFoldResult> every = {b.getIndexAttr(1), b.getIndexAttr(1),
                                      b.getIndexAttr(1),
                                      b.getIndexAttr(strides[1])};
-  sizes[3] = b.getIndexAttr(finalType.getDimSize(3));
+  sizes[3] = outSizes[3];
   return tensor::ExtractSliceOp::create(b, loc, finalType, generic.getResult(0),
                                         offsets, sizes, every);
 }
@@ -266,17 +278,35 @@ struct Conv2dLowering : OpRewritePattern<ts::Conv2dOp> {
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     RankedTensorType resultType = op.getType();
-    if (resultType.isDynamicDim(2) || resultType.isDynamicDim(3))
-      return rewriter.notifyMatchFailure(
-          op, "convolution with dynamic spatial dims");
     int64_t group = op.getGroup();
     auto filterType = cast<RankedTensorType>(op.getFilter().getType());
     auto inType = cast<RankedTensorType>(op.getInput().getType());
     if (group != 1 && (inType.isDynamicDim(1) || filterType.isDynamicDim(0)))
       return rewriter.notifyMatchFailure(
           op, "grouped convolution with a dynamic channel or filter count");
+    if ((resultType.isDynamicDim(2) || resultType.isDynamicDim(3)) &&
+        (filterType.isDynamicDim(2) || filterType.isDynamicDim(3)))
+      return rewriter.notifyMatchFailure(
+          op, "convolution with dynamic spatial dims and a dynamic window");
     Value input = op.getInput();
     ArrayRef<int64_t> pads = op.getPads();
+    // The result's sizes: batch from the input, filters from the filter,
+    // spatial dims from the input's at run time when they are dynamic.
+    SmallVector<OpFoldResult> outSizes;
+    for (int64_t d = 0; d < 4; ++d) {
+      if (!resultType.isDynamicDim(d)) {
+        outSizes.push_back(rewriter.getIndexAttr(resultType.getDimSize(d)));
+      } else if (d < 2) {
+        outSizes.push_back(linalg::createOrFoldDimOp(
+            rewriter, loc, d == 0 ? input : op.getFilter(), 0));
+      } else {
+        int64_t i = d - 2;
+        outSizes.push_back(windowOutputSize(
+            rewriter, loc, linalg::createOrFoldDimOp(rewriter, loc, input, d),
+            filterType.getDimSize(d), op.getStrides()[i], pads[i],
+            pads[2 + i], op.getDilations()[i], /*ceilMode=*/false));
+      }
+    }
     Type elementType = resultType.getElementType();
     if (llvm::any_of(pads, [](int64_t p) { return p != 0; })) {
       SmallVector<int64_t> shape(inType.getShape());
@@ -296,19 +326,26 @@ struct Conv2dLowering : OpRewritePattern<ts::Conv2dOp> {
       input = tensor::PadOp::create(rewriter, loc, paddedType, input, low,
                                     high, zero);
     }
-    SmallVector<Value> dynamicSizes;
-    if (resultType.isDynamicDim(0))
-      dynamicSizes.push_back(
-          linalg::createOrFoldDimOp(rewriter, loc, op.getInput(), 0));
+    // The dynamic ones of the result's sizes, for each form's init below
+    // (the grouped form's G x F/G split is static).
+    auto dynamicOf = [&](RankedTensorType type) {
+      SmallVector<Value> sizes;
+      ArrayRef<int64_t> shape = type.getShape();
+      for (int64_t d = 0, r = 0; d < type.getRank(); ++d) {
+        if (type.isDynamicDim(d))
+          sizes.push_back(
+              getValueOrCreateConstantIndexOp(rewriter, loc, outSizes[r]));
+        // The grouped type splits the result's dim 1 into two.
+        r += !(shape.size() == 5 && d == 1);
+      }
+      return sizes;
+    };
     auto strides = rewriter.getI64TensorAttr(op.getStrides());
     auto dilations = rewriter.getI64TensorAttr(op.getDilations());
     Value zero = scalarConstant(rewriter, loc, elementType, 0.0);
     Value conv;
     if (group == 1) {
-      if (resultType.isDynamicDim(1))
-        dynamicSizes.push_back(
-            linalg::createOrFoldDimOp(rewriter, loc, op.getFilter(), 0));
-      Value init = emptyTensor(rewriter, loc, resultType, dynamicSizes);
+      Value init = emptyTensor(rewriter, loc, resultType, dynamicOf(resultType));
       Value filled =
           linalg::FillOp::create(rewriter, loc, zero, init).getResult(0);
       conv = linalg::Conv2DNchwFchwOp::create(
@@ -321,7 +358,7 @@ struct Conv2dLowering : OpRewritePattern<ts::Conv2dOp> {
                filterType.getDimSize(2) > 0 && filterType.getDimSize(3) > 0) {
       conv = depthwiseConvolution(rewriter, loc, input, op.getFilter(),
                                   resultType, op.getStrides(),
-                                  op.getDilations(), dynamicSizes);
+                                  op.getDilations(), outSizes);
     } else {
       // N x C x H x W -> N x G x C/G x H x W; F x C/G x KH x KW ->
       // G x F/G x C/G x KH x KW; the result's G x F/G fold back into F.
@@ -344,7 +381,8 @@ struct Conv2dLowering : OpRewritePattern<ts::Conv2dOp> {
           rewriter, loc, groupedInType, input, splitDim1);
       Value groupedFilter = tensor::ExpandShapeOp::create(
           rewriter, loc, groupedFilterType, op.getFilter(), splitDim0);
-      Value init = emptyTensor(rewriter, loc, groupedOutType, dynamicSizes);
+      Value init =
+          emptyTensor(rewriter, loc, groupedOutType, dynamicOf(groupedOutType));
       Value filled =
           linalg::FillOp::create(rewriter, loc, zero, init).getResult(0);
       Value grouped = linalg::Conv2DNgchwGfchwOp::create(

@@ -23,6 +23,56 @@ int64_t windowCount(int64_t o, int64_t kernel, int64_t stride,
   return count;
 }
 
+/// An average's sums divided by their windows' counts computed per element
+/// (dynamic spatial dims, dilation 1): along each dim, the window at output
+/// `o` covers [o * stride - padBegin, + kernel) and counts what of it lies
+/// inside [lo, hi), the input (or, counting pads, the padded input).
+Value divideByDynamicCounts(OpBuilder &b, Location loc, ts::AvgPoolOp op,
+                            Value sums) {
+  auto type = cast<RankedTensorType>(sums.getType());
+  int64_t rank = type.getRank(), spatial = rank - 2;
+  ArrayRef<int64_t> kernel = op.getKernelShape(), strides = op.getStrides(),
+                    pads = op.getPads();
+  bool countPads = op.getCountIncludePad();
+  SmallVector<Value> his;
+  for (int64_t i = 0; i < spatial; ++i) {
+    Value in = linalg::createOrFoldDimOp(b, loc, op.getInput(), 2 + i);
+    his.push_back(countPads ? arith::AddIOp::create(
+                                  b, loc, in,
+                                  arith::ConstantIndexOp::create(
+                                      b, loc, pads[spatial + i]))
+                                  .getResult()
+                            : in);
+  }
+  Type elementType = type.getElementType();
+  return buildElementwise(
+      b, loc, type, ValueRange{sums},
+      [&](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
+        auto c = [&](int64_t v) -> Value {
+          return arith::ConstantIndexOp::create(nb, nloc, v);
+        };
+        Value count = c(1);
+        for (int64_t i = 0; i < spatial; ++i) {
+          Value o = linalg::IndexOp::create(nb, nloc, 2 + i);
+          Value start = arith::SubIOp::create(
+              nb, nloc, arith::MulIOp::create(nb, nloc, o, c(strides[i])),
+              c(pads[i]));
+          Value end = arith::AddIOp::create(nb, nloc, start, c(kernel[i]));
+          Value first = arith::MaxSIOp::create(
+              nb, nloc, start, c(countPads ? -pads[i] : 0));
+          Value last = arith::MinSIOp::create(nb, nloc, end, his[i]);
+          Value along = arith::MaxSIOp::create(
+              nb, nloc, arith::SubIOp::create(nb, nloc, last, first), c(0));
+          count = arith::MulIOp::create(nb, nloc, count, along);
+        }
+        Value asInt = arith::IndexCastOp::create(nb, nloc, nb.getI64Type(),
+                                                 count);
+        Value divisor =
+            arith::SIToFPOp::create(nb, nloc, elementType, asInt);
+        return arith::DivFOp::create(nb, nloc, args[0], divisor);
+      });
+}
+
 /// max_pool and avg_pool: the input padded (with the lowest value or zero)
 /// up to what the last window reads, one linalg.generic reducing over the
 /// window (its sizes carried by an empty tensor, as linalg's pooling ops
@@ -41,20 +91,33 @@ struct PoolLowering : OpRewritePattern<OpTy> {
     RankedTensorType resultType = op.getType();
     Type elementType = resultType.getElementType();
     int64_t rank = inType.getRank(), spatial = rank - 2;
-    for (int64_t d = 2; d < rank; ++d)
-      if (inType.isDynamicDim(d))
-        return rewriter.notifyMatchFailure(op,
-                                           "pooling of dynamic spatial dims");
     ArrayRef<int64_t> kernel = op.getKernelShape(), strides = op.getStrides(),
                       dilations = op.getDilations(), pads = op.getPads();
+    bool dynamic = false;
+    for (int64_t i = 0; i < spatial; ++i)
+      dynamic |= inType.isDynamicDim(2 + i);
+    if (dynamic && !isMax &&
+        llvm::any_of(dilations, [](int64_t d) { return d != 1; }))
+      return rewriter.notifyMatchFailure(
+          op, "dilated average pooling of dynamic spatial dims");
 
-    // Pad to exactly what the windows read: (out - 1) * stride + span.
+    // Pad to exactly what the windows read: (out - 1) * stride + span; a
+    // dynamic dim by the end pad and, rounding up, a stride more (the
+    // windows read no further than they need).
     SmallVector<OpFoldResult> low(rank, rewriter.getIndexAttr(0));
     SmallVector<OpFoldResult> high(rank, rewriter.getIndexAttr(0));
     SmallVector<int64_t> paddedShape(inType.getShape());
     bool padded = false;
     for (int64_t i = 0; i < spatial; ++i) {
       int64_t in = inType.getDimSize(2 + i);
+      if (ShapedType::isDynamic(in)) {
+        int64_t extra = pads[spatial + i] +
+                        (op.getCeilMode() ? strides[i] - 1 : 0);
+        low[2 + i] = rewriter.getIndexAttr(pads[i]);
+        high[2 + i] = rewriter.getIndexAttr(extra);
+        padded |= pads[i] != 0 || extra != 0;
+        continue;
+      }
       int64_t reads = (resultType.getDimSize(2 + i) - 1) * strides[i] +
                       dilations[i] * (kernel[i] - 1) + 1;
       int64_t extra = std::max<int64_t>(0, reads - in - pads[i]);
@@ -92,10 +155,17 @@ struct PoolLowering : OpRewritePattern<OpTy> {
     iterators.append(spatial, utils::IteratorType::reduction);
     Value window = tensor::EmptyOp::create(rewriter, loc, kernel, elementType);
     SmallVector<Value> dynamicSizes;
-    for (int64_t d = 0; d < 2; ++d)
-      if (resultType.isDynamicDim(d))
-        dynamicSizes.push_back(
-            linalg::createOrFoldDimOp(rewriter, loc, op.getInput(), d));
+    for (int64_t d = 0; d < rank; ++d) {
+      if (!resultType.isDynamicDim(d))
+        continue;
+      Value in = linalg::createOrFoldDimOp(rewriter, loc, op.getInput(), d);
+      int64_t i = d - 2;
+      dynamicSizes.push_back(
+          d < 2 ? in
+                : windowOutputSize(rewriter, loc, in, kernel[i], strides[i],
+                                   pads[i], pads[spatial + i], dilations[i],
+                                   op.getCeilMode()));
+    }
     Value out = linalg::FillOp::create(
                     rewriter, loc, init,
                     emptyTensor(rewriter, loc, resultType, dynamicSizes))
@@ -116,6 +186,11 @@ struct PoolLowering : OpRewritePattern<OpTy> {
             })
             .getResult(0);
     if constexpr (!isMax) {
+      if (dynamic) {
+        pooled = divideByDynamicCounts(rewriter, loc, op, pooled);
+        rewriter.replaceOp(op, pooled);
+        return success();
+      }
       // The divisor of each window, the product of its per-dim counts.
       SmallVector<int64_t> outSpatial(resultType.getShape().drop_front(2));
       SmallVector<SmallVector<int64_t>> perDim(spatial);

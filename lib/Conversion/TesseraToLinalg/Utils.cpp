@@ -398,4 +398,35 @@ Value mulScalar(OpBuilder &b, Location loc, Value x, Value y) {
   return arith::MulIOp::create(b, loc, x, y);
 }
 
+Value windowOutputSize(OpBuilder &b, Location loc, Value input,
+                       int64_t kernel, int64_t stride, int64_t padBegin,
+                       int64_t padEnd, int64_t dilation, bool ceilMode) {
+  auto c = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  int64_t span = dilation * (kernel - 1) + 1;
+  // in + pads - span: how far the window's start can move.
+  Value room = arith::AddIOp::create(b, loc, input,
+                                     c(padBegin + padEnd - span));
+  Value steps = arith::DivSIOp::create(b, loc, room, c(stride));
+  Value size = arith::AddIOp::create(b, loc, steps, c(1));
+  if (ceilMode && stride > 1) {
+    // One more window when the last one would be partial, unless it would
+    // start past the input and the begin padding.
+    Value rest = arith::RemSIOp::create(b, loc, room, c(stride));
+    Value partial = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                                          rest, c(0));
+    Value lastStart = arith::MulIOp::create(b, loc, size, c(stride));
+    Value inside = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::slt, lastStart,
+        arith::AddIOp::create(b, loc, input, c(padBegin)));
+    Value more = arith::AndIOp::create(b, loc, partial, inside);
+    size = arith::SelectOp::create(
+        b, loc, more, arith::AddIOp::create(b, loc, size, c(1)), size);
+  }
+  Value fits = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, room,
+                                     c(0));
+  return arith::SelectOp::create(b, loc, fits, size, c(0));
+}
+
 } // namespace tessera::to_linalg

@@ -70,6 +70,15 @@ Value castScalar(OpBuilder &b, Location loc, Value value, Type to);
 Value addScalar(OpBuilder &b, Location loc, Value x, Value y);
 Value mulScalar(OpBuilder &b, Location loc, Value x, Value y);
 
+/// The size of a convolution's or pooling's output along one spatial dim at
+/// run time, as tessera::poolOutputSize computes it at compile time:
+/// floor((in + pads - span) / stride) + 1 (rounded up with `ceilMode`,
+/// dropping a last window that would start in the end padding), 0 when the
+/// padded input is shorter than the window's span.
+Value windowOutputSize(OpBuilder &b, Location loc, Value input,
+                       int64_t kernel, int64_t stride, int64_t padBegin,
+                       int64_t padEnd, int64_t dilation, bool ceilMode);
+
 // Pattern registration, one function per op family.
 void populateElementwisePatterns(RewritePatternSet &patterns);
 void populateContractionPatterns(RewritePatternSet &patterns);

@@ -35,10 +35,8 @@ static LogicalResult convertConvTranspose(GraphImporter &im,
   int64_t group = im.intAttr("group", 1);
   int64_t cin = xType.getDimSize(1);
   ArrayRef<int64_t> wShape = wType.getShape();
-  if (!wType.hasStaticShape() ||
-      llvm::any_of(xType.getShape().drop_front(1), ShapedType::isDynamic))
-    return im.emitError() << "needs static channel and spatial dims and a "
-                             "static filter";
+  if (!wType.hasStaticShape() || xType.isDynamicDim(1))
+    return im.emitError() << "needs a static channel dim and a static filter";
   if (group < 1 || cin % group || wShape[0] != cin)
     return im.emitError() << "the filter's dim 0 (" << wShape[0]
                           << ") must be the input's channels (" << cin
@@ -148,7 +146,25 @@ static LogicalResult convertConvTranspose(GraphImporter &im,
         b.getF64FloatAttr(0.0));
     if (!spread)
       return failure();
-    spread = reshape(spread, {n, cin, h * sh, wd * sw});
+    auto times = [](int64_t size, int64_t by) {
+      return ShapedType::isDynamic(size) ? size : size * by;
+    };
+    SmallVector<int64_t> spreadShape = {n, cin, times(h, sh), times(wd, sw)};
+    if (llvm::none_of(spreadShape, ShapedType::isDynamic)) {
+      spread = reshape(spread, spreadShape);
+    } else {
+      // Dynamic dims merge with the strides: the shape at run time is the
+      // input's times [1, 1, sh, sw].
+      auto i64 = im.builder().getI64Type();
+      Value shape =
+          im.create<ts::ShapeOp>(RankedTensorType::get({4}, i64), x);
+      shape = im.inferred<ts::MulOp>(
+          shape, im.constantI64({1, 1, sh, sw}, ArrayRef<int64_t>{4}));
+      if (!shape)
+        return failure();
+      spread = im.create<ts::ReshapeOp>(RankedTensorType::get(spreadShape, et),
+                                        spread, shape);
+    }
   }
 
   // The filter: [Cin, Cout/g, kh, kw] -> [Cout, Cin/g, kh, kw], flipped.

@@ -119,8 +119,8 @@ func.func @ungrouped_conv(%x: tensor<1x4x8x8xf32>, %w: tensor<6x4x3x3xf32>) -> t
 // tap's weight per channel. No convolution op, no window loop.
 // CHECK-LABEL: func @depthwise_conv
 // CHECK-NOT: linalg.conv
-// CHECK: %[[W:.*]] = tensor.collapse_shape %arg1 {{\[}}[0, 1], [2, 3]] : tensor<4x1x3x2xf32> into tensor<4x6xf32>
 // CHECK: %[[N:.*]] = tensor.dim %arg0, %c0
+// CHECK: %[[W:.*]] = tensor.collapse_shape %arg1 {{\[}}[0, 1], [2, 3]] : tensor<4x1x3x2xf32> into tensor<4x6xf32>
 // CHECK-DAG: tensor.extract_slice %arg0[0, 0, 0, 0] [%[[N]], 4, 3, 6] [1, 1, 2, 1]
 // CHECK-DAG: tensor.extract_slice %arg0[0, 0, 4, 3] [%[[N]], 4, 3, 6] [1, 1, 2, 1]
 // CHECK-DAG: tensor.extract_slice %[[W]][0, 0] [4, 1] [1, 1] : tensor<4x6xf32> to tensor<4xf32>
@@ -165,4 +165,46 @@ func.func @depthwise_row_stride(%x: tensor<1x2x6x9xf32>, %w: tensor<2x1x3x3xf32>
 func.func @depthwise_multiplier(%x: tensor<1x2x6x6xf32>, %w: tensor<4x1x3x3xf32>) -> tensor<1x4x4x4xf32> {
   %0 = tessera.conv2d %x, %w {group = 2} : tensor<1x2x6x6xf32>, tensor<4x1x3x3xf32> -> tensor<1x4x4x4xf32>
   return %0 : tensor<1x4x4x4xf32>
+}
+
+// -----
+
+// Dynamic height and width: the result's sizes are computed at run time,
+// floor((in + pads - span) / stride) + 1, or 0 when the padded input is
+// shorter than the window; the padded input keeps its dynamic dims.
+// CHECK-LABEL: func @conv2d_dynamic_spatial
+func.func @conv2d_dynamic_spatial(%x: tensor<?x3x?x?xf32>, %w: tensor<8x3x3x3xf32>) -> tensor<?x8x?x?xf32> {
+  // CHECK: %[[H:.*]] = tensor.dim %arg0, %c2
+  // CHECK: %[[ROOM:.*]] = arith.addi %[[H]], %c-1
+  // CHECK: %[[STEPS:.*]] = arith.divsi %[[ROOM]], %c2
+  // CHECK: %[[SIZE:.*]] = arith.addi %[[STEPS]], %c1
+  // CHECK: %[[FITS:.*]] = arith.cmpi sge, %[[ROOM]], %c0
+  // CHECK: %[[OH:.*]] = arith.select %[[FITS]], %[[SIZE]], %c0
+  // CHECK: %[[W:.*]] = tensor.dim %arg0, %c3
+  // CHECK: %[[OW:.*]] = arith.select
+  // CHECK: %[[PADDED:.*]] = tensor.pad %arg0 low[0, 0, 1, 1] high[0, 0, 1, 1]
+  // CHECK: } : tensor<?x3x?x?xf32> to tensor<?x3x?x?xf32>
+  // CHECK: tensor.empty(%{{.*}}, %[[OH]], %[[OW]]) : tensor<?x8x?x?xf32>
+  // CHECK: linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%[[PADDED]], %arg1
+  %0 = tessera.conv2d %x, %w {pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : tensor<?x3x?x?xf32>, tensor<8x3x3x3xf32> -> tensor<?x8x?x?xf32>
+  return %0 : tensor<?x8x?x?xf32>
+}
+
+// -----
+
+// A depthwise convolution with a stride along dynamic columns: the columns
+// are computed at stride 1, (out - 1) * 2 + 1 of them, and every second one
+// taken afterwards.
+// CHECK-LABEL: func @depthwise_dynamic_column_stride
+func.func @depthwise_dynamic_column_stride(%x: tensor<1x4x6x?xf32>, %w: tensor<4x1x3x3xf32>) -> tensor<1x4x6x?xf32> {
+  // CHECK: %[[OW:.*]] = arith.select
+  // CHECK: %[[LESS:.*]] = arith.subi %[[OW]], %c1
+  // CHECK: %[[SPREAD:.*]] = arith.muli %[[LESS]], %c2
+  // CHECK: %[[COLS:.*]] = arith.addi %[[SPREAD]], %c1
+  // CHECK: tensor.extract_slice %padded[0, 0, 0, 0] [1, 4, 6, %[[COLS]]] [1, 1, 1, 1]
+  // CHECK: tensor.empty(%[[COLS]]) : tensor<1x4x6x?xf32>
+  // CHECK: %[[DW:.*]] = linalg.generic
+  // CHECK: tensor.extract_slice %[[DW]][0, 0, 0, 0] [1, 4, 6, %[[OW]]] [1, 1, 1, 2]
+  %0 = tessera.conv2d %x, %w {group = 4, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 2>} : tensor<1x4x6x?xf32>, tensor<4x1x3x3xf32> -> tensor<1x4x6x?xf32>
+  return %0 : tensor<1x4x6x?xf32>
 }

@@ -3,9 +3,9 @@
 // the pass.
 // RUN: not tessera-opt %s --split-input-file --convert-tessera-to-linalg 2>&1 | FileCheck %s
 
-func.func @conv_dynamic_spatial(%x: tensor<1x4x?x8xf32>, %w: tensor<4x2x3x3xf32>) -> tensor<1x4x?x6xf32> {
-  // CHECK: invalid.mlir:[[@LINE+1]]:8: error: cannot lower 'tessera.conv2d' to linalg: convolution with dynamic spatial dims
-  %0 = tessera.conv2d %x, %w {group = 2} : tensor<1x4x?x8xf32>, tensor<4x2x3x3xf32> -> tensor<1x4x?x6xf32>
+func.func @conv_dynamic_spatial_window(%x: tensor<1x4x?x8xf32>, %w: tensor<4x2x?x3xf32>) -> tensor<1x4x?x6xf32> {
+  // CHECK: invalid.mlir:[[@LINE+1]]:8: error: cannot lower 'tessera.conv2d' to linalg: convolution with dynamic spatial dims and a dynamic window
+  %0 = tessera.conv2d %x, %w {group = 2} : tensor<1x4x?x8xf32>, tensor<4x2x?x3xf32> -> tensor<1x4x?x6xf32>
   return %0 : tensor<1x4x?x6xf32>
 }
 
@@ -19,9 +19,9 @@ func.func @slice_dynamic(%x: tensor<?xf32>) -> tensor<?xf32> {
 
 // -----
 
-func.func @pool_dynamic_spatial(%x: tensor<1x1x?xf32>) -> tensor<1x1x?xf32> {
-  // CHECK: invalid.mlir:[[@LINE+1]]:8: error: cannot lower 'tessera.avg_pool' to linalg: pooling of dynamic spatial dims
-  %0 = tessera.avg_pool %x {kernel_shape = array<i64: 2>, strides = array<i64: 1>, pads = array<i64: 0, 0>, dilations = array<i64: 1>} : tensor<1x1x?xf32> -> tensor<1x1x?xf32>
+func.func @pool_dynamic_spatial_dilated(%x: tensor<1x1x?xf32>) -> tensor<1x1x?xf32> {
+  // CHECK: invalid.mlir:[[@LINE+1]]:8: error: cannot lower 'tessera.avg_pool' to linalg: dilated average pooling of dynamic spatial dims
+  %0 = tessera.avg_pool %x {kernel_shape = array<i64: 2>, strides = array<i64: 1>, pads = array<i64: 0, 0>, dilations = array<i64: 2>} : tensor<1x1x?xf32> -> tensor<1x1x?xf32>
   return %0 : tensor<1x1x?xf32>
 }
 

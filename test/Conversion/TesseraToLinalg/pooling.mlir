@@ -67,3 +67,30 @@ func.func @avg_pool_count_include_pad(%x: tensor<1x1x3xf32>) -> (tensor<1x1x3xf3
   %1 = tessera.avg_pool %x {kernel_shape = array<i64: 3>, strides = array<i64: 1>, pads = array<i64: 1, 1>, dilations = array<i64: 1>} : tensor<1x1x3xf32> -> tensor<1x1x3xf32>
   return %0, %1 : tensor<1x1x3xf32>, tensor<1x1x3xf32>
 }
+
+// -----
+
+// Dynamic spatial dims: the output's size at run time (ceil mode: one more
+// window when the last is partial and starts inside the input), the input
+// padded by the end pad and a stride less one, and an average's divisor
+// computed per element from its window's position (pads not counted).
+// CHECK-LABEL: func @avg_pool_dynamic
+func.func @avg_pool_dynamic(%x: tensor<1x2x?x?xf32>) -> tensor<1x2x?x?xf32> {
+  // CHECK: tensor.pad %arg0 low[0, 0, 1, 1] high[0, 0, 2, 2]
+  // CHECK: %[[H:.*]] = tensor.dim %arg0, %c2
+  // CHECK: %[[ROOM:.*]] = arith.addi %[[H]], %c-1
+  // CHECK: arith.remsi %[[ROOM]]
+  // CHECK: arith.cmpi slt
+  // CHECK: %[[SUM:.*]] = linalg.generic
+  // CHECK: arith.addf
+  // CHECK: %[[IN_H:.*]] = tensor.dim %arg0, %c2
+  // CHECK: linalg.generic {{.*}} ins(%[[SUM]] :
+  // CHECK: linalg.index 2
+  // CHECK: arith.maxsi
+  // CHECK: arith.minsi %{{.*}}, %[[IN_H]]
+  // CHECK: linalg.index 3
+  // CHECK: arith.sitofp
+  // CHECK: arith.divf
+  %0 = tessera.avg_pool %x {kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, ceil_mode} : tensor<1x2x?x?xf32> -> tensor<1x2x?x?xf32>
+  return %0 : tensor<1x2x?x?xf32>
+}
