@@ -257,6 +257,24 @@ def InlineAllocaScopesPass
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
+def CopyStridedResultsPass
+    : Pass<"tessera-cpu-copy-strided-results", "::mlir::func::FuncOp"> {
+  let summary = "Copy a function's results that are strided slices";
+  let description = [{
+    Functions return buffers of the identity layout. A result that is a
+    `tensor.extract_slice` whose stride along some dim is known only at run
+    time (the real rows of an output padded up to whole blocks, as the
+    tiled attention writes it for a symbolic sequence) bufferizes to a
+    subview that one-shot bufferization then `memref.cast`s to the identity
+    layout: the cast verifies (a dynamic stride is compatible with any) and
+    the caller reads the rows as if they were contiguous. This pass, run
+    before bufferization, returns a copy of each such slice instead
+    (`bufferization.alloc_tensor copy(...)`). Slices that are contiguous
+    (only the outermost non-unit dim cut, strides 1) are left alone.
+  }];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
+}
+
 def SplitEmptyTensorsPass
     : Pass<"tessera-cpu-split-empty-tensors", "::mlir::func::FuncOp"> {
   let summary = "Give each use of a tensor.empty its own";

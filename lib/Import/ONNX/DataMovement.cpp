@@ -415,8 +415,9 @@ static LogicalResult convertExpand(GraphImporter &im, const onnx::NodeProto &) {
 
 /// Trilu keeps the upper (or lower) triangle of the last two dimensions,
 /// shifted by k: a select against j - i >= k (upper) or j - i <= k (lower).
-/// With a constant k the mask is a constant; a runtime k compares the
-/// constant j - i matrix against it.
+/// With a constant k and static sizes the mask is a constant; a runtime k
+/// compares the constant j - i matrix against it; dynamic sizes build j - i
+/// from ranges at run time.
 static LogicalResult convertTrilu(GraphImporter &im, const onnx::NodeProto &) {
   Value x = im.input(0);
   if (!x)
@@ -424,10 +425,9 @@ static LogicalResult convertTrilu(GraphImporter &im, const onnx::NodeProto &) {
   RankedTensorType type = tensorType(x);
   if (type.getRank() < 2)
     return im.emitError() << "expects an input of rank >= 2";
-  int64_t rows = type.getDimSize(type.getRank() - 2);
-  int64_t cols = type.getDimSize(type.getRank() - 1);
-  if (ShapedType::isDynamic(rows) || ShapedType::isDynamic(cols))
-    return im.emitError() << "needs static sizes in the last two dimensions";
+  int64_t rank = type.getRank();
+  int64_t rows = type.getDimSize(rank - 2);
+  int64_t cols = type.getDimSize(rank - 1);
   bool upper = im.intAttr("upper", 1) != 0;
   Value kValue = im.optionalInput(1);
   std::optional<int64_t> k = 0;
@@ -440,8 +440,39 @@ static LogicalResult convertTrilu(GraphImporter &im, const onnx::NodeProto &) {
   }
   Value zero = im.constantScalar(0.0, type.getElementType());
   auto maskType = RankedTensorType::get({rows, cols}, im.builder().getI1Type());
+  auto i64 = im.builder().getI64Type();
   Value mask;
-  if (k) {
+  if (ShapedType::isDynamic(rows) || ShapedType::isDynamic(cols)) {
+    // Sizes known at run time (a causal mask over a symbolic sequence):
+    // j - i from two ranges, [cols] - [rows, 1], compared with k.
+    Value shape =
+        im.create<ts::ShapeOp>(RankedTensorType::get({rank}, i64), x);
+    auto indices = [&](int64_t dim) -> Value {
+      Value size = im.inferred<ts::GatherOp>(
+          shape, im.constantI64({dim}, ArrayRef<int64_t>{}), int64_t(0));
+      if (!size)
+        return Value();
+      return im.create<ts::RangeOp>(
+          RankedTensorType::get({type.getDimSize(dim)}, i64),
+          im.constantI64({0}, ArrayRef<int64_t>{}), size,
+          im.constantI64({1}, ArrayRef<int64_t>{}));
+    };
+    Value rowIndices = indices(rank - 2), colIndices = indices(rank - 1);
+    if (!rowIndices || !colIndices)
+      return failure();
+    rowIndices = im.create<ts::ReshapeOp>(RankedTensorType::get({rows, 1}, i64),
+                                          rowIndices, Value());
+    Value diagonal = im.inferred<ts::SubOp>(colIndices, rowIndices);
+    Value shift = k ? im.constantI64({*k}, ArrayRef<int64_t>{}) : kValue;
+    if (!elementType(shift).isInteger(64))
+      shift = im.create<ts::CastOp>(
+          RankedTensorType::get(tensorType(shift).getShape(), i64), shift);
+    mask = diagonal ? im.inferred<ts::CompareOp>(
+                          upper ? ts::CompareDirection::ge
+                                : ts::CompareDirection::le,
+                          diagonal, shift)
+                    : Value();
+  } else if (k) {
     SmallVector<bool> bits;
     bits.reserve(rows * cols);
     for (int64_t i = 0; i < rows; ++i)

@@ -105,6 +105,9 @@ void tessera::cpu::buildLLVMPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
   // After the last CSE before bufferization: one empty tensor per use.
   pm.addNestedPass<func::FuncOp>(createSplitEmptyTensorsPass());
+  // Results that are strided slices returned as copies (bufferization
+  // would cast them to contiguous buffers).
+  pm.addNestedPass<func::FuncOp>(createCopyStridedResultsPass());
 
   buildBufferizePipeline(pm, /*freeForallAllocations=*/true);
   // Equal subviews become one value, so that copies of a tile onto itself
