@@ -3,6 +3,7 @@
 #include "Convolutions.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -139,6 +140,141 @@ linalg::GenericOp pointwiseToGemm(RewriterBase &rewriter,
   return gemm;
 }
 
+/// A float convolution whose height or width is dynamic (an OCR or
+/// segmentation model's image size) as a GEMM whose rows are the output
+/// pixels, which the register tiles take with dynamic rows: [N, P, F] =
+/// patches [N, P, C*KH*KW] times the filters transposed to [C*KH*KW, F]
+/// (a constant, so at compile time), then transposed back to [N, F, P].
+/// The patches are im2col's, written pixel-major by one generic over
+/// [n, oh, ow, c, kh, kw]; a pointwise convolution (1 x 1, stride 1) reads
+/// the images as [N, C, P] instead, transposed, with no copy. (The pixels
+/// as columns, as the static form has them, would be dynamic columns,
+/// which the tiles do not take.) The GEMM, or null for another
+/// convolution.
+linalg::GenericOp dynamicConvolutionToGemm(RewriterBase &rewriter,
+                                           linalg::Conv2DNchwFchwOp conv) {
+  Value input = conv.getInputs()[0], filter = conv.getInputs()[1];
+  Value init = conv.getOutputs()[0];
+  auto inputType = cast<RankedTensorType>(input.getType());
+  auto filterType = cast<RankedTensorType>(filter.getType());
+  auto initType = cast<RankedTensorType>(init.getType());
+  Type element = initType.getElementType();
+  auto fill = init.getDefiningOp<linalg::FillOp>();
+  if (!conv.hasPureTensorSemantics() || !fill || !isa<FloatType>(element) ||
+      inputType.getElementType() != element ||
+      filterType.getElementType() != element ||
+      !filterType.hasStaticShape() || inputType.isDynamicDim(1) ||
+      (!inputType.isDynamicDim(2) && !inputType.isDynamicDim(3)))
+    return {};
+  SmallVector<int64_t> strides = llvm::to_vector(llvm::map_range(
+      conv.getStrides(), [](const APInt &v) { return v.getSExtValue(); }));
+  SmallVector<int64_t> dilations = llvm::to_vector(llvm::map_range(
+      conv.getDilations(), [](const APInt &v) { return v.getSExtValue(); }));
+  int64_t filters = filterType.getDimSize(0), channels = filterType.getDimSize(1);
+  int64_t kh = filterType.getDimSize(2), kw = filterType.getDimSize(3);
+  int64_t depth = channels * kh * kw;
+  bool pointwise = kh == 1 && kw == 1 && strides[0] == 1 && strides[1] == 1;
+  rewriter.setInsertionPoint(conv);
+  Location loc = conv.getLoc();
+  MLIRContext *ctx = rewriter.getContext();
+  OpFoldResult batch = tensor::getMixedSize(rewriter, loc, init, 0);
+  OpFoldResult outH = tensor::getMixedSize(rewriter, loc, init, 2);
+  OpFoldResult outW = tensor::getMixedSize(rewriter, loc, init, 3);
+  // The lhs and how the GEMM's loops [n, p, k, f] read it.
+  Value lhs;
+  AffineExpr n, p, k, f;
+  bindDims(ctx, n, p, k, f);
+  AffineMap lhsMap;
+  if (pointwise) {
+    lhs = tensor::CollapseShapeOp::create(
+        rewriter, loc, input,
+        SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
+    lhsMap = AffineMap::get(4, 0, {n, k, p}, ctx);
+  } else {
+    // patches[n, oh, ow, c, i, j] = input[n, c, oh * sh + i * dh,
+    // ow * sw + j * dw].
+    Value empty = tensor::EmptyOp::create(
+        rewriter, loc,
+        ArrayRef<OpFoldResult>{batch, outH, outW, rewriter.getIndexAttr(channels),
+                               rewriter.getIndexAttr(kh),
+                               rewriter.getIndexAttr(kw)},
+        element);
+    AffineExpr d[6];
+    for (int i = 0; i < 6; ++i)
+      d[i] = getAffineDimExpr(i, ctx);
+    AffineMap read = AffineMap::get(
+        6, 0,
+        {d[0], d[3], d[1] * strides[0] + d[4] * dilations[0],
+         d[2] * strides[1] + d[5] * dilations[1]},
+        ctx);
+    Value patches =
+        linalg::GenericOp::create(
+            rewriter, loc, empty.getType(), ValueRange{input},
+            ValueRange{empty},
+            ArrayRef<AffineMap>{read,
+                                AffineMap::getMultiDimIdentityMap(6, ctx)},
+            SmallVector<utils::IteratorType>(6, utils::IteratorType::parallel),
+            [](OpBuilder &b, Location l, ValueRange args) {
+              linalg::YieldOp::create(b, l, args[0]);
+            })
+            .getResult(0);
+    lhs = tensor::CollapseShapeOp::create(
+        rewriter, loc, patches,
+        SmallVector<ReassociationIndices>{{0}, {1, 2}, {3, 4, 5}});
+    lhsMap = AffineMap::get(4, 0, {n, p, k}, ctx);
+  }
+  OpFoldResult pixels = tensor::getMixedSize(rewriter, loc, lhs, pointwise ? 2 : 1);
+  Value weights = tensor::CollapseShapeOp::create(
+      rewriter, loc, filter, SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
+  Value weightsT =
+      linalg::TransposeOp::create(
+          rewriter, loc, weights,
+          tensor::EmptyOp::create(rewriter, loc,
+                                  ArrayRef<int64_t>{depth, filters}, element),
+          ArrayRef<int64_t>{1, 0})
+          ->getResult(0);
+  Value productEmpty = tensor::EmptyOp::create(
+      rewriter, loc,
+      ArrayRef<OpFoldResult>{batch, pixels, rewriter.getIndexAttr(filters)},
+      element);
+  Value productInit =
+      linalg::FillOp::create(rewriter, loc, fill.getInputs()[0], productEmpty)
+          .getResult(0);
+  SmallVector<AffineMap> maps = {lhsMap, AffineMap::get(4, 0, {k, f}, ctx),
+                                 AffineMap::get(4, 0, {n, p, f}, ctx)};
+  SmallVector<utils::IteratorType> iterators = {
+      utils::IteratorType::parallel, utils::IteratorType::parallel,
+      utils::IteratorType::reduction, utils::IteratorType::parallel};
+  auto gemm = linalg::GenericOp::create(
+      rewriter, loc, productInit.getType(), ValueRange{lhs, weightsT},
+      ValueRange{productInit}, maps, iterators,
+      [](OpBuilder &b, Location l, ValueRange args) {
+        Value product = arith::MulFOp::create(b, l, args[0], args[1]);
+        linalg::YieldOp::create(
+            b, l, arith::AddFOp::create(b, l, args[2], product).getResult());
+      });
+  Value nchw = linalg::TransposeOp::create(
+                   rewriter, loc, gemm.getResult(0),
+                   tensor::EmptyOp::create(
+                       rewriter, loc,
+                       ArrayRef<OpFoldResult>{
+                           batch, rewriter.getIndexAttr(filters), pixels},
+                       element),
+                   ArrayRef<int64_t>{0, 2, 1})
+                   ->getResult(0);
+  // Back to [N, F, OH, OW]: a reshape (memref cannot expand one dim into
+  // two dynamic ones).
+  SmallVector<Value> dims;
+  for (OpFoldResult size :
+       {batch, OpFoldResult(rewriter.getIndexAttr(filters)), outH, outW})
+    dims.push_back(getValueOrCreateConstantIndexOp(rewriter, loc, size));
+  Value shape = tensor::FromElementsOp::create(rewriter, loc, dims);
+  Value result =
+      tensor::ReshapeOp::create(rewriter, loc, initType, nchw, shape);
+  rewriter.replaceOp(conv, result);
+  return gemm;
+}
+
 /// True when `conv` was rewritten (see whyDirect for when it is not).
 bool convolutionToGemm(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv) {
   if (whyDirect(conv))
@@ -262,6 +398,8 @@ void tessera::cpu::convolutionsToGemms(RewriterBase &rewriter,
   SmallVector<linalg::Conv2DNchwFchwOp> convolutions;
   func.walk([&](linalg::Conv2DNchwFchwOp op) { convolutions.push_back(op); });
   for (linalg::Conv2DNchwFchwOp conv : convolutions) {
+    if (dynamicConvolutionToGemm(rewriter, conv))
+      continue;
     std::optional<std::string> why = whyDirect(conv);
     if (why && report)
       conv.emitRemark() << "convolution stays a direct loop nest (not "

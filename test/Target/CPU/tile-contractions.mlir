@@ -554,7 +554,8 @@ func.func @shared_lhs(%x: tensor<16x64xf32>, %y: tensor<16x64xf32>, %w: tensor<6
 // tiles, 4 output pixels as one 4-column panel); the result is NCHW as it
 // is. With a dynamic batch (a symbolic batch dim), a loop over the images
 // runs the same static convolution on each, as im2col and a GEMM. A
-// convolution with dynamic spatial dims is left alone.
+// convolution with dynamic spatial dims that accumulates into values it
+// is given (not a fill) is left alone.
 // CHECK-LABEL: func @patchify
 // CHECK: tensor.collapse_shape %arg1 {{\[}}[0], [1, 2, 3]] : tensor<64x3x16x16xf32> into tensor<64x768xf32>
 // CHECK: linalg.generic {{.*}} ins(%arg0 : tensor<1x3x32x32xf32>) outs(%{{.*}} : tensor<1x768x4xf32>)
@@ -576,6 +577,37 @@ func.func @patchify(%x: tensor<1x3x32x32xf32>, %w: tensor<64x3x16x16xf32>, %dx: 
   %1 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<16> : tensor<2xi64>} ins(%dx, %w : tensor<?x3x32x32xf32>, tensor<64x3x16x16xf32>) outs(%dacc : tensor<?x64x2x2xf32>) -> tensor<?x64x2x2xf32>
   %2 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<16> : tensor<2xi64>} ins(%sx, %w : tensor<1x3x?x?xf32>, tensor<64x3x16x16xf32>) outs(%sacc : tensor<1x64x?x?xf32>) -> tensor<1x64x?x?xf32>
   return %0, %1, %2 : tensor<1x64x2x2xf32>, tensor<?x64x2x2xf32>, tensor<1x64x?x?xf32>
+}
+
+// -----
+
+// Dynamic height and width (an OCR model's image): the output pixels are
+// the GEMM's rows (dynamic rows take the register tiles, dynamic columns
+// would not): a pointwise convolution reads the images as [N, C, P]
+// transposed, with no copy; a 3 x 3 one at stride 2 writes im2col's
+// patches pixel-major [N, OH, OW, C, KH, KW] first. Both multiply by the
+// filters transposed to [C*KH*KW, F] and transpose the [N, P, F] product
+// back to NCHW.
+// CHECK-LABEL: func @dynamic_spatial
+// CHECK: %[[IMAGES:.*]] = tensor.collapse_shape %arg0 {{\[}}[0], [1], [2, 3]] : tensor<1x8x?x?xf32> into tensor<1x8x?xf32>
+// CHECK: linalg.transpose ins(%{{.*}} : tensor<16x8xf32>) outs(%{{.*}} : tensor<8x16xf32>) permutation = [1, 0]
+// CHECK: vector.contract {{.*}} into vector<1x8x16xf32>
+// CHECK: linalg.transpose ins(%{{.*}} : tensor<1x?x16xf32>) outs(%{{.*}} : tensor<1x16x?xf32>) permutation = [0, 2, 1]
+// CHECK: tensor.reshape %{{.*}} : (tensor<1x16x?xf32>, tensor<4xindex>) -> tensor<1x16x?x?xf32>
+// CHECK: linalg.generic {{.*}} ins(%arg2 : tensor<1x8x?x?xf32>) outs(%{{.*}} : tensor<1x?x?x8x3x3xf32>)
+// CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2], [3, 4, 5]] : tensor<1x?x?x8x3x3xf32> into tensor<1x?x72xf32>
+// CHECK: vector.contract {{.*}} into vector<8x16xf32>
+// CHECK-NOT: linalg.conv_2d_nchw_fchw
+// REPORT-NOT: dynamic_spatial.mlir{{.*}}stays a direct loop nest
+func.func @dynamic_spatial(%x: tensor<1x8x?x?xf32>, %w: tensor<16x8x1x1xf32>, %px: tensor<1x8x?x?xf32>, %w3: tensor<16x8x3x3xf32>, %h: index, %wd: index, %oh: index, %ow: index) -> (tensor<1x16x?x?xf32>, tensor<1x16x?x?xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty(%h, %wd) : tensor<1x16x?x?xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<1x16x?x?xf32>) -> tensor<1x16x?x?xf32>
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x8x?x?xf32>, tensor<16x8x1x1xf32>) outs(%acc : tensor<1x16x?x?xf32>) -> tensor<1x16x?x?xf32>
+  %e2 = tensor.empty(%oh, %ow) : tensor<1x16x?x?xf32>
+  %acc2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<1x16x?x?xf32>) -> tensor<1x16x?x?xf32>
+  %1 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%px, %w3 : tensor<1x8x?x?xf32>, tensor<16x8x3x3xf32>) outs(%acc2 : tensor<1x16x?x?xf32>) -> tensor<1x16x?x?xf32>
+  return %0, %1 : tensor<1x16x?x?xf32>, tensor<1x16x?x?xf32>
 }
 
 // -----
