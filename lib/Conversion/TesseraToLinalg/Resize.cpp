@@ -131,6 +131,9 @@ struct ResizeLowering : OpRewritePattern<ts::ResizeOp> {
     CoordinateMode mode = op.getCoordinateMode();
     bool crop = mode == CoordinateMode::tf_crop_and_resize;
 
+    if (succeeded(integerUpsampling(rewriter, op, constantScales)))
+      return success();
+
     auto read = [&](Value tensor, int64_t i) -> Value {
       Value v = tensor::ExtractOp::create(
           rewriter, loc, tensor,
@@ -225,6 +228,62 @@ struct ResizeLowering : OpRewritePattern<ts::ResizeOp> {
     if (current.getType() != resultType)
       current = tensor::CastOp::create(rewriter, loc, resultType, current);
     rewriter.replaceOp(op, current);
+    return success();
+  }
+
+  /// Nearest upsampling by whole factors where ONNX's rule picks input
+  /// pixel floor(x / s) (asymmetric coordinates rounded down, as PyTorch
+  /// exports `interpolate(mode="nearest")`; half-pixel ones rounded to the
+  /// nearest, ties down, which comes to the same for whole factors): one
+  /// copy whose reads are affine (x floordiv s), no coordinate arithmetic.
+  static LogicalResult integerUpsampling(PatternRewriter &rewriter,
+                                         ts::ResizeOp op,
+                                         DenseElementsAttr scales) {
+    using ts::ResizeNearestMode;
+    CoordinateMode mode = op.getCoordinateMode();
+    ResizeNearestMode rounding = op.getNearestMode();
+    if (!scales || op.getMode() != ts::ResizeMode::nearest ||
+        !((mode == CoordinateMode::asymmetric &&
+           rounding == ResizeNearestMode::floor) ||
+          (mode == CoordinateMode::half_pixel &&
+           rounding == ResizeNearestMode::round_prefer_floor)))
+      return failure();
+    RankedTensorType inType = op.getInput().getType();
+    RankedTensorType resultType = op.getType();
+    int64_t rank = resultType.getRank();
+    MLIRContext *ctx = rewriter.getContext();
+    SmallVector<AffineExpr> reads;
+    SmallVector<int64_t> factors;
+    for (int64_t d = 0; d < rank; ++d) {
+      double scale = scales.getValues<APFloat>()[d].convertToDouble();
+      int64_t factor = static_cast<int64_t>(scale);
+      int64_t in = inType.getDimSize(d), out = resultType.getDimSize(d);
+      if (factor < 1 || static_cast<double>(factor) != scale ||
+          ShapedType::isDynamic(in) != ShapedType::isDynamic(out) ||
+          (!ShapedType::isDynamic(in) && in * factor != out))
+        return failure();
+      factors.push_back(factor);
+      AffineExpr x = getAffineDimExpr(d, ctx);
+      reads.push_back(factor == 1 ? x : x.floorDiv(factor));
+    }
+    Location loc = op.getLoc();
+    SmallVector<Value> dynamicSizes;
+    for (int64_t d = 0; d < rank; ++d)
+      if (resultType.isDynamicDim(d))
+        dynamicSizes.push_back(arith::MulIOp::create(
+            rewriter, loc,
+            linalg::createOrFoldDimOp(rewriter, loc, op.getInput(), d),
+            arith::ConstantIndexOp::create(rewriter, loc, factors[d])));
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, resultType, ValueRange{op.getInput()},
+        ValueRange{emptyTensor(rewriter, loc, resultType, dynamicSizes)},
+        ArrayRef<AffineMap>{AffineMap::get(rank, 0, reads, ctx),
+                            rewriter.getMultiDimIdentityMap(rank)},
+        SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+        [](OpBuilder &b, Location l, ValueRange args) {
+          linalg::YieldOp::create(b, l, args[0]);
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
     return success();
   }
 

@@ -1,13 +1,15 @@
 // RUN: tessera-opt %s --split-input-file --convert-tessera-to-linalg --canonicalize | FileCheck %s
 
 // One generic per resized dim, the last first; dims with a constant scale
-// of 1 get none. Nearest with asymmetric coordinates and floor rounding:
-// x / scale, floored, clamped into the dim, read with tensor.extract.
+// of 1 get none. Nearest with asymmetric coordinates and round-half-up
+// (not a whole-factor copy: 1 / 2 rounds up to 1):
+// x / scale, rounded, clamped into the dim, read with tensor.extract.
 // CHECK-LABEL: func @resize_nearest
 // CHECK-SAME: (%[[X:.*]]: tensor<1x1x2x3xf32>)
 // CHECK: %[[W:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<1x1x2x6xf32>)
 // CHECK: arith.divf
 // CHECK: math.floor
+// CHECK: arith.cmpf oge
 // CHECK: arith.maxsi
 // CHECK: arith.minsi
 // CHECK: tensor.extract %[[X]]
@@ -16,8 +18,33 @@
 // CHECK-NOT: linalg.generic
 func.func @resize_nearest(%x: tensor<1x1x2x3xf32>) -> tensor<1x1x4x6xf32> {
   %s = tessera.constant dense<[1.0, 1.0, 2.0, 2.0]> : tensor<4xf32>
-  %0 = tessera.resize %x, %s {coordinate_mode = 4 : i32, nearest_mode = 2 : i32} : tensor<1x1x2x3xf32>, tensor<4xf32> -> tensor<1x1x4x6xf32>
+  %0 = tessera.resize %x, %s {coordinate_mode = 4 : i32, nearest_mode = 1 : i32} : tensor<1x1x2x3xf32>, tensor<4xf32> -> tensor<1x1x4x6xf32>
   return %0 : tensor<1x1x4x6xf32>
+}
+
+// -----
+
+// Nearest upsampling by whole factors where ONNX's rule picks input pixel
+// floor(x / s) (asymmetric and floor, as PyTorch exports it; half-pixel
+// and round-half-down): one copy reading (y floordiv 2, x floordiv 3), its
+// dynamic sizes the input's times the factors.
+// CHECK-DAG: #[[UP:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2 floordiv 2, d3 floordiv 3)>
+// CHECK-LABEL: func @resize_whole_factors
+// CHECK-NOT: tensor.extract
+// CHECK: %[[H:.*]] = tensor.dim %arg0, %c2
+// CHECK: %[[OH:.*]] = arith.muli %[[H]], %c2
+// CHECK: %[[W:.*]] = tensor.dim %arg0, %c3
+// CHECK: %[[OW:.*]] = arith.muli %[[W]], %c3
+// CHECK: %[[E:.*]] = tensor.empty(%[[OH]], %[[OW]]) : tensor<1x4x?x?xf32>
+// CHECK: linalg.generic {indexing_maps = [#[[UP]], #{{.*}}], {{.*}} ins(%arg0 : tensor<1x4x?x?xf32>) outs(%[[E]] : tensor<1x4x?x?xf32>)
+// CHECK-NEXT: ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: linalg.yield %[[IN]]
+// CHECK: linalg.generic {indexing_maps = [#[[UP]], #{{.*}}], {{.*}} ins(%arg1 : tensor<1x4x5x6xf32>) outs(%{{.*}} : tensor<1x4x10x18xf32>)
+func.func @resize_whole_factors(%x: tensor<1x4x?x?xf32>, %y: tensor<1x4x5x6xf32>) -> (tensor<1x4x?x?xf32>, tensor<1x4x10x18xf32>) {
+  %s = tessera.constant dense<[1.0, 1.0, 2.0, 3.0]> : tensor<4xf32>
+  %0 = tessera.resize %x, %s {coordinate_mode = 4 : i32, nearest_mode = 2 : i32} : tensor<1x4x?x?xf32>, tensor<4xf32> -> tensor<1x4x?x?xf32>
+  %1 = tessera.resize %y, %s {coordinate_mode = 0 : i32, nearest_mode = 0 : i32} : tensor<1x4x5x6xf32>, tensor<4xf32> -> tensor<1x4x10x18xf32>
+  return %0, %1 : tensor<1x4x?x?xf32>, tensor<1x4x10x18xf32>
 }
 
 // -----
