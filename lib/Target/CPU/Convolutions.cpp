@@ -40,6 +40,24 @@ std::optional<std::string> whyDirect(linalg::Conv2DNchwFchwOp conv) {
 
 bool convolutionToGemm(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv);
 
+/// A GEMM's contraction over loops [batch, rows, k, columns] (the order the
+/// register tiles take), reading `lhs` and `rhs` through `maps` (the
+/// result's last), accumulating into `init` with multiply-adds.
+linalg::GenericOp gemmGeneric(RewriterBase &rewriter, Location loc, Value lhs,
+                              Value rhs, Value init,
+                              ArrayRef<AffineMap> maps) {
+  SmallVector<utils::IteratorType> iterators = {
+      utils::IteratorType::parallel, utils::IteratorType::parallel,
+      utils::IteratorType::reduction, utils::IteratorType::parallel};
+  return linalg::GenericOp::create(
+      rewriter, loc, init.getType(), ValueRange{lhs, rhs}, ValueRange{init},
+      maps, iterators, [](OpBuilder &b, Location l, ValueRange args) {
+        Value product = arith::MulFOp::create(b, l, args[0], args[1]);
+        linalg::YieldOp::create(
+            b, l, arith::AddFOp::create(b, l, args[2], product).getResult());
+      });
+}
+
 /// A convolution whose batch alone is dynamic (a symbolic batch: a ViT's
 /// patch embedding; whyDirect holds) as a loop over the images, each a
 /// static convolution that then becomes im2col and a GEMM.
@@ -122,17 +140,7 @@ linalg::GenericOp pointwiseToGemm(RewriterBase &rewriter,
   SmallVector<AffineMap> maps = {AffineMap::get(4, 0, {f, c}, ctx),
                                  AffineMap::get(4, 0, {n, c, p}, ctx),
                                  AffineMap::get(4, 0, {n, f, p}, ctx)};
-  SmallVector<utils::IteratorType> iterators = {
-      utils::IteratorType::parallel, utils::IteratorType::parallel,
-      utils::IteratorType::reduction, utils::IteratorType::parallel};
-  auto gemm = linalg::GenericOp::create(
-      rewriter, loc, out.getType(), ValueRange{weights, images},
-      ValueRange{out}, maps, iterators,
-      [](OpBuilder &b, Location l, ValueRange args) {
-        Value product = arith::MulFOp::create(b, l, args[0], args[1]);
-        linalg::YieldOp::create(
-            b, l, arith::AddFOp::create(b, l, args[2], product).getResult());
-      });
+  linalg::GenericOp gemm = gemmGeneric(rewriter, loc, weights, images, out, maps);
   Value result = tensor::ExpandShapeOp::create(rewriter, loc, initType,
                                                gemm.getResult(0), pixels);
   rewriter.replaceOp(conv, result);
@@ -242,17 +250,8 @@ linalg::GenericOp dynamicConvolutionToGemm(RewriterBase &rewriter,
           .getResult(0);
   SmallVector<AffineMap> maps = {lhsMap, AffineMap::get(4, 0, {k, f}, ctx),
                                  AffineMap::get(4, 0, {n, p, f}, ctx)};
-  SmallVector<utils::IteratorType> iterators = {
-      utils::IteratorType::parallel, utils::IteratorType::parallel,
-      utils::IteratorType::reduction, utils::IteratorType::parallel};
-  auto gemm = linalg::GenericOp::create(
-      rewriter, loc, productInit.getType(), ValueRange{lhs, weightsT},
-      ValueRange{productInit}, maps, iterators,
-      [](OpBuilder &b, Location l, ValueRange args) {
-        Value product = arith::MulFOp::create(b, l, args[0], args[1]);
-        linalg::YieldOp::create(
-            b, l, arith::AddFOp::create(b, l, args[2], product).getResult());
-      });
+  linalg::GenericOp gemm =
+      gemmGeneric(rewriter, loc, lhs, weightsT, productInit, maps);
   Value nchw = linalg::TransposeOp::create(
                    rewriter, loc, gemm.getResult(0),
                    tensor::EmptyOp::create(
