@@ -1,6 +1,7 @@
 //===- Compile.cpp - the one entry point from a model to an artifact ------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "tessera/Driver/Compile.h"
+#include "PrecisionReportPage.h"
 #include "tessera/Driver/Pipelines.h"
 #include "tessera/Import/ONNX/ImportONNX.h"
 #include "tessera/Runtime/TensorIO.h"
@@ -499,12 +500,25 @@ llvm::Error writePrecisionReport(llvm::StringRef modelPath,
                           {"policy", options.precision},
                           {"samples", static_cast<int64_t>(sets.size())},
                           {"regions", std::move(regions)}};
+  // The same as a page to read, beside the JSON: FILE.html.
+  llvm::SmallString<256> pagePath(options.precisionReport);
+  llvm::sys::path::replace_extension(pagePath, "html");
+  std::string page = precisionReportPage(root);
   std::error_code ec;
-  llvm::raw_fd_ostream out(options.precisionReport, ec);
-  if (ec)
-    return fail("cannot write " + options.precisionReport + ": " +
-                ec.message());
-  out << llvm::formatv("{0:2}", llvm::json::Value(std::move(root))) << "\n";
+  {
+    llvm::raw_fd_ostream out(options.precisionReport, ec);
+    if (ec)
+      return fail("cannot write " + options.precisionReport + ": " +
+                  ec.message());
+    out << llvm::formatv("{0:2}", llvm::json::Value(std::move(root))) << "\n";
+  }
+  if (pagePath != options.precisionReport) {
+    llvm::raw_fd_ostream out(pagePath, ec);
+    if (ec)
+      return fail("cannot write " + pagePath.str().str() + ": " +
+                  ec.message());
+    out << page;
+  }
   return llvm::Error::success();
 }
 
