@@ -325,11 +325,45 @@ LogicalResult Lowering::lowerResize(ts::ResizeOp op) {
                                extrapolation))]
                  .offset;
     std::vector<std::vector<int64_t>> index;
-    for (DimMap &map : maps)
+    size_t copies = 1, resized = 0;
+    for (DimMap &map : maps) {
       index.push_back(map.index.front());
-    size_t to = placeResult(op, op.getResult());
-    return resampleCopy(op, *src, in.getShape(), index, fill, to,
-                        type.getShape());
+      copies *= segments(index.back()).size();
+      resized += !map.identity;
+    }
+    if (copies <= 64 || resized < 2) {
+      size_t to = placeResult(op, op.getResult());
+      return resampleCopy(op, *src, in.getShape(), index, fill, to,
+                          type.getShape());
+    }
+    // Irregular maps in several dims (align_corners, fractional scales):
+    // a copy pass per resized dim from the last, through fp32 scratch, so
+    // that the copies add up over the dims instead of multiplying.
+    SmallVector<int64_t> shape(in.getShape());
+    uint64_t current = *src;
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      if (maps[d].identity)
+        continue;
+      --resized;
+      SmallVector<int64_t> next(shape);
+      next[d] = type.getDimSize(d);
+      std::vector<std::vector<int64_t>> pass;
+      for (int64_t j = 0; j < rank; ++j) {
+        std::vector<int64_t> identity(static_cast<size_t>(shape[j]));
+        for (int64_t o = 0; o < shape[j]; ++o)
+          identity[o] = o;
+        pass.push_back(j == d ? index[d] : identity);
+      }
+      size_t to = resized == 0
+                      ? placeResult(op, op.getResult())
+                      : place(base + "/partial", Role::Scratch,
+                              sim::NumberFormat::F32, next);
+      if (failed(resampleCopy(op, current, shape, pass, fill, to, next)))
+        return failure();
+      current = tensors[to].offset;
+      shape = next;
+    }
+    return success();
   }
 
   // Linear and cubic: outside the roi the taps weigh 0, which is the

@@ -72,3 +72,20 @@ func.func @main(%x: tensor<1x2x3x4xf32>) -> tensor<1x2x6x8xf32> {
   %0 = tessera.resize %x, %s roi(%r : tensor<8xf32>) {coordinate_mode = 6 : i32, extrapolation_value = 7.0 : f64} : tensor<1x2x3x4xf32>, tensor<4xf32> -> tensor<1x2x6x8xf32>
   return %0 : tensor<1x2x6x8xf32>
 }
+
+// -----
+
+// Irregular maps in two dims whose product of segments is large
+// (asymmetric, floor, from 10 x 10 to 34 x 34: ten segments a dim)
+// resample one dim at a time: the columns into an fp32 scratch tensor,
+// then its rows into the result.
+// CHECK-LABEL: systolic.program
+// CHECK: systolic.tensor "resize_1/partial" scratch f32 [1, 2, 10, 34]
+// CHECK: systolic.tensor "output_0" output f32 [1, 2, 34, 34]
+// CHECK-COUNT-20: systolic.vector copy f32
+// CHECK-NOT: systolic.vector
+func.func @main(%x: tensor<1x2x10x10xf32>) -> tensor<1x2x34x34xf32> {
+  %s = tessera.constant dense<[1.0, 1.0, 3.4, 3.4]> : tensor<4xf32>
+  %0 = tessera.resize %x, %s {coordinate_mode = 4 : i32, nearest_mode = 2 : i32} : tensor<1x2x10x10xf32>, tensor<4xf32> -> tensor<1x2x34x34xf32>
+  return %0 : tensor<1x2x34x34xf32>
+}
