@@ -116,8 +116,8 @@ constantValues(Value value) {
         step[axis] = slice.getSteps() ? (*slice.getSteps())[i] : 1;
         if (start < 0)
           start += size;
-        first[axis] = std::clamp<int64_t>(start, 0,
-                                          step[axis] > 0 ? size : size - 1);
+        first[axis] =
+            std::clamp<int64_t>(start, 0, step[axis] > 0 ? size : size - 1);
       }
     }
     SmallVector<int64_t> inStrides = rowMajor(in.getShape());

@@ -1,4 +1,4 @@
-//===- ConvTranspose.cpp - transposed convolutions as one GEMM -------------===//
+//===- ConvTranspose.cpp - transposed convolutions as one GEMM ------------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The importer writes ONNX's ConvTranspose as a convolution over the input
@@ -27,8 +27,7 @@ using namespace mlir;
 namespace tessera::systolic {
 
 std::optional<ConvTransposeMatch> matchConvTranspose(ts::Conv2dOp conv) {
-  if (conv.getGroup() != 1 ||
-      conv.getStrides() != ArrayRef<int64_t>{1, 1} ||
+  if (conv.getGroup() != 1 || conv.getStrides() != ArrayRef<int64_t>{1, 1} ||
       conv.getDilations() != ArrayRef<int64_t>{1, 1})
     return std::nullopt;
   auto spread = castSource(conv.getInput()).getDefiningOp<ts::ReshapeOp>();
@@ -41,9 +40,9 @@ std::optional<ConvTransposeMatch> matchConvTranspose(ts::Conv2dOp conv) {
   auto spreadType = cast<RankedTensorType>(pad.getType());
   auto type = cast<RankedTensorType>(conv.getType());
   Value filter = castSource(conv.getFilter());
-  if (!constantValues(filter) || !x || x.getRank() != 4 || !x.hasStaticShape() ||
-      !type.hasStaticShape() || spreadType.getRank() != 6 ||
-      !x.getElementType().isF32())
+  if (!constantValues(filter) || !x || x.getRank() != 4 ||
+      !x.hasStaticShape() || !type.hasStaticShape() ||
+      spreadType.getRank() != 6 || !x.getElementType().isF32())
     return std::nullopt;
   int64_t n = x.getDimSize(0), c = x.getDimSize(1), h = x.getDimSize(2),
           w = x.getDimSize(3);
@@ -59,8 +58,7 @@ std::optional<ConvTransposeMatch> matchConvTranspose(ts::Conv2dOp conv) {
       ft.getDimSize(1) != c || ft.getDimSize(2) != sh ||
       ft.getDimSize(3) != sw ||
       conv.getPads() != ArrayRef<int64_t>{sh - 1, sw - 1, 0, 0} ||
-      type.getShape() !=
-          ArrayRef<int64_t>{n, ft.getDimSize(0), h * sh, w * sw})
+      type.getShape() != ArrayRef<int64_t>{n, ft.getDimSize(0), h * sh, w * sw})
     return std::nullopt;
   return ConvTransposeMatch{unit.getInput(), sh, sw, {unit, pad, spread}};
 }
@@ -95,11 +93,10 @@ LogicalResult Lowering::lowerConvTranspose(ts::Conv2dOp conv,
   // order whose strided side moves fewer DMA rows.
   size_t lhs = place(base + "/nhwc", Role::Scratch, *format, {rows, c});
   LogicalResult copied =
-      h * w <= c * h
-          ? copy(conv, *src, {n, h, w, c}, {c * h * w, w, 1, h * w}, lhs, 0,
-                 rowMajor({n, h, w, c}))
-          : copy(conv, *src, {n, c, h, w}, {c * h * w, h * w, w, 1}, lhs, 0,
-                 {h * w * c, 1, w * c, c});
+      h * w <= c * h ? copy(conv, *src, {n, h, w, c}, {c * h * w, w, 1, h * w},
+                            lhs, 0, rowMajor({n, h, w, c}))
+                     : copy(conv, *src, {n, c, h, w}, {c * h * w, h * w, w, 1},
+                            lhs, 0, {h * w * c, 1, w * c, c});
   if (failed(copied))
     return failure();
   // The filter: the convolution's is ConvTranspose's, transposed and
@@ -113,9 +110,10 @@ LogicalResult Lowering::lowerConvTranspose(ts::Conv2dOp conv,
               (*values)[((fi * c + ci) * sh + (sh - 1 - a)) * sw +
                         (sw - 1 - b)];
   auto f32 = Float32Type::get(conv.getContext());
-  size_t rhs = place(base + "/weights", Role::Constant, *format, {c, cols},
-                     DenseElementsAttr::get(RankedTensorType::get({c, cols}, f32),
-                                            ArrayRef<float>(weights)));
+  size_t rhs =
+      place(base + "/weights", Role::Constant, *format, {c, cols},
+            DenseElementsAttr::get(RankedTensorType::get({c, cols}, f32),
+                                   ArrayRef<float>(weights)));
   std::optional<uint64_t> bias;
   if (Value b = conv.getBias()) {
     std::optional<std::vector<float>> perFilter = constantValues(b);
@@ -124,12 +122,12 @@ LogicalResult Lowering::lowerConvTranspose(ts::Conv2dOp conv,
     std::vector<float> row(static_cast<size_t>(cols));
     for (int64_t j = 0; j < cols; ++j)
       row[j] = (*perFilter)[j / taps];
-    bias = tensors[place(base + "/bias", Role::Constant,
-                         sim::NumberFormat::F32, {cols},
-                         DenseElementsAttr::get(
-                             RankedTensorType::get({cols}, f32),
-                             ArrayRef<float>(row)))]
-               .offset;
+    bias =
+        tensors[place(base + "/bias", Role::Constant, sim::NumberFormat::F32,
+                      {cols},
+                      DenseElementsAttr::get(RankedTensorType::get({cols}, f32),
+                                             ArrayRef<float>(row)))]
+            .offset;
   }
   size_t product = place(base + "/product", Role::Scratch,
                          sim::NumberFormat::F32, {rows, cols});

@@ -382,10 +382,10 @@ LogicalResult Lowering::lowerOp(Operation *op) {
   if (isVectorOp(op))
     return lowerVectorChain(op);
   return fail("cannot run on the systolic target yet: its lowering handles "
-              "matmuls, convolutions, pooling, constant pads, resizes, elementwise "
-              "ops, softmax, layer_norm, rms_norm, sums, means and maxima over "
-              "trailing axes, transposes, slices, splits, concatenations, "
-              "broadcasts and gathers of one constant index");
+              "matmuls, convolutions, pooling, constant pads, resizes, "
+              "elementwise ops, softmax, layer_norm, rms_norm, sums, means "
+              "and maxima over trailing axes, transposes, slices, splits, "
+              "concatenations, broadcasts and gathers of one constant index");
 }
 
 void Lowering::buildProgram(ModuleOp module, Location loc) {

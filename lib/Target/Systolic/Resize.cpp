@@ -203,8 +203,7 @@ LogicalResult Lowering::resampleCopy(Operation *op, uint64_t src,
   }
   if (copies > 4096)
     return op->emitError()
-           << "'" << op->getName()
-           << "' resamples in a pattern of " << copies
+           << "'" << op->getName() << "' resamples in a pattern of " << copies
            << " strided copies, more than the systolic lowering emits (4096)";
   SmallVector<size_t> at(rank, 0);
   for (size_t c = 0; c < copies; ++c) {
@@ -288,8 +287,7 @@ LogicalResult Lowering::lowerResize(ts::ResizeOp op) {
   std::optional<std::vector<float>> scales = constantValues(op.getScales());
   if (!scales || int64_t(scales->size()) != rank)
     return error("needs constant scales, one per dim, on the systolic target");
-  bool crop =
-      op.getCoordinateMode() == CoordinateMode::tf_crop_and_resize;
+  bool crop = op.getCoordinateMode() == CoordinateMode::tf_crop_and_resize;
   std::optional<std::vector<float>> roi;
   if (crop) {
     if (op.getRoi())
@@ -321,8 +319,7 @@ LogicalResult Lowering::lowerResize(ts::ResizeOp op) {
       fill = tensors[place(base + "/extrapolation", Role::Constant,
                            sim::NumberFormat::F32, {1},
                            DenseElementsAttr::get(
-                               RankedTensorType::get({1}, f32),
-                               extrapolation))]
+                               RankedTensorType::get({1}, f32), extrapolation))]
                  .offset;
     std::vector<std::vector<int64_t>> index;
     size_t copies = 1, resized = 0;
@@ -354,10 +351,9 @@ LogicalResult Lowering::lowerResize(ts::ResizeOp op) {
           identity[o] = o;
         pass.push_back(j == d ? index[d] : identity);
       }
-      size_t to = resized == 0
-                      ? placeResult(op, op.getResult())
-                      : place(base + "/partial", Role::Scratch,
-                              sim::NumberFormat::F32, next);
+      size_t to = resized == 0 ? placeResult(op, op.getResult())
+                               : place(base + "/partial", Role::Scratch,
+                                       sim::NumberFormat::F32, next);
       if (failed(resampleCopy(op, current, shape, pass, fill, to, next)))
         return failure();
       current = tensors[to].offset;
@@ -398,8 +394,8 @@ LogicalResult Lowering::lowerResize(ts::ResizeOp op) {
     step.rows = alongColumns ? outer / next[d] : outer;
     step.cols = alongColumns ? next[d] : inner;
     for (size_t k = 0; k < map.index.size(); ++k) {
-      size_t tap = place(base + "/tap", Role::Scratch, sim::NumberFormat::F32,
-                         next);
+      size_t tap =
+          place(base + "/tap", Role::Scratch, sim::NumberFormat::F32, next);
       std::vector<std::vector<int64_t>> index;
       for (int64_t j = 0; j < rank; ++j) {
         std::vector<int64_t> identity(static_cast<size_t>(shape[j]));
@@ -410,8 +406,8 @@ LogicalResult Lowering::lowerResize(ts::ResizeOp op) {
       // Outside the roi a tap reads any element (its weight is 0).
       for (int64_t &v : index[d])
         v = std::max<int64_t>(v, 0);
-      if (failed(resampleCopy(op, current, shape, index, std::nullopt, tap,
-                              next)))
+      if (failed(
+              resampleCopy(op, current, shape, index, std::nullopt, tap, next)))
         return failure();
       // Its weights: a row of the columns, or one per row (repeated over
       // the dims before d).
@@ -419,11 +415,10 @@ LogicalResult Lowering::lowerResize(ts::ResizeOp op) {
       int64_t count = alongColumns ? step.cols : step.rows;
       for (int64_t r = 0; r < count; ++r)
         weights.push_back(float(map.weight[k][r % next[d]]));
-      size_t w = place(base + "/weights", Role::Constant,
-                       sim::NumberFormat::F32, {count},
-                       DenseElementsAttr::get(
-                           RankedTensorType::get({count}, f32),
-                           ArrayRef<float>(weights)));
+      size_t w = place(
+          base + "/weights", Role::Constant, sim::NumberFormat::F32, {count},
+          DenseElementsAttr::get(RankedTensorType::get({count}, f32),
+                                 ArrayRef<float>(weights)));
       int tapSlot = int(step.slots.size());
       step.slots.push_back({Shape::Full, tensors[tap].offset});
       step.slots.push_back(
@@ -435,16 +430,16 @@ LogicalResult Lowering::lowerResize(ts::ResizeOp op) {
             {sim::VectorFn::Mul, tapSlot + 2, tapSlot, tapSlot + 1, {}});
         step.output = tapSlot + 2;
       } else {
-        step.ops.push_back({sim::VectorFn::Mul, tapSlot, tapSlot, tapSlot + 1,
-                            {}});
+        step.ops.push_back(
+            {sim::VectorFn::Mul, tapSlot, tapSlot, tapSlot + 1, {}});
         step.ops.push_back(
             {sim::VectorFn::Add, step.output, step.output, tapSlot, {}});
       }
     }
     if (lastPass)
       return finishVectorStep(op, step, step.output);
-    size_t partial = place(base + "/partial", Role::Scratch,
-                           sim::NumberFormat::F32, next);
+    size_t partial =
+        place(base + "/partial", Role::Scratch, sim::NumberFormat::F32, next);
     step.out = tensors[partial].offset;
     if (auto why = sim::appendVectorStep(config, step, instructions))
       return error(*why);
