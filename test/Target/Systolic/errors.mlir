@@ -132,6 +132,21 @@ func.func @main(%x: tensor<1x2x3x4xf32>) -> tensor<1x2x6x8xf32> {
 
 // -----
 
+// transpose_a of a matmul of quantized operands is not lowered (the
+// float matmul's is: a transposing copy of the lhs).
+func.func @main(%x: tensor<16x8xf32>) -> tensor<8x4xf32> {
+  %s = tessera.constant dense<0.5> : tensor<f32>
+  %w = tessera.constant dense<1.5> : tensor<16x4xf8E4M3FN>
+  %q = tessera.quantize %x scale(%s : tensor<f32>) : tensor<16x8xf32> -> tensor<16x8xf8E4M3FN>
+  %dq = tessera.dequantize %q scale(%s : tensor<f32>) : tensor<16x8xf8E4M3FN> -> tensor<16x8xf32>
+  %dw = tessera.dequantize %w scale(%s : tensor<f32>) : tensor<16x4xf8E4M3FN> -> tensor<16x4xf32>
+  // expected-error @+1 {{transpose_a of a quantized matmul is not supported on the systolic target yet}}
+  %0 = tessera.matmul %dq, %dw {transpose_a} : tensor<16x8xf32>, tensor<16x4xf32> -> tensor<8x4xf32>
+  return %0 : tensor<8x4xf32>
+}
+
+// -----
+
 // A result both returned and used again.
 func.func @main(%x: tensor<8x16xf32>) -> (tensor<8x16xf32>, tensor<8x4xf32>) {
   %w = tessera.constant dense<1.0> : tensor<16x16xf32>
