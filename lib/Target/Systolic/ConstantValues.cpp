@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "Lowering.h"
 
+#include <algorithm>
+
 #include "tessera/Target/Systolic/Emitter.h"
 
 #include "mlir/IR/AsmState.h"
@@ -52,6 +54,7 @@ std::optional<sim::NumberFormat> matmulOnlyFormat(Value value) {
       for (OpOperand &castUse : user->getResult(0).getUses()) {
         auto matmul = dyn_cast<ts::MatmulOp>(castUse.getOwner());
         if (!matmul ||
+            (castUse.getOperandNumber() == 0 && matmul.getTransposeA()) ||
             (castUse.getOperandNumber() == 1 && matmul.getTransposeB()))
           return std::nullopt;
       }
@@ -82,6 +85,54 @@ constantValues(Value value) {
   if (auto reshape = value.getDefiningOp<ts::ReshapeOp>();
       reshape && reshape.getType().hasStaticShape())
     return constantValues(reshape.getInput());
+  // Transposes and slices (negative steps too) of constant values: a
+  // transposed convolution's flipped filter.
+  if (isa_and_nonnull<ts::TransposeOp, ts::SliceOp>(value.getDefiningOp())) {
+    Operation *op = value.getDefiningOp();
+    auto in = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+    auto type = dyn_cast<RankedTensorType>(value.getType());
+    if (!in || !type || !in.hasStaticShape() || !type.hasStaticShape())
+      return std::nullopt;
+    std::optional<std::vector<float>> values =
+        constantValues(op->getOperand(0));
+    if (!values)
+      return std::nullopt;
+    int64_t rank = type.getRank();
+    // Per result dim: the input dim it reads, its first index and step.
+    SmallVector<int64_t> dim(rank), first(rank, 0), step(rank, 1);
+    for (int64_t d = 0; d < rank; ++d)
+      dim[d] = d;
+    if (auto transpose = dyn_cast<ts::TransposeOp>(op)) {
+      for (int64_t d = 0; d < rank; ++d)
+        dim[d] = transpose.getPermutation()[d];
+    } else {
+      auto slice = cast<ts::SliceOp>(op);
+      ArrayRef<int64_t> starts = slice.getStarts();
+      for (size_t i = 0; i < starts.size(); ++i) {
+        int64_t axis = slice.getAxes() ? (*slice.getAxes())[i] : int64_t(i);
+        if (axis < 0)
+          axis += rank;
+        int64_t size = in.getDimSize(axis), start = starts[i];
+        step[axis] = slice.getSteps() ? (*slice.getSteps())[i] : 1;
+        if (start < 0)
+          start += size;
+        first[axis] =
+            std::clamp<int64_t>(start, 0, step[axis] > 0 ? size : size - 1);
+      }
+    }
+    SmallVector<int64_t> inStrides = rowMajor(in.getShape());
+    std::vector<float> out(static_cast<size_t>(type.getNumElements()));
+    for (int64_t n = 0; n < type.getNumElements(); ++n) {
+      int64_t rest = n, at = 0;
+      for (int64_t d = rank - 1; d >= 0; --d) {
+        int64_t o = rest % type.getDimSize(d);
+        rest /= type.getDimSize(d);
+        at += (first[d] + o * step[d]) * inStrides[dim[d]];
+      }
+      out[n] = (*values)[at];
+    }
+    return out;
+  }
   auto where = value.getDefiningOp<ts::WhereOp>();
   if (!where)
     return std::nullopt;

@@ -255,6 +255,20 @@ LogicalResult Lowering::run(ModuleOp module, func::FuncOp func) {
         done.insert(op);
     quantized.try_emplace(matmul, std::move(*match));
   });
+  // Transposed convolutions whose kernel is their stride: the ops that
+  // spread their input with zeros are not run (when nothing else reads
+  // them), the GEMM reads the input itself.
+  func.walk([&](ts::Conv2dOp conv) {
+    std::optional<ConvTransposeMatch> match = matchConvTranspose(conv);
+    if (!match)
+      return;
+    for (Operation *op : llvm::reverse(match->spreading)) {
+      if (!op->getResult(0).hasOneUse() || outputs.count(op->getResult(0)))
+        break;
+      done.insert(op);
+    }
+    convTransposes.try_emplace(conv, std::move(*match));
+  });
   for (Operation &op : func.getBody().front()) {
     if (done.contains(&op) || isa<ts::ConstantOp, func::ReturnOp>(op))
       continue;
@@ -281,6 +295,25 @@ LogicalResult Lowering::run(ModuleOp module, func::FuncOp func) {
   buildProgram(module, func.getLoc());
   func.erase();
   return success();
+}
+
+/// Whether only convolutions read `value`, as their filter (through
+/// casts, transposes and slices).
+static bool onlyFilters(Value value) {
+  return !value.use_empty() &&
+         llvm::all_of(value.getUses(), [](OpOperand &use) {
+           Operation *user = use.getOwner();
+           if (isa<ts::Conv2dOp>(user))
+             return use.getOperandNumber() == 1;
+           return isa<ts::CastOp, ts::TransposeOp, ts::SliceOp>(user) &&
+                  onlyFilters(user->getResult(0));
+         });
+}
+
+/// Whether `op`'s result is constant and only convolutions read it, as
+/// their filter, so that it is evaluated where they read it.
+static bool isConstantFilter(Operation *op) {
+  return onlyFilters(op->getResult(0)) && constantValues(op->getResult(0));
 }
 
 LogicalResult Lowering::lowerOp(Operation *op) {
@@ -323,28 +356,36 @@ LogicalResult Lowering::lowerOp(Operation *op) {
       return success();
     }
   }
-  // Constant masks are evaluated where they are read.
+  // Constant masks are evaluated where they are read, and so are
+  // transposes and slices of constant filters (a transposed convolution's).
   if (isa<ts::WhereOp>(op) && constantValues(op->getResult(0)))
+    return success();
+  if (isa<ts::TransposeOp, ts::SliceOp>(op) && isConstantFilter(op))
     return success();
   if (auto gather = dyn_cast<ts::GatherOp>(op);
       gather && !gather.getIndices().getDefiningOp<ts::ConstantOp>())
     return lowerLookup(gather);
-  if (auto conv = dyn_cast<ts::Conv2dOp>(op))
+  if (auto conv = dyn_cast<ts::Conv2dOp>(op)) {
+    if (auto it = convTransposes.find(conv); it != convTransposes.end())
+      return lowerConvTranspose(conv, it->second);
     return lowerConv(conv);
+  }
   if (isa<ts::MaxPoolOp, ts::AvgPoolOp>(op))
     return lowerPool(op);
   if (auto pad = dyn_cast<ts::PadOp>(op))
     return lowerPad(pad);
+  if (auto resize = dyn_cast<ts::ResizeOp>(op))
+    return lowerResize(resize);
   if (isa<ts::TransposeOp, ts::SliceOp, ts::ConcatOp, ts::GatherOp,
           ts::ExpandOp>(op))
     return lowerDataMovement(op);
   if (isVectorOp(op))
     return lowerVectorChain(op);
   return fail("cannot run on the systolic target yet: its lowering handles "
-              "matmuls, convolutions, pooling, constant pads, elementwise ops, "
-              "softmax, layer_norm, rms_norm, sums, means and maxima over "
-              "trailing axes, transposes, slices, splits, concatenations, "
-              "broadcasts and gathers of one constant index");
+              "matmuls, convolutions, pooling, constant pads, resizes, "
+              "elementwise ops, softmax, layer_norm, rms_norm, sums, means "
+              "and maxima over trailing axes, transposes, slices, splits, "
+              "concatenations, broadcasts and gathers of one constant index");
 }
 
 void Lowering::buildProgram(ModuleOp module, Location loc) {

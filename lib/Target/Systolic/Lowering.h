@@ -67,6 +67,18 @@ struct QuantizedMatmul {
   ts::DequantizeOp lhsDequantize, rhsDequantize;
 };
 
+/// A transposed convolution as the importer writes it (a convolution over
+/// the input spread with zeros) whose kernel is its stride, with nothing
+/// cropped: one GEMM whose columns scatter to the output
+/// (ConvTranspose.cpp).
+struct ConvTransposeMatch {
+  /// The ConvTranspose's input, [N, C, H, W] fp32.
+  mlir::Value input;
+  int64_t sh, sw;
+  /// The reshape, pad and reshape that spread it with zeros.
+  llvm::SmallVector<mlir::Operation *, 3> spreading;
+};
+
 //===----------------------------------------------------------------------===//
 // Helpers on the graph (ConstantValues.cpp, Matmul.cpp, Vector.cpp)
 //===----------------------------------------------------------------------===//
@@ -94,6 +106,8 @@ std::optional<std::vector<float>>
 symmetricScales(mlir::Value scale, mlir::Value zeroPoint, size_t count = 1);
 /// `matmul` in QDQ form, or nothing.
 std::optional<QuantizedMatmul> matchQuantized(ts::MatmulOp matmul);
+/// `conv` as a transposed convolution that is one GEMM, or nothing.
+std::optional<ConvTransposeMatch> matchConvTranspose(ts::Conv2dOp conv);
 /// Whether `op` runs on the vector unit (elementwise, softmax, norms).
 bool isVectorOp(mlir::Operation *op);
 
@@ -173,6 +187,9 @@ private:
                            uint64_t a, uint64_t b, uint64_t c, int64_t m,
                            int64_t n, int64_t k, sim::NumberFormat outFormat,
                            std::optional<uint64_t> bias = std::nullopt);
+  /// The lhs of a transpose_a matmul, transposed into `format`.
+  std::optional<Placed> transposedLhs(ts::MatmulOp matmul,
+                                      sim::NumberFormat format);
   /// `value` (fp32) divided by `scale` and converted to `format` (i8 or
   /// fp8) on the vector unit, as a new scratch tensor.
   std::optional<Placed> quantizeInput(mlir::Operation *op, mlir::Value value,
@@ -183,6 +200,10 @@ private:
   /// conv2d (grouped, padded, strided, dilated) as im2col and a GEMM per
   /// group.
   mlir::LogicalResult lowerConv(ts::Conv2dOp conv);
+  /// A transposed convolution whose kernel is its stride as one GEMM and
+  /// a scattering copy (ConvTranspose.cpp).
+  mlir::LogicalResult lowerConvTranspose(ts::Conv2dOp conv,
+                                         const ConvTransposeMatch &match);
   /// max_pool and avg_pool of [N, C, H, W] as window copies and row
   /// reductions.
   mlir::LogicalResult lowerPool(mlir::Operation *op);
@@ -194,6 +215,19 @@ private:
                                         mlir::Value input,
                                         llvm::ArrayRef<WindowDim> dims,
                                         float fill, llvm::StringRef base);
+
+  //--- Resizing (Resize.cpp) ----------------------------------------------//
+
+  /// tessera.resize with constant scales: nearest as strided copies,
+  /// linear and cubic as copies of each tap and a weighted sum.
+  mlir::LogicalResult lowerResize(ts::ResizeOp op);
+  /// Copies `src` (fp32, `inShape`) resampled by one index map per dim
+  /// (-1: read `fill`) into tensor `to` of `outShape`.
+  mlir::LogicalResult resampleCopy(mlir::Operation *op, uint64_t src,
+                                   llvm::ArrayRef<int64_t> inShape,
+                                   llvm::ArrayRef<std::vector<int64_t>> maps,
+                                   std::optional<uint64_t> fill, size_t to,
+                                   llvm::ArrayRef<int64_t> outShape);
 
   //--- The vector unit (Vector.cpp) ---------------------------------------//
 
@@ -272,6 +306,8 @@ private:
   llvm::DenseSet<mlir::Operation *> done;
   /// Matmuls of quantized operands.
   llvm::DenseMap<mlir::Operation *, QuantizedMatmul> quantized;
+  /// Convolutions that are transposed convolutions lowered as one GEMM.
+  llvm::DenseMap<mlir::Operation *, ConvTransposeMatch> convTransposes;
 };
 
 } // namespace tessera::systolic

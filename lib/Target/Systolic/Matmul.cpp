@@ -83,7 +83,9 @@ LogicalResult Lowering::lowerMatmul(ts::MatmulOp matmul,
     if (failed(operands))
       return failure();
     format = *operands;
-    lhs = inFormat(castSource(matmul.getLhs()), format);
+    lhs = matmul.getTransposeA()
+              ? transposedLhs(matmul, format)
+              : inFormat(castSource(matmul.getLhs()), format);
     auto weights = castSource(matmul.getRhs()).getDefiningOp<ts::ConstantOp>();
     if (!weights || rhsType.getRank() != 2)
       return error(matmul, "the systolic target needs constant 2-D weights");
@@ -94,9 +96,9 @@ LogicalResult Lowering::lowerMatmul(ts::MatmulOp matmul,
   if (!lhs)
     return error(matmul, "the matmul's lhs must be an input or an earlier "
                          "result on the systolic target");
-  if (matmul.getTransposeA() || !matmul.getAlpha().isExactlyValue(1.0))
-    return error(matmul, "transpose_a and alpha are not supported on the "
-                         "systolic target yet");
+  if (quant && matmul.getTransposeA())
+    return error(matmul, "transpose_a of a quantized matmul is not "
+                         "supported on the systolic target yet");
   int64_t k = rhsType.getDimSize(matmul.getTransposeB() ? 1 : 0);
   int64_t n = rhsType.getDimSize(matmul.getTransposeB() ? 0 : 1);
   if (lhs->cols != k)
@@ -126,10 +128,15 @@ LogicalResult Lowering::lowerMatmul(ts::MatmulOp matmul,
   // block in the epilogue (before any bias, which then joins the
   // epilogue too).
   std::optional<uint64_t> columnScales;
+  // alpha scales the product in the drain, before the bias (ONNX Gemm's
+  // alpha * A * B + C); with quantized operands, with the dequantization.
+  float alpha = matmul.getAlpha().convertToFloat();
+  if (alpha != 1.0f)
+    step.scale = alpha;
   if (quant && quant->weightScales.size() == 1)
-    step.scale = quant->inputScale * quant->weightScales.front();
+    step.scale = alpha * (quant->inputScale * quant->weightScales.front());
   else if (quant) {
-    step.scale = quant->inputScale;
+    step.scale = alpha * quant->inputScale;
     auto scalesValue = DenseElementsAttr::get(
         RankedTensorType::get({n}, weightType.getElementType()),
         ArrayRef<float>(quant->weightScales));
@@ -317,11 +324,10 @@ LogicalResult Lowering::lowerComputedMatmul(ts::MatmulOp matmul) {
       !rt.hasStaticShape() || lt.getRank() < 2 || rt.getRank() < 2)
     return error("the systolic target needs static matmul operands of "
                  "rank 2 or more");
-  if (matmul.getTransposeA())
-    return error("transpose_a is not supported on the systolic target "
-                 "yet");
+  bool ta = matmul.getTransposeA();
   float alpha = matmul.getAlpha().convertToFloat();
-  int64_t m = lt.getDimSize(lt.getRank() - 2), k = lt.getShape().back();
+  int64_t m = lt.getDimSize(lt.getRank() - (ta ? 1 : 2));
+  int64_t k = lt.getDimSize(lt.getRank() - (ta ? 2 : 1));
   int64_t n = type.getShape().back();
   int64_t batches = type.getNumElements() / (m * n);
   int64_t lhsBatches = lt.getNumElements() / (m * k);
@@ -333,7 +339,9 @@ LogicalResult Lowering::lowerComputedMatmul(ts::MatmulOp matmul) {
   FailureOr<sim::NumberFormat> format = operandFormatOf(matmul);
   if (failed(format))
     return failure();
-  std::optional<Placed> lhs = inFormat(castSource(matmul.getLhs()), *format);
+  std::optional<Placed> lhs =
+      ta ? transposedLhs(matmul, *format)
+         : inFormat(castSource(matmul.getLhs()), *format);
   if (!lhs)
     return error("the matmul's lhs must be an input or an earlier result "
                  "on the systolic target");
@@ -386,6 +394,31 @@ LogicalResult Lowering::lowerComputedMatmul(ts::MatmulOp matmul) {
   if (failed(gemm(matmul, *format, std::move(step))))
     return failure();
   return success();
+}
+
+/// The lhs of a transpose_a matmul ([batch..., k, m]) as a new
+/// [batch..., m, k] tensor in `format`: a transposing copy of its fp32
+/// value (element by element: the innermost dim moves).
+std::optional<Placed> Lowering::transposedLhs(ts::MatmulOp matmul,
+                                              sim::NumberFormat format) {
+  Value value = castSource(matmul.getLhs());
+  auto type = cast<RankedTensorType>(value.getType());
+  if (!type.hasStaticShape() || type.getRank() < 2)
+    return std::nullopt;
+  std::optional<uint64_t> src = fp32Source(value);
+  if (!src)
+    return std::nullopt;
+  int64_t r = type.getRank();
+  SmallVector<int64_t> shape(type.getShape()), strides = rowMajor(shape);
+  std::swap(shape[r - 1], shape[r - 2]);
+  std::swap(strides[r - 1], strides[r - 2]);
+  std::string base = ts::onnxNodeName(matmul.getLoc());
+  if (base.empty())
+    base = "matmul_" + std::to_string(tensors.size());
+  size_t to = place(base + "/lhs_transposed", Role::Scratch, format, shape);
+  if (failed(copy(matmul, *src, shape, strides, to, 0, rowMajor(shape))))
+    return std::nullopt;
+  return Placed{to, type.getNumElements() / shape[r - 1], shape[r - 1]};
 }
 
 /// `value` (fp32) divided by `scale` and converted to `format` (i8 or

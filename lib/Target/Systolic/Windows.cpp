@@ -78,17 +78,14 @@ LogicalResult Lowering::lowerConv(ts::Conv2dOp conv) {
   };
   auto in = cast<RankedTensorType>(conv.getInput().getType());
   auto type = cast<RankedTensorType>(conv.getType());
-  auto filter = castSource(conv.getFilter()).getDefiningOp<ts::ConstantOp>();
-  if (!filter || !in.hasStaticShape() || !type.hasStaticShape())
+  Value filter = castSource(conv.getFilter());
+  std::optional<std::vector<float>> w = constantValues(filter);
+  if (!w || !in.hasStaticShape() || !type.hasStaticShape())
     return error("the systolic target needs a constant filter and static "
                  "shapes");
   FailureOr<sim::NumberFormat> format = operandFormatOf(conv);
   if (failed(format))
     return failure();
-  std::optional<std::vector<float>> w =
-      ::tessera::floatValues(filter.getValue());
-  if (!w)
-    return error("reads values the accelerator does not hold");
   auto ft = cast<RankedTensorType>(filter.getType());
   int64_t groups = static_cast<int64_t>(conv.getGroup());
   int64_t batch = in.getDimSize(0), c = in.getDimSize(1);

@@ -2,7 +2,7 @@
 
 // An op the accelerator cannot run yet is reported where it is.
 func.func @main(%x: tensor<8x16xf32>) -> tensor<8xf32> {
-  // expected-error @+1 {{'tessera.reduce_prod' cannot run on the systolic target yet: its lowering handles matmuls, convolutions, pooling, constant pads, elementwise ops, softmax, layer_norm, rms_norm, sums, means and maxima over trailing axes, transposes, slices, splits, concatenations, broadcasts and gathers of one constant index}}
+  // expected-error @+1 {{'tessera.reduce_prod' cannot run on the systolic target yet: its lowering handles matmuls, convolutions, pooling, constant pads, resizes, elementwise ops, softmax, layer_norm, rms_norm, sums, means and maxima over trailing axes, transposes, slices, splits, concatenations, broadcasts and gathers of one constant index}}
   %0 = tessera.reduce_prod %x [1] {keepdims = false} : tensor<8x16xf32> -> tensor<8xf32>
   return %0 : tensor<8xf32>
 }
@@ -110,11 +110,38 @@ func.func @main(%x: tensor<?x16xf32>) -> tensor<?x16xf32> {
 
 // -----
 
-// A scaled product (alpha) of constant weights is not lowered yet.
-func.func @main(%x: tensor<8x16xf32>) -> tensor<8x4xf32> {
-  %w = tessera.constant dense<1.0> : tensor<16x4xf32>
-  // expected-error @+1 {{transpose_a and alpha are not supported on the systolic target yet}}
-  %0 = tessera.matmul %x, %w {alpha = 2.0 : f32} : tensor<8x16xf32>, tensor<16x4xf32> -> tensor<8x4xf32>
+// A resize whose scales are computed is not lowered: the copies need
+// the index maps at compile time.
+func.func @main(%x: tensor<1x2x3x4xf32>, %s: tensor<4xf32>) -> tensor<1x2x6x8xf32> {
+  // expected-error @+1 {{'tessera.resize' needs constant scales, one per dim, on the systolic target}}
+  %0 = tessera.resize %x, %s : tensor<1x2x3x4xf32>, tensor<4xf32> -> tensor<1x2x6x8xf32>
+  return %0 : tensor<1x2x6x8xf32>
+}
+
+// -----
+
+// Linear resizing outside a tf_crop_and_resize roi with a non-zero
+// extrapolation value is not lowered (nearest resizing is).
+func.func @main(%x: tensor<1x2x3x4xf32>) -> tensor<1x2x6x8xf32> {
+  %s = tessera.constant dense<[1.0, 1.0, 2.0, 2.0]> : tensor<4xf32>
+  %r = tessera.constant dense<[0.0, 0.0, -0.5, 0.0, 1.0, 1.0, 1.0, 1.0]> : tensor<8xf32>
+  // expected-error @+1 {{'tessera.resize' extrapolates with a non-zero value outside the roi, which the systolic target does only for nearest resizing}}
+  %0 = tessera.resize %x, %s roi(%r : tensor<8xf32>) {mode = 1 : i32, coordinate_mode = 6 : i32, extrapolation_value = 1.0 : f64} : tensor<1x2x3x4xf32>, tensor<4xf32> -> tensor<1x2x6x8xf32>
+  return %0 : tensor<1x2x6x8xf32>
+}
+
+// -----
+
+// transpose_a of a matmul of quantized operands is not lowered (the
+// float matmul's is: a transposing copy of the lhs).
+func.func @main(%x: tensor<16x8xf32>) -> tensor<8x4xf32> {
+  %s = tessera.constant dense<0.5> : tensor<f32>
+  %w = tessera.constant dense<1.5> : tensor<16x4xf8E4M3FN>
+  %q = tessera.quantize %x scale(%s : tensor<f32>) : tensor<16x8xf32> -> tensor<16x8xf8E4M3FN>
+  %dq = tessera.dequantize %q scale(%s : tensor<f32>) : tensor<16x8xf8E4M3FN> -> tensor<16x8xf32>
+  %dw = tessera.dequantize %w scale(%s : tensor<f32>) : tensor<16x4xf8E4M3FN> -> tensor<16x4xf32>
+  // expected-error @+1 {{transpose_a of a quantized matmul is not supported on the systolic target yet}}
+  %0 = tessera.matmul %dq, %dw {transpose_a} : tensor<16x8xf32>, tensor<16x4xf32> -> tensor<8x4xf32>
   return %0 : tensor<8x4xf32>
 }
 
