@@ -329,6 +329,24 @@ LogicalResult Lowering::lowerOp(Operation *op) {
     auto type = cast<RankedTensorType>(reshape->getResult(0).getType());
     if (it == placed.end() || !type.hasStaticShape())
       return fail("reshapes only what is already in memory");
+    // A model output that is a view of a value computed here (a
+    // classifier's Flatten after its pooling): that value's tensor becomes
+    // the output, with the output's name and shape (the same bytes).
+    if (auto named = outputs.find(reshape.getResult());
+        named != outputs.end()) {
+      TensorEntry &source = tensors[it->second.index];
+      if (source.role == Role::Scratch &&
+          source.format == sim::NumberFormat::F32 &&
+          !outputs.contains(reshape->getOperand(0))) {
+        source.role = Role::Output;
+        source.name = named->second;
+        source.shape.assign(type.getShape().begin(), type.getShape().end());
+        tensorNames.insert(named->second);
+      } else if (source.role == Role::Output && source.name != named->second) {
+        return fail("returns a view of another of the model's results; "
+                    "return it once");
+      }
+    }
     placed[reshape->getResult(0)] = {it->second.index, leadingRows(type),
                                      type.getShape().back()};
     return success();

@@ -143,3 +143,17 @@ func.func @main(%x: tensor<4x4xf32>, %y: tensor<4x4xf32>) -> (tensor<4x2xf32>, t
   %3 = tessera.neg %d : tensor<4x2xf32>
   return %0, %1, %2, %3 : tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>
 }
+
+// -----
+
+// A model output that is a view (a classifier's Flatten after its
+// pooling): the computed value's tensor becomes the output, with the
+// output's name and shape.
+// CHECK-LABEL: systolic.program
+// CHECK: systolic.tensor "logits" output f32 [2, 8]
+// CHECK-NOT: systolic.tensor "logits"
+func.func @main(%x: tensor<2x8x1x1xf32>) -> (tensor<2x8xf32> {tessera.name = "logits"}) {
+  %0 = tessera.add %x, %x : tensor<2x8x1x1xf32>, tensor<2x8x1x1xf32> -> tensor<2x8x1x1xf32>
+  %1 = tessera.reshape %0 : tensor<2x8x1x1xf32> -> tensor<2x8xf32>
+  return %1 : tensor<2x8xf32>
+}

@@ -250,3 +250,13 @@ func.func @main(%s: tensor<2x2xf32>) -> tensor<2x2xf32> {
   %m = tessera.where %keep, %s, %fill : tensor<2x2xi1>, tensor<2x2xf32>, tensor<f32> -> tensor<2x2xf32>
   return %m : tensor<2x2xf32>
 }
+
+// -----
+
+// One value returned twice, once as a view of the other result.
+func.func @main(%x: tensor<2x8x1x1xf32>) -> (tensor<2x8x1x1xf32> {tessera.name = "pooled"}, tensor<2x8xf32> {tessera.name = "logits"}) {
+  %0 = tessera.add %x, %x : tensor<2x8x1x1xf32>, tensor<2x8x1x1xf32> -> tensor<2x8x1x1xf32>
+  // expected-error @+1 {{'tessera.reshape' returns a view of another of the model's results; return it once}}
+  %1 = tessera.reshape %0 : tensor<2x8x1x1xf32> -> tensor<2x8xf32>
+  return %0, %1 : tensor<2x8x1x1xf32>, tensor<2x8xf32>
+}
