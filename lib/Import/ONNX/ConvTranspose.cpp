@@ -76,14 +76,18 @@ static LogicalResult convertConvTranspose(GraphImporter &im,
   SmallVector<int64_t> begin(spatial), end(spatial);
   for (int64_t i = 0; i < spatial; ++i) {
     int64_t in = xType.getDimSize(2 + i);
-    int64_t full = (*strides)[i] * (in - 1) + (*outputPadding)[i] +
-                   (kernel[i] - 1) * (*dilations)[i] + 1;
+    bool same = autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER";
+    if ((outputShape || same) && ShapedType::isDynamic(in))
+      return im.emitError() << "output_shape and SAME auto_pad need static "
+                               "spatial dims";
     std::optional<int64_t> target;
     if (outputShape)
       target = (*outputShape)[i];
-    else if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER")
+    else if (same)
       target = in * (*strides)[i];
     if (target) {
+      int64_t full = (*strides)[i] * (in - 1) + (*outputPadding)[i] +
+                     (kernel[i] - 1) * (*dilations)[i] + 1;
       int64_t total = full - *target;
       if (total < 0) {
         // A larger output than the kernel reaches: zeros (and the bias)
