@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "PrecisionReportPage.h"
+#include "tessera/Support/HTML.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
@@ -17,30 +18,6 @@
 using namespace llvm;
 
 namespace {
-
-/// `text` with HTML's special characters escaped.
-std::string escape(StringRef text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-    case '<':
-      out += "&lt;";
-      break;
-    case '>':
-      out += "&gt;";
-      break;
-    case '&':
-      out += "&amp;";
-      break;
-    case '"':
-      out += "&quot;";
-      break;
-    default:
-      out += c;
-    }
-  }
-  return out;
-}
 
 double number(const json::Object *errors, StringRef key) {
   if (!errors)
@@ -63,7 +40,7 @@ std::string tessera::precisionReportPage(const json::Object &report) {
   raw_string_ostream os(page);
   StringRef policy = report.getString("policy").value_or("");
   os << "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">\n"
-     << "<title>Tessera accuracy report: " << escape(policy) << "</title>\n"
+     << "<title>Tessera accuracy report: " << escapeHTML(policy) << "</title>\n"
      << "<style>body{font-family:sans-serif;margin:2em}"
         "table{border-collapse:collapse}"
         "td,th{padding:3px 8px;border-bottom:1px solid #ddd;"
@@ -71,7 +48,7 @@ std::string tessera::precisionReportPage(const json::Object &report) {
         "td.node{text-align:left;font-family:monospace}"
         ".bar{display:inline-block;height:10px;background:#c0392b}"
         "</style></head><body>\n"
-     << "<h1>Accuracy report: " << escape(policy) << "</h1>\n<p>"
+     << "<h1>Accuracy report: " << escapeHTML(policy) << "</h1>\n<p>"
      << report.getInteger("samples").value_or(0)
      << " samples. Each narrowed op against the fp32 program: <b>local</b>, "
         "the op fed exact inputs (its own error); <b>accumulated</b>, in the "
@@ -101,8 +78,8 @@ std::string tessera::precisionReportPage(const json::Object &report) {
       const json::Object *accumulated = r->getObject("accumulated");
       std::optional<double> amax = r->getNumber("lhs_amax");
       os << "<tr><td>" << ++rank << "</td><td class=\"node\">"
-         << escape(r->getString("node").value_or("")) << "</td><td>"
-         << escape(r->getString("precision").value_or("")) << "</td><td>"
+         << escapeHTML(r->getString("node").value_or("")) << "</td><td>"
+         << escapeHTML(r->getString("precision").value_or("")) << "</td><td>"
          << (amax ? formatv("{0:g4}", *amax).str() : std::string("-"))
          << "</td><td>" << formatv("{0:e3}", number(local, "relative_l2"))
          << "</td>" << bar(number(local, "relative_l2")) << "<td>"

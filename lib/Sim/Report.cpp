@@ -1,6 +1,7 @@
 //===- Report.cpp - a one-page HTML report of a simulated run -------------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "tessera/Sim/Simulator.h"
+#include "tessera/Support/HTML.h"
 
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
@@ -10,29 +11,6 @@
 using namespace tessera::sim;
 
 namespace {
-
-std::string escape(const std::string &text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-    case '&':
-      out += "&amp;";
-      break;
-    case '<':
-      out += "&lt;";
-      break;
-    case '>':
-      out += "&gt;";
-      break;
-    case '"':
-      out += "&quot;";
-      break;
-    default:
-      out += c;
-    }
-  }
-  return out;
-}
 
 /// Adds the overlap of [start, end) with each bucket, times `weight` per
 /// cycle, to `sums`.
@@ -81,12 +59,12 @@ std::string tessera::sim::reportToHTML(const SimStats &stats,
   std::string text;
   llvm::raw_string_ostream os(text);
   os << "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>"
-     << escape(title) << "</title>\n<style>body{font-family:sans-serif;"
+     << tessera::escapeHTML(title) << "</title>\n<style>body{font-family:sans-serif;"
      << "margin:2em;max-width:60em}table{border-collapse:collapse}"
      << "td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}"
      << "th{background:#eee}</style></head><body>\n";
-  os << "<h1>" << escape(title) << "</h1>\n";
-  os << "<p>Accelerator <b>" << escape(config.name)
+  os << "<h1>" << tessera::escapeHTML(title) << "</h1>\n";
+  os << "<p>Accelerator <b>" << tessera::escapeHTML(config.name)
      << "</b>: " << config.array.rows << " x " << config.array.cols
      << " array, " << llvm::format("%.2f", config.clockGHz) << " GHz.</p>\n";
   os << "<h2>Totals</h2>\n<table>\n";
@@ -160,7 +138,7 @@ std::string tessera::sim::reportToHTML(const SimStats &stats,
     os << "<rect x=\"" << x << "\" y=\"" << top + height + 24
        << "\" width=\"10\" height=\"10\" fill=\"" << color << "\"/><text x=\""
        << x + 14 << "\" y=\"" << top + height + 33 << "\" font-size=\"11\">"
-       << escape(name) << "</text>\n";
+       << tessera::escapeHTML(name) << "</text>\n";
     x += 150;
   };
   legend("#d62728", "array utilization");

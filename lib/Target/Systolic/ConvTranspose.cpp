@@ -135,16 +135,8 @@ LogicalResult Lowering::lowerConvTranspose(ts::Conv2dOp conv,
                   tensors[product].offset, rows, cols, c,
                   sim::NumberFormat::F32, bias)))
     return failure();
-  // [N, H, W, F, sh, sw] -> [N, F, H, sh, W, sw], the result as its
-  // readers see it (through a cast back to fp32).
-  Value visible = conv.getResult();
-  if (visible.hasOneUse())
-    if (auto wide = dyn_cast<ts::CastOp>(*visible.getUsers().begin());
-        wide && wide.getType().getElementType().isF32())
-      visible = wide.getResult();
-  size_t to = placeResult(conv, visible);
-  Placed result = placed[visible];
-  placed[conv.getResult()] = result;
+  // [N, H, W, F, sh, sw] -> [N, F, H, sh, W, sw].
+  size_t to = placeConvolutionResult(conv);
   return copy(conv, tensors[product].offset, {n, f, h, sh, w, sw},
               {h * w * cols, taps, w * cols, sw, cols, 1}, to, 0,
               rowMajor({n, f, h, sh, w, sw}));

@@ -79,6 +79,19 @@ size_t Lowering::placeResult(Operation *op, Value result) {
   return at;
 }
 
+size_t Lowering::placeConvolutionResult(Operation *conv) {
+  Value visible = conv->getResult(0);
+  if (visible.hasOneUse())
+    if (auto wide = dyn_cast<ts::CastOp>(*visible.getUsers().begin());
+        wide && wide.getType().getElementType().isF32())
+      visible = wide.getResult();
+  size_t to = placeResult(conv, visible);
+  // A copy: inserting into the map may move the entry a reference reads.
+  Placed result = placed[visible];
+  placed[conv->getResult(0)] = result;
+  return to;
+}
+
 std::optional<Placed> Lowering::inFormat(Value value,
                                          sim::NumberFormat format) {
   auto it = placed.find(value);

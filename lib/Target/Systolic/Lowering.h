@@ -155,6 +155,10 @@ private:
   /// Places `result` of `op`: an fp32 output, or scratch in the operand
   /// format when only matmuls read it, else in fp32.
   size_t placeResult(mlir::Operation *op, mlir::Value result);
+  /// Places a convolution's result as its readers see it (in fp32, through
+  /// a cast back from the operand format when that is its one use), the
+  /// convolution's own result a view of it; the tensor's index.
+  size_t placeConvolutionResult(mlir::Operation *conv);
   /// `value` in DRAM in `format`: as placed, or for a matmul reading an
   /// fp32 value, a copy converted on the vector unit (once per value).
   std::optional<Placed> inFormat(mlir::Value value, sim::NumberFormat format);

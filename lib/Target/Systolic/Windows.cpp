@@ -146,17 +146,7 @@ LogicalResult Lowering::lowerConv(ts::Conv2dOp conv) {
       return failure();
   }
   // [G, N, OH*OW, F/G] -> [N, F, OH, OW].
-  // The result as its readers see it: in fp32, through the cast back from
-  // the operand format (a view).
-  Value visible = conv.getResult();
-  if (visible.hasOneUse())
-    if (auto wide = dyn_cast<ts::CastOp>(*visible.getUsers().begin());
-        wide && wide.getType().getElementType().isF32())
-      visible = wide.getResult();
-  size_t to = placeResult(conv, visible);
-  // A copy: inserting into the map may move the entry a reference reads.
-  Placed result = placed[visible];
-  placed[conv.getResult()] = result;
+  size_t to = placeConvolutionResult(conv);
   return copy(conv, tensors[product].offset, {batch, groups, fg, oh, ow},
               {oh * ow * fg, rows * fg, 1, ow * fg, fg}, to, 0,
               rowMajor({batch, groups, fg, oh, ow}));
