@@ -110,7 +110,7 @@ bool tessera::sim::isUnary(VectorFn fn) {
          fn == VectorFn::Quantize;
 }
 bool tessera::sim::isBinary(VectorFn fn) {
-  return fn >= VectorFn::Add && fn <= VectorFn::Pow;
+  return fn >= VectorFn::Add && fn <= VectorFn::Unless;
 }
 bool tessera::sim::isRowReduction(VectorFn fn) {
   return fn == VectorFn::RowSum || fn == VectorFn::RowMax;
@@ -133,7 +133,11 @@ const VectorFnName kVectorFnNames[] = {
     {VectorFn::Add, "add"},         {VectorFn::Sub, "sub"},
     {VectorFn::Mul, "mul"},         {VectorFn::Div, "div"},
     {VectorFn::Max, "max"},         {VectorFn::Min, "min"},
-    {VectorFn::Pow, "pow"},         {VectorFn::RowSum, "row_sum"},
+    {VectorFn::Pow, "pow"},         {VectorFn::Less, "lt"},
+    {VectorFn::LessEqual, "le"},    {VectorFn::Greater, "gt"},
+    {VectorFn::GreaterEqual, "ge"}, {VectorFn::Equal, "eq"},
+    {VectorFn::NotEqual, "ne"},     {VectorFn::When, "when"},
+    {VectorFn::Unless, "unless"},   {VectorFn::RowSum, "row_sum"},
     {VectorFn::RowMax, "row_max"},
 };
 } // namespace

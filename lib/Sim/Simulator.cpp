@@ -269,6 +269,22 @@ struct Machine {
       return std::isnan(x) || std::isnan(y) ? NAN : std::min(x, y);
     case VectorFn::Pow:
       return std::pow(x, y);
+    case VectorFn::Less:
+      return x < y ? 1.0f : 0.0f;
+    case VectorFn::LessEqual:
+      return x <= y ? 1.0f : 0.0f;
+    case VectorFn::Greater:
+      return x > y ? 1.0f : 0.0f;
+    case VectorFn::GreaterEqual:
+      return x >= y ? 1.0f : 0.0f;
+    case VectorFn::Equal:
+      return x == y ? 1.0f : 0.0f;
+    case VectorFn::NotEqual:
+      return x != y ? 1.0f : 0.0f;
+    case VectorFn::When:
+      return x != 0 ? y : -0.0f;
+    case VectorFn::Unless:
+      return x == 0 ? y : -0.0f;
     default:
       return x;
     }

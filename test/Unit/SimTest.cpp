@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <random>
 
 using namespace tessera::sim;
@@ -612,6 +613,63 @@ TEST(Simulator, VectorOperandModesAndConversions) {
       EXPECT_EQ(fromBF16(bits[r * cols + j]), roundTo(NumberFormat::BF16, w))
           << r << "," << j;
     }
+}
+
+TEST(Simulator, ComparisonsAndSelections) {
+  AcceleratorConfig small = std::get<AcceleratorConfig>(presetConfig("small"));
+  const uint32_t rows = 2, cols = 4, block = rows * cols * 4;
+  // A row of values against the immediate 1: NaN compares false but for
+  // ne. Then a Where as when + unless: y = x where the comparison holds,
+  // -inf elsewhere; a -0.0 kept stays -0.0 (the unchosen term is -0.0).
+  float nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> x = {0.5f, 1, 2, nan, -0.0f, 1, 3, -1};
+  struct Case {
+    VectorFn fn;
+    std::vector<float> expected;
+  };
+  std::vector<Case> cases = {
+      {VectorFn::Less, {1, 0, 0, 0, 1, 0, 0, 1}},
+      {VectorFn::LessEqual, {1, 1, 0, 0, 1, 1, 0, 1}},
+      {VectorFn::Greater, {0, 0, 1, 0, 0, 0, 1, 0}},
+      {VectorFn::GreaterEqual, {0, 1, 1, 0, 0, 1, 1, 0}},
+      {VectorFn::Equal, {0, 1, 0, 0, 0, 1, 0, 0}},
+      {VectorFn::NotEqual, {1, 0, 1, 1, 1, 0, 1, 1}},
+  };
+  for (const Case &c : cases) {
+    Program p = vectorProgram(
+        x, rows, cols,
+        {vop(c.fn, 0, block, rows, cols, VectorMode::Immediate, 0, 1.0f)},
+        block, rows, cols);
+    Result<SimStats> result = simulate(p, small);
+    ASSERT_TRUE(std::holds_alternative<SimStats>(result))
+        << std::get<std::string>(result);
+    EXPECT_EQ(readResult(p, block, rows * cols), c.expected)
+        << vectorFnName(c.fn);
+  }
+  // when(x <= 1, x) + unless(x <= 1, -inf).
+  uint32_t cond = block, kept = 2 * block, other = 3 * block;
+  Program p = vectorProgram(
+      x, rows, cols,
+      {vop(VectorFn::LessEqual, 0, cond, rows, cols, VectorMode::Immediate, 0,
+           1.0f),
+       vop(VectorFn::When, cond, kept, rows, cols, VectorMode::Full, 0),
+       vop(VectorFn::Unless, cond, other, rows, cols, VectorMode::Immediate,
+           0, -std::numeric_limits<float>::infinity()),
+       vop(VectorFn::Add, kept, kept, rows, cols, VectorMode::Full, other)},
+      kept, rows, cols);
+  Result<SimStats> result = simulate(p, small);
+  ASSERT_TRUE(std::holds_alternative<SimStats>(result))
+      << std::get<std::string>(result);
+  std::vector<float> out = readResult(p, x.size() * 4, rows * cols);
+  float inf = std::numeric_limits<float>::infinity();
+  std::vector<float> expected = {0.5f, 1, -inf, -inf, -0.0f, 1, -inf, -1};
+  for (size_t k = 0; k < out.size(); ++k) {
+    EXPECT_EQ(out[k], expected[k]) << k;
+    EXPECT_EQ(std::signbit(out[k]), std::signbit(expected[k])) << k;
+  }
+  EXPECT_STREQ(vectorFnName(VectorFn::When), "when");
+  EXPECT_EQ(parseVectorFn("unless"), VectorFn::Unless);
+  EXPECT_TRUE(isBinary(VectorFn::Unless));
 }
 
 TEST(Simulator, StridedCopies) {

@@ -20,6 +20,7 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
@@ -104,12 +105,16 @@ static cl::list<std::string>
                   "each test set's inputs fix them"),
          cl::value_desc("name=size"), cl::cat(category));
 
-/// --target and the artifact loaders' options, whose text comes from the
+/// --target, the artifact loaders' options and the targets' own options
+/// (for compiling an ONNX model in process), whose text comes from the
 /// registries.
 struct RegistryOptions {
   std::unique_ptr<cl::opt<std::string>> target;
   std::vector<std::pair<std::string, std::unique_ptr<cl::opt<std::string>>>>
       loaderOptions;
+  /// The names among them that only a compile takes (no loader does).
+  llvm::StringSet<> compileOnly;
+  std::vector<std::unique_ptr<cl::alias>> aliases;
   /// The help texts: cl::desc and cl::value_desc keep references.
   std::deque<std::string> texts;
   StringRef keep(std::string text) {
@@ -139,6 +144,32 @@ static RegistryOptions makeRegistryOptions() {
                            StringRef(option.name), cl::desc(option.description),
                            cl::value_desc(option.valueDescription),
                            cl::cat(category)));
+    }
+  for (const tessera::Target *target : tessera::registeredTargets())
+    for (const tessera::TargetOption &option : target->options()) {
+      if (llvm::any_of(r.loaderOptions,
+                       [&](auto &entry) { return entry.first == option.name; }))
+        continue;
+      // LLVM's global --threads would be accepted and ignored; the CPU
+      // target's replaces it.
+      if (cl::Option *existing =
+              cl::getRegisteredOptions().lookup(option.name))
+        existing->removeArgument();
+      auto opt = std::make_unique<cl::opt<std::string>>(
+          StringRef(option.name),
+          cl::desc(r.keep("For --target=" + target->name().str() +
+                          ", when an ONNX model is compiled: " +
+                          option.description)),
+          cl::value_desc(option.valueDescription), cl::cat(category));
+      if (option.prefix)
+        opt->setFormattingFlag(cl::Prefix);
+      if (!option.alias.empty())
+        r.aliases.push_back(std::make_unique<cl::alias>(
+            StringRef(option.alias),
+            cl::desc(r.keep("Alias for --" + option.name)),
+            cl::aliasopt(*opt), cl::cat(category)));
+      r.compileOnly.insert(option.name);
+      r.loaderOptions.emplace_back(option.name, std::move(opt));
     }
   return r;
 }
@@ -382,6 +413,10 @@ int main(int argc, char **argv) {
     if (!dims.empty())
       return usage("--dim applies when an ONNX model is compiled; " + model +
                    " is compiled already");
+    for (const auto &[name, value] : loadOptions)
+      if (registryOptions.compileOnly.contains(name))
+        return usage("--" + name + " applies when an ONNX model is compiled; " +
+                     model + " is compiled already");
     if (precisionFlags.given())
       return usage("--precision and the options of the precision policies "
                    "apply when an ONNX model is compiled; " + model +

@@ -73,6 +73,19 @@ enum class VectorFn : uint16_t {
   Max = 36,
   Min = 37,
   Pow = 38,
+  /// Comparisons: 1.0 where `x op y` holds, else 0.0 (IEEE: false for a
+  /// NaN, `ne` true). Booleans are held as fp32 0.0 and 1.0.
+  Less = 39,
+  LessEqual = 40,
+  Greater = 41,
+  GreaterEqual = 42,
+  Equal = 43,
+  NotEqual = 44,
+  /// Selections by a boolean first operand: `when` is y where x != 0 and
+  /// -0.0 elsewhere, `unless` y where x == 0 and -0.0 elsewhere (a Where is
+  /// their sum, exact to the bit: -0.0 is the additive identity).
+  When = 45,
+  Unless = 46,
   RowSum = 64,
   RowMax = 65,
 };

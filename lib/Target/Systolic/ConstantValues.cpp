@@ -73,13 +73,62 @@ SmallVector<int64_t> rowMajor(ArrayRef<int64_t> shape) {
   return strides;
 }
 
+bool heldAsF32(RankedTensorType type) {
+  return type.getElementType().isF32() || type.getElementType().isInteger(1);
+}
+
+sim::VectorFn compareFn(ts::CompareDirection direction) {
+  using F = sim::VectorFn;
+  switch (direction) {
+  case ts::CompareDirection::eq:
+    return F::Equal;
+  case ts::CompareDirection::ne:
+    return F::NotEqual;
+  case ts::CompareDirection::lt:
+    return F::Less;
+  case ts::CompareDirection::le:
+    return F::LessEqual;
+  case ts::CompareDirection::gt:
+    return F::Greater;
+  case ts::CompareDirection::ge:
+    return F::GreaterEqual;
+  }
+  llvm_unreachable("unknown comparison");
+}
+
+static float compareFloats(ts::CompareDirection direction, float x, float y) {
+  switch (direction) {
+  case ts::CompareDirection::eq:
+    return x == y;
+  case ts::CompareDirection::ne:
+    return x != y;
+  case ts::CompareDirection::lt:
+    return x < y;
+  case ts::CompareDirection::le:
+    return x <= y;
+  case ts::CompareDirection::gt:
+    return x > y;
+  case ts::CompareDirection::ge:
+    return x >= y;
+  }
+  llvm_unreachable("unknown comparison");
+}
+
+static std::optional<std::vector<float>> elementwiseConstant(Value value);
+
 /// The values of a constant, of a reshape of such values, or of a where
 /// whose operands are all constants (a causal mask), evaluated with numpy
 /// broadcasting.
 std::optional<std::vector<float>>
 constantValues(Value value) {
-  if (auto constant = value.getDefiningOp<ts::ConstantOp>())
+  if (auto constant = value.getDefiningOp<ts::ConstantOp>()) {
+    // Booleans are 0.0 and 1.0, as the accelerator holds them.
+    auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
+    if (dense && dense.getElementType().isInteger(1))
+      return std::vector<float>(dense.getValues<bool>().begin(),
+                                dense.getValues<bool>().end());
     return ::tessera::floatValues(constant.getValue());
+  }
   // A reshape keeps the values in their order (a mask unsqueezed for the
   // heads).
   if (auto reshape = value.getDefiningOp<ts::ReshapeOp>();
@@ -133,39 +182,71 @@ constantValues(Value value) {
     }
     return out;
   }
-  auto where = value.getDefiningOp<ts::WhereOp>();
-  if (!where)
+  return elementwiseConstant(value);
+}
+
+/// Where the element at `flat` of a result of `shape` reads `operand`
+/// under numpy broadcasting.
+static int64_t broadcastIndex(Value operand, ArrayRef<int64_t> shape,
+                              int64_t flat) {
+  auto t = cast<RankedTensorType>(operand.getType());
+  int64_t index = 0, stride = 1, outStride = 1;
+  for (int64_t d = t.getRank() - 1, o = int64_t(shape.size()) - 1; d >= 0;
+       --d, --o) {
+    int64_t i = (flat / outStride) % shape[o];
+    if (t.getDimSize(d) != 1)
+      index += i * stride;
+    stride *= t.getDimSize(d);
+    outStride *= shape[o];
+  }
+  return index;
+}
+
+/// A where, comparison, logical op or cast between booleans and fp32 whose
+/// operands are all constant (a causal mask, a mask compared with zero),
+/// with booleans as 0.0 and 1.0.
+static std::optional<std::vector<float>> elementwiseConstant(Value value) {
+  Operation *op = value.getDefiningOp();
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!isa_and_nonnull<ts::WhereOp, ts::CompareOp, ts::AndOp, ts::OrOp,
+                       ts::XorOp, ts::NotOp, ts::CastOp>(op) ||
+      !type || !type.hasStaticShape() || !heldAsF32(type))
     return std::nullopt;
-  auto cond = where.getCondition().getDefiningOp<ts::ConstantOp>();
-  auto condAttr = cond ? dyn_cast<DenseElementsAttr>(cond.getValue()) : nullptr;
-  std::optional<std::vector<float>> x = constantValues(where.getOnTrue()),
-                                    y = constantValues(where.getOnFalse());
-  auto type = dyn_cast<RankedTensorType>(where.getType());
-  if (!condAttr || !condAttr.getElementType().isInteger(1) || !x || !y ||
-      !type || !type.hasStaticShape())
+  if (isa<ts::CastOp>(op) &&
+      !heldAsF32(cast<RankedTensorType>(op->getOperand(0).getType())))
     return std::nullopt;
-  SmallVector<bool> c(condAttr.getValues<bool>());
+  SmallVector<std::vector<float>> in;
+  for (Value operand : op->getOperands()) {
+    auto t = dyn_cast<RankedTensorType>(operand.getType());
+    std::optional<std::vector<float>> values = constantValues(operand);
+    if (!t || !t.hasStaticShape() || !values)
+      return std::nullopt;
+    in.push_back(std::move(*values));
+  }
   ArrayRef<int64_t> shape = type.getShape();
-  auto at = [&](Value operand, int64_t flat) {
-    auto t = cast<RankedTensorType>(operand.getType());
-    int64_t index = 0, stride = 1;
-    for (int64_t d = t.getRank() - 1, o = int64_t(shape.size()) - 1; d >= 0;
-         --d, --o) {
-      int64_t outStride = 1;
-      for (int64_t e = o + 1; e < int64_t(shape.size()); ++e)
-        outStride *= shape[e];
-      int64_t i = (flat / outStride) % shape[o];
-      if (t.getDimSize(d) != 1)
-        index += i * stride;
-      stride *= t.getDimSize(d);
-    }
-    return index;
-  };
+  bool boolean = type.getElementType().isInteger(1);
   std::vector<float> out(type.getNumElements());
-  for (int64_t n = 0; n < type.getNumElements(); ++n)
-    out[n] = c[c.size() == 1 ? 0 : at(where.getCondition(), n)]
-                 ? (*x)[x->size() == 1 ? 0 : at(where.getOnTrue(), n)]
-                 : (*y)[y->size() == 1 ? 0 : at(where.getOnFalse(), n)];
+  SmallVector<float, 3> x(op->getNumOperands());
+  for (int64_t n = 0; n < type.getNumElements(); ++n) {
+    for (auto [k, operand] : llvm::enumerate(op->getOperands()))
+      x[k] = in[k][in[k].size() == 1 ? 0 : broadcastIndex(operand, shape, n)];
+    float r;
+    if (isa<ts::WhereOp>(op))
+      r = x[0] != 0 ? x[1] : x[2];
+    else if (auto compare = dyn_cast<ts::CompareOp>(op))
+      r = compareFloats(compare.getDirection(), x[0], x[1]);
+    else if (isa<ts::AndOp>(op))
+      r = x[0] != 0 && x[1] != 0;
+    else if (isa<ts::OrOp>(op))
+      r = x[0] != 0 || x[1] != 0;
+    else if (isa<ts::XorOp>(op))
+      r = (x[0] != 0) != (x[1] != 0);
+    else if (isa<ts::NotOp>(op))
+      r = x[0] == 0;
+    else // a cast
+      r = boolean ? float(x[0] != 0) : x[0];
+    out[n] = r;
+  }
   return out;
 }
 

@@ -73,8 +73,9 @@ LogicalResult Lowering::lowerDataMovement(Operation *op) {
   };
   Value result = op->getResult(0);
   auto type = dyn_cast<RankedTensorType>(result.getType());
-  if (!type || !type.hasStaticShape() || !type.getElementType().isF32())
-    return error("needs a static f32 result on the systolic target");
+  if (!type || !type.hasStaticShape() || !heldAsF32(type))
+    return error("needs a static f32 or boolean result on the systolic "
+                 "target");
   if (auto concat = dyn_cast<ts::ConcatOp>(op)) {
     auto axis = static_cast<int64_t>(concat.getAxis());
     if (axis < 0)

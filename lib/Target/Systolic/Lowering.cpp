@@ -169,9 +169,10 @@ static void splitsAsSlices(func::FuncOp func) {
   }
 }
 
-/// A select of scores against a constant at most -1e30 under a constant
-/// condition (masked_fill of attention scores with -inf or the float's
-/// minimum) as the scores plus a constant mask: -0 where they are kept
+/// A select of scores against a constant at most -1e30 (masked_fill of
+/// attention scores with -inf or the float's minimum) as the scores plus a
+/// mask at the condition's shape (a constant when the condition is; else
+/// computed once on the vector unit): -0 where they are kept
 /// (x + -0 is x, bit for bit), the fill elsewhere. For finite scores it
 /// is exact: a score under 1e22 in magnitude rounds away next to the fill.
 /// A masked NaN or +inf score would give NaN where the select gives the
@@ -180,9 +181,8 @@ static void selectsAsMasks(func::FuncOp func) {
   SmallVector<ts::WhereOp> selects;
   func.walk([&](ts::WhereOp where) { selects.push_back(where); });
   for (ts::WhereOp where : selects) {
-    auto condition = where.getCondition().getDefiningOp<ts::ConstantOp>();
     auto type = dyn_cast<RankedTensorType>(where.getType());
-    if (!condition || !type || !type.getElementType().isF32())
+    if (!type || !type.getElementType().isF32())
       continue;
     for (bool keepOn : {true, false}) {
       Value kept = keepOn ? where.getOnTrue() : where.getOnFalse();
@@ -228,12 +228,13 @@ LogicalResult Lowering::run(ModuleOp module, func::FuncOp func) {
                      return isa<ts::GatherOp>(use.getOwner()) &&
                             use.getOperandNumber() == 1;
                    });
+    // Boolean inputs (masks) too, as 0.0 and 1.0.
     if (!type || !type.hasStaticShape() ||
-        (!type.getElementType().isF32() && !indices) || type.getRank() < 1)
+        (!heldAsF32(type) && !indices) || type.getRank() < 1)
       return func.emitError()
              << "input " << i
-             << " must be a static f32 tensor (or integer indices that only "
-                "gathers read) on the systolic target";
+             << " must be a static f32 or boolean tensor (or integer indices "
+                "that only gathers read) on the systolic target";
     std::string name = "input_" + std::to_string(i);
     if (auto attr = func.getArgAttrOfType<StringAttr>(i, "tessera.name"))
       name = attr.str();
@@ -329,6 +330,22 @@ static bool isConstantFilter(Operation *op) {
   return onlyFilters(op->getResult(0)) && constantValues(op->getResult(0));
 }
 
+/// Whether `op`'s result is constant and every op that reads it is
+/// evaluated at compile time too (a causal buffer sliced to the sequence
+/// and compared with zero), so that it is never read on the accelerator.
+static bool onlyReadAsConstant(Operation *op) {
+  Value result = op->getResult(0);
+  return !result.use_empty() &&
+         llvm::all_of(result.getUsers(),
+                      [](Operation *user) {
+                        return isa<ts::WhereOp, ts::CompareOp, ts::AndOp,
+                                   ts::OrOp, ts::XorOp, ts::NotOp,
+                                   ts::CastOp>(user) &&
+                               constantValues(user->getResult(0));
+                      }) &&
+         constantValues(result);
+}
+
 LogicalResult Lowering::lowerOp(Operation *op) {
   auto fail = [&](const Twine &why) -> LogicalResult {
     return op->emitError() << "'" << op->getName() << "' " << why;
@@ -389,9 +406,12 @@ LogicalResult Lowering::lowerOp(Operation *op) {
   }
   // Constant masks are evaluated where they are read, and so are
   // transposes and slices of constant filters (a transposed convolution's).
-  if (isa<ts::WhereOp>(op) && constantValues(op->getResult(0)))
+  if (isa<ts::WhereOp, ts::CompareOp, ts::AndOp, ts::OrOp, ts::XorOp,
+          ts::NotOp, ts::CastOp>(op) &&
+      constantValues(op->getResult(0)))
     return success();
-  if (isa<ts::TransposeOp, ts::SliceOp>(op) && isConstantFilter(op))
+  if (isa<ts::TransposeOp, ts::SliceOp>(op) &&
+      (isConstantFilter(op) || onlyReadAsConstant(op)))
     return success();
   if (auto gather = dyn_cast<ts::GatherOp>(op);
       gather && !gather.getIndices().getDefiningOp<ts::ConstantOp>())

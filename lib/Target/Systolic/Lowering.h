@@ -95,8 +95,15 @@ mlir::Value castSource(mlir::Value value);
 /// The format in which every use of `value` (through reshapes) casts it
 /// for a matmul operand, or nothing (then it is kept in fp32).
 std::optional<sim::NumberFormat> matmulOnlyFormat(mlir::Value value);
-/// The values of a constant, or of a where whose operands are all
-/// constants (a causal mask), evaluated with numpy broadcasting.
+/// Whether the accelerator holds values of `type` as fp32: fp32 values and
+/// booleans (as 0.0 and 1.0).
+bool heldAsF32(mlir::RankedTensorType type);
+/// The vector function of a comparison.
+sim::VectorFn compareFn(ts::CompareDirection direction);
+/// The values of a constant (booleans as 0.0 and 1.0); of a reshape,
+/// transpose or slice of such values; or of a where, comparison, logical
+/// op or boolean cast whose operands are all constant (a causal mask),
+/// evaluated with numpy broadcasting.
 std::optional<std::vector<float>> constantValues(mlir::Value value);
 /// The values of an i8 or fp8 constant as floats (exact).
 std::optional<std::vector<float>> quantizedValues(mlir::Value value);

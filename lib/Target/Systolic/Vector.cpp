@@ -41,13 +41,30 @@ static std::optional<sim::VectorFn> binaryFn(Operation *op) {
       .Case([](ts::MaxOp) { return F::Max; })
       .Case([](ts::MinOp) { return F::Min; })
       .Case([](ts::PowOp) { return F::Pow; })
+      .Case([](ts::CompareOp compare) { return compareFn(compare.getDirection()); })
+      // Booleans are held as 0.0 and 1.0.
+      .Case([](ts::AndOp) { return F::Mul; })
+      .Case([](ts::OrOp) { return F::Max; })
+      .Case([](ts::XorOp) { return F::NotEqual; })
       .Default([](Operation *) { return std::nullopt; });
 }
 
+/// A cast between booleans and fp32 (both held as fp32 on the
+/// accelerator).
+static bool isBooleanCast(Operation *op) {
+  auto cast = dyn_cast<ts::CastOp>(op);
+  if (!cast)
+    return false;
+  auto in = dyn_cast<RankedTensorType>(cast.getInput().getType());
+  auto out = dyn_cast<RankedTensorType>(cast.getType());
+  return in && out && heldAsF32(in) && heldAsF32(out) &&
+         in.getElementType() != out.getElementType();
+}
+
 bool isVectorOp(Operation *op) {
-  return unaryFn(op) || binaryFn(op) ||
+  return unaryFn(op) || binaryFn(op) || isBooleanCast(op) ||
          isa<ts::SoftmaxOp, ts::LayerNormOp, ts::RmsNormOp, ts::ReduceSumOp,
-             ts::ReduceMeanOp, ts::ReduceMaxOp>(op);
+             ts::ReduceMeanOp, ts::ReduceMaxOp, ts::NotOp, ts::WhereOp>(op);
 }
 
 namespace {
@@ -245,9 +262,15 @@ FailureOr<int> Lowering::appendVectorOps(Operation *op,
   };
   Value result = op->getResult(0);
   auto type = dyn_cast<RankedTensorType>(result.getType());
-  if (!type || !type.hasStaticShape() || !type.getElementType().isF32() ||
+  if (!type || !type.hasStaticShape() || !heldAsF32(type) ||
       type.getRank() < 1)
-    return error("needs a static f32 result on the systolic target");
+    return error("needs a static f32 or boolean result on the systolic "
+                 "target");
+  for (Value operand : op->getOperands())
+    if (auto t = dyn_cast<RankedTensorType>(operand.getType());
+        !t || !heldAsF32(t))
+      return error("reads an operand that is neither f32 nor boolean on the "
+                   "systolic target");
   // A reduction's view is its input's: rows of the reduced trailing dims,
   // one value per row out.
   std::optional<int64_t> reduced;
@@ -389,7 +412,21 @@ FailureOr<int> Lowering::appendVectorOps(Operation *op,
       case F::Mul:
       case F::Max:
       case F::Min:
+      case F::Equal:
+      case F::NotEqual:
         binary(*fn, *rhs, *lhs, lhsImm);
+        break;
+      case F::Less: // a < x = x > a
+        binary(F::Greater, *rhs, *lhs, lhsImm);
+        break;
+      case F::LessEqual:
+        binary(F::GreaterEqual, *rhs, *lhs, lhsImm);
+        break;
+      case F::Greater:
+        binary(F::Less, *rhs, *lhs, lhsImm);
+        break;
+      case F::GreaterEqual:
+        binary(F::LessEqual, *rhs, *lhs, lhsImm);
         break;
       case F::Sub: // a - x = -x + a
         step.ops.push_back({F::Neg, out, *rhs, -1, std::nullopt});
@@ -407,6 +444,42 @@ FailureOr<int> Lowering::appendVectorOps(Operation *op,
       return error("needs an operand of the result's shape on the vector "
                    "unit");
     }
+  } else if (isa<ts::NotOp>(op) || isBooleanCast(op)) {
+    std::optional<int> x = fullInput();
+    if (!x)
+      return error("reads an operand the vector unit cannot (it must be "
+                   "in memory, as the result's shape)");
+    out = slot(Shape::Full);
+    // not x = (x == 0); to a boolean: x != 0; from one: the same values.
+    if (isa<ts::NotOp>(op))
+      step.ops.push_back({F::Equal, out, *x, -1, 0.0f});
+    else if (type.getElementType().isInteger(1))
+      step.ops.push_back({F::NotEqual, out, *x, -1, 0.0f});
+    else
+      step.ops.push_back({F::Copy, out, *x, -1, std::nullopt});
+  } else if (auto where = dyn_cast<ts::WhereOp>(op)) {
+    // when(c, a) + unless(c, b): one of the two terms is zero. The
+    // condition is read whole, broadcast to the result's shape first if
+    // it is not.
+    std::optional<float> cImm, aImm, bImm;
+    Shape cShape = Shape::Full, aShape = Shape::Full, bShape = Shape::Full;
+    std::optional<int> c = operand(where.getCondition(), cImm, cShape);
+    if (c && (*c < 0 || cShape != Shape::Full)) {
+      std::optional<uint64_t> wide = broadcastTo(where.getCondition(), type);
+      c = wide ? std::optional<int>(slot(Shape::Full, *wide)) : std::nullopt;
+    }
+    std::optional<int> a = operand(where.getOnTrue(), aImm, aShape);
+    std::optional<int> b = operand(where.getOnFalse(), bImm, bShape);
+    if (!c || !a || !b)
+      return error("broadcasts in a way the vector unit does not (it "
+                   "takes the result's shape, one row of the trailing "
+                   "dims, one value per row, or a constant scalar)");
+    out = slot(Shape::Full);
+    int other = slot(Shape::Full);
+    step.ops.insert(step.ops.end(),
+                    {{F::When, out, *c, *a, aImm},
+                     {F::Unless, other, *c, *b, bImm},
+                     {F::Add, out, out, other, std::nullopt}});
   } else if (reduced) {
     std::optional<int> x = fullInput();
     if (!x)

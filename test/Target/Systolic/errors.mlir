@@ -103,7 +103,7 @@ func.func @main(%x: tensor<2x3x8x16xf32>, %w: tensor<3x16x4xf32>) -> tensor<2x3x
 // -----
 
 // Dynamic inputs.
-// expected-error @+1 {{input 0 must be a static f32 tensor (or integer indices that only gathers read) on the systolic target}}
+// expected-error @+1 {{input 0 must be a static f32 or boolean tensor (or integer indices that only gathers read) on the systolic target}}
 func.func @main(%x: tensor<?x16xf32>) -> tensor<?x16xf32> {
   return %x : tensor<?x16xf32>
 }
@@ -180,7 +180,7 @@ module {
 // -----
 
 // An integer input that is not only gather indices.
-// expected-error @+1 {{input 0 must be a static f32 tensor (or integer indices that only gathers read) on the systolic target}}
+// expected-error @+1 {{input 0 must be a static f32 or boolean tensor (or integer indices that only gathers read) on the systolic target}}
 func.func @main(%ids: tensor<4xi64>) -> tensor<4xi64> {
   return %ids : tensor<4xi64>
 }
@@ -241,14 +241,16 @@ func.func @main(%x: tensor<8x0xf32>) -> tensor<8xf32> {
 
 // -----
 
-// A select with a fill that is not at most -1e30 (adding it to the scores
-// would not give the fill) stays a select, which the vector unit has not.
-func.func @main(%s: tensor<2x2xf32>) -> tensor<2x2xf32> {
-  %keep = tessera.constant dense<[[true, false], [true, true]]> : tensor<2x2xi1>
-  %fill = tessera.constant dense<-1.0e9> : tensor<f32>
-  // expected-error @+1 {{'tessera.where' cannot run on the systolic target yet}}
-  %m = tessera.where %keep, %s, %fill : tensor<2x2xi1>, tensor<2x2xf32>, tensor<f32> -> tensor<2x2xf32>
-  return %m : tensor<2x2xf32>
+// A comparison of integers (not constant-folded: the lowering evaluates
+// only fp32 and boolean constants) has no place on the vector unit.
+func.func @main(%s: tensor<4xf32>) -> tensor<4xf32> {
+  %a = tessera.constant dense<[1, 2, 3, 4]> : tensor<4xi64>
+  %b = tessera.constant dense<2> : tensor<i64>
+  // expected-error @+1 {{'tessera.compare' reads an operand that is neither f32 nor boolean on the systolic target}}
+  %c = tessera.compare lt, %a, %b : tensor<4xi64>, tensor<i64> -> tensor<4xi1>
+  %zero = tessera.constant dense<0.0> : tensor<f32>
+  %m = tessera.where %c, %s, %zero : tensor<4xi1>, tensor<4xf32>, tensor<f32> -> tensor<4xf32>
+  return %m : tensor<4xf32>
 }
 
 // -----

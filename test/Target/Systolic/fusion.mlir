@@ -50,11 +50,16 @@ func.func @wide(%q: tensor<16x8xf32>, %k: tensor<8x256xf32>) -> tensor<16x256xf3
 
 // -----
 
-// Must not fire: the vector unit has no comparison or select, so they stay
-// kernels of their own (the CPU fuses them); the exp and the add around
-// them have nothing to chain with.
+// Comparisons and selects run on the vector unit (booleans as 0.0 and
+// 1.0): the comparison, the select and the add are one region; the exp,
+// read twice, stays out.
 // CHECK-LABEL: func.func @select
-// CHECK-NOT: tessera.fusion
+// CHECK: tessera.exp
+// CHECK-NEXT: tessera.fusion elementwise
+// CHECK-NEXT: tessera.compare
+// CHECK-NEXT: tessera.where
+// CHECK-NEXT: tessera.add
+// CHECK-NEXT: tessera.yield
 // CPU-LABEL: func.func @select
 // CPU: tessera.fusion elementwise
 func.func @select(%x: tensor<32xf32>, %y: tensor<32xf32>) -> tensor<32xf32> {

@@ -180,3 +180,85 @@ func.func @main(%s: tensor<2x2x2xf32>) -> tensor<2x2x2xf32> {
   %p = tessera.softmax %m : tensor<2x2x2xf32>
   return %p : tensor<2x2x2xf32>
 }
+
+// -----
+
+// A select with a fill that is not at most -1e30 (adding it to the scores
+// would not give the fill) runs as a select: the kept values where the
+// condition holds, the fill where it does not, summed (the term not
+// chosen is -0.0, so the sum is exact).
+// CHECK-LABEL: systolic.program
+// CHECK: systolic.vector when f32 src [[C:[0-9]+]] dst [[T:[0-9]+]] rows 2 cols 2 mode full src2 [[S:[0-9]+]]
+// CHECK-NEXT: systolic.vector unless f32 src [[C]] dst [[U:[0-9]+]] rows 2 cols 2 mode immediate imm -1.000000e+09
+// CHECK-NEXT: systolic.vector add f32 src [[T]] dst [[T]] rows 2 cols 2 mode full src2 [[U]]
+func.func @main(%s: tensor<2x2xf32>) -> tensor<2x2xf32> {
+  %keep = tessera.constant dense<[[true, false], [true, true]]> : tensor<2x2xi1>
+  %fill = tessera.constant dense<-1.0e9> : tensor<f32>
+  %m = tessera.where %keep, %s, %fill : tensor<2x2xi1>, tensor<2x2xf32>, tensor<f32> -> tensor<2x2xf32>
+  return %m : tensor<2x2xf32>
+}
+
+// -----
+
+// A key padding mask that is an input of the model (booleans, which the
+// host writes as 0.0 and 1.0): masked_fill with -inf becomes the scores
+// plus a mask computed once at the mask's shape ([2, 1, 4]: -inf where
+// padded, -0 elsewhere), broadcast over the queries.
+// CHECK-LABEL: systolic.program
+// CHECK: systolic.tensor "input_1" input f32 [2, 4] at [[PAD:[0-9]+]]
+// CHECK: systolic.tensor "where_{{[0-9]+}}/result" scratch f32 [2, 1, 4]
+// CHECK: systolic.vector when f32 src [[P:[0-9]+]] dst [[T:[0-9]+]] rows 2 cols 4 mode immediate imm 0xFF800000
+// CHECK-NEXT: systolic.vector unless f32 src [[P]] dst [[U:[0-9]+]] rows 2 cols 4 mode immediate imm -0.000000e+00
+// CHECK-NEXT: systolic.vector add f32 src [[T]] dst [[T]] rows 2 cols 4 mode full src2 [[U]]
+// CHECK: systolic.vector add f32 {{.*}} rows 8 cols 4 mode full
+// CHECK-NEXT: systolic.vector row_max
+func.func @main(%s: tensor<2x4x4xf32>, %pad: tensor<2x4xi1>) -> tensor<2x4x4xf32> {
+  %inf = tessera.constant dense<0xFF800000> : tensor<f32>
+  %p = tessera.reshape %pad : tensor<2x4xi1> -> tensor<2x1x4xi1>
+  %m = tessera.where %p, %inf, %s : tensor<2x1x4xi1>, tensor<f32>, tensor<2x4x4xf32> -> tensor<2x4x4xf32>
+  %y = tessera.softmax %m : tensor<2x4x4xf32>
+  return %y : tensor<2x4x4xf32>
+}
+
+// -----
+
+// Comparisons, logic and a cast to fp32 on booleans held as 0.0 and 1.0:
+// a scalar on the left swaps the comparison (0.5 < x is x > 0.5), not is
+// x == 0, and is a product, or a maximum, the cast a copy.
+// CHECK-LABEL: systolic.program
+// CHECK: systolic.vector gt f32 {{.*}} mode immediate imm 5.000000e-01
+// CHECK-NEXT: systolic.vector gt f32 {{.*}} mode immediate imm 5.000000e-01
+// CHECK-NEXT: systolic.vector eq f32 {{.*}} mode immediate imm 0.000000e+00
+// CHECK-NEXT: systolic.vector mul f32 {{.*}} mode full
+// CHECK-NEXT: systolic.vector max f32 {{.*}} mode full
+// CHECK-NEXT: systolic.vector copy f32
+func.func @main(%x: tensor<4x8xf32>, %b: tensor<4x8xi1>) -> tensor<4x8xf32> {
+  %half = tessera.constant dense<5.000000e-01> : tensor<f32>
+  %c = tessera.compare gt, %x, %half : tensor<4x8xf32>, tensor<f32> -> tensor<4x8xi1>
+  %d = tessera.compare lt, %half, %x : tensor<f32>, tensor<4x8xf32> -> tensor<4x8xi1>
+  %n = tessera.not %c : tensor<4x8xi1>
+  %a = tessera.and %n, %b : tensor<4x8xi1>, tensor<4x8xi1> -> tensor<4x8xi1>
+  %o = tessera.or %a, %d : tensor<4x8xi1>, tensor<4x8xi1> -> tensor<4x8xi1>
+  %f = tessera.cast %o : tensor<4x8xi1> to tensor<4x8xf32>
+  return %f : tensor<4x8xf32>
+}
+
+// -----
+
+// A mask computed from constants only (a causal buffer sliced and
+// compared with zero) is evaluated at compile time: no comparison runs.
+// CHECK-LABEL: systolic.program
+// CHECK: systolic.tensor "constant/f32_{{[0-9]+}}" constant f32 [4] at {{[0-9]+}} value dense<[-0.000000e+00, 0xFF800000, -0.000000e+00, -0.000000e+00]>
+// CHECK-NOT: systolic.vector copy
+// CHECK-NOT: systolic.vector eq
+// CHECK-NOT: systolic.vector when
+// CHECK: systolic.vector add f32
+func.func @main(%s: tensor<2x2xf32>) -> tensor<2x2xf32> {
+  %tril = tessera.constant dense<[[1.0, 0.0, 0.0], [1.0, 1.0, 0.0], [1.0, 1.0, 1.0]]> : tensor<3x3xf32>
+  %t = tessera.slice %tril starts [0, 0] ends [2, 2] : tensor<3x3xf32> -> tensor<2x2xf32>
+  %zero = tessera.constant dense<0.0> : tensor<f32>
+  %c = tessera.compare eq, %t, %zero : tensor<2x2xf32>, tensor<f32> -> tensor<2x2xi1>
+  %inf = tessera.constant dense<0xFF800000> : tensor<f32>
+  %m = tessera.where %c, %inf, %s : tensor<2x2xi1>, tensor<f32>, tensor<2x2xf32> -> tensor<2x2xf32>
+  return %m : tensor<2x2xf32>
+}

@@ -47,10 +47,14 @@ llvm::Error runtime::writeProgramInputs(sim::Program &program,
     if (t.role != sim::TensorInfo::Role::Input)
       continue;
     const HostTensor &in = inputs[next++];
-    bool integer = in.type == ElementType::I64 || in.type == ElementType::I32;
+    // Booleans (masks) go in as 0.0 and 1.0, integers (token ids) as
+    // fp32, exact below 2^24.
+    bool integer = in.type == ElementType::I64 || in.type == ElementType::I32 ||
+                   in.type == ElementType::Bool;
     if ((in.type != ElementType::F32 && !integer) || in.shape != t.shape)
       return fail(
-          "input '" + t.name + "' must be f32 (or integer indices) of shape [" +
+          "input '" + t.name +
+          "' must be f32 (or boolean, or integer indices) of shape [" +
           llvm::join(llvm::map_range(
                          t.shape, [](int64_t d) { return std::to_string(d); }),
                      ", ") +
@@ -60,7 +64,6 @@ llvm::Error runtime::writeProgramInputs(sim::Program &program,
                        reinterpret_cast<const float *>(in.data.data()));
       continue;
     }
-    // Integer inputs (token ids) go in as fp32, exact below 2^24.
     std::vector<float> values(static_cast<size_t>(in.numElements()));
     for (int64_t i = 0; i < in.numElements(); ++i) {
       double v = in.at(i);
