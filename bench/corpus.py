@@ -200,6 +200,11 @@ MODELS = {
     "mobilenet_v2": (lambda: torchvision_cnn("mobilenet_v2"),
                      [(1, 3, 224, 224)], None),
     "swin_window": (swin_window, [(2, 14, 14, 96)], None),
+    # GPT-2-small-sized causal self-attention in minGPT's form, 1024 tokens.
+    "causal_gpt_1024": (lambda: CausalSliced(768, 12, 1024),
+                        [(1, 1024, 768)],
+                        {"x": {0: "batch", 1: "sequence"},
+                         "y": {0: "batch", 1: "sequence"}}),
 }
 
 

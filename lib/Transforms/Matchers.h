@@ -69,6 +69,15 @@ bool isSquareOf(mlir::Value value, mlir::Value base);
 /// Whether `value` has the same type as `reference` (no broadcast added).
 bool sameType(mlir::Value value, mlir::Value reference);
 
+/// Whether `mask`, built at run time from the sequence length of the
+/// queries `q` (a range-built Trilu, a tril buffer gathered by ranges), is
+/// causal on the square scores it is added to: 0 where key j <= query i and
+/// at most `maskedAtMost` elsewhere; with `keepOn`, whether a select's
+/// condition keeps exactly those positions where it is `keepOn`
+/// (SymbolicCausal.cpp).
+bool isSymbolicCausal(mlir::Value mask, mlir::Value q,
+                      std::optional<bool> keepOn, double maskedAtMost);
+
 } // namespace tessera
 
 #endif // TESSERA_LIB_TRANSFORMS_MATCHERS_H

@@ -414,10 +414,17 @@ std::variant<AttentionMatch, std::string> matchAttention(MatmulOp pv) {
   // A causal constant becomes the flag; the other masks are summed into
   // one.
   auto scoresType = cast<RankedTensorType>(scores.getType());
+  // A mask built at run time from a symbolic sequence length is followed
+  // back to the dims it is read from (SymbolicCausal.cpp).
+  bool symbolic = scoresType.isDynamicDim(rank - 2) ||
+                  scoresType.isDynamicDim(rank - 1);
   for (const AddedMask &candidate : masks) {
     if (!match.causal && !candidate.viewedAs &&
-        isCausalMask(candidate.value, scoresType.getDimSize(rank - 2),
-                     scoresType.getDimSize(rank - 1))) {
+        (isCausalMask(candidate.value, scoresType.getDimSize(rank - 2),
+                      scoresType.getDimSize(rank - 1)) ||
+         (symbolic && ::tessera::isSymbolicCausal(candidate.value, match.q,
+                                                  std::nullopt,
+                                                  kMaskedAtMost)))) {
       match.causal = true;
       continue;
     }
@@ -431,9 +438,11 @@ std::variant<AttentionMatch, std::string> matchAttention(MatmulOp pv) {
     bool rowsSeeKeys = scoresType.getDimSize(rank - 2) <=
                        scoresType.getDimSize(rank - 1);
     if (!match.causal && (rowsSeeKeys || std::isinf(select.fill)) &&
-        isCausalSelect(select.condition, select.keepOn,
-                       scoresType.getDimSize(rank - 2),
-                       scoresType.getDimSize(rank - 1))) {
+        (isCausalSelect(select.condition, select.keepOn,
+                        scoresType.getDimSize(rank - 2),
+                        scoresType.getDimSize(rank - 1)) ||
+         (symbolic && ::tessera::isSymbolicCausal(select.condition, match.q,
+                                                  select.keepOn, 0)))) {
       match.causal = true;
       continue;
     }
