@@ -11,7 +11,8 @@ kept in --work), then run with tessera-run --test-dir on each target:
 
   cpu       max error within 1e-4 of the largest expected magnitude
   systolic  cosine >= 0.999 and max error within 2% (6% for the text
-            detector, 4% for RegNetX: docs/Systolic.md says why), with the
+            detector, 4% for RegNetX, 3% for ShuffleNetV2: docs/Systolic.md says
+            why), with the
             operand format the model needs (bf16 unless noted)
 
 Prints one line per model and target and the count per target; writes the
@@ -46,7 +47,7 @@ for name, size, fmt, ratio in [
         ("mobilenet_v3_small", 112, "f16", 0.02),
         ("squeezenet1_0", 64, "bf16", 0.02),
         ("efficientnet_b0", 64, "f16", 0.02),
-        ("shufflenet_v2_x0_5", 64, "f16", 0.02),
+        ("shufflenet_v2_x0_5", 64, "f16", 0.03),
         ("regnet_x_400mf", 64, "f16", 0.04)]:
     CORPUS["tv_" + name] = ("torchvision", [name, "--size", str(size)],
                             fmt, ratio)
