@@ -120,6 +120,10 @@ def AssignPrecisionPass
     ListOption<"keepFp32", "keep-fp32", "std::string",
                "Regular expressions over ONNX node names whose matmuls stay "
                "f32">,
+    ListOption<"onlyNodes", "only-nodes", "std::string",
+               "When given, the policy applies to the matmuls of these ONNX "
+               "node names (calibration keys) only; others are left as they "
+               "are (a precision plan runs the pass once per policy)">,
     Option<"target", "target", "std::string", "\"cpu\"",
            "The TargetInfo that says which element types contractions "
            "support">,

@@ -1,6 +1,7 @@
 //===- Compile.cpp - the one entry point from a model to an artifact ------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "tessera/Driver/Compile.h"
+#include "AutoPrecision.h"
 #include "PrecisionReportPage.h"
 #include "tessera/Driver/Pipelines.h"
 #include "tessera/Import/ONNX/ImportONNX.h"
@@ -132,7 +133,42 @@ llvm::Expected<Plan> makePlan(const CompileOptions &options, bool toTheEnd) {
   plan.graph.dotGraph = options.dotGraph;
   plan.graph.printFusionSummary = options.printFusionSummary;
   plan.graph.precisionRemarks = options.verbose;
-  if (!isPrecisionPolicy(options.precision)) {
+  bool automatic = options.precision == "auto";
+  if (automatic) {
+    if (options.calibrate.empty())
+      return fail("--precision=auto measures each matmul's error on "
+                  "samples: give --calibrate=DIR");
+    if (!options.precisionReport.empty())
+      return fail("--precision-report reports on one policy; with "
+                  "--precision=auto the plan (--precision-plan) records "
+                  "each matmul's errors");
+    if (auto budget = parseAccuracyBudget(options.accuracyBudget); !budget)
+      return budget.takeError();
+    if (auto costs = parsePrecisionCosts(options.precisionCosts); !costs)
+      return costs.takeError();
+    if (std::optional<std::string> why = info.rejectPrecisionPolicy("auto"))
+      return fail(*why);
+  } else if (!options.precisionPlan.empty()) {
+    if (options.precision != "fp32")
+      return fail("--precision-plan applies a plan (or, with "
+                  "--precision=auto, names where it is written); it cannot "
+                  "be combined with --precision=" + options.precision);
+    auto nodes = readPrecisionPlan(options.precisionPlan);
+    if (!nodes)
+      return nodes.takeError();
+    bool eightBit = llvm::any_of(*nodes, [](const auto &entry) {
+      return entry.second == "int8" || entry.second == "fp8";
+    });
+    if (eightBit && options.calibrate.empty() &&
+        options.calibrationCache.empty())
+      return fail("the plan " + options.precisionPlan +
+                  " narrows matmuls to 8 bits: give the ranges they were "
+                  "calibrated on (--calibrate=DIR or --calibration-cache)");
+    plan.graph.precisionPlan = std::move(*nodes);
+  }
+  if (!options.precisionPlanNodes.empty())
+    plan.graph.precisionPlan = options.precisionPlanNodes;
+  if (!automatic && !isPrecisionPolicy(options.precision)) {
     std::string known;
     for (llvm::StringRef policy : precisionPolicies())
       known += (known.empty() ? "" : ", ") + policy.str();
@@ -145,11 +181,12 @@ llvm::Expected<Plan> makePlan(const CompileOptions &options, bool toTheEnd) {
       return fail("--keep-fp32 pattern '" + pattern +
                   "' is not a valid regular expression: " + error);
   }
-  if (options.precision != "fp32")
+  if (options.precision != "fp32" && !automatic)
     if (std::optional<std::string> why =
             info.rejectPrecisionPolicy(options.precision))
       return fail(*why);
-  plan.graph.precision = options.precision;
+  // The automatic policy's plan replaces the policy once it is found.
+  plan.graph.precision = automatic ? "fp32" : options.precision;
   plan.graph.keepFp32 = options.keepFp32;
   plan.graph.keepHeads = options.keepHeads;
   plan.graph.smoothQuant = options.smoothQuant;
@@ -191,7 +228,7 @@ llvm::Expected<Plan> makePlan(const CompileOptions &options, bool toTheEnd) {
                 " needs the ranges of the activations: give --calibrate=DIR "
                 "(or --calibration-cache=FILE)");
   if ((!options.calibrate.empty() || !options.calibrationCache.empty()) &&
-      options.precision == "fp32")
+      options.precision == "fp32" && plan.graph.precisionPlan.empty())
     return fail("--calibrate and --calibration-cache inform a --precision "
                 "other than fp32");
   if (!options.calibrate.empty() &&
@@ -522,6 +559,22 @@ llvm::Error writePrecisionReport(llvm::StringRef modelPath,
   return llvm::Error::success();
 }
 
+/// Under --precision=auto, searches the plan (AutoPrecision.cpp) on the
+/// calibration samples and the cache calibrate() wrote; the graph phase
+/// applies it.
+llvm::Error choosePrecision(llvm::StringRef modelPath, MLIRContext &context,
+                            const CompileOptions &options, Plan &plan) {
+  if (options.precision != "auto")
+    return llvm::Error::success();
+  auto nodes =
+      searchPrecisionPlan(modelPath, context, options,
+                          plan.graph.calibrationCache, raisesAttention(plan.graph));
+  if (!nodes)
+    return nodes.takeError();
+  plan.graph.precisionPlan = std::move(*nodes);
+  return llvm::Error::success();
+}
+
 /// Whether constants print elided after the planned phase.
 bool elidesConstants(const Plan &plan) {
   for (const TargetPhase &phase : plan.target->phases())
@@ -547,6 +600,8 @@ llvm::Error tessera::compile(llvm::StringRef modelPath, MLIRContext &context,
   if (!plan)
     return plan.takeError();
   if (llvm::Error error = calibrate(modelPath, context, options, *plan))
+    return error;
+  if (llvm::Error error = choosePrecision(modelPath, context, options, *plan))
     return error;
   if (llvm::Error error =
           writePrecisionReport(modelPath, context, options, *plan))
@@ -585,6 +640,8 @@ tessera::compileAndLoad(llvm::StringRef modelPath, MLIRContext &context,
   if (!plan)
     return plan.takeError();
   if (llvm::Error error = calibrate(modelPath, context, options, *plan))
+    return error;
+  if (llvm::Error error = choosePrecision(modelPath, context, options, *plan))
     return error;
   if (llvm::Error error =
           writePrecisionReport(modelPath, context, options, *plan))

@@ -31,7 +31,8 @@ void tessera::buildGraphPipeline(OpPassManager &pm,
   }
   if (options.exposeCalibrationValues) {
     pm.addPass(createExposeCalibrationValuesPass());
-  } else if (options.precision != "fp32" || !options.keepFp32.empty()) {
+  } else if (options.precision != "fp32" || !options.keepFp32.empty() ||
+             !options.precisionPlan.empty()) {
     AssignPrecisionPassOptions assign;
     assign.policy = options.precision;
     assign.target = options.target;
@@ -41,7 +42,22 @@ void tessera::buildGraphPipeline(OpPassManager &pm,
     assign.calibration = options.calibrationCache;
     assign.report = options.precisionReportMode;
     assign.keepFp32.assign(options.keepFp32.begin(), options.keepFp32.end());
-    pm.addNestedPass<func::FuncOp>(createAssignPrecisionPass(assign));
+    if (options.precisionPlan.empty()) {
+      pm.addNestedPass<func::FuncOp>(createAssignPrecisionPass(assign));
+    } else {
+      // A plan: the assign pass once per policy, on the matmuls it names
+      // (the plan decided the output heads too).
+      std::map<std::string, std::vector<std::string>> byPolicy;
+      for (const auto &[node, policy] : options.precisionPlan)
+        byPolicy[policy].push_back(node);
+      for (auto &[policy, nodes] : byPolicy) {
+        AssignPrecisionPassOptions one = assign;
+        one.policy = policy;
+        one.keepHeads = false;
+        one.onlyNodes.assign(nodes.begin(), nodes.end());
+        pm.addNestedPass<func::FuncOp>(createAssignPrecisionPass(one));
+      }
+    }
     LegalizePrecisionPassOptions legalize;
     legalize.target = options.target;
     pm.addNestedPass<func::FuncOp>(createLegalizePrecisionPass(legalize));

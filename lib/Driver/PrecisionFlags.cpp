@@ -18,8 +18,11 @@ tessera::PrecisionFlags::PrecisionFlags(cl::OptionCategory &category)
                    "(int8 operands into int32: weights per output channel, "
                    "activations per tensor from --calibrate). Under fp8 "
                    "and int8, output heads stay fp32. What the target "
-                   "cannot compute narrow stays fp32"),
-          cl::value_desc("fp32|bf16|fp16|fp8|int8"), cl::cat(category)),
+                   "cannot compute narrow stays fp32. auto: per matmul, "
+                   "the policy that saves the most time within "
+                   "--accuracy-budget, measured on --calibrate's samples "
+                   "and verified on held-out ones"),
+          cl::value_desc("fp32|bf16|fp16|fp8|int8|auto"), cl::cat(category)),
       keepFp32("keep-fp32",
                cl::desc("Keep the matmuls of the ONNX nodes whose names "
                         "match this regular expression (the whole name) in "
@@ -60,7 +63,30 @@ tessera::PrecisionFlags::PrecisionFlags(cl::OptionCategory &category)
           "calibration-cache",
           cl::desc("Where --calibrate writes what it measured (JSON), or, "
                    "without --calibrate, a cache to read"),
-          cl::value_desc("file.json"), cl::cat(category)) {}
+          cl::value_desc("file.json"), cl::cat(category)),
+      accuracyBudget(
+          "accuracy-budget", cl::init("cos:0.999,nrel:0.02"),
+          cl::desc("Under --precision=auto, the accuracy each output keeps "
+                   "against the fp32 program on the held-out samples: the "
+                   "least cosine similarity and the largest relative L2 "
+                   "error (default cos:0.999,nrel:0.02)"),
+          cl::value_desc("cos:C,nrel:E"), cl::cat(category)),
+      precisionPlan(
+          "precision-plan",
+          cl::desc("With --precision=auto, where to write the plan it found "
+                   "(JSON: each matmul's precision, FLOPs and measured "
+                   "errors); without, a plan to apply as it is"),
+          cl::value_desc("file.json"), cl::cat(category)),
+      precisionCosts(
+          "precision-costs",
+          cl::desc("Under --precision=auto, a matmul's time per FLOP under "
+                   "each narrow policy relative to fp32, instead of the "
+                   "target's own (the cpu target's are its kernels' "
+                   "measured ones, where narrow is slower; the cuda "
+                   "target's the H100's peak rates), e.g. "
+                   "int8:0.25,bf16:0.5 to plan for kernels with VNNI and "
+                   "vdpbf16ps"),
+          cl::value_desc("policy:cost,..."), cl::cat(category)) {}
 
 void tessera::PrecisionFlags::apply(CompileOptions &options) const {
   options.precision = precision;
@@ -72,11 +98,15 @@ void tessera::PrecisionFlags::apply(CompileOptions &options) const {
         smoothQuant.empty() ? std::string("auto") : smoothQuant.getValue();
   options.calibrate = calibrate;
   options.calibrationCache = calibrationCache;
+  options.accuracyBudget = accuracyBudget;
+  options.precisionPlan = precisionPlan;
+  options.precisionCosts = precisionCosts;
 }
 
 bool tessera::PrecisionFlags::given() const {
   return precision.getNumOccurrences() || !keepFp32.empty() ||
          quantizeHeads.getNumOccurrences() || allowTF32.getNumOccurrences() ||
          smoothQuant.getNumOccurrences() || !calibrate.empty() ||
-         !calibrationCache.empty();
+         !calibrationCache.empty() || accuracyBudget.getNumOccurrences() ||
+         !precisionPlan.empty() || !precisionCosts.empty();
 }

@@ -164,11 +164,15 @@ public:
       auto matmul = dyn_cast<MatmulOp>(op);
       auto attention = dyn_cast<AttentionOp>(op);
       if (attention && (policy == "bf16" || policy == "fp16") &&
-          attention.getQuery().getType().getElementType().isF32()) {
+          attention.getQuery().getType().getElementType().isF32() &&
+          (onlyNodes.empty() ||
+           llvm::is_contained(onlyNodes, onnxNodeName(attention.getLoc())))) {
         decideAttention(attention, narrow, *info, targetHasNarrow, keep);
         return;
       }
       if (!matmul) {
+        if (!onlyNodes.empty())
+          return;
         op->setAttr(kPrecisionAttr,
                     StringAttr::get(context,
                                     "f32: " + op->getName().getStringRef() +
@@ -178,6 +182,8 @@ public:
       if (!::tessera::isNarrowingCandidate(matmul))
         return;
       currentKey = keys.lookup(op);
+      if (!onlyNodes.empty() && !llvm::is_contained(onlyNodes, currentKey))
+        return;
       if (!targetHasNarrow) {
         op->setAttr(kPrecisionAttr,
                     StringAttr::get(context, "f32: the " + target +
@@ -218,6 +224,10 @@ public:
     if (remarks)
       func.walk([&](Operation *op) {
         if (!isa<MatmulOp, AttentionOp>(op))
+          return;
+        // Under a plan, each policy's pass speaks for its own matmuls.
+        if (!onlyNodes.empty() &&
+            !llvm::is_contained(onlyNodes, onnxNodeName(op->getLoc())))
           return;
         if (auto decision = op->getAttrOfType<StringAttr>(kPrecisionAttr))
           op->emitRemark() << "precision " << policy << ": "

@@ -3,6 +3,9 @@
 // RUN: tessera-opt %s --split-input-file --tessera-assign-precision="policy=fp16" --canonicalize | FileCheck %s --check-prefix=FP16
 // RUN: tessera-opt %s --split-input-file --tessera-assign-precision="policy=bf16 keep-fp32=/head/.*,/other" | FileCheck %s --check-prefix=KEEP
 // RUN: tessera-opt %s --split-input-file --tessera-assign-precision="policy=bf16 target=cuda" | FileCheck %s --check-prefix=CUDA
+// A plan's pass narrows the matmuls it names only and leaves the others
+// as they are (no decision recorded).
+// RUN: tessera-opt %s --split-input-file --tessera-assign-precision="policy=bf16 only-nodes=/head/proj" | FileCheck %s --check-prefix=ONLY
 // RUN: tessera-opt %s --split-input-file --tessera-assign-precision="policy=bf16 target=cuda remarks" 2>&1 >/dev/null | FileCheck %s --check-prefix=CUDA-REMARK
 // RUN: tessera-opt %s --split-input-file --tessera-assign-precision="policy=int8 target=cuda" | FileCheck %s --check-prefix=CUDA-INT8
 // RUN: tessera-opt %s --split-input-file --tessera-assign-precision="policy=bf16 target=cuda keep-fp32=/other" | FileCheck %s --check-prefix=CUDA-KEEP
@@ -55,6 +58,13 @@ func.func @linear(%x: tensor<4x8xf32>, %g: tensor<16xf32>, %b: tensor<16xf32>) -
 // KEEP-LABEL: func @head
 // KEEP: tessera.matmul {{.*}} {tessera.precision = "f32: kept by --keep-fp32 pattern '/head/.*'"} : tensor<4x8xf32>, tensor<8x16xf32>
 // KEEP: tessera.matmul {{.*}} {tessera.precision = "bf16"} : tensor<4x8xbf16>, tensor<8x16xbf16>
+// ONLY-LABEL: func @head
+// ONLY: tessera.matmul {{.*}} {tessera.precision = "bf16"} : tensor<4x8xbf16>, tensor<8x16xbf16>
+// ONLY-NOT: tessera.precision
+// ONLY: tessera.matmul %arg0, %arg1 : tensor<4x8xf32>, tensor<8x16xf32> -> tensor<4x16xf32>
+// ONLY-LABEL: func @large_weight
+// ONLY-NOT: tessera.precision
+// ONLY: return
 func.func @head(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>) -> (tensor<4x16xf32>, tensor<4x16xf32>) {
   %0 = tessera.matmul %x, %w : tensor<4x8xf32>, tensor<8x16xf32> -> tensor<4x16xf32> loc(fused<"MatMul">["/head/proj"("model.onnx":0:0)])
   %1 = tessera.matmul %x, %w : tensor<4x8xf32>, tensor<8x16xf32> -> tensor<4x16xf32> loc("/other/x")

@@ -43,6 +43,21 @@ struct CompileOptions {
   /// f32.
   std::string precision = "fp32";
   std::vector<std::string> keepFp32;
+  /// Under `precision` "auto" (docs/Precision.md): the accuracy the plan
+  /// must keep against the f32 program (`--accuracy-budget`, as
+  /// "cos:0.999,nrel:0.02"), and where the plan is written
+  /// (`--precision-plan`). With another policy left at fp32, a plan file
+  /// given is read and applied.
+  std::string accuracyBudget = "cos:0.999,nrel:0.02";
+  std::string precisionPlan;
+  /// The contraction time per FLOP of policies relative to fp32 that the
+  /// automatic policy plans with instead of the target's
+  /// (`--precision-costs`, as "int8:0.25,bf16:0.5"); empty for the
+  /// target's.
+  std::string precisionCosts;
+  /// A plan to apply as it is (node -> policy; the automatic policy sets
+  /// it for the programs it measures).
+  std::map<std::string, std::string> precisionPlanNodes;
   /// Under 8-bit policies, keep output heads f32 (`--quantize-heads`
   /// turns it off).
   bool keepHeads = true;

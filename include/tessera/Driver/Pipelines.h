@@ -16,6 +16,7 @@
 
 #include <memory>
 #include <optional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,10 @@ struct GraphOptions {
   /// fp16) and the ONNX node-name patterns whose ops stay f32.
   std::string precision = "fp32";
   std::vector<std::string> keepFp32;
+  /// A precision plan (the automatic policy's, or one read back): the
+  /// policy of each narrowed matmul by ONNX node name (calibration key);
+  /// matmuls it does not name stay f32. Replaces `precision` when given.
+  std::map<std::string, std::string> precisionPlan;
   /// Under 8-bit policies, keep output heads f32.
   bool keepHeads = true;
   /// A remark at each matmul the precision policy considered (-v).

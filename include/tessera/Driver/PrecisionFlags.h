@@ -37,6 +37,9 @@ private:
   llvm::cl::opt<std::string> smoothQuant;
   llvm::cl::opt<std::string> calibrate;
   llvm::cl::opt<std::string> calibrationCache;
+  llvm::cl::opt<std::string> accuracyBudget;
+  llvm::cl::opt<std::string> precisionPlan;
+  llvm::cl::opt<std::string> precisionCosts;
 };
 
 } // namespace tessera

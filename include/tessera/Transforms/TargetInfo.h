@@ -49,6 +49,11 @@ public:
   virtual llvm::ArrayRef<ElementType>
   supportedElementTypes(OpClass opClass) const = 0;
 
+  /// The time a contraction takes per FLOP with `element` operands,
+  /// relative to f32 (the automatic precision policy's cost model): by
+  /// default every type the same (no reason to narrow for speed).
+  virtual double contractionCost(ElementType element) const { return 1.0; }
+
   /// Why the target cannot take the precision policy `policy` (a policy
   /// other than fp32 that the precision passes would apply); nothing when
   /// it can.
