@@ -61,11 +61,18 @@ struct Agreement {
       error += (a - e) * (a - e);
     }
   }
+  /// A value that is not finite (NaN, inf) agrees with nothing: cosine
+  /// -1, relative error infinite.
   double cosine() const {
+    if (!std::isfinite(dot) || !std::isfinite(actual) ||
+        !std::isfinite(expected))
+      return -1.0;
     return actual > 0 && expected > 0 ? dot / std::sqrt(actual * expected)
                                       : (actual == expected ? 1.0 : 0.0);
   }
   double relativeL2() const {
+    if (!std::isfinite(error) || !std::isfinite(expected))
+      return INFINITY;
     return expected > 0 ? std::sqrt(error / expected)
                         : (error > 0 ? INFINITY : 0.0);
   }
@@ -293,7 +300,7 @@ tessera::searchPrecisionPlan(llvm::StringRef modelPath,
         depth;
     for (const auto &[policy, m] : byPolicy) {
       node.nrel[policy] = m.local.relativeL2();
-      node.oneMinusCos[policy] = std::max(0.0, 1.0 - m.local.cosine());
+      node.oneMinusCos[policy] = 1.0 - m.local.cosine();
     }
     nodes.push_back(std::move(node));
   }

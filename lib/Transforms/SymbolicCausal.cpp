@@ -85,11 +85,20 @@ std::optional<Size> dimSize(Value value, int64_t d, int depth) {
     return size ? size : self;
   }
   if (auto expand = dyn_cast<ExpandOp>(op)) {
+    // The shape vector and the input are aligned to the result's last
+    // dims: dim d is the vector's element d - (rank - length) where the
+    // input has a 1 there (or no dim).
     auto in = cast<RankedTensorType>(expand.getInput().getType());
+    auto shape = expand.getShape()
+                     ? dyn_cast<RankedTensorType>(expand.getShape().getType())
+                     : nullptr;
+    if (!shape || shape.getRank() != 1 || shape.isDynamicDim(0))
+      return self;
     int64_t at = d - (type.getRank() - in.getRank());
-    if (expand.getShape() && (at < 0 || in.getDimSize(at) == 1))
+    int64_t element = d - (type.getRank() - shape.getDimSize(0));
+    if (element >= 0 && (at < 0 || in.getDimSize(at) == 1))
       if (std::optional<Size> size =
-              elementSize(expand.getShape(), d, depth + 1))
+              elementSize(expand.getShape(), element, depth + 1))
         return size;
     return self;
   }
@@ -205,13 +214,27 @@ std::optional<Size> scalarSize(Value value, int depth) {
 /// A mask (or condition) as a function of its row i and column j.
 using IndexFn = std::function<double(int64_t, int64_t)>;
 
+/// An index expression a * i + b * j + c.
+struct Affine {
+  double a = 0, b = 0, c = 0;
+};
+
+/// The largest constant a comparison of index expressions may hold: the
+/// mask is checked on every row and column offset up to it.
+constexpr double kLargestOffset = 2048;
+
 /// Builds the function of a mask or condition of shape [1..., rows, cols]
 /// and records the sizes of the ranges it indexes rows and columns with,
-/// the constants it compares with, and the extent of any constant table it
-/// reads (the mask is only defined within it).
+/// the largest offset its comparisons of indices hold, and the extent of
+/// any constant table it reads (the mask is only defined within it).
+/// Index expressions (ranges, their sums and differences, constants) may
+/// only be compared, and only as a function of j - i with a unit
+/// coefficient and an offset of at most kLargestOffset: such a comparison
+/// changes value at one offset, so the mask is constant beyond the largest
+/// one and checking every offset up to it decides it.
 struct MaskBuilder {
   std::optional<Size> rows, cols;
-  int64_t largestConstant = 0;
+  double largestOffset = 0;
   std::optional<int64_t> tableExtent;
 
   bool setSize(std::optional<Size> &slot, Value end) {
@@ -222,12 +245,40 @@ struct MaskBuilder {
     return true;
   }
 
-  /// range(0, n, 1): the column index as a 1-D range; the row index as
-  /// that range reshaped to [n, 1].
-  std::optional<IndexFn> index(Value value) {
+  /// range(0, n, 1) is the column index j as a 1-D range, the row index i
+  /// as that range reshaped to [n, 1]; sums, differences and constants of
+  /// them.
+  std::optional<Affine> affine(Value value, int depth = 0) {
+    if (depth > kMaxDepth)
+      return std::nullopt;
+    if (std::optional<double> c = splatNumber(value)) {
+      if (!(std::fabs(*c) <= kLargestOffset))
+        return std::nullopt;
+      return Affine{0, 0, *c};
+    }
+    Operation *op = value.getDefiningOp();
+    if (!op)
+      return std::nullopt;
+    if (auto expand = dyn_cast<ExpandOp>(op))
+      return splatNumber(expand.getInput()) ? affine(expand.getInput(), depth + 1)
+                                            : std::nullopt;
+    if (isa<AddOp, SubOp>(op)) {
+      std::optional<Affine> x = affine(op->getOperand(0), depth + 1);
+      std::optional<Affine> y = affine(op->getOperand(1), depth + 1);
+      if (!x || !y)
+        return std::nullopt;
+      double sign = isa<AddOp>(op) ? 1 : -1;
+      return Affine{x->a + sign * y->a, x->b + sign * y->b,
+                    x->c + sign * y->c};
+    }
+    if (isa<NegOp>(op)) {
+      std::optional<Affine> x = affine(op->getOperand(0), depth + 1);
+      return x ? std::optional<Affine>(Affine{-x->a, -x->b, -x->c})
+               : std::nullopt;
+    }
     Value range = value;
     bool isRow = false;
-    if (auto reshape = value.getDefiningOp<ReshapeOp>()) {
+    if (auto reshape = dyn_cast<ReshapeOp>(op)) {
       auto t = cast<RankedTensorType>(reshape.getType());
       if (t.getRank() != 2 || t.getDimSize(1) != 1)
         return std::nullopt;
@@ -238,18 +289,13 @@ struct MaskBuilder {
     if (!r || splatInt(r.getStart()) != 0 || splatInt(r.getDelta()) != 1 ||
         !setSize(isRow ? rows : cols, r.getLimit()))
       return std::nullopt;
-    if (isRow)
-      return IndexFn([](int64_t i, int64_t) { return double(i); });
-    return IndexFn([](int64_t, int64_t j) { return double(j); });
+    return isRow ? Affine{1, 0, 0} : Affine{0, 1, 0};
   }
 
   std::optional<IndexFn> build(Value value, int depth = 0) {
     if (depth > kMaxDepth)
       return std::nullopt;
     if (std::optional<double> c = splatNumber(value)) {
-      if (std::isfinite(*c))
-        largestConstant =
-            std::max<int64_t>(largestConstant, int64_t(std::fabs(*c)) + 1);
       double v = *c;
       return IndexFn([v](int64_t, int64_t) { return v; });
     }
@@ -261,34 +307,36 @@ struct MaskBuilder {
         double v = *c;
         return IndexFn([v](int64_t, int64_t) { return v; });
       }
-    if (isa<RangeOp, ReshapeOp>(op))
-      if (std::optional<IndexFn> f = index(value))
-        return f;
     if (auto gathered = table(value))
       return gathered;
-    auto operands = [&]() -> std::optional<SmallVector<IndexFn>> {
-      SmallVector<IndexFn> fns;
-      for (Value operand : op->getOperands()) {
-        std::optional<IndexFn> f = build(operand, depth + 1);
-        if (!f)
+    if (auto compare = dyn_cast<CompareOp>(op)) {
+      std::optional<Affine> x = affine(compare.getLhs());
+      std::optional<Affine> y = x ? affine(compare.getRhs()) : std::nullopt;
+      if (x && y) {
+        // x - y as (j - i) * b + c.
+        Affine d{x->a - y->a, x->b - y->b, x->c - y->c};
+        if (d.a != -d.b || std::fabs(d.b) > 1 ||
+            !(std::fabs(d.c) <= kLargestOffset))
           return std::nullopt;
-        fns.push_back(std::move(*f));
+        largestOffset = std::max(largestOffset, std::fabs(d.c));
+        return comparison(compare.getDirection(),
+                          IndexFn([d](int64_t i, int64_t j) {
+                            return d.b * double(j - i) + d.c;
+                          }),
+                          IndexFn([](int64_t, int64_t) { return 0.0; }));
       }
-      return fns;
-    };
-    if (!isa<AddOp, SubOp, NegOp, CompareOp, WhereOp, AndOp, OrOp, XorOp,
-             NotOp>(op))
+    }
+    if (!isa<CompareOp, WhereOp, AndOp, OrOp, XorOp, NotOp>(op))
       return std::nullopt;
-    std::optional<SmallVector<IndexFn>> f = operands();
-    if (!f)
-      return std::nullopt;
-    SmallVector<IndexFn> x = std::move(*f);
-    if (isa<AddOp>(op))
-      return IndexFn([x](int64_t i, int64_t j) { return x[0](i, j) + x[1](i, j); });
-    if (isa<SubOp>(op))
-      return IndexFn([x](int64_t i, int64_t j) { return x[0](i, j) - x[1](i, j); });
-    if (isa<NegOp>(op))
-      return IndexFn([x](int64_t i, int64_t j) { return -x[0](i, j); });
+    SmallVector<IndexFn> x;
+    for (Value operand : op->getOperands()) {
+      std::optional<IndexFn> f = build(operand, depth + 1);
+      if (!f)
+        return std::nullopt;
+      x.push_back(std::move(*f));
+    }
+    if (auto compare = dyn_cast<CompareOp>(op))
+      return comparison(compare.getDirection(), x[0], x[1]);
     if (isa<WhereOp>(op))
       return IndexFn([x](int64_t i, int64_t j) {
         return x[0](i, j) != 0 ? x[1](i, j) : x[2](i, j);
@@ -305,11 +353,13 @@ struct MaskBuilder {
       return IndexFn([x](int64_t i, int64_t j) {
         return double((x[0](i, j) != 0) != (x[1](i, j) != 0));
       });
-    if (isa<NotOp>(op))
-      return IndexFn([x](int64_t i, int64_t j) { return double(x[0](i, j) == 0); });
-    CompareDirection direction = cast<CompareOp>(op).getDirection();
-    return IndexFn([x, direction](int64_t i, int64_t j) {
-      double a = x[0](i, j), b = x[1](i, j);
+    return IndexFn([x](int64_t i, int64_t j) { return double(x[0](i, j) == 0); });
+  }
+
+  static IndexFn comparison(CompareDirection direction, IndexFn lhs,
+                            IndexFn rhs) {
+    return IndexFn([lhs, rhs, direction](int64_t i, int64_t j) {
+      double a = lhs(i, j), b = rhs(i, j);
       switch (direction) {
       case CompareDirection::eq:
         return double(a == b);
@@ -402,13 +452,11 @@ bool isSymbolicCausal(Value mask, Value q, std::optional<bool> keepOn,
           return false;
     return true;
   }
-  // Built from the ranges alone: the mask's value changes only where an
-  // index expression crosses a constant, so positions within the largest
-  // constant (and a margin) of the diagonal and of the corner decide it.
-  // Every row and column offset up to that bound is checked.
-  int64_t bound = 2 * builder.largestConstant + 8;
-  if (bound > 4096)
-    return false;
+  // Built from the ranges alone: every comparison is a function of j - i
+  // that changes value at one offset (MaskBuilder), so the mask is the
+  // same beyond the largest; every offset up to it (and a margin) is
+  // checked.
+  auto bound = static_cast<int64_t>(builder.largestOffset) + 8;
   for (int64_t i = 0; i < bound; ++i)
     for (int64_t j = 0; j < bound; ++j)
       if (!matches(i, j))

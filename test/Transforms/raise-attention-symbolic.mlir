@@ -76,6 +76,11 @@ func.func @sliced_buffer(%q: tensor<?x?x8xf32>, %k: tensor<?x?x8xf32>, %v: tenso
 // CHECK-LABEL: func @upper_buffer
 // CHECK-NOT: causal
 // CHECK: return
+// A sliding window (keys at most 100 behind) is causal on sequences up to
+// 100 only: every offset up to the window's is checked, and it stays a
+// mask.
+// CHECK-LABEL: func @sliding_window
+// CHECK: tessera.attention %arg0, %arg1, %arg2 mask(%{{.*}} : tensor<?x?xf32>) {scale = 5.000000e-01 : f32}
 func.func @diagonal_hidden(%q: tensor<?x?x8xf32>, %k: tensor<?x?x8xf32>, %v: tensor<?x?x8xf32>) -> tensor<?x?x8xf32> {
   %c = tessera.constant dense<0.5> : tensor<f32>
   %zero = tessera.constant dense<0> : tensor<i64>
@@ -132,6 +137,30 @@ func.func @upper_buffer(%q: tensor<?x?x8xf32>, %k: tensor<?x?x8xf32>, %v: tensor
   %s = tessera.matmul %q, %k {transpose_b} : tensor<?x?x8xf32>, tensor<?x?x8xf32> -> tensor<?x?x?xf32>
   %d = tessera.mul %s, %c : tensor<?x?x?xf32>, tensor<f32> -> tensor<?x?x?xf32>
   %m = tessera.where %hidden, %ninf, %d : tensor<1x?x?xi1>, tensor<f32>, tensor<?x?x?xf32> -> tensor<?x?x?xf32>
+  %p = tessera.softmax %m : tensor<?x?x?xf32>
+  %o = tessera.matmul %p, %v : tensor<?x?x?xf32>, tensor<?x?x8xf32> -> tensor<?x?x8xf32>
+  return %o : tensor<?x?x8xf32>
+}
+func.func @sliding_window(%q: tensor<?x?x8xf32>, %k: tensor<?x?x8xf32>, %v: tensor<?x?x8xf32>) -> tensor<?x?x8xf32> {
+  %c = tessera.constant dense<0.5> : tensor<f32>
+  %zero = tessera.constant dense<0> : tensor<i64>
+  %one = tessera.constant dense<1> : tensor<i64>
+  %window = tessera.constant dense<100> : tensor<i64>
+  %ninf = tessera.constant dense<0xFF800000> : tensor<f32>
+  %fzero = tessera.constant dense<0.0> : tensor<f32>
+  %shape = tessera.shape %q : tensor<?x?x8xf32> -> tensor<3xi64>
+  %t = tessera.gather %shape[%one] axis 0 : tensor<3xi64>, tensor<i64> -> tensor<i64>
+  %cols = tessera.range %zero, %t, %one : tensor<i64> -> tensor<?xi64>
+  %rows = tessera.reshape %cols : tensor<?xi64> -> tensor<?x1xi64>
+  %diff = tessera.sub %cols, %rows : tensor<?xi64>, tensor<?x1xi64> -> tensor<?x?xi64>
+  %past = tessera.sub %rows, %cols : tensor<?x1xi64>, tensor<?xi64> -> tensor<?x?xi64>
+  %above = tessera.compare ge, %diff, %one : tensor<?x?xi64>, tensor<i64> -> tensor<?x?xi1>
+  %far = tessera.compare gt, %past, %window : tensor<?x?xi64>, tensor<i64> -> tensor<?x?xi1>
+  %hidden = tessera.or %above, %far : tensor<?x?xi1>, tensor<?x?xi1> -> tensor<?x?xi1>
+  %mask = tessera.where %hidden, %ninf, %fzero : tensor<?x?xi1>, tensor<f32>, tensor<f32> -> tensor<?x?xf32>
+  %s = tessera.matmul %q, %k {transpose_b} : tensor<?x?x8xf32>, tensor<?x?x8xf32> -> tensor<?x?x?xf32>
+  %d = tessera.mul %s, %c : tensor<?x?x?xf32>, tensor<f32> -> tensor<?x?x?xf32>
+  %m = tessera.add %d, %mask : tensor<?x?x?xf32>, tensor<?x?xf32> -> tensor<?x?x?xf32>
   %p = tessera.softmax %m : tensor<?x?x?xf32>
   %o = tessera.matmul %p, %v : tensor<?x?x?xf32>, tensor<?x?x8xf32> -> tensor<?x?x8xf32>
   return %o : tensor<?x?x8xf32>

@@ -151,10 +151,17 @@ static RegistryOptions makeRegistryOptions() {
                        [&](auto &entry) { return entry.first == option.name; }))
         continue;
       // LLVM's global --threads would be accepted and ignored; the CPU
-      // target's replaces it.
+      // target's replaces it. Another name the tool already has stays the
+      // tool's.
       if (cl::Option *existing =
-              cl::getRegisteredOptions().lookup(option.name))
+              cl::getRegisteredOptions().lookup(option.name)) {
+        if (option.name != "threads")
+          continue;
         existing->removeArgument();
+      }
+      if (!option.alias.empty() &&
+          cl::getRegisteredOptions().lookup(option.alias))
+        continue;
       auto opt = std::make_unique<cl::opt<std::string>>(
           StringRef(option.name),
           cl::desc(r.keep("For --target=" + target->name().str() +

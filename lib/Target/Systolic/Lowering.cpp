@@ -245,6 +245,19 @@ LogicalResult Lowering::run(ModuleOp module, func::FuncOp func) {
                              sim::NumberFormat::F32),
                          type.getShape()),
                    leadingRows(type), type.getShape().back()};
+    // A boolean input is read as x != 0 (the host may write any number
+    // there), so that and, or and xor on it see 0.0 and 1.0 only.
+    if (type.getElementType().isInteger(1)) {
+      size_t input = placed[arg].index;
+      size_t normalized = place(name + "/boolean", Role::Scratch,
+                                sim::NumberFormat::F32, type.getShape());
+      if (auto why = mapStep(tensors[input].offset, leadingRows(type),
+                             type.getShape().back(), sim::VectorFn::NotEqual,
+                             0.0f, tensors[normalized].offset,
+                             sim::NumberFormat::F32))
+        return func.emitError() << "input " << i << ": " << *why;
+      placed[arg].index = normalized;
+    }
   }
   // Values the function returns, with their output names.
   auto returnOp = cast<func::ReturnOp>(func.getBody().front().back());

@@ -463,11 +463,16 @@ FailureOr<int> Lowering::appendVectorOps(Operation *op,
     // it is not.
     std::optional<float> cImm, aImm, bImm;
     Shape cShape = Shape::Full, aShape = Shape::Full, bShape = Shape::Full;
-    std::optional<int> c = operand(where.getCondition(), cImm, cShape);
-    if (c && (*c < 0 || cShape != Shape::Full)) {
-      std::optional<uint64_t> wide = broadcastTo(where.getCondition(), type);
-      c = wide ? std::optional<int>(slot(Shape::Full, *wide)) : std::nullopt;
+    std::optional<int> c;
+    if (cast<RankedTensorType>(where.getCondition().getType()).getShape() ==
+        type.getShape()) {
+      c = operand(where.getCondition(), cImm, cShape);
+    } else if (std::optional<uint64_t> wide =
+                   broadcastTo(where.getCondition(), type)) {
+      c = slot(Shape::Full, *wide);
     }
+    if (c && *c < 0)
+      return error("has a constant condition (folded before lowering)");
     std::optional<int> a = operand(where.getOnTrue(), aImm, aShape);
     std::optional<int> b = operand(where.getOnFalse(), bImm, bShape);
     if (!c || !a || !b)

@@ -207,6 +207,8 @@ func.func @main(%s: tensor<2x2xf32>) -> tensor<2x2xf32> {
 // CHECK-LABEL: systolic.program
 // CHECK: systolic.tensor "input_1" input f32 [2, 4] at [[PAD:[0-9]+]]
 // CHECK: systolic.tensor "where_{{[0-9]+}}/result" scratch f32 [2, 1, 4]
+// CHECK: systolic.load unified dram [[PAD]] sram [[S:[0-9]+]]
+// CHECK-NEXT: systolic.vector ne f32 src [[S]] dst {{[0-9]+}} rows 2 cols 4 mode immediate imm 0.000000e+00
 // CHECK: systolic.vector when f32 src [[P:[0-9]+]] dst [[T:[0-9]+]] rows 2 cols 4 mode immediate imm 0xFF800000
 // CHECK-NEXT: systolic.vector unless f32 src [[P]] dst [[U:[0-9]+]] rows 2 cols 4 mode immediate imm -0.000000e+00
 // CHECK-NEXT: systolic.vector add f32 src [[T]] dst [[T]] rows 2 cols 4 mode full src2 [[U]]
@@ -222,10 +224,12 @@ func.func @main(%s: tensor<2x4x4xf32>, %pad: tensor<2x4xi1>) -> tensor<2x4x4xf32
 
 // -----
 
-// Comparisons, logic and a cast to fp32 on booleans held as 0.0 and 1.0:
-// a scalar on the left swaps the comparison (0.5 < x is x > 0.5), not is
-// x == 0, and is a product, or a maximum, the cast a copy.
+// Comparisons, logic and a cast to fp32 on booleans held as 0.0 and 1.0
+// (a boolean input is read as x != 0 first, whatever number the host
+// wrote): a scalar on the left swaps the comparison (0.5 < x is x > 0.5),
+// not is x == 0, and is a product, or a maximum, the cast a copy.
 // CHECK-LABEL: systolic.program
+// CHECK: systolic.vector ne f32 {{.*}} mode immediate imm 0.000000e+00
 // CHECK: systolic.vector gt f32 {{.*}} mode immediate imm 5.000000e-01
 // CHECK-NEXT: systolic.vector gt f32 {{.*}} mode immediate imm 5.000000e-01
 // CHECK-NEXT: systolic.vector eq f32 {{.*}} mode immediate imm 0.000000e+00
