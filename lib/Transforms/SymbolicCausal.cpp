@@ -359,22 +359,7 @@ struct MaskBuilder {
   static IndexFn comparison(CompareDirection direction, IndexFn lhs,
                             IndexFn rhs) {
     return IndexFn([lhs, rhs, direction](int64_t i, int64_t j) {
-      double a = lhs(i, j), b = rhs(i, j);
-      switch (direction) {
-      case CompareDirection::eq:
-        return double(a == b);
-      case CompareDirection::ne:
-        return double(a != b);
-      case CompareDirection::lt:
-        return double(a < b);
-      case CompareDirection::le:
-        return double(a <= b);
-      case CompareDirection::gt:
-        return double(a > b);
-      case CompareDirection::ge:
-        return double(a >= b);
-      }
-      return 0.0;
+      return double(compareValues(direction, lhs(i, j), rhs(i, j)));
     });
   }
 

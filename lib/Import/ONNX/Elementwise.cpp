@@ -103,21 +103,7 @@ static LogicalResult convertCompare(GraphImporter &im,
   // Comparisons of shape values (Equal(shape, -1) in exported Expand
   // chains) fold like the arithmetic.
   auto compare = [](int64_t x, int64_t y) -> int64_t {
-    switch (direction) {
-    case ts::CompareDirection::eq:
-      return x == y;
-    case ts::CompareDirection::ne:
-      return x != y;
-    case ts::CompareDirection::lt:
-      return x < y;
-    case ts::CompareDirection::le:
-      return x <= y;
-    case ts::CompareDirection::gt:
-      return x > y;
-    case ts::CompareDirection::ge:
-      return x >= y;
-    }
-    return 0;
+    return ts::compareValues(direction, x, y);
   };
   std::optional<SmallVector<int64_t>> ints;
   if (isa<IntegerType>(elementType(lhs)))

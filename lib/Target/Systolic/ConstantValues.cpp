@@ -96,24 +96,6 @@ sim::VectorFn compareFn(ts::CompareDirection direction) {
   llvm_unreachable("unknown comparison");
 }
 
-static float compareFloats(ts::CompareDirection direction, float x, float y) {
-  switch (direction) {
-  case ts::CompareDirection::eq:
-    return x == y;
-  case ts::CompareDirection::ne:
-    return x != y;
-  case ts::CompareDirection::lt:
-    return x < y;
-  case ts::CompareDirection::le:
-    return x <= y;
-  case ts::CompareDirection::gt:
-    return x > y;
-  case ts::CompareDirection::ge:
-    return x >= y;
-  }
-  llvm_unreachable("unknown comparison");
-}
-
 static std::optional<std::vector<float>> elementwiseConstant(Value value);
 
 /// The values of a constant, of a reshape of such values, or of a where
@@ -234,7 +216,7 @@ static std::optional<std::vector<float>> elementwiseConstant(Value value) {
     if (isa<ts::WhereOp>(op))
       r = x[0] != 0 ? x[1] : x[2];
     else if (auto compare = dyn_cast<ts::CompareOp>(op))
-      r = compareFloats(compare.getDirection(), x[0], x[1]);
+      r = ts::compareValues(compare.getDirection(), x[0], x[1]);
     else if (isa<ts::AndOp>(op))
       r = x[0] != 0 && x[1] != 0;
     else if (isa<ts::OrOp>(op))

@@ -15,4 +15,27 @@
 #define GET_OP_CLASSES
 #include "tessera/Dialect/Tessera/IR/TesseraOps.h.inc"
 
+namespace mlir::tessera {
+/// `x direction y`, as tessera.compare computes it (false for a NaN but
+/// for ne).
+template <typename T>
+bool compareValues(CompareDirection direction, T x, T y) {
+  switch (direction) {
+  case CompareDirection::eq:
+    return x == y;
+  case CompareDirection::ne:
+    return x != y;
+  case CompareDirection::lt:
+    return x < y;
+  case CompareDirection::le:
+    return x <= y;
+  case CompareDirection::gt:
+    return x > y;
+  case CompareDirection::ge:
+    return x >= y;
+  }
+  return false;
+}
+} // namespace mlir::tessera
+
 #endif // TESSERA_DIALECT_TESSERA_IR_TESSERAOPS_H
