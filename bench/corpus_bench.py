@@ -40,7 +40,8 @@ from cpu_bench import ensure_ort
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT = ["nn_encoder_seq_first", "nn_encoder_batch_first",
            "nn_encoder_dynamic", "nn_encoder_stack", "nn_decoder",
-           "nn_mha_self", "vit_b_16", "vit_b_16_dynamic"]
+           "nn_mha_self", "vit_b_16", "vit_b_16_dynamic",
+           "causal_gpt_1024"]
 # The same model compiled with symbolic dims, then with static dims (timed
 # on the same input shapes).
 SYMBOLIC_PAIRS = [("nn_encoder_dynamic", "nn_encoder_seq_first"),
