@@ -204,24 +204,6 @@ std::optional<Values> elementwise(
   return out;
 }
 
-template <typename T> bool compare(CompareDirection direction, T a, T b) {
-  switch (direction) {
-  case CompareDirection::eq:
-    return a == b;
-  case CompareDirection::ne:
-    return a != b;
-  case CompareDirection::lt:
-    return a < b;
-  case CompareDirection::le:
-    return a <= b;
-  case CompareDirection::gt:
-    return a > b;
-  case CompareDirection::ge:
-    return a >= b;
-  }
-  return false;
-}
-
 std::optional<Values> evaluateElementwise(Operation *op,
                                           ArrayRef<Values> in,
                                           RankedTensorType type) {
@@ -289,8 +271,12 @@ std::optional<Values> evaluateElementwise(Operation *op,
   if (auto cmp = dyn_cast<CompareOp>(op)) {
     CompareDirection direction = cmp.getDirection();
     return binary(
-        [&](double a, double b) -> F { return compare(direction, a, b); },
-        [&](int64_t a, int64_t b) -> I { return compare(direction, a, b); });
+        [&](double a, double b) -> F {
+          return compareValues(direction, a, b);
+        },
+        [&](int64_t a, int64_t b) -> I {
+          return compareValues(direction, a, b);
+        });
   }
   if (isa<WhereOp>(op))
     return elementwise(

@@ -73,22 +73,7 @@ public:
     int64_t x = lhs.at(i, j);
     if (!direction)
       return x != 0;
-    int64_t y = rhs.at(i, j);
-    switch (*direction) {
-    case CompareDirection::eq:
-      return x == y;
-    case CompareDirection::ne:
-      return x != y;
-    case CompareDirection::lt:
-      return x < y;
-    case CompareDirection::le:
-      return x <= y;
-    case CompareDirection::gt:
-      return x > y;
-    case CompareDirection::ge:
-      return x >= y;
-    }
-    return false;
+    return compareValues(*direction, x, rhs.at(i, j));
   }
 
 private:
