@@ -17,7 +17,9 @@ def ConvertTesseraToLinalgPass
     decompose into several generics; fusion regions are inlined (with
     `keep-reduction-regions`, reduction regions with one ranked result
     stay, their bodies lowered, for a backend that compiles each as
-    one kernel). An op this pass cannot lower (for example a slice with
+    one kernel). The tiled attention's block sizes are options, as the
+    best sizes depend on the register tile the backend compiles the
+    blocks' products with. An op this pass cannot lower (for example a slice with
     dynamic bounds) is reported at its location with the reasons its
     patterns gave (their `notifyMatchFailure` messages) and fails the pass.
   }];
@@ -28,7 +30,15 @@ def ConvertTesseraToLinalgPass
     Option<"tiledAttention", "tiled-attention", "bool", /*default=*/"true",
            "Lower attention to one tiled loop nest with an online softmax "
            "where its shapes allow (false: always to its products and "
-           "softmax)">
+           "softmax)">,
+    Option<"attentionQueryBlock", "attention-query-block", "int64_t",
+           /*default=*/"64",
+           "Queries per block of the tiled attention with a static "
+           "sequence (half of it where only that divides the sequence)">,
+    Option<"attentionKeyBlock", "attention-key-block", "int64_t",
+           /*default=*/"128",
+           "Keys per block of the tiled attention with a static sequence "
+           "(half of it where only that divides the sequence)">
   ];
   let dependentDialects = [
     "::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect",

@@ -12,6 +12,9 @@
 #include "mlir/Pass/Pass.h"
 #include "tessera/Dialect/Systolic/IR/SystolicDialect.h"
 
+#include <cstdint>
+#include <utility>
+
 namespace mlir {
 class RewritePatternSet;
 } // namespace mlir
@@ -24,10 +27,12 @@ namespace tessera {
 /// Adds the patterns that lower tessera ops to linalg, tensor, arith and
 /// math (one populate function per op family, collected here).
 /// With `tiledAttention`, attention lowers to one tiled loop nest with an
-/// online softmax where its shapes allow (a CPU kernel); otherwise to its
+/// online softmax where its shapes allow (a CPU kernel), in blocks of
+/// `attentionBlocks` (queries, keys) for static sequences; otherwise to its
 /// products and softmax.
 void populateTesseraToLinalgConversionPatterns(
-    mlir::RewritePatternSet &patterns, bool tiledAttention = true);
+    mlir::RewritePatternSet &patterns, bool tiledAttention = true,
+    std::pair<int64_t, int64_t> attentionBlocks = {64, 128});
 
 #define GEN_PASS_REGISTRATION
 #include "tessera/Conversion/Passes.h.inc"

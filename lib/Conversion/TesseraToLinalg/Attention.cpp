@@ -6,7 +6,7 @@
 // the key/value blocks with a running row maximum `m`, row sum `l` and
 // output accumulator:
 //
-//   s   = scale * q_blk @ k_blk^T (+ mask block, causal positions -inf)
+//   s   = (scale * q_blk) @ k_blk^T (+ mask block, causal positions -inf)
 //   m'  = max(m, rowmax(s));  p = exp(s - m');  c = exp(m - m')
 //   l'  = l * c + rowsum(p);  acc' = acc * c + p @ v_blk
 //   out = acc / l
@@ -30,16 +30,17 @@ namespace {
 
 namespace ts = mlir::tessera;
 
-/// The block sizes: 64 x 128 (measured best at sequence 512 and 2048), or
-/// 32 queries or 64 keys where only that divides the sequence. A static
-/// sequence that no block divides (197 tokens in a ViT) runs its whole
-/// blocks and then one block of the rest, of any static size (5 queries,
-/// 69 keys): no padded copy of q, k, v or the mask, no padded key masked.
-int64_t queryBlock(int64_t size) {
-  return size % 64 != 0 && size % 32 == 0 ? 32 : 64;
-}
-int64_t keyBlock(int64_t size) {
-  return size % 128 != 0 && size % 64 == 0 ? 64 : 128;
+/// The block size for a static sequence of `size`: the `preferred` one (the
+/// pass's options: 64 queries x 128 keys by default, measured best at
+/// sequence 512 and 2048 with the AVX-512 register tile; the CPU target
+/// takes 128 x 256 for AVX2, docs/Architecture.md), or half of it where
+/// only that divides the sequence. A static sequence that no block
+/// divides (197 tokens in a ViT) runs its whole blocks and then one block
+/// of the rest, of any static size (5 queries, 69 keys): no padded copy of
+/// q, k, v or the mask, no padded key masked.
+int64_t blockFor(int64_t size, int64_t preferred) {
+  return size % preferred != 0 && size % (preferred / 2) == 0 ? preferred / 2
+                                                              : preferred;
 }
 /// Blocks for sequences known only at run time, which are padded up to
 /// whole blocks (padded keys masked).
@@ -66,8 +67,10 @@ Value filled(OpBuilder &b, Location loc, ArrayRef<int64_t> shape, Type type,
 }
 
 struct FlashAttentionLowering : OpRewritePattern<ts::AttentionOp> {
-  FlashAttentionLowering(MLIRContext *ctx)
-      : OpRewritePattern(ctx, /*benefit=*/2) {}
+  FlashAttentionLowering(MLIRContext *ctx, std::pair<int64_t, int64_t> blocks)
+      : OpRewritePattern(ctx, /*benefit=*/2), blocks(blocks) {}
+  /// The preferred (queries, keys) per block for static sequences.
+  std::pair<int64_t, int64_t> blocks;
 
   LogicalResult matchAndRewrite(ts::AttentionOp op,
                                 PatternRewriter &rewriter) const override {
@@ -96,8 +99,9 @@ struct FlashAttentionLowering : OpRewritePattern<ts::AttentionOp> {
     int64_t sk = kType.getDimSize(rank - 2), dv = vType.getDimSize(rank - 1);
     bool dynamicQueries = ShapedType::isDynamic(sq),
          dynamicKeys = ShapedType::isDynamic(sk);
-    int64_t bq = dynamicQueries ? kDynamicQueryBlock : queryBlock(sq);
-    int64_t bk = dynamicKeys ? kDynamicKeyBlock : keyBlock(sk);
+    int64_t bq =
+        dynamicQueries ? kDynamicQueryBlock : blockFor(sq, blocks.first);
+    int64_t bk = dynamicKeys ? kDynamicKeyBlock : blockFor(sk, blocks.second);
     // Static sequences end in one smaller block; dynamic ones are padded
     // at run time.
     int64_t sqPadded = dynamicQueries ? ShapedType::kDynamic : sq;
@@ -274,7 +278,10 @@ struct FlashAttentionLowering : OpRewritePattern<ts::AttentionOp> {
             Value product = arith::MulFOp::create(nb, nl, a[0], a[1]);
             return arith::AddFOp::create(nb, nl, a[2], product);
           });
-      // Scale, mask and causal positions.
+      // The mask and causal and padded positions (the scale is in the
+      // query block already).
+      bool causal = op.getCausal();
+      Value scores = s;
       SmallVector<Value> inputs = {s};
       SmallVector<AffineMap> maps = {map2({i0, i1})};
       if (mask) {
@@ -324,35 +331,35 @@ struct FlashAttentionLowering : OpRewritePattern<ts::AttentionOp> {
             map2({blockShape[0] == 1 ? getAffineConstantExpr(0, ctx) : i0,
                   blockShape[1] == 1 ? getAffineConstantExpr(0, ctx) : i1}));
       }
-      bool causal = op.getCausal();
       maps.push_back(map2({i0, i1}));
-      Value scores = blockGeneric(
-          b, l,
-          tensor::EmptyOp::create(b, l, ArrayRef<int64_t>{rows, cols}, f32),
-          inputs, maps, par2,
-          [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-            Value x = arith::MulFOp::create(nb, nl, a[0], scaleValue);
-            if (mask)
-              x = arith::AddFOp::create(nb, nl, x, a[1]);
-            if (!causal && !padKeys)
-              return x;
-            Value col = arith::AddIOp::create(
-                nb, nl, linalg::IndexOp::create(nb, nl, 1), kj);
-            if (padKeys) {
-              // Padded keys take no weight.
-              Value padding = arith::CmpIOp::create(
-                  nb, nl, arith::CmpIPredicate::sge, col, skValue);
-              x = arith::SelectOp::create(nb, nl, padding, negInf, x);
-            }
-            if (!causal)
-              return x;
-            Value row = arith::AddIOp::create(
-                nb, nl, linalg::IndexOp::create(nb, nl, 0), qi);
-            Value limit = arith::AddIOp::create(nb, nl, row, diagonal);
-            Value hidden = arith::CmpIOp::create(
-                nb, nl, arith::CmpIPredicate::sgt, col, limit);
-            return arith::SelectOp::create(nb, nl, hidden, negInf, x);
-          });
+      auto maskScores = [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+        Value x = a[0];
+        if (mask)
+          x = arith::AddFOp::create(nb, nl, x, a[1]);
+        if (!causal && !padKeys)
+          return x;
+        Value col = arith::AddIOp::create(
+            nb, nl, linalg::IndexOp::create(nb, nl, 1), kj);
+        if (padKeys) {
+          // Padded keys take no weight.
+          Value padding = arith::CmpIOp::create(
+              nb, nl, arith::CmpIPredicate::sge, col, skValue);
+          x = arith::SelectOp::create(nb, nl, padding, negInf, x);
+        }
+        if (!causal)
+          return x;
+        Value row = arith::AddIOp::create(
+            nb, nl, linalg::IndexOp::create(nb, nl, 0), qi);
+        Value limit = arith::AddIOp::create(nb, nl, row, diagonal);
+        Value hidden = arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::sgt,
+                                             col, limit);
+        return arith::SelectOp::create(nb, nl, hidden, negInf, x);
+      };
+      if (mask || causal || padKeys)
+        scores = blockGeneric(
+            b, l,
+            tensor::EmptyOp::create(b, l, ArrayRef<int64_t>{rows, cols}, f32),
+            inputs, maps, par2, maskScores);
       // m' = max(m, rowmax(s)).
       Value mNew = blockGeneric(
           b, l, m, {scores}, {map2({i0, i1}), map2({i0})}, rowReduce,
@@ -410,9 +417,18 @@ struct FlashAttentionLowering : OpRewritePattern<ts::AttentionOp> {
 
     // The output block of the `rows` queries from qi: the whole key blocks
     // in a loop (up to the last one a causal block sees), then the rest.
-    auto attendQueries = [&](OpBuilder &b, Location l, ValueRange ivs,
-                             Value qi, int64_t rows) -> Value {
+    auto attendQueries = [&](OpBuilder &b, Location l, ValueRange ivs, Value qi,
+                             int64_t rows) -> Value {
+      // The query block times the scale, once for all key blocks.
       Value qBlock = block(b, ivs, query, qi, zeroIndex, rows, d);
+      if (scale != 1.0)
+        qBlock = blockGeneric(
+            b, l,
+            tensor::EmptyOp::create(b, l, ArrayRef<int64_t>{rows, d}, f32),
+            {qBlock}, {map2({i0, i1}), map2({i0, i1})}, par2,
+            [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+              return arith::MulFOp::create(nb, nl, a[0], scaleValue);
+            });
       SmallVector<Value> state = {filled(b, l, {rows}, f32, negInf),
                                   filled(b, l, {rows}, f32, zero),
                                   filled(b, l, {rows, dv}, f32, zero)};
@@ -528,8 +544,9 @@ struct FlashAttentionLowering : OpRewritePattern<ts::AttentionOp> {
 
 } // namespace
 
-void populateAttentionPatterns(RewritePatternSet &patterns) {
-  patterns.add<FlashAttentionLowering>(patterns.getContext());
+void populateAttentionPatterns(RewritePatternSet &patterns,
+                               std::pair<int64_t, int64_t> blocks) {
+  patterns.add<FlashAttentionLowering>(patterns.getContext(), blocks);
 }
 
 } // namespace tessera::to_linalg

@@ -14,11 +14,12 @@ namespace tessera {
 using namespace mlir;
 
 void ::tessera::populateTesseraToLinalgConversionPatterns(
-    RewritePatternSet &patterns, bool tiledAttention) {
+    RewritePatternSet &patterns, bool tiledAttention,
+    std::pair<int64_t, int64_t> attentionBlocks) {
   ::tessera::to_linalg::populateElementwisePatterns(patterns);
   ::tessera::to_linalg::populateContractionPatterns(patterns);
   if (tiledAttention)
-    ::tessera::to_linalg::populateAttentionPatterns(patterns);
+    ::tessera::to_linalg::populateAttentionPatterns(patterns, attentionBlocks);
   ::tessera::to_linalg::populateReductionPatterns(patterns);
   ::tessera::to_linalg::populateDataMovementPatterns(patterns);
   ::tessera::to_linalg::populatePoolingPatterns(patterns);
@@ -147,8 +148,15 @@ struct ConvertTesseraToLinalgPass
                            arith::ArithDialect, math::MathDialect,
                            scf::SCFDialect>();
     RewritePatternSet patterns(ctx);
-    ::tessera::populateTesseraToLinalgConversionPatterns(patterns,
-                                                         tiledAttention);
+    if (attentionQueryBlock < 2 || attentionKeyBlock < 2) {
+      getOperation().emitError("attention blocks of ")
+          << static_cast<int64_t>(attentionQueryBlock) << " queries and "
+          << static_cast<int64_t>(attentionKeyBlock)
+          << " keys: each must be at least 2";
+      return signalPassFailure();
+    }
+    ::tessera::populateTesseraToLinalgConversionPatterns(
+        patterns, tiledAttention, {attentionQueryBlock, attentionKeyBlock});
     FrozenRewritePatternSet frozen(std::move(patterns));
     // An op left over is reported at its (ONNX node) location, with why.
     if (failed(convertExplainingFailures(getOperation(), target, frozen)))

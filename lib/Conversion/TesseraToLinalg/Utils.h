@@ -82,7 +82,9 @@ Value windowOutputSize(OpBuilder &b, Location loc, Value input,
 // Pattern registration, one function per op family.
 void populateElementwisePatterns(RewritePatternSet &patterns);
 void populateContractionPatterns(RewritePatternSet &patterns);
-void populateAttentionPatterns(RewritePatternSet &patterns);
+/// `blocks`: the preferred (queries, keys) per block for static sequences.
+void populateAttentionPatterns(RewritePatternSet &patterns,
+                               std::pair<int64_t, int64_t> blocks);
 void populateReductionPatterns(RewritePatternSet &patterns);
 void populateDataMovementPatterns(RewritePatternSet &patterns);
 void populatePoolingPatterns(RewritePatternSet &patterns);

@@ -41,6 +41,14 @@ void tessera::cpu::buildLinalgPipeline(OpPassManager &pm, bool fuse,
   pm.addPass(createOutlineKernelsPass(outline));
   ::tessera::ConvertTesseraToLinalgPassOptions lowering;
   lowering.keepReductionRegions = fuse;
+  // Attention's blocks for the register tile (measured at sequence 512 and
+  // 2048, docs/Architecture.md): with AVX2's 4 x 24 tile, larger blocks
+  // (128 queries x 256 keys) spend less of the time outside it; with
+  // AVX-512's 8 x 48 tile, the pass's 64 x 128.
+  if (options.vectorBits == 256) {
+    lowering.attentionQueryBlock = 128;
+    lowering.attentionKeyBlock = 256;
+  }
   pm.addNestedPass<func::FuncOp>(createConvertTesseraToLinalgPass(lowering));
   // Softmax and normalization regions as one loop over rows.
   if (fuse)

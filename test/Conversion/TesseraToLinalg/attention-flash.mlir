@@ -7,11 +7,19 @@
 // CHECK-LABEL: func @flash
 // CHECK: %[[KT:.*]] = linalg.transpose ins(%arg1 : tensor<1x2x256x64xf32>) outs(%{{.*}} : tensor<1x2x64x256xf32>) permutation = [0, 1, 3, 2]
 // CHECK: scf.forall (%[[B:[a-z0-9]+]], %[[H:[a-z0-9]+]], %[[QI:[a-z0-9]+]]) = (0, 0, 0) to (1, 2, 256) step (1, 1, 64)
-// CHECK: tensor.extract_slice %arg0[%[[B]], %[[H]], %[[QI]], 0] [1, 1, 64, 64] [1, 1, 1, 1] : tensor<1x2x256x64xf32> to tensor<64x64xf32>
+// The scale multiplies the query block once, before the key loop; with no
+// mask, nothing else runs between a block's product and its row maximum.
+// CHECK: %[[QB:.*]] = tensor.extract_slice %arg0[%[[B]], %[[H]], %[[QI]], 0] [1, 1, 64, 64] [1, 1, 1, 1] : tensor<1x2x256x64xf32> to tensor<64x64xf32>
+// CHECK: %[[QS:.*]] = linalg.generic {{.*}} ins(%[[QB]] : tensor<64x64xf32>)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: arith.mulf %{{.*}}, %cst_1 : f32
 // CHECK: scf.for %[[KJ:[a-z0-9]+]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (tensor<64xf32>, tensor<64xf32>, tensor<64x64xf32>)
 // CHECK: tensor.extract_slice %[[KT]][%[[B]], %[[H]], 0, %[[KJ]]] [1, 1, 64, 128]
-// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction", "parallel"]{{.*}}outs(%{{.*}} : tensor<64x128xf32>)
-// CHECK: arith.maximumf
+// CHECK: %[[S:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "reduction", "parallel"]} ins(%[[QS]], {{.*}}outs(%{{.*}} : tensor<64x128xf32>)
+// CHECK-NOT: linalg.generic
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]} ins(%[[S]] : tensor<64x128xf32>)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: arith.maximumf
 // CHECK: math.exp
 // CHECK: scf.yield
 // CHECK: arith.divf
@@ -57,6 +65,9 @@ func.func @flash_causal(%q: tensor<2x64x32xf32>, %k: tensor<2x160x32xf32>, %v: t
 // CHECK: scf.for %[[KJ:[a-z0-9]+]] =
 // CHECK: tensor.extract_slice %arg3[%{{.*}}, 0, 0, %[[KJ]]] [1, 1, 1, 128] [1, 1, 1, 1] : tensor<2x1x1x256xf32> to tensor<1x128xf32>
 // CHECK: linalg.generic {indexing_maps = [#{{.*}}, #[[BCAST:.*]], #{{.*}}]
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: arith.addf
+// CHECK-NEXT: linalg.yield
 func.func @flash_mask(%q: tensor<2x4x256x64xf32>, %k: tensor<2x4x256x64xf32>, %v: tensor<2x4x256x64xf32>, %m: tensor<2x1x1x256xf32>) -> tensor<2x4x256x64xf32> {
   %0 = tessera.attention %q, %k, %v mask(%m : tensor<2x1x1x256xf32>) : tensor<2x4x256x64xf32>, tensor<2x4x256x64xf32>, tensor<2x4x256x64xf32> -> tensor<2x4x256x64xf32>
   return %0 : tensor<2x4x256x64xf32>
