@@ -54,6 +54,25 @@ def FoldConstantsPass
   }];
 }
 
+def UpsamplingToMatmulPass
+    : Pass<"tessera-upsampling-to-matmul", "::mlir::func::FuncOp"> {
+  let summary = "Transposed convolutions whose kernel is their stride as "
+                "one matmul";
+  let description = [{
+    The importer writes ONNX's ConvTranspose as a convolution over its
+    input spread with zeros (`include/tessera/Transforms/Upsampling.h`).
+    When the kernel equals the stride, with no padding, dilation, groups
+    or output_padding (a learned upsampling), the windows do not overlap:
+    the convolution becomes a matmul of the input's pixels
+    ([N, H, W, C]) by the filter as [C, F*sh*sw], a transpose that
+    interleaves its columns into sh x sw blocks of the output, and the
+    bias added per filter. Batch and spatial dims may be dynamic (the
+    spread's run-time shape must be the input's times the strides, as the
+    importer writes it). Other transposed convolutions (overlapping
+    windows, padding, groups) are left unchanged.
+  }];
+}
+
 def RaiseAttentionPass
     : Pass<"tessera-raise-attention", "::mlir::func::FuncOp"> {
   let summary = "Recognize scaled dot-product attention";

@@ -13,15 +13,19 @@ void tessera::buildGraphPipeline(OpPassManager &pm,
                                  const GraphOptions &options) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  registerAllTargets();
+  std::shared_ptr<const TargetInfo> info = options.info;
+  if (!info)
+    info = lookupTargetInfo(options.target);
+  // Learned upsamplings (ConvTranspose with the kernel its stride) as one
+  // matmul, before constants fold (the filter's layout folds with them).
+  if (!info || info->upsamplesByMatmul())
+    pm.addNestedPass<func::FuncOp>(createUpsamplingToMatmulPass());
   // Masks and indices computed from constants become constants.
   pm.addNestedPass<func::FuncOp>(createFoldConstantsPass());
   // Composite ops from their exported parts, then (when fusing) attention,
   // whose pattern may contain a raised op, then the transposes it leaves.
   pm.addNestedPass<func::FuncOp>(createRaiseCompositesPass());
-  registerAllTargets();
-  std::shared_ptr<const TargetInfo> info = options.info;
-  if (!info)
-    info = lookupTargetInfo(options.target);
   // Attention is raised only for a target that compiles it as one kernel;
   // another sees its matmuls and softmax. It is raised before precision is
   // assigned, so that its matmuls are recognized without casts between.

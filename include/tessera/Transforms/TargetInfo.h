@@ -43,6 +43,11 @@ public:
   /// Whether the graph phase groups ops into tessera.fusion regions for
   /// this target (false: one op per kernel, the backend schedules alone).
   virtual bool formsFusionRegions() const { return true; }
+  /// Whether a transposed convolution whose kernel is its stride becomes
+  /// one matmul and a transpose in the graph phase
+  /// (`tessera-upsampling-to-matmul`); a target that compiles the
+  /// importer's form as one GEMM of its own says false.
+  virtual bool upsamplesByMatmul() const { return true; }
 
   /// The element types the target computes ops of `opClass` in (what the
   /// precision passes may choose from).

@@ -21,46 +21,25 @@
 #include "Lowering.h"
 
 #include "tessera/Target/Systolic/Emitter.h"
+#include "tessera/Transforms/Upsampling.h"
 
 using namespace mlir;
 
 namespace tessera::systolic {
 
 std::optional<ConvTransposeMatch> matchConvTranspose(ts::Conv2dOp conv) {
-  if (conv.getGroup() != 1 || conv.getStrides() != ArrayRef<int64_t>{1, 1} ||
-      conv.getDilations() != ArrayRef<int64_t>{1, 1})
+  // The shared matcher (include/tessera/Transforms/Upsampling.h), for the
+  // static fp32 shapes and constant filter this lowering reads.
+  std::optional<UpsamplingConvolution> match =
+      matchUpsamplingConvolution(conv);
+  if (!match)
     return std::nullopt;
-  auto spread = castSource(conv.getInput()).getDefiningOp<ts::ReshapeOp>();
-  auto pad = spread ? spread.getInput().getDefiningOp<ts::PadOp>() : nullptr;
-  auto unit = pad ? pad.getInput().getDefiningOp<ts::ReshapeOp>() : nullptr;
-  if (!unit || pad.getMode() != ts::PadMode::constant ||
-      pad.getValue().convertToDouble() != 0.0)
+  auto x = cast<RankedTensorType>(match->input.getType());
+  if (!x.hasStaticShape() || !x.getElementType().isF32() ||
+      !constantValues(castSource(conv.getFilter())))
     return std::nullopt;
-  auto x = dyn_cast<RankedTensorType>(unit.getInput().getType());
-  auto spreadType = cast<RankedTensorType>(pad.getType());
-  auto type = cast<RankedTensorType>(conv.getType());
-  Value filter = castSource(conv.getFilter());
-  if (!constantValues(filter) || !x || x.getRank() != 4 ||
-      !x.hasStaticShape() || !type.hasStaticShape() ||
-      spreadType.getRank() != 6 || !x.getElementType().isF32())
-    return std::nullopt;
-  int64_t n = x.getDimSize(0), c = x.getDimSize(1), h = x.getDimSize(2),
-          w = x.getDimSize(3);
-  int64_t sh = spreadType.getDimSize(3), sw = spreadType.getDimSize(5);
-  ArrayRef<int64_t> pads = pad.getPads();
-  SmallVector<int64_t> expected(12, 0);
-  expected[6 + 3] = sh - 1;
-  expected[6 + 5] = sw - 1;
-  auto ft = cast<RankedTensorType>(filter.getType());
-  if (ArrayRef<int64_t>(cast<RankedTensorType>(unit.getType()).getShape()) !=
-          ArrayRef<int64_t>{n, c, h, 1, w, 1} ||
-      pads != ArrayRef<int64_t>(expected) || ft.getRank() != 4 ||
-      ft.getDimSize(1) != c || ft.getDimSize(2) != sh ||
-      ft.getDimSize(3) != sw ||
-      conv.getPads() != ArrayRef<int64_t>{sh - 1, sw - 1, 0, 0} ||
-      type.getShape() != ArrayRef<int64_t>{n, ft.getDimSize(0), h * sh, w * sw})
-    return std::nullopt;
-  return ConvTransposeMatch{unit.getInput(), sh, sw, {unit, pad, spread}};
+  return ConvTransposeMatch{match->input, match->sh, match->sw,
+                            match->spreading};
 }
 
 LogicalResult Lowering::lowerConvTranspose(ts::Conv2dOp conv,

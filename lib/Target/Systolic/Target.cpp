@@ -35,6 +35,9 @@ public:
       : config(std::move(config)) {}
 
   StringRef name() const override { return "systolic"; }
+  /// The lowering compiles the importer's form of a learned upsampling as
+  /// one GEMM and a strided copy of its own (ConvTranspose.cpp).
+  bool upsamplesByMatmul() const override { return false; }
   /// The array multiplies bf16, f16, fp8 and int8 operands (accumulating in
   /// fp32 or int32); the vector unit computes in fp32; data moves in any
   /// number format of the DRAM image.
