@@ -274,6 +274,107 @@ linalg::GenericOp dynamicConvolutionToGemm(RewriterBase &rewriter,
   return gemm;
 }
 
+/// A static float convolution (whyDirect holds) as im2col and a GEMM:
+/// patches [N, C, KH, KW, OH, OW] copied from the input per tap (strided
+/// slices, no division or remainder per element, rows of OW contiguous at
+/// stride 1), viewed as
+/// [N, C*KH*KW, OH*OW], then the filters [F, C*KH*KW] times the patches
+/// per image, loops [batch, filters, k, pixels] as the register tiles take
+/// them, so that the result is NCHW as it is. The GEMM, or null when the
+/// convolution is not such a one.
+/// The most taps whose im2col is one copy each (7 x 7).
+constexpr int64_t kMaxTapCopies = 49;
+
+linalg::GenericOp staticConvolutionToGemm(RewriterBase &rewriter,
+                                          linalg::Conv2DNchwFchwOp conv) {
+  Value input = conv.getInputs()[0], filter = conv.getInputs()[1];
+  Value init = conv.getOutputs()[0];
+  auto inputType = cast<RankedTensorType>(input.getType());
+  auto filterType = cast<RankedTensorType>(filter.getType());
+  auto initType = cast<RankedTensorType>(init.getType());
+  Type element = initType.getElementType();
+  if (!isa<FloatType>(element) || inputType.getElementType() != element ||
+      filterType.getElementType() != element || !inputType.hasStaticShape() ||
+      !filterType.hasStaticShape() || !initType.hasStaticShape())
+    return {};
+  SmallVector<int64_t> strides = llvm::to_vector(llvm::map_range(
+      conv.getStrides(), [](const APInt &v) { return v.getSExtValue(); }));
+  int64_t n = initType.getDimSize(0), oh = initType.getDimSize(2),
+          ow = initType.getDimSize(3);
+  int64_t c = filterType.getDimSize(1), kh = filterType.getDimSize(2),
+          kw = filterType.getDimSize(3);
+  rewriter.setInsertionPoint(conv);
+  Location loc = conv.getLoc();
+  MLIRContext *ctx = rewriter.getContext();
+  // patches[n, c, i, j, oh, ow] = input[n, c, oh * sh + i, ow * sw + j]:
+  // up to kMaxTapCopies taps, a copy per tap (i, j) of the input's strided
+  // slice [N, C, OH, OW], which the loop vectorizer moves a row at a time;
+  // more (a ViT's 16 x 16 patches), one generic over the patches.
+  Value patches = tensor::EmptyOp::create(
+      rewriter, loc, ArrayRef<int64_t>{n, c, kh, kw, oh, ow}, element);
+  if (kh * kw > kMaxTapCopies) {
+    AffineExpr d[6];
+    for (int i = 0; i < 6; ++i)
+      d[i] = getAffineDimExpr(i, ctx);
+    AffineMap read = AffineMap::get(
+        6, 0,
+        {d[0], d[1], d[4] * strides[0] + d[2], d[5] * strides[1] + d[3]},
+        ctx);
+    patches =
+        linalg::GenericOp::create(
+            rewriter, loc, patches.getType(), ValueRange{input},
+            ValueRange{patches},
+            ArrayRef<AffineMap>{read,
+                                AffineMap::getMultiDimIdentityMap(6, ctx)},
+            SmallVector<utils::IteratorType>(6, utils::IteratorType::parallel),
+            [](OpBuilder &b, Location l, ValueRange args) {
+              linalg::YieldOp::create(b, l, args[0]);
+            })
+            .getResult(0);
+  }
+  auto tapType = RankedTensorType::get({n, c, oh, ow}, element);
+  OpFoldResult zero = rewriter.getIndexAttr(0), one = rewriter.getIndexAttr(1);
+  for (int64_t i = 0; kh * kw <= kMaxTapCopies && i < kh; ++i)
+    for (int64_t j = 0; j < kw; ++j) {
+      Value tap = tensor::ExtractSliceOp::create(
+          rewriter, loc, tapType, input,
+          ArrayRef<OpFoldResult>{zero, zero, rewriter.getIndexAttr(i),
+                                 rewriter.getIndexAttr(j)},
+          getAsIndexOpFoldResult(ctx, {n, c, oh, ow}),
+          getAsIndexOpFoldResult(ctx, {1, 1, strides[0], strides[1]}));
+      SmallVector<OpFoldResult> at = {zero, zero, rewriter.getIndexAttr(i),
+                                      rewriter.getIndexAttr(j), zero, zero};
+      SmallVector<OpFoldResult> sizes =
+          getAsIndexOpFoldResult(ctx, {n, c, 1, 1, oh, ow});
+      SmallVector<OpFoldResult> unit(6, one);
+      Value slot = tensor::ExtractSliceOp::create(rewriter, loc, tapType,
+                                                  patches, at, sizes, unit);
+      Value copied =
+          linalg::CopyOp::create(rewriter, loc, tap, slot).getResult(0);
+      patches = tensor::InsertSliceOp::create(rewriter, loc, copied, patches,
+                                              at, sizes, unit);
+    }
+  Value columns = tensor::CollapseShapeOp::create(
+      rewriter, loc, patches,
+      SmallVector<ReassociationIndices>{{0}, {1, 2, 3}, {4, 5}});
+  Value weights = tensor::CollapseShapeOp::create(
+      rewriter, loc, filter, SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
+  SmallVector<ReassociationIndices> pixels = {{0}, {1}, {2, 3}};
+  Value out = tensor::CollapseShapeOp::create(rewriter, loc, init, pixels);
+  AffineExpr b, f, k, p;
+  bindDims(ctx, b, f, k, p);
+  SmallVector<AffineMap> maps = {AffineMap::get(4, 0, {f, k}, ctx),
+                                 AffineMap::get(4, 0, {b, k, p}, ctx),
+                                 AffineMap::get(4, 0, {b, f, p}, ctx)};
+  linalg::GenericOp gemm =
+      gemmGeneric(rewriter, loc, weights, columns, out, maps);
+  Value result = tensor::ExpandShapeOp::create(rewriter, loc, initType,
+                                               gemm.getResult(0), pixels);
+  rewriter.replaceOp(conv, result);
+  fillAfterCollapse(rewriter, gemm);
+  return gemm;
+}
+
 /// True when `conv` was rewritten (see whyDirect for when it is not).
 bool convolutionToGemm(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv) {
   if (whyDirect(conv))
@@ -286,6 +387,8 @@ bool convolutionToGemm(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv) {
     convolutionPerImage(rewriter, conv);
     return true;
   }
+  if (staticConvolutionToGemm(rewriter, conv))
+    return true;
   rewriter.setInsertionPoint(conv);
   FailureOr<std::pair<Operation *, Operation *>> rewritten =
       linalg::rewriteInIm2Col(rewriter, conv);

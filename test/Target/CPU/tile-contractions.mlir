@@ -556,16 +556,19 @@ func.func @shared_lhs(%x: tensor<16x64xf32>, %y: tensor<16x64xf32>, %w: tensor<6
 // runs the same static convolution on each, as im2col and a GEMM. A
 // convolution with dynamic spatial dims that accumulates into values it
 // is given (not a fill) is left alone.
+// More taps than 7 x 7 are copied by one generic over the patches
+// [N, C, KH, KW, OH, OW] (its reads affine in the loops).
 // CHECK-LABEL: func @patchify
+// CHECK: linalg.generic {{.*}} ins(%arg0 : tensor<1x3x32x32xf32>) outs(%{{.*}} : tensor<1x3x16x16x2x2xf32>)
+// CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2, 3], [4, 5]] : tensor<1x3x16x16x2x2xf32> into tensor<1x768x4xf32>
 // CHECK: tensor.collapse_shape %arg1 {{\[}}[0], [1, 2, 3]] : tensor<64x3x16x16xf32> into tensor<64x768xf32>
-// CHECK: linalg.generic {{.*}} ins(%arg0 : tensor<1x3x32x32xf32>) outs(%{{.*}} : tensor<1x768x4xf32>)
 // CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (1, 4) step (1, 4)
 // CHECK: vector.contract {{.*}} into vector<1x8x4xf32>
 // CHECK: tensor.expand_shape %{{.*}} {{\[}}[0], [1], [2, 3]] output_shape [1, 64, 2, 2]
 // CHECK: %[[N:.*]] = tensor.dim %arg2, %c0
 // CHECK: scf.for %[[I:[a-z0-9]+]] = %c0 to %[[N]] step %c1 iter_args(%[[ACC:[a-z0-9_]+]] = %arg3) -> (tensor<?x64x2x2xf32>)
 // CHECK: %[[IMAGE:.*]] = tensor.extract_slice %arg2[%[[I]], 0, 0, 0] [1, 3, 32, 32] [1, 1, 1, 1] : tensor<?x3x32x32xf32> to tensor<1x3x32x32xf32>
-// CHECK: linalg.generic {{.*}} ins(%[[IMAGE]] : tensor<1x3x32x32xf32>) outs(%{{.*}} : tensor<1x768x4xf32>)
+// CHECK: linalg.generic {{.*}} ins(%[[IMAGE]] : tensor<1x3x32x32xf32>) outs(%{{.*}} : tensor<1x3x16x16x2x2xf32>)
 // CHECK: vector.contract {{.*}} into vector<1x8x4xf32>
 // CHECK: tensor.insert_slice %{{.*}} into %[[ACC]][%[[I]], 0, 0, 0] [1, 64, 2, 2] [1, 1, 1, 1] : tensor<1x64x2x2xf32> into tensor<?x64x2x2xf32>
 // CHECK: linalg.conv_2d_nchw_fchw {{.*}} ins(%arg4, %arg1 : tensor<1x3x?x?xf32>, tensor<64x3x16x16xf32>)
@@ -615,7 +618,8 @@ func.func @dynamic_spatial(%x: tensor<1x8x?x?xf32>, %w: tensor<16x8x1x1xf32>, %p
 // A pointwise convolution (1 x 1, stride 1: MobileNet's expansions and
 // projections) is a GEMM of the filters [F, C] and the image viewed as
 // [C, H*W], with no im2col copy, tiled like any contraction. With a stride
-// of 2 it goes through im2col.
+// of 2 it goes through im2col: a copy of the image's strided slice (every
+// other row and column), vectorized like any copy.
 // CHECK-LABEL: func @pointwise
 // CHECK-DAG: tensor.collapse_shape %arg0 {{\[}}[0], [1], [2, 3]] : tensor<1x8x6x8xf32> into tensor<1x8x48xf32>
 // CHECK-DAG: tensor.collapse_shape %arg1 {{\[}}[0], [1, 2, 3]] : tensor<16x8x1x1xf32> into tensor<16x8xf32>
@@ -623,7 +627,9 @@ func.func @dynamic_spatial(%x: tensor<1x8x?x?xf32>, %w: tensor<16x8x1x1xf32>, %p
 // CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (1, 48) step (1, 48)
 // CHECK: vector.contract {{.*}} into vector<1x1x16xf32>
 // CHECK: tensor.expand_shape %{{.*}} {{\[}}[0], [1], [2, 3]] output_shape [1, 16, 6, 8]
-// CHECK: linalg.generic {{.*}} ins(%arg0 : tensor<1x8x6x8xf32>) outs(%{{.*}} : tensor<1x8x12xf32>)
+// CHECK: tensor.extract_slice %arg0[0, 0, 0, 0] [1, 8, 3, 4] [1, 1, 2, 2] : tensor<1x8x6x8xf32> to tensor<1x8x3x4xf32>
+// CHECK: vector.transfer_read
+// CHECK: vector.transfer_write
 func.func @pointwise(%x: tensor<1x8x6x8xf32>, %w: tensor<16x8x1x1xf32>) -> (tensor<1x16x6x8xf32>, tensor<1x16x3x4xf32>) {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<1x16x6x8xf32>
