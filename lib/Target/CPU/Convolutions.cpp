@@ -40,6 +40,9 @@ std::optional<std::string> whyDirect(linalg::Conv2DNchwFchwOp conv) {
 
 bool convolutionToGemm(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv);
 
+/// The most taps whose im2col is one copy each (7 x 7).
+constexpr int64_t kMaxTapCopies = 49;
+
 /// A GEMM's contraction over loops [batch, rows, k, columns] (the order the
 /// register tiles take), reading `lhs` and `rhs` through `maps` (the
 /// result's last), accumulating into `init` with multiply-adds.
@@ -198,6 +201,52 @@ linalg::GenericOp dynamicConvolutionToGemm(RewriterBase &rewriter,
         rewriter, loc, input,
         SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
     lhsMap = AffineMap::get(4, 0, {n, k, p}, ctx);
+  } else if (kh * kw <= kMaxTapCopies) {
+    // patches[n, c, i, j, oh, ow] = input[n, c, oh * sh + i * dh,
+    // ow * sw + j * dw], a copy per tap of the image's strided slice (as
+    // the static form), read transposed by the GEMM.
+    Value patches = tensor::EmptyOp::create(
+        rewriter, loc,
+        ArrayRef<OpFoldResult>{batch, rewriter.getIndexAttr(channels),
+                               rewriter.getIndexAttr(kh),
+                               rewriter.getIndexAttr(kw), outH, outW},
+        element);
+    OpFoldResult zero = rewriter.getIndexAttr(0),
+                 one = rewriter.getIndexAttr(1);
+    SmallVector<int64_t> tapShape = {initType.getDimSize(0), channels,
+                                     initType.getDimSize(2),
+                                     initType.getDimSize(3)};
+    auto tapType = RankedTensorType::get(tapShape, element);
+    for (int64_t i = 0; i < kh; ++i)
+      for (int64_t j = 0; j < kw; ++j) {
+        SmallVector<OpFoldResult> tapSizes = {
+            batch, rewriter.getIndexAttr(channels), outH, outW};
+        Value tap = tensor::ExtractSliceOp::create(
+            rewriter, loc, tapType, input,
+            ArrayRef<OpFoldResult>{zero, zero,
+                                   rewriter.getIndexAttr(i * dilations[0]),
+                                   rewriter.getIndexAttr(j * dilations[1])},
+            tapSizes,
+            ArrayRef<OpFoldResult>{one, one,
+                                   rewriter.getIndexAttr(strides[0]),
+                                   rewriter.getIndexAttr(strides[1])});
+        SmallVector<OpFoldResult> at = {zero, zero, rewriter.getIndexAttr(i),
+                                        rewriter.getIndexAttr(j), zero, zero};
+        SmallVector<OpFoldResult> sizes = {batch,
+                                           rewriter.getIndexAttr(channels),
+                                           one, one, outH, outW};
+        SmallVector<OpFoldResult> unit(6, one);
+        Value slot = tensor::ExtractSliceOp::create(rewriter, loc, tapType,
+                                                    patches, at, sizes, unit);
+        Value copied =
+            linalg::CopyOp::create(rewriter, loc, tap, slot).getResult(0);
+        patches = tensor::InsertSliceOp::create(rewriter, loc, copied,
+                                                patches, at, sizes, unit);
+      }
+    lhs = tensor::CollapseShapeOp::create(
+        rewriter, loc, patches,
+        SmallVector<ReassociationIndices>{{0}, {1, 2, 3}, {4, 5}});
+    lhsMap = AffineMap::get(4, 0, {n, k, p}, ctx);
   } else {
     // patches[n, oh, ow, c, i, j] = input[n, c, oh * sh + i * dh,
     // ow * sw + j * dw].
@@ -231,7 +280,8 @@ linalg::GenericOp dynamicConvolutionToGemm(RewriterBase &rewriter,
         SmallVector<ReassociationIndices>{{0}, {1, 2}, {3, 4, 5}});
     lhsMap = AffineMap::get(4, 0, {n, p, k}, ctx);
   }
-  OpFoldResult pixels = tensor::getMixedSize(rewriter, loc, lhs, pointwise ? 2 : 1);
+  OpFoldResult pixels = tensor::getMixedSize(
+      rewriter, loc, lhs, lhsMap.getResult(1) == p ? 1 : 2);
   Value weights = tensor::CollapseShapeOp::create(
       rewriter, loc, filter, SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
   Value weightsT =
@@ -282,9 +332,6 @@ linalg::GenericOp dynamicConvolutionToGemm(RewriterBase &rewriter,
 /// per image, loops [batch, filters, k, pixels] as the register tiles take
 /// them, so that the result is NCHW as it is. The GEMM, or null when the
 /// convolution is not such a one.
-/// The most taps whose im2col is one copy each (7 x 7).
-constexpr int64_t kMaxTapCopies = 49;
-
 linalg::GenericOp staticConvolutionToGemm(RewriterBase &rewriter,
                                           linalg::Conv2DNchwFchwOp conv) {
   Value input = conv.getInputs()[0], filter = conv.getInputs()[1];

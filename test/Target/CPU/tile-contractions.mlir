@@ -587,19 +587,23 @@ func.func @patchify(%x: tensor<1x3x32x32xf32>, %w: tensor<64x3x16x16xf32>, %dx: 
 // Dynamic height and width (an OCR model's image): the output pixels are
 // the GEMM's rows (dynamic rows take the register tiles, dynamic columns
 // would not): a pointwise convolution reads the images as [N, C, P]
-// transposed, with no copy; a 3 x 3 one at stride 2 writes im2col's
-// patches pixel-major [N, OH, OW, C, KH, KW] first. Both multiply by the
-// filters transposed to [C*KH*KW, F] and transpose the [N, P, F] product
-// back to NCHW.
+// transposed, with no copy; a 3 x 3 one at stride 2 copies im2col's
+// patches [N, C, KH, KW, OH, OW] first, per tap (the image's strided
+// slice), and reads them the same way as [N, C*KH*KW, P]. Both multiply by
+// the filters transposed to [C*KH*KW, F] and transpose the [N, P, F]
+// product back to NCHW.
 // CHECK-LABEL: func @dynamic_spatial
 // CHECK: %[[IMAGES:.*]] = tensor.collapse_shape %arg0 {{\[}}[0], [1], [2, 3]] : tensor<1x8x?x?xf32> into tensor<1x8x?xf32>
 // CHECK: linalg.transpose ins(%{{.*}} : tensor<16x8xf32>) outs(%{{.*}} : tensor<8x16xf32>) permutation = [1, 0]
 // CHECK: vector.contract {{.*}} into vector<1x8x16xf32>
 // CHECK: linalg.transpose ins(%{{.*}} : tensor<1x?x16xf32>) outs(%{{.*}} : tensor<1x16x?xf32>) permutation = [0, 2, 1]
 // CHECK: tensor.reshape %{{.*}} : (tensor<1x16x?xf32>, tensor<4xindex>) -> tensor<1x16x?x?xf32>
-// CHECK: linalg.generic {{.*}} ins(%arg2 : tensor<1x8x?x?xf32>) outs(%{{.*}} : tensor<1x?x?x8x3x3xf32>)
-// CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2], [3, 4, 5]] : tensor<1x?x?x8x3x3xf32> into tensor<1x?x72xf32>
-// CHECK: vector.contract {{.*}} into vector<8x16xf32>
+// CHECK: tensor.extract_slice %arg2[0, 0, 0, 0] [1, 8, %{{.*}}, %{{.*}}] [1, 1, 2, 2] : tensor<1x8x?x?xf32> to tensor<1x8x?x?xf32>
+// CHECK: linalg.copy
+// CHECK: tensor.extract_slice %arg2[0, 0, 2, 2] [1, 8, %{{.*}}, %{{.*}}] [1, 1, 2, 2] : tensor<1x8x?x?xf32> to tensor<1x8x?x?xf32>
+// CHECK: linalg.copy
+// CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2, 3], [4, 5]] : tensor<1x8x3x3x?x?xf32> into tensor<1x72x?xf32>
+// CHECK: vector.contract {{.*}} into vector<1x8x16xf32>
 // CHECK-NOT: linalg.conv_2d_nchw_fchw
 // REPORT-NOT: dynamic_spatial.mlir{{.*}}stays a direct loop nest
 func.func @dynamic_spatial(%x: tensor<1x8x?x?xf32>, %w: tensor<16x8x1x1xf32>, %px: tensor<1x8x?x?xf32>, %w3: tensor<16x8x3x3xf32>, %h: index, %wd: index, %oh: index, %ow: index) -> (tensor<1x16x?x?xf32>, tensor<1x16x?x?xf32>) {
