@@ -13,11 +13,12 @@ using tessera::cpu::fillAfterCollapse;
 
 namespace {
 
-/// A static, ungrouped NCHW convolution as im2col and a GEMM (linalg's
-/// rewriteInIm2Col: [N, C*KH*KW, OH*OW] patches, then filters [F,
-/// C*KH*KW] times patches per image), the GEMM's loops put in the order
-/// [batch, rows, k, columns] that the register tiles take: rows are the
-/// filters, columns the output pixels, so the result is NCHW as it is.
+/// A static, ungrouped NCHW convolution as im2col and a GEMM ([N,
+/// C*KH*KW, OH*OW] patches, then filters [F, C*KH*KW] times patches per
+/// image: staticConvolutionToGemm for floats, linalg's rewriteInIm2Col for
+/// others), the GEMM's loops put in the order [batch, rows, k, columns]
+/// that the register tiles take: rows are the filters, columns the output
+/// pixels, so the result is NCHW as it is.
 /// Why `conv` cannot become im2col and a GEMM, or nothing when it can
 /// (statically, or per image when its batch alone is dynamic).
 std::optional<std::string> whyDirect(linalg::Conv2DNchwFchwOp conv) {
@@ -40,9 +41,6 @@ std::optional<std::string> whyDirect(linalg::Conv2DNchwFchwOp conv) {
 
 bool convolutionToGemm(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv);
 
-/// The most taps whose im2col is one copy each (7 x 7).
-constexpr int64_t kMaxTapCopies = 49;
-
 /// A GEMM's contraction over loops [batch, rows, k, columns] (the order the
 /// register tiles take), reading `lhs` and `rhs` through `maps` (the
 /// result's last), accumulating into `init` with multiply-adds.
@@ -59,6 +57,92 @@ linalg::GenericOp gemmGeneric(RewriterBase &rewriter, Location loc, Value lhs,
         linalg::YieldOp::create(
             b, l, arith::AddFOp::create(b, l, args[2], product).getResult());
       });
+}
+
+/// The most taps whose im2col is one copy each (7 x 7).
+constexpr int64_t kMaxTapCopies = 49;
+
+/// Im2col's patches of `conv`'s input as [N, C, KH, KW, OH, OW] (`sizes`
+/// holds N, C, OH, OW, static or not): patches[n, c, i, j, oh, ow] =
+/// input[n, c, oh * sh + i * dh, ow * sw + j * dw], one copy per tap (i, j)
+/// of the input's strided slice [N, C, OH, OW], which the loop vectorizer
+/// moves a row at a time (no division or remainder per element).
+Value copyTaps(RewriterBase &rewriter, Location loc,
+               linalg::Conv2DNchwFchwOp conv, ArrayRef<OpFoldResult> sizes) {
+  Value input = conv.getInputs()[0];
+  auto filterType = cast<RankedTensorType>(conv.getInputs()[1].getType());
+  Type element = filterType.getElementType();
+  int64_t kh = filterType.getDimSize(2), kw = filterType.getDimSize(3);
+  auto ints = [](DenseIntElementsAttr attr) {
+    return llvm::to_vector(llvm::map_range(
+        attr, [](const APInt &v) { return v.getSExtValue(); }));
+  };
+  SmallVector<int64_t> strides = ints(conv.getStrides()),
+                       dilations = ints(conv.getDilations());
+  OpFoldResult zero = rewriter.getIndexAttr(0), one = rewriter.getIndexAttr(1);
+  auto index = [&](int64_t v) -> OpFoldResult {
+    return rewriter.getIndexAttr(v);
+  };
+  Value patches = tensor::EmptyOp::create(
+      rewriter, loc,
+      ArrayRef<OpFoldResult>{sizes[0], sizes[1], index(kh), index(kw),
+                             sizes[2], sizes[3]},
+      element);
+  SmallVector<int64_t> tapShape;
+  for (OpFoldResult size : sizes) {
+    std::optional<int64_t> known = getConstantIntValue(size);
+    tapShape.push_back(known ? *known : ShapedType::kDynamic);
+  }
+  auto tapType = RankedTensorType::get(tapShape, element);
+  SmallVector<OpFoldResult> slotSizes = {sizes[0], sizes[1], one,
+                                         one,      sizes[2], sizes[3]};
+  SmallVector<OpFoldResult> unit(6, one);
+  for (int64_t i = 0; i < kh; ++i)
+    for (int64_t j = 0; j < kw; ++j) {
+      Value tap = tensor::ExtractSliceOp::create(
+          rewriter, loc, tapType, input,
+          ArrayRef<OpFoldResult>{zero, zero, index(i * dilations[0]),
+                                 index(j * dilations[1])},
+          sizes,
+          ArrayRef<OpFoldResult>{one, one, index(strides[0]),
+                                 index(strides[1])});
+      SmallVector<OpFoldResult> at = {zero, zero, index(i),
+                                      index(j), zero, zero};
+      Value slot = tensor::ExtractSliceOp::create(rewriter, loc, tapType,
+                                                  patches, at, slotSizes, unit);
+      Value copied =
+          linalg::CopyOp::create(rewriter, loc, tap, slot).getResult(0);
+      patches = tensor::InsertSliceOp::create(rewriter, loc, copied, patches,
+                                              at, slotSizes, unit);
+    }
+  return patches;
+}
+
+/// `conv` (static) as the filters [F, C*KH*KW] times `columns`
+/// [N, C*KH*KW, OH*OW] per image, loops [batch, filters, k, pixels] as the
+/// register tiles take them, so that the result is NCHW as it is; the GEMM.
+linalg::GenericOp filtersTimesColumns(RewriterBase &rewriter, Location loc,
+                                      linalg::Conv2DNchwFchwOp conv,
+                                      Value columns) {
+  Value filter = conv.getInputs()[1], init = conv.getOutputs()[0];
+  auto initType = cast<RankedTensorType>(init.getType());
+  MLIRContext *ctx = rewriter.getContext();
+  SmallVector<ReassociationIndices> pixels = {{0}, {1}, {2, 3}};
+  Value weights = tensor::CollapseShapeOp::create(
+      rewriter, loc, filter, SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
+  Value out = tensor::CollapseShapeOp::create(rewriter, loc, init, pixels);
+  AffineExpr n, f, k, p;
+  bindDims(ctx, n, f, k, p);
+  SmallVector<AffineMap> maps = {AffineMap::get(4, 0, {f, k}, ctx),
+                                 AffineMap::get(4, 0, {n, k, p}, ctx),
+                                 AffineMap::get(4, 0, {n, f, p}, ctx)};
+  linalg::GenericOp gemm =
+      gemmGeneric(rewriter, loc, weights, columns, out, maps);
+  Value result = tensor::ExpandShapeOp::create(rewriter, loc, initType,
+                                               gemm.getResult(0), pixels);
+  rewriter.replaceOp(conv, result);
+  fillAfterCollapse(rewriter, gemm);
+  return gemm;
 }
 
 /// A convolution whose batch alone is dynamic (a symbolic batch: a ViT's
@@ -132,23 +216,9 @@ linalg::GenericOp pointwiseToGemm(RewriterBase &rewriter,
     return {};
   rewriter.setInsertionPoint(conv);
   Location loc = conv.getLoc();
-  SmallVector<ReassociationIndices> pixels = {{0}, {1}, {2, 3}};
-  Value images = tensor::CollapseShapeOp::create(rewriter, loc, input, pixels);
-  Value weights = tensor::CollapseShapeOp::create(
-      rewriter, loc, filter, SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
-  Value out = tensor::CollapseShapeOp::create(rewriter, loc, init, pixels);
-  MLIRContext *ctx = rewriter.getContext();
-  AffineExpr n, f, c, p;
-  bindDims(ctx, n, f, c, p);
-  SmallVector<AffineMap> maps = {AffineMap::get(4, 0, {f, c}, ctx),
-                                 AffineMap::get(4, 0, {n, c, p}, ctx),
-                                 AffineMap::get(4, 0, {n, f, p}, ctx)};
-  linalg::GenericOp gemm = gemmGeneric(rewriter, loc, weights, images, out, maps);
-  Value result = tensor::ExpandShapeOp::create(rewriter, loc, initType,
-                                               gemm.getResult(0), pixels);
-  rewriter.replaceOp(conv, result);
-  fillAfterCollapse(rewriter, gemm);
-  return gemm;
+  Value images = tensor::CollapseShapeOp::create(
+      rewriter, loc, input, SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
+  return filtersTimesColumns(rewriter, loc, conv, images);
 }
 
 /// A float convolution whose height or width is dynamic (an OCR or
@@ -202,47 +272,11 @@ linalg::GenericOp dynamicConvolutionToGemm(RewriterBase &rewriter,
         SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
     lhsMap = AffineMap::get(4, 0, {n, k, p}, ctx);
   } else if (kh * kw <= kMaxTapCopies) {
-    // patches[n, c, i, j, oh, ow] = input[n, c, oh * sh + i * dh,
-    // ow * sw + j * dw], a copy per tap of the image's strided slice (as
-    // the static form), read transposed by the GEMM.
-    Value patches = tensor::EmptyOp::create(
-        rewriter, loc,
-        ArrayRef<OpFoldResult>{batch, rewriter.getIndexAttr(channels),
-                               rewriter.getIndexAttr(kh),
-                               rewriter.getIndexAttr(kw), outH, outW},
-        element);
-    OpFoldResult zero = rewriter.getIndexAttr(0),
-                 one = rewriter.getIndexAttr(1);
-    SmallVector<int64_t> tapShape = {initType.getDimSize(0), channels,
-                                     initType.getDimSize(2),
-                                     initType.getDimSize(3)};
-    auto tapType = RankedTensorType::get(tapShape, element);
-    for (int64_t i = 0; i < kh; ++i)
-      for (int64_t j = 0; j < kw; ++j) {
-        SmallVector<OpFoldResult> tapSizes = {
-            batch, rewriter.getIndexAttr(channels), outH, outW};
-        Value tap = tensor::ExtractSliceOp::create(
-            rewriter, loc, tapType, input,
-            ArrayRef<OpFoldResult>{zero, zero,
-                                   rewriter.getIndexAttr(i * dilations[0]),
-                                   rewriter.getIndexAttr(j * dilations[1])},
-            tapSizes,
-            ArrayRef<OpFoldResult>{one, one,
-                                   rewriter.getIndexAttr(strides[0]),
-                                   rewriter.getIndexAttr(strides[1])});
-        SmallVector<OpFoldResult> at = {zero, zero, rewriter.getIndexAttr(i),
-                                        rewriter.getIndexAttr(j), zero, zero};
-        SmallVector<OpFoldResult> sizes = {batch,
-                                           rewriter.getIndexAttr(channels),
-                                           one, one, outH, outW};
-        SmallVector<OpFoldResult> unit(6, one);
-        Value slot = tensor::ExtractSliceOp::create(rewriter, loc, tapType,
-                                                    patches, at, sizes, unit);
-        Value copied =
-            linalg::CopyOp::create(rewriter, loc, tap, slot).getResult(0);
-        patches = tensor::InsertSliceOp::create(rewriter, loc, copied,
-                                                patches, at, sizes, unit);
-      }
+    // Im2col's patches per tap (as the static form), read transposed by
+    // the GEMM.
+    Value patches = copyTaps(
+        rewriter, loc, conv,
+        {batch, rewriter.getIndexAttr(channels), outH, outW});
     lhs = tensor::CollapseShapeOp::create(
         rewriter, loc, patches,
         SmallVector<ReassociationIndices>{{0}, {1, 2, 3}, {4, 5}});
@@ -353,13 +387,14 @@ linalg::GenericOp staticConvolutionToGemm(RewriterBase &rewriter,
   rewriter.setInsertionPoint(conv);
   Location loc = conv.getLoc();
   MLIRContext *ctx = rewriter.getContext();
-  // patches[n, c, i, j, oh, ow] = input[n, c, oh * sh + i, ow * sw + j]:
-  // up to kMaxTapCopies taps, a copy per tap (i, j) of the input's strided
-  // slice [N, C, OH, OW], which the loop vectorizer moves a row at a time;
-  // more (a ViT's 16 x 16 patches), one generic over the patches.
-  Value patches = tensor::EmptyOp::create(
-      rewriter, loc, ArrayRef<int64_t>{n, c, kh, kw, oh, ow}, element);
-  if (kh * kw > kMaxTapCopies) {
+  // Up to kMaxTapCopies taps, a copy per tap (copyTaps); more (a ViT's
+  // 16 x 16 patches), one generic over the patches whose reads are affine
+  // in its loops.
+  Value patches;
+  if (kh * kw <= kMaxTapCopies) {
+    patches = copyTaps(rewriter, loc, conv,
+                       getAsIndexOpFoldResult(ctx, {n, c, oh, ow}));
+  } else {
     AffineExpr d[6];
     for (int i = 0; i < 6; ++i)
       d[i] = getAffineDimExpr(i, ctx);
@@ -367,10 +402,12 @@ linalg::GenericOp staticConvolutionToGemm(RewriterBase &rewriter,
         6, 0,
         {d[0], d[1], d[4] * strides[0] + d[2], d[5] * strides[1] + d[3]},
         ctx);
+    Value empty = tensor::EmptyOp::create(
+        rewriter, loc, ArrayRef<int64_t>{n, c, kh, kw, oh, ow}, element);
     patches =
         linalg::GenericOp::create(
-            rewriter, loc, patches.getType(), ValueRange{input},
-            ValueRange{patches},
+            rewriter, loc, empty.getType(), ValueRange{input},
+            ValueRange{empty},
             ArrayRef<AffineMap>{read,
                                 AffineMap::getMultiDimIdentityMap(6, ctx)},
             SmallVector<utils::IteratorType>(6, utils::IteratorType::parallel),
@@ -379,47 +416,10 @@ linalg::GenericOp staticConvolutionToGemm(RewriterBase &rewriter,
             })
             .getResult(0);
   }
-  auto tapType = RankedTensorType::get({n, c, oh, ow}, element);
-  OpFoldResult zero = rewriter.getIndexAttr(0), one = rewriter.getIndexAttr(1);
-  for (int64_t i = 0; kh * kw <= kMaxTapCopies && i < kh; ++i)
-    for (int64_t j = 0; j < kw; ++j) {
-      Value tap = tensor::ExtractSliceOp::create(
-          rewriter, loc, tapType, input,
-          ArrayRef<OpFoldResult>{zero, zero, rewriter.getIndexAttr(i),
-                                 rewriter.getIndexAttr(j)},
-          getAsIndexOpFoldResult(ctx, {n, c, oh, ow}),
-          getAsIndexOpFoldResult(ctx, {1, 1, strides[0], strides[1]}));
-      SmallVector<OpFoldResult> at = {zero, zero, rewriter.getIndexAttr(i),
-                                      rewriter.getIndexAttr(j), zero, zero};
-      SmallVector<OpFoldResult> sizes =
-          getAsIndexOpFoldResult(ctx, {n, c, 1, 1, oh, ow});
-      SmallVector<OpFoldResult> unit(6, one);
-      Value slot = tensor::ExtractSliceOp::create(rewriter, loc, tapType,
-                                                  patches, at, sizes, unit);
-      Value copied =
-          linalg::CopyOp::create(rewriter, loc, tap, slot).getResult(0);
-      patches = tensor::InsertSliceOp::create(rewriter, loc, copied, patches,
-                                              at, sizes, unit);
-    }
   Value columns = tensor::CollapseShapeOp::create(
       rewriter, loc, patches,
       SmallVector<ReassociationIndices>{{0}, {1, 2, 3}, {4, 5}});
-  Value weights = tensor::CollapseShapeOp::create(
-      rewriter, loc, filter, SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
-  SmallVector<ReassociationIndices> pixels = {{0}, {1}, {2, 3}};
-  Value out = tensor::CollapseShapeOp::create(rewriter, loc, init, pixels);
-  AffineExpr b, f, k, p;
-  bindDims(ctx, b, f, k, p);
-  SmallVector<AffineMap> maps = {AffineMap::get(4, 0, {f, k}, ctx),
-                                 AffineMap::get(4, 0, {b, k, p}, ctx),
-                                 AffineMap::get(4, 0, {b, f, p}, ctx)};
-  linalg::GenericOp gemm =
-      gemmGeneric(rewriter, loc, weights, columns, out, maps);
-  Value result = tensor::ExpandShapeOp::create(rewriter, loc, initType,
-                                               gemm.getResult(0), pixels);
-  rewriter.replaceOp(conv, result);
-  fillAfterCollapse(rewriter, gemm);
-  return gemm;
+  return filtersTimesColumns(rewriter, loc, conv, columns);
 }
 
 /// True when `conv` was rewritten (see whyDirect for when it is not).
