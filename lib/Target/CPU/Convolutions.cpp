@@ -59,6 +59,34 @@ linalg::GenericOp gemmGeneric(RewriterBase &rewriter, Location loc, Value lhs,
       });
 }
 
+/// Whether `conv`'s input, filter and result are static, of one float type.
+bool isStaticFloat(linalg::Conv2DNchwFchwOp conv) {
+  Type element = getElementTypeOrSelf(conv.getOutputs()[0].getType());
+  return isa<FloatType>(element) &&
+         llvm::all_of(conv->getOperandTypes(), [&](Type type) {
+           auto shaped = cast<ShapedType>(type);
+           return shaped.getElementType() == element && shaped.hasStaticShape();
+         });
+}
+
+/// A copy into `init` (im2col's 6-D patches) of `input` read through
+/// `read`, one generic over the patches.
+Value copyThrough(RewriterBase &rewriter, Location loc, Value input,
+                  AffineMap read, Value init) {
+  unsigned rank = cast<ShapedType>(init.getType()).getRank();
+  return linalg::GenericOp::create(
+             rewriter, loc, init.getType(), ValueRange{input},
+             ValueRange{init},
+             ArrayRef<AffineMap>{read, AffineMap::getMultiDimIdentityMap(
+                                           rank, rewriter.getContext())},
+             SmallVector<utils::IteratorType>(rank,
+                                              utils::IteratorType::parallel),
+             [](OpBuilder &b, Location l, ValueRange args) {
+               linalg::YieldOp::create(b, l, args[0]);
+             })
+      .getResult(0);
+}
+
 /// The most taps whose im2col is one copy each (7 x 7).
 constexpr int64_t kMaxTapCopies = 49;
 
@@ -205,10 +233,7 @@ linalg::GenericOp pointwiseToGemm(RewriterBase &rewriter,
   auto inputType = cast<RankedTensorType>(input.getType());
   auto filterType = cast<RankedTensorType>(filter.getType());
   auto initType = cast<RankedTensorType>(init.getType());
-  Type element = initType.getElementType();
-  if (!isa<FloatType>(element) || inputType.getElementType() != element ||
-      filterType.getElementType() != element || !inputType.hasStaticShape() ||
-      !filterType.hasStaticShape() || filterType.getDimSize(2) != 1 ||
+  if (!isStaticFloat(conv) || filterType.getDimSize(2) != 1 ||
       filterType.getDimSize(3) != 1 ||
       !llvm::all_of(conv.getStrides(),
                     [](const APInt &s) { return s.isOne(); }) ||
@@ -298,17 +323,7 @@ linalg::GenericOp dynamicConvolutionToGemm(RewriterBase &rewriter,
         {d[0], d[3], d[1] * strides[0] + d[4] * dilations[0],
          d[2] * strides[1] + d[5] * dilations[1]},
         ctx);
-    Value patches =
-        linalg::GenericOp::create(
-            rewriter, loc, empty.getType(), ValueRange{input},
-            ValueRange{empty},
-            ArrayRef<AffineMap>{read,
-                                AffineMap::getMultiDimIdentityMap(6, ctx)},
-            SmallVector<utils::IteratorType>(6, utils::IteratorType::parallel),
-            [](OpBuilder &b, Location l, ValueRange args) {
-              linalg::YieldOp::create(b, l, args[0]);
-            })
-            .getResult(0);
+    Value patches = copyThrough(rewriter, loc, input, read, empty);
     lhs = tensor::CollapseShapeOp::create(
         rewriter, loc, patches,
         SmallVector<ReassociationIndices>{{0}, {1, 2}, {3, 4, 5}});
@@ -368,16 +383,12 @@ linalg::GenericOp dynamicConvolutionToGemm(RewriterBase &rewriter,
 /// convolution is not such a one.
 linalg::GenericOp staticConvolutionToGemm(RewriterBase &rewriter,
                                           linalg::Conv2DNchwFchwOp conv) {
-  Value input = conv.getInputs()[0], filter = conv.getInputs()[1];
-  Value init = conv.getOutputs()[0];
-  auto inputType = cast<RankedTensorType>(input.getType());
-  auto filterType = cast<RankedTensorType>(filter.getType());
-  auto initType = cast<RankedTensorType>(init.getType());
-  Type element = initType.getElementType();
-  if (!isa<FloatType>(element) || inputType.getElementType() != element ||
-      filterType.getElementType() != element || !inputType.hasStaticShape() ||
-      !filterType.hasStaticShape() || !initType.hasStaticShape())
+  if (!isStaticFloat(conv))
     return {};
+  Value input = conv.getInputs()[0];
+  auto filterType = cast<RankedTensorType>(conv.getInputs()[1].getType());
+  auto initType = cast<RankedTensorType>(conv.getOutputs()[0].getType());
+  Type element = initType.getElementType();
   SmallVector<int64_t> strides = llvm::to_vector(llvm::map_range(
       conv.getStrides(), [](const APInt &v) { return v.getSExtValue(); }));
   int64_t n = initType.getDimSize(0), oh = initType.getDimSize(2),
@@ -404,17 +415,7 @@ linalg::GenericOp staticConvolutionToGemm(RewriterBase &rewriter,
         ctx);
     Value empty = tensor::EmptyOp::create(
         rewriter, loc, ArrayRef<int64_t>{n, c, kh, kw, oh, ow}, element);
-    patches =
-        linalg::GenericOp::create(
-            rewriter, loc, empty.getType(), ValueRange{input},
-            ValueRange{empty},
-            ArrayRef<AffineMap>{read,
-                                AffineMap::getMultiDimIdentityMap(6, ctx)},
-            SmallVector<utils::IteratorType>(6, utils::IteratorType::parallel),
-            [](OpBuilder &b, Location l, ValueRange args) {
-              linalg::YieldOp::create(b, l, args[0]);
-            })
-            .getResult(0);
+    patches = copyThrough(rewriter, loc, input, read, empty);
   }
   Value columns = tensor::CollapseShapeOp::create(
       rewriter, loc, patches,
