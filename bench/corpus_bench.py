@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-# corpus_bench.py - Tessera against ONNX Runtime on transformer models that nobody here wrote (bench/corpus.py), on this CPU.
+# corpus_bench.py - Tessera against ONNX Runtime on models that nobody here wrote (bench/corpus.py's transformers by default), on this CPU.
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Usage: bench/corpus_bench.py [NAME...] [--build build] [--threads 2]
                               [--compile-arg=--precision=bf16 ...]
@@ -7,7 +7,10 @@
                                 [--ort-dir DIR]
 
 For each model of bench/corpus.py (all but the largest by default; name
-them to choose), exported once into --corpus: compiles it with
+them to choose; the rest of the third-party corpus of
+scripts/thirdparty_report.py may be named too: torchvision's CNNs as
+tv_resnet18, tv_mobilenet_v3_small, ..., PaddleOCR's models as ocr_det,
+ocr_rec, ocr_cls), exported once into --corpus: compiles it with
 `tessera-compile` (and reports the compile time), then times it
 `--rounds` times alternately with `tessera-run --benchmark=RUNS` and with
 ONNX Runtime (bench/ort_runner.js, npm onnxruntime-node, `--threads`
@@ -98,10 +101,28 @@ def main():
     missing = [n for n in names
                if not os.path.exists(os.path.join(args.corpus, n,
                                                   "model.onnx"))]
-    if missing:
+    # bench/corpus.py's models, else the rest of the third-party corpus.
+    sys.path.insert(0, os.path.join(ROOT, "scripts"))
+    import thirdparty_report
+    corpus_py = os.path.join(ROOT, "bench", "corpus.py")
+    listed = subprocess.run([sys.executable, corpus_py, args.corpus,
+                             "--list"],
+                            check=True, stdout=subprocess.PIPE,
+                            text=True).stdout.split()
+    own = [n for n in missing if n in listed]
+    unknown = [n for n in missing
+               if n not in listed and n not in thirdparty_report.CORPUS]
+    if unknown:
+        sys.exit(f"corpus_bench.py: no model named {', '.join(unknown)} "
+                 f"(bench/corpus.py --list and scripts/thirdparty_report.py "
+                 f"name them)")
+    if own:
         subprocess.run([sys.executable, os.path.join(ROOT, "bench",
                                                      "corpus.py"),
-                        args.corpus] + missing, check=True)
+                        args.corpus] + own, check=True)
+    for name in missing:
+        if name not in own:
+            thirdparty_report.generate(name, args.corpus)
     env = dict(os.environ, NODE_PATH=os.path.join(args.ort_dir,
                                                   "node_modules"))
     print(f"{'model':24} {'compile s':>9} {'Tessera ms':>11} {'ORT ms':>9} "
