@@ -96,7 +96,6 @@ def main():
     parser.add_argument("--ort-dir", default=os.path.join(ROOT, "build",
                                                           "ort"))
     args = parser.parse_args()
-    ensure_ort(args.ort_dir)
     names = args.names or DEFAULT
     missing = [n for n in names
                if not os.path.exists(os.path.join(args.corpus, n,
@@ -123,6 +122,7 @@ def main():
     for name in missing:
         if name not in own:
             thirdparty_report.generate(name, args.corpus)
+    ensure_ort(args.ort_dir)
     env = dict(os.environ, NODE_PATH=os.path.join(args.ort_dir,
                                                   "node_modules"))
     print(f"{'model':24} {'compile s':>9} {'Tessera ms':>11} {'ORT ms':>9} "
