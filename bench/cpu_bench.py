@@ -15,7 +15,9 @@ Measures, in one run:
     `tessera-run --benchmark`, and timed with ONNX Runtime (npm package
     onnxruntime-node, installed into --ort-dir with --ignore-scripts);
 and prints the median latencies, Tessera's ratio to ONNX Runtime, and the
-GFLOP/s of each as a fraction of the peak times the thread count. Each
+GFLOP/s of each as a fraction of the peak times the thread count (for
+the bf16 policy, of the bf16 dot-product peak, bench/peak_bf16.c, where
+the CPU has AVX-512 BF16). Each
 case runs `--rounds` times, ONNX Runtime (fp32) and Tessera under each
 `--precision` policy alternately; the table gives the median over the
 rounds and the range of Tessera's ratio.
@@ -76,10 +78,13 @@ def write_inputs(model_path, folder):
     return files, spec_path
 
 
-def compile_tessera(build, model, folder, precision="fp32"):
+def compile_tessera(build, model, folder, precision="fp32", threads=0):
+    """Compiles `model` under `precision` for `threads` OpenMP threads (0:
+    OMP_NUM_THREADS at run time, else one per core)."""
     artifact = os.path.join(folder, f"model_{precision}.so")
     subprocess.run([os.path.join(build, "bin", "tessera-compile"), model,
-                    f"--precision={precision}", "-o", artifact], check=True)
+                    f"--precision={precision}", f"--threads={threads}", "-o",
+                    artifact], check=True)
     return artifact
 
 
@@ -165,6 +170,22 @@ def main():
         peak = float(fields[0])
         print(f"fp32 FMA peak ({fields[2]}): {peak:.1f} GFLOP/s per core, "
               f"{peak * args.threads:.1f} on {args.threads} threads")
+        # The bf16 policy's rows are a fraction of the bf16 dot-product
+        # peak (bench/peak_bf16.c, vdpbf16ps) where the CPU has one.
+        peaks = {}
+        with open("/proc/cpuinfo") as cpuinfo:
+            has_bf16 = "avx512_bf16" in cpuinfo.read()
+        if "bf16" in args.precision and has_bf16:
+            bf16_bin = os.path.join(tmp, "peak_bf16")
+            subprocess.run(["clang-22", "-O2", "-mavx512f", "-mavx512bf16",
+                            "-o", bf16_bin,
+                            os.path.join(ROOT, "bench", "peak_bf16.c")],
+                           check=True)
+            peaks["bf16"] = float(subprocess.run(
+                [bf16_bin], capture_output=True, text=True,
+                check=True).stdout.split()[0])
+            print(f"bf16 dot-product peak (vdpbf16ps): {peaks['bf16']:.1f} "
+                  f"GFLOP/s per core (the bf16 rows' %peak)")
         cases = []
         if "bert" in args.cases:
             bert_path = bert_base_model(tmp)
@@ -187,7 +208,8 @@ def main():
               f"{'ORT %peak':>10}")
         for name, model, flops in cases:
             folder = tempfile.mkdtemp(dir=tmp)
-            artifacts = {p: compile_tessera(args.build, model, folder, p)
+            artifacts = {p: compile_tessera(args.build, model, folder, p,
+                                            args.threads)
                          for p in args.precision}
             ort_times, ours = [], {p: [] for p in args.precision}
             for _ in range(args.rounds):
@@ -201,10 +223,11 @@ def main():
             for policy, times in ours.items():
                 ratios = [t / o for t, o in zip(times, ort_times)]
                 t = float(np.median(times))
+                own_peak = peaks.get(policy, peak) * args.threads
                 print(f"{name:26} {policy:>6} {t:11.2f} {ort:9.2f} "
                       f"{float(np.median(ratios)):5.2f}x "
                       f"({min(ratios):.2f}-{max(ratios):.2f}) "
-                      f"{100 * flops / t / 1e6 / peak_all:13.1f}% "
+                      f"{100 * flops / t / 1e6 / own_peak:13.1f}% "
                       f"{100 * flops / ort / 1e6 / peak_all:9.1f}%")
     return 0
 

@@ -83,6 +83,17 @@ else:
     config.substitutions.append(("%embed_cmake_flags", ""))
     config.substitutions.append(("%embed_cflags", ""))
 
+# This CPU computes bf16 products with vdpbf16ps by default: AVX-512 BF16
+# on an AMD core (Zen 4 and newer; lib/Target/CPU/Target.cpp), so tests
+# can run what the bf16 dot-product kernel computes.
+try:
+    with open("/proc/cpuinfo") as cpuinfo:
+        _cpuinfo = cpuinfo.read()
+except OSError:
+    _cpuinfo = ""
+if "avx512_bf16" in _cpuinfo and "AuthenticAMD" in _cpuinfo:
+    config.available_features.add("cpu-bf16-dot")
+
 # The CUDA target, where the build registers it (Targets.def).
 import re
 with open(os.path.join(config.tessera_src_root, "include", "tessera",

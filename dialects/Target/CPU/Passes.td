@@ -145,11 +145,16 @@ def TileContractionsPass
            "The CPU's vector registers: 512 (AVX-512: 8 x 48 tiles of "
            "16-wide vectors) or 256 (AVX2: 4 x 24 tiles of 8-wide vectors, "
            "12 of its 16 registers)">,
+    Option<"bf16DotProduct", "bf16-dot-product", "bool", /*default=*/"false",
+           "Compute bf16 x bf16 -> f32 contractions with AVX-512 BF16's "
+           "vdpbf16ps on pairs of k (for CPUs where it runs at twice the "
+           "fp32 FMA rate)">,
   ];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::bufferization::BufferizationDialect",
                            "::mlir::scf::SCFDialect",
                            "::mlir::vector::VectorDialect",
+                           "::mlir::x86vector::X86VectorDialect",
                            "::mlir::tensor::TensorDialect"];
 }
 

@@ -38,11 +38,14 @@ using PackedKey = std::tuple<mlir::Value, int64_t, int64_t, int64_t>;
 /// passes a constant: each call then passes its constant packed, as a new
 /// argument (recorded in `packedArguments`, so that the old one goes
 /// once nothing reads it). A constant several calls pass (a weight tied
-/// between layers) is packed once for all of them.
-mlir::Value packConstantRhs(mlir::RewriterBase &rewriter,
-                            mlir::linalg::GenericOp op, int64_t width,
-                            llvm::DenseMap<PackedKey, mlir::Value> &packed,
-                            llvm::SetVector<mlir::BlockArgument> &packedArguments);
+/// between layers) is packed once for all of them. With `pairs` (an even
+/// K), each panel is [K/2, 2 * `width`]: the pairs of rows side by side,
+/// as vdpbf16ps reads them ([N/width, K/2, 2 * width] in all).
+mlir::Value
+packConstantRhs(mlir::RewriterBase &rewriter, mlir::linalg::GenericOp op,
+                int64_t width, bool pairs,
+                llvm::DenseMap<PackedKey, mlir::Value> &packed,
+                llvm::SetVector<mlir::BlockArgument> &packedArguments);
 
 /// For a contraction whose lhs is a constant M x K matrix (or its
 /// collapse, as a convolution's filters [F, C * KH * KW], or the transpose

@@ -105,6 +105,7 @@ void tessera::cpu::buildLLVMPipeline(OpPassManager &pm,
   TileContractionsPassOptions tiling;
   tiling.reportGeneric = options.reportGenericContractions;
   tiling.vectorBits = options.vectorBits;
+  tiling.bf16DotProduct = options.bf16DotProduct;
   pm.addPass(createTileContractionsPass(tiling));
   // Elementwise loops and row reductions in vector steps.
   pm.addNestedPass<func::FuncOp>(createVectorizeLoopsPass());
@@ -155,6 +156,8 @@ void tessera::cpu::buildLLVMPipeline(OpPassManager &pm,
   vectorOptions.vectorContractLowering =
       vector::VectorContractLowering::OuterProduct;
   vectorOptions.reassociateFPReductions = true;
+  // vdpbf16ps (x86vector.avx512.dot) for bf16 products.
+  vectorOptions.x86Vector = true;
   pm.addPass(createConvertVectorToLLVMPass(vectorOptions));
   // Allocations go through the runtime's block cache, so that large
   // buffers are reused across runs instead of being faulted in each time.

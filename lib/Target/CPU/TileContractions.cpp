@@ -5,17 +5,18 @@
 #include "Convolutions.h"
 #include "PackConstants.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
-#include "mlir/Dialect/Affine/IR/AffineOps.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
+#include "mlir/Dialect/X86Vector/X86VectorDialect.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -452,6 +453,189 @@ Operation *peelPartialRows(RewriterBase &rewriter, linalg::GenericOp rows) {
   return full;
 }
 
+/// Whether `op` (a contraction, see isContraction) multiplies bf16
+/// operands into an f32 accumulator: its body adds the product of its two
+/// operands, each extended to f32, to the accumulator.
+bool isBF16Product(linalg::GenericOp op) {
+  auto elementType = [](Value value) { return getElementTypeOrSelf(value); };
+  if (!elementType(op.getDpsInputs()[0]).isBF16() ||
+      !elementType(op.getDpsInputs()[1]).isBF16() ||
+      !elementType(op.getDpsInits()[0]).isF32())
+    return false;
+  Block &body = op.getRegion().front();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  auto add = yield.getValues()[0].getDefiningOp<arith::AddFOp>();
+  if (!add)
+    return false;
+  BlockArgument accumulator = body.getArgument(2);
+  Value product = add.getLhs() == accumulator   ? add.getRhs()
+                  : add.getRhs() == accumulator ? add.getLhs()
+                                                : Value();
+  auto multiply =
+      product ? product.getDefiningOp<arith::MulFOp>() : arith::MulFOp();
+  if (!multiply)
+    return false;
+  auto extended = [](Value value) {
+    auto extend = value.getDefiningOp<arith::ExtFOp>();
+    return extend ? extend.getIn() : value;
+  };
+  Value lhs = extended(multiply.getLhs()), rhs = extended(multiply.getRhs());
+  return (lhs == body.getArgument(0) && rhs == body.getArgument(1)) ||
+         (lhs == body.getArgument(1) && rhs == body.getArgument(0));
+}
+
+/// Whether `map` reads only loop dims, among them `inner` as its last
+/// result and `outer`, but not `absent`.
+bool readsAlong(AffineMap map, unsigned inner, unsigned outer,
+                unsigned absent) {
+  if (map.getNumResults() == 0 || !map.isProjectedPermutation() ||
+      map.getResults().back() != getAffineDimExpr(inner, map.getContext()))
+    return false;
+  return map.isFunctionOfDim(outer) && !map.isFunctionOfDim(absent);
+}
+
+/// Whether the bf16 contraction `op` can take pairs of k on vdpbf16ps with
+/// panels `width` wide (see emitPairTile): an even k, whole 16-column
+/// vectors, the lhs read along k and the accumulator along the columns,
+/// and the rhs read as (k, columns).
+bool takesPairs(linalg::GenericOp op, int64_t width) {
+  if (!isBF16Product(op))
+    return false;
+  unsigned loops = op.getNumLoops();
+  int64_t k = op.getStaticLoopRanges()[loops - 2];
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  unsigned m = loops - 3, r = loops - 2, n = loops - 1;
+  AffineMap rhs = maps[1];
+  unsigned rank = rhs.getNumResults();
+  return k % 2 == 0 && width % 16 == 0 && readsAlong(maps[0], r, m, n) &&
+         readsAlong(maps[2], n, m, r) && readsAlong(rhs, n, r, m) &&
+         rank >= 2 &&
+         rhs.getResult(rank - 2) == getAffineDimExpr(r, op.getContext());
+}
+
+/// The panel `rhs` ([1..., K, W], read as (k, columns)) with its rows in
+/// pairs, [K/2, 2W] (element (k, c) at [k / 2][2c + k % 2]), made at run
+/// time by a transpose.
+Value pairRows(RewriterBase &rewriter, Location loc, Value rhs) {
+  auto type = cast<RankedTensorType>(rhs.getType());
+  unsigned rank = type.getRank();
+  int64_t k = type.getDimSize(rank - 2), width = type.getDimSize(rank - 1);
+  Type element = type.getElementType();
+  // [1..., K, W] -> [K/2, 2, W] (the unit dims go with the pair index).
+  ReassociationIndices first = llvm::to_vector(llvm::seq<int64_t>(0, rank - 1));
+  Value matrix = rhs;
+  if (rank > 2)
+    matrix = tensor::CollapseShapeOp::create(
+        rewriter, loc, RankedTensorType::get({k, width}, element), rhs,
+        ArrayRef<ReassociationIndices>{first, {rank - 1}});
+  Value split = tensor::ExpandShapeOp::create(
+      rewriter, loc, RankedTensorType::get({k / 2, 2, width}, element), matrix,
+      ArrayRef<ReassociationIndices>{{0, 1}, {2}});
+  Value init = tensor::EmptyOp::create(
+      rewriter, loc, ArrayRef<int64_t>{k / 2, width, 2}, element);
+  Value pairs = linalg::TransposeOp::create(rewriter, loc, split, init,
+                                            ArrayRef<int64_t>{0, 2, 1})
+                    ->getResult(0);
+  return tensor::CollapseShapeOp::create(
+      rewriter, loc, RankedTensorType::get({k / 2, 2 * width}, element), pairs,
+      ArrayRef<ReassociationIndices>{{0}, {1, 2}});
+}
+
+/// Replaces the tile `rows` (a bf16 contraction, see takesPairs, with
+/// static sizes: R <= 8 rows, unit batch dims, W columns) by a loop over
+/// the K/2 pairs of k that carries its R x W/16 accumulators as f32
+/// vectors: each step reads the W/16 rhs vectors of the pair from `pairs`
+/// ([K/2, 2W]), broadcasts each row's two lhs values as one 32-bit lane
+/// and accumulates their products with x86vector.avx512.dot (vdpbf16ps).
+bool emitPairTile(RewriterBase &rewriter, linalg::GenericOp rows, Value pairs) {
+  unsigned loops = rows.getNumLoops();
+  SmallVector<int64_t> ranges = rows.getStaticLoopRanges();
+  if (llvm::any_of(ranges, ShapedType::isDynamic) ||
+      llvm::any_of(ArrayRef(ranges).drop_back(3),
+                   [](int64_t size) { return size != 1; }))
+    return false;
+  int64_t tileRows = ranges[loops - 3], k = ranges[loops - 2],
+          width = ranges[loops - 1];
+  if (tileRows > 8 || k % 2 != 0 || width % 16 != 0)
+    return false;
+  Location loc = rows.getLoc();
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(rows);
+  SmallVector<AffineMap> maps = rows.getIndexingMapsArray();
+  Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+  // The indices of the element that `map` reads at row m, k and column n.
+  auto at = [&](AffineMap map, Value m, Value kIndex, Value n) {
+    SmallVector<Value> indices;
+    for (AffineExpr result : map.getResults()) {
+      unsigned dim = cast<AffineDimExpr>(result).getPosition();
+      indices.push_back(dim == loops - 3   ? m
+                        : dim == loops - 2 ? kIndex
+                        : dim == loops - 1 ? n
+                                           : zero);
+    }
+    return indices;
+  };
+  auto index = [&](int64_t value) {
+    return arith::ConstantIndexOp::create(rewriter, loc, value).getResult();
+  };
+  Value lhs = rows.getDpsInputs()[0], init = rows.getDpsInits()[0];
+  Type f32 = rewriter.getF32Type(), bf16 = rewriter.getBF16Type(),
+       i32 = rewriter.getI32Type();
+  auto accumulatorType = VectorType::get({16}, f32);
+  int64_t vectors = width / 16;
+  SmallVector<Value> accumulators;
+  for (int64_t r = 0; r < tileRows; ++r)
+    for (int64_t j = 0; j < vectors; ++j)
+      accumulators.push_back(vector::TransferReadOp::create(
+          rewriter, loc, accumulatorType, init,
+          at(maps[2], index(r), zero, index(16 * j)),
+          arith::ConstantOp::create(rewriter, loc, rewriter.getF32FloatAttr(0)),
+          ArrayRef<bool>{true}));
+  auto loop = scf::ForOp::create(
+      rewriter, loc, zero, index(k / 2), index(1), accumulators,
+      [&](OpBuilder &b, Location loc, Value pair, ValueRange carried) {
+        auto constant = [&](int64_t value) {
+          return arith::ConstantIndexOp::create(b, loc, value).getResult();
+        };
+        Value kIndex = arith::MulIOp::create(b, loc, pair, constant(2));
+        Value bf16Zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(bf16));
+        SmallVector<Value> rhs;
+        for (int64_t j = 0; j < vectors; ++j)
+          rhs.push_back(vector::TransferReadOp::create(
+              b, loc, VectorType::get({32}, bf16), pairs,
+              ValueRange{pair, constant(32 * j)}, bf16Zero,
+              ArrayRef<bool>{true}));
+        SmallVector<Value> sums;
+        for (int64_t r = 0; r < tileRows; ++r) {
+          Value two = vector::TransferReadOp::create(
+              b, loc, VectorType::get({2}, bf16), lhs,
+              at(maps[0], constant(r), kIndex, zero), bf16Zero,
+              ArrayRef<bool>{true});
+          Value lane =
+              vector::BitCastOp::create(b, loc, VectorType::get({1}, i32), two);
+          Value lanes = vector::BroadcastOp::create(
+              b, loc, VectorType::get({16}, i32), lane);
+          Value broadcast = vector::BitCastOp::create(
+              b, loc, VectorType::get({32}, bf16), lanes);
+          for (int64_t j = 0; j < vectors; ++j)
+            sums.push_back(x86vector::DotBF16Op::create(
+                b, loc, accumulatorType, carried[r * vectors + j], broadcast,
+                rhs[j]));
+        }
+        scf::YieldOp::create(b, loc, sums);
+      });
+  Value result = init;
+  for (int64_t r = 0; r < tileRows; ++r)
+    for (int64_t j = 0; j < vectors; ++j)
+      result =
+          vector::TransferWriteOp::create(
+              rewriter, loc, loop.getResult(r * vectors + j), result,
+              at(maps[2], index(r), zero, index(16 * j)), ArrayRef<bool>{true})
+              .getResult();
+  rewriter.replaceOp(rows, result);
+  return true;
+}
+
 struct TileContractionsPass
     : tessera::cpu::impl::TileContractionsPassBase<TileContractionsPass> {
   using TileContractionsPassBase::TileContractionsPassBase;
@@ -540,6 +724,7 @@ private:
     for (linalg::GenericOp op : parts) {
       unsigned loops = op.getNumLoops();
       int64_t width = panelWidth(registers, op.getStaticLoopRanges().back());
+      int64_t depth = op.getStaticLoopRanges()[loops - 2];
       auto sizes = [&](int64_t rows, int64_t k, int64_t columns,
                        int64_t batch) {
         SmallVector<OpFoldResult> tile(loops, rewriter.getIndexAttr(batch));
@@ -567,15 +752,20 @@ private:
       // K x `width` buffer that all its row tiles reuse (constant weights
       // are packed here, once).
       Operation *epilogueConsumer = findEpilogue(op);
-      Value prepacked = packConstantRhs(rewriter, op, width, packedConstants,
-                                       packedArguments);
+      // bf16 products on vdpbf16ps read the rhs in pairs of rows and the
+      // lhs in place.
+      bool pairs = bf16DotProduct && takesPairs(op, width);
+      Value prepacked = packConstantRhs(rewriter, op, width, pairs,
+                                        packedConstants, packedArguments);
       // The lhs in 8-row tiles: a constant's at compile time (with the
       // rhs panels' cache), any other once, before the loops (and once for
       // the contractions that read the same lhs in one block).
       Value lhs = op.getDpsInputs()[0];
-      Value packedLhs = packConstantLhs(rewriter, op, registers.rows,
-                                        packedConstants, packedArguments);
-      if (!packedLhs) {
+      Value packedLhs = pairs
+                            ? Value()
+                            : packConstantLhs(rewriter, op, registers.rows,
+                                              packedConstants, packedArguments);
+      if (!packedLhs && !pairs) {
         packedLhs = packedLhsOf.lookup(lhs);
         if (!packedLhs || packedLhs.getParentBlock() != op->getBlock()) {
           packedLhs = packLhs(rewriter, registers, op);
@@ -595,7 +785,31 @@ private:
       rewriter.setInsertionPoint(panel);
       Value packed;
       auto slice = rhs.get().getDefiningOp<tensor::ExtractSliceOp>();
-      if (prepacked && slice) {
+      if (pairs) {
+        // The panel in pairs of rows, [K/2, 2W], read by the tiles below
+        // only: the linalg ops (the partial tile of dynamic rows) go on
+        // reading the rhs as it is.
+        Location loc = panel->getLoc();
+        if (prepacked && slice) {
+          Value column = getValueOrCreateConstantIndexOp(
+              rewriter, loc, slice.getMixedOffsets().back());
+          Value index = arith::DivUIOp::create(
+              rewriter, loc, column,
+              arith::ConstantIndexOp::create(rewriter, loc, width));
+          OpFoldResult zero = rewriter.getIndexAttr(0),
+                       one = rewriter.getIndexAttr(1);
+          packed = tensor::ExtractSliceOp::create(
+              rewriter, loc,
+              RankedTensorType::get({depth / 2, 2 * width},
+                                    rhsType.getElementType()),
+              prepacked, ArrayRef<OpFoldResult>{index, zero, zero},
+              ArrayRef<OpFoldResult>{one, rewriter.getIndexAttr(depth / 2),
+                                     rewriter.getIndexAttr(2 * width)},
+              ArrayRef<OpFoldResult>{one, one, one});
+        } else {
+          packed = pairRows(rewriter, loc, rhs.get());
+        }
+      } else if (prepacked && slice) {
         // The panel of the constant packed at compile time: panel j / 32.
         Location loc = panel->getLoc();
         Value column = getValueOrCreateConstantIndexOp(
@@ -622,7 +836,8 @@ private:
             linalg::CopyOp::create(rewriter, panel->getLoc(), rhs.get(), buffer)
                 .getResult(0);
       }
-      rewriter.modifyOpInPlace(panel, [&] { rhs.set(packed); });
+      if (!pairs)
+        rewriter.modifyOpInPlace(panel, [&] { rhs.set(packed); });
       // Rows by 8, then k one step at a time, innermost.
       int64_t rowTile = dynamicRows ? registers.rows : std::min(registers.rows, m);
       Operation *rows = tile(panel, sizes(rowTile, 0, 0, 0), false);
@@ -640,6 +855,9 @@ private:
       // (the loop vectorizer vectorizes it there).
       if (rows && epilogueConsumer)
         fuseEpilogue(rewriter, epilogueConsumer, rows);
+      if (rows && pairs &&
+          emitPairTile(rewriter, cast<linalg::GenericOp>(rows), packed))
+        continue;
       Operation *body = rows ? tile(rows, sizes(0, 1, 0, 0), false) : nullptr;
       if (!body)
         continue;

@@ -22,6 +22,10 @@ struct CPUOptions {
   /// The vector registers' width the register tiles are sized for: 512
   /// (AVX-512) or 256 (AVX2).
   unsigned vectorBits = 512;
+  /// bf16 x bf16 -> f32 products on vdpbf16ps (AVX-512 BF16), for CPUs
+  /// where it runs at twice the fp32 FMA rate (tessera-cpu-tile-contractions'
+  /// bf16-dot-product).
+  bool bf16DotProduct = false;
 };
 
 /// The OpenMP runtime compiled models call (Debian's libomp-22-dev).
