@@ -93,6 +93,9 @@ except OSError:
     _cpuinfo = ""
 if "avx512_bf16" in _cpuinfo and "AuthenticAMD" in _cpuinfo:
     config.available_features.add("cpu-bf16-dot")
+# ... and int8 products with vpdpbusd: AVX-512 VNNI.
+if "avx512_vnni" in _cpuinfo:
+    config.available_features.add("cpu-vnni")
 
 # The CUDA target, where the build registers it (Targets.def).
 import re

@@ -134,6 +134,23 @@ def TileContractionsPass
     get static types and are vectorized as above; the last, partial tile
     (fewer than 8 rows) runs as a loop of its own. Contractions with
     dynamic k or columns are left as they are (after folding).
+    With `bf16-dot-product` (CPUs whose `vdpbf16ps` runs at twice the
+    fp32 FMA rate, such as AMD Zen 4 and Zen 5), a contraction of bf16
+    operands into an f32 accumulator with an even k and 16, 32 or 48
+    columns per panel takes pairs of k instead: each panel of the rhs is
+    packed as [K/2, W, 2] (a constant one at compile time), and each tile
+    of up to 8 rows becomes a loop over the k pairs whose body broadcasts
+    each row's pair of lhs values as one 32-bit lane and accumulates with
+    `x86vector.avx512.dot` into 8 x W/16 f32 vectors carried in registers.
+    The lhs is then read in place (not packed); the partial tile of
+    dynamic rows keeps the generic loop.
+    With `int8-dot-product` (AVX-512 VNNI), a contraction of i8 operands
+    into an i32 accumulator with k a multiple of 4 does the same with
+    groups of four k ([K/4, W, 4] panels) on `vpdpbusd` (an
+    `llvm.call_intrinsic`), which multiplies unsigned bytes by signed
+    ones: the lhs bytes are read with their sign bit flipped (x + 128),
+    and 128 times each column's sum over k (one loop per panel) is
+    subtracted from the tile's sums.
     With `report-generic`, each contraction left as it is (and each
     convolution kept as a direct loop nest: dynamic, grouped or depthwise)
     gets a remark that says why, at its ONNX node.
@@ -149,12 +166,16 @@ def TileContractionsPass
            "Compute bf16 x bf16 -> f32 contractions with AVX-512 BF16's "
            "vdpbf16ps on pairs of k (for CPUs where it runs at twice the "
            "fp32 FMA rate)">,
+    Option<"int8DotProduct", "int8-dot-product", "bool", /*default=*/"false",
+           "Compute i8 x i8 -> i32 contractions with AVX-512 VNNI's "
+           "vpdpbusd on groups of four k">,
   ];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::bufferization::BufferizationDialect",
                            "::mlir::scf::SCFDialect",
                            "::mlir::vector::VectorDialect",
                            "::mlir::x86vector::X86VectorDialect",
+                           "::mlir::LLVM::LLVMDialect",
                            "::mlir::tensor::TensorDialect"];
 }
 

@@ -40,12 +40,12 @@ std::optional<ArrayRef<char>> constantBytes(Attribute value) {
 /// its columns [first, first + n) as n / `width` contiguous K x `width`
 /// panels: a new constant next to it, its blob named `name`; nothing when
 /// its bytes cannot be read. (An lhs's 8-row tiles are the panels of its
-/// transpose.) With `pairs` (an even K), each panel holds its rows in
-/// pairs, [K/2, width, 2]: the two k values of a column side by side, as
-/// vdpbf16ps reads them.
+/// transpose.) With `group` > 1 (dividing K), each panel holds its rows in
+/// groups, [K/group, width, group]: a column's `group` k values side by
+/// side, as vdpbf16ps (pairs) and vpdpbusd (fours) read them.
 Value packConstantPanels(RewriterBase &rewriter, arith::ConstantOp constant,
                          RankedTensorType type, bool transposed, int64_t first,
-                         int64_t n, int64_t width, StringRef name, bool pairs) {
+                         int64_t n, int64_t width, StringRef name, int64_t group) {
   std::optional<ArrayRef<char>> bytes = constantBytes(constant.getValue());
   if (!bytes)
     return {};
@@ -55,7 +55,7 @@ Value packConstantPanels(RewriterBase &rewriter, arith::ConstantOp constant,
   int64_t total = type.getDimSize(transposed ? 0 : 1);
   int64_t size = type.getElementTypeBitWidth() / 8;
   if (static_cast<int64_t>(bytes->size()) != k * total * size ||
-      first + n > total || (pairs && k % 2 != 0))
+      first + n > total || k % group != 0)
     return {};
   // Written straight into the blob the new constant owns.
   AsmResourceBlob blob = HeapAsmResourceBlob::allocate(k * n * size, 64);
@@ -64,13 +64,13 @@ Value packConstantPanels(RewriterBase &rewriter, arith::ConstantOp constant,
   for (int64_t panel = 0; panel < n / width; ++panel)
     for (int64_t i = 0; i < k; ++i) {
       int64_t column = first + panel * width;
-      if (pairs) {
-        // Element (i, c) at [i / 2][c][i % 2] of the panel.
-        char *pair = &panels[((panel * k + i / 2 * 2) * width) * size];
+      if (group > 1) {
+        // Element (i, c) at [i / group][c][i % group] of the panel.
+        char *rows = &panels[((panel * k + i / group * group) * width) * size];
         for (int64_t c = 0; c < width; ++c) {
           int64_t from =
               transposed ? (column + c) * k + i : i * total + column + c;
-          std::memcpy(pair + (2 * c + i % 2) * size,
+          std::memcpy(rows + (group * c + i % group) * size,
                       bytes->data() + from * size, size);
         }
         continue;
@@ -92,10 +92,8 @@ Value packConstantPanels(RewriterBase &rewriter, arith::ConstantOp constant,
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPoint(constant);
   Value flat = arith::ConstantOp::create(rewriter, constant.getLoc(), attr);
-  auto packedType = pairs ? RankedTensorType::get({n / width, k / 2, 2 * width},
-                                                  type.getElementType())
-                          : RankedTensorType::get({n / width, k, width},
-                                                  type.getElementType());
+  auto packedType = RankedTensorType::get(
+      {n / width, k / group, group * width}, type.getElementType());
   return tensor::ExpandShapeOp::create(rewriter, constant.getLoc(), packedType,
                                        flat,
                                        ArrayRef<ReassociationIndices>{{0, 1, 2}});
@@ -145,11 +143,12 @@ callsPassingConstants(func::FuncOp func, unsigned index) {
 /// (plus twice the rows of the view a collapse makes of it).
 Value packMatrix(RewriterBase &rewriter, Value whole, int64_t layout,
                  Value matrix, bool transposed, int64_t first, int64_t n,
-                 int64_t width, StringRef name, bool pairs,
+                 int64_t width, StringRef name, int64_t group,
                  llvm::DenseMap<PackedKey, Value> &packed,
                  llvm::SetVector<BlockArgument> &packedArguments) {
-  // Panels in pairs of rows are keyed by their negated width.
-  int64_t widthKey = pairs ? -width : width;
+  // Panels in groups of rows are keyed by their width times the group's
+  // size, negated.
+  int64_t widthKey = group > 1 ? -width * group : width;
   PackedKey key{whole, layout, first, widthKey};
   if (Value known = packed.lookup(key))
     return known;
@@ -166,7 +165,7 @@ Value packMatrix(RewriterBase &rewriter, Value whole, int64_t layout,
   }
   if (auto constant = matrix.getDefiningOp<arith::ConstantOp>()) {
     Value result = packConstantPanels(rewriter, constant, type, transposed,
-                                      first, n, width, name, pairs);
+                                      first, n, width, name, group);
     if (result)
       packed[key] = result;
     return result;
@@ -193,7 +192,7 @@ Value packMatrix(RewriterBase &rewriter, Value whole, int64_t layout,
     Value panel = packed.lookup(constantKey);
     if (!panel) {
       panel = packConstantPanels(rewriter, constant, type, transposed, first, n,
-                                 width, name, pairs);
+                                 width, name, group);
       if (panel) {
         packed[constantKey] = panel;
         fresh.push_back(constantKey);
@@ -272,7 +271,7 @@ Value transposed2d(Value value) {
 } // namespace
 
 Value packConstantRhs(RewriterBase &rewriter, linalg::GenericOp op,
-                      int64_t width, bool pairs,
+                      int64_t width, int64_t group,
                       llvm::DenseMap<PackedKey, Value> &packed,
                       llvm::SetVector<BlockArgument> &packedArguments) {
   if (!readsAsMatrix(op, 1, op.getNumLoops() - 2))
@@ -293,7 +292,7 @@ Value packConstantRhs(RewriterBase &rewriter, linalg::GenericOp op,
   int64_t n =
       cast<RankedTensorType>(op.getDpsInputs()[1].getType()).getDimSize(1);
   return packMatrix(rewriter, *whole, 0, rhs, transposed, first, n, width,
-                    "tessera_packed_rhs", pairs, packed, packedArguments);
+                    "tessera_packed_rhs", group, packed, packedArguments);
 }
 
 Value packConstantLhs(RewriterBase &rewriter, linalg::GenericOp op,
@@ -319,7 +318,7 @@ Value packConstantLhs(RewriterBase &rewriter, linalg::GenericOp op,
     lhs = *whole;
   return packMatrix(rewriter, *whole, 1, lhs, transposed, first,
                     type.getDimSize(0), rows, "tessera_packed_lhs",
-                    /*pairs=*/false, packed, packedArguments);
+                    /*group=*/1, packed, packedArguments);
 }
 
 void dropPackedArguments(RewriterBase &rewriter, func::FuncOp func,

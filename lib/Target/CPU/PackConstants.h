@@ -38,12 +38,13 @@ using PackedKey = std::tuple<mlir::Value, int64_t, int64_t, int64_t>;
 /// passes a constant: each call then passes its constant packed, as a new
 /// argument (recorded in `packedArguments`, so that the old one goes
 /// once nothing reads it). A constant several calls pass (a weight tied
-/// between layers) is packed once for all of them. With `pairs` (an even
-/// K), each panel is [K/2, 2 * `width`]: the pairs of rows side by side,
-/// as vdpbf16ps reads them ([N/width, K/2, 2 * width] in all).
+/// between layers) is packed once for all of them. With `group` > 1
+/// (dividing K), each panel is [K/group, group * `width`]: `group` rows
+/// side by side, as vdpbf16ps (2) and vpdpbusd (4) read them
+/// ([N/width, K/group, group * width] in all).
 mlir::Value
 packConstantRhs(mlir::RewriterBase &rewriter, mlir::linalg::GenericOp op,
-                int64_t width, bool pairs,
+                int64_t width, int64_t group,
                 llvm::DenseMap<PackedKey, mlir::Value> &packed,
                 llvm::SetVector<mlir::BlockArgument> &packedArguments);
 

@@ -106,6 +106,7 @@ void tessera::cpu::buildLLVMPipeline(OpPassManager &pm,
   tiling.reportGeneric = options.reportGenericContractions;
   tiling.vectorBits = options.vectorBits;
   tiling.bf16DotProduct = options.bf16DotProduct;
+  tiling.int8DotProduct = options.int8DotProduct;
   pm.addPass(createTileContractionsPass(tiling));
   // Elementwise loops and row reductions in vector steps.
   pm.addNestedPass<func::FuncOp>(createVectorizeLoopsPass());

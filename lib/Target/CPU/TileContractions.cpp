@@ -10,6 +10,7 @@
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
@@ -453,33 +454,47 @@ Operation *peelPartialRows(RewriterBase &rewriter, linalg::GenericOp rows) {
   return full;
 }
 
-/// Whether `op` (a contraction, see isContraction) multiplies bf16
-/// operands into an f32 accumulator: its body adds the product of its two
-/// operands, each extended to f32, to the accumulator.
-bool isBF16Product(linalg::GenericOp op) {
-  auto elementType = [](Value value) { return getElementTypeOrSelf(value); };
-  if (!elementType(op.getDpsInputs()[0]).isBF16() ||
-      !elementType(op.getDpsInputs()[1]).isBF16() ||
-      !elementType(op.getDpsInits()[0]).isF32())
+/// The dot-product instruction a contraction can take: vdpbf16ps sums
+/// pairs of bf16 products into f32 lanes, vpdpbusd groups of four u8 x s8
+/// products into i32 lanes.
+enum class DotProduct { None, BF16, Int8 };
+
+/// k values per 32-bit lane of `kind`.
+int64_t groupOf(DotProduct kind) { return kind == DotProduct::Int8 ? 4 : 2; }
+
+/// Whether `op` (a contraction, see isContraction) multiplies `operand`
+/// operands into an `accumulator` one: its body adds the product of its
+/// two operands, each extended (extf, or extsi for integers), to the
+/// accumulator.
+bool isWidenedProduct(linalg::GenericOp op, Type operand, Type accumulator) {
+  if (getElementTypeOrSelf(op.getDpsInputs()[0]) != operand ||
+      getElementTypeOrSelf(op.getDpsInputs()[1]) != operand ||
+      getElementTypeOrSelf(op.getDpsInits()[0]) != accumulator)
     return false;
   Block &body = op.getRegion().front();
   auto yield = cast<linalg::YieldOp>(body.getTerminator());
-  auto add = yield.getValues()[0].getDefiningOp<arith::AddFOp>();
-  if (!add)
+  Operation *add = yield.getValues()[0].getDefiningOp();
+  bool isFloat = isa<FloatType>(accumulator);
+  if (!add || !(isFloat ? isa<arith::AddFOp>(add) : isa<arith::AddIOp>(add)))
     return false;
-  BlockArgument accumulator = body.getArgument(2);
-  Value product = add.getLhs() == accumulator   ? add.getRhs()
-                  : add.getRhs() == accumulator ? add.getLhs()
-                                                : Value();
-  auto multiply =
-      product ? product.getDefiningOp<arith::MulFOp>() : arith::MulFOp();
-  if (!multiply)
+  BlockArgument sum = body.getArgument(2);
+  Value product = add->getOperand(0) == sum   ? add->getOperand(1)
+                  : add->getOperand(1) == sum ? add->getOperand(0)
+                                              : Value();
+  Operation *multiply = product ? product.getDefiningOp() : nullptr;
+  if (!multiply || !(isFloat ? isa<arith::MulFOp>(multiply)
+                             : isa<arith::MulIOp>(multiply)))
     return false;
-  auto extended = [](Value value) {
-    auto extend = value.getDefiningOp<arith::ExtFOp>();
-    return extend ? extend.getIn() : value;
+  auto extended = [&](Value value) {
+    if (auto extend = value.getDefiningOp<arith::ExtFOp>(); extend && isFloat)
+      return extend.getIn();
+    if (auto extend = value.getDefiningOp<arith::ExtSIOp>();
+        extend && !isFloat)
+      return extend.getIn();
+    return value;
   };
-  Value lhs = extended(multiply.getLhs()), rhs = extended(multiply.getRhs());
+  Value lhs = extended(multiply->getOperand(0)),
+        rhs = extended(multiply->getOperand(1));
   return (lhs == body.getArgument(0) && rhs == body.getArgument(1)) ||
          (lhs == body.getArgument(1) && rhs == body.getArgument(0));
 }
@@ -494,34 +509,46 @@ bool readsAlong(AffineMap map, unsigned inner, unsigned outer,
   return map.isFunctionOfDim(outer) && !map.isFunctionOfDim(absent);
 }
 
-/// Whether the bf16 contraction `op` can take pairs of k on vdpbf16ps with
-/// panels `width` wide (see emitPairTile): an even k, whole 16-column
-/// vectors, the lhs read along k and the accumulator along the columns,
-/// and the rhs read as (k, columns).
-bool takesPairs(linalg::GenericOp op, int64_t width) {
-  if (!isBF16Product(op))
-    return false;
+/// The dot product the contraction `op` takes with panels `width` wide
+/// (see emitGroupTile), among those `allowed`: bf16 operands into f32 on
+/// vdpbf16ps, i8 operands into i32 on vpdpbusd; k a multiple of the
+/// group, whole 16-column vectors, the lhs read along k, the accumulator
+/// along the columns, and the rhs as (k, columns). None otherwise.
+DotProduct dotProductFor(linalg::GenericOp op, int64_t width, bool bf16,
+                         bool int8) {
+  MLIRContext *ctx = op.getContext();
+  DotProduct kind = DotProduct::None;
+  if (bf16 && isWidenedProduct(op, BFloat16Type::get(ctx), Float32Type::get(ctx)))
+    kind = DotProduct::BF16;
+  else if (int8 && isWidenedProduct(op, IntegerType::get(ctx, 8),
+                                    IntegerType::get(ctx, 32)))
+    kind = DotProduct::Int8;
+  if (kind == DotProduct::None)
+    return kind;
   unsigned loops = op.getNumLoops();
   int64_t k = op.getStaticLoopRanges()[loops - 2];
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   unsigned m = loops - 3, r = loops - 2, n = loops - 1;
   AffineMap rhs = maps[1];
   unsigned rank = rhs.getNumResults();
-  return k % 2 == 0 && width % 16 == 0 && readsAlong(maps[0], r, m, n) &&
-         readsAlong(maps[2], n, m, r) && readsAlong(rhs, n, r, m) &&
-         rank >= 2 &&
-         rhs.getResult(rank - 2) == getAffineDimExpr(r, op.getContext());
+  bool fits = k % groupOf(kind) == 0 && width % 16 == 0 &&
+              readsAlong(maps[0], r, m, n) && readsAlong(maps[2], n, m, r) &&
+              readsAlong(rhs, n, r, m) && rank >= 2 &&
+              rhs.getResult(rank - 2) == getAffineDimExpr(r, ctx);
+  return fits ? kind : DotProduct::None;
 }
 
 /// The panel `rhs` ([1..., K, W], read as (k, columns)) with its rows in
-/// pairs, [K/2, 2W] (element (k, c) at [k / 2][2c + k % 2]), made at run
-/// time by a transpose.
-Value pairRows(RewriterBase &rewriter, Location loc, Value rhs) {
+/// groups of `group`, [K/group, group * W] (element (k, c) at
+/// [k / group][group * c + k % group]), made at run time by a transpose.
+Value groupRows(RewriterBase &rewriter, Location loc, Value rhs,
+                int64_t group) {
   auto type = cast<RankedTensorType>(rhs.getType());
   unsigned rank = type.getRank();
   int64_t k = type.getDimSize(rank - 2), width = type.getDimSize(rank - 1);
   Type element = type.getElementType();
-  // [1..., K, W] -> [K/2, 2, W] (the unit dims go with the pair index).
+  // [1..., K, W] -> [K/group, group, W] (the unit dims go with the group
+  // index).
   ReassociationIndices first = llvm::to_vector(llvm::seq<int64_t>(0, rank - 1));
   Value matrix = rhs;
   if (rank > 2)
@@ -529,34 +556,119 @@ Value pairRows(RewriterBase &rewriter, Location loc, Value rhs) {
         rewriter, loc, RankedTensorType::get({k, width}, element), rhs,
         ArrayRef<ReassociationIndices>{first, {rank - 1}});
   Value split = tensor::ExpandShapeOp::create(
-      rewriter, loc, RankedTensorType::get({k / 2, 2, width}, element), matrix,
-      ArrayRef<ReassociationIndices>{{0, 1}, {2}});
+      rewriter, loc, RankedTensorType::get({k / group, group, width}, element),
+      matrix, ArrayRef<ReassociationIndices>{{0, 1}, {2}});
   Value init = tensor::EmptyOp::create(
-      rewriter, loc, ArrayRef<int64_t>{k / 2, width, 2}, element);
-  Value pairs = linalg::TransposeOp::create(rewriter, loc, split, init,
-                                            ArrayRef<int64_t>{0, 2, 1})
-                    ->getResult(0);
+      rewriter, loc, ArrayRef<int64_t>{k / group, width, group}, element);
+  Value groups = linalg::TransposeOp::create(rewriter, loc, split, init,
+                                             ArrayRef<int64_t>{0, 2, 1})
+                     ->getResult(0);
   return tensor::CollapseShapeOp::create(
-      rewriter, loc, RankedTensorType::get({k / 2, 2 * width}, element), pairs,
-      ArrayRef<ReassociationIndices>{{0}, {1, 2}});
+      rewriter, loc, RankedTensorType::get({k / group, group * width}, element),
+      groups, ArrayRef<ReassociationIndices>{{0}, {1, 2}});
 }
 
-/// Replaces the tile `rows` (a bf16 contraction, see takesPairs, with
-/// static sizes: R <= 8 rows, unit batch dims, W columns) by a loop over
-/// the K/2 pairs of k that carries its R x W/16 accumulators as f32
-/// vectors: each step reads the W/16 rhs vectors of the pair from `pairs`
-/// ([K/2, 2W]), broadcasts each row's two lhs values as one 32-bit lane
-/// and accumulates their products with x86vector.avx512.dot (vdpbf16ps).
-bool emitPairTile(RewriterBase &rewriter, linalg::GenericOp rows, Value pairs) {
+/// The intrinsic of vpdpbusd on 512-bit vectors.
+constexpr llvm::StringLiteral kVpdpbusd = "llvm.x86.avx512.vpdpbusd.512";
+
+/// Memory effects for llvm.call_intrinsic, which declares none (so that
+/// bufferization's deallocation refuses it): none for vpdpbusd, which only
+/// computes; a read and a write of memory for any other intrinsic.
+struct CallIntrinsicEffects
+    : MemoryEffectOpInterface::ExternalModel<CallIntrinsicEffects,
+                                             LLVM::CallIntrinsicOp> {
+  void getEffects(
+      Operation *op,
+      SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+          &effects) const {
+    if (cast<LLVM::CallIntrinsicOp>(op).getIntrin() == kVpdpbusd)
+      return;
+    effects.emplace_back(MemoryEffects::Read::get());
+    effects.emplace_back(MemoryEffects::Write::get());
+  }
+};
+
+/// One dot-product step of `kind`: `accumulator` plus the products of the
+/// groups in `lhs` and `rhs` (64-byte vectors), lane by lane.
+Value dotStep(OpBuilder &b, Location loc, DotProduct kind, Value accumulator,
+              Value lhs, Value rhs) {
+  if (kind == DotProduct::BF16)
+    return x86vector::DotBF16Op::create(b, loc, accumulator.getType(),
+                                        accumulator, lhs, rhs);
+  return LLVM::CallIntrinsicOp::create(
+             b, loc, accumulator.getType(), b.getStringAttr(kVpdpbusd),
+             ValueRange{accumulator, lhs, rhs})
+      .getResult(0);
+}
+
+/// The 64-byte vectors of the `group` k values of rhs columns [16j,
+/// 16j + 16) at row `index` of `groups` ([K/group, group * W]).
+SmallVector<Value> readGroups(OpBuilder &b, Location loc, Value groups,
+                              Value index, int64_t group, int64_t vectors) {
+  Type element = getElementTypeOrSelf(groups);
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
+  SmallVector<Value> rhs;
+  for (int64_t j = 0; j < vectors; ++j)
+    rhs.push_back(vector::TransferReadOp::create(
+        b, loc, VectorType::get({16 * group}, element), groups,
+        ValueRange{index,
+                   arith::ConstantIndexOp::create(b, loc, 16 * group * j)},
+        zero, ArrayRef<bool>{true}));
+  return rhs;
+}
+
+/// vpdpbusd multiplies unsigned bytes by signed ones: the int8 lhs is read
+/// as x + 128 (its sign bit flipped), so each sum gains 128 times its rhs
+/// column's sum. Those `width` / 16 vectors of 128 * sum_k rhs[k, c], for
+/// the panel `groups` ([K/4, 4W]), computed once per panel.
+SmallVector<Value> columnOffsets(RewriterBase &rewriter, Location loc,
+                                 Value groups, int64_t width) {
+  auto type = cast<RankedTensorType>(groups.getType());
+  int64_t vectors = width / 16;
+  auto lanes = VectorType::get({16}, rewriter.getI32Type());
+  Value zero = arith::ConstantOp::create(
+      rewriter, loc, DenseElementsAttr::get(lanes, rewriter.getI32IntegerAttr(0)));
+  Value bias = arith::ConstantOp::create(
+      rewriter, loc,
+      DenseElementsAttr::get(VectorType::get({64}, rewriter.getI8Type()),
+                             rewriter.getIntegerAttr(rewriter.getI8Type(), -128)));
+  auto index = [&](int64_t value) {
+    return arith::ConstantIndexOp::create(rewriter, loc, value).getResult();
+  };
+  auto loop = scf::ForOp::create(
+      rewriter, loc, index(0), index(type.getDimSize(0)), index(1),
+      SmallVector<Value>(vectors, zero),
+      [&](OpBuilder &b, Location loc, Value step, ValueRange carried) {
+        SmallVector<Value> rhs = readGroups(b, loc, groups, step, 4, vectors);
+        SmallVector<Value> sums;
+        for (int64_t j = 0; j < vectors; ++j)
+          sums.push_back(
+              dotStep(b, loc, DotProduct::Int8, carried[j], bias, rhs[j]));
+        scf::YieldOp::create(b, loc, sums);
+      });
+  return SmallVector<Value>(loop.getResults());
+}
+
+/// Replaces the tile `rows` (a contraction that takes `kind`, see
+/// dotProductFor, with static sizes: R <= 8 rows, unit batch dims, W
+/// columns) by a loop over the K/G groups of k (G = 2 for bf16, 4 for
+/// int8) that carries its R x W/16 accumulators as 16-lane vectors: each
+/// step reads the W/16 rhs vectors of the group from `groups` ([K/G,
+/// G * W]), broadcasts each row's G lhs values as one 32-bit lane and
+/// accumulates their products with the dot-product instruction. For int8,
+/// `offsets` (see columnOffsets) are subtracted at the end.
+bool emitGroupTile(RewriterBase &rewriter, linalg::GenericOp rows,
+                   DotProduct kind, Value groups, ArrayRef<Value> offsets) {
   unsigned loops = rows.getNumLoops();
   SmallVector<int64_t> ranges = rows.getStaticLoopRanges();
+  int64_t group = groupOf(kind);
   if (llvm::any_of(ranges, ShapedType::isDynamic) ||
       llvm::any_of(ArrayRef(ranges).drop_back(3),
                    [](int64_t size) { return size != 1; }))
     return false;
   int64_t tileRows = ranges[loops - 3], k = ranges[loops - 2],
           width = ranges[loops - 1];
-  if (tileRows > 8 || k % 2 != 0 || width % 16 != 0)
+  if (tileRows > 8 || k % group != 0 || width % 16 != 0)
     return false;
   Location loc = rows.getLoc();
   OpBuilder::InsertionGuard guard(rewriter);
@@ -579,59 +691,69 @@ bool emitPairTile(RewriterBase &rewriter, linalg::GenericOp rows, Value pairs) {
     return arith::ConstantIndexOp::create(rewriter, loc, value).getResult();
   };
   Value lhs = rows.getDpsInputs()[0], init = rows.getDpsInits()[0];
-  Type f32 = rewriter.getF32Type(), bf16 = rewriter.getBF16Type(),
-       i32 = rewriter.getI32Type();
-  auto accumulatorType = VectorType::get({16}, f32);
+  Type operand = getElementTypeOrSelf(lhs),
+       accumulator = getElementTypeOrSelf(init), i32 = rewriter.getI32Type();
+  auto accumulatorType = VectorType::get({16}, accumulator);
+  Value accumulatorZero = arith::ConstantOp::create(
+      rewriter, loc, rewriter.getZeroAttr(accumulator));
   int64_t vectors = width / 16;
   SmallVector<Value> accumulators;
   for (int64_t r = 0; r < tileRows; ++r)
     for (int64_t j = 0; j < vectors; ++j)
       accumulators.push_back(vector::TransferReadOp::create(
           rewriter, loc, accumulatorType, init,
-          at(maps[2], index(r), zero, index(16 * j)),
-          arith::ConstantOp::create(rewriter, loc, rewriter.getF32FloatAttr(0)),
+          at(maps[2], index(r), zero, index(16 * j)), accumulatorZero,
           ArrayRef<bool>{true}));
   auto loop = scf::ForOp::create(
-      rewriter, loc, zero, index(k / 2), index(1), accumulators,
-      [&](OpBuilder &b, Location loc, Value pair, ValueRange carried) {
-        auto constant = [&](int64_t value) {
-          return arith::ConstantIndexOp::create(b, loc, value).getResult();
-        };
-        Value kIndex = arith::MulIOp::create(b, loc, pair, constant(2));
-        Value bf16Zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(bf16));
-        SmallVector<Value> rhs;
-        for (int64_t j = 0; j < vectors; ++j)
-          rhs.push_back(vector::TransferReadOp::create(
-              b, loc, VectorType::get({32}, bf16), pairs,
-              ValueRange{pair, constant(32 * j)}, bf16Zero,
-              ArrayRef<bool>{true}));
+      rewriter, loc, zero, index(k / group), index(1), accumulators,
+      [&](OpBuilder &b, Location loc, Value step, ValueRange carried) {
+        Value kIndex = arith::MulIOp::create(
+            b, loc, step, arith::ConstantIndexOp::create(b, loc, group));
+        Value operandZero =
+            arith::ConstantOp::create(b, loc, b.getZeroAttr(operand));
+        SmallVector<Value> rhs =
+            readGroups(b, loc, groups, step, group, vectors);
+        // int8: each lhs byte's sign bit flipped (x + 128, unsigned).
+        Value signBits;
+        if (kind == DotProduct::Int8)
+          signBits = arith::ConstantOp::create(
+              b, loc,
+              DenseElementsAttr::get(
+                  VectorType::get({16}, i32),
+                  b.getI32IntegerAttr(static_cast<int32_t>(0x80808080u))));
         SmallVector<Value> sums;
         for (int64_t r = 0; r < tileRows; ++r) {
-          Value two = vector::TransferReadOp::create(
-              b, loc, VectorType::get({2}, bf16), lhs,
-              at(maps[0], constant(r), kIndex, zero), bf16Zero,
-              ArrayRef<bool>{true});
-          Value lane =
-              vector::BitCastOp::create(b, loc, VectorType::get({1}, i32), two);
+          Value values = vector::TransferReadOp::create(
+              b, loc, VectorType::get({group}, operand), lhs,
+              at(maps[0], arith::ConstantIndexOp::create(b, loc, r), kIndex,
+                 zero),
+              operandZero, ArrayRef<bool>{true});
+          Value lane = vector::BitCastOp::create(
+              b, loc, VectorType::get({1}, i32), values);
           Value lanes = vector::BroadcastOp::create(
               b, loc, VectorType::get({16}, i32), lane);
+          if (signBits)
+            lanes = arith::XOrIOp::create(b, loc, lanes, signBits);
           Value broadcast = vector::BitCastOp::create(
-              b, loc, VectorType::get({32}, bf16), lanes);
+              b, loc, VectorType::get({16 * group}, operand), lanes);
           for (int64_t j = 0; j < vectors; ++j)
-            sums.push_back(x86vector::DotBF16Op::create(
-                b, loc, accumulatorType, carried[r * vectors + j], broadcast,
-                rhs[j]));
+            sums.push_back(dotStep(b, loc, kind, carried[r * vectors + j],
+                                   broadcast, rhs[j]));
         }
         scf::YieldOp::create(b, loc, sums);
       });
   Value result = init;
   for (int64_t r = 0; r < tileRows; ++r)
-    for (int64_t j = 0; j < vectors; ++j)
-      result =
-          vector::TransferWriteOp::create(
-              rewriter, loc, loop.getResult(r * vectors + j), result,
-              at(maps[2], index(r), zero, index(16 * j)), ArrayRef<bool>{true})
-              .getResult();
+    for (int64_t j = 0; j < vectors; ++j) {
+      Value sum = loop.getResult(r * vectors + j);
+      if (kind == DotProduct::Int8)
+        sum = arith::SubIOp::create(rewriter, loc, sum, offsets[j]);
+      result = vector::TransferWriteOp::create(
+                   rewriter, loc, sum, result,
+                   at(maps[2], index(r), zero, index(16 * j)),
+                   ArrayRef<bool>{true})
+                   .getResult();
+    }
   rewriter.replaceOp(rows, result);
   return true;
 }
@@ -639,6 +761,13 @@ bool emitPairTile(RewriterBase &rewriter, linalg::GenericOp rows, Value pairs) {
 struct TileContractionsPass
     : tessera::cpu::impl::TileContractionsPassBase<TileContractionsPass> {
   using TileContractionsPassBase::TileContractionsPassBase;
+
+  void getDependentDialects(DialectRegistry &registry) const override {
+    TileContractionsPassBase::getDependentDialects(registry);
+    registry.addExtension(+[](MLIRContext *ctx, LLVM::LLVMDialect *) {
+      LLVM::CallIntrinsicOp::attachInterface<CallIntrinsicEffects>(*ctx);
+    });
+  }
 
   void runOnOperation() override {
     if (vectorBits != 512 && vectorBits != 256) {
@@ -752,20 +881,23 @@ private:
       // K x `width` buffer that all its row tiles reuse (constant weights
       // are packed here, once).
       Operation *epilogueConsumer = findEpilogue(op);
-      // bf16 products on vdpbf16ps read the rhs in pairs of rows and the
-      // lhs in place.
-      bool pairs = bf16DotProduct && takesPairs(op, width);
-      Value prepacked = packConstantRhs(rewriter, op, width, pairs,
+      // Products on a dot-product instruction (bf16 on vdpbf16ps, int8
+      // on vpdpbusd) read the rhs in groups of rows and the lhs in place.
+      DotProduct dot =
+          dotProductFor(op, width, bf16DotProduct, int8DotProduct);
+      bool grouped = dot != DotProduct::None;
+      int64_t group = grouped ? groupOf(dot) : 1;
+      Value prepacked = packConstantRhs(rewriter, op, width, group,
                                         packedConstants, packedArguments);
       // The lhs in 8-row tiles: a constant's at compile time (with the
       // rhs panels' cache), any other once, before the loops (and once for
       // the contractions that read the same lhs in one block).
       Value lhs = op.getDpsInputs()[0];
-      Value packedLhs = pairs
+      Value packedLhs = grouped
                             ? Value()
                             : packConstantLhs(rewriter, op, registers.rows,
                                               packedConstants, packedArguments);
-      if (!packedLhs && !pairs) {
+      if (!packedLhs && !grouped) {
         packedLhs = packedLhsOf.lookup(lhs);
         if (!packedLhs || packedLhs.getParentBlock() != op->getBlock()) {
           packedLhs = packLhs(rewriter, registers, op);
@@ -785,10 +917,11 @@ private:
       rewriter.setInsertionPoint(panel);
       Value packed;
       auto slice = rhs.get().getDefiningOp<tensor::ExtractSliceOp>();
-      if (pairs) {
-        // The panel in pairs of rows, [K/2, 2W], read by the tiles below
-        // only: the linalg ops (the partial tile of dynamic rows) go on
-        // reading the rhs as it is.
+      SmallVector<Value> offsets;
+      if (grouped) {
+        // The panel in groups of rows, [K/G, G * W], read by the tiles
+        // below only: the linalg ops (the partial tile of dynamic rows) go
+        // on reading the rhs as it is.
         Location loc = panel->getLoc();
         if (prepacked && slice) {
           Value column = getValueOrCreateConstantIndexOp(
@@ -800,15 +933,17 @@ private:
                        one = rewriter.getIndexAttr(1);
           packed = tensor::ExtractSliceOp::create(
               rewriter, loc,
-              RankedTensorType::get({depth / 2, 2 * width},
+              RankedTensorType::get({depth / group, group * width},
                                     rhsType.getElementType()),
               prepacked, ArrayRef<OpFoldResult>{index, zero, zero},
-              ArrayRef<OpFoldResult>{one, rewriter.getIndexAttr(depth / 2),
-                                     rewriter.getIndexAttr(2 * width)},
+              ArrayRef<OpFoldResult>{one, rewriter.getIndexAttr(depth / group),
+                                     rewriter.getIndexAttr(group * width)},
               ArrayRef<OpFoldResult>{one, one, one});
         } else {
-          packed = pairRows(rewriter, loc, rhs.get());
+          packed = groupRows(rewriter, loc, rhs.get(), group);
         }
+        if (dot == DotProduct::Int8)
+          offsets = columnOffsets(rewriter, loc, packed, width);
       } else if (prepacked && slice) {
         // The panel of the constant packed at compile time: panel j / 32.
         Location loc = panel->getLoc();
@@ -836,7 +971,7 @@ private:
             linalg::CopyOp::create(rewriter, panel->getLoc(), rhs.get(), buffer)
                 .getResult(0);
       }
-      if (!pairs)
+      if (!grouped)
         rewriter.modifyOpInPlace(panel, [&] { rhs.set(packed); });
       // Rows by 8, then k one step at a time, innermost.
       int64_t rowTile = dynamicRows ? registers.rows : std::min(registers.rows, m);
@@ -855,8 +990,9 @@ private:
       // (the loop vectorizer vectorizes it there).
       if (rows && epilogueConsumer)
         fuseEpilogue(rewriter, epilogueConsumer, rows);
-      if (rows && pairs &&
-          emitPairTile(rewriter, cast<linalg::GenericOp>(rows), packed))
+      if (rows && grouped &&
+          emitGroupTile(rewriter, cast<linalg::GenericOp>(rows), dot, packed,
+                        offsets))
         continue;
       Operation *body = rows ? tile(rows, sizes(0, 1, 0, 0), false) : nullptr;
       if (!body)

@@ -15,6 +15,11 @@ Cases (each a folder with model.onnx and test_data_set_0..):
   odd      MatMul with an odd K (63): no whole pairs
   inputs   MatMul of two inputs (the rhs packed in pairs at run time),
            batched: [2, 16, 32] x [2, 32, 48]
+  chain    for the int8 policy, which keeps output heads fp32: MatMul by
+           constant weights [B, S, 96] x [96, 100], Relu, then the head
+           [100, 16]
+  chain_inputs  the same with a first MatMul of two inputs,
+           [2, 16, 32] x [2, 32, 48], then Relu and a head [48, 16]
 """
 import os
 import sys
@@ -102,6 +107,43 @@ def main(out):
     a, b = normal(2, 16, 32), normal(2, 32, 48)
     save(os.path.join(out, "inputs"), graph,
          [([a, b], [a.astype(np.float64) @ b.astype(np.float64)])])
+
+    # Chains whose first matmul the int8 policy narrows.
+    w1, head = normal(96, 100), normal(100, 16)
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "w1"], ["h"], name="fc1"),
+         helper.make_node("Relu", ["h"], ["r"], name="relu"),
+         helper.make_node("MatMul", ["r", "head"], ["y"], name="head")],
+        "chain",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT,
+                                       ["batch", "seq", 96])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT,
+                                       ["batch", "seq", 16])],
+        [numpy_helper.from_array(w1, "w1"),
+         numpy_helper.from_array(head, "head")])
+    sets = []
+    for batch, seq in ((1, 1), (1, 17), (1, 127), (3, 43)):
+        x = normal(batch, seq, 96)
+        hidden = np.maximum(x.astype(np.float64) @ w1, 0)
+        sets.append(([x], [hidden @ head]))
+    save(os.path.join(out, "chain"), graph, sets)
+
+    head = normal(48, 16)
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["a", "b"], ["h"], name="bmm"),
+         helper.make_node("Relu", ["h"], ["r"], name="relu"),
+         helper.make_node("MatMul", ["r", "head"], ["y"], name="head")],
+        "chain_inputs",
+        [helper.make_tensor_value_info("a", TensorProto.FLOAT, [2, 16, 32]),
+         helper.make_tensor_value_info("b", TensorProto.FLOAT, [2, 32, 48])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 16, 16])],
+        [numpy_helper.from_array(head, "head")])
+    sets = []
+    for _ in range(3):
+        a, b = normal(2, 16, 32), normal(2, 32, 48)
+        hidden = np.maximum(a.astype(np.float64) @ b, 0)
+        sets.append(([a, b], [hidden @ head]))
+    save(os.path.join(out, "chain_inputs"), graph, sets)
 
 
 if __name__ == "__main__":

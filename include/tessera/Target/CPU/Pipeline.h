@@ -26,6 +26,9 @@ struct CPUOptions {
   /// where it runs at twice the fp32 FMA rate (tessera-cpu-tile-contractions'
   /// bf16-dot-product).
   bool bf16DotProduct = false;
+  /// i8 x i8 -> i32 products on vpdpbusd (AVX-512 VNNI;
+  /// tessera-cpu-tile-contractions' int8-dot-product).
+  bool int8DotProduct = false;
 };
 
 /// The OpenMP runtime compiled models call (Debian's libomp-22-dev).

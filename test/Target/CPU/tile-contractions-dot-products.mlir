@@ -1,6 +1,7 @@
-// RUN: tessera-opt %s --split-input-file --tessera-cpu-tile-contractions=bf16-dot-product | FileCheck %s
+// RUN: tessera-opt %s --split-input-file --tessera-cpu-tile-contractions="bf16-dot-product int8-dot-product" | FileCheck %s
 // RUN: tessera-opt %s --split-input-file --tessera-cpu-tile-contractions | FileCheck %s --check-prefix=OFF
 // OFF-NOT: x86vector.avx512.dot
+// OFF-NOT: vpdpbusd
 
 // bf16 operands into an f32 accumulator: the rhs panel (48 columns) is
 // transposed into pairs of rows at run time, [32, 96]; each 8-row tile is
@@ -146,4 +147,73 @@ func.func @not_bf16_products(%x: tensor<16x64xf32>, %w: tensor<64x96xf32>, %acc:
     linalg.yield %s : f32
   } -> tensor<16x96xf32>
   return %0, %1, %2 : tensor<16x96xf32>, tensor<16x8xf32>, tensor<16x96xf32>
+}
+
+// -----
+
+// i8 operands into an i32 accumulator on vpdpbusd: the rhs panel in
+// groups of four rows, [16, 192]; 128 times each column's sum (the sum of
+// vpdpbusd of 0x80 bytes by the panel, once per panel) is subtracted from
+// the tile's sums, whose lhs bytes are read with their sign bit flipped.
+// CHECK-LABEL: func @int8_groups
+// CHECK: linalg.transpose ins(%{{.*}} : tensor<16x4x48xi8>) outs(%{{.*}} : tensor<16x48x4xi8>) permutation = [0, 2, 1]
+// CHECK: tensor.collapse_shape %{{.*}} : tensor<16x48x4xi8> into tensor<16x192xi8>
+// CHECK: %[[OFFSETS:.*]]:3 = scf.for
+// CHECK: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
+// CHECK: scf.for
+// CHECK: vector.transfer_read %{{.*}} : tensor<8x64xi8>, vector<4xi8>
+// CHECK-NEXT: vector.bitcast %{{.*}} : vector<4xi8> to vector<1xi32>
+// CHECK-NEXT: arith.xori
+// CHECK-NEXT: vector.broadcast
+// CHECK-NEXT: vector.bitcast %{{.*}} : vector<16xi32> to vector<64xi8>
+// CHECK-NEXT: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
+// CHECK: arith.subi %{{.*}}, %[[OFFSETS]]#0 : vector<16xi32>
+// CHECK-NOT: arith.extsi
+// CHECK: return
+#ia = affine_map<(d0, d1, d2) -> (d0, d1)>
+#ib = affine_map<(d0, d1, d2) -> (d1, d2)>
+#ic = affine_map<(d0, d1, d2) -> (d0, d2)>
+func.func @int8_groups(%x: tensor<16x64xi8>, %w: tensor<64x96xi8>, %acc: tensor<16x96xi32>) -> tensor<16x96xi32> {
+  %0 = linalg.generic {indexing_maps = [#ia, #ib, #ic], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x, %w : tensor<16x64xi8>, tensor<64x96xi8>) outs(%acc : tensor<16x96xi32>) {
+  ^bb0(%a: i8, %b: i8, %c: i32):
+    %ae = arith.extsi %a : i8 to i32
+    %be = arith.extsi %b : i8 to i32
+    %p = arith.muli %ae, %be : i32
+    %s = arith.addi %c, %p : i32
+    linalg.yield %s : i32
+  } -> tensor<16x96xi32>
+  return %0 : tensor<16x96xi32>
+}
+
+// -----
+
+// Must not fire: a k that 4 does not divide (66); an lhs zero-extended
+// (unsigned bytes).
+// CHECK-LABEL: func @int8_not_groups
+// CHECK-NOT: vpdpbusd
+// CHECK: arith.extsi
+// CHECK-NOT: vpdpbusd
+// CHECK: return
+#ja = affine_map<(d0, d1, d2) -> (d0, d1)>
+#jb = affine_map<(d0, d1, d2) -> (d1, d2)>
+#jc = affine_map<(d0, d1, d2) -> (d0, d2)>
+func.func @int8_not_groups(%x: tensor<16x66xi8>, %w: tensor<66x96xi8>, %acc: tensor<16x96xi32>,
+                           %xu: tensor<16x64xi8>, %wu: tensor<64x96xi8>) -> (tensor<16x96xi32>, tensor<16x96xi32>) {
+  %0 = linalg.generic {indexing_maps = [#ja, #jb, #jc], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x, %w : tensor<16x66xi8>, tensor<66x96xi8>) outs(%acc : tensor<16x96xi32>) {
+  ^bb0(%a: i8, %b: i8, %c: i32):
+    %ae = arith.extsi %a : i8 to i32
+    %be = arith.extsi %b : i8 to i32
+    %p = arith.muli %ae, %be : i32
+    %s = arith.addi %c, %p : i32
+    linalg.yield %s : i32
+  } -> tensor<16x96xi32>
+  %1 = linalg.generic {indexing_maps = [#ja, #jb, #jc], iterator_types = ["parallel", "reduction", "parallel"]} ins(%xu, %wu : tensor<16x64xi8>, tensor<64x96xi8>) outs(%acc : tensor<16x96xi32>) {
+  ^bb0(%a: i8, %b: i8, %c: i32):
+    %ae = arith.extui %a : i8 to i32
+    %be = arith.extsi %b : i8 to i32
+    %p = arith.muli %ae, %be : i32
+    %s = arith.addi %c, %p : i32
+    linalg.yield %s : i32
+  } -> tensor<16x96xi32>
+  return %0, %1 : tensor<16x96xi32>, tensor<16x96xi32>
 }
