@@ -29,8 +29,25 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/TargetParser/Host.h"
 
 using namespace mlir;
+
+tessera::cpu::DotProducts tessera::cpu::dotProductsFor(llvm::StringRef cpu,
+                                                       bool hasAvx512BF16,
+                                                       bool hasAvx512VNNI) {
+  DotProducts dots;
+  dots.bf16 = hasAvx512BF16 && cpu.starts_with("znver");
+  dots.int8 = hasAvx512VNNI;
+  return dots;
+}
+
+tessera::cpu::DotProducts tessera::cpu::hostDotProducts() {
+  llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
+  return dotProductsFor(llvm::sys::getHostCPUName(),
+                        features.lookup("avx512bf16"),
+                        features.lookup("avx512vnni"));
+}
 
 void tessera::cpu::buildLinalgPipeline(OpPassManager &pm, bool fuse,
                                        const CPUOptions &options) {

@@ -140,19 +140,16 @@ public:
     // Register tiles for the CPU the code is for (--mcpu, else this one):
     // AVX-512's 32 wide registers, else AVX2's 16. A CPU name LLVM does
     // not know is reported when the artifact is written.
-    // bf16 products on vdpbf16ps where it runs at twice the fp32 FMA rate:
-    // AMD's Zen 4 and newer (measured: 230 against 116 GFLOP/s per core).
-    // On Intel's cores it runs at half that rate (docs/notes/
-    // cpu-bf16-kernels.md), so the fp32 FMAs on widened operands stay.
+    // Narrow products on the dot-product instructions that pay on that
+    // CPU (cpu::dotProductsFor).
     if (auto machine = cpu::createTargetMachine(codegen)) {
       const llvm::MCSubtargetInfo *subtarget = (*machine)->getMCSubtargetInfo();
       options.vectorBits = subtarget->checkFeatures("+avx512f") ? 512 : 256;
-      options.bf16DotProduct =
-          subtarget->checkFeatures("+avx512bf16") &&
-          StringRef((*machine)->getTargetCPU()).starts_with("znver");
-      // vpdpbusd: 64 byte products per instruction, four times an fp32
-      // FMA's 16, on every CPU that has it.
-      options.int8DotProduct = subtarget->checkFeatures("+avx512vnni");
+      cpu::DotProducts dots = cpu::dotProductsFor(
+          (*machine)->getTargetCPU(), subtarget->checkFeatures("+avx512bf16"),
+          subtarget->checkFeatures("+avx512vnni"));
+      options.bf16DotProduct = dots.bf16;
+      options.int8DotProduct = dots.int8;
     } else {
       llvm::consumeError(machine.takeError());
     }

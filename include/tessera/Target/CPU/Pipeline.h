@@ -31,6 +31,20 @@ struct CPUOptions {
   bool int8DotProduct = false;
 };
 
+/// The dot-product instructions the CPU target computes narrow products
+/// with on a CPU: vdpbf16ps for bf16 where it runs at twice the fp32 FMA
+/// rate (AVX-512 BF16 on AMD's Zen 4 and newer, `znver*`; on Intel's cores
+/// it runs at half that rate, docs/notes/cpu-bf16-kernels.md), vpdpbusd
+/// for int8 wherever AVX-512 VNNI is.
+struct DotProducts {
+  bool bf16 = false;
+  bool int8 = false;
+};
+DotProducts dotProductsFor(llvm::StringRef cpu, bool hasAvx512BF16,
+                           bool hasAvx512VNNI);
+/// The same for the CPU this process runs on.
+DotProducts hostDotProducts();
+
 /// The OpenMP runtime compiled models call (Debian's libomp-22-dev).
 constexpr const char *kOpenMPLibraryDir = "/usr/lib/llvm-22/lib";
 
