@@ -17,10 +17,14 @@
 // run time. Causal attention stops at the last whole key block a query
 // block can see, and takes the last smaller block only when it sees some
 // of it. The block ops are ordinary linalg ops, which
-// the backend's tiling and vectorization passes compile.
+// the backend's tiling and vectorization passes compile. Attention that a
+// bf16 or fp16 policy left f32 with `tessera.narrow_products` takes that
+// type for both products' operands (q, k and v rounded once, p per
+// block), accumulating in f32.
 //
 //===----------------------------------------------------------------------===//
 #include "Utils.h"
+#include "tessera/Transforms/Precision.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -129,6 +133,16 @@ struct FlashAttentionLowering : OpRewritePattern<ts::AttentionOp> {
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
     Type f32 = rewriter.getF32Type();
+    // Under a bf16 or fp16 policy (tessera.narrow_products), both block
+    // products take narrow operands and accumulate in f32: the scaled
+    // query block, k^T and v are rounded once, each block's
+    // probabilities before their product with v.
+    Type operand = f32;
+    if (auto products =
+            op->getAttrOfType<TypeAttr>(::tessera::kNarrowProductsAttr);
+        products && isa<BFloat16Type, Float16Type>(products.getValue()))
+      operand = products.getValue();
+    bool narrow = operand != f32;
     Value zero = scalarConstant(rewriter, loc, f32, 0.0);
     Value negInf = arith::ConstantOp::create(
         rewriter, loc,
@@ -199,6 +213,29 @@ struct FlashAttentionLowering : OpRewritePattern<ts::AttentionOp> {
     Value kT = linalg::TransposeOp::create(rewriter, loc, key, kTInit,
                                            permutation)
                    ->getResult(0);
+    // A whole tensor rounded to the products' type.
+    auto rounded = [&](Value tensor) -> Value {
+      if (!narrow)
+        return tensor;
+      auto type = cast<RankedTensorType>(tensor.getType());
+      Value init = tensor::EmptyOp::create(
+          rewriter, loc, tensor::getMixedSizes(rewriter, loc, tensor), operand);
+      AffineMap id = AffineMap::getMultiDimIdentityMap(type.getRank(), ctx);
+      return linalg::GenericOp::create(
+                 rewriter, loc, init.getType(), ValueRange{tensor},
+                 ValueRange{init}, ArrayRef<AffineMap>{id, id},
+                 SmallVector<IteratorType>(type.getRank(),
+                                           IteratorType::parallel),
+                 [&](OpBuilder &b, Location l, ValueRange a) {
+                   linalg::YieldOp::create(
+                       b, l,
+                       arith::TruncFOp::create(b, l, operand, a[0])
+                           .getResult());
+                 })
+          .getResult(0);
+    };
+    kT = rounded(kT);
+    Value valueOperand = rounded(value);
 
     SmallVector<OpFoldResult> queryDims = mixedDims(query);
     SmallVector<OpFoldResult> outShape = queryDims;
@@ -235,8 +272,20 @@ struct FlashAttentionLowering : OpRewritePattern<ts::AttentionOp> {
                      int64_t cols) {
       Placement at = placement(b, ivs, row, col, rows, cols);
       return tensor::ExtractSliceOp::create(
-          b, loc, RankedTensorType::get({rows, cols}, f32), source, at.offsets,
-          at.sizes, at.strides);
+          b, loc,
+          RankedTensorType::get({rows, cols}, getElementTypeOrSelf(source)),
+          source, at.offsets, at.sizes, at.strides);
+    };
+    // a + b * c, the operands extended to f32 where they are narrow.
+    auto multiplyAdd = [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+      auto wide = [&](Value x) -> Value {
+        Type f32 = nb.getF32Type();
+        return x.getType() == f32
+                   ? x
+                   : arith::ExtFOp::create(nb, nl, f32, x).getResult();
+      };
+      Value product = arith::MulFOp::create(nb, nl, wide(a[0]), wide(a[1]));
+      return arith::AddFOp::create(nb, nl, a[2], product);
     };
 
     AffineExpr i0 = getAffineDimExpr(0, ctx), i1 = getAffineDimExpr(1, ctx),
@@ -269,15 +318,12 @@ struct FlashAttentionLowering : OpRewritePattern<ts::AttentionOp> {
                           ValueRange state) -> SmallVector<Value> {
       Value m = state[0], sum = state[1], acc = state[2];
       Value kTBlock = block(b, ivs, kT, zeroIndex, kj, d, cols);
-      Value vBlock = block(b, ivs, value, kj, zeroIndex, cols, dv);
+      Value vBlock = block(b, ivs, valueOperand, kj, zeroIndex, cols, dv);
       // s = q_blk @ k_blk^T, loops (rows, d, keys).
-      Value s = blockGeneric(
-          b, l, filled(b, l, {rows, cols}, f32, zero), {qBlock, kTBlock},
-          {map3({i0, i1}), map3({i1, i2}), map3({i0, i2})}, contraction,
-          [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-            Value product = arith::MulFOp::create(nb, nl, a[0], a[1]);
-            return arith::AddFOp::create(nb, nl, a[2], product);
-          });
+      Value s = blockGeneric(b, l, filled(b, l, {rows, cols}, f32, zero),
+                             {qBlock, kTBlock},
+                             {map3({i0, i1}), map3({i1, i2}), map3({i0, i2})},
+                             contraction, multiplyAdd);
       // The mask and causal and padded positions (the scale is in the
       // query block already).
       bool causal = op.getCausal();
@@ -405,13 +451,22 @@ struct FlashAttentionLowering : OpRewritePattern<ts::AttentionOp> {
           par2, [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
             return arith::MulFOp::create(nb, nl, a[0], a[1]);
           });
-      Value accNew = blockGeneric(
-          b, l, scaledAcc, {p, vBlock},
-          {map3({i0, i1}), map3({i1, i2}), map3({i0, i2})}, contraction,
-          [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-            Value product = arith::MulFOp::create(nb, nl, a[0], a[1]);
-            return arith::AddFOp::create(nb, nl, a[2], product);
-          });
+      // (The probabilities rounded for the product; their sum above is
+      // of the f32 ones.)
+      Value pOperand = p;
+      if (narrow)
+        pOperand = blockGeneric(
+            b, l,
+            tensor::EmptyOp::create(b, l, ArrayRef<int64_t>{rows, cols},
+                                    operand),
+            {p}, {map2({i0, i1}), map2({i0, i1})}, par2,
+            [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+              return arith::TruncFOp::create(nb, nl, operand, a[0]);
+            });
+      Value accNew =
+          blockGeneric(b, l, scaledAcc, {pOperand, vBlock},
+                       {map3({i0, i1}), map3({i1, i2}), map3({i0, i2})},
+                       contraction, multiplyAdd);
       return {mNew, sumNew, accNew};
     };
 
@@ -420,14 +475,20 @@ struct FlashAttentionLowering : OpRewritePattern<ts::AttentionOp> {
     auto attendQueries = [&](OpBuilder &b, Location l, ValueRange ivs, Value qi,
                              int64_t rows) -> Value {
       // The query block times the scale, once for all key blocks.
+      // (Rounded to the products' type, when narrow.)
       Value qBlock = block(b, ivs, query, qi, zeroIndex, rows, d);
-      if (scale != 1.0)
+      if (scale != 1.0 || narrow)
         qBlock = blockGeneric(
             b, l,
-            tensor::EmptyOp::create(b, l, ArrayRef<int64_t>{rows, d}, f32),
+            tensor::EmptyOp::create(b, l, ArrayRef<int64_t>{rows, d}, operand),
             {qBlock}, {map2({i0, i1}), map2({i0, i1})}, par2,
             [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-              return arith::MulFOp::create(nb, nl, a[0], scaleValue);
+              Value x = a[0];
+              if (scale != 1.0)
+                x = arith::MulFOp::create(nb, nl, x, scaleValue);
+              if (narrow)
+                x = arith::TruncFOp::create(nb, nl, operand, x);
+              return x;
             });
       SmallVector<Value> state = {filled(b, l, {rows}, f32, negInf),
                                   filled(b, l, {rows}, f32, zero),

@@ -26,6 +26,7 @@
 // CHECK: scf.forall.in_parallel
 // CHECK-NEXT: tensor.parallel_insert_slice %{{.*}} into %{{.*}}[%[[B]], %[[H]], %[[QI]], 0] [1, 1, 64, 64]
 // CHECK-NOT: tensor<1x2x256x256xf32>
+// CHECK-NOT: bf16
 func.func @flash(%q: tensor<1x2x256x64xf32>, %k: tensor<1x2x256x64xf32>, %v: tensor<1x2x256x64xf32>) -> tensor<1x2x256x64xf32> {
   %0 = tessera.attention %q, %k, %v {scale = 0.125 : f32} : tensor<1x2x256x64xf32>, tensor<1x2x256x64xf32>, tensor<1x2x256x64xf32> -> tensor<1x2x256x64xf32>
   return %0 : tensor<1x2x256x64xf32>
@@ -199,4 +200,35 @@ func.func @not_flash(%q2: tensor<4x128x64xf32>, %k2: tensor<1x128x64xf32>, %q3: 
   %1 = tessera.attention %q2, %k2, %k2 : tensor<4x128x64xf32>, tensor<1x128x64xf32>, tensor<1x128x64xf32> -> tensor<4x128x64xf32>
   %2 = tessera.attention %q3, %q3, %q3 {scale = 0.125 : f32} : tensor<8x?xf32>, tensor<8x?xf32>, tensor<8x?xf32> -> tensor<8x?xf32>
   return %1, %2 : tensor<4x128x64xf32>, tensor<8x?xf32>
+}
+
+// -----
+
+// Attention a bf16 policy left f32 with narrow products: k^T and v are
+// rounded to bf16 once, each query block after its scale, each block's
+// probabilities before their product with v (their sum stays f32); both
+// products extend bf16 operands into f32 accumulators. The unmarked
+// attention above keeps f32 operands throughout.
+// CHECK-LABEL: func @flash_narrow_products
+// CHECK: linalg.transpose ins(%arg1 : tensor<2x256x64xf32>)
+// CHECK: %[[KT:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<2x64x256xbf16>)
+// CHECK: arith.truncf %{{.*}} : f32 to bf16
+// CHECK: %[[V:.*]] = linalg.generic {{.*}} ins(%arg2 : tensor<2x256x64xf32>) outs(%{{.*}} : tensor<2x256x64xbf16>)
+// CHECK: scf.forall
+// CHECK: %[[QS:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<64x64xbf16>)
+// CHECK: arith.mulf
+// CHECK-NEXT: arith.truncf
+// CHECK: tensor.extract_slice %[[KT]]{{.*}} to tensor<64x128xbf16>
+// CHECK: tensor.extract_slice %[[V]]{{.*}} to tensor<128x64xbf16>
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction", "parallel"]} ins(%[[QS]], %{{.*}} : tensor<64x64xbf16>, tensor<64x128xbf16>) outs(%{{.*}} : tensor<64x128xf32>)
+// CHECK-NEXT: ^bb0(%{{.*}}: bf16, %{{.*}}: bf16, %{{.*}}: f32):
+// CHECK-NEXT: arith.extf
+// CHECK-NEXT: arith.extf
+// CHECK: math.exp
+// CHECK: %[[P:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<64x128xbf16>)
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction", "parallel"]} ins(%[[P]], %{{.*}} : tensor<64x128xbf16>, tensor<128x64xbf16>) outs(%{{.*}} : tensor<64x64xf32>)
+// CHECK: return
+func.func @flash_narrow_products(%q: tensor<2x256x64xf32>, %k: tensor<2x256x64xf32>, %v: tensor<2x256x64xf32>) -> tensor<2x256x64xf32> {
+  %0 = tessera.attention %q, %k, %v {scale = 0.125 : f32, tessera.narrow_products = bf16} : tensor<2x256x64xf32>, tensor<2x256x64xf32>, tensor<2x256x64xf32> -> tensor<2x256x64xf32>
+  return %0 : tensor<2x256x64xf32>
 }
