@@ -918,49 +918,30 @@ private:
       Value packed;
       auto slice = rhs.get().getDefiningOp<tensor::ExtractSliceOp>();
       SmallVector<Value> offsets;
-      if (grouped) {
-        // The panel in groups of rows, [K/G, G * W], read by the tiles
-        // below only: the linalg ops (the partial tile of dynamic rows) go
-        // on reading the rhs as it is.
-        Location loc = panel->getLoc();
-        if (prepacked && slice) {
-          Value column = getValueOrCreateConstantIndexOp(
-              rewriter, loc, slice.getMixedOffsets().back());
-          Value index = arith::DivUIOp::create(
-              rewriter, loc, column,
-              arith::ConstantIndexOp::create(rewriter, loc, width));
-          OpFoldResult zero = rewriter.getIndexAttr(0),
-                       one = rewriter.getIndexAttr(1);
-          packed = tensor::ExtractSliceOp::create(
-              rewriter, loc,
-              RankedTensorType::get({depth / group, group * width},
-                                    rhsType.getElementType()),
-              prepacked, ArrayRef<OpFoldResult>{index, zero, zero},
-              ArrayRef<OpFoldResult>{one, rewriter.getIndexAttr(depth / group),
-                                     rewriter.getIndexAttr(group * width)},
-              ArrayRef<OpFoldResult>{one, one, one});
-        } else {
-          packed = groupRows(rewriter, loc, rhs.get(), group);
-        }
-        if (dot == DotProduct::Int8)
-          offsets = columnOffsets(rewriter, loc, packed, width);
-      } else if (prepacked && slice) {
-        // The panel of the constant packed at compile time: panel j / 32.
-        Location loc = panel->getLoc();
+      Location loc = panel->getLoc();
+      if (prepacked && slice) {
+        // The panel of the constant packed at compile time: panel j / W,
+        // [K, W] (or [K/G, G * W] with its rows in groups of G).
         Value column = getValueOrCreateConstantIndexOp(
-            rewriter, loc, slice.getMixedOffsets()[1]);
+            rewriter, loc, slice.getMixedOffsets().back());
         Value index = arith::DivUIOp::create(
             rewriter, loc, column,
             arith::ConstantIndexOp::create(rewriter, loc, width));
         OpFoldResult zero = rewriter.getIndexAttr(0),
                      one = rewriter.getIndexAttr(1);
         packed = tensor::ExtractSliceOp::create(
-            rewriter, loc, rhsType, prepacked,
-            ArrayRef<OpFoldResult>{index, zero, zero},
-            ArrayRef<OpFoldResult>{one,
-                                   rewriter.getIndexAttr(rhsType.getDimSize(0)),
-                                   rewriter.getIndexAttr(width)},
+            rewriter, loc,
+            RankedTensorType::get({depth / group, group * width},
+                                  rhsType.getElementType()),
+            prepacked, ArrayRef<OpFoldResult>{index, zero, zero},
+            ArrayRef<OpFoldResult>{one, rewriter.getIndexAttr(depth / group),
+                                   rewriter.getIndexAttr(group * width)},
             ArrayRef<OpFoldResult>{one, one, one});
+      } else if (grouped) {
+        // The panel in groups of rows, read by the tiles below only: the
+        // linalg ops (the partial tile of dynamic rows) go on reading the
+        // rhs as it is.
+        packed = groupRows(rewriter, loc, rhs.get(), group);
       } else {
         // A copy into a new buffer, as a linalg.copy that the loop
         // vectorizer turns into row-wide vector moves.
@@ -971,6 +952,8 @@ private:
             linalg::CopyOp::create(rewriter, panel->getLoc(), rhs.get(), buffer)
                 .getResult(0);
       }
+      if (dot == DotProduct::Int8)
+        offsets = columnOffsets(rewriter, loc, packed, width);
       if (!grouped)
         rewriter.modifyOpInPlace(panel, [&] { rhs.set(packed); });
       // Rows by 8, then k one step at a time, innermost.
