@@ -134,7 +134,8 @@ def main():
         artifact = os.path.join(folder, "model.so")
         start = time.monotonic()
         subprocess.run([os.path.join(args.build, "bin", "tessera-compile"),
-                        model, "-o", artifact] + args.compile_arg,
+                        model, f"--threads={args.threads}", "-o",
+                        artifact] + args.compile_arg,
                        check=True)
         compile_s = time.monotonic() - start
         paths, spec = inputs_of(folder)
