@@ -146,9 +146,8 @@ Value packMatrix(RewriterBase &rewriter, Value whole, int64_t layout,
                  int64_t width, StringRef name, int64_t group,
                  llvm::DenseMap<PackedKey, Value> &packed,
                  llvm::SetVector<BlockArgument> &packedArguments) {
-  // Panels in groups of rows are keyed by their width times the group's
-  // size, negated.
-  int64_t widthKey = group > 1 ? -width * group : width;
+  // Panels in groups of rows are keyed by their width and group, negated.
+  int64_t widthKey = group > 1 ? -(width * 8 + group) : width;
   PackedKey key{whole, layout, first, widthKey};
   if (Value known = packed.lookup(key))
     return known;
