@@ -1,10 +1,11 @@
 #!/usr/bin/python3
-# bf16_products.py - writes matmuls whose operands are exact bf16 values,
+# dot_products.py - writes matmuls whose operands are exact bf16 values,
 # with their products computed in float64, in ONNX's test layout: under
 # the bf16 policy the casts to bf16 are exact, so what differs from the
-# expected output is only the order of the f32 sums.
+# expected output is only the order of the f32 sums (and chains for the
+# int8 policy).
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-"""Usage: bf16_products.py OUT_DIR
+"""Usage: dot_products.py OUT_DIR
 
 Cases (each a folder with model.onnx and test_data_set_0..):
   weights  MatMul by constant weights, [B, S, K] x [K, N], with a symbolic
