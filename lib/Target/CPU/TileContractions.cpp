@@ -510,8 +510,8 @@ bool readsAlong(AffineMap map, unsigned inner, unsigned outer,
 }
 
 /// The dot product the contraction `op` takes with panels `width` wide
-/// (see emitGroupTile), among those `allowed`: bf16 operands into f32 on
-/// vdpbf16ps, i8 operands into i32 on vpdpbusd; k a multiple of the
+/// (see emitGroupTile), where `bf16` and `int8` allow them: bf16 operands
+/// into f32 on vdpbf16ps, i8 operands into i32 on vpdpbusd; k a multiple of the
 /// group, whole 16-column vectors, the lhs read along k, the accumulator
 /// along the columns, and the rhs as (k, columns). None otherwise.
 DotProduct dotProductFor(linalg::GenericOp op, int64_t width, bool bf16,
