@@ -96,7 +96,9 @@ def TileContractionsPass
       (and there are more than 48), splits the contraction in two: the
       widest multiple of 48 columns, then the rest, which is split again
       after its widest multiple of 16 when 16 does not divide it (fewer
-      than 16 columns form one panel); each part is tiled as below;
+      than 16 columns form one panel); each part is tiled as below; an
+      epilogue (see below) splits with the contraction, so that each part
+      keeps its own, and a fill of the accumulator becomes one per part;
     - packs the lhs (when 8 divides its rows), read as (batch..., rows, k), into 8-row tiles
       ([batch..., M/8, K, 8], a linalg.transpose before the loops) so that
       the 8 values each k step broadcasts are contiguous; contractions in
@@ -313,8 +315,11 @@ def SplitEmptyTensorsPass
     nodes, about 1,600 fused loops, spent more than 15 minutes there) and a
     source of needless copies. This pass, run before bufferization, gives
     every use after the first a clone of the `tensor.empty` (with the same
-    dynamic sizes), which is how bufferization expects to find them. An
-    empty tensor with one use is left alone.
+    dynamic sizes), which is how bufferization expects to find them. A slice
+    that a part is computed into and the insert of that part back into the
+    same slice (a split contraction's parts) keep one tensor between them:
+    apart, the insert would be a copy. An empty tensor with one use is left
+    alone.
   }];
   let dependentDialects = ["::mlir::tensor::TensorDialect"];
 }

@@ -5,6 +5,7 @@
 #include "Convolutions.h"
 #include "DotProducts.h"
 #include "PackConstants.h"
+#include "SplitContractions.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -526,13 +527,10 @@ private:
         parts.push_back(op);
         continue;
       }
-      rewriter.setInsertionPoint(op);
-      auto [first, second] =
-          linalg::splitOp(rewriter, cast<TilingInterface>(op.getOperation()),
-                          dim, rewriter.getIndexAttr(point));
-      for (TilingInterface part : {first, second}) {
-        auto generic = dyn_cast_if_present<linalg::GenericOp>(
-            part ? part.getOperation() : nullptr);
+      // The epilogue splits with it, so that each part keeps its own.
+      auto [first, second] = tessera::cpu::splitContraction(
+          rewriter, op, dim, point, findEpilogue(op));
+      for (linalg::GenericOp generic : {first, second}) {
         if (!generic)
           continue;
         // Whole-tensor slices of the inputs read the tensors themselves.

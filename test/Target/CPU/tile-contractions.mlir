@@ -246,6 +246,106 @@ func.func @ragged(%x: tensor<12x64xf32>, %w: tensor<64x20xf32>, %acc: tensor<12x
 #b = affine_map<(d0, d1, d2) -> (d1, d2)>
 #c = affine_map<(d0, d1, d2) -> (d0, d2)>
 
+// Ragged rows with an epilogue (ViT's 197 tokens: 192 and 5): the epilogue
+// splits with the product, so that each part runs its own part of it on
+// each panel, and each part's tiles start from the fill in registers (no
+// fill of the whole result, no loop over it after the panels).
+// CHECK-LABEL: func @ragged_epilogue
+// CHECK-NOT: linalg.fill
+// CHECK: scf.forall {{.*}} -> (tensor<8x48xf32>, tensor<8x48xf32>)
+// CHECK: vector.transfer_write %{{.*}} : vector<8x16xf32>, tensor<8x48xf32>
+// CHECK: vector.contract
+// CHECK: math.tanh
+// CHECK: scf.forall.in_parallel
+// CHECK: scf.forall {{.*}} -> (tensor<5x48xf32>, tensor<5x48xf32>)
+// CHECK: vector.transfer_write %{{.*}} : vector<5x16xf32>, tensor<5x48xf32>
+// CHECK: vector.contract
+// CHECK: math.tanh
+// CHECK: scf.forall.in_parallel
+// CHECK-NOT: linalg.generic
+// CHECK-NOT: math.tanh
+// CHECK: return
+func.func @ragged_epilogue(%x: tensor<13x64xf32>, %w: tensor<64x48xf32>, %bias: tensor<48xf32>) -> tensor<13x48xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<13x48xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<13x48xf32>) -> tensor<13x48xf32>
+  %0 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x, %w : tensor<13x64xf32>, tensor<64x48xf32>) outs(%acc : tensor<13x48xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %t = arith.mulf %p, %q : f32
+    %s = arith.addf %o, %t : f32
+    linalg.yield %s : f32
+  } -> tensor<13x48xf32>
+  %1 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%0, %bias : tensor<13x48xf32>, tensor<48xf32>) outs(%e : tensor<13x48xf32>) {
+  ^bb0(%v: f32, %b: f32, %o: f32):
+    %s = arith.addf %v, %b : f32
+    %t = math.tanh %s : f32
+    linalg.yield %t : f32
+  } -> tensor<13x48xf32>
+  return %1 : tensor<13x48xf32>
+}
+
+// -----
+
+#a = affine_map<(d0, d1, d2) -> (d0, d1)>
+#b = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d2)>
+
+// Ragged rows without an epilogue: the parts fill their own tiles in
+// registers and are inserted, in place, into the result's empty tensor
+// (the fill of the whole result goes away).
+// CHECK-LABEL: func @ragged_fill
+// CHECK-NOT: linalg.fill
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<13x48xf32>
+// CHECK: %[[P1:.*]] = scf.forall {{.*}} -> (tensor<8x48xf32>)
+// CHECK: %[[C1:.*]] = tensor.insert_slice %[[P1]] into %[[E]][0, 0] [8, 48]
+// CHECK: tensor.extract_slice %[[C1]][8, 0] [5, 48]
+// CHECK: %[[P2:.*]] = scf.forall {{.*}} -> (tensor<5x48xf32>)
+// CHECK: %[[C2:.*]] = tensor.insert_slice %[[P2]] into %[[C1]][8, 0] [5, 48]
+// CHECK: return %[[C2]]
+func.func @ragged_fill(%x: tensor<13x64xf32>, %w: tensor<64x48xf32>) -> tensor<13x48xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<13x48xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<13x48xf32>) -> tensor<13x48xf32>
+  %0 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x, %w : tensor<13x64xf32>, tensor<64x48xf32>) outs(%acc : tensor<13x48xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %t = arith.mulf %p, %q : f32
+    %s = arith.addf %o, %t : f32
+    linalg.yield %s : f32
+  } -> tensor<13x48xf32>
+  return %0 : tensor<13x48xf32>
+}
+
+// -----
+
+#a = affine_map<(d0, d1, d2) -> (d0, d1)>
+#b = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d2)>
+
+// Must not fire: a fill that is also returned stays whole; the parts read
+// their slices of it.
+// CHECK-LABEL: func @ragged_shared_fill
+// CHECK: %[[F:.*]] = linalg.fill
+// CHECK: tensor.extract_slice %[[F]][0, 0] [8, 48]
+// CHECK: return %{{.*}}, %[[F]]
+func.func @ragged_shared_fill(%x: tensor<13x64xf32>, %w: tensor<64x48xf32>) -> (tensor<13x48xf32>, tensor<13x48xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<13x48xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<13x48xf32>) -> tensor<13x48xf32>
+  %0 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x, %w : tensor<13x64xf32>, tensor<64x48xf32>) outs(%acc : tensor<13x48xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %t = arith.mulf %p, %q : f32
+    %s = arith.addf %o, %t : f32
+    linalg.yield %s : f32
+  } -> tensor<13x48xf32>
+  return %0, %acc : tensor<13x48xf32>, tensor<13x48xf32>
+}
+
+// -----
+
+#a = affine_map<(d0, d1, d2) -> (d0, d1)>
+#b = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d2)>
+
 // Dynamic rows (a symbolic batch or sequence folded into M): 8-row tiles
 // while 8 rows remain (the row loop peeled, its full tiles static and
 // vectorized), then the last rows (fewer than 8) as a loop of their own.
