@@ -43,13 +43,76 @@ Value toIndex(OpBuilder &b, Location loc, Value v) {
   return arith::IndexCastOp::create(b, loc, b.getIndexType(), v);
 }
 
+/// For static shapes: the groups of `from`'s and `to`'s dims whose sizes
+/// have equal products, in order (197x1x768 and 197x12x64: {0}-{0},
+/// {1, 2}-{1, 2}); none when a dim is 0 or the shapes differ in size.
+std::optional<std::pair<SmallVector<ReassociationIndices>,
+                        SmallVector<ReassociationIndices>>>
+commonGroups(ArrayRef<int64_t> from, ArrayRef<int64_t> to) {
+  if (llvm::is_contained(from, 0) || llvm::is_contained(to, 0) ||
+      from.empty() || to.empty())
+    return std::nullopt;
+  SmallVector<ReassociationIndices> fromGroups, toGroups;
+  size_t i = 0, j = 0;
+  while (i < from.size() && j < to.size()) {
+    ReassociationIndices f = {static_cast<int64_t>(i)},
+                         t = {static_cast<int64_t>(j)};
+    int64_t a = from[i++], b = to[j++];
+    while (a != b) {
+      if (a < b && i < from.size()) {
+        f.push_back(i);
+        a *= from[i++];
+      } else if (b < a && j < to.size()) {
+        t.push_back(j);
+        b *= to[j++];
+      } else {
+        return std::nullopt;
+      }
+    }
+    fromGroups.push_back(f);
+    toGroups.push_back(t);
+  }
+  // Trailing unit dims join the last group.
+  for (; i < from.size(); ++i) {
+    if (from[i] != 1)
+      return std::nullopt;
+    fromGroups.back().push_back(i);
+  }
+  for (; j < to.size(); ++j) {
+    if (to[j] != 1)
+      return std::nullopt;
+    toGroups.back().push_back(j);
+  }
+  return std::make_pair(fromGroups, toGroups);
+}
+
 /// tessera.reshape as tensor.reshape with the result's shape computed at
-/// run time where it is dynamic (ONNX's 0 and -1 in a shape operand).
+/// run time where it is dynamic (ONNX's 0 and -1 in a shape operand); with
+/// static shapes, as a collapse of the input's dims into the groups both
+/// shapes share and an expansion of those into the result's, which read a
+/// strided input (a slice of q, k and v) in place where tensor.reshape
+/// copies it.
 struct ReshapeLowering : OpRewritePattern<ts::ReshapeOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ts::ReshapeOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
+    if (op.getInput().getType().hasStaticShape() &&
+        op.getType().hasStaticShape()) {
+      ArrayRef<int64_t> from = op.getInput().getType().getShape(),
+                        to = op.getType().getShape();
+      if (auto groups = commonGroups(from, to)) {
+        Value value = op.getInput();
+        if (groups->first.size() != from.size())
+          value = tensor::CollapseShapeOp::create(rewriter, loc, value,
+                                                  groups->first);
+        if (groups->second.size() != to.size())
+          value = tensor::ExpandShapeOp::create(rewriter, loc, op.getType(),
+                                                value, groups->second);
+        rewriter.replaceOp(op, value);
+        return success();
+      }
+    }
     RankedTensorType inType = op.getInput().getType();
     RankedTensorType outType = op.getType();
     Value input = op.getInput();

@@ -4,9 +4,24 @@
 func.func @transpose_reshape(%x: tensor<2x3x4xf32>) -> tensor<4x6xf32> {
   // CHECK: linalg.transpose ins(%{{.*}} : tensor<2x3x4xf32>) outs(%{{.*}} : tensor<4x2x3xf32>) permutation = [2, 0, 1]
   %0 = tessera.transpose %x [2, 0, 1] : tensor<2x3x4xf32> -> tensor<4x2x3xf32>
-  // CHECK: tensor.reshape %{{.*}}(%{{.*}}) : (tensor<4x2x3xf32>, tensor<2xindex>) -> tensor<4x6xf32>
+  // Static shapes: a collapse into the groups of dims both shapes share
+  // (no copy of a strided input, where tensor.reshape would make one).
+  // CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2]] : tensor<4x2x3xf32> into tensor<4x6xf32>
+  // CHECK-NOT: tensor.reshape
   %1 = tessera.reshape %0 : tensor<4x2x3xf32> -> tensor<4x6xf32>
   return %1 : tensor<4x6xf32>
+}
+
+// -----
+
+// Groups that neither collapse nor expand alone: both, through their
+// common size (197x1x768 -> 197x12x64, through 197x768).
+// CHECK-LABEL: func @reshape_regroup
+// CHECK: %[[C:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2]] : tensor<197x1x768xf32> into tensor<197x768xf32>
+// CHECK: tensor.expand_shape %[[C]] {{\[}}[0], [1, 2]] output_shape [197, 12, 64] : tensor<197x768xf32> into tensor<197x12x64xf32>
+func.func @reshape_regroup(%x: tensor<197x1x768xf32>) -> tensor<197x12x64xf32> {
+  %0 = tessera.reshape %x : tensor<197x1x768xf32> -> tensor<197x12x64xf32>
+  return %0 : tensor<197x12x64xf32>
 }
 
 // -----
