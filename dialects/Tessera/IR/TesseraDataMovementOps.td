@@ -49,6 +49,7 @@ def Tessera_TransposeOp : Tessera_PureOp<"transpose", [Tessera_MovesData,
     $input $permutation attr-dict `:` type($input) `->` type($result)
   }];
   let hasFolder = 1;
+  let hasCanonicalizeMethod = 1;
 }
 
 def Tessera_ExpandOp : Tessera_PureOp<"expand", [Tessera_MovesData,

@@ -30,7 +30,9 @@ class Tessera_BinaryOp<string mnemonic, string desc, list<Trait> traits = [],
   let hasFolder = 1;
 }
 
-def Tessera_AddOp : Tessera_BinaryOp<"add", "addition", [Commutative]>;
+def Tessera_AddOp : Tessera_BinaryOp<"add", "addition", [Commutative]> {
+  let hasCanonicalizeMethod = 1;
+}
 def Tessera_SubOp : Tessera_BinaryOp<"sub", "subtraction">;
 def Tessera_MulOp : Tessera_BinaryOp<"mul", "multiplication", [Commutative]>;
 def Tessera_DivOp : Tessera_BinaryOp<"div", "division">;

@@ -28,16 +28,6 @@ static LogicalResult verifyShapeOperand(Operation *op, Value shape,
 // ReshapeOp
 //===----------------------------------------------------------------------===//
 
-/// Whether `from` and `to` differ only by dimensions of size 1 (squeeze and
-/// unsqueeze), so that their other dims correspond one to one.
-static bool onlyUnitDimsChange(ArrayRef<int64_t> from, ArrayRef<int64_t> to) {
-  auto nonUnit = [](ArrayRef<int64_t> shape) {
-    return llvm::to_vector(
-        llvm::make_filter_range(shape, [](int64_t d) { return d != 1; }));
-  };
-  return nonUnit(from) == nonUnit(to);
-}
-
 LogicalResult ReshapeOp::verify() {
   RankedTensorType inputType = getInput().getType();
   RankedTensorType resultType = getResult().getType();

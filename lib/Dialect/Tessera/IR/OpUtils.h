@@ -38,6 +38,16 @@ FailureOr<SmallVector<int64_t>> normalizeAxes(std::optional<Location> loc,
                                               ArrayRef<int64_t> axes,
                                               int64_t rank);
 
+/// Whether `from` and `to` differ only by dimensions of size 1 (squeeze and
+/// unsqueeze), so that their other dims correspond one to one.
+inline bool onlyUnitDimsChange(ArrayRef<int64_t> from, ArrayRef<int64_t> to) {
+  auto nonUnit = [](ArrayRef<int64_t> shape) {
+    return llvm::to_vector(
+        llvm::make_filter_range(shape, [](int64_t d) { return d != 1; }));
+  };
+  return nonUnit(from) == nonUnit(to);
+}
+
 } // namespace mlir::tessera
 
 #endif // TESSERA_LIB_DIALECT_TESSERA_IR_OPUTILS_H

@@ -297,6 +297,59 @@ OpFoldResult TransposeOp::fold(FoldAdaptor) {
   return {};
 }
 
+/// Whether `value` is a matmul's result, or that plus a bias.
+static bool isProduct(Value value) {
+  if (auto add = value.getDefiningOp<AddOp>())
+    return add.getLhs().getDefiningOp<MatmulOp>() ||
+           add.getRhs().getDefiningOp<MatmulOp>();
+  return value.getDefiningOp<MatmulOp>();
+}
+
+/// add(reshape(x), y), where x is a product (plus a bias), the reshape
+/// only inserts or drops unit dims and y has the result's shape, is
+/// reshape(add(x, reshape(y))): the residual add then follows its matmul
+/// directly and fuses into its epilogue (sequence-first exports reshape
+/// [S, E] to [S, 1, E] and transpose to [1, S, E] between the two).
+LogicalResult AddOp::canonicalize(AddOp op, PatternRewriter &rewriter) {
+  for (auto [reshaped, other] : {std::pair(op.getLhs(), op.getRhs()),
+                                 std::pair(op.getRhs(), op.getLhs())}) {
+    auto reshape = reshaped.getDefiningOp<ReshapeOp>();
+    if (!reshape || reshape.getShape() || other.getType() != op.getType() ||
+        !isProduct(reshape.getInput()))
+      continue;
+    RankedTensorType inner = reshape.getInput().getType();
+    if (!onlyUnitDimsChange(inner.getShape(), op.getType().getShape()))
+      continue;
+    Location loc = op.getLoc();
+    Value otherInner = ReshapeOp::create(
+        rewriter, loc, inner.clone(op.getType().getElementType()), other,
+        Value());
+    Value sum = AddOp::create(rewriter, loc, reshape.getInput(), otherInner);
+    rewriter.replaceOpWithNewOp<ReshapeOp>(op, op.getType(), sum, Value());
+    return success();
+  }
+  return failure();
+}
+
+/// A transpose that moves only unit dims, the others keeping their order
+/// ([S, 1, E] -> [1, S, E], which sequence-first exports write around
+/// every layer), is a reshape: no element moves.
+LogicalResult TransposeOp::canonicalize(TransposeOp op,
+                                        PatternRewriter &rewriter) {
+  ArrayRef<int64_t> shape = op.getInput().getType().getShape();
+  int64_t last = -1;
+  for (int64_t dim : op.getPermutation()) {
+    if (shape[dim] == 1)
+      continue;
+    if (dim < last)
+      return failure();
+    last = dim;
+  }
+  rewriter.replaceOpWithNewOp<ReshapeOp>(op, op.getType(), op.getInput(),
+                                         Value());
+  return success();
+}
+
 OpFoldResult ExpandOp::fold(FoldAdaptor) {
   // With a dynamic dim, ?x4 -> ?x4 may still stretch a 1 at run time.
   if (!getType().hasStaticShape())

@@ -238,6 +238,53 @@ func.func @transpose_folds(%x: tensor<2x3x4xf32>) -> (tensor<2x3x4xf32>, tensor<
 
 // -----
 
+// A transpose that moves only unit dims is a reshape (sequence-first
+// exports write [S, 1, E] -> [1, S, E] around every layer), dynamic dims
+// included; one that reorders two other dims stays (must not fire).
+// CHECK-LABEL: func @unit_transpose
+// CHECK-SAME: (%[[X:.*]]: tensor<197x1x768xf32>, %[[D:.*]]: tensor<?x1x?xf32>)
+// CHECK: %[[R:.*]] = tessera.reshape %[[X]] : tensor<197x1x768xf32> -> tensor<1x197x768xf32>
+// CHECK: %[[RD:.*]] = tessera.reshape %[[D]] : tensor<?x1x?xf32> -> tensor<1x?x?xf32>
+// CHECK: %[[T:.*]] = tessera.transpose %[[X]] [2, 1, 0]
+// CHECK: return %[[R]], %[[RD]], %[[T]]
+func.func @unit_transpose(%x: tensor<197x1x768xf32>, %d: tensor<?x1x?xf32>) -> (tensor<1x197x768xf32>, tensor<1x?x?xf32>, tensor<768x1x197xf32>) {
+  %0 = tessera.transpose %x [1, 0, 2] : tensor<197x1x768xf32> -> tensor<1x197x768xf32>
+  %1 = tessera.transpose %d [1, 0, 2] : tensor<?x1x?xf32> -> tensor<1x?x?xf32>
+  %2 = tessera.transpose %x [2, 1, 0] : tensor<197x1x768xf32> -> tensor<768x1x197xf32>
+  return %0, %1, %2 : tensor<1x197x768xf32>, tensor<1x?x?xf32>, tensor<768x1x197xf32>
+}
+
+// -----
+
+// A residual add of a product (plus its bias) seen through a reshape that
+// only moves unit dims adds in the product's shape, the reshape after it,
+// so that it can join the matmul's epilogue. Must not fire: the same add
+// of a value that is not a product, and of an operand that broadcasts.
+// CHECK-LABEL: func @residual_through_reshape
+// CHECK-SAME: (%[[A:.*]]: tensor<8x16xf32>, %[[W:.*]]: tensor<16x32xf32>, %[[B:.*]]: tensor<32xf32>, %[[Y:.*]]: tensor<1x8x32xf32>, %[[Z:.*]]: tensor<8x32xf32>)
+// CHECK: %[[M:.*]] = tessera.matmul %[[A]], %[[W]]
+// CHECK: %[[P:.*]] = tessera.add %[[M]], %[[B]]
+// CHECK: %[[PR:.*]] = tessera.reshape %[[P]] : tensor<8x32xf32> -> tensor<1x8x32xf32>
+// CHECK: %[[YR:.*]] = tessera.reshape %[[Y]] : tensor<1x8x32xf32> -> tensor<8x32xf32>
+// CHECK: %[[S:.*]] = tessera.add %[[P]], %[[YR]] : tensor<8x32xf32>, tensor<8x32xf32>
+// CHECK: %[[R:.*]] = tessera.reshape %[[S]] : tensor<8x32xf32> -> tensor<1x8x32xf32>
+// CHECK: %[[ZR:.*]] = tessera.reshape %[[Z]] : tensor<8x32xf32> -> tensor<1x8x32xf32>
+// CHECK: %[[N:.*]] = tessera.add %[[ZR]], %[[Y]] : tensor<1x8x32xf32>, tensor<1x8x32xf32>
+// CHECK: %[[BC:.*]] = tessera.add %[[PR]], %[[B]] : tensor<1x8x32xf32>, tensor<32xf32>
+// CHECK: return %[[R]], %[[N]], %[[BC]]
+func.func @residual_through_reshape(%a: tensor<8x16xf32>, %w: tensor<16x32xf32>, %b: tensor<32xf32>, %y: tensor<1x8x32xf32>, %z: tensor<8x32xf32>) -> (tensor<1x8x32xf32>, tensor<1x8x32xf32>, tensor<1x8x32xf32>) {
+  %m = tessera.matmul %a, %w : tensor<8x16xf32>, tensor<16x32xf32> -> tensor<8x32xf32>
+  %p = tessera.add %m, %b : tensor<8x32xf32>, tensor<32xf32> -> tensor<8x32xf32>
+  %r = tessera.reshape %p : tensor<8x32xf32> -> tensor<1x8x32xf32>
+  %0 = tessera.add %r, %y : tensor<1x8x32xf32>, tensor<1x8x32xf32> -> tensor<1x8x32xf32>
+  %zr = tessera.reshape %z : tensor<8x32xf32> -> tensor<1x8x32xf32>
+  %1 = tessera.add %zr, %y : tensor<1x8x32xf32>, tensor<1x8x32xf32> -> tensor<1x8x32xf32>
+  %2 = tessera.add %r, %b : tensor<1x8x32xf32>, tensor<32xf32> -> tensor<1x8x32xf32>
+  return %0, %1, %2 : tensor<1x8x32xf32>, tensor<1x8x32xf32>, tensor<1x8x32xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func @movement_identities
 // CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>)
 func.func @movement_identities(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {
