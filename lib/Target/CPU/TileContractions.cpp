@@ -5,6 +5,7 @@
 #include "Convolutions.h"
 #include "DotProducts.h"
 #include "PackConstants.h"
+#include "RowTiles.h"
 #include "SplitContractions.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -33,11 +34,16 @@ using tessera::cpu::dotProductFor;
 using tessera::cpu::dropPackedArguments;
 using tessera::cpu::emitGroupTile;
 using tessera::cpu::fillAfterCollapse;
+using tessera::cpu::fillTilesInRegisters;
 using tessera::cpu::groupOf;
 using tessera::cpu::groupRows;
+using tessera::cpu::isContraction;
 using tessera::cpu::packConstantLhs;
 using tessera::cpu::packConstantRhs;
 using tessera::cpu::PackedKey;
+using tessera::cpu::peelPartialRows;
+using tessera::cpu::tilePartialRows;
+using tessera::cpu::vectorizeTile;
 
 namespace {
 
@@ -50,16 +56,6 @@ struct RegisterTile {
 constexpr RegisterTile kTile512{8, 48, 16}, kTile256{4, 24, 8};
 /// Rows of the lhs that one pass over the rhs panels reuses from L2.
 constexpr int64_t kRowBlock = 256;
-
-/// Loops [batch..., rows, k, columns] (the order Tessera's matmul lowering
-/// produces): one reduction, two operands, one accumulator.
-bool isContraction(linalg::GenericOp op) {
-  unsigned loops = op.getNumLoops();
-  return loops >= 3 && op.getNumReductionLoops() == 1 &&
-         linalg::isReductionIterator(op.getIteratorTypesArray()[loops - 2]) &&
-         op.getNumDpsInits() == 1 && op.getNumDpsInputs() == 2 &&
-         op.hasPureTensorSemantics();
-}
 
 /// A contraction with static k and columns (rows and batch dims may be
 /// dynamic): any number of rows and columns (rows and columns that the
@@ -230,37 +226,6 @@ bool readPackedLhs(RewriterBase &rewriter, const RegisterTile &tile,
   return true;
 }
 
-/// When the panel loop's accumulator starts as a linalg.fill used nowhere
-/// else, fills each 8 x 32 tile instead, just before its k loop (as a
-/// vector the tile's first read then folds to), so that the result is not
-/// written with the fill value and read back.
-void fillTilesInRegisters(RewriterBase &rewriter, scf::ForallOp loop,
-                          linalg::GenericOp rows) {
-  if (!loop || loop.getOutputs().size() != 1)
-    return;
-  OpOperand &shared = loop.getOutputsMutable()[0];
-  auto fill = shared.get().getDefiningOp<linalg::FillOp>();
-  if (!fill || !fill->hasOneUse())
-    return;
-  OpOperand &init = rows.getDpsInitsMutable()[0];
-  Location loc = rows.getLoc();
-  OpBuilder::InsertionGuard guard(rewriter);
-  rewriter.setInsertionPoint(rows);
-  auto tileFill =
-      linalg::FillOp::create(rewriter, loc, fill.getInputs()[0], init.get());
-  FailureOr<linalg::VectorizationResult> vectorized =
-      linalg::vectorize(rewriter, tileFill);
-  if (failed(vectorized)) {
-    rewriter.eraseOp(tileFill);
-    return;
-  }
-  Value filled = vectorized->replacements.front();
-  rewriter.replaceOp(tileFill, vectorized->replacements);
-  rewriter.modifyOpInPlace(rows, [&] { init.set(filled); });
-  rewriter.modifyOpInPlace(loop, [&] { shared.set(fill.getOutputs()[0]); });
-  rewriter.eraseOp(fill);
-}
-
 /// The elementwise op that is the only user of `op`'s result and reads it
 /// element for element (a bias, an activation, a residual add fused by
 /// the elementwise fusion pass), or null.
@@ -421,43 +386,6 @@ Operation *fuseEpilogue(RewriterBase &rewriter, Operation *consumer,
   if (failed(fused) || fused->tiledOps.empty())
     return nullptr;
   return fused->tiledOps.front();
-}
-
-/// For the 8-row tile `rows` of a contraction whose rows are dynamic (its
-/// sizes min(8, M - i)): the row loop peeled (scf's
-/// peelForLoopAndSimplifyBounds), so that its full iterations have tiles of
-/// exactly 8 rows, given static types here, and the last, partial tile
-/// runs after it as a loop of its own (left untiled). The full tile, or
-/// null.
-Operation *peelPartialRows(RewriterBase &rewriter, linalg::GenericOp rows) {
-  auto loop = rows->getParentOfType<scf::ForOp>();
-  if (!loop)
-    return nullptr;
-  scf::ForOp partial;
-  if (failed(scf::peelForLoopAndSimplifyBounds(rewriter, loop, partial)))
-    return nullptr;
-  // The sizes are constants now; static slice types follow from them.
-  MLIRContext *ctx = rewriter.getContext();
-  RewritePatternSet patterns(ctx);
-  tensor::ExtractSliceOp::getCanonicalizationPatterns(patterns, ctx);
-  tensor::InsertSliceOp::getCanonicalizationPatterns(patterns, ctx);
-  tensor::CastOp::getCanonicalizationPatterns(patterns, ctx);
-  affine::AffineMinOp::getCanonicalizationPatterns(patterns, ctx);
-  ctx->getLoadedDialect<linalg::LinalgDialect>()->getCanonicalizationPatterns(
-      patterns);
-  GreedyRewriteConfig config;
-  config.setScope(&loop.getRegion());
-  if (failed(applyPatternsGreedily(loop.getRegion(), std::move(patterns),
-                                   config)))
-    return nullptr;
-  linalg::GenericOp full;
-  loop.getBody()->walk([&](linalg::GenericOp op) {
-    if (!full && isContraction(op))
-      full = op;
-  });
-  if (!full || llvm::any_of(full.getStaticLoopRanges(), ShapedType::isDynamic))
-    return nullptr;
-  return full;
 }
 
 struct TileContractionsPass
@@ -661,28 +589,23 @@ private:
       if (rows && packedLhs)
         readPackedLhs(rewriter, registers, cast<linalg::GenericOp>(rows), lhs,
                       packedLhs);
-      // (With dynamic rows the peeled tile reads the fill too: it stays.)
-      if (rows && !dynamicRows)
+      if (rows)
         fillTilesInRegisters(rewriter, rows->getParentOfType<scf::ForallOp>(),
                              cast<linalg::GenericOp>(rows));
       // The epilogue (an elementwise op reading only this result) runs on
       // each panel right after its row tiles, while the panel is in cache
       // (the loop vectorizer vectorizes it there).
+      if (rows && dynamicRows)
+        tilePartialRows(rewriter, rows->getParentOfType<scf::ForallOp>(),
+                        cast<linalg::GenericOp>(rows));
       if (rows && epilogueConsumer)
         fuseEpilogue(rewriter, epilogueConsumer, rows);
       if (rows && grouped &&
           emitGroupTile(rewriter, cast<linalg::GenericOp>(rows), dot, packed,
                         offsets))
         continue;
-      Operation *body = rows ? tile(rows, sizes(0, 1, 0, 0), false) : nullptr;
-      if (!body)
-        continue;
-      rewriter.setInsertionPoint(body);
-      FailureOr<linalg::VectorizationResult> vectorized =
-          linalg::vectorize(rewriter, body, {}, {}, false, false, false,
-                            /*createNamedContraction=*/false);
-      if (succeeded(vectorized))
-        rewriter.replaceOp(body, vectorized->replacements);
+      if (rows)
+        vectorizeTile(rewriter, cast<linalg::GenericOp>(rows));
     }
     // Vectorized reductions over k become contractions.
     RewritePatternSet patterns(ctx);

@@ -67,11 +67,16 @@ func.func @pairs_at_compile_time(%x: tensor<8x4xbf16>, %acc: tensor<8x16xf32>) -
 // -----
 
 // Dynamic rows: the full 8-row tiles take the pairs; the partial tile
-// after them stays a generic that reads the rhs as it is.
+// after them reads the rhs as it is, a row at a time, each row a register
+// tile of fp32 products of the widened operands.
 // CHECK-LABEL: func @dynamic_rows
 // CHECK: x86vector.avx512.dot
-// CHECK: linalg.generic
-// CHECK-SAME: tensor<?x64xbf16>, tensor<64x32xbf16>
+// CHECK: scf.for %{{.*}} = %c0 to %{{.*}} step %c1
+// CHECK: scf.for %{{.*}} = %c0 to %c64 step %c1 {{.*}} -> (tensor<1x32xf32>)
+// CHECK: arith.extf %{{.*}} : vector<1x1x16xbf16> to vector<1x1x16xf32>
+// CHECK: vector.contract
+// CHECK-NOT: linalg.generic
+// CHECK: return
 #da = affine_map<(d0, d1, d2) -> (d0, d1)>
 #db = affine_map<(d0, d1, d2) -> (d1, d2)>
 #dc = affine_map<(d0, d1, d2) -> (d0, d2)>

@@ -348,7 +348,9 @@ func.func @ragged_shared_fill(%x: tensor<13x64xf32>, %w: tensor<64x48xf32>) -> (
 
 // Dynamic rows (a symbolic batch or sequence folded into M): 8-row tiles
 // while 8 rows remain (the row loop peeled, its full tiles static and
-// vectorized), then the last rows (fewer than 8) as a loop of their own.
+// vectorized), then the last rows (fewer than 8) as a loop of their own,
+// one row at a time, each a 1 x 48 register tile (not a loop that adds
+// into memory at every k step).
 // CHECK-LABEL: func @dynamic_rows
 // CHECK: %[[M:.*]] = tensor.dim %arg0, %c0
 // CHECK: scf.forall (%{{.*}}) = (0) to (48) step (48)
@@ -357,9 +359,47 @@ func.func @ragged_shared_fill(%x: tensor<13x64xf32>, %w: tensor<64x48xf32>) -> (
 // CHECK: tensor.extract_slice {{.*}} : tensor<?x64xf32> to tensor<8x64xf32>
 // CHECK: vector.contract {{.*}} into vector<1x16xf32>
 // CHECK: scf.for %{{.*}} = %[[FULL]] to %[[M]] step %c8
-// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<?x64xf32>, tensor<64x48xf32>)
+// CHECK: scf.for %{{.*}} = %c0 to %{{.*}} step %c1
+// CHECK: tensor.extract_slice {{.*}} : tensor<?x64xf32> to tensor<1x64xf32>
+// CHECK: scf.for %{{.*}} = %c0 to %c64 step %c1 {{.*}} -> (tensor<1x48xf32>)
+// CHECK: vector.contract {{.*}} : vector<1x1xf32>, vector<1x1x16xf32> into vector<1x16xf32>
+// CHECK-NOT: linalg.generic
+// CHECK: return
 func.func @dynamic_rows(%d: tensor<?x64xf32>, %w: tensor<64x48xf32>, %dacc: tensor<?x48xf32>) -> tensor<?x48xf32> {
   %1 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%d, %w : tensor<?x64xf32>, tensor<64x48xf32>) outs(%dacc : tensor<?x48xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %t = arith.mulf %p, %q : f32
+    %s = arith.addf %o, %t : f32
+    linalg.yield %s : f32
+  } -> tensor<?x48xf32>
+  return %1 : tensor<?x48xf32>
+}
+
+// -----
+
+#a = affine_map<(d0, d1, d2) -> (d0, d1)>
+#b = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d2)>
+
+// Dynamic rows from a fill (a symbolic batch): the full 8-row tiles start
+// from the fill value in registers and the last, partial tile fills its
+// own rows just before it runs; the whole result is not filled first.
+// CHECK-LABEL: func @dynamic_rows_fill
+// CHECK: %[[E:.*]] = tensor.empty(%{{.*}}) : tensor<?x48xf32>
+// CHECK-NOT: linalg.fill
+// CHECK: scf.forall {{.*}} shared_outs(%{{.*}} = %[[E]])
+// CHECK: vector.transfer_write %{{.*}} : vector<8x16xf32>, tensor<8x48xf32>
+// CHECK: vector.contract
+// CHECK: scf.for
+// CHECK: %[[F:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<?x48xf32>)
+// CHECK: scf.for %{{.*}} = %c0 to %{{.*}} step %c1 iter_args(%{{.*}} = %[[F]])
+func.func @dynamic_rows_fill(%d: tensor<?x64xf32>, %w: tensor<64x48xf32>) -> tensor<?x48xf32> {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %m = tensor.dim %d, %c0 : tensor<?x64xf32>
+  %e = tensor.empty(%m) : tensor<?x48xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<?x48xf32>) -> tensor<?x48xf32>
+  %1 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%d, %w : tensor<?x64xf32>, tensor<64x48xf32>) outs(%acc : tensor<?x48xf32>) {
   ^bb0(%p: f32, %q: f32, %o: f32):
     %t = arith.mulf %p, %q : f32
     %s = arith.addf %o, %t : f32
