@@ -134,7 +134,9 @@ def TileContractionsPass
       panel is in cache.
     Dynamic rows are tiled by 8 and the row loop peeled: its full tiles
     get static types and are vectorized as above; the last, partial tile
-    (fewer than 8 rows) runs as a loop of its own. Contractions with
+    (fewer than 8 rows) runs as a loop of its own, one row at a time, each
+    row a 1 x W register tile vectorized the same way; with a fill, it
+    fills its own rows just before. Contractions with
     dynamic k or columns are left as they are (after folding).
     With `bf16-dot-product` (CPUs whose `vdpbf16ps` runs at twice the
     fp32 FMA rate, such as AMD Zen 4 and Zen 5), a contraction of bf16
@@ -145,7 +147,8 @@ def TileContractionsPass
     each row's pair of lhs values as one 32-bit lane and accumulates with
     `x86vector.avx512.dot` into 8 x W/16 f32 vectors carried in registers.
     The lhs is then read in place (not packed); the partial tile of
-    dynamic rows keeps the generic loop.
+    dynamic rows reads the rhs as it is, a row at a time (the widened
+    operands' fp32 products).
     With `int8-dot-product` (AVX-512 VNNI), a contraction of i8 operands
     into an i32 accumulator with k a multiple of 4 does the same with
     groups of four k ([K/4, W, 4] panels) on `vpdpbusd` (an

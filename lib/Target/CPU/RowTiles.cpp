@@ -31,7 +31,7 @@ bool tessera::cpu::isContraction(linalg::GenericOp op) {
 }
 
 /// When the panel loop's accumulator starts as a linalg.fill used nowhere
-/// else, fills each 8 x 32 tile instead, just before its k loop (as a
+/// else, fills each 8 x W tile instead, just before its k loop (as a
 /// vector the tile's first read then folds to), so that the result is not
 /// written with the fill value and read back; the other contractions of
 /// the loop (the partial tile of dynamic rows) fill their accumulators
@@ -86,7 +86,7 @@ void tessera::cpu::fillTilesInRegisters(RewriterBase &rewriter,
 /// sizes min(8, M - i)): the row loop peeled (scf's
 /// peelForLoopAndSimplifyBounds), so that its full iterations have tiles of
 /// exactly 8 rows, given static types here, and the last, partial tile
-/// runs after it as a loop of its own (left untiled). The full tile, or
+/// runs after it as a loop of its own (see tilePartialRows). The full tile, or
 /// null.
 Operation *tessera::cpu::peelPartialRows(RewriterBase &rewriter,
                                          linalg::GenericOp rows) {

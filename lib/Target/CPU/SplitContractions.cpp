@@ -128,6 +128,11 @@ tessera::cpu::splitContraction(RewriterBase &rewriter, linalg::GenericOp op,
                                Operation *epilogue) {
   unsigned loops = op.getNumLoops();
   auto whole = op.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
+  // With dynamic dims, the epilogue's slice sizes are other values than
+  // the contraction's (their own tensor.dim), so that its parts could not
+  // be seen to read the product's parts: it stays whole, after the chain.
+  if (llvm::any_of(op.getStaticLoopRanges(), ShapedType::isDynamic))
+    epilogue = nullptr;
   rewriter.setInsertionPoint(op);
   auto [first, second] =
       linalg::splitOp(rewriter, cast<TilingInterface>(op.getOperation()), dim,
@@ -167,11 +172,18 @@ tessera::cpu::splitContraction(RewriterBase &rewriter, linalg::GenericOp op,
   }
   for (Value value : unread)
     eraseUnread(rewriter, value, whole);
-  // Each part fills its own accumulator now: the inserts of the parts, which
-  // cover the whole result, go into the fill's tensor unfilled.
-  if (!whole)
+  // Each part fills its own accumulator now (both are checked: the
+  // second reads the fill only through the first's insert): the inserts
+  // of the parts, which cover the whole result, go into the fill's tensor
+  // unfilled.
+  auto filled = [](linalg::GenericOp part) {
+    return part.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
+  };
+  if (!whole || !filled(firstPart) || !filled(secondPart))
     return {firstPart, secondPart};
   bool unfilled = llvm::all_of(whole->getUsers(), [&](Operation *user) {
+    if (isa<tensor::DimOp>(user))
+      return true;
     if (auto insert = dyn_cast<tensor::InsertSliceOp>(user))
       return insert.getSource() == firstPart->getResult(0);
     auto slice = dyn_cast<tensor::ExtractSliceOp>(user);

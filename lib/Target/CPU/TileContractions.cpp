@@ -592,12 +592,12 @@ private:
       if (rows)
         fillTilesInRegisters(rewriter, rows->getParentOfType<scf::ForallOp>(),
                              cast<linalg::GenericOp>(rows));
-      // The epilogue (an elementwise op reading only this result) runs on
-      // each panel right after its row tiles, while the panel is in cache
-      // (the loop vectorizer vectorizes it there).
       if (rows && dynamicRows)
         tilePartialRows(rewriter, rows->getParentOfType<scf::ForallOp>(),
                         cast<linalg::GenericOp>(rows));
+      // The epilogue (an elementwise op reading only this result) runs on
+      // each panel right after its row tiles, while the panel is in cache
+      // (the loop vectorizer vectorizes it there).
       if (rows && epilogueConsumer)
         fuseEpilogue(rewriter, epilogueConsumer, rows);
       if (rows && grouped &&

@@ -321,6 +321,44 @@ func.func @ragged_fill(%x: tensor<13x64xf32>, %w: tensor<64x48xf32>) -> tensor<1
 #b = affine_map<(d0, d1, d2) -> (d1, d2)>
 #c = affine_map<(d0, d1, d2) -> (d0, d2)>
 
+// Ragged columns (48 and 16) of dynamic rows: the epilogue does not split
+// (its slices' dynamic sizes are other values than the product's) and
+// runs after the parts, which start from the fill in registers and are
+// inserted in place into the result's empty tensor.
+// CHECK-LABEL: func @dynamic_ragged_epilogue
+// CHECK-NOT: linalg.fill
+// CHECK: %[[E:.*]] = tensor.empty(%{{.*}}) : tensor<?x64xf32>
+// CHECK: %[[P1:.*]] = scf.forall {{.*}} -> (tensor<?x48xf32>)
+// CHECK: %[[C1:.*]] = tensor.insert_slice %[[P1]] into %[[E]][0, 0]
+// CHECK: %[[P2:.*]] = scf.forall {{.*}} -> (tensor<?x16xf32>)
+// CHECK: %[[C2:.*]] = tensor.insert_slice %[[P2]] into %[[C1]][0, 48]
+// CHECK: linalg.generic {{.*}} ins(%[[C2]], %{{.*}} : tensor<?x64xf32>, tensor<64xf32>)
+func.func @dynamic_ragged_epilogue(%d: tensor<?x64xf32>, %w: tensor<64x64xf32>, %bias: tensor<64xf32>) -> tensor<?x64xf32> {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %m = tensor.dim %d, %c0 : tensor<?x64xf32>
+  %e = tensor.empty(%m) : tensor<?x64xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<?x64xf32>) -> tensor<?x64xf32>
+  %0 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%d, %w : tensor<?x64xf32>, tensor<64x64xf32>) outs(%acc : tensor<?x64xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %t = arith.mulf %p, %q : f32
+    %s = arith.addf %o, %t : f32
+    linalg.yield %s : f32
+  } -> tensor<?x64xf32>
+  %1 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%0, %bias : tensor<?x64xf32>, tensor<64xf32>) outs(%e : tensor<?x64xf32>) {
+  ^bb0(%v: f32, %b: f32, %o: f32):
+    %s = arith.addf %v, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<?x64xf32>
+  return %1 : tensor<?x64xf32>
+}
+
+// -----
+
+#a = affine_map<(d0, d1, d2) -> (d0, d1)>
+#b = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d2)>
+
 // Must not fire: a fill that is also returned stays whole; the parts read
 // their slices of it.
 // CHECK-LABEL: func @ragged_shared_fill

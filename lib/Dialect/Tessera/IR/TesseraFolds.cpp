@@ -269,8 +269,12 @@ OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
   if (getInput().getType() == getType() && getType().getNumDynamicDims() <= 1)
     return getInput();
   // reshape(reshape(x)) is one reshape of x when the outer shape does not
-  // depend on the inner result (a shape operand may copy its dims with 0).
-  if (auto inner = getInput().getDefiningOp<ReshapeOp>(); inner && !getShape()) {
+  // depend on the inner result (a shape operand may copy its dims with 0):
+  // at most one dim unknown (the element count gives it), or both only
+  // moving unit dims (without shape operands; their composition does too).
+  if (auto inner = getInput().getDefiningOp<ReshapeOp>();
+      inner && !getShape() &&
+      (getType().getNumDynamicDims() <= 1 || !inner.getShape())) {
     getInputMutable().assign(inner.getInput());
     return getResult();
   }
@@ -306,16 +310,19 @@ static bool isProduct(Value value) {
 }
 
 /// add(reshape(x), y), where x is a product (plus a bias), the reshape
-/// only inserts or drops unit dims and y has the result's shape, is
-/// reshape(add(x, reshape(y))): the residual add then follows its matmul
-/// directly and fuses into its epilogue (sequence-first exports reshape
-/// [S, E] to [S, 1, E] and transpose to [1, S, E] between the two).
+/// only inserts or drops unit dims and both operands have the result's
+/// shape (no broadcast), is reshape(add(x, reshape(y))): the residual add
+/// then follows its matmul directly and fuses into its epilogue
+/// (sequence-first exports reshape [S, E] to [S, 1, E] and transpose to
+/// [1, S, E] between the two). When y is a product too, the add stays (it
+/// would go back and forth between the two).
 LogicalResult AddOp::canonicalize(AddOp op, PatternRewriter &rewriter) {
   for (auto [reshaped, other] : {std::pair(op.getLhs(), op.getRhs()),
                                  std::pair(op.getRhs(), op.getLhs())}) {
     auto reshape = reshaped.getDefiningOp<ReshapeOp>();
     if (!reshape || reshape.getShape() || other.getType() != op.getType() ||
-        !isProduct(reshape.getInput()))
+        reshape.getType() != op.getType() || !isProduct(reshape.getInput()) ||
+        isProduct(other))
       continue;
     RankedTensorType inner = reshape.getInput().getType();
     if (!onlyUnitDimsChange(inner.getShape(), op.getType().getShape()))

@@ -285,6 +285,48 @@ func.func @residual_through_reshape(%a: tensor<8x16xf32>, %w: tensor<16x32xf32>,
 
 // -----
 
+// Must not fire: an add of two products stays as it is (moving the reshape
+// to either side would move it back), and so does one whose reshaped
+// product broadcasts (1x32 against ?x32).
+// CHECK-LABEL: func @residual_not_moved
+// CHECK: %[[R:.*]] = tessera.reshape %{{.*}} : tensor<8x32xf32> -> tensor<1x8x32xf32>
+// CHECK: %[[S:.*]] = tessera.add %[[R]], %{{.*}} : tensor<1x8x32xf32>, tensor<1x8x32xf32>
+// CHECK: %[[V:.*]] = tessera.reshape %{{.*}} : tensor<32xf32> -> tensor<1x32xf32>
+// CHECK: %[[B:.*]] = tessera.add %[[V]], %{{.*}} : tensor<1x32xf32>, tensor<?x32xf32>
+// CHECK: return %[[S]], %[[B]]
+func.func @residual_not_moved(%a: tensor<8x16xf32>, %w: tensor<16x32xf32>, %c: tensor<1x8x16xf32>, %v: tensor<16xf32>, %y: tensor<?x32xf32>) -> (tensor<1x8x32xf32>, tensor<?x32xf32>) {
+  %m = tessera.matmul %a, %w : tensor<8x16xf32>, tensor<16x32xf32> -> tensor<8x32xf32>
+  %r = tessera.reshape %m : tensor<8x32xf32> -> tensor<1x8x32xf32>
+  %n = tessera.matmul %c, %w : tensor<1x8x16xf32>, tensor<16x32xf32> -> tensor<1x8x32xf32>
+  %0 = tessera.add %r, %n : tensor<1x8x32xf32>, tensor<1x8x32xf32> -> tensor<1x8x32xf32>
+  %mv = tessera.matmul %v, %w : tensor<16xf32>, tensor<16x32xf32> -> tensor<32xf32>
+  %rv = tessera.reshape %mv : tensor<32xf32> -> tensor<1x32xf32>
+  %1 = tessera.add %rv, %y : tensor<1x32xf32>, tensor<?x32xf32> -> tensor<?x32xf32>
+  return %0, %1 : tensor<1x8x32xf32>, tensor<?x32xf32>
+}
+
+// -----
+
+// Must not fold: a reshape without a shape operand and two dynamic dims
+// (moving unit dims only) of one whose shape operand regroups the dims:
+// the two are not one reshape that moves unit dims (6x4 -> 2x1x12 -> 1x2x12,
+// not 1x6x4). Of a reshape that moves unit dims too, it folds.
+// CHECK-LABEL: func @reshape_chain
+// CHECK-SAME: (%[[Z:.*]]: tensor<?x?xf32>, %[[S:.*]]: tensor<3xi64>, %[[U:.*]]: tensor<?x1x?xf32>)
+// CHECK: %[[I:.*]] = tessera.reshape %[[Z]] shape(%[[S]] : tensor<3xi64>) : tensor<?x?xf32> -> tensor<?x1x?xf32>
+// CHECK: %[[O:.*]] = tessera.reshape %[[I]] : tensor<?x1x?xf32> -> tensor<1x?x?xf32>
+// CHECK: %[[F:.*]] = tessera.reshape %[[U]] : tensor<?x1x?xf32> -> tensor<1x1x?x?xf32>
+// CHECK: return %[[O]], %[[F]]
+func.func @reshape_chain(%z: tensor<?x?xf32>, %s: tensor<3xi64>, %u: tensor<?x1x?xf32>) -> (tensor<1x?x?xf32>, tensor<1x1x?x?xf32>) {
+  %i = tessera.reshape %z shape(%s : tensor<3xi64>) : tensor<?x?xf32> -> tensor<?x1x?xf32>
+  %o = tessera.transpose %i [1, 0, 2] : tensor<?x1x?xf32> -> tensor<1x?x?xf32>
+  %t = tessera.reshape %u : tensor<?x1x?xf32> -> tensor<?x?xf32>
+  %f = tessera.reshape %t : tensor<?x?xf32> -> tensor<1x1x?x?xf32>
+  return %o, %f : tensor<1x?x?xf32>, tensor<1x1x?x?xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func @movement_identities
 // CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>)
 func.func @movement_identities(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {
