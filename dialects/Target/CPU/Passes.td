@@ -38,6 +38,32 @@ def SequentializeNestedParallelPass
   let dependentDialects = ["::mlir::scf::SCFDialect"];
 }
 
+def ParallelIfEnoughWorkPass
+    : Pass<"tessera-cpu-parallel-if-enough-work", "::mlir::func::FuncOp"> {
+  let summary = "Fork OpenMP threads for a parallel loop of dynamic bounds "
+                "only when its iterations make enough work";
+  let description = [{
+    Runs after convert-scf-to-openmp. For each omp.parallel whose loop nest
+    has bounds known only at run time (a symbolic batch, sequence or image
+    size) and a body whose work is known (counted as
+    tessera-cpu-sequentialize-nested-parallel counts it), sets the
+    parallel region's `if` to "iterations times the body's work is at least
+    `min-parallel-work`": below that the region runs on the calling thread,
+    as a loop of constant bounds with that little work does. Before, every
+    such loop forked the threads, and a small convolutional network over an
+    image of symbolic size spent more time in OpenMP's fork, join and
+    waits than in its loops. Regions that already have an `if`, loop
+    nests whose body has unknown work (calls, loops of dynamic bounds,
+    copies of dynamic size) and loops of constant bounds are left alone.
+  }];
+  let options = [
+    Option<"minParallelWork", "min-parallel-work", "int64_t", "32768",
+           "Parallel regions with less work than this (iterations times "
+           "ops) at run time run on the calling thread">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def FuseReductionRegionsPass
     : Pass<"tessera-cpu-fuse-reduction-regions", "::mlir::func::FuncOp"> {
   let summary = "Compile each reduction fusion region as one row loop";

@@ -156,6 +156,11 @@ void tessera::cpu::buildLLVMPipeline(OpPassManager &pm,
   ConvertSCFToOpenMPPassOptions openmp;
   openmp.numThreads = options.threads;
   pm.addPass(createConvertSCFToOpenMPPass(openmp));
+  // Parallel loops of dynamic bounds fork only when their iterations make
+  // enough work.
+  ParallelIfEnoughWorkPassOptions enoughWork;
+  enoughWork.minParallelWork = kMinParallelWork;
+  pm.addNestedPass<func::FuncOp>(createParallelIfEnoughWorkPass(enoughWork));
   // Inlines the alloca scopes that hold no allocas before loops become
   // blocks.
   pm.addNestedPass<func::FuncOp>(createInlineAllocaScopesPass());

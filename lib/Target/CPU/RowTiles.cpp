@@ -120,6 +120,24 @@ Operation *tessera::cpu::peelPartialRows(RewriterBase &rewriter,
   return full;
 }
 
+/// `target` tiled by `tileSizes` (0: not tiled) in an scf.for nest, or
+/// one scf.forall when `parallel`; the tiled op, or null.
+Operation *tessera::cpu::tileOp(RewriterBase &rewriter, Operation *target,
+                                ArrayRef<OpFoldResult> tileSizes,
+                                bool parallel) {
+  scf::SCFTilingOptions options;
+  options.setTileSizes(tileSizes);
+  if (parallel)
+    options.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
+  rewriter.setInsertionPoint(target);
+  auto tiled =
+      scf::tileUsingSCF(rewriter, cast<TilingInterface>(target), options);
+  if (failed(tiled))
+    return nullptr;
+  rewriter.replaceOp(target, tiled->replacements);
+  return tiled->tiledOps.front();
+}
+
 namespace {
 
 /// `op` tiled by 1 along its loop `dim` (an scf.for); the tiled op, or
@@ -128,15 +146,7 @@ Operation *tileByOne(RewriterBase &rewriter, linalg::GenericOp op,
                      unsigned dim) {
   SmallVector<OpFoldResult> sizes(op.getNumLoops(), rewriter.getIndexAttr(0));
   sizes[dim] = rewriter.getIndexAttr(1);
-  scf::SCFTilingOptions options;
-  options.setTileSizes(sizes);
-  rewriter.setInsertionPoint(op);
-  auto tiled = scf::tileUsingSCF(
-      rewriter, cast<TilingInterface>(op.getOperation()), options);
-  if (failed(tiled))
-    return nullptr;
-  rewriter.replaceOp(op, tiled->replacements);
-  return tiled->tiledOps.front();
+  return tessera::cpu::tileOp(rewriter, op, sizes, /*parallel=*/false);
 }
 
 } // namespace

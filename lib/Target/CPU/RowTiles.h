@@ -30,6 +30,12 @@ void fillTilesInRegisters(mlir::RewriterBase &rewriter,
 mlir::Operation *peelPartialRows(mlir::RewriterBase &rewriter,
                                  mlir::linalg::GenericOp rows);
 
+/// `target` tiled by `tileSizes` (0: that loop not tiled) in an scf.for
+/// nest, or in one scf.forall when `parallel`; the tiled op, or null.
+mlir::Operation *tileOp(mlir::RewriterBase &rewriter, mlir::Operation *target,
+                        llvm::ArrayRef<mlir::OpFoldResult> tileSizes,
+                        bool parallel);
+
 /// Tiles the row tile `rows` by one k step and vectorizes that step.
 void vectorizeTile(mlir::RewriterBase &rewriter, mlir::linalg::GenericOp rows);
 

@@ -2,14 +2,17 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "tessera/Target/CPU/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/OpenMP/OpenMPDialect.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
-#include "mlir/IR/IRMapping.h"
 
 namespace tessera::cpu {
 #define GEN_PASS_DEF_SEQUENTIALIZENESTEDPARALLELPASS
+#define GEN_PASS_DEF_PARALLELIFENOUGHWORKPASS
 #include "tessera/Target/CPU/Passes.h.inc"
 } // namespace tessera::cpu
 
@@ -126,6 +129,64 @@ struct SequentializeNestedParallelPass
     // Innermost first (walk order is post-order), so clones stay valid.
     for (scf::ParallelOp op : nested)
       sequentialize(op);
+  }
+};
+
+/// The iterations of `loop`, computed before `parallel`: the product of
+/// each dim's ceil((ub - lb) / step), 0 when any is empty.
+Value tripCount(OpBuilder &b, omp::ParallelOp parallel, omp::LoopNestOp loop) {
+  b.setInsertionPoint(parallel);
+  Location loc = loop.getLoc();
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value trips = arith::ConstantIndexOp::create(b, loc, 1);
+  for (auto [lb, ub, step] :
+       llvm::zip(loop.getLoopLowerBounds(), loop.getLoopUpperBounds(),
+                 loop.getLoopSteps())) {
+    Value range = arith::SubIOp::create(b, loc, ub, lb);
+    range = arith::MaxSIOp::create(b, loc, range, zero);
+    Value n = arith::CeilDivSIOp::create(b, loc, range, step);
+    trips = arith::MulIOp::create(b, loc, trips, n);
+  }
+  return trips;
+}
+
+struct ParallelIfEnoughWorkPass
+    : tessera::cpu::impl::ParallelIfEnoughWorkPassBase<
+          ParallelIfEnoughWorkPass> {
+  using ParallelIfEnoughWorkPassBase::ParallelIfEnoughWorkPassBase;
+  void runOnOperation() override {
+    getOperation().walk([&](omp::ParallelOp parallel) {
+      if (parallel.getIfExpr())
+        return;
+      SmallVector<omp::LoopNestOp> nests;
+      parallel.walk([&](omp::LoopNestOp loop) { nests.push_back(loop); });
+      if (nests.size() != 1)
+        return;
+      omp::LoopNestOp loop = nests.front();
+      // Every bound defined outside the region (computed before it), at
+      // least one of them unknown at compile time.
+      bool dynamic = false;
+      for (Value bound : loop->getOperands()) {
+        if (parallel->isAncestor(bound.getParentBlock()->getParentOp()))
+          return;
+        dynamic |= !getConstantIntValue(bound);
+      }
+      if (!dynamic)
+        return;
+      std::optional<int64_t> body =
+          blockWork(loop.getRegion().front(), minParallelWork);
+      if (!body || *body == 0)
+        return;
+      // Parallel when trips * body >= minParallelWork, that is when
+      // trips >= ceil(minParallelWork / body).
+      OpBuilder b(parallel);
+      Value trips = tripCount(b, parallel, loop);
+      Value least = arith::ConstantIndexOp::create(
+          b, loop.getLoc(), llvm::divideCeil(minParallelWork, *body));
+      Value enough = arith::CmpIOp::create(
+          b, loop.getLoc(), arith::CmpIPredicate::sge, trips, least);
+      parallel.getIfExprMutable().assign(enough);
+    });
   }
 };
 

@@ -42,6 +42,7 @@ using tessera::cpu::packConstantLhs;
 using tessera::cpu::packConstantRhs;
 using tessera::cpu::PackedKey;
 using tessera::cpu::peelPartialRows;
+using tessera::cpu::tileOp;
 using tessera::cpu::tilePartialRows;
 using tessera::cpu::vectorizeTile;
 
@@ -487,20 +488,6 @@ private:
         tile[loops - 1] = rewriter.getIndexAttr(columns);
         return tile;
       };
-      auto tile = [&](Operation *target, ArrayRef<OpFoldResult> tileSizes,
-                      bool parallel) -> Operation * {
-        scf::SCFTilingOptions options;
-        options.setTileSizes(tileSizes);
-        if (parallel)
-          options.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
-        rewriter.setInsertionPoint(target);
-        auto tiled =
-            scf::tileUsingSCF(rewriter, cast<TilingInterface>(target), options);
-        if (failed(tiled))
-          return nullptr;
-        rewriter.replaceOp(target, tiled->replacements);
-        return tiled->tiledOps.front();
-      };
       // Column panels in parallel (scf.forall), tall matrices also in
       // blocks of rows; each packs its slice of the rhs into a contiguous
       // K x `width` buffer that all its row tiles reuse (constant weights
@@ -534,7 +521,8 @@ private:
       bool dynamicRows = ShapedType::isDynamic(m);
       int64_t rowBlock =
           !dynamicRows && m > kRowBlock && m % kRowBlock == 0 ? kRowBlock : 0;
-      Operation *panel = tile(op, sizes(rowBlock, 0, width, 1), true);
+      Operation *panel =
+          tileOp(rewriter, op, sizes(rowBlock, 0, width, 1), true);
       if (!panel)
         continue;
       OpOperand &rhs = panel->getOpOperand(1);
@@ -583,7 +571,7 @@ private:
         rewriter.modifyOpInPlace(panel, [&] { rhs.set(packed); });
       // Rows by 8, then k one step at a time, innermost.
       int64_t rowTile = dynamicRows ? registers.rows : std::min(registers.rows, m);
-      Operation *rows = tile(panel, sizes(rowTile, 0, 0, 0), false);
+      Operation *rows = tileOp(rewriter, panel, sizes(rowTile, 0, 0, 0), false);
       if (rows && dynamicRows)
         rows = peelPartialRows(rewriter, cast<linalg::GenericOp>(rows));
       if (rows && packedLhs)

@@ -21,6 +21,10 @@ namespace {
 /// of f32), and the longest row a reduction keeps in one vector.
 constexpr int64_t kStep = 64, kLanes = 16, kMaxRow = 4096;
 
+/// Elements per masked vector step of an elementwise loop whose innermost
+/// range is dynamic (a symbolic image width).
+constexpr int64_t kMaskedStep = 16;
+
 /// The range of the innermost loop, or nothing when `op` is not a loop nest
 /// with a static innermost loop whose only reduction, if any, is the
 /// innermost loop. Outer loops may be dynamic (a symbolic batch or
@@ -65,6 +69,40 @@ std::optional<int64_t> innerTile(linalg::LinalgOp op) {
   return std::nullopt;
 }
 
+/// Whether `op` is a nest of parallel loops whose innermost range is
+/// dynamic (the width of an image of symbolic size) and whose operands are
+/// indexed by loop dims or 0 alone, with no linalg.index or tensor.extract: its
+/// rows vectorize in masked steps of kMaskedStep (before, such loops ran
+/// scalar: a depthwise convolution over an image of symbolic size took 6x
+/// the time of the same one over a static image).
+bool maskedInner(linalg::LinalgOp op) {
+  unsigned loops = op.getNumLoops();
+  if (loops == 0 || !op.hasPureTensorSemantics() ||
+      !ShapedType::isDynamic(op.getStaticLoopRanges().back()) ||
+      op.getNumParallelLoops() != loops)
+    return false;
+  for (OpOperand &operand : op->getOpOperands())
+    if (getElementTypeOrSelf(operand.get().getType()).isInteger(1))
+      return false;
+  // Broadcasts included: a squeeze-and-excitation block's scale per
+  // channel is read as [N, C, 0, 0].
+  if (!llvm::all_of(op.getIndexingMapsArray(), [](AffineMap map) {
+        return map.isProjectedPermutation(/*allowZeroInResults=*/true);
+      }))
+    return false;
+  if (!op.getBlock()->getOps<linalg::IndexOp>().empty() ||
+      !op.getBlock()->getOps<tensor::ExtractOp>().empty())
+    return false;
+  // The body checked at the sizes of a whole op with the dynamic loops at
+  // their tile's (the tiles themselves are not there yet).
+  SmallVector<int64_t> sizes = op.getStaticLoopRanges();
+  for (int64_t &size : sizes)
+    if (ShapedType::isDynamic(size))
+      size = 1;
+  sizes.back() = kMaskedStep;
+  return succeeded(linalg::vectorizeOpPrecondition(op, sizes));
+}
+
 /// An elementwise loop nest whose row is longer than one step and that no
 /// vector width divides (111 columns: a depthwise convolution computed at
 /// stride 1 for a stride-2 output) split into the widest multiple of the
@@ -100,8 +138,12 @@ struct VectorizeLoopsPass
       for (linalg::LinalgOp op : longRows)
         splitRemainder(rewriter, op);
     }
-    SmallVector<linalg::LinalgOp> targets;
+    SmallVector<linalg::LinalgOp> targets, masked;
     getOperation().walk([&](linalg::LinalgOp op) {
+      if (maskedInner(op)) {
+        masked.push_back(op);
+        return;
+      }
       // With dynamic outer loops only the tile is static: plain elementwise
       // ops and row reductions only (operands indexed by loop dims, no
       // linalg.index or tensor.extract), whose body vectorizes at the
@@ -127,7 +169,7 @@ struct VectorizeLoopsPass
         targets.push_back(op);
     });
     IRRewriter rewriter(&getContext());
-    SmallVector<Operation *> loopsToSimplify;
+    SmallVector<Operation *> loopsToSimplify, maskedLoops;
     for (linalg::LinalgOp op : targets) {
       unsigned loops = op.getNumLoops();
       SmallVector<int64_t> ranges = op.getStaticLoopRanges();
@@ -170,6 +212,44 @@ struct VectorizeLoopsPass
         continue;
       rewriter.replaceOp(target, vectorized->replacements);
       loopsToSimplify.push_back(result->loops.front());
+    }
+    // Rows of dynamic length: outer loops one step at a time on threads,
+    // the row in masked vector steps (the last one partial).
+    for (linalg::LinalgOp op : masked) {
+      unsigned loops = op.getNumLoops();
+      SmallVector<OpFoldResult> sizes(loops, rewriter.getIndexAttr(1));
+      sizes.back() = rewriter.getIndexAttr(kMaskedStep);
+      scf::SCFTilingOptions options;
+      options.setTileSizes(sizes);
+      options.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
+      rewriter.setInsertionPoint(op);
+      FailureOr<scf::SCFTilingResult> result = scf::tileUsingSCF(
+          rewriter, cast<TilingInterface>(op.getOperation()), options);
+      if (failed(result))
+        continue;
+      rewriter.replaceOp(op, result->replacements);
+      Operation *target = result->tiledOps.front();
+      SmallVector<int64_t> vectorSizes(loops, 1);
+      vectorSizes.back() = kMaskedStep;
+      rewriter.setInsertionPoint(target);
+      FailureOr<linalg::VectorizationResult> vectorized = linalg::vectorize(
+          rewriter, target, vectorSizes, SmallVector<bool>(loops, false));
+      if (failed(vectorized))
+        continue;
+      rewriter.replaceOp(target, vectorized->replacements);
+      maskedLoops.push_back(result->loops.front());
+    }
+    // The masks on the transfers themselves (a masked load or store each),
+    // which the patterns below and bufferization handle.
+    {
+      RewritePatternSet patterns(&getContext());
+      vector::populateVectorMaskLoweringPatternsForSideEffectingOps(patterns);
+      FrozenRewritePatternSet frozen(std::move(patterns));
+      for (Operation *loop : maskedLoops) {
+        if (failed(applyPatternsGreedily(loop->getRegion(0), frozen)))
+          return signalPassFailure();
+        loopsToSimplify.push_back(loop);
+      }
     }
     // Within the new loops: 1-D transfers (the unit dims of the tile
     // dropped) and reductions as vector.reduction over the row.

@@ -65,14 +65,15 @@ func.func @steps_of_16(%x: tensor<2x80xf32>) -> tensor<2x80xf32> {
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 
-// Must not fire: i1 results (memory holds them as bytes), a dynamic row,
-// a reduction over an outer axis, and a single small tile.
+// Must not fire: i1 results (memory holds them as bytes), a reduction
+// over a dynamic row, a reduction over an outer axis, and a single small
+// tile.
 // CHECK-LABEL: func @left_alone
 // CHECK-NOT: scf.forall
 // CHECK-NOT: vector.
 // CHECK-COUNT-4: linalg.generic
 // CHECK-NOT: vector.
-func.func @left_alone(%x: tensor<4x64xf32>, %d: tensor<4x?xf32>, %init: tensor<64xf32>, %one: tensor<1x32xf32>) -> (tensor<4x64xi1>, tensor<4x?xf32>, tensor<64xf32>, tensor<1x32xf32>) {
+func.func @left_alone(%x: tensor<4x64xf32>, %d: tensor<4x?xf32>, %rows: tensor<4xf32>, %init: tensor<64xf32>, %one: tensor<1x32xf32>) -> (tensor<4x64xi1>, tensor<4xf32>, tensor<64xf32>, tensor<1x32xf32>) {
   %c0 = arith.constant 0 : index
   %e1 = tensor.empty() : tensor<4x64xi1>
   %0 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<4x64xf32>) outs(%e1 : tensor<4x64xi1>) {
@@ -81,14 +82,11 @@ func.func @left_alone(%x: tensor<4x64xf32>, %d: tensor<4x?xf32>, %init: tensor<6
     %r = arith.cmpf ogt, %a, %z : f32
     linalg.yield %r : i1
   } -> tensor<4x64xi1>
-  %c1 = arith.constant 1 : index
-  %n = tensor.dim %d, %c1 : tensor<4x?xf32>
-  %e2 = tensor.empty(%n) : tensor<4x?xf32>
-  %1 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%d : tensor<4x?xf32>) outs(%e2 : tensor<4x?xf32>) {
+  %1 = linalg.generic {indexing_maps = [#id, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%d : tensor<4x?xf32>) outs(%rows : tensor<4xf32>) {
   ^bb0(%a: f32, %o: f32):
-    %r = arith.negf %a : f32
+    %r = arith.addf %a, %o : f32
     linalg.yield %r : f32
-  } -> tensor<4x?xf32>
+  } -> tensor<4xf32>
   %2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>], iterator_types = ["reduction", "parallel"]} ins(%x : tensor<4x64xf32>) outs(%init : tensor<64xf32>) {
   ^bb0(%a: f32, %o: f32):
     %s = arith.addf %a, %o : f32
@@ -100,7 +98,7 @@ func.func @left_alone(%x: tensor<4x64xf32>, %d: tensor<4x?xf32>, %init: tensor<6
     %r = arith.negf %a : f32
     linalg.yield %r : f32
   } -> tensor<1x32xf32>
-  return %0, %1, %2, %4 : tensor<4x64xi1>, tensor<4x?xf32>, tensor<64xf32>, tensor<1x32xf32>
+  return %0, %1, %2, %4 : tensor<4x64xi1>, tensor<4xf32>, tensor<64xf32>, tensor<1x32xf32>
 }
 
 // -----
@@ -214,12 +212,13 @@ func.func @dynamic_rows(%x: tensor<?x?x64xf32>, %y: tensor<?x?x768xf32>, %init: 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 
 // Must not fire: a dynamic loop nest whose body reads its indices
-// (linalg.index) is not a plain elementwise op.
+// (linalg.index) is not a plain elementwise op, with a static row or a
+// dynamic one.
 // CHECK-LABEL: func @dynamic_with_index
 // CHECK-NOT: scf.forall
 // CHECK-NOT: vector.
-// CHECK: linalg.generic
-func.func @dynamic_with_index(%d: tensor<?x64xf32>) -> tensor<?x64xf32> {
+// CHECK-COUNT-2: linalg.generic
+func.func @dynamic_with_index(%d: tensor<?x64xf32>, %w: tensor<4x?xf32>) -> (tensor<?x64xf32>, tensor<4x?xf32>) {
   %c0 = arith.constant 0 : index
   %n = tensor.dim %d, %c0 : tensor<?x64xf32>
   %e = tensor.empty(%n) : tensor<?x64xf32>
@@ -231,7 +230,18 @@ func.func @dynamic_with_index(%d: tensor<?x64xf32>) -> tensor<?x64xf32> {
     %r = arith.addf %a, %f : f32
     linalg.yield %r : f32
   } -> tensor<?x64xf32>
-  return %0 : tensor<?x64xf32>
+  %c1 = arith.constant 1 : index
+  %m = tensor.dim %w, %c1 : tensor<4x?xf32>
+  %ew = tensor.empty(%m) : tensor<4x?xf32>
+  %1 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%w : tensor<4x?xf32>) outs(%ew : tensor<4x?xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %i = linalg.index 1 : index
+    %j = arith.index_cast %i : index to i32
+    %f = arith.sitofp %j : i32 to f32
+    %r = arith.addf %a, %f : f32
+    linalg.yield %r : f32
+  } -> tensor<4x?xf32>
+  return %0, %1 : tensor<?x64xf32>, tensor<4x?xf32>
 }
 
 // -----
@@ -258,4 +268,40 @@ func.func @unknown_combiner(%x: tensor<4x64xf32>, %init: tensor<4xf32>, %d: tens
     linalg.yield %r : f32
   } -> tensor<?xf32>
   return %0, %1 : tensor<4xf32>, tensor<?xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#se = affine_map<(d0, d1, d2, d3) -> (d0, d1, 0, 0)>
+#ch = affine_map<(d0, d1, d2, d3) -> (d1)>
+
+// Images of symbolic size (the innermost loop, their width, is dynamic):
+// rows in masked steps of 16, the last one partial; a squeeze-and-excitation
+// scale [N, C, 1, 1] and a bias per channel read as broadcasts.
+// CHECK-LABEL: func @dynamic_width
+// CHECK: scf.forall (%{{.*}}, %{{.*}}, %{{.*}}, %[[W:.*]]) = (0, 0, 0, 0) to (%{{.*}}, 8, %{{.*}}, %[[WIDTH:.*]]) step (1, 1, 1, 16)
+// CHECK: %[[N:.*]] = affine.min {{.*}}(%[[W]])[%[[WIDTH]]]
+// CHECK: %[[MASK:.*]] = vector.create_mask {{.*}}, %[[N]] : vector<1x1x1x16xi1>
+// CHECK: %[[ROW:.*]] = vector.extract %[[MASK]][0, 0, 0] : vector<16xi1>
+// CHECK: vector.transfer_read {{.*}}, %[[ROW]] {{.*}} : tensor<1x1x1x?xf32>, vector<16xf32>
+// CHECK: arith.mulf {{.*}} : vector<16xf32>
+// CHECK: arith.addf {{.*}} : vector<16xf32>
+// CHECK: vector.transfer_write {{.*}} : vector<16xf32>, tensor<1x1x1x?xf32>
+// CHECK-NOT: linalg.generic
+func.func @dynamic_width(%x: tensor<?x8x?x?xf32>, %s: tensor<?x8x1x1xf32>, %b: tensor<8xf32>) -> tensor<?x8x?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %n = tensor.dim %x, %c0 : tensor<?x8x?x?xf32>
+  %h = tensor.dim %x, %c2 : tensor<?x8x?x?xf32>
+  %w = tensor.dim %x, %c3 : tensor<?x8x?x?xf32>
+  %e = tensor.empty(%n, %h, %w) : tensor<?x8x?x?xf32>
+  %0 = linalg.generic {indexing_maps = [#id, #se, #ch, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x, %s, %b : tensor<?x8x?x?xf32>, tensor<?x8x1x1xf32>, tensor<8xf32>) outs(%e : tensor<?x8x?x?xf32>) {
+  ^bb0(%a: f32, %c: f32, %d: f32, %o: f32):
+    %m = arith.mulf %a, %c : f32
+    %r = arith.addf %m, %d : f32
+    linalg.yield %r : f32
+  } -> tensor<?x8x?x?xf32>
+  return %0 : tensor<?x8x?x?xf32>
 }
