@@ -52,9 +52,11 @@ def ParallelIfEnoughWorkPass
     as a loop of constant bounds with that little work does. Before, every
     such loop forked the threads, and a small convolutional network over an
     image of symbolic size spent more time in OpenMP's fork, join and
-    waits than in its loops. Regions that already have an `if`, loop
-    nests whose body has unknown work (calls, loops of dynamic bounds,
-    copies of dynamic size) and loops of constant bounds are left alone.
+    waits than in its loops. A body of unknown work (calls, loops of
+    dynamic bounds, copies of dynamic size) forks when the nest has at
+    least two iterations (a product of few rows is one block of them).
+    Regions that already have an `if` and loops of constant bounds are
+    left alone.
   }];
   let options = [
     Option<"minParallelWork", "min-parallel-work", "int64_t", "32768",

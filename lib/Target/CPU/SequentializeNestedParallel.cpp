@@ -173,18 +173,22 @@ struct ParallelIfEnoughWorkPass
       }
       if (!dynamic)
         return;
+      // Parallel when trips * body >= minParallelWork, that is when
+      // trips >= ceil(minParallelWork / body); with a body of unknown work
+      // (a block of a product's rows of dynamic size), when there are at
+      // least two iterations.
       std::optional<int64_t> body =
           blockWork(loop.getRegion().front(), minParallelWork);
-      if (!body || *body == 0)
-        return;
-      // Parallel when trips * body >= minParallelWork, that is when
-      // trips >= ceil(minParallelWork / body).
+      int64_t least = 2;
+      if (body && *body > 0)
+        least =
+            std::max<int64_t>(least, llvm::divideCeil(minParallelWork, *body));
       OpBuilder b(parallel);
       Value trips = tripCount(b, parallel, loop);
-      Value least = arith::ConstantIndexOp::create(
-          b, loop.getLoc(), llvm::divideCeil(minParallelWork, *body));
+      Value leastValue =
+          arith::ConstantIndexOp::create(b, loop.getLoc(), least);
       Value enough = arith::CmpIOp::create(
-          b, loop.getLoc(), arith::CmpIPredicate::sge, trips, least);
+          b, loop.getLoc(), arith::CmpIPredicate::sge, trips, leastValue);
       parallel.getIfExprMutable().assign(enough);
     });
   }

@@ -519,8 +519,12 @@ private:
       }
       int64_t m = op.getStaticLoopRanges()[loops - 3];
       bool dynamicRows = ShapedType::isDynamic(m);
+      // Dynamic rows in blocks too (the last one partial): a product with
+      // few columns (a convolution over an image of symbolic size, its
+      // pixels the rows, 24 filters the columns) was one panel, on one
+      // thread.
       int64_t rowBlock =
-          !dynamicRows && m > kRowBlock && m % kRowBlock == 0 ? kRowBlock : 0;
+          dynamicRows || (m > kRowBlock && m % kRowBlock == 0) ? kRowBlock : 0;
       Operation *panel =
           tileOp(rewriter, op, sizes(rowBlock, 0, width, 1), true);
       if (!panel)

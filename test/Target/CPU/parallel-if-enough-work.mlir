@@ -33,12 +33,34 @@ func.func @dynamic_bounds(%m: memref<?x?xf32>, %n: index, %w: index) {
 
 func.func private @unknown(index)
 
+// A body of unknown work (a call; in a model, a block of a product's rows
+// of dynamic size): the threads fork when there are two iterations or more.
+// CHECK-LABEL: func @unknown_work
+// CHECK: %[[TRIPS:.*]] = arith.muli
+// CHECK: %[[TWO:.*]] = arith.constant 2 : index
+// CHECK: %[[ENOUGH:.*]] = arith.cmpi sge, %[[TRIPS]], %[[TWO]] : index
+// CHECK: omp.parallel if(%[[ENOUGH]])
+func.func @unknown_work(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  omp.parallel {
+    omp.wsloop {
+      omp.loop_nest (%i) : index = (%c0) to (%n) step (%c1) {
+        func.call @unknown(%i) : (index) -> ()
+        omp.yield
+      }
+    }
+    omp.terminator
+  }
+  return
+}
+
+// -----
+
 // Must not fire: constant bounds (tessera-cpu-sequentialize-nested-parallel
-// decides those at compile time), a body of unknown work (a call), a
-// region that already has an `if`.
+// decides those at compile time), a region that already has an `if`.
 // CHECK-LABEL: func @left_alone
 // CHECK-NOT: arith.cmpi
-// CHECK: omp.parallel {
 // CHECK: omp.parallel {
 // CHECK: omp.parallel if(%{{.*}}) {
 // CHECK-NOT: omp.parallel if
@@ -51,15 +73,6 @@ func.func @left_alone(%m: memref<?xf32>, %n: index, %flag: i1) {
       omp.loop_nest (%i) : index = (%c0) to (%c64) step (%c1) {
         %v = memref.load %m[%i] : memref<?xf32>
         memref.store %v, %m[%i] : memref<?xf32>
-        omp.yield
-      }
-    }
-    omp.terminator
-  }
-  omp.parallel {
-    omp.wsloop {
-      omp.loop_nest (%i) : index = (%c0) to (%n) step (%c1) {
-        func.call @unknown(%i) : (index) -> ()
         omp.yield
       }
     }

@@ -6,11 +6,13 @@
 // leaves trivial deallocations in the row loops; they are canonicalized
 // away before the deallocation simplification, whose buffer-origin
 // analysis crashed on the erased values. The two parts start from the
-// fill in registers: the only parallel region left is the product's lhs
-// (a panel loop of one iteration runs on the calling thread), not a fill
-// of the whole result.
+// fill in registers: no parallel region fills the whole result. Three
+// parallel regions are left, the product's lhs and the two parts' blocks
+// of 256 rows, and each forks the threads only when it has the work for
+// it (`if`): the lhs when its rows make enough elements, a part when its
+// rows make two blocks or more.
 // CHECK-LABEL: llvm.func @head
-// CHECK-COUNT-1: omp.parallel
+// CHECK-COUNT-3: omp.parallel if(
 // CHECK-NOT: omp.parallel
 // CHECK: llvm.return
 func.func @head(%x: tensor<?x64xf32>, %w: tensor<64x40xf32>) -> tensor<?x40xf32> {

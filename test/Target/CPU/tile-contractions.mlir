@@ -384,19 +384,22 @@ func.func @ragged_shared_fill(%x: tensor<13x64xf32>, %w: tensor<64x48xf32>) -> (
 #b = affine_map<(d0, d1, d2) -> (d1, d2)>
 #c = affine_map<(d0, d1, d2) -> (d0, d2)>
 
-// Dynamic rows (a symbolic batch or sequence folded into M): 8-row tiles
-// while 8 rows remain (the row loop peeled, its full tiles static and
-// vectorized), then the last rows (fewer than 8) as a loop of their own,
-// one row at a time, each a 1 x 48 register tile (not a loop that adds
-// into memory at every k step).
+// Dynamic rows (a symbolic batch or sequence folded into M): blocks of 256
+// rows on threads with the column panels (the last block partial; with
+// one panel, the rows alone were one block, on one thread); in a block,
+// 8-row tiles while 8 rows remain (the row loop peeled, its full tiles
+// static and vectorized), then the last rows (fewer than 8) as a loop of
+// their own, one row at a time, each a 1 x 48 register tile (not a loop
+// that adds into memory at every k step).
 // CHECK-LABEL: func @dynamic_rows
 // CHECK: %[[M:.*]] = tensor.dim %arg0, %c0
-// CHECK: scf.forall (%{{.*}}) = (0) to (48) step (48)
-// CHECK: %[[FULL:.*]] = affine.apply #{{.*}}()[%c0, %[[M]], %c8]
+// CHECK: scf.forall (%[[I:.*]], %{{.*}}) = (0, 0) to (%[[M]], 48) step (256, 48)
+// CHECK: %[[B:.*]] = affine.min #{{.*}}(%[[I]])[%[[M]]]
+// CHECK: %[[FULL:.*]] = affine.apply #{{.*}}()[%c0, %[[B]], %c8]
 // CHECK: scf.for %{{.*}} = %c0 to %[[FULL]] step %c8
 // CHECK: tensor.extract_slice {{.*}} : tensor<?x64xf32> to tensor<8x64xf32>
 // CHECK: vector.contract {{.*}} into vector<1x16xf32>
-// CHECK: scf.for %{{.*}} = %[[FULL]] to %[[M]] step %c8
+// CHECK: scf.for %{{.*}} = %[[FULL]] to %[[B]] step %c8
 // CHECK: scf.for %{{.*}} = %c0 to %{{.*}} step %c1
 // CHECK: tensor.extract_slice {{.*}} : tensor<?x64xf32> to tensor<1x64xf32>
 // CHECK: scf.for %{{.*}} = %c0 to %c64 step %c1 {{.*}} -> (tensor<1x48xf32>)
