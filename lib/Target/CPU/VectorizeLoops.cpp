@@ -214,21 +214,38 @@ struct VectorizeLoopsPass
       loopsToSimplify.push_back(result->loops.front());
     }
     // Rows of dynamic length: outer loops one step at a time on threads,
-    // the row in masked vector steps (the last one partial).
+    // each row a loop of masked vector steps (the last one partial). The
+    // row's steps are not on the threads too: OpenMP computes each
+    // iteration's indices of a collapsed nest with divisions, which cost
+    // more than a step of a short row.
+    auto tile = [&](Operation *op, ArrayRef<int64_t> tileSizes,
+                    bool forall) -> FailureOr<scf::SCFTilingResult> {
+      scf::SCFTilingOptions options;
+      options.setTileSizes(getAsIndexOpFoldResult(&getContext(), tileSizes));
+      if (forall)
+        options.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
+      rewriter.setInsertionPoint(op);
+      FailureOr<scf::SCFTilingResult> result =
+          scf::tileUsingSCF(rewriter, cast<TilingInterface>(op), options);
+      if (succeeded(result))
+        rewriter.replaceOp(op, result->replacements);
+      return result;
+    };
     for (linalg::LinalgOp op : masked) {
       unsigned loops = op.getNumLoops();
-      SmallVector<OpFoldResult> sizes(loops, rewriter.getIndexAttr(1));
-      sizes.back() = rewriter.getIndexAttr(kMaskedStep);
-      scf::SCFTilingOptions options;
-      options.setTileSizes(sizes);
-      options.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
-      rewriter.setInsertionPoint(op);
-      FailureOr<scf::SCFTilingResult> result = scf::tileUsingSCF(
-          rewriter, cast<TilingInterface>(op.getOperation()), options);
-      if (failed(result))
+      SmallVector<int64_t> rows(loops, 1), steps(loops, 0);
+      rows.back() = loops == 1 ? kMaskedStep : 0;
+      steps.back() = kMaskedStep;
+      FailureOr<scf::SCFTilingResult> outer = tile(op, rows, true);
+      if (failed(outer))
         continue;
-      rewriter.replaceOp(op, result->replacements);
-      Operation *target = result->tiledOps.front();
+      Operation *target = outer->tiledOps.front();
+      if (loops > 1) {
+        FailureOr<scf::SCFTilingResult> inner = tile(target, steps, false);
+        if (failed(inner))
+          continue;
+        target = inner->tiledOps.front();
+      }
       SmallVector<int64_t> vectorSizes(loops, 1);
       vectorSizes.back() = kMaskedStep;
       rewriter.setInsertionPoint(target);
@@ -237,7 +254,7 @@ struct VectorizeLoopsPass
       if (failed(vectorized))
         continue;
       rewriter.replaceOp(target, vectorized->replacements);
-      maskedLoops.push_back(result->loops.front());
+      maskedLoops.push_back(outer->loops.front());
     }
     // The masks on the transfers themselves (a masked load or store each),
     // which the patterns below and bufferization handle.

@@ -277,10 +277,12 @@ func.func @unknown_combiner(%x: tensor<4x64xf32>, %init: tensor<4xf32>, %d: tens
 #ch = affine_map<(d0, d1, d2, d3) -> (d1)>
 
 // Images of symbolic size (the innermost loop, their width, is dynamic):
-// rows in masked steps of 16, the last one partial; a squeeze-and-excitation
-// scale [N, C, 1, 1] and a bias per channel read as broadcasts.
+// rows on threads, each row a loop of masked steps of 16, the last one
+// partial; a squeeze-and-excitation scale [N, C, 1, 1] and a bias per
+// channel read as broadcasts.
 // CHECK-LABEL: func @dynamic_width
-// CHECK: scf.forall (%{{.*}}, %{{.*}}, %{{.*}}, %[[W:.*]]) = (0, 0, 0, 0) to (%{{.*}}, 8, %{{.*}}, %[[WIDTH:.*]]) step (1, 1, 1, 16)
+// CHECK: scf.forall (%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}}, 8, %{{.*}})
+// CHECK: scf.for %[[W:.*]] = %c0 to %[[WIDTH:.*]] step %c16
 // CHECK: %[[N:.*]] = affine.min {{.*}}(%[[W]])[%[[WIDTH]]]
 // CHECK: %[[MASK:.*]] = vector.create_mask {{.*}}, %[[N]] : vector<1x1x1x16xi1>
 // CHECK: %[[ROW:.*]] = vector.extract %[[MASK]][0, 0, 0] : vector<16xi1>
