@@ -26,7 +26,9 @@ def SequentializeNestedParallelPass
     becomes a function that LLVM outlines, at a cost that grows with the
     size of the function holding it (a chain of 30,000 elementwise nodes on
     four floats made 484 of them). Loops with dynamic bounds, dynamic
-    copies or calls inside stay parallel.
+    copies or calls inside stay parallel here; after convert-scf-to-openmp,
+    tessera-cpu-parallel-if-enough-work makes such loops fork only when
+    their work, counted at run time, is enough.
     Parallel loops with reductions are left alone.
   }];
   let options = [
@@ -52,11 +54,15 @@ def ParallelIfEnoughWorkPass
     as a loop of constant bounds with that little work does. Before, every
     such loop forked the threads, and a small convolutional network over an
     image of symbolic size spent more time in OpenMP's fork, join and
-    waits than in its loops. A body of unknown work (calls, loops of
-    dynamic bounds, copies of dynamic size) forks when the nest has at
-    least two iterations (a product of few rows is one block of them).
-    Regions that already have an `if` and loops of constant bounds are
-    left alone.
+    waits than in its loops. A body whose work is not known at compile
+    time (calls, copies of dynamic size, loops of dynamic bounds such as a
+    masked row's loop over an image's width) forks when the nest has at
+    least two iterations (a product of few rows is one block of them); no
+    region forks for one iteration. Left alone:
+    regions that already have an `if`, that hold more or less than one
+    loop nest, whose loop nest has bounds computed inside the region,
+    inclusive bounds, loops not all collapsed, non-index bounds or steps
+    that are not positive constants, and loops of constant bounds.
   }];
   let options = [
     Option<"minParallelWork", "min-parallel-work", "int64_t", "32768",
@@ -133,9 +139,11 @@ def TileContractionsPass
       one block that read the same lhs share one packed copy;
     - tiles batch and columns to 1 x W with scf.forall, W = 48 (or 32 or
       16 where 48 does not divide the columns; panels run on threads; with
-      more than 256 rows, a multiple of 256, rows are blocked by 256 in
-      the same forall so that a block of the lhs stays in the L2 cache
-      while the panels stream past);
+      more than 256 rows, a multiple of 256, or dynamic rows, rows are
+      blocked by 256 in the same forall so that a block of the lhs stays
+      in the L2 cache while the panels stream past, and a product with
+      few columns and dynamic rows does not run on one thread; the last
+      block of dynamic rows is partial);
     - packs each panel's rhs slice into a contiguous K x W buffer
       (a linalg.copy into a new tensor, which the loop vectorizer turns into
       row-wide vector moves; a constant rhs, its transpose, or a column
@@ -216,16 +224,22 @@ def VectorizeLoopsPass
     : Pass<"tessera-cpu-vectorize-loops", "::mlir::func::FuncOp"> {
   let summary = "Vectorize elementwise loops and innermost-axis reductions";
   let description = [{
-    For each linalg op on tensors with static sizes whose loops are all
-    parallel, or parallel but for the innermost one which reduces: tiles
-    the outer loops by 1 with scf.forall (they run on threads) and the
-    innermost loop into steps of 64 elements (16 when 64 does not divide
-    it; whole when it is at most 64 long, or when it is a reduction of at
-    most 4096 elements), and vectorizes each tile, so that GELU, softmax,
-    layer norm and bias loops run on AVX-512 registers rather than one
-    element at a time. Ops with dynamic sizes, reductions over outer axes,
-    innermost loops with no such step, and ops linalg cannot vectorize
-    are left as they are.
+    For each linalg op on tensors whose loops are all parallel, or
+    parallel but for the innermost one which reduces, and whose innermost
+    loop is static: tiles the outer loops by 1 with scf.forall (they run
+    on threads; they may be dynamic when the op is plain: operands indexed
+    by loop dims, no linalg.index or tensor.extract) and the innermost
+    loop into steps of 64 elements (16 when 64 does not divide it; whole
+    when it is at most 64 long, or when it is a reduction of at most 4096
+    elements), and vectorizes each tile, so that GELU, softmax, layer norm
+    and bias loops run on AVX-512 registers rather than one element at a
+    time. A plain op whose loops are all parallel and whose innermost loop
+    is dynamic (the width of an image of symbolic size): the outer
+    loops by 1 with scf.forall, each row an scf.for of masked 16-element
+    steps, the last one partial, the masks then on the transfers (masked
+    loads and stores; a transposed read, 16 loads). Reductions over outer
+    axes or over a dynamic row, static rows with no such step, and ops
+    linalg cannot vectorize are left as they are.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::scf::SCFDialect",

@@ -61,7 +61,8 @@ constexpr int64_t kRowBlock = 256;
 /// A contraction with static k and columns (rows and batch dims may be
 /// dynamic): any number of rows and columns (rows and columns that the
 /// register tile does not divide are split off and tiled by what is
-/// left; dynamic rows are tiled by 8 and the last, partial tile peeled).
+/// left; dynamic rows are blocked by 256 on threads, tiled by 8 and the
+/// last, partial tile peeled).
 bool isTileableContraction(linalg::GenericOp op) {
   if (!isContraction(op))
     return false;

@@ -307,3 +307,64 @@ func.func @dynamic_width(%x: tensor<?x8x?x?xf32>, %s: tensor<?x8x1x1xf32>, %b: t
   } -> tensor<?x8x?x?xf32>
   return %0 : tensor<?x8x?x?xf32>
 }
+
+// -----
+
+// A 1-D op of dynamic length: its masked steps are the parallel loop's
+// iterations.
+// CHECK-LABEL: func @dynamic_vector
+// CHECK: scf.forall (%[[I:.*]]) = (0) to (%{{.*}}) step (16)
+// CHECK: %[[N:.*]] = affine.min {{.*}}(%[[I]])
+// CHECK: %[[MASK:.*]] = vector.create_mask %[[N]] : vector<16xi1>
+// CHECK: vector.transfer_read {{.*}}, %[[MASK]] {{.*}} : tensor<?xf32>, vector<16xf32>
+// CHECK: math.exp {{.*}} : vector<16xf32>
+// CHECK: vector.transfer_write {{.*}}, %[[MASK]] {{.*}} : vector<16xf32>, tensor<?xf32>
+// CHECK-NOT: linalg.generic
+func.func @dynamic_vector(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?xf32>
+  %e = tensor.empty(%n) : tensor<?xf32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : tensor<?xf32>) outs(%e : tensor<?xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = math.exp %a : f32
+    linalg.yield %r : f32
+  } -> tensor<?xf32>
+  return %0 : tensor<?xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// Must not fire on a dynamic row: i1 results, a window's read (not a
+// projected permutation), a read through tensor.extract.
+// CHECK-LABEL: func @dynamic_row_left_alone
+// CHECK-NOT: scf.forall
+// CHECK-NOT: vector.
+// CHECK-COUNT-3: linalg.generic
+// CHECK-NOT: vector.
+func.func @dynamic_row_left_alone(%x: tensor<4x?xf32>, %wide: tensor<4x?xf32>, %table: tensor<8xf32>) -> (tensor<4x?xi1>, tensor<4x?xf32>, tensor<4x?xf32>) {
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %x, %c1 : tensor<4x?xf32>
+  %e1 = tensor.empty(%n) : tensor<4x?xi1>
+  %0 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<4x?xf32>) outs(%e1 : tensor<4x?xi1>) {
+  ^bb0(%a: f32, %o: i1):
+    %z = arith.constant 0.0 : f32
+    %r = arith.cmpf ogt, %a, %z : f32
+    linalg.yield %r : i1
+  } -> tensor<4x?xi1>
+  %e = tensor.empty(%n) : tensor<4x?xf32>
+  %2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1 + 1)>, #id], iterator_types = ["parallel", "parallel"]} ins(%wide : tensor<4x?xf32>) outs(%e : tensor<4x?xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.negf %a : f32
+    linalg.yield %r : f32
+  } -> tensor<4x?xf32>
+  %3 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<4x?xf32>) outs(%e : tensor<4x?xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %c3 = arith.constant 3 : index
+    %t = tensor.extract %table[%c3] : tensor<8xf32>
+    %r = arith.addf %a, %t : f32
+    linalg.yield %r : f32
+  } -> tensor<4x?xf32>
+  return %0, %2, %3 : tensor<4x?xi1>, tensor<4x?xf32>, tensor<4x?xf32>
+}

@@ -328,9 +328,7 @@ LogicalResult AddOp::canonicalize(AddOp op, PatternRewriter &rewriter) {
     if (!onlyUnitDimsChange(inner.getShape(), op.getType().getShape()))
       continue;
     Location loc = op.getLoc();
-    Value otherInner = ReshapeOp::create(
-        rewriter, loc, inner.clone(op.getType().getElementType()), other,
-        Value());
+    Value otherInner = ReshapeOp::create(rewriter, loc, inner, other, Value());
     Value sum = AddOp::create(rewriter, loc, reshape.getInput(), otherInner);
     rewriter.replaceOpWithNewOp<ReshapeOp>(op, op.getType(), sum, Value());
     return success();
