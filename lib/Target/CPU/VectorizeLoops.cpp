@@ -72,12 +72,33 @@ std::optional<int64_t> innerTile(linalg::LinalgOp op) {
   return std::nullopt;
 }
 
-/// Whether `op` is a nest of parallel loops whose innermost range is
-/// dynamic (the width of an image of symbolic size) and whose operands are
-/// indexed by loop dims or 0 alone, with no linalg.index or tensor.extract: its
-/// rows vectorize in masked steps of kMaskedStep (before, such loops ran
-/// scalar: a depthwise convolution over an image of symbolic size took 6x
-/// the time of the same one over a static image).
+/// Whether `op` is plain: its operands indexed by loop dims (or 0 where
+/// `broadcasts`), no linalg.index or tensor.extract in its body, which
+/// vectorizes at the op's sizes with its dynamic loops at their tiles' (1,
+/// or `row` for a dynamic innermost loop).
+bool isPlain(linalg::LinalgOp op, bool broadcasts,
+             std::optional<int64_t> row = std::nullopt) {
+  if (!llvm::all_of(op.getIndexingMapsArray(),
+                    [&](AffineMap map) {
+                      return map.isProjectedPermutation(broadcasts);
+                    }) ||
+      !op.getBlock()->getOps<linalg::IndexOp>().empty() ||
+      !op.getBlock()->getOps<tensor::ExtractOp>().empty())
+    return false;
+  SmallVector<int64_t> sizes = op.getStaticLoopRanges();
+  for (int64_t &size : sizes)
+    if (ShapedType::isDynamic(size))
+      size = 1;
+  if (row)
+    sizes.back() = *row;
+  return succeeded(linalg::vectorizeOpPrecondition(op, sizes));
+}
+
+/// Whether `op` is a plain nest of parallel loops (broadcasts allowed)
+/// whose innermost range is dynamic (the width of an image of symbolic
+/// size): its rows vectorize in masked steps of kMaskedStep (before, such
+/// loops ran scalar: a depthwise convolution over an image of symbolic
+/// size took 6x the time of the same one over a static image).
 bool maskedInner(linalg::LinalgOp op) {
   unsigned loops = op.getNumLoops();
   if (loops == 0 || !op.hasPureTensorSemantics() ||
@@ -92,21 +113,7 @@ bool maskedInner(linalg::LinalgOp op) {
   // (a symbolic-size convolution's product [N, P, F] back to [N, F, P]):
   // each masked step is then 16 loads, which still beats the scalar loop
   // nest (PaddleOCR's classifier took 1.78 ms without them, 1.53 with).
-  if (!llvm::all_of(op.getIndexingMapsArray(), [](AffineMap map) {
-        return map.isProjectedPermutation(/*allowZeroInResults=*/true);
-      }))
-    return false;
-  if (!op.getBlock()->getOps<linalg::IndexOp>().empty() ||
-      !op.getBlock()->getOps<tensor::ExtractOp>().empty())
-    return false;
-  // The body checked at the sizes of a whole op with the dynamic loops at
-  // their tile's (the tiles themselves are not there yet).
-  SmallVector<int64_t> sizes = op.getStaticLoopRanges();
-  for (int64_t &size : sizes)
-    if (ShapedType::isDynamic(size))
-      size = 1;
-  sizes.back() = kMaskedStep;
-  return succeeded(linalg::vectorizeOpPrecondition(op, sizes));
+  return isPlain(op, /*broadcasts=*/true, kMaskedStep);
 }
 
 /// An elementwise loop nest whose row is longer than one step and that no
@@ -154,23 +161,9 @@ struct VectorizeLoopsPass
       // ops and row reductions only (operands indexed by loop dims, no
       // linalg.index or tensor.extract), whose body vectorizes at the
       // tile's sizes (one for the dynamic loops).
-      auto plain = [](linalg::LinalgOp op) {
-        if (!llvm::all_of(op.getIndexingMapsArray(),
-                          [](AffineMap map) {
-                            return map.isProjectedPermutation();
-                          }) ||
-            !op.getBlock()->getOps<linalg::IndexOp>().empty() ||
-            !op.getBlock()->getOps<tensor::ExtractOp>().empty())
-          return false;
-        SmallVector<int64_t> sizes = op.getStaticLoopRanges();
-        for (int64_t &size : sizes)
-          if (ShapedType::isDynamic(size))
-            size = 1;
-        return succeeded(linalg::vectorizeOpPrecondition(op, sizes));
-      };
       if (innerTile(op) &&
           (op.hasDynamicShape()
-               ? plain(op)
+               ? isPlain(op, /*broadcasts=*/false)
                : succeeded(linalg::vectorizeOpPrecondition(op))))
         targets.push_back(op);
     });
