@@ -500,12 +500,15 @@ private:
 };
 
 /// Python's precision arguments: the policy, the --keep-fp32 patterns,
-/// the calibration folder and cache ("" for none).
+/// the calibration folder and cache ("" for none), tf32, and the
+/// calibration method and its percentile.
 struct PrecisionArgs {
   std::string policy = "fp32";
   std::vector<std::string> keepFp32;
   std::string calibrate, calibrationCache;
   bool allowTF32 = false;
+  std::string calibrationMethod = "max";
+  double calibrationPercentile = 99.99;
 };
 
 /// C options from Python's: target, target options, fusion, threads,
@@ -537,6 +540,9 @@ makeOptions(const std::string &target,
       precision.calibrate.empty() ? nullptr : precision.calibrate.c_str(),
       precision.calibrationCache.empty() ? nullptr
                                          : precision.calibrationCache.c_str());
+  tessera_compile_options_set_calibration_method(
+      options.get(), precision.calibrationMethod.c_str(),
+      precision.calibrationPercentile);
   return options;
 }
 
@@ -565,14 +571,17 @@ PYBIND11_MODULE(_tessera, m) {
   py::class_<PrecisionArgs>(m, "Precision",
                             "The precision arguments of a compile")
       .def(py::init([](std::string policy, std::vector<std::string> keep,
-                       std::string calibrate, std::string cache,
-                       bool allowTF32) {
-             return PrecisionArgs{std::move(policy), std::move(keep),
-                                  std::move(calibrate), std::move(cache),
-                                  allowTF32};
+                       std::string calibrate, std::string cache, bool allowTF32,
+                       std::string method, double percentile) {
+             return PrecisionArgs{
+                 std::move(policy), std::move(keep), std::move(calibrate),
+                 std::move(cache),  allowTF32,       std::move(method),
+                 percentile};
            }),
            py::arg("policy"), py::arg("keep_fp32"), py::arg("calibrate"),
-           py::arg("calibration_cache"), py::arg("allow_tf32") = false);
+           py::arg("calibration_cache"), py::arg("allow_tf32") = false,
+           py::arg("calibration_method") = "max",
+           py::arg("calibration_percentile") = 99.99);
   py::class_<CompileResult>(m, "CompileResult")
       .def_property_readonly("ok", &CompileResult::ok)
       .def_property_readonly("artifact", &CompileResult::artifact)

@@ -82,6 +82,13 @@ void tessera_compile_options_add_keep_fp32(tessera_compile_options *options,
 void tessera_compile_options_set_calibration(tessera_compile_options *options,
                                              const char *dir,
                                              const char *cache);
+/** How calibration turns values into ranges (--calibration-method):
+ *  "max" (the default), "percentile" (the |value| that `percentile`
+ *  percent of them do not exceed, --calibration-percentile) or "entropy";
+ *  an unknown method fails the compile. `percentile` is read only by the
+ *  percentile method. */
+void tessera_compile_options_set_calibration_method(
+    tessera_compile_options *options, const char *method, double percentile);
 
 /** Compiles the ONNX model at `path` (external data is read beside it).
  *  Never NULL: check tessera_compile_result_ok. `options` may be NULL for

@@ -235,6 +235,24 @@ llvm::Expected<Plan> makePlan(const CompileOptions &options, bool toTheEnd) {
       runtime::testDataSets(options.calibrate).empty())
     return fail("--calibrate: " + options.calibrate +
                 " has no test_data_set_* folder");
+  std::optional<CalibrationMethod> method =
+      parseCalibrationMethod(options.calibrationMethod);
+  if (!method) {
+    std::string known;
+    for (llvm::StringRef name : calibrationMethods())
+      known += (known.empty() ? "" : ", ") + name.str();
+    return fail("unknown calibration method '" + options.calibrationMethod +
+                "' (expected one of: " + known + ")");
+  }
+  if (*method != CalibrationMethod::Max && options.calibrate.empty())
+    return fail("--calibration-method=" + options.calibrationMethod +
+                " chooses the ranges of --calibrate's samples: give "
+                "--calibrate=DIR (a cache keeps the method it was made with)");
+  if (!(options.calibrationPercentile > 0 &&
+        options.calibrationPercentile <= 100))
+    return fail("--calibration-percentile takes a percentage in (0, 100], "
+                "got " +
+                llvm::formatv("{0}", options.calibrationPercentile).str());
 
   // What to write: IR, or an artifact named by --emit or by the output's
   // extension.
@@ -351,8 +369,8 @@ llvm::Error calibrate(llvm::StringRef modelPath, MLIRContext &context,
   if (!executable)
     return fail("calibration: " + llvm::toString(executable.takeError()));
   const runtime::ModelSignature &signature = (*executable)->signature();
-  CalibrationTable table;
-  for (const std::string &set : sets) {
+  auto runSample = [&](const std::string &set)
+      -> llvm::Expected<std::vector<runtime::HostTensor>> {
     auto inputs =
         runtime::readTensorFiles(runtime::testDataFiles(set, "input"));
     if (!inputs)
@@ -362,19 +380,53 @@ llvm::Error calibrate(llvm::StringRef modelPath, MLIRContext &context,
     if (!outputs)
       return fail("calibration: " + set + ": " +
                   llvm::toString(outputs.takeError()));
-    for (size_t i = 0; i < outputs->size(); ++i) {
-      llvm::StringRef name = signature.outputs[i].name;
-      if (!name.consume_front(kCalibrationOutputPrefix))
-        continue;
-      const runtime::HostTensor &tensor = (*outputs)[i];
-      std::vector<float> values(tensor.numElements());
-      for (int64_t j = 0; j < tensor.numElements(); ++j)
-        values[j] = static_cast<float>(tensor.at(j));
-      table.record(name.str(), values,
-                   tensor.shape.empty() ? 1 : tensor.shape.back());
-    }
+    return std::move(*outputs);
+  };
+  // Calls `visit(key, values, channels)` for each exposed operand.
+  auto forEachExposed =
+      [&](const std::vector<runtime::HostTensor> &outputs,
+          llvm::function_ref<void(const std::string &,
+                                  const std::vector<float> &, int64_t)>
+              visit) {
+        for (size_t i = 0; i < outputs.size(); ++i) {
+          llvm::StringRef name = signature.outputs[i].name;
+          if (!name.consume_front(kCalibrationOutputPrefix))
+            continue;
+          const runtime::HostTensor &tensor = outputs[i];
+          std::vector<float> values(tensor.numElements());
+          for (int64_t j = 0; j < tensor.numElements(); ++j)
+            values[j] = static_cast<float>(tensor.at(j));
+          visit(name.str(), values,
+                tensor.shape.empty() ? 1 : tensor.shape.back());
+        }
+      };
+  CalibrationTable table;
+  for (const std::string &set : sets) {
+    auto outputs = runSample(set);
+    if (!outputs)
+      return outputs.takeError();
+    forEachExposed(
+        *outputs,
+        [&](const std::string &key, const std::vector<float> &values,
+            int64_t channels) { table.record(key, values, channels); });
   }
   table.samples = sets.size();
+  // Percentile and entropy read histograms over [0, amax], so a second
+  // pass once amax is known.
+  table.method = *parseCalibrationMethod(options.calibrationMethod);
+  table.percentile = options.calibrationPercentile;
+  if (table.method != CalibrationMethod::Max) {
+    for (const std::string &set : sets) {
+      auto outputs = runSample(set);
+      if (!outputs)
+        return outputs.takeError();
+      forEachExposed(*outputs, [&](const std::string &key,
+                                   const std::vector<float> &values, int64_t) {
+        table.recordHistogram(key, values);
+      });
+    }
+    table.chooseRanges();
+  }
   if (table.samples < kFewCalibrationSamples)
     mlir::emitWarning(FileLineColLoc::get(&context, options.calibrate, 0, 0))
         << "calibration used " << table.samples << " sample"
@@ -528,6 +580,9 @@ llvm::Error writePrecisionReport(llvm::StringRef modelPath,
     auto amax = ranges.amax.find(key + ":lhs");
     if (amax != ranges.amax.end())
       region["lhs_amax"] = amax->second;
+    auto range = ranges.range.find(key + ":lhs");
+    if (range != ranges.range.end())
+      region["lhs_range"] = range->second;
     if (accumulated.count(key))
       region["accumulated"] = accumulated[key].toJSON();
     regions.push_back(std::move(region));

@@ -101,6 +101,14 @@ void tessera_compile_options_set_calibration(tessera_compile_options *options,
   options->embed.compile.calibrationCache = cache ? cache : "";
 }
 
+void tessera_compile_options_set_calibration_method(
+    tessera_compile_options *options, const char *method, double percentile) {
+  if (!options)
+    return;
+  options->embed.compile.calibrationMethod = method ? method : "max";
+  options->embed.compile.calibrationPercentile = percentile;
+}
+
 static const char *severityName(CompileDiagnostic::Severity severity) {
   switch (severity) {
   case CompileDiagnostic::Severity::Error:

@@ -64,6 +64,23 @@ tessera::PrecisionFlags::PrecisionFlags(cl::OptionCategory &category)
           cl::desc("Where --calibrate writes what it measured (JSON), or, "
                    "without --calibrate, a cache to read"),
           cl::value_desc("file.json"), cl::cat(category)),
+      calibrationMethod(
+          "calibration-method", cl::init("max"),
+          cl::desc("How --calibrate turns the values it saw into the range "
+                   "int8 and fp8 scale to (what lies beyond saturates): "
+                   "max (the largest |value|), percentile (the |value| "
+                   "that --calibration-percentile of them do not exceed), "
+                   "entropy (the clipping threshold whose 128-level "
+                   "histogram is closest to the values' own in KL "
+                   "divergence); fp16's overflow rule always reads the "
+                   "largest"),
+          cl::value_desc("max|percentile|entropy"), cl::cat(category)),
+      calibrationPercentile(
+          "calibration-percentile", cl::init(99.99),
+          cl::desc("The percentage of |values| that "
+                   "--calibration-method=percentile keeps within the range "
+                   "(default 99.99)"),
+          cl::value_desc("percent"), cl::cat(category)),
       accuracyBudget(
           "accuracy-budget", cl::init("cos:0.999,nrel:0.02"),
           cl::desc("Under --precision=auto, the accuracy each output keeps "
@@ -98,6 +115,8 @@ void tessera::PrecisionFlags::apply(CompileOptions &options) const {
         smoothQuant.empty() ? std::string("auto") : smoothQuant.getValue();
   options.calibrate = calibrate;
   options.calibrationCache = calibrationCache;
+  options.calibrationMethod = calibrationMethod;
+  options.calibrationPercentile = calibrationPercentile;
   options.accuracyBudget = accuracyBudget;
   options.precisionPlan = precisionPlan;
   options.precisionCosts = precisionCosts;
@@ -107,6 +126,8 @@ bool tessera::PrecisionFlags::given() const {
   return precision.getNumOccurrences() || !keepFp32.empty() ||
          quantizeHeads.getNumOccurrences() || allowTF32.getNumOccurrences() ||
          smoothQuant.getNumOccurrences() || !calibrate.empty() ||
-         !calibrationCache.empty() || accuracyBudget.getNumOccurrences() ||
-         !precisionPlan.empty() || !precisionCosts.empty();
+         !calibrationCache.empty() || calibrationMethod.getNumOccurrences() ||
+         calibrationPercentile.getNumOccurrences() ||
+         accuracyBudget.getNumOccurrences() || !precisionPlan.empty() ||
+         !precisionCosts.empty();
 }

@@ -1,7 +1,8 @@
 //===- Calibration.cpp - the ranges the precision policies read -----------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
-// The calibration cache (what calibration measured, per ONNX node operand)
+// The calibration cache (what calibration measured, per ONNX node operand),
+// the methods that choose a range from a histogram (percentile, entropy),
 // and tessera-expose-calibration-values, which turns the operands the
 // precision policies may narrow into outputs so that a run measures them.
 //
@@ -11,10 +12,13 @@
 #include "tessera/Transforms/Precision.h"
 
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace tessera {
 #define GEN_PASS_DEF_EXPOSECALIBRATIONVALUESPASS
@@ -48,6 +52,147 @@ void CalibrationTable::record(const std::string &key,
   stats.rows += values.size() / channelCount;
 }
 
+llvm::ArrayRef<llvm::StringRef> calibrationMethods() {
+  static const llvm::StringRef names[] = {"max", "percentile", "entropy"};
+  return names;
+}
+
+std::optional<CalibrationMethod> parseCalibrationMethod(StringRef name) {
+  return llvm::StringSwitch<std::optional<CalibrationMethod>>(name)
+      .Case("max", CalibrationMethod::Max)
+      .Case("percentile", CalibrationMethod::Percentile)
+      .Case("entropy", CalibrationMethod::Entropy)
+      .Default(std::nullopt);
+}
+
+StringRef calibrationMethodName(CalibrationMethod method) {
+  return calibrationMethods()[static_cast<size_t>(method)];
+}
+
+double percentileThreshold(ArrayRef<uint64_t> histogram, double amax,
+                           double percent) {
+  uint64_t total = 0;
+  for (uint64_t count : histogram)
+    total += count;
+  if (total == 0 || histogram.empty())
+    return amax;
+  double wanted = static_cast<double>(total) * percent / 100.0;
+  uint64_t below = 0;
+  for (size_t i = 0; i < histogram.size(); ++i) {
+    below += histogram[i];
+    if (static_cast<double>(below) >= wanted)
+      return amax * static_cast<double>(i + 1) / histogram.size();
+  }
+  return amax;
+}
+
+double entropyThreshold(ArrayRef<uint64_t> histogram, double amax,
+                        int64_t levels) {
+  int64_t bins = histogram.size();
+  if (bins <= levels || amax <= 0)
+    return amax;
+  // Counts above each clipping point, for the last bin of the clipped
+  // reference.
+  std::vector<double> above(bins + 1, 0.0);
+  for (int64_t i = bins - 1; i >= 0; --i)
+    above[i] = above[i + 1] + static_cast<double>(histogram[i]);
+  if (above[0] == 0)
+    return amax;
+  double bestDivergence = std::numeric_limits<double>::infinity();
+  int64_t best = bins;
+  std::vector<double> reference, quantized;
+  for (int64_t clip = levels; clip <= bins; ++clip) {
+    // The reference: bins [0, clip), with what lies above in the last.
+    reference.assign(histogram.begin(), histogram.begin() + clip);
+    reference.back() += above[clip];
+    // The candidate: bins [0, clip) merged into `levels` levels, each
+    // level's count spread evenly over its non-empty bins (an empty bin
+    // stays empty, as the quantized tensor has no value there).
+    quantized.assign(clip, 0.0);
+    for (int64_t level = 0; level < levels; ++level) {
+      int64_t first = level * clip / levels;
+      int64_t last = (level + 1) * clip / levels;
+      double count = 0;
+      int64_t nonEmpty = 0;
+      for (int64_t i = first; i < last; ++i)
+        if (histogram[i]) {
+          count += static_cast<double>(histogram[i]);
+          ++nonEmpty;
+        }
+      for (int64_t i = first; i < last && nonEmpty; ++i)
+        if (histogram[i])
+          quantized[i] = count / nonEmpty;
+    }
+    double referenceTotal = 0, quantizedTotal = 0;
+    for (int64_t i = 0; i < clip; ++i) {
+      referenceTotal += reference[i];
+      quantizedTotal += quantized[i];
+    }
+    if (quantizedTotal == 0)
+      continue;
+    double divergence = 0;
+    for (int64_t i = 0; i < clip; ++i) {
+      if (reference[i] == 0)
+        continue;
+      double p = reference[i] / referenceTotal;
+      double q = quantized[i] / quantizedTotal;
+      // The last bin holds the clipped tail, which the candidate spreads
+      // nowhere: an infinite divergence, as for any value it cannot
+      // represent.
+      if (q == 0) {
+        divergence = std::numeric_limits<double>::infinity();
+        break;
+      }
+      divergence += p * std::log(p / q);
+    }
+    if (divergence < bestDivergence) {
+      bestDivergence = divergence;
+      best = clip;
+    }
+  }
+  return std::min(amax, amax * (static_cast<double>(best) + 0.5) / bins);
+}
+
+void CalibrationTable::recordHistogram(const std::string &key,
+                                       ArrayRef<float> values) {
+  auto largest = amax.find(key);
+  if (largest == amax.end() || !(largest->second > 0))
+    return;
+  std::vector<uint64_t> &counts = histograms[key];
+  counts.resize(kCalibrationBins, 0);
+  double binsPerUnit = kCalibrationBins / largest->second;
+  for (float value : values) {
+    if (!std::isfinite(value))
+      continue;
+    double bin = std::fabs(value) * binsPerUnit;
+    counts[std::min<int64_t>(static_cast<int64_t>(bin),
+                             kCalibrationBins - 1)] += 1;
+  }
+}
+
+void CalibrationTable::chooseRanges() {
+  range.clear();
+  if (method == CalibrationMethod::Max)
+    return;
+  for (const auto &[key, counts] : histograms) {
+    double largest = amax.at(key);
+    range[key] = method == CalibrationMethod::Percentile
+                     ? percentileThreshold(counts, largest, percentile)
+                     : entropyThreshold(counts, largest);
+  }
+}
+
+std::optional<double>
+CalibrationTable::quantizationRange(const std::string &key) const {
+  auto chosen = range.find(key);
+  if (chosen != range.end())
+    return chosen->second;
+  auto largest = amax.find(key);
+  if (largest != amax.end())
+    return largest->second;
+  return std::nullopt;
+}
+
 std::vector<double> CalibrationTable::Channels::meanSquare() const {
   std::vector<double> means(sumSquares.size(), 0.0);
   for (size_t c = 0; c < means.size() && rows > 0; ++c)
@@ -59,6 +204,9 @@ std::string CalibrationTable::toJSON() const {
   llvm::json::Object tensors;
   for (const auto &[key, value] : amax) {
     llvm::json::Object entry{{"amax", value}};
+    auto chosen = range.find(key);
+    if (chosen != range.end())
+      entry["range"] = chosen->second;
     auto stats = channels.find(key);
     if (stats != channels.end() && stats->second.amax.size() > 1) {
       entry["channel_amax"] = llvm::json::Array(stats->second.amax);
@@ -69,9 +217,11 @@ std::string CalibrationTable::toJSON() const {
   }
   llvm::json::Object root{{"format", "tessera-calibration"},
                           {"version", 1},
-                          {"method", "max"},
+                          {"method", calibrationMethodName(method)},
                           {"samples", samples},
                           {"tensors", std::move(tensors)}};
+  if (method == CalibrationMethod::Percentile)
+    root["percentile"] = percentile;
   std::string text;
   llvm::raw_string_ostream os(text);
   os << llvm::formatv("{0:2}", llvm::json::Value(std::move(root))) << "\n";
@@ -96,6 +246,13 @@ CalibrationTable::fromJSON(StringRef json) {
                 " is not supported (expected 1)");
   CalibrationTable table;
   table.samples = root->getInteger("samples").value_or(0);
+  std::optional<StringRef> methodName = root->getString("method");
+  std::optional<CalibrationMethod> method =
+      parseCalibrationMethod(methodName.value_or("max"));
+  if (!method)
+    return fail("unknown method '" + *methodName + "'");
+  table.method = *method;
+  table.percentile = root->getNumber("percentile").value_or(table.percentile);
   const llvm::json::Object *tensors = root->getObject("tensors");
   if (!tensors)
     return fail("no 'tensors' object");
@@ -106,6 +263,14 @@ CalibrationTable::fromJSON(StringRef json) {
     if (!value || !(*value >= 0))
       return fail("tensor '" + key.str() + "' has no non-negative 'amax'");
     table.amax[key.str()] = *value;
+    if (const llvm::json::Value *chosen = fields->get("range")) {
+      std::optional<double> r = chosen->getAsNumber();
+      if (!r || !(*r >= 0))
+        return fail("tensor '" + key.str() +
+                    "' has a negative or "
+                    "non-numeric 'range'");
+      table.range[key.str()] = *r;
+    }
     const llvm::json::Array *channelAmax = fields->getArray("channel_amax");
     const llvm::json::Array *meanSquare =
         fields->getArray("channel_mean_square");

@@ -39,15 +39,12 @@ public:
 
 private:
   /// The largest |x| of operand `operand` of `matmul`: a constant's own,
-  /// else the calibrated one.
+  /// else the calibrated range (the calibration method's, which may clip).
   std::optional<double> operandRange(MatmulOp matmul, unsigned operand) const {
     if (std::optional<float> largest =
             largestFiniteMagnitude(matmul->getOperand(operand)))
       return *largest;
-    auto it = calibrated.amax.find(operandKey(operand));
-    if (it == calibrated.amax.end())
-      return std::nullopt;
-    return it->second;
+    return calibrated.quantizationRange(operandKey(operand));
   }
 
   /// A constant of `values` with `type`: a resource blob when large.

@@ -209,6 +209,7 @@ def _model_source(model):
 def compile(model, target="cpu", *, fusion=True, compiler_threads=0,
             artifact=None, dims=None, load_options=None, precision="fp32",
             keep_fp32=(), calibrate=None, calibration_cache=None,
+            calibration_method="max", calibration_percentile=99.99,
             allow_tf32=False, **target_options):
     """Compiles an ONNX model and loads it in this process.
 
@@ -224,8 +225,11 @@ def compile(model, target="cpu", *, fusion=True, compiler_threads=0,
     "int8"), ``keep_fp32`` ONNX node-name patterns whose ops stay fp32,
     ``calibrate`` a folder in ONNX's test layout whose inputs calibrate the
     policy and ``calibration_cache`` the cache it writes or, without
-    ``calibrate``, reads (docs/Precision.md). ``allow_tf32=True`` lets fp32
-    matmuls run on tensor cores as tf32 (``target="cuda"``).
+    ``calibrate``, reads (docs/Precision.md); ``calibration_method`` is how
+    calibration turns values into ranges ("max", "percentile" keeping
+    ``calibration_percentile`` percent of them, "entropy").
+    ``allow_tf32=True`` lets fp32 matmuls run on tensor cores as tf32
+    (``target="cuda"``).
 
     Raises CompileError with the diagnostics when the model does not
     compile."""
@@ -238,7 +242,8 @@ def compile(model, target="cpu", *, fusion=True, compiler_threads=0,
         str(precision), [str(p) for p in keep_fp32],
         os.fspath(calibrate) if calibrate else "",
         os.fspath(calibration_cache) if calibration_cache else "",
-        bool(allow_tf32))
+        bool(allow_tf32), str(calibration_method),
+        float(calibration_percentile))
     common = (target, options, bool(fusion), int(compiler_threads),
               artifact or "", dims, precision_args)
     if source[0] == "path":

@@ -1,5 +1,6 @@
 # test_compile.py - tessera.compile, CompiledModel and tessera.load: inputs, outputs, errors, threads.
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+import json
 import os
 import resource
 import threading
@@ -443,6 +444,21 @@ def test_precision_policies(tmp_path):
     cosine = float((int8 * reference).sum() /
                    np.sqrt((int8 ** 2).sum() * (reference ** 2).sum()))
     assert cosine > 0.999
+    # The calibration method: entropy writes it and each range in the cache.
+    clipped = tessera.compile(model, precision="int8",
+                              calibrate=tmp_path / "calib",
+                              calibration_cache=cache,
+                              calibration_method="entropy")(x)
+    table = json.loads(cache.read_text())
+    assert table["method"] == "entropy"
+    assert all(0 < t["range"] <= t["amax"] for t in table["tensors"].values())
+    cosine = float((clipped * reference).sum() /
+                   np.sqrt((clipped ** 2).sum() * (reference ** 2).sum()))
+    assert cosine > 0.999
+    with pytest.raises(tessera.CompileError,
+                       match="unknown calibration method 'mse'"):
+        tessera.compile(model, precision="int8", calibrate=tmp_path / "calib",
+                        calibration_method="mse")
 
 
 def test_precision_errors_are_compile_errors():

@@ -72,6 +72,11 @@ struct CompileOptions {
   /// it writes, or that is read when no folder is given
   /// (`--calibration-cache`; empty: a temporary file).
   std::string calibrate, calibrationCache;
+  /// How calibration turns values into ranges (`--calibration-method`:
+  /// max, percentile, entropy) and the percentage the percentile method
+  /// keeps (`--calibration-percentile`).
+  std::string calibrationMethod = "max";
+  double calibrationPercentile = 99.99;
   /// Compile the program calibration runs: the operands the precision
   /// passes may narrow become extra outputs (the driver sets it).
   bool exposeCalibrationValues = false;

@@ -17,7 +17,8 @@
 namespace tessera {
 
 /// --precision, --keep-fp32, --quantize-heads, --smooth-quant,
-/// --calibrate, --calibration-cache and --allow-tf32, registered in `category` when
+/// --calibrate, --calibration-cache, --calibration-method,
+/// --calibration-percentile and --allow-tf32, registered in `category` when
 /// constructed (a tool declares one as a global, like any cl::opt).
 class PrecisionFlags {
 public:
@@ -37,6 +38,8 @@ private:
   llvm::cl::opt<std::string> smoothQuant;
   llvm::cl::opt<std::string> calibrate;
   llvm::cl::opt<std::string> calibrationCache;
+  llvm::cl::opt<std::string> calibrationMethod;
+  llvm::cl::opt<double> calibrationPercentile;
   llvm::cl::opt<std::string> accuracyBudget;
   llvm::cl::opt<std::string> precisionPlan;
   llvm::cl::opt<std::string> precisionCosts;

@@ -15,9 +15,11 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace tessera {
 
@@ -49,15 +51,55 @@ bool isPrecisionPolicy(llvm::StringRef policy);
 /// result.
 bool isNarrowingCandidate(mlir::Operation *op);
 
+/// How calibration turns the values it saw into the range an 8-bit
+/// quantizer scales to (`--calibration-method`): the largest |value|
+/// (max), the |value| below which a given percentage of them lie
+/// (percentile), or the threshold whose clipped and 128-level-quantized
+/// histogram of |value| is closest to the original one in KL divergence
+/// (entropy).
+enum class CalibrationMethod { Max, Percentile, Entropy };
+
+/// The methods by name ("max", "percentile", "entropy"), in the order
+/// `--help` lists them.
+llvm::ArrayRef<llvm::StringRef> calibrationMethods();
+std::optional<CalibrationMethod> parseCalibrationMethod(llvm::StringRef name);
+llvm::StringRef calibrationMethodName(CalibrationMethod method);
+
+/// The bins of the histograms of |value| over [0, amax] that percentile
+/// and entropy calibration read.
+inline constexpr int64_t kCalibrationBins = 2048;
+
+/// The upper edge of the first bin of `histogram` (over [0, amax]) at
+/// which `percent` of its counts lie at or below.
+double percentileThreshold(llvm::ArrayRef<uint64_t> histogram, double amax,
+                           double percent);
+
+/// The threshold (a bin's middle, at least `levels` bins up) that
+/// minimizes the KL divergence between the histogram clipped there (what
+/// lies above counted in the last bin) and that clipped histogram
+/// quantized to `levels` levels (each level's count spread over its
+/// non-empty bins).
+double entropyThreshold(llvm::ArrayRef<uint64_t> histogram, double amax,
+                        int64_t levels = 128);
+
 /// What calibration measured: the largest finite |value| of each matmul
-/// operand the precision passes may narrow, over every sample. Keys are
+/// operand the precision passes may narrow, over every sample, and for
+/// the percentile and entropy methods the range chosen below it. Keys are
 /// `calibrationKey`s. As JSON (the calibration cache, shared by every
 /// target): {"format": "tessera-calibration", "version": 1, "method":
-/// "max", "samples": N, "tensors": {key: {"amax": A}, ...}}, keys sorted,
-/// so the same samples give the same bytes.
+/// "max", "samples": N, "tensors": {key: {"amax": A}, ...}} (with
+/// "range": R beside "amax" and, for percentile, the "percentile"), keys
+/// sorted, so the same samples give the same bytes.
 struct CalibrationTable {
   int64_t samples = 0;
+  CalibrationMethod method = CalibrationMethod::Max;
+  /// The percentage the percentile method keeps.
+  double percentile = 99.99;
   std::map<std::string, double> amax;
+  /// The method's range per tensor (percentile, entropy); 8-bit
+  /// quantizers scale to it and saturate what lies beyond. The fp16 rule
+  /// reads amax, the values' true extent.
+  std::map<std::string, double> range;
   /// Per channel (the tensor's last dim): the largest finite |value| and
   /// the mean square (SmoothQuant reads them). In the JSON as
   /// "channel_amax" and "channel_mean_square" beside "amax".
@@ -67,11 +109,22 @@ struct CalibrationTable {
     std::vector<double> meanSquare() const;
   };
   std::map<std::string, Channels> channels;
+  /// Histograms of |value| over [0, amax] (kCalibrationBins bins), filled
+  /// by a second pass over the samples once amax is known.
+  std::map<std::string, std::vector<uint64_t>> histograms;
 
   /// Folds a sample's values of the tensor `key`, whose last dim has
   /// `channels` elements, into its statistics.
   void record(const std::string &key, llvm::ArrayRef<float> values,
               int64_t channels = 1);
+  /// Counts a sample's finite values of `key` into its histogram (after
+  /// every sample has been through record()).
+  void recordHistogram(const std::string &key, llvm::ArrayRef<float> values);
+  /// Sets each histogram's range by `method`.
+  void chooseRanges();
+  /// The range an 8-bit quantizer scales `key` to: the method's range,
+  /// else amax; nothing when calibration did not see `key`.
+  std::optional<double> quantizationRange(const std::string &key) const;
   std::string toJSON() const;
   static llvm::Expected<CalibrationTable> fromJSON(llvm::StringRef json);
 };

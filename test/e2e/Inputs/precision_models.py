@@ -12,6 +12,9 @@
 #     matmul's input reaches about 1e5, beyond fp16's 65504, while the
 #     model's inputs and weights fit fp16; OUT/large_act_calib holds 8
 #     calibration samples of its inputs, OUT/large_act_few 2.
+#   OUT/heavy_tail: one GEMM whose input has heavy tails (Student's t, 3
+#     degrees of freedom), with OUT/heavy_tail_calib, 8 samples: the
+#     calibration methods' test.
 # With --calibration-sets MODEL_DIR OUT COUNT SEED, writes COUNT test sets of
 # inputs drawn like MODEL_DIR's first test set's (calibration samples);
 # with --scale-amax CACHE KEY FACTOR OUT, copies a calibration cache with
@@ -207,6 +210,28 @@ def outlier_gemm(out):
     write_sets(os.path.join(out, "outlier_calib"), 8, sample)
 
 
+def heavy_tail(out):
+    """OUT/heavy_tail: one 64x256x256 GEMM whose input follows Student's t
+    with 3 degrees of freedom: a few values in ten thousand lie ten times
+    beyond the bulk, so a range set by the largest leaves the bulk few
+    int8 steps. OUT/heavy_tail_calib holds 8 samples."""
+    rng = np.random.default_rng(6)
+    w = (rng.standard_normal((256, 256)) / 16).astype(np.float32)
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "w"], ["y"], name="/tail/MatMul")],
+        "heavy_tail",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [64, 256])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [64, 256])],
+        [numpy_helper.from_array(w, "w")])
+
+    def sample():
+        x = rng.standard_t(3, (64, 256)).astype(np.float32)
+        return [("input", "x", x), ("output", "y", x.astype(np.float64) @ w)]
+    save(os.path.join(out, "heavy_tail"), graph,
+         *[[(n, v)] for _, n, v in sample()])
+    write_sets(os.path.join(out, "heavy_tail_calib"), 8, sample)
+
+
 def calibration_sets(model_dir, out, count, seed):
     """Writes `count` test sets of inputs like model_dir's first test set:
     floats drawn from a normal distribution with each input's mean and
@@ -256,6 +281,7 @@ def main():
     large_act(out)
     fp8_models(out)
     outlier_gemm(out)
+    heavy_tail(out)
 
 
 if __name__ == "__main__":
