@@ -81,8 +81,9 @@ def run(name, target, folder, tessera_run):
     if target == "cpu":
         cmd.append("--max-error-ratio=1e-4")
     else:
+        # The accelerator's operand format follows --precision.
         cmd += ["--min-cosine=0.999", "--max-error-ratio=%g" % ratio,
-                "--operand-format=" + fmt]
+                "--precision=" + {"f16": "fp16"}.get(fmt, fmt)]
     start = time.time()
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                        text=True)

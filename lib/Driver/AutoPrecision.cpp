@@ -224,7 +224,6 @@ tessera::searchPrecisionPlan(llvm::StringRef modelPath,
   // The programs measured run on this machine's CPU, as calibration does.
   CompileOptions base;
   base.target = defaultTargetName().str();
-  base.dimValues = options.dimValues;
   base.raiseAttention = raiseAttention;
   base.calibrationCache = calibrationCache.str();
   base.keepHeads = false;

@@ -305,6 +305,8 @@ llvm::Expected<Plan> makePlan(const CompileOptions &options, bool toTheEnd) {
     targetOptions[kVerboseOptionKey] = "1";
   if (options.allowTF32)
     targetOptions[kAllowTF32OptionKey] = "1";
+  if (options.precision != "fp32")
+    targetOptions[kPrecisionOptionKey] = options.precision;
   // The target fuses in its own lowering unless the user said not to (a
   // target that forms no fusion regions in the graph phase still may).
   auto compilation = target.configure(targetOptions, options.fuse);
@@ -362,7 +364,7 @@ llvm::Error calibrate(llvm::StringRef modelPath, MLIRContext &context,
   std::vector<std::string> sets = runtime::testDataSets(options.calibrate);
   CompileOptions probe;
   probe.target = defaultTargetName().str();
-  probe.dimValues = options.dimValues;
+  // No --dim: the CPU compiles once for every size, each sample's own.
   probe.exposeCalibrationValues = true;
   probe.raiseAttention = raisesAttention(plan.graph);
   auto executable = tessera::compileAndLoad(modelPath, context, probe);
@@ -527,7 +529,6 @@ llvm::Error writePrecisionReport(llvm::StringRef modelPath,
   for (llvm::StringRef mode : {"local", "accumulated"}) {
     CompileOptions probe;
     probe.target = defaultTargetName().str();
-    probe.dimValues = options.dimValues;
     probe.precision = options.precision;
     probe.keepFp32 = options.keepFp32;
     probe.keepHeads = options.keepHeads;

@@ -195,6 +195,13 @@ public:
         op->setAttr(kPrecisionAttr, StringAttr::get(context, "f32: " + *reason));
         return;
       }
+      if (policy == "int8" || policy == "fp8")
+        if (std::optional<std::string> reason =
+                info->rejectQuantizedMatmul(matmul, policy)) {
+          op->setAttr(kPrecisionAttr,
+                      StringAttr::get(context, "f32: " + *reason));
+          return;
+        }
       // With report=local, a narrow copy reads the same f32 operands and
       // the program goes on in f32: the copy's error is the op's own.
       auto target = report == "local"

@@ -39,20 +39,22 @@ def SystolicOperandFormatsPass
     : Pass<"tessera-systolic-operand-formats", "::mlir::ModuleOp"> {
   let summary = "Cast float matmul and convolution operands to the array's format";
   let description = [{
-    The precision policy of the systolic target until the precision passes
-    decide formats in the graph: each tessera.matmul with fp32 operands
-    gets them through a `tessera.cast` to `format` (bf16 by default; f16,
-    f8E4M3FN or f8E5M2), its result staying fp32 (the array accumulates in
-    fp32); a tessera.conv2d, whose result has its input's type, also gets
-    a cast of its result back to fp32. The casts go right before the op, or
-    before the fusion region that holds it. Matmuls in ONNX's QDQ form (a
-    dequantize of a quantize of the input, a dequantize of i8 or fp8
-    weights) already carry their format and are left as they are, as are
-    operands that are not fp32.
+    The array has no fp32 operands: what the precision policy
+    (`--precision`, tessera-assign-precision) leaves fp32, all of it under
+    the fp32 policy, reads them in `format` (bf16 by default, f16 under
+    `--precision=fp16`; f8E4M3FN and f8E5M2 as plain casts, for tests).
+    Each tessera.matmul with fp32 operands gets them through a
+    `tessera.cast` to `format`, its result staying fp32 (the array
+    accumulates in fp32); a tessera.conv2d, whose result has its input's
+    type, also gets a cast of its result back to fp32. The casts go right
+    before the op, or before the fusion region that holds it. Matmuls the
+    policy narrowed (bf16 or f16 operands) or quantized (int8 or fp8, as
+    the policy writes them or in ONNX's QDQ form) already carry their
+    format and are left as they are, as are operands that are not fp32.
   }];
   let options = [
     Option<"format", "format", "std::string", "\"bf16\"",
-           "The operand format: bf16, f16, f8E4M3FN or f8E5M2">
+           "The format of fp32 operands: bf16, f16, f8E4M3FN or f8E5M2">
   ];
   let dependentDialects = ["::mlir::tessera::TesseraDialect"];
 }

@@ -56,6 +56,10 @@ inline constexpr const char *kVerboseOptionKey = "verbose";
 /// Set (to "1") in a target's option values when fp32 matmuls may run as
 /// tf32 (`--allow-tf32`).
 inline constexpr const char *kAllowTF32OptionKey = "allow-tf32";
+/// Set to the precision policy (`--precision`: bf16, fp16, fp8, int8)
+/// when it is not fp32: a target whose matmuls cannot be fp32 (an
+/// accelerator's array) narrows what the policy leaves fp32 to match it.
+inline constexpr const char *kPrecisionOptionKey = "precision";
 
 /// A named step of a target's lowering, after the graph phase.
 struct TargetPhase {

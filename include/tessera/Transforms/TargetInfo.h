@@ -78,6 +78,14 @@ public:
            " stays f32 under every policy";
   }
 
+  /// Why the target cannot run `matmul` quantized as the 8-bit policy
+  /// `policy` (int8, fp8) quantizes it (its input per tensor, its
+  /// weights per column or per tensor); nothing when it can.
+  virtual std::optional<std::string>
+  rejectQuantizedMatmul(mlir::Operation *matmul, llvm::StringRef policy) const {
+    return std::nullopt;
+  }
+
   /// Whether the target computes `op` inside a fusion region at all (an
   /// accelerator's vector unit has a fixed set of functions); an op it
   /// does not stays a kernel of its own.

@@ -3,6 +3,7 @@
 #include "Lowering.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "tessera/Target/Systolic/Emitter.h"
 
@@ -22,19 +23,21 @@ int64_t leadingRows(RankedTensorType type) {
 
 std::optional<sim::NumberFormat> castFormat(Value value) {
   auto cast = value.getDefiningOp<ts::CastOp>();
-  if (!cast ||
-      !cast.getInput().getType().getElementType().isF32())
+  // A constant the precision passes narrowed (its cast folded into it).
+  if (!cast && !value.getDefiningOp<ts::ConstantOp>())
+    return std::nullopt;
+  if (cast && !cast.getInput().getType().getElementType().isF32())
     return std::nullopt;
   std::optional<sim::NumberFormat> format = mlir::systolic::getNumberFormat(
-      cast.getResult().getType().getElementType());
+      mlir::cast<ShapedType>(value.getType()).getElementType());
   if (!format || !isFloat(*format) || *format == sim::NumberFormat::F32)
     return std::nullopt;
   return format;
 }
 
 Value castSource(Value value) {
-  if (castFormat(value))
-    return value.getDefiningOp<ts::CastOp>().getInput();
+  if (auto cast = value.getDefiningOp<ts::CastOp>(); cast && castFormat(value))
+    return cast.getInput();
   return value;
 }
 
@@ -232,7 +235,7 @@ static std::optional<std::vector<float>> elementwiseConstant(Value value) {
   return out;
 }
 
-/// The values of an i8 or fp8 constant as floats (exact).
+/// The values of an i8, fp8, bf16 or f16 constant as floats (exact).
 std::optional<std::vector<float>>
 quantizedValues(Value value) {
   auto constant = value.getDefiningOp<ts::ConstantOp>();
@@ -249,7 +252,8 @@ quantizedValues(Value value) {
         out.push_back(static_cast<float>(v.getSExtValue()));
       return out;
     }
-    if (isa<Float8E4M3FNType, Float8E5M2Type>(element)) {
+    if (isa<Float8E4M3FNType, Float8E5M2Type, BFloat16Type, Float16Type>(
+            element)) {
       for (APFloat v : dense.getValues<APFloat>())
         out.push_back(v.convertToFloat());
       return out;
@@ -258,9 +262,23 @@ quantizedValues(Value value) {
   }
   if (auto resource = dyn_cast<DenseResourceElementsAttr>(attr)) {
     AsmResourceBlob *blob = resource.getRawHandle().getBlob();
-    if (!blob || int64_t(blob->getData().size()) != count)
+    if (!blob)
       return std::nullopt;
-    for (char byte : blob->getData()) {
+    ArrayRef<char> data = blob->getData();
+    if (isa<BFloat16Type, Float16Type>(element)) {
+      if (int64_t(data.size()) != 2 * count)
+        return std::nullopt;
+      for (int64_t i = 0; i < count; ++i) {
+        uint16_t bits;
+        std::memcpy(&bits, data.data() + 2 * i, 2);
+        out.push_back(isa<BFloat16Type>(element) ? sim::fromBF16(bits)
+                                                 : sim::fromF16(bits));
+      }
+      return out;
+    }
+    if (int64_t(data.size()) != count)
+      return std::nullopt;
+    for (char byte : data) {
       auto bits = static_cast<uint8_t>(byte);
       if (element.isInteger(8))
         out.push_back(static_cast<float>(static_cast<int8_t>(bits)));

@@ -278,9 +278,19 @@ LogicalResult Lowering::run(ModuleOp module, func::FuncOp func) {
     for (Operation *op : {match->lhsDequantize.getOperation(),
                           match->rhsDequantize.getOperation(),
                           match->quantize.getOperation()})
-      if (op->getResult(0).hasOneUse())
+      if (op && op->getResult(0).hasOneUse())
         done.insert(op);
     quantized.try_emplace(matmul, std::move(*match));
+  });
+  // A quantize that several such matmuls read (the policy's, for the
+  // projections of one input) runs once, with the first of them.
+  func.walk([&](ts::QuantizeOp quantize) {
+    if (!quantize->use_empty() &&
+        llvm::all_of(quantize->getUsers(), [&](Operation *user) {
+          auto it = quantized.find(user);
+          return it != quantized.end() && it->second.quantize == quantize;
+        }))
+      done.insert(quantize);
   });
   // Transposed convolutions whose kernel is their stride: the ops that
   // spread their input with zeros are not run (when nothing else reads

@@ -52,10 +52,13 @@ struct TensorEntry {
   mlir::ElementsAttr value;
 };
 
-/// A matmul of quantized operands (ONNX's QDQ form): the lhs a
+/// A matmul of quantized operands, in ONNX's QDQ form (the lhs a
 /// dequantize of a quantize of an fp32 value, the rhs a dequantize of an
-/// i8 or fp8 constant, both symmetric, in the same format; the input's
-/// scale per tensor, the weights' per tensor or per output column.
+/// i8 or fp8 constant, both symmetric, in the same format) or as the
+/// precision passes write it (the lhs a quantize, the rhs an i8 or fp8
+/// constant; int8's i32 product dequantized after it, fp8's scaled by the
+/// matmul's alpha); the input's scale per tensor, the weights' per tensor
+/// or per output column.
 struct QuantizedMatmul {
   sim::NumberFormat format;
   mlir::Value input;
@@ -64,7 +67,11 @@ struct QuantizedMatmul {
   std::vector<float> weightScales;
   std::vector<float> weights;
   ts::QuantizeOp quantize;
+  /// QDQ form: the dequantizes of the operands.
   ts::DequantizeOp lhsDequantize, rhsDequantize;
+  /// The precision passes' int8 form: the dequantize of the i32 product,
+  /// which the drain computes (its result is the GEMM's).
+  ts::DequantizeOp resultDequantize;
 };
 
 /// A transposed convolution as the importer writes it (a convolution over
@@ -88,7 +95,8 @@ int64_t leadingRows(mlir::RankedTensorType type);
 /// Row-major strides of `shape`, in elements.
 llvm::SmallVector<int64_t> rowMajor(llvm::ArrayRef<int64_t> shape);
 /// The narrow float format (bf16, f16, fp8) an fp32 value is cast to for
-/// a matmul or convolution, when `value` is such a cast.
+/// a matmul or convolution, when `value` is such a cast or a constant of
+/// that format (a cast the precision passes folded into the weights).
 std::optional<sim::NumberFormat> castFormat(mlir::Value value);
 /// The fp32 value a cast for an operand reads, or `value` itself.
 mlir::Value castSource(mlir::Value value);
@@ -111,7 +119,8 @@ std::optional<std::vector<float>> quantizedValues(mlir::Value value);
 /// zero points of 0): one value, or `count` values.
 std::optional<std::vector<float>>
 symmetricScales(mlir::Value scale, mlir::Value zeroPoint, size_t count = 1);
-/// `matmul` in QDQ form, or nothing.
+/// `matmul` in QDQ form or as the precision passes quantize it, or
+/// nothing.
 std::optional<QuantizedMatmul> matchQuantized(ts::MatmulOp matmul);
 /// `conv` as a transposed convolution that is one GEMM, or nothing.
 std::optional<ConvTransposeMatch> matchConvTranspose(ts::Conv2dOp conv);
@@ -317,6 +326,9 @@ private:
   llvm::DenseSet<mlir::Operation *> done;
   /// Matmuls of quantized operands.
   llvm::DenseMap<mlir::Operation *, QuantizedMatmul> quantized;
+  /// The quantized input each quantize op (shared by the matmuls that read
+  /// it: a layer's query, key and value projections) became, once.
+  llvm::DenseMap<mlir::Operation *, Placed> quantizedInputs;
   /// Convolutions that are transposed convolutions lowered as one GEMM.
   llvm::DenseMap<mlir::Operation *, ConvTransposeMatch> convTransposes;
 };

@@ -17,7 +17,66 @@ static std::optional<float> perTensorScale(Value scale, Value zeroPoint) {
   return s->front();
 }
 
+/// The array's format for quantized values of `element`.
+static std::optional<sim::NumberFormat> quantizedFormat(Type element) {
+  if (element.isInteger(8))
+    return sim::NumberFormat::I8;
+  if (isa<Float8E4M3FNType>(element))
+    return sim::NumberFormat::F8E4M3FN;
+  if (isa<Float8E5M2Type>(element))
+    return sim::NumberFormat::F8E5M2;
+  return std::nullopt;
+}
+
+/// `matmul` as tessera-assign-precision quantizes it: quantize(x) times
+/// an i8 constant into i32, then a dequantize by sx * sw (per tensor or
+/// per column); or quantize(x) times an fp8 constant into f32, scaled by
+/// alpha = sx * sw. The weights untransposed (the caller transposes).
+static std::optional<QuantizedMatmul> matchNarrowed(ts::MatmulOp matmul) {
+  auto q = matmul.getLhs().getDefiningOp<ts::QuantizeOp>();
+  auto w = matmul.getRhs().getDefiningOp<ts::ConstantOp>();
+  if (!q || !w || matmul.getTransposeA())
+    return std::nullopt;
+  Type element = q.getType().getElementType();
+  std::optional<sim::NumberFormat> format = quantizedFormat(element);
+  auto wType = cast<RankedTensorType>(w.getType());
+  std::optional<float> sx = perTensorScale(q.getScale(), q.getZeroPoint());
+  std::optional<std::vector<float>> values = quantizedValues(w.getResult());
+  if (!format || wType.getElementType() != element || wType.getRank() != 2 ||
+      !sx || !(*sx > 0) || !values)
+    return std::nullopt;
+  QuantizedMatmul match{*format, q.getInput(), *sx, {}, std::move(*values),
+                        q,       {},           {},  {}};
+  Type result = matmul.getType().getElementType();
+  if (result.isF32() && *format != sim::NumberFormat::I8) {
+    // fp8: alpha holds sx * sw; the drain multiplies by alpha * sx * sw.
+    match.weightScales = {1.0f / *sx};
+    return match;
+  }
+  if (!result.isInteger(32) || !matmul.getResult().hasOneUse())
+    return std::nullopt;
+  auto dq = dyn_cast<ts::DequantizeOp>(*matmul.getResult().getUsers().begin());
+  int64_t n = wType.getDimSize(matmul.getTransposeB() ? 0 : 1);
+  std::optional<std::vector<float>> scales =
+      dq ? symmetricScales(dq.getScale(), dq.getZeroPoint(), n) : std::nullopt;
+  if (!scales || !dq.getType().getElementType().isF32())
+    return std::nullopt;
+  if (scales->size() != 1) {
+    int64_t rank = dq.getType().getRank();
+    int64_t axis = dq.getAxis() ? int64_t(*dq.getAxis()) : 1;
+    if ((axis < 0 ? axis + rank : axis) != rank - 1)
+      return std::nullopt;
+  }
+  for (float &scale : *scales)
+    scale /= *sx;
+  match.weightScales = std::move(*scales);
+  match.resultDequantize = dq;
+  return match;
+}
+
 std::optional<QuantizedMatmul> matchQuantized(ts::MatmulOp matmul) {
+  if (std::optional<QuantizedMatmul> narrowed = matchNarrowed(matmul))
+    return narrowed;
   auto dq = matmul.getLhs().getDefiningOp<ts::DequantizeOp>();
   auto dw = matmul.getRhs().getDefiningOp<ts::DequantizeOp>();
   if (!dq || !dw)
@@ -28,11 +87,7 @@ std::optional<QuantizedMatmul> matchQuantized(ts::MatmulOp matmul) {
   Type element = q.getType().getElementType();
   if (element != dw.getInput().getType().getElementType())
     return std::nullopt;
-  std::optional<sim::NumberFormat> format =
-      element.isInteger(8)             ? sim::NumberFormat::I8
-      : isa<Float8E4M3FNType>(element) ? sim::NumberFormat::F8E4M3FN
-      : isa<Float8E5M2Type>(element) ? std::optional(sim::NumberFormat::F8E5M2)
-                                     : std::nullopt;
+  std::optional<sim::NumberFormat> format = quantizedFormat(element);
   std::optional<float> sx = perTensorScale(q.getScale(), q.getZeroPoint());
   std::optional<float> sq = perTensorScale(dq.getScale(), dq.getZeroPoint());
   // Per-channel weight scales run along the product's columns: the
@@ -52,7 +107,7 @@ std::optional<QuantizedMatmul> matchQuantized(ts::MatmulOp matmul) {
   if (!format || !sx || !sq || *sx != *sq || !sw || !w)
     return std::nullopt;
   return QuantizedMatmul{
-      *format, q.getInput(), *sx, std::move(*sw), std::move(*w), q, dq, dw};
+      *format, q.getInput(), *sx, std::move(*sw), std::move(*w), q, dq, dw, {}};
 }
 
 /// A matmul with constant weights (transposed at compile time for
@@ -76,7 +131,16 @@ LogicalResult Lowering::lowerMatmul(ts::MatmulOp matmul,
       return error(matmul, Twine("accelerator '") + config.name +
                                "' has no " + sim::formatName(format) +
                                " operands for this quantized matmul");
-    lhs = quantizeInput(matmul, quant->input, quant->inputScale, format);
+    auto [it, inserted] = quantizedInputs.try_emplace(quant->quantize);
+    if (inserted) {
+      lhs = quantizeInput(matmul, quant->input, quant->inputScale, format);
+      if (lhs)
+        it->second = *lhs;
+      else
+        quantizedInputs.erase(it);
+    } else {
+      lhs = it->second;
+    }
     values = quant->weights;
   } else {
     FailureOr<sim::NumberFormat> operands = operandFormatOf(matmul);
@@ -91,7 +155,10 @@ LogicalResult Lowering::lowerMatmul(ts::MatmulOp matmul,
       return error(matmul, "the systolic target needs constant 2-D weights");
     values = ::tessera::floatValues(weights.getValue());
     if (!values)
-      return error(matmul, "the weights must be f32 constants");
+      values = quantizedValues(weights.getResult());
+    if (!values)
+      return error(matmul, "the weights must be f32, bf16, f16 or fp8 "
+                           "constants");
   }
   if (!lhs)
     return error(matmul, "the matmul's lhs must be an input or an earlier "
@@ -152,6 +219,13 @@ LogicalResult Lowering::lowerMatmul(ts::MatmulOp matmul,
   step.fence = !instructions.empty();
   Value result = matmul.getResult();
   done.insert(matmul);
+  // int8's i32 product: the drain dequantizes it, so the GEMM's result
+  // is the dequantize's.
+  if (quant && quant->resultDequantize) {
+    ts::DequantizeOp dequantize = quant->resultDequantize;
+    done.insert(dequantize);
+    result = dequantize.getResult();
+  }
   // The graph's epilogue region says what fuses: a bias add and a ReLU
   // that follow the product in it run in the drain.
   if (result.hasOneUse() && !columnScales &&
@@ -275,7 +349,8 @@ FailureOr<sim::NumberFormat> Lowering::operandFormatOf(Operation *op) {
     op->emitError() << "accelerator '" << config.name
                     << "' has no float operand format '"
                     << sim::formatName(*lhs)
-                    << "' (quantize the model's matmuls to a format it has)";
+                    << "' (give --precision one it has: int8 and fp8 quantize "
+                       "the matmuls, --quantize-heads the output heads too)";
     return failure();
   }
   return *lhs;

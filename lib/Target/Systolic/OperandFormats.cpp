@@ -1,10 +1,10 @@
 //===- OperandFormats.cpp - the systolic target's operand-format policy ---===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
-// Until the precision passes choose formats in the graph, the systolic
-// target's one policy: float matmuls and convolutions read their operands
-// in the array's format, written into the IR as casts that the lowering
-// then reads (it decides no format itself).
+// The array has no fp32 operands: the matmuls and convolutions that the
+// precision policy leaves fp32 read theirs in the array's 16-bit format,
+// written into the IR as casts that the lowering then reads (it decides
+// no format itself).
 //
 //===----------------------------------------------------------------------===//
 #include "Lowering.h"

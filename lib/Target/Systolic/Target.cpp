@@ -61,13 +61,33 @@ public:
     }
     return kVector;
   }
-  /// The lowering picks the array's operand format itself (the
-  /// --operand-format option) and reads it from casts of fp32 values.
+  /// The array multiplies bf16, f16, fp8 and int8 operands (the
+  /// accelerator's configuration says which of them it has); what the
+  /// policy leaves f32 runs in the policy's 16-bit format (fp16 under
+  /// fp16, bf16 otherwise: tessera-systolic-operand-formats). The
+  /// automatic policy needs a cost model of the array, which it does not
+  /// have yet.
   std::optional<std::string>
   rejectPrecisionPolicy(StringRef policy) const override {
-    return "the systolic target chooses its matmul operand format with "
-           "--operand-format (bf16 by default), not --precision=" +
-           policy.str();
+    if (policy == "auto")
+      return std::string("--precision=auto has no cost model for the "
+                         "systolic target yet: choose bf16, fp16, fp8 or "
+                         "int8");
+    return std::nullopt;
+  }
+  /// The array quantizes a matmul's input on the vector unit and reads
+  /// its weights as constants: a product of two computed values
+  /// (attention's) or a transposed input stays in the 16-bit format.
+  std::optional<std::string>
+  rejectQuantizedMatmul(Operation *matmul, StringRef policy) const override {
+    auto op = cast<mlir::tessera::MatmulOp>(matmul);
+    if (!op.getRhs().getDefiningOp<mlir::tessera::ConstantOp>())
+      return "the systolic array runs " + policy.str() +
+             " matmuls with constant weights only";
+    if (op.getTransposeA())
+      return "the systolic array runs no " + policy.str() +
+             " matmul with transpose_a";
+    return std::nullopt;
   }
   /// Matmuls (not convolutions, whose im2col GEMM takes no epilogue yet)
   /// and the vector unit's functions.
@@ -181,9 +201,7 @@ public:
         {"accel", "preset|file.json",
          "the accelerator: a preset (tpu-v1, default, small) or a JSON "
          "configuration file",
-         "default"},
-        {"operand-format", "format",
-         "the matmul operand format (bf16, f16, f8E4M3FN, f8E5M2)", "bf16"}};
+         "default"}};
     return kOptions;
   }
   /// For the default accelerator (what tessera-opt's pipelines fuse for),
@@ -210,13 +228,11 @@ public:
   configure(const TargetOptionValues &values, bool) const override {
     systolic::LoweringOptions options;
     options.accel = optionValue(values, "accel");
-    options.operandFormat = optionValue(values, "operand-format");
-    std::optional<sim::NumberFormat> format =
-        sim::parseFormat(options.operandFormat);
-    if (!format || !isFloat(*format) || *format == sim::NumberFormat::F32)
-      return fail("--operand-format: '" + options.operandFormat +
-                  "' is not a float operand format (bf16, f16, f8E4M3FN or "
-                  "f8E5M2)");
+    // The array has no f32 operands: what --precision leaves f32 (all of
+    // it without a policy) is read in fp16 under fp16, else in bf16.
+    auto policy = values.find(kPrecisionOptionKey);
+    options.operandFormat =
+        policy != values.end() && policy->second == "fp16" ? "f16" : "bf16";
     auto config = systolic::loadAccelerator(options.accel);
     if (!config)
       return config.takeError();

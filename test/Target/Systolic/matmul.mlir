@@ -168,3 +168,58 @@ func.func @main(%x: tensor<8x16xf32>) -> tensor<8x4xf32> {
   %0 = tessera.matmul %dq, %dw : tensor<8x16xf32>, tensor<16x4xf32> -> tensor<8x4xf32>
   return %0 : tensor<8x4xf32>
 }
+
+// -----
+
+// int8 as tessera-assign-precision writes it: the input quantized, i8
+// weights, an i32 product dequantized per column by sx * sw. The drain
+// scales by sx = 0.5, the epilogue by the column scales sw = 1..4 (the
+// dequantize's 0.5..2 over sx); the dequantize runs no step of its own.
+// CHECK-LABEL: systolic.program
+// CHECK: systolic.tensor "matmul_{{[0-9]+}}/scales" constant f32 [4] at {{[0-9]+}} value dense<[1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00]>
+// CHECK: systolic.vector quantize i8 {{.*}}imm 5.000000e-01
+// CHECK: systolic.matmul i8
+// CHECK: systolic.drain f32 {{.*}}{int32, scale = 5.000000e-01
+// CHECK-NEXT: systolic.vector mul f32 {{.*}}mode row
+// CHECK-NEXT: systolic.store
+// CHECK-NOT: systolic.vector
+func.func @main(%x: tensor<8x16xf32>) -> tensor<8x4xf32> {
+  %s = tessera.constant dense<0.5> : tensor<f32>
+  %d = tessera.constant dense<[0.5, 1.0, 1.5, 2.0]> : tensor<4xf32>
+  %w = tessera.constant dense<3> : tensor<16x4xi8>
+  %q = tessera.quantize %x scale(%s : tensor<f32>) : tensor<8x16xf32> -> tensor<8x16xi8>
+  %0 = tessera.matmul %q, %w : tensor<8x16xi8>, tensor<16x4xi8> -> tensor<8x4xi32>
+  %1 = tessera.dequantize %0 scale(%d : tensor<4xf32>) {axis = 1 : i64} : tensor<8x4xi32> -> tensor<8x4xf32>
+  return %1 : tensor<8x4xf32>
+}
+
+// -----
+
+// fp8 as the policy writes it: the input quantized by 0.5, fp8 weights,
+// the product scaled by alpha (sx * sw = 0.125) in the drain.
+// CHECK-LABEL: systolic.program
+// CHECK: systolic.tensor "matmul_{{[0-9]+}}/weights" constant f8E4M3FN [16, 4]
+// CHECK: systolic.vector quantize f8E4M3FN {{.*}}imm 5.000000e-01
+// CHECK: systolic.matmul f8E4M3FN
+// CHECK: systolic.drain f32 {{.*}}{scale = 1.250000e-01
+func.func @main(%x: tensor<8x16xf32>) -> tensor<8x4xf32> {
+  %s = tessera.constant dense<0.5> : tensor<f32>
+  %w = tessera.constant dense<1.5> : tensor<16x4xf8E4M3FN>
+  %q = tessera.quantize %x scale(%s : tensor<f32>) : tensor<8x16xf32> -> tensor<8x16xf8E4M3FN>
+  %0 = tessera.matmul %q, %w {alpha = 0.125 : f32} : tensor<8x16xf8E4M3FN>, tensor<16x4xf8E4M3FN> -> tensor<8x4xf32>
+  return %0 : tensor<8x4xf32>
+}
+
+// -----
+
+// bf16 as the policy writes it: the input cast, the weights' cast folded
+// into a bf16 constant, read as they are.
+// CHECK-LABEL: systolic.program
+// CHECK: systolic.tensor "matmul_{{[0-9]+}}/weights" constant bf16 [16, 4] at {{[0-9]+}} value dense<1.500000e+00>
+// CHECK: systolic.matmul bf16
+func.func @main(%x: tensor<8x16xf32>) -> tensor<8x4xf32> {
+  %w = tessera.constant dense<1.5> : tensor<16x4xbf16>
+  %c = tessera.cast %x : tensor<8x16xf32> to tensor<8x16xbf16>
+  %0 = tessera.matmul %c, %w : tensor<8x16xbf16>, tensor<16x4xbf16> -> tensor<8x4xf32>
+  return %0 : tensor<8x4xf32>
+}

@@ -2,8 +2,9 @@
 // RUN: tessera-opt %s --split-input-file --tessera-systolic-operand-formats=format=f16 | FileCheck %s --check-prefix=F16
 // RUN: not tessera-opt %s --split-input-file --tessera-systolic-operand-formats=format=i8 -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD
 
-// The systolic target's operand-format policy writes the array's format
-// into the IR as casts; the lowering reads it from there.
+// The array has no fp32 operands: what the precision policy leaves fp32
+// reads the array's 16-bit format, written into the IR as casts; the
+// lowering reads it from there.
 
 // BAD: error: 'i8' is not a float operand format (bf16, f16, f8E4M3FN or f8E5M2)
 
@@ -73,4 +74,24 @@ func.func @quantized(%x: tensor<8x16xf32>, %h: tensor<8x16xf16>, %g: tensor<16x4
   %0 = tessera.matmul %dq, %dw : tensor<8x16xf32>, tensor<16x4xf32> -> tensor<8x4xf32>
   %1 = tessera.matmul %h, %g : tensor<8x16xf16>, tensor<16x4xf16> -> tensor<8x4xf32>
   return %0, %1 : tensor<8x4xf32>, tensor<8x4xf32>
+}
+
+// -----
+
+// Must not fire: matmuls the precision policy quantized (int8's i32
+// product, fp8 with alpha) or narrowed (bf16) carry their formats.
+// CHECK-LABEL: func.func @narrowed
+// CHECK-NOT: tessera.cast
+// CHECK: tessera.matmul %{{.*}}, %{{.*}} : tensor<8x16xi8>, tensor<16x4xi8> -> tensor<8x4xi32>
+// CHECK: tessera.matmul %{{.*}}, %{{.*}} {alpha = 1.250000e-01 : f32} : tensor<8x16xf8E4M3FN>, tensor<16x4xf8E4M3FN>
+// CHECK: tessera.matmul %{{.*}}, %{{.*}} : tensor<8x16xbf16>, tensor<16x4xbf16>
+// CHECK-NOT: tessera.cast
+func.func @narrowed(%q: tensor<8x16xi8>, %f: tensor<8x16xf8E4M3FN>, %b: tensor<8x16xbf16>) -> (tensor<8x4xi32>, tensor<8x4xf32>, tensor<8x4xf32>) {
+  %w = tessera.constant dense<3> : tensor<16x4xi8>
+  %v = tessera.constant dense<1.5> : tensor<16x4xf8E4M3FN>
+  %u = tessera.constant dense<1.5> : tensor<16x4xbf16>
+  %0 = tessera.matmul %q, %w : tensor<8x16xi8>, tensor<16x4xi8> -> tensor<8x4xi32>
+  %1 = tessera.matmul %f, %v {alpha = 0.125 : f32} : tensor<8x16xf8E4M3FN>, tensor<16x4xf8E4M3FN> -> tensor<8x4xf32>
+  %2 = tessera.matmul %b, %u : tensor<8x16xbf16>, tensor<16x4xbf16> -> tensor<8x4xf32>
+  return %0, %1, %2 : tensor<8x4xi32>, tensor<8x4xf32>, tensor<8x4xf32>
 }

@@ -38,8 +38,9 @@ struct LoweringOptions {
   /// Its name as the user gave it (a preset or a JSON file); the program
   /// records the configuration's own name.
   std::string accel = "default";
-  /// The operand format of float matmuls (bf16, f16, f8E4M3FN, f8E5M2):
-  /// a policy until the precision passes decide formats in the graph.
+  /// The format of the matmuls and convolutions the precision policy
+  /// leaves f32 (the array has no f32 operands): f16 under
+  /// --precision=fp16, else bf16 (tessera-systolic-operand-formats).
   std::string operandFormat = "bf16";
 };
 
