@@ -6,6 +6,7 @@
 #include "tessera/Driver/Pipelines.h"
 #include "tessera/Import/ONNX/ImportONNX.h"
 #include "tessera/Runtime/TensorIO.h"
+#include "tessera/Support/Numerics.h"
 #include "tessera/Transforms/Precision.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -498,6 +499,33 @@ struct ErrorStats {
   }
 };
 
+/// How many of a narrowed op's activation values (its f32 operands other
+/// than constants) its narrow type clips or flushes to zero, over all
+/// samples.
+struct RangeStats {
+  int64_t values = 0, saturated = 0, flushed = 0;
+
+  /// Counts `tensor`'s values quantized with `scale` into `type`: beyond
+  /// the type's largest magnitude (`largest`, after the scale) is
+  /// saturated, a non-zero value that rounds to zero is flushed.
+  void add(const runtime::HostTensor &tensor, ElementType type, double scale,
+           double largest) {
+    for (int64_t i = 0; i < tensor.numElements(); ++i) {
+      double x = tensor.at(i) / scale;
+      if (!std::isfinite(x))
+        continue;
+      ++values;
+      if (std::fabs(x) > largest)
+        ++saturated;
+      else if (x != 0 && numerics::roundTo(type, static_cast<float>(x)) == 0)
+        ++flushed;
+    }
+  }
+  double percent(int64_t count) const {
+    return values ? 100.0 * static_cast<double>(count) / values : 0.0;
+  }
+};
+
 /// Writes the per-op accuracy report `options` ask for
 /// (`--precision-report`): runs the calibration samples through the f32
 /// program with a narrow copy of each narrowed matmul fed its f32
@@ -510,6 +538,7 @@ llvm::Error writePrecisionReport(llvm::StringRef modelPath,
   if (options.precisionReport.empty())
     return llvm::Error::success();
   std::map<std::string, ErrorStats> local, accumulated;
+  std::map<std::string, RangeStats> clipped;
   std::map<std::string, std::vector<runtime::HostTensor>> references;
   std::vector<std::string> sets = runtime::testDataSets(
       options.reportInputs.empty() ? options.calibrate : options.reportInputs);
@@ -526,6 +555,34 @@ llvm::Error writePrecisionReport(llvm::StringRef modelPath,
         llvm::consumeError(table.takeError());
     }
   }
+  // What the policy's narrow type makes of an operand `key`
+  // ("<node>:lhs"): the type, the scale it is divided by first (8-bit
+  // policies: its calibrated range over the type's largest quantized
+  // magnitude) and that magnitude. Not with SmoothQuant, whose operand is
+  // divided per channel first.
+  auto countClipped = [&](llvm::StringRef key,
+                          const runtime::HostTensor &tensor) {
+    auto [node, side] = key.rsplit(':');
+    if (!options.smoothQuant.empty() || (side != "lhs" && side != "rhs"))
+      return;
+    ElementType type;
+    double scale = 1, largest;
+    if (options.precision == "int8" || options.precision == "fp8") {
+      std::optional<double> range = ranges.quantizationRange(key.str());
+      if (!range || !(*range > 0))
+        return;
+      bool int8 = options.precision == "int8";
+      type = int8 ? ElementType::I8 : ElementType::F8E4M3FN;
+      largest = int8 ? kInt8Max : kE4M3Max;
+      scale = *range / largest;
+    } else if (options.precision == "bf16" || options.precision == "fp16") {
+      type = options.precision == "bf16" ? ElementType::BF16 : ElementType::F16;
+      largest = numerics::largestFinite(type);
+    } else {
+      return;
+    }
+    clipped[node.str()].add(tensor, type, scale, largest);
+  };
   for (llvm::StringRef mode : {"local", "accumulated"}) {
     CompileOptions probe;
     probe.target = defaultTargetName().str();
@@ -535,6 +592,9 @@ llvm::Error writePrecisionReport(llvm::StringRef modelPath,
     probe.smoothQuant = options.smoothQuant;
     probe.calibrationCache = plan.graph.calibrationCache;
     probe.precisionReportMode = mode.str();
+    // The local program also returns the f32 operands, for the counts of
+    // saturated and flushed values.
+    probe.exposeCalibrationValues = mode == "local";
     probe.raiseAttention = raisesAttention(plan.graph);
     auto executable = tessera::compileAndLoad(modelPath, context, probe);
     if (!executable)
@@ -552,6 +612,10 @@ llvm::Error writePrecisionReport(llvm::StringRef modelPath,
                     llvm::toString(outputs.takeError()));
       for (size_t i = 0; i < outputs->size(); ++i) {
         llvm::StringRef name = signature.outputs[i].name;
+        if (name.consume_front(kCalibrationOutputPrefix)) {
+          countClipped(name, (*outputs)[i]);
+          continue;
+        }
         if (!name.consume_front(kReportOutputPrefix))
           continue;
         auto [role, key] = name.split(':');
@@ -584,6 +648,12 @@ llvm::Error writePrecisionReport(llvm::StringRef modelPath,
     auto range = ranges.range.find(key + ":lhs");
     if (range != ranges.range.end())
       region["lhs_range"] = range->second;
+    if (auto counts = clipped.find(key); counts != clipped.end()) {
+      region["saturated_percent"] =
+          counts->second.percent(counts->second.saturated);
+      region["flushed_percent"] =
+          counts->second.percent(counts->second.flushed);
+    }
     if (accumulated.count(key))
       region["accumulated"] = accumulated[key].toJSON();
     regions.push_back(std::move(region));

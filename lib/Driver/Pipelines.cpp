@@ -33,10 +33,12 @@ void tessera::buildGraphPipeline(OpPassManager &pm,
     pm.addNestedPass<func::FuncOp>(createRaiseAttentionPass());
     pm.addPass(createCanonicalizerPass());
   }
-  if (options.exposeCalibrationValues) {
+  // The operands calibration measures (and the precision report counts
+  // saturation in) are the f32 ones, exposed before any is narrowed.
+  if (options.exposeCalibrationValues)
     pm.addPass(createExposeCalibrationValuesPass());
-  } else if (options.precision != "fp32" || !options.keepFp32.empty() ||
-             !options.precisionPlan.empty()) {
+  if (options.precision != "fp32" || !options.keepFp32.empty() ||
+      !options.precisionPlan.empty()) {
     AssignPrecisionPassOptions assign;
     assign.policy = options.precision;
     assign.target = options.target;

@@ -57,7 +57,8 @@ std::string tessera::precisionReportPage(const json::Object &report) {
         "("
      << formatv("{0:e3}", worst) << ").</p>\n"
      << "<table><tr><th>#</th><th>ONNX node</th><th>precision</th>"
-        "<th>input amax</th><th>local rel. L2</th><th></th>"
+        "<th>input amax</th><th>saturated %</th><th>flushed %</th>"
+        "<th>local rel. L2</th><th></th>"
         "<th>local cosine</th><th>worst channel rel. L2</th>"
         "<th>max abs error</th><th>accumulated rel. L2</th><th></th>"
         "<th>accumulated cosine</th></tr>\n";
@@ -77,12 +78,18 @@ std::string tessera::precisionReportPage(const json::Object &report) {
       const json::Object *local = r->getObject("local");
       const json::Object *accumulated = r->getObject("accumulated");
       std::optional<double> amax = r->getNumber("lhs_amax");
+      auto percent = [&](StringRef field) {
+        std::optional<double> value = r->getNumber(field);
+        return value ? formatv("{0:g3}", *value).str() : std::string("-");
+      };
       os << "<tr><td>" << ++rank << "</td><td class=\"node\">"
          << escapeHTML(r->getString("node").value_or("")) << "</td><td>"
          << escapeHTML(r->getString("precision").value_or("")) << "</td><td>"
          << (amax ? formatv("{0:g4}", *amax).str() : std::string("-"))
-         << "</td><td>" << formatv("{0:e3}", number(local, "relative_l2"))
-         << "</td>" << bar(number(local, "relative_l2")) << "<td>"
+         << "</td><td>" << percent("saturated_percent") << "</td><td>"
+         << percent("flushed_percent") << "</td><td>"
+         << formatv("{0:e3}", number(local, "relative_l2")) << "</td>"
+         << bar(number(local, "relative_l2")) << "<td>"
          << formatv("{0:f6}", number(local, "cosine")) << "</td><td>"
          << formatv("{0:e3}", number(local, "max_channel_relative_l2"))
          << "</td><td>" << formatv("{0:e3}", number(local, "max_abs_error"))

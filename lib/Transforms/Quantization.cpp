@@ -182,7 +182,7 @@ public:
       return failure();
     }
     auto scaleOf = [](double range) {
-      return range > 0 ? static_cast<float>(range / 127.0) : 1.0f;
+      return range > 0 ? static_cast<float>(range / ::tessera::kInt8Max) : 1.0f;
     };
     OpBuilder builder(matmul);
     Location loc = matmul.getLoc();
@@ -296,9 +296,8 @@ public:
   /// (`matmul` itself is left as it is), or fails with `reason`.
   FailureOr<Value> quantizeMatmulFp8(MatmulOp matmul, Type fp8,
                                      std::string &reason) {
-    constexpr double kE4M3Max = 448.0;
     auto scaleOf = [](double range) {
-      return range > 0 ? static_cast<float>(range / kE4M3Max) : 1.0f;
+      return range > 0 ? static_cast<float>(range / ::tessera::kE4M3Max) : 1.0f;
     };
     OpBuilder builder(matmul);
     Location loc = matmul.getLoc();

@@ -65,6 +65,12 @@ llvm::ArrayRef<llvm::StringRef> calibrationMethods();
 std::optional<CalibrationMethod> parseCalibrationMethod(llvm::StringRef name);
 llvm::StringRef calibrationMethodName(CalibrationMethod method);
 
+/// The largest quantized magnitudes of the 8-bit policies' symmetric
+/// scales: an operand whose range is R is quantized with the scale
+/// R / kInt8Max (int8) or R / kE4M3Max (fp8 E4M3).
+inline constexpr double kInt8Max = 127.0;
+inline constexpr double kE4M3Max = 448.0;
+
 /// The bins of the histograms of |value| over [0, amax] that percentile
 /// and entropy calibration read.
 inline constexpr int64_t kCalibrationBins = 2048;
