@@ -72,6 +72,35 @@ def ParallelIfEnoughWorkPass
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def StaticChunksPass
+    : Pass<"tessera-cpu-static-chunks", "::mlir::ModuleOp"> {
+  let summary = "Divide a parallel region's iterations among its threads "
+                "in the region, without a worksharing loop";
+  let description = [{
+    Runs after convert-scf-to-openmp (and tessera-cpu-parallel-if-enough-
+    work). An `omp.wsloop` that is the last op of its `omp.parallel`
+    becomes an `scf.for` over this thread's share of the collapsed
+    iterations, [total * t / n, total * (t + 1) / n) with t and n from
+    `omp_get_thread_num` and `omp_get_num_threads` (declared in the module
+    when missing), the nest's indices divided out of the share's first
+    iteration once and then carried from iteration to iteration (the
+    innermost steps and wraps into the next: a division per iteration cost
+    more than a small elementwise body). The OpenMP runtime's worksharing loop costs each thread a
+    call to `__kmpc_for_static_init` (which in Debian's libomp formats a
+    debug string every time) and a barrier at its end, on top of the
+    region's own join: on a small convolutional network of ~145 regions
+    per run, the barriers took 18% of the run's CPU time. Left alone:
+    worksharing loops with reductions, private, linear or allocated
+    values, ordered iterations, a schedule other than static or a chunk
+    size, ops after them in their region, and loop nests with inclusive
+    bounds, tiles, loops not all collapsed, non-index bounds, steps that
+    are not positive constants or a body of several blocks.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def FuseReductionRegionsPass
     : Pass<"tessera-cpu-fuse-reduction-regions", "::mlir::func::FuncOp"> {
   let summary = "Compile each reduction fusion region as one row loop";

@@ -72,6 +72,18 @@ Value AllocationChecker::entryCount(LLVM::LLVMFuncOp func) {
   return count;
 }
 
+/// Whether `parallel`'s region holds an OpenMP op that the whole team
+/// reaches together (a worksharing loop's barrier, a barrier, a single).
+static bool hasTeamSync(Operation *parallel) {
+  bool sync = false;
+  parallel->walk([&](Operation *op) {
+    if (op != parallel && isa<omp::OpenMPDialect>(op->getDialect()) &&
+        !isa<omp::TerminatorOp>(op))
+      sync = true;
+  });
+  return sync;
+}
+
 Block *AllocationChecker::exitBlock(Region &region, Location loc) {
   Block *&exit = exits[&region];
   if (exit)
@@ -96,6 +108,13 @@ Block *AllocationChecker::exitBlock(Region &region, Location loc) {
     // check after the parallel region stops the function.
     create();
     omp::YieldOp::create(b, loc, ValueRange{});
+  } else if (isa<omp::ParallelOp>(parent) && !hasTeamSync(parent)) {
+    // The thread's share of the iterations ends (tessera-cpu-static-chunks
+    // put them in the region); the same check after the region stops the
+    // function. Only without a worksharing loop or barrier in the region,
+    // where the rest of the team would wait for this thread.
+    create();
+    omp::TerminatorOp::create(b, loc);
   } else {
     emitError(loc) << "cannot check an allocation inside '"
                    << parent->getName() << "'";

@@ -161,6 +161,8 @@ void tessera::cpu::buildLLVMPipeline(OpPassManager &pm,
   ParallelIfEnoughWorkPassOptions enoughWork;
   enoughWork.minParallelWork = kMinParallelWork;
   pm.addNestedPass<func::FuncOp>(createParallelIfEnoughWorkPass(enoughWork));
+  // Each thread's share of a region's iterations computed in the region.
+  pm.addPass(createStaticChunksPass());
   // Inlines the alloca scopes that hold no allocas before loops become
   // blocks.
   pm.addNestedPass<func::FuncOp>(createInlineAllocaScopesPass());

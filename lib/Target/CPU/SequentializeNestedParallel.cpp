@@ -1,9 +1,19 @@
-//===- SequentializeNestedParallel.cpp - one OpenMP fork per loop nest ----===//
+//===- SequentializeNestedParallel.cpp - OpenMP parallel regions ----------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// How loop nests become OpenMP parallel regions, and what each costs: one
+// fork per loop nest (nested parallel loops sequential), a fork only for
+// enough work (an `if` on regions of dynamic bounds), and each thread's
+// share of a region's iterations computed in the region instead of by the
+// OpenMP runtime.
+//
+//===----------------------------------------------------------------------===//
 #include "tessera/Target/CPU/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/OpenMP/OpenMPDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
@@ -13,6 +23,7 @@
 namespace tessera::cpu {
 #define GEN_PASS_DEF_SEQUENTIALIZENESTEDPARALLELPASS
 #define GEN_PASS_DEF_PARALLELIFENOUGHWORKPASS
+#define GEN_PASS_DEF_STATICCHUNKSPASS
 #include "tessera/Target/CPU/Passes.h.inc"
 } // namespace tessera::cpu
 
@@ -214,6 +225,145 @@ struct ParallelIfEnoughWorkPass
       }
       parallel.getIfExprMutable().assign(enough);
     });
+  }
+};
+
+/// The loop nest of `wsloop` when the pass may compute its threads' shares
+/// itself: a worksharing loop with no clause but a static schedule without
+/// chunk (no reductions, private or linear values, allocations, ordered
+/// iterations), the last op of its parallel region, wrapping one loop nest
+/// of exclusive index bounds, positive constant steps, every loop
+/// collapsed, and a body of one block.
+omp::LoopNestOp plainStaticLoop(omp::WsloopOp wsloop) {
+  auto parallel = dyn_cast<omp::ParallelOp>(wsloop->getParentOp());
+  if (!parallel || !parallel.getRegion().hasOneBlock() ||
+      wsloop->getNextNode() != parallel.getRegion().front().getTerminator())
+    return {};
+  if (!wsloop.getReductionVars().empty() || !wsloop.getPrivateVars().empty() ||
+      !wsloop.getLinearVars().empty() || !wsloop.getAllocateVars().empty() ||
+      wsloop.getOrdered() || wsloop.getScheduleChunk() ||
+      (wsloop.getScheduleKind() &&
+       *wsloop.getScheduleKind() != omp::ClauseScheduleKind::Static))
+    return {};
+  auto loop = dyn_cast<omp::LoopNestOp>(wsloop.getWrappedLoop());
+  if (!loop || loop.getLoopInclusive() || loop.getTileSizes() ||
+      (loop.getNumLoops() > 1 &&
+       loop.getCollapseNumLoops() != loop.getNumLoops()) ||
+      !loop.getRegion().hasOneBlock())
+    return {};
+  for (auto [lb, ub, step] :
+       llvm::zip(loop.getLoopLowerBounds(), loop.getLoopUpperBounds(),
+                 loop.getLoopSteps())) {
+    std::optional<int64_t> constant = getConstantIntValue(step);
+    if (!lb.getType().isIndex() || !ub.getType().isIndex() || !constant ||
+        *constant <= 0)
+      return {};
+  }
+  auto yield = dyn_cast<omp::YieldOp>(loop.getRegion().front().getTerminator());
+  if (!yield || yield->getNumOperands() != 0)
+    return {};
+  return loop;
+}
+
+/// `name` (an OpenMP runtime query taking nothing and returning i32),
+/// declared in `module` when it is not yet.
+func::FuncOp declareQuery(ModuleOp module, StringRef name) {
+  if (auto existing = module.lookupSymbol<func::FuncOp>(name))
+    return existing;
+  auto b = OpBuilder::atBlockEnd(module.getBody());
+  auto query = func::FuncOp::create(b, module.getLoc(), name,
+                                    b.getFunctionType({}, {b.getI32Type()}));
+  query.setPrivate();
+  return query;
+}
+
+struct StaticChunksPass
+    : tessera::cpu::impl::StaticChunksPassBase<StaticChunksPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<std::pair<omp::WsloopOp, omp::LoopNestOp>> loops;
+    module.walk([&](omp::WsloopOp wsloop) {
+      if (omp::LoopNestOp loop = plainStaticLoop(wsloop))
+        loops.emplace_back(wsloop, loop);
+    });
+    if (loops.empty())
+      return;
+    func::FuncOp threadNum = declareQuery(module, "omp_get_thread_num");
+    func::FuncOp numThreads = declareQuery(module, "omp_get_num_threads");
+    for (auto [wsloop, loop] : loops) {
+      OpBuilder b(wsloop);
+      Location loc = loop.getLoc();
+      // The iterations of the collapsed nest, in order (the last loop
+      // innermost), and this thread's share of them: [total * t / n,
+      // total * (t + 1) / n), as OpenMP's static schedule divides them
+      // (its shares differ by one iteration at most, too).
+      SmallVector<Value> trips;
+      Value total = arith::ConstantIndexOp::create(b, loc, 1);
+      for (auto [lb, ub, step] :
+           llvm::zip(loop.getLoopLowerBounds(), loop.getLoopUpperBounds(),
+                     loop.getLoopSteps())) {
+        trips.push_back(iterations(b, loc, lb, ub, step));
+        total = arith::MulIOp::create(b, loc, total, trips.back());
+      }
+      auto asIndex = [&](func::FuncOp query) -> Value {
+        Value i32 = func::CallOp::create(b, loc, query).getResult(0);
+        return arith::IndexCastOp::create(b, loc, b.getIndexType(), i32);
+      };
+      Value thread = asIndex(threadNum);
+      Value threads = asIndex(numThreads);
+      Value one = arith::ConstantIndexOp::create(b, loc, 1);
+      auto share = [&](Value t) {
+        return arith::DivUIOp::create(
+            b, loc, arith::MulIOp::create(b, loc, total, t), threads);
+      };
+      Value begin = share(thread);
+      Value end = share(arith::AddIOp::create(b, loc, thread, one));
+      // The nest's indices at `begin` (divisions once), carried through
+      // the iterations as a counter with one digit per loop: the innermost
+      // steps, a digit that reaches its loop's trips wraps to 0 and
+      // carries (a division per iteration cost more than the body of a
+      // small elementwise loop).
+      SmallVector<Value> start(trips.size());
+      Value rest = begin;
+      for (int64_t d = static_cast<int64_t>(trips.size()) - 1; d >= 0; --d) {
+        start[d] = rest;
+        if (d > 0) {
+          start[d] = arith::RemUIOp::create(b, loc, rest, trips[d]);
+          rest = arith::DivUIOp::create(b, loc, rest, trips[d]);
+        }
+      }
+      ValueRange carried = trips.size() > 1 ? ValueRange(start) : ValueRange();
+      auto forOp = scf::ForOp::create(b, loc, begin, end, one, carried);
+      b.setInsertionPointToStart(forOp.getBody());
+      SmallVector<Value> indices =
+          trips.size() > 1 ? SmallVector<Value>(forOp.getRegionIterArgs())
+                           : SmallVector<Value>{forOp.getInductionVar()};
+      SmallVector<Value> ivs;
+      for (auto [index, lb, step] :
+           llvm::zip(indices, loop.getLoopLowerBounds(), loop.getLoopSteps()))
+        ivs.push_back(arith::AddIOp::create(
+            b, loc, lb, arith::MulIOp::create(b, loc, index, step)));
+      IRMapping mapping;
+      mapping.map(loop.getIVs(), ivs);
+      for (Operation &op : loop.getRegion().front().without_terminator())
+        b.clone(op, mapping);
+      if (trips.size() > 1) {
+        Value carry = arith::ConstantIntOp::create(b, loc, 1, 1);
+        Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+        SmallVector<Value> next(indices.size());
+        for (int64_t d = static_cast<int64_t>(indices.size()) - 1; d >= 0;
+             --d) {
+          Value stepped = arith::AddIOp::create(b, loc, indices[d], one);
+          Value wraps = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                              stepped, trips[d]);
+          Value moved = arith::SelectOp::create(b, loc, wraps, zero, stepped);
+          next[d] = arith::SelectOp::create(b, loc, carry, moved, indices[d]);
+          carry = arith::AndIOp::create(b, loc, carry, wraps);
+        }
+        scf::YieldOp::create(b, loc, next);
+      }
+      wsloop.erase();
+    }
   }
 };
 

@@ -113,13 +113,45 @@ llvm.func @no_allocations(%n: i64) -> !llvm.ptr {
 
 // -----
 
-// An allocation directly in a parallel region (outside a loop) cannot
-// leave early without hanging the team: an error.
+// An allocation directly in a parallel region (each thread's share of
+// the iterations, as tessera-cpu-static-chunks leaves it): the thread's
+// share ends, to the region's terminator; the check after the region stops
+// the function.
+// CHECK-LABEL: llvm.func @in_region
+// CHECK: omp.parallel
+// CHECK: llvm.call @_mlir_memref_to_llvm_alloc
+// CHECK: llvm.cond_br %{{.*}}, ^[[SKIP:.*]], ^[[REST:.*]]
+// CHECK: ^[[REST]]:
+// CHECK-NEXT: omp.terminator
+// CHECK: ^[[SKIP]]:
+// CHECK-NEXT: omp.terminator
+// CHECK: llvm.call @tesseraAllocationFailures
 llvm.func @_mlir_memref_to_llvm_alloc(i64) -> !llvm.ptr
 llvm.func @in_region(%n: i64) {
   omp.parallel {
+    %p = llvm.call @_mlir_memref_to_llvm_alloc(%n) : (i64) -> !llvm.ptr
+    omp.terminator
+  }
+  llvm.return
+}
+
+// -----
+
+// An allocation directly in a parallel region that also holds a
+// worksharing loop cannot leave early without hanging the team (the loop's
+// barrier waits for every thread): an error.
+llvm.func @_mlir_memref_to_llvm_alloc(i64) -> !llvm.ptr
+llvm.func @with_loop(%n: i64) {
+  %c0 = llvm.mlir.constant(0 : i64) : i64
+  %c1 = llvm.mlir.constant(1 : i64) : i64
+  omp.parallel {
     // expected-error @+1 {{cannot check an allocation inside 'omp.parallel'}}
     %p = llvm.call @_mlir_memref_to_llvm_alloc(%n) : (i64) -> !llvm.ptr
+    omp.wsloop {
+      omp.loop_nest (%i) : i64 = (%c0) to (%n) step (%c1) {
+        omp.yield
+      }
+    }
     omp.terminator
   }
   llvm.return
