@@ -33,11 +33,17 @@ std::vector<float> exponentialValues() {
   return values;
 }
 
-TEST(Calibration, HistogramsBinMagnitudesUpToAmax) {
+/// A table that has seen `values` as tensor "x" (both passes).
+CalibrationTable measured(const std::vector<float> &values,
+                          const std::string &key = "x") {
   CalibrationTable table;
-  std::vector<float> values = {0.0f, -1.0f, 2.0f, -4.0f, NAN, INFINITY};
-  table.record("x", values);
-  table.recordHistogram("x", values);
+  table.record(key, values);
+  table.recordHistogram(key, values);
+  return table;
+}
+
+TEST(Calibration, HistogramsBinMagnitudesUpToAmax) {
+  CalibrationTable table = measured({0.0f, -1.0f, 2.0f, -4.0f, NAN, INFINITY});
   EXPECT_EQ(table.amax.at("x"), 4.0);
   const std::vector<uint64_t> &counts = table.histograms.at("x");
   ASSERT_EQ(counts.size(), static_cast<size_t>(kCalibrationBins));
@@ -53,10 +59,7 @@ TEST(Calibration, HistogramsBinMagnitudesUpToAmax) {
 }
 
 TEST(Calibration, PercentileIsTheUpperEdgeOfItsBin) {
-  CalibrationTable table;
-  std::vector<float> values = exponentialValues();
-  table.record("x", values);
-  table.recordHistogram("x", values);
+  CalibrationTable table = measured(exponentialValues());
   double amax = table.amax.at("x");
   const std::vector<uint64_t> &counts = table.histograms.at("x");
   // The exponential's 99th and 99.9th percentiles are ln(100) and
@@ -71,10 +74,7 @@ TEST(Calibration, PercentileIsTheUpperEdgeOfItsBin) {
 }
 
 TEST(Calibration, EntropyMatchesTheReferenceModel) {
-  CalibrationTable table;
-  std::vector<float> values = exponentialValues();
-  table.record("x", values);
-  table.recordHistogram("x", values);
+  CalibrationTable table = measured(exponentialValues());
   double amax = table.amax.at("x");
   EXPECT_NEAR(amax, 12.206073, 1e-5);
   // The NumPy model's choice: clip at bin 1722 of 2048, 10.266094.
@@ -90,22 +90,17 @@ TEST(Calibration, EntropyDoesNotClipAnEvenSpread) {
   std::vector<float> values(50000);
   for (size_t i = 0; i < values.size(); ++i)
     values[i] = static_cast<float>((i + 0.5) / values.size());
-  CalibrationTable table;
-  table.record("x", values);
-  table.recordHistogram("x", values);
+  CalibrationTable table = measured(values);
   double amax = table.amax.at("x");
   EXPECT_GE(tessera::entropyThreshold(table.histograms.at("x"), amax),
             0.99 * amax);
 }
 
 TEST(Calibration, CacheKeepsTheMethodAndItsRanges) {
-  CalibrationTable table;
+  CalibrationTable table = measured(exponentialValues(), "/fc/MatMul:lhs");
   table.method = CalibrationMethod::Percentile;
   table.percentile = 99.9;
   table.samples = 1;
-  std::vector<float> values = exponentialValues();
-  table.record("/fc/MatMul:lhs", values);
-  table.recordHistogram("/fc/MatMul:lhs", values);
   table.chooseRanges();
   ASSERT_EQ(table.range.count("/fc/MatMul:lhs"), 1u);
   EXPECT_NEAR(*table.quantizationRange("/fc/MatMul:lhs"), 6.907636, 1e-5);
@@ -124,10 +119,7 @@ TEST(Calibration, CacheKeepsTheMethodAndItsRanges) {
 }
 
 TEST(Calibration, MaxLeavesTheRangeAtAmax) {
-  CalibrationTable table;
-  std::vector<float> values = exponentialValues();
-  table.record("x", values);
-  table.recordHistogram("x", values);
+  CalibrationTable table = measured(exponentialValues());
   table.chooseRanges();
   EXPECT_TRUE(table.range.empty());
   EXPECT_EQ(*table.quantizationRange("x"), table.amax.at("x"));
