@@ -383,8 +383,15 @@ private:
   static llvm::DenseSet<Operation *> outputHeads(func::FuncOp func) {
     llvm::DenseSet<Operation *> found, visited;
     SmallVector<Value> worklist;
+    // The model's own outputs, not the operands calibration and the
+    // precision report expose as extra ones.
     func.walk([&](func::ReturnOp ret) {
-      worklist.append(ret.getOperands().begin(), ret.getOperands().end());
+      for (auto [i, value] : llvm::enumerate(ret.getOperands())) {
+        auto name = func.getResultAttrOfType<StringAttr>(i, "tessera.name");
+        if (!name ||
+            !name.getValue().starts_with(::tessera::kCalibrationOutputPrefix))
+          worklist.push_back(value);
+      }
     });
     while (!worklist.empty()) {
       Operation *op = worklist.pop_back_val().getDefiningOp();

@@ -326,10 +326,13 @@ def CheckAllocationsPass
     request is over the memory limit or the system refuses it.
 
     After each such call this pass branches on a null result to the exit of
-    the enclosing region: the function returns (poison results) or an
-    OpenMP loop iteration ends (`omp.yield`; a thread leaving a parallel
-    region early would hang its team at the next worksharing loop, so an
-    allocation anywhere else inside OpenMP regions is an error). After each
+    the enclosing region: the function returns (poison results), an
+    OpenMP loop iteration ends (`omp.yield`), or, directly in a parallel
+    region that holds no worksharing loop, barrier or other OpenMP op (each
+    thread's share of the iterations, as tessera-cpu-static-chunks leaves
+    it), the thread's share ends (`omp.terminator`). A thread leaving a
+    region that does hold one early would hang its team there, so an
+    allocation anywhere else inside OpenMP regions is an error. After each
     op of a function's body whose regions may fail that way (`omp.parallel`)
     and each call to a function of the module that may fail, the counter is
     compared with its value at the function's entry and the function

@@ -187,8 +187,9 @@ LogicalResult AllocationChecker::run() {
     if (failingCallSet.contains(call))
       failingCalls.push_back(call);
   // An op of the function's body whose regions hold a failing op
-  // (omp.parallel) gets a counter check after it. Inside OpenMP regions
-  // only a loop iteration ends early: a thread that left a parallel region
+  // (omp.parallel) gets a counter check after it. Inside OpenMP regions a
+  // loop iteration ends early, or a thread's share in a region without a
+  // worksharing loop or barrier: a thread that left a parallel region
   // before a worksharing loop the others enter would hang the team.
   llvm::SetVector<Operation *> regionOps;
   auto addOutermost = [&](Operation *op) {

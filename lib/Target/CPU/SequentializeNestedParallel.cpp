@@ -245,6 +245,9 @@ omp::LoopNestOp plainStaticLoop(omp::WsloopOp wsloop) {
       (wsloop.getScheduleKind() &&
        *wsloop.getScheduleKind() != omp::ClauseScheduleKind::Static))
     return {};
+  // One wrapper: a nested one (simd) would bring clauses of its own.
+  if (wsloop.getNestedWrapper())
+    return {};
   auto loop = dyn_cast<omp::LoopNestOp>(wsloop.getWrappedLoop());
   if (!loop || loop.getLoopInclusive() || loop.getTileSizes() ||
       (loop.getNumLoops() > 1 &&
@@ -266,10 +269,18 @@ omp::LoopNestOp plainStaticLoop(omp::WsloopOp wsloop) {
 }
 
 /// `name` (an OpenMP runtime query taking nothing and returning i32),
-/// declared in `module` when it is not yet.
+/// declared in `module` when it is not yet; null when another symbol has
+/// that name.
 func::FuncOp declareQuery(ModuleOp module, StringRef name) {
-  if (auto existing = module.lookupSymbol<func::FuncOp>(name))
-    return existing;
+  if (Operation *existing = SymbolTable::lookupSymbolIn(module, name)) {
+    auto func = dyn_cast<func::FuncOp>(existing);
+    return func && func.getFunctionType() ==
+                       FunctionType::get(
+                           module.getContext(), {},
+                           {IntegerType::get(module.getContext(), 32)})
+               ? func
+               : func::FuncOp();
+  }
   auto b = OpBuilder::atBlockEnd(module.getBody());
   auto query = func::FuncOp::create(b, module.getLoc(), name,
                                     b.getFunctionType({}, {b.getI32Type()}));
@@ -282,7 +293,10 @@ struct StaticChunksPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<std::pair<omp::WsloopOp, omp::LoopNestOp>> loops;
+    // In this module's own functions (the queries are declared in it).
     module.walk([&](omp::WsloopOp wsloop) {
+      if (wsloop->getParentOfType<ModuleOp>() != module)
+        return;
       if (omp::LoopNestOp loop = plainStaticLoop(wsloop))
         loops.emplace_back(wsloop, loop);
     });
@@ -290,6 +304,8 @@ struct StaticChunksPass
       return;
     func::FuncOp threadNum = declareQuery(module, "omp_get_thread_num");
     func::FuncOp numThreads = declareQuery(module, "omp_get_num_threads");
+    if (!threadNum || !numThreads)
+      return;
     for (auto [wsloop, loop] : loops) {
       OpBuilder b(wsloop);
       Location loc = loop.getLoc();
@@ -323,13 +339,15 @@ struct StaticChunksPass
       // steps, a digit that reaches its loop's trips wraps to 0 and
       // carries (a division per iteration cost more than the body of a
       // small elementwise loop).
+      // (A loop of no trips divides by one: the share is empty then.)
       SmallVector<Value> start(trips.size());
       Value rest = begin;
       for (int64_t d = static_cast<int64_t>(trips.size()) - 1; d >= 0; --d) {
         start[d] = rest;
         if (d > 0) {
-          start[d] = arith::RemUIOp::create(b, loc, rest, trips[d]);
-          rest = arith::DivUIOp::create(b, loc, rest, trips[d]);
+          Value divisor = arith::MaxUIOp::create(b, loc, trips[d], one);
+          start[d] = arith::RemUIOp::create(b, loc, rest, divisor);
+          rest = arith::DivUIOp::create(b, loc, rest, divisor);
         }
       }
       ValueRange carried = trips.size() > 1 ? ValueRange(start) : ValueRange();

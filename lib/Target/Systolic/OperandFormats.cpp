@@ -10,6 +10,7 @@
 #include "Lowering.h"
 
 #include "tessera/Target/Systolic/Passes.h"
+#include "tessera/Transforms/Precision.h"
 
 #include "mlir/IR/Builders.h"
 
@@ -41,8 +42,16 @@ struct SystolicOperandFormatsPass
     Type element = mlir::systolic::getFormatType(&getContext(), *parsed);
     module.walk([&](Operation *op) {
       if (auto matmul = dyn_cast<mlir::tessera::MatmulOp>(op)) {
+        // A matmul the policy kept wide (beyond fp16's range in
+        // calibration, a --keep-fp32 pattern, an output head) reads bf16,
+        // the array's format with fp32's range.
+        auto decision =
+            matmul->getAttrOfType<StringAttr>(::tessera::kPrecisionAttr);
+        Type type = decision && decision.getValue().starts_with("f32:")
+                        ? Type(BFloat16Type::get(&getContext()))
+                        : element;
         if (!::tessera::systolic::matchQuantized(matmul))
-          castOperands(op, element);
+          castOperands(op, type);
       } else if (auto conv = dyn_cast<mlir::tessera::Conv2dOp>(op)) {
         // A convolution's result has its input's type: it is cast back to
         // fp32 (the array accumulates in fp32) for the ops that read it.

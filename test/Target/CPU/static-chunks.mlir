@@ -2,8 +2,9 @@
 
 // A collapsed nest of two loops: each thread runs its share of the
 // ceil(n / 1) * ceil(w / 16) iterations, [total * t / T, total * (t + 1) / T),
-// with (i, j) divided out of its first iteration once and then carried (j
-// steps, wrapping to 0 into i); no worksharing loop (no
+// with (i, j) divided out of its first iteration once (by max(trips, 1):
+// an empty inner loop divides by nothing) and then carried (j steps,
+// wrapping to 0 into i); no worksharing loop (no
 // __kmpc_for_static_init, no barrier before the region's join).
 // CHECK-LABEL: func @collapsed
 // CHECK: omp.parallel {
@@ -19,8 +20,9 @@
 // CHECK: %[[T1:.*]] = arith.addi %[[T]], %{{.*}} : index
 // CHECK: %[[E0:.*]] = arith.muli %[[TOTAL]], %[[T1]] : index
 // CHECK: %[[END:.*]] = arith.divui %[[E0]], %[[N]] : index
-// CHECK: %[[J0:.*]] = arith.remui %[[BEGIN]], %[[COLS]] : index
-// CHECK: %[[I0:.*]] = arith.divui %[[BEGIN]], %[[COLS]] : index
+// CHECK: %[[DIV:.*]] = arith.maxui %[[COLS]], %{{.*}} : index
+// CHECK: %[[J0:.*]] = arith.remui %[[BEGIN]], %[[DIV]] : index
+// CHECK: %[[I0:.*]] = arith.divui %[[BEGIN]], %[[DIV]] : index
 // CHECK: scf.for %{{.*}} = %[[BEGIN]] to %[[END]] step %[[ONE:.*]] iter_args(%[[II:.*]] = %[[I0]], %[[JI:.*]] = %[[J0]]) -> (index, index) {
 // CHECK-NOT: arith.divui
 // CHECK-NOT: arith.remui
@@ -88,10 +90,10 @@ func.func @one_loop(%m: memref<?xf32>, %n: index, %go: i1) {
 // -----
 
 // Must not fire: a reduction, an op after the loop in its region, a
-// dynamic schedule, inclusive bounds, and a non-constant step keep their
-// worksharing loops (and nothing is declared).
+// dynamic schedule, inclusive bounds, a non-constant step and a nested
+// wrapper (simd) keep their worksharing loops (and nothing is declared).
 // CHECK-LABEL: func @left_alone
-// CHECK-COUNT-5: omp.wsloop
+// CHECK-COUNT-6: omp.wsloop
 // CHECK-NOT: scf.for
 // CHECK-NOT: omp_get_thread_num
 omp.declare_reduction @add_f32 : f32 init {
@@ -156,6 +158,17 @@ func.func @left_alone(%m: memref<?xf32>, %sum: memref<f32>, %n: index, %s: index
         omp.yield
       }
     }
+    omp.terminator
+  }
+  omp.parallel {
+    omp.wsloop {
+      omp.simd {
+        omp.loop_nest (%i) : index = (%c0) to (%n) step (%c1) {
+          memref.store %f, %m[%i] : memref<?xf32>
+          omp.yield
+        }
+      } {omp.composite}
+    } {omp.composite}
     omp.terminator
   }
   return
