@@ -164,9 +164,11 @@ void CalibrationTable::recordHistogram(const std::string &key,
   for (float value : values) {
     if (!std::isfinite(value))
       continue;
-    double bin = std::fabs(value) * binsPerUnit;
-    counts[std::min<int64_t>(static_cast<int64_t>(bin),
-                             kCalibrationBins - 1)] += 1;
+    // Clamped before the conversion: a value past amax (a sample that
+    // changed between the passes) counts in the last bin.
+    double bin = std::min(std::fabs(value) * binsPerUnit,
+                          static_cast<double>(kCalibrationBins - 1));
+    counts[static_cast<int64_t>(bin)] += 1;
   }
 }
 
