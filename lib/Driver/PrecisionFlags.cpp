@@ -18,7 +18,9 @@ tessera::PrecisionFlags::PrecisionFlags(cl::OptionCategory &category)
                    "(int8 operands into int32: weights per output channel, "
                    "activations per tensor from --calibrate). Under fp8 "
                    "and int8, output heads stay fp32. What the target "
-                   "cannot compute narrow stays fp32. auto: per matmul, "
+                   "cannot compute narrow stays fp32 (the systolic array, "
+                   "which has no fp32 operands, reads it in bf16, or fp16 "
+                   "under fp16). auto: per matmul, "
                    "the policy that saves the most time within "
                    "--accuracy-budget, measured on --calibrate's samples "
                    "and verified on held-out ones"),
