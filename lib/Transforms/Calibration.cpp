@@ -123,11 +123,10 @@ double entropyThreshold(ArrayRef<uint64_t> histogram, double amax,
         if (histogram[i])
           quantized[i] = count / nonEmpty;
     }
-    double referenceTotal = 0, quantizedTotal = 0;
-    for (int64_t i = 0; i < clip; ++i) {
-      referenceTotal += reference[i];
-      quantizedTotal += quantized[i];
-    }
+    // The reference holds every count; the candidate those below the
+    // clip (each level's count spread, none lost).
+    double referenceTotal = above[0];
+    double quantizedTotal = above[0] - above[clip];
     if (quantizedTotal == 0)
       continue;
     double divergence = 0;

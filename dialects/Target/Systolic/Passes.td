@@ -45,9 +45,9 @@ def SystolicOperandFormatsPass
     `--precision=fp16`; f8E4M3FN and f8E5M2 as plain casts, for tests).
     Each tessera.matmul with fp32 operands gets them through a
     `tessera.cast` to `format` (to bf16, which has fp32's range, when the
-    policy kept it wide on purpose: its `tessera.precision` says "f32: ...",
-    beyond fp16's range in calibration, a `--keep-fp32` pattern, an output
-    head), its result staying fp32 (the array
+    policy kept it wide on purpose: an fp32 matmul with a
+    `tessera.precision` decision, beyond fp16's range in calibration, a
+    `--keep-fp32` pattern, an output head), its result staying fp32 (the array
     accumulates in fp32); a tessera.conv2d, whose result has its input's
     type, also gets a cast of its result back to fp32. The casts go right
     before the op, or before the fusion region that holds it. Matmuls the

@@ -236,8 +236,7 @@ static std::optional<std::vector<float>> elementwiseConstant(Value value) {
 }
 
 /// The values of an i8, fp8, bf16 or f16 constant as floats (exact).
-std::optional<std::vector<float>>
-quantizedValues(Value value) {
+std::optional<std::vector<float>> narrowValues(Value value) {
   auto constant = value.getDefiningOp<ts::ConstantOp>();
   if (!constant)
     return std::nullopt;
@@ -302,7 +301,7 @@ symmetricScales(Value scale, Value zeroPoint, size_t count) {
   if (!s || (s->size() != 1 && s->size() != count))
     return std::nullopt;
   if (zeroPoint) {
-    std::optional<std::vector<float>> z = quantizedValues(zeroPoint);
+    std::optional<std::vector<float>> z = narrowValues(zeroPoint);
     if (!z || llvm::any_of(*z, [](float v) { return v != 0; }))
       return std::nullopt;
   }

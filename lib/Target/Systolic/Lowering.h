@@ -114,7 +114,7 @@ sim::VectorFn compareFn(ts::CompareDirection direction);
 /// evaluated with numpy broadcasting.
 std::optional<std::vector<float>> constantValues(mlir::Value value);
 /// The values of an i8 or fp8 constant as floats (exact).
-std::optional<std::vector<float>> quantizedValues(mlir::Value value);
+std::optional<std::vector<float>> narrowValues(mlir::Value value);
 /// The constant scales of a symmetric (de)quantization (no zero point, or
 /// zero points of 0): one value, or `count` values.
 std::optional<std::vector<float>>

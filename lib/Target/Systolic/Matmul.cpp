@@ -41,7 +41,7 @@ static std::optional<QuantizedMatmul> matchNarrowed(ts::MatmulOp matmul) {
   std::optional<sim::NumberFormat> format = quantizedFormat(element);
   auto wType = cast<RankedTensorType>(w.getType());
   std::optional<float> sx = perTensorScale(q.getScale(), q.getZeroPoint());
-  std::optional<std::vector<float>> values = quantizedValues(w.getResult());
+  std::optional<std::vector<float>> values = narrowValues(w.getResult());
   if (!format || wType.getElementType() != element || wType.getRank() != 2 ||
       !sx || !(*sx > 0) || !values)
     return std::nullopt;
@@ -103,7 +103,7 @@ std::optional<QuantizedMatmul> matchQuantized(ts::MatmulOp matmul) {
     if ((axis < 0 ? axis + 2 : axis) != columnsDim)
       return std::nullopt;
   }
-  std::optional<std::vector<float>> w = quantizedValues(dw.getInput());
+  std::optional<std::vector<float>> w = narrowValues(dw.getInput());
   if (!format || !sx || !sq || *sx != *sq || !sw || !w)
     return std::nullopt;
   return QuantizedMatmul{
@@ -155,7 +155,7 @@ LogicalResult Lowering::lowerMatmul(ts::MatmulOp matmul,
       return error(matmul, "the systolic target needs constant 2-D weights");
     values = ::tessera::floatValues(weights.getValue());
     if (!values)
-      values = quantizedValues(weights.getResult());
+      values = narrowValues(weights.getResult());
     if (!values)
       return error(matmul, "the weights must be f32, bf16, f16 or fp8 "
                            "constants");

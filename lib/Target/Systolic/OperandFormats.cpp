@@ -42,12 +42,11 @@ struct SystolicOperandFormatsPass
     Type element = mlir::systolic::getFormatType(&getContext(), *parsed);
     module.walk([&](Operation *op) {
       if (auto matmul = dyn_cast<mlir::tessera::MatmulOp>(op)) {
-        // A matmul the policy kept wide (beyond fp16's range in
-        // calibration, a --keep-fp32 pattern, an output head) reads bf16,
-        // the array's format with fp32's range.
-        auto decision =
-            matmul->getAttrOfType<StringAttr>(::tessera::kPrecisionAttr);
-        Type type = decision && decision.getValue().starts_with("f32:")
+        // A matmul with a precision decision and fp32 operands was kept
+        // wide by the policy (beyond fp16's range in calibration, a
+        // --keep-fp32 pattern, an output head): it reads bf16, the array's
+        // format with fp32's range (narrowed ones have no fp32 operands).
+        Type type = matmul->hasAttr(::tessera::kPrecisionAttr)
                         ? Type(BFloat16Type::get(&getContext()))
                         : element;
         if (!::tessera::systolic::matchQuantized(matmul))

@@ -95,3 +95,21 @@ func.func @narrowed(%q: tensor<8x16xi8>, %f: tensor<8x16xf8E4M3FN>, %b: tensor<8
   %2 = tessera.matmul %b, %u : tensor<8x16xbf16>, tensor<16x4xbf16> -> tensor<8x4xf32>
   return %0, %1, %2 : tensor<8x4xi32>, tensor<8x4xf32>, tensor<8x4xf32>
 }
+
+// -----
+
+// A matmul the precision policy kept fp32 on purpose (its decision
+// recorded: beyond fp16's range in calibration) reads bf16, fp32's range,
+// even where the array's format is f16; one without a decision reads f16.
+// F16-LABEL: func.func @kept_wide
+// F16: tessera.cast %arg0 : tensor<8x16xf32> to tensor<8x16xbf16>
+// F16: tessera.matmul {{.*}} : tensor<8x16xbf16>, tensor<16x4xbf16>
+// F16: tessera.cast %arg0 : tensor<8x16xf32> to tensor<8x16xf16>
+// F16: tessera.matmul {{.*}} : tensor<8x16xf16>, tensor<16x4xf16>
+// CHECK-LABEL: func.func @kept_wide
+func.func @kept_wide(%x: tensor<8x16xf32>) -> (tensor<8x4xf32>, tensor<8x4xf32>) {
+  %w = tessera.constant dense<1.0> : tensor<16x4xf32>
+  %0 = tessera.matmul %x, %w {tessera.precision = "f32: its lhs reaches 1.4e+05 in calibration, beyond fp16's range"} : tensor<8x16xf32>, tensor<16x4xf32> -> tensor<8x4xf32>
+  %1 = tessera.matmul %x, %w : tensor<8x16xf32>, tensor<16x4xf32> -> tensor<8x4xf32>
+  return %0, %1 : tensor<8x4xf32>, tensor<8x4xf32>
+}

@@ -171,18 +171,26 @@ def fp8_models(out):
     save(os.path.join(out, "fp8_identity"), graph, [("x", x)],
          [("y", expected)])
     w = (rng.standard_normal((256, 256)) / 16).astype(np.float32)
+    one_gemm(out, "gemm", "/gemm/MatMul", w,
+             lambda: rng.standard_normal((64, 256)))
+
+
+def one_gemm(out, name, node, w, draw):
+    """OUT/name: x [64, 256] times the constant w (the ONNX node `node`),
+    with one test set, and OUT/name_calib with 8 samples; each sample's x
+    is draw() as fp32."""
     graph = helper.make_graph(
-        [helper.make_node("MatMul", ["x", "w"], ["y"], name="/gemm/MatMul")],
-        "gemm",
+        [helper.make_node("MatMul", ["x", "w"], ["y"], name=node)],
+        name,
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, [64, 256])],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, [64, 256])],
         [numpy_helper.from_array(w, "w")])
 
     def sample():
-        x = rng.standard_normal((64, 256)).astype(np.float32)
+        x = draw().astype(np.float32)
         return [("input", "x", x), ("output", "y", x.astype(np.float64) @ w)]
-    save(os.path.join(out, "gemm"), graph, *[[(n, v)] for _, n, v in sample()])
-    write_sets(os.path.join(out, "gemm_calib"), 8, sample)
+    save(os.path.join(out, name), graph, *[[(n, v)] for _, n, v in sample()])
+    write_sets(os.path.join(out, name + "_calib"), 8, sample)
 
 
 def outlier_gemm(out):
@@ -194,20 +202,12 @@ def outlier_gemm(out):
     outliers = [7, 100, 201]
     w = (rng.standard_normal((256, 256)) / 16).astype(np.float32)
     w[outliers, :] /= 40
-    graph = helper.make_graph(
-        [helper.make_node("MatMul", ["x", "w"], ["y"], name="/out/MatMul")],
-        "outlier",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [64, 256])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [64, 256])],
-        [numpy_helper.from_array(w, "w")])
 
-    def sample():
+    def draw():
         x = rng.standard_normal((64, 256)).astype(np.float32)
         x[:, outliers] *= 40
-        return [("input", "x", x), ("output", "y", x.astype(np.float64) @ w)]
-    save(os.path.join(out, "outlier"), graph,
-         *[[(n, v)] for _, n, v in sample()])
-    write_sets(os.path.join(out, "outlier_calib"), 8, sample)
+        return x
+    one_gemm(out, "outlier", "/out/MatMul", w, draw)
 
 
 def heavy_tail(out):
@@ -217,19 +217,8 @@ def heavy_tail(out):
     int8 steps. OUT/heavy_tail_calib holds 8 samples."""
     rng = np.random.default_rng(6)
     w = (rng.standard_normal((256, 256)) / 16).astype(np.float32)
-    graph = helper.make_graph(
-        [helper.make_node("MatMul", ["x", "w"], ["y"], name="/tail/MatMul")],
-        "heavy_tail",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [64, 256])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [64, 256])],
-        [numpy_helper.from_array(w, "w")])
-
-    def sample():
-        x = rng.standard_t(3, (64, 256)).astype(np.float32)
-        return [("input", "x", x), ("output", "y", x.astype(np.float64) @ w)]
-    save(os.path.join(out, "heavy_tail"), graph,
-         *[[(n, v)] for _, n, v in sample()])
-    write_sets(os.path.join(out, "heavy_tail_calib"), 8, sample)
+    one_gemm(out, "heavy_tail", "/tail/MatMul", w,
+             lambda: rng.standard_t(3, (64, 256)))
 
 
 def calibration_sets(model_dir, out, count, seed):
