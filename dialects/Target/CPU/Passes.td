@@ -268,7 +268,11 @@ def VectorizeLoopsPass
     steps, the last one partial, the masks then on the transfers (masked
     loads and stores; a transposed read, 16 loads). Reductions over outer
     axes or over a dynamic row, static rows with no such step, and ops
-    linalg cannot vectorize are left as they are.
+    linalg cannot vectorize are left as they are. A nearest upsampling by
+    whole factors (a copy that reads each dim d as d or d floordiv f, the
+    Resize lowering's, with a row factor dividing 16): rows by 1 with
+    scf.forall, each row in steps of 16 outputs, 16/f inputs read and each
+    repeated f times by a vector.shuffle, the last step masked.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::scf::SCFDialect",

@@ -368,3 +368,57 @@ func.func @dynamic_row_left_alone(%x: tensor<4x?xf32>, %wide: tensor<4x?xf32>, %
   } -> tensor<4x?xf32>
   return %0, %2, %3 : tensor<4x?xi1>, tensor<4x?xf32>, tensor<4x?xf32>
 }
+
+// -----
+
+// Nearest upsampling by 2 over an image of symbolic size (a Resize's
+// copy, reading floor(x / 2)): rows on threads, each row in steps of 16
+// outputs, 8 inputs read and each repeated twice by a shuffle, the last
+// step masked at both ends.
+#up_read = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2 floordiv 2, d3 floordiv 2)>
+#up_id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func @upsample_by_two
+// CHECK: scf.forall
+// CHECK: scf.for %[[AT:.*]] = %{{.*}} to %{{.*}} step %c16{{(_[0-9]+)?}}
+// CHECK: %[[FROM:.*]] = arith.divui %[[AT]], %c2{{(_[0-9]+)?}}
+// CHECK: %[[IN:.*]] = vector.create_mask %{{.*}} : vector<8xi1>
+// CHECK: %[[V:.*]] = vector.transfer_read %{{.*}}[%[[Z:.*]], %[[Z]], %[[Z]], %[[FROM]]], %{{.*}}, %[[IN]] {in_bounds = [true]} : tensor<1x1x1x?xf32>, vector<8xf32>
+// CHECK: %[[W:.*]] = vector.shuffle %[[V]], %[[V]] [0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7] : vector<8xf32>, vector<8xf32>
+// CHECK: %[[OUT:.*]] = vector.create_mask %{{.*}} : vector<16xi1>
+// CHECK: vector.transfer_write %[[W]], %{{.*}}[%[[Z]], %[[Z]], %[[Z]], %[[AT]]], %[[OUT]] {in_bounds = [true]} : vector<16xf32>, tensor<1x1x1x?xf32>
+// CHECK-NOT: linalg.generic
+func.func @upsample_by_two(%x: tensor<?x8x?x?xf32>, %n: index, %h: index, %w: index) -> tensor<?x8x?x?xf32> {
+  %e = tensor.empty(%n, %h, %w) : tensor<?x8x?x?xf32>
+  %0 = linalg.generic {indexing_maps = [#up_read, #up_id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x : tensor<?x8x?x?xf32>) outs(%e : tensor<?x8x?x?xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  } -> tensor<?x8x?x?xf32>
+  return %0 : tensor<?x8x?x?xf32>
+}
+
+// -----
+
+// Not upsamplings: a factor of 3 on the row (16 lanes are not whole
+// pixels of it), and a copy that computes on the way.
+#up3_read = affine_map<(d0, d1) -> (d0, d1 floordiv 3)>
+#up2_read = affine_map<(d0, d1) -> (d0 floordiv 2, d1 floordiv 2)>
+#up_id2 = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func @not_upsamplings
+// CHECK-NOT: vector.shuffle
+// CHECK: linalg.generic
+// CHECK: linalg.generic
+// CHECK-NOT: vector.shuffle
+func.func @not_upsamplings(%x: tensor<4x?xf32>, %h: index, %w: index) -> (tensor<4x?xf32>, tensor<?x?xf32>) {
+  %e = tensor.empty(%w) : tensor<4x?xf32>
+  %0 = linalg.generic {indexing_maps = [#up3_read, #up_id2], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<4x?xf32>) outs(%e : tensor<4x?xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  } -> tensor<4x?xf32>
+  %e2 = tensor.empty(%h, %w) : tensor<?x?xf32>
+  %1 = linalg.generic {indexing_maps = [#up2_read, #up_id2], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<4x?xf32>) outs(%e2 : tensor<?x?xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %a, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<?x?xf32>
+  return %0, %1 : tensor<4x?xf32>, tensor<?x?xf32>
+}
