@@ -500,8 +500,8 @@ private:
 };
 
 /// Python's precision arguments: the policy, the --keep-fp32 patterns,
-/// the calibration folder and cache ("" for none), tf32, and the
-/// calibration method and its percentile.
+/// the calibration folder and cache ("" for none), tf32, the calibration
+/// method and its percentile, and fp8's scaling.
 struct PrecisionArgs {
   std::string policy = "fp32";
   std::vector<std::string> keepFp32;
@@ -509,6 +509,7 @@ struct PrecisionArgs {
   bool allowTF32 = false;
   std::string calibrationMethod = "max";
   double calibrationPercentile = 99.99;
+  std::string fp8Scaling = "static";
 };
 
 /// C options from Python's: target, target options, fusion, threads,
@@ -543,6 +544,8 @@ makeOptions(const std::string &target,
   tessera_compile_options_set_calibration_method(
       options.get(), precision.calibrationMethod.c_str(),
       precision.calibrationPercentile);
+  tessera_compile_options_set_fp8_scaling(options.get(),
+                                          precision.fp8Scaling.c_str());
   return options;
 }
 
@@ -572,16 +575,22 @@ PYBIND11_MODULE(_tessera, m) {
                             "The precision arguments of a compile")
       .def(py::init([](std::string policy, std::vector<std::string> keep,
                        std::string calibrate, std::string cache, bool allowTF32,
-                       std::string method, double percentile) {
-             return PrecisionArgs{
-                 std::move(policy), std::move(keep), std::move(calibrate),
-                 std::move(cache),  allowTF32,       std::move(method),
-                 percentile};
+                       std::string method, double percentile,
+                       std::string fp8Scaling) {
+             return PrecisionArgs{std::move(policy),
+                                  std::move(keep),
+                                  std::move(calibrate),
+                                  std::move(cache),
+                                  allowTF32,
+                                  std::move(method),
+                                  percentile,
+                                  std::move(fp8Scaling)};
            }),
            py::arg("policy"), py::arg("keep_fp32"), py::arg("calibrate"),
            py::arg("calibration_cache"), py::arg("allow_tf32") = false,
            py::arg("calibration_method") = "max",
-           py::arg("calibration_percentile") = 99.99);
+           py::arg("calibration_percentile") = 99.99,
+           py::arg("fp8_scaling") = "static");
   py::class_<CompileResult>(m, "CompileResult")
       .def_property_readonly("ok", &CompileResult::ok)
       .def_property_readonly("artifact", &CompileResult::artifact)

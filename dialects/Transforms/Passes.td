@@ -118,7 +118,15 @@ def AssignPrecisionPass
       and the matmul's alpha. Matmuls whose results reach the function's
       results through elementwise ops and data movement only (output
       heads) stay f32, as do matmuls whose activations were not
-      calibrated.
+      calibrated;
+    - `fp8`: each such matmul takes E4M3 operands: constants quantized
+      now with their own amax / 448 as the scale, other operands by
+      `tessera.quantize` with their calibrated range / 448
+      (`fp8-scaling=static`) or with the amax the program computes for
+      them each run (`fp8-scaling=current`: a `tessera.reduce_max` of
+      their absolute values, no calibration needed). Static scales fold
+      into the matmul's alpha; current ones multiply its result (an
+      epilogue the fusion pass joins to the matmul).
 
     A matmul stays f32, with the reason in a `tessera.precision` string
     attribute, when the `target`'s TargetInfo does not list the narrow
@@ -153,6 +161,12 @@ def AssignPrecisionPass
            "Under int8, SmoothQuant for matmuls with a constant 2-D weight "
            "and calibrated per-channel statistics of their lhs: an alpha in "
            "[0, 1], or 'auto' to choose it per matmul (empty: off)">,
+    Option<"fp8Scaling", "fp8-scaling", "std::string", "\"static\"",
+           "Under fp8, how an operand that is not a constant is scaled: "
+           "'static' (its calibrated range over 448, fixed at compile "
+           "time) or 'current' (its own largest |value| over 448, computed "
+           "by the program each run; no calibration needed). The scale "
+           "divides, as ONNX's QuantizeLinear's does">,
     Option<"remarks", "remarks", "bool", "false",
            "Emit a remark at each matmul the policy considered: the type it "
            "computes in, or why it stays f32 (tessera-compile -v)">,

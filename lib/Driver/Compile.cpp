@@ -197,6 +197,13 @@ llvm::Expected<Plan> makePlan(const CompileOptions &options, bool toTheEnd) {
       return fail("--smooth-quant takes 'auto' or an alpha in [0, 1], got '" +
                   options.smoothQuant + "'");
   }
+  if (options.fp8Scaling != "static" && options.fp8Scaling != "current")
+    return fail("--fp8-scaling takes static or current, got '" +
+                options.fp8Scaling + "'");
+  bool currentScaling = options.fp8Scaling == "current";
+  if (currentScaling && options.precision != "fp8")
+    return fail("--fp8-scaling=current applies to --precision=fp8");
+  plan.graph.fp8Scaling = options.fp8Scaling;
   plan.graph.exposeCalibrationValues = options.exposeCalibrationValues;
   plan.graph.precisionReportMode = options.precisionReportMode;
   plan.graph.raiseAttention = options.raiseAttention;
@@ -218,12 +225,16 @@ llvm::Expected<Plan> makePlan(const CompileOptions &options, bool toTheEnd) {
                   " has no test_data_set_* folder");
   }
   plan.graph.calibrationCache = options.calibrationCache;
-  if ((options.precision == "int8" || options.precision == "fp8") &&
+  if ((options.precision == "int8" ||
+       (options.precision == "fp8" && !currentScaling)) &&
       options.calibrate.empty() && options.calibrationCache.empty() &&
       !options.exposeCalibrationValues)
     return fail("--precision=" + options.precision +
                 " needs the ranges of the activations: give --calibrate=DIR "
-                "(or --calibration-cache=FILE)");
+                "(or --calibration-cache=FILE)" +
+                (options.precision == "fp8"
+                     ? ", or compute them each run with --fp8-scaling=current"
+                     : ""));
   if ((!options.calibrate.empty() || !options.calibrationCache.empty()) &&
       options.precision == "fp32" && plan.graph.precisionPlan.empty())
     return fail("--calibrate and --calibration-cache inform a --precision "

@@ -109,6 +109,13 @@ void tessera_compile_options_set_calibration_method(
   options->embed.compile.calibrationPercentile = percentile;
 }
 
+void tessera_compile_options_set_fp8_scaling(tessera_compile_options *options,
+                                             const char *scaling) {
+  if (!options)
+    return;
+  options->embed.compile.fp8Scaling = scaling ? scaling : "static";
+}
+
 static const char *severityName(CompileDiagnostic::Severity severity) {
   switch (severity) {
   case CompileDiagnostic::Severity::Error:

@@ -14,7 +14,8 @@ tessera::PrecisionFlags::PrecisionFlags(cl::OptionCategory &category)
                    "stay fp32, but for attention the cuda target's fused "
                    "kernel accumulates in fp32); fp8 (E4M3 operands, "
                    "per-tensor scales from "
-                   "--calibrate folded into the matmul's alpha); int8 "
+                   "--calibrate folded into the matmul's alpha, or "
+                   "computed each run with --fp8-scaling=current); int8 "
                    "(int8 operands into int32: weights per output channel, "
                    "activations per tensor from --calibrate). Under fp8 "
                    "and int8, output heads stay fp32. What the target "
@@ -53,6 +54,17 @@ tessera::PrecisionFlags::PrecisionFlags(cl::OptionCategory &category)
                    "from --calibrate; 'auto' (the default value) chooses "
                    "alpha per matmul, or give one in [0, 1]"),
           cl::value_desc("auto|alpha"), cl::cat(category)),
+      fp8Scaling(
+          "fp8-scaling", cl::init("static"),
+          cl::desc("Under --precision=fp8, how each activation (an operand "
+                   "that is not a constant) is scaled into E4M3: static "
+                   "(the default: its --calibrate range / 448, fixed at "
+                   "compile time) or current (its own largest |value| / "
+                   "448, computed by the program each run: nothing "
+                   "saturates and no calibration is needed, at the cost of "
+                   "a pass over the activation). Weights are scaled by "
+                   "their own range either way"),
+          cl::value_desc("static|current"), cl::cat(category)),
       calibrate(
           "calibrate",
           cl::desc("Calibrate --precision on the inputs of every test set "
@@ -115,6 +127,7 @@ void tessera::PrecisionFlags::apply(CompileOptions &options) const {
   if (smoothQuant.getNumOccurrences())
     options.smoothQuant =
         smoothQuant.empty() ? std::string("auto") : smoothQuant.getValue();
+  options.fp8Scaling = fp8Scaling;
   options.calibrate = calibrate;
   options.calibrationCache = calibrationCache;
   options.calibrationMethod = calibrationMethod;
@@ -127,8 +140,9 @@ void tessera::PrecisionFlags::apply(CompileOptions &options) const {
 bool tessera::PrecisionFlags::given() const {
   return precision.getNumOccurrences() || !keepFp32.empty() ||
          quantizeHeads.getNumOccurrences() || allowTF32.getNumOccurrences() ||
-         smoothQuant.getNumOccurrences() || !calibrate.empty() ||
-         !calibrationCache.empty() || calibrationMethod.getNumOccurrences() ||
+         smoothQuant.getNumOccurrences() || fp8Scaling.getNumOccurrences() ||
+         !calibrate.empty() || !calibrationCache.empty() ||
+         calibrationMethod.getNumOccurrences() ||
          calibrationPercentile.getNumOccurrences() ||
          accuracyBudget.getNumOccurrences() || !precisionPlan.empty() ||
          !precisionCosts.empty();

@@ -134,6 +134,14 @@ tessera::runCalibration(llvm::StringRef modelPath, MLIRContext &context,
 }
 
 namespace {
+/// The largest finite |value| of `tensor` (0 when it has none).
+double largestMagnitude(const runtime::HostTensor &tensor) {
+  double largest = 0;
+  for (int64_t i = 0; i < tensor.numElements(); ++i)
+    if (double x = std::fabs(tensor.at(i)); std::isfinite(x))
+      largest = std::max(largest, x);
+  return largest;
+}
 
 /// How far one narrowed op's results are from the f32 ones, over all
 /// samples.
@@ -233,8 +241,9 @@ llvm::Error tessera::writePrecisionReport(llvm::StringRef modelPath,
   }
   // What the policy's narrow type makes of an operand `key`
   // ("<node>:lhs"): the type, the scale it is divided by first (8-bit
-  // policies: its calibrated range over the type's largest quantized
-  // magnitude) and that magnitude. Not with SmoothQuant, whose operand is
+  // policies: its calibrated range, or under fp8's current scaling its
+  // own amax, over the type's largest quantized magnitude) and that
+  // magnitude. Not with SmoothQuant, whose operand is
   // divided per channel first.
   auto countClipped = [&](llvm::StringRef key,
                           const runtime::HostTensor &tensor) {
@@ -244,7 +253,11 @@ llvm::Error tessera::writePrecisionReport(llvm::StringRef modelPath,
     ElementType type;
     double scale = 1, largest;
     if (options.precision == "int8" || options.precision == "fp8") {
-      std::optional<double> range = ranges.quantizationRange(key.str());
+      // Current scaling divides by the operand's own amax on each run.
+      std::optional<double> range =
+          options.fp8Scaling == "current"
+              ? std::optional<double>(largestMagnitude(tensor))
+              : ranges.quantizationRange(key.str());
       if (!range || !(*range > 0))
         return;
       bool int8 = options.precision == "int8";
@@ -266,6 +279,7 @@ llvm::Error tessera::writePrecisionReport(llvm::StringRef modelPath,
     probe.keepFp32 = options.keepFp32;
     probe.keepHeads = options.keepHeads;
     probe.smoothQuant = options.smoothQuant;
+    probe.fp8Scaling = options.fp8Scaling;
     probe.calibrationCache = calibrationCache.str();
     probe.precisionReportMode = mode.str();
     // The local program also returns the f32 operands, for the counts of

@@ -112,6 +112,11 @@ public:
       }
       keep.emplace_back(pattern, std::move(regex));
     }
+    if (fp8Scaling != "static" && fp8Scaling != "current") {
+      func.emitError() << "unknown fp8 scaling '" << fp8Scaling
+                       << "' (expected static or current)";
+      return signalPassFailure();
+    }
     if (report != "" && report != "local" && report != "accumulated") {
       func.emitError() << "unknown report mode '" << report
                        << "' (expected local or accumulated)";
@@ -196,8 +201,10 @@ public:
         return;
       }
       if (policy == "int8" || policy == "fp8")
-        if (std::optional<std::string> reason =
-                info->rejectQuantizedMatmul(matmul, policy)) {
+        if (std::optional<std::string> reason = info->rejectQuantizedMatmul(
+                matmul, policy == "fp8" && fp8Scaling == "current"
+                            ? "fp8-current"
+                            : policy.getValue())) {
           op->setAttr(kPrecisionAttr,
                       StringAttr::get(context, "f32: " + *reason));
           return;
@@ -267,8 +274,9 @@ private:
       return succeeded(result) ? *result : Value();
     }
     if (policy == "fp8") {
-      FailureOr<Value> result = ::tessera::quantizeMatmulFp8(
-          matmul, narrow, calibrated, currentKey, reason);
+      FailureOr<Value> result =
+          ::tessera::quantizeMatmulFp8(matmul, narrow, calibrated, currentKey,
+                                       fp8Scaling == "current", reason);
       return succeeded(result) ? *result : Value();
     }
     OpBuilder builder(matmul);

@@ -6,7 +6,8 @@
 // calibrated one, weights quantized now (per output channel for int8),
 // other operands by tessera.quantize, and the scales applied to the
 // accumulator (int8: a tessera.dequantize; fp8: folded into the matmul's
-// alpha). With smooth-quant, int8 first moves the lhs's outlier channels
+// alpha; or, under fp8 current scaling, computed each run and applied to
+// the result). With smooth-quant, int8 first moves the lhs's outlier channels
 // into the weights (SmoothQuant).
 //
 //===----------------------------------------------------------------------===//
@@ -294,18 +295,26 @@ public:
   /// alpha, so dequantization is one multiplication of the fp32
   /// accumulator, in the GEMM's epilogue. Returns the new matmul's result
   /// (`matmul` itself is left as it is), or fails with `reason`.
-  FailureOr<Value> quantizeMatmulFp8(MatmulOp matmul, Type fp8,
+  FailureOr<Value> quantizeMatmulFp8(MatmulOp matmul, Type fp8, bool current,
                                      std::string &reason) {
     auto scaleOf = [](double range) {
       return range > 0 ? static_cast<float>(range / ::tessera::kE4M3Max) : 1.0f;
     };
     OpBuilder builder(matmul);
     Location loc = matmul.getLoc();
-    SmallVector<Value, 2> operands;
+    SmallVector<Value, 2> operands, currentScales;
     float product = matmul.getAlpha().convertToFloat();
     for (unsigned index : {0u, 1u}) {
       Value operand = matmul->getOperand(index);
       auto type = cast<RankedTensorType>(operand.getType());
+      if (current && !largestFiniteMagnitude(operand)) {
+        Value scale = currentScale(builder, loc, operand);
+        currentScales.push_back(scale);
+        operands.push_back(QuantizeOp::create(builder, loc, type.clone(fp8),
+                                              operand, scale, Value(),
+                                              IntegerAttr()));
+        continue;
+      }
       std::optional<double> range = operandRange(matmul, index);
       if (!range) {
         reason = std::string("fp8 needs the range of its ") +
@@ -343,10 +352,36 @@ public:
     narrowed->setOperands(operands);
     narrowed.setAlphaAttr(builder.getF32FloatAttr(product));
     narrowed->setAttr(kPrecisionAttr, builder.getStringAttr("fp8"));
-    return narrowed.getResult();
+    Value result = narrowed.getResult();
+    for (Value scale : currentScales)
+      result = MulOp::create(builder, loc, result.getType(), result, scale);
+    return result;
   }
 
 private:
+  /// The scale of fp8 current scaling for `operand`, computed by the
+  /// program: max(amax(|operand|), 2^-100) / 448 as a 0-D tensor (the
+  /// floor keeps an all-zero operand's scale finite and non-zero).
+  static Value currentScale(OpBuilder &builder, Location loc, Value operand) {
+    auto type = cast<RankedTensorType>(operand.getType());
+    auto scalar = RankedTensorType::get({}, type.getElementType());
+    auto splat = [&](float value) -> Value {
+      return ConstantOp::create(
+          builder, loc,
+          cast<ElementsAttr>(DenseElementsAttr::get(scalar, value)));
+    };
+    Value magnitude = AbsOp::create(builder, loc, type, operand);
+    Value amax =
+        ReduceMaxOp::create(builder, loc, scalar, magnitude,
+                            builder.getDenseI64ArrayAttr(llvm::to_vector(
+                                llvm::seq<int64_t>(0, type.getRank()))),
+                            builder.getBoolAttr(false));
+    Value floored = MaxOp::create(builder, loc, scalar, amax,
+                                  splat(std::ldexp(1.0f, -100)));
+    return DivOp::create(builder, loc, scalar, floored,
+                         splat(static_cast<float>(::tessera::kE4M3Max)));
+  }
+
   /// The calibration key of operand `operand` of the matmul being
   /// rewritten (computed before the rewrite began).
   std::string operandKey(unsigned operand) const {
@@ -372,8 +407,9 @@ FailureOr<Value> quantizeMatmul(MatmulOp matmul,
 
 FailureOr<Value> quantizeMatmulFp8(MatmulOp matmul, Type fp8,
                                    const CalibrationTable &calibrated,
-                                   StringRef key, std::string &reason) {
+                                   StringRef key, bool current,
+                                   std::string &reason) {
   return MatmulQuantizer(calibrated, key, /*smoothQuant=*/"")
-      .quantizeMatmulFp8(matmul, fp8, reason);
+      .quantizeMatmulFp8(matmul, fp8, current, reason);
 }
 } // namespace tessera

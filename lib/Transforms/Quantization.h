@@ -30,13 +30,16 @@ quantizeMatmul(mlir::tessera::MatmulOp matmul,
                const CalibrationTable &calibrated, llvm::StringRef key,
                llvm::StringRef smoothQuant, std::string &reason);
 
-/// `matmul` with `fp8` (E4M3) operands and their scales folded into its
-/// alpha, read as for quantizeMatmul. Returns the new matmul's result
-/// (`matmul` itself is left as it is), or fails with `reason`.
+/// `matmul` with `fp8` (E4M3) operands: constants scaled by their own
+/// range, other operands by their calibrated one or, with `current`, by
+/// the largest |value| the program computes for them each run. Static
+/// scales fold into the matmul's alpha, current ones multiply its result.
+/// Returns the (rescaled) result of the new matmul (`matmul` itself is left
+/// as it is), or fails with `reason`.
 mlir::FailureOr<mlir::Value>
 quantizeMatmulFp8(mlir::tessera::MatmulOp matmul, mlir::Type fp8,
                   const CalibrationTable &calibrated, llvm::StringRef key,
-                  std::string &reason);
+                  bool current, std::string &reason);
 
 } // namespace tessera
 

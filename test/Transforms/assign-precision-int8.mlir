@@ -2,6 +2,8 @@
 // RUN: tessera-opt %t/input.mlir --tessera-assign-precision="policy=int8 calibration=%t/cache.json" | FileCheck %s
 // RUN: tessera-opt %t/input.mlir --tessera-assign-precision="policy=int8" | FileCheck %s --check-prefix=UNCALIBRATED
 // RUN: tessera-opt %t/input.mlir --tessera-assign-precision="policy=fp8 calibration=%t/cache.json" | FileCheck %s --check-prefix=FP8
+// RUN: tessera-opt %t/input.mlir --tessera-assign-precision="policy=fp8 fp8-scaling=current" | FileCheck %s --check-prefix=CURRENT
+// RUN: tessera-opt %t/input.mlir --tessera-assign-precision="policy=fp8 fp8-scaling=current target=systolic" | FileCheck %s --check-prefix=CURRENT-SYSTOLIC
 // RUN: tessera-opt %t/input.mlir --tessera-assign-precision="policy=int8 calibration=%t/cache.json keep-heads=false" | FileCheck %s --check-prefix=HEADS
 // RUN: tessera-opt %t/input.mlir --tessera-assign-precision="policy=int8 calibration=%t/cache.json smooth-quant=0.5" | FileCheck %s --check-prefix=SMOOTH
 // RUN: tessera-opt %t/input.mlir --tessera-assign-precision="policy=int8 calibration=%t/cache.json smooth-quant=auto" | FileCheck %s --check-prefix=AUTO
@@ -55,6 +57,34 @@
 // FP8: tessera.matmul %[[Q]], %[[W]] {alpha = 2.53109{{[0-9]*}}E-5 : f32, tessera.precision = "fp8"} : tensor<4x2xf8E4M3FN>, tensor<2x2xf8E4M3FN> -> tensor<4x2xf32>
 // FP8: tessera.matmul {{.*}} {alpha = {{.*}} : f32, tessera.precision = "fp8", transpose_b} : tensor<4x2xf8E4M3FN>, tensor<3x2xf8E4M3FN> -> tensor<4x3xf32>
 // FP8: tessera.matmul {{.*}} {tessera.precision = "f32: an output head stays f32 under 8-bit policies"}
+// fp8 with current scaling needs no calibration: each activation's scale
+// is max(amax(|x|), 2^-100) / 448, computed by the program (abs,
+// reduce_max over every dim, max, div), the matmul's alpha keeps the
+// static scales only (2 / 448 for /fc1's constant weight), and the result
+// is multiplied by the current scales (two of them for /fc2, whose
+// operands are both activations). The constant weight is quantized as
+// under static scaling; the head stays f32 as ever.
+// CURRENT-LABEL: func @mlp
+// CURRENT: %[[ABS:.*]] = tessera.abs %arg0 : tensor<4x2xf32>
+// CURRENT: %[[AMAX:.*]] = tessera.reduce_max %[[ABS]] [0, 1] {keepdims = false} : tensor<4x2xf32> -> tensor<f32>
+// CURRENT: %[[FLOOR:.*]] = tessera.constant dense<7.88860905E-31> : tensor<f32>
+// CURRENT: %[[M:.*]] = tessera.max %[[AMAX]], %[[FLOOR]]
+// CURRENT: %[[MAX:.*]] = tessera.constant dense<4.480000e+02> : tensor<f32>
+// CURRENT: %[[S:.*]] = tessera.div %[[M]], %[[MAX]]
+// CURRENT: %[[Q:.*]] = tessera.quantize %arg0 scale(%[[S]] : tensor<f32>) : tensor<4x2xf32> -> tensor<4x2xf8E4M3FN>
+// CURRENT: %[[W:.*]] = tessera.constant dense<{{\[\[}}4.480000e+02, 2.240000e+02], [-4.480000e+02, 1.120000e+02]]> : tensor<2x2xf8E4M3FN>
+// CURRENT: %[[P:.*]] = tessera.matmul %[[Q]], %[[W]] {alpha = 0.00446428{{[0-9]*}} : f32, tessera.precision = "fp8"}
+// CURRENT: %[[H:.*]] = tessera.mul %[[P]], %[[S]] : tensor<4x2xf32>, tensor<f32> -> tensor<4x2xf32>
+// CURRENT: tessera.quantize %[[H]] scale
+// CURRENT: tessera.quantize %arg1 scale
+// CURRENT: %[[P2:.*]] = tessera.matmul {{.*}} {tessera.precision = "fp8", transpose_b}
+// CURRENT: %[[R:.*]] = tessera.mul %[[P2]], %{{.*}} : tensor<4x3xf32>, tensor<f32>
+// CURRENT: tessera.mul %[[R]], %{{.*}} : tensor<4x3xf32>, tensor<f32>
+// CURRENT: tessera.matmul {{.*}} {tessera.precision = "f32: an output head stays f32 under 8-bit policies"}
+// The systolic array takes only scales fixed at compile time.
+// CURRENT-SYSTOLIC-LABEL: func @mlp
+// CURRENT-SYSTOLIC-NOT: tessera.quantize
+// CURRENT-SYSTOLIC: tessera.matmul {{.*}} {alpha = 2.000000e+00 : f32, tessera.precision = "f32: the systolic array takes fp8 scales fixed at compile time (--fp8-scaling=static)"}
 // With keep-heads=false the head narrows too when its ranges are known;
 // /head's lhs has no calibrated range, so it says so.
 // HEADS-LABEL: func @mlp

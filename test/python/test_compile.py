@@ -461,6 +461,38 @@ def test_precision_policies(tmp_path):
                         calibration_method="mse")
 
 
+def test_fp8_current_scaling(tmp_path):
+    """fp8_scaling="current" needs no calibration: each run scales the
+    activation by its own amax. Inputs 8x larger than the calibration
+    samples saturate static scales, not current ones."""
+    model, w = _linear_model()
+    for i in range(4):
+        data = tmp_path / "calib" / f"test_data_set_{i}"
+        data.mkdir(parents=True)
+        sample = np.random.default_rng(10 + i).standard_normal((4, 16))
+        (data / "input_0.pb").write_bytes(onnx.numpy_helper.from_array(
+            sample.astype(np.float32), "x").SerializeToString())
+    x = 8 * np.random.default_rng(1).standard_normal((4, 16)).astype(np.float32)
+    logits = x.astype(np.float64) @ w
+    reference = np.exp(logits - logits.max(-1, keepdims=True))
+    reference /= reference.sum(-1, keepdims=True)
+
+    def cosine(y):
+        return float((y * reference).sum() /
+                     np.sqrt((y ** 2).sum() * (reference ** 2).sum()))
+
+    current = tessera.compile(model, precision="fp8", fp8_scaling="current")(x)
+    static = tessera.compile(model, precision="fp8",
+                             calibrate=tmp_path / "calib")(x)
+    exact = tessera.compile(model)(x)
+    assert np.abs(current - exact).max() > 0
+    assert cosine(current) > 0.999
+    assert cosine(static) < cosine(current)
+    with pytest.raises(tessera.CompileError,
+                       match="--fp8-scaling takes static or current"):
+        tessera.compile(model, precision="fp8", fp8_scaling="delayed")
+
+
 def test_precision_errors_are_compile_errors():
     model, _ = _linear_model()
     with pytest.raises(tessera.CompileError, match="unknown precision policy 'int4'"):

@@ -67,6 +67,9 @@ struct CompileOptions {
   /// Under int8, SmoothQuant (`--smooth-quant`): an alpha in [0, 1],
   /// "auto" (chosen per matmul), or "" (off).
   std::string smoothQuant;
+  /// Under fp8, how activations are scaled (`--fp8-scaling`): "static"
+  /// (calibrated ranges) or "current" (each run's own amax).
+  std::string fp8Scaling = "static";
   /// Calibration (docs/Precision.md): a folder in ONNX's test layout whose
   /// test sets' inputs are the samples (`--calibrate`), and the cache file
   /// it writes, or that is read when no folder is given

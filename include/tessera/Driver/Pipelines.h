@@ -54,6 +54,8 @@ struct GraphOptions {
   bool precisionRemarks = false;
   /// Under int8, SmoothQuant: an alpha in [0, 1], "auto", or "" (off).
   std::string smoothQuant;
+  /// Under fp8, "static" or "current" scaling of activations.
+  std::string fp8Scaling = "static";
   /// The calibration cache the range rules read; empty for none.
   std::string calibrationCache;
   /// Instead of the precision passes, return the operands they may narrow

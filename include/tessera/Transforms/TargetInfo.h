@@ -79,8 +79,9 @@ public:
   }
 
   /// Why the target cannot run `matmul` quantized as the 8-bit policy
-  /// `policy` (int8, fp8) quantizes it (its input per tensor, its
-  /// weights per column or per tensor); nothing when it can.
+  /// `policy` (int8, fp8, or fp8-current: fp8 whose activations' scales
+  /// the program computes each run) quantizes it (its input per tensor,
+  /// its weights per column or per tensor); nothing when it can.
   virtual std::optional<std::string>
   rejectQuantizedMatmul(mlir::Operation *matmul, llvm::StringRef policy) const {
     return std::nullopt;

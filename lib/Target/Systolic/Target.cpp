@@ -81,6 +81,9 @@ public:
   std::optional<std::string>
   rejectQuantizedMatmul(Operation *matmul, StringRef policy) const override {
     auto op = cast<mlir::tessera::MatmulOp>(matmul);
+    if (policy == "fp8-current")
+      return std::string("the systolic array takes fp8 scales fixed at "
+                         "compile time (--fp8-scaling=static)");
     if (!op.getRhs().getDefiningOp<mlir::tessera::ConstantOp>())
       return "the systolic array runs " + policy.str() +
              " matmuls with constant weights only";
