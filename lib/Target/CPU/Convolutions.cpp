@@ -94,7 +94,12 @@ constexpr int64_t kMaxTapCopies = 49;
 /// holds N, C, OH, OW, static or not): patches[n, c, i, j, oh, ow] =
 /// input[n, c, oh * sh + i * dh, ow * sw + j * dw], one copy per tap (i, j)
 /// of the input's strided slice [N, C, OH, OW], which the loop vectorizer
-/// moves a row at a time (no division or remainder per element).
+/// moves a row at a time (no division or remainder per element). Each
+/// copy writes its slot [N, C, 1, 1, OH, OW] of the patches as it is: a
+/// slot rank-reduced to 4-D is ambiguous where N is 1 and the image's size
+/// symbolic (its strides all dynamic), and the buffer of such a slice kept
+/// the wrong unit dims (the channels a tap wrote overlapped, and the rest
+/// of the patches was never written).
 Value copyTaps(RewriterBase &rewriter, Location loc,
                linalg::Conv2DNchwFchwOp conv, ArrayRef<OpFoldResult> sizes) {
   Value input = conv.getInputs()[0];
@@ -122,9 +127,16 @@ Value copyTaps(RewriterBase &rewriter, Location loc,
     tapShape.push_back(known ? *known : ShapedType::kDynamic);
   }
   auto tapType = RankedTensorType::get(tapShape, element);
+  auto slotType = RankedTensorType::get(
+      {tapShape[0], tapShape[1], 1, 1, tapShape[2], tapShape[3]}, element);
   SmallVector<OpFoldResult> slotSizes = {sizes[0], sizes[1], one,
                                          one,      sizes[2], sizes[3]};
   SmallVector<OpFoldResult> unit(6, one);
+  MLIRContext *ctx = rewriter.getContext();
+  AffineExpr d[6];
+  for (int k = 0; k < 6; ++k)
+    d[k] = getAffineDimExpr(k, ctx);
+  AffineMap read = AffineMap::get(6, 0, {d[0], d[1], d[4], d[5]}, ctx);
   for (int64_t i = 0; i < kh; ++i)
     for (int64_t j = 0; j < kw; ++j) {
       Value tap = tensor::ExtractSliceOp::create(
@@ -136,10 +148,9 @@ Value copyTaps(RewriterBase &rewriter, Location loc,
                                  index(strides[1])});
       SmallVector<OpFoldResult> at = {zero, zero, index(i),
                                       index(j), zero, zero};
-      Value slot = tensor::ExtractSliceOp::create(rewriter, loc, tapType,
+      Value slot = tensor::ExtractSliceOp::create(rewriter, loc, slotType,
                                                   patches, at, slotSizes, unit);
-      Value copied =
-          linalg::CopyOp::create(rewriter, loc, tap, slot).getResult(0);
+      Value copied = copyThrough(rewriter, loc, tap, read, slot);
       patches = tensor::InsertSliceOp::create(rewriter, loc, copied, patches,
                                               at, slotSizes, unit);
     }

@@ -15,6 +15,9 @@ and pads meet partial windows):
            not counting pads, in ceil mode, and a global average
   upsample a transposed conv (stride 2, 2x2, as segmentation heads use) and
            one with pads and output padding, then nearest upsampling
+  convs_batch1
+           the convs with the batch fixed at 1 (exported so, as many
+           detection models are) and only the height and width symbolic
 """
 import os
 import sys
@@ -73,7 +76,7 @@ class Upsample(nn.Module):
         return nn.functional.interpolate(y, scale_factor=2.0, mode="nearest")
 
 
-def write(out, name, module):
+def write(out, name, module, symbolic_batch=True):
     torch.manual_seed(len(name))
     module = module.eval()
     folder = os.path.join(out, name)
@@ -83,14 +86,15 @@ def write(out, name, module):
         outputs = module(example)
     count = len(outputs) if isinstance(outputs, tuple) else 1
     output_names = [f"y{i}" for i in range(count)]
-    dynamic = {"x": {0: "batch", 2: "height", 3: "width"}}
+    batch = {0: "batch"} if symbolic_batch else {}
+    dynamic = {"x": {**batch, 2: "height", 3: "width"}}
     for o in output_names:
-        dynamic[o] = {0: "batch", 2: "out_height", 3: "out_width"}
+        dynamic[o] = {**batch, 2: "out_height", 3: "out_width"}
     torch.onnx.export(module, example, os.path.join(folder, "model.onnx"),
                       input_names=["x"], output_names=output_names,
                       dynamic_axes=dynamic, opset_version=13)
     for index, (n, h, w) in enumerate(SIZES):
-        x = torch.randn(n, 3, h, w)
+        x = torch.randn(n if symbolic_batch else 1, 3, h, w)
         with torch.no_grad():
             ys = module(x)
         if not isinstance(ys, tuple):
@@ -113,6 +117,7 @@ def main():
     write(out, "convs", Convs())
     write(out, "pools", Pools())
     write(out, "upsample", Upsample())
+    write(out, "convs_batch1", Convs(), symbolic_batch=False)
 
 
 if __name__ == "__main__":
