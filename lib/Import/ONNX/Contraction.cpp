@@ -50,21 +50,42 @@ static LogicalResult convertGemm(GraphImporter &im, const onnx::NodeProto &) {
   return im.setOutput(0, c ? im.inferred<ts::AddOp>(result, c) : Value());
 }
 
+/// `value` with a unit dim inserted before dim 2 (a 1-D convolution's
+/// length becomes a 2-D one's width under a unit height), or dim 2 dropped
+/// again.
+static Value unitHeight(GraphImporter &im, Value value, bool insert) {
+  RankedTensorType type = tensorType(value);
+  SmallVector<int64_t> shape(type.getShape());
+  if (insert)
+    shape.insert(shape.begin() + 2, 1);
+  else
+    shape.erase(shape.begin() + 2);
+  return im.create<ts::ReshapeOp>(
+      RankedTensorType::get(shape, type.getElementType()), value, Value());
+}
+
+/// Conv, 2-D, or 1-D as a 2-D convolution of unit height.
 static LogicalResult convertConv(GraphImporter &im, const onnx::NodeProto &) {
   Value x = im.input(0), w = im.input(1);
   if (!x || !w)
     return failure();
   Value bias = im.optionalInput(2);
-  if (tensorType(x).getRank() != 4)
-    return im.emitError() << "only 2-D convolution (4-D input) is supported, "
-                             "got a rank-"
-                          << tensorType(x).getRank() << " input";
+  int64_t rank = tensorType(x).getRank();
+  if (rank != 3 && rank != 4)
+    return im.emitError() << "only 1-D and 2-D convolutions (3-D and 4-D "
+                             "inputs) are supported, got a rank-"
+                          << rank << " input";
+  if (tensorType(w).getRank() != rank)
+    return im.emitError() << "the weight has rank " << tensorType(w).getRank()
+                          << ", the input " << rank;
+  size_t spatial = rank - 2;
   SmallVector<int64_t> strides = im.intsAttr("strides").value_or(
-      SmallVector<int64_t>{1, 1});
+      SmallVector<int64_t>(spatial, 1));
   SmallVector<int64_t> dilations = im.intsAttr("dilations").value_or(
-      SmallVector<int64_t>{1, 1});
-  if (strides.size() != 2 || dilations.size() != 2)
-    return im.emitError() << "strides and dilations need 2 values";
+      SmallVector<int64_t>(spatial, 1));
+  if (strides.size() != spatial || dilations.size() != spatial)
+    return im.emitError() << "strides and dilations need " << spatial
+                          << (spatial == 1 ? " value" : " values");
   SmallVector<int64_t> pads;
   std::string autoPad = im.stringAttr("auto_pad", "NOTSET");
   std::optional<SmallVector<int64_t>> explicitPads = im.intsAttr("pads");
@@ -74,12 +95,24 @@ static LogicalResult convertConv(GraphImporter &im, const onnx::NodeProto &) {
                            tensorType(w).getShape().drop_front(2), strides,
                            dilations, pads)))
     return failure();
+  if (pads.size() != 2 * spatial)
+    return im.emitError() << "pads need " << 2 * spatial << " values, got "
+                          << pads.size();
+  if (spatial == 1) {
+    x = unitHeight(im, x, /*insert=*/true);
+    w = unitHeight(im, w, /*insert=*/true);
+    strides.insert(strides.begin(), 1);
+    dilations.insert(dilations.begin(), 1);
+    pads = {0, pads[0], 0, pads[1]};
+  }
   Builder b(&im.context());
-  return im.setOutput(
-      0, im.inferred<ts::Conv2dOp>(x, w, bias, b.getDenseI64ArrayAttr(strides),
-                                   b.getDenseI64ArrayAttr(pads),
-                                   b.getDenseI64ArrayAttr(dilations),
-                                   b.getI64IntegerAttr(im.intAttr("group", 1))));
+  Value result = im.inferred<ts::Conv2dOp>(
+      x, w, bias, b.getDenseI64ArrayAttr(strides), b.getDenseI64ArrayAttr(pads),
+      b.getDenseI64ArrayAttr(dilations),
+      b.getI64IntegerAttr(im.intAttr("group", 1)));
+  if (result && spatial == 1)
+    result = unitHeight(im, result, /*insert=*/false);
+  return im.setOutput(0, result);
 }
 
 void registerContractionConverters(
