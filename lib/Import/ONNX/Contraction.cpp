@@ -105,11 +105,27 @@ static LogicalResult convertConv(GraphImporter &im, const onnx::NodeProto &) {
     dilations.insert(dilations.begin(), 1);
     pads = {0, pads[0], 0, pads[1]};
   }
+  // The channels of an input whose channel dim is only known at run time
+  // (a channel shuffle's reshape to [N, -1, H, W] with a symbolic H and W)
+  // are the weight's times the groups: a reshape to that count, with the
+  // input's own runtime shape, says so to the lowering, which needs it for
+  // grouped and depthwise convolutions.
+  RankedTensorType xType = tensorType(x), wType = tensorType(w);
+  int64_t group = im.intAttr("group", 1);
+  if (xType.isDynamicDim(1) && !wType.isDynamicDim(1) && group > 0) {
+    SmallVector<int64_t> refined(xType.getShape());
+    refined[1] = wType.getDimSize(1) * group;
+    Value shape = im.create<ts::ShapeOp>(
+        RankedTensorType::get({xType.getRank()},
+                              IntegerType::get(&im.context(), 64)),
+        x);
+    x = im.create<ts::ReshapeOp>(
+        RankedTensorType::get(refined, xType.getElementType()), x, shape);
+  }
   Builder b(&im.context());
   Value result = im.inferred<ts::Conv2dOp>(
       x, w, bias, b.getDenseI64ArrayAttr(strides), b.getDenseI64ArrayAttr(pads),
-      b.getDenseI64ArrayAttr(dilations),
-      b.getI64IntegerAttr(im.intAttr("group", 1)));
+      b.getDenseI64ArrayAttr(dilations), b.getI64IntegerAttr(group));
   if (result && spatial == 1)
     result = unitHeight(im, result, /*insert=*/false);
   return im.setOutput(0, result);

@@ -18,6 +18,9 @@ and pads meet partial windows):
   convs_batch1
            the convs with the batch fixed at 1 (exported so, as many
            detection models are) and only the height and width symbolic
+  shuffle  a ShuffleNet channel shuffle (reshapes to [N, 2, C/2, H, W] and
+           back to [N, -1, H, W], so the channel count is known only at run
+           time) feeding a depthwise conv
 """
 import os
 import sys
@@ -76,6 +79,19 @@ class Upsample(nn.Module):
         return nn.functional.interpolate(y, scale_factor=2.0, mode="nearest")
 
 
+class Shuffle(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.expand = nn.Conv2d(3, 8, 1)
+        self.depthwise = nn.Conv2d(8, 8, 3, padding=1, groups=8)
+
+    def forward(self, x):
+        x = self.expand(x)
+        n, c, h, w = x.size()
+        x = x.view(n, 2, c // 2, h, w).transpose(1, 2).contiguous()
+        return self.depthwise(x.view(n, -1, h, w))
+
+
 def write(out, name, module, symbolic_batch=True):
     torch.manual_seed(len(name))
     module = module.eval()
@@ -118,6 +134,7 @@ def main():
     write(out, "pools", Pools())
     write(out, "upsample", Upsample())
     write(out, "convs_batch1", Convs(), symbolic_batch=False)
+    write(out, "shuffle", Shuffle())
 
 
 if __name__ == "__main__":
