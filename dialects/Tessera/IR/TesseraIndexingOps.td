@@ -108,7 +108,7 @@ def Tessera_ScatterElementsOp : Tessera_PureOp<"scatter_elements", [
 }
 
 def Tessera_ResizeOp : Tessera_PureOp<"resize", [Tessera_FollowsInputs,
-    AllElementTypesMatch<["input", "result"]>]> {
+    AllElementTypesMatch<["input", "result"]>, AttrSizedOperandSegments]> {
   let summary = "resample a tensor to a new size (ONNX Resize)";
   let description = [{
     Resamples every dim of `input` to the result's size. `scales` (one f32
@@ -127,13 +127,22 @@ def Tessera_ResizeOp : Tessera_PureOp<"resize", [Tessera_FollowsInputs,
     the rest renormalized). Neighbours beyond the edge repeat the edge. The
     interpolation is separable: each dim is resampled in turn.
 
+    `sizes` (one i64 per dim), when given, is the result's shape known only
+    at run time (ONNX Resize's `sizes` input computed from the model's own
+    shapes, as `interpolate(size=x.shape[-2:])` exports): the result's
+    dynamic dims take it, and the coordinate mapping uses size / input size
+    in f64 instead of `scales` (which must then hold those ratios, for
+    targets that read them once they are constants).
+
     ```mlir
     %r = tessera.resize %x, %scales {mode = 1 : i32} : tensor<1x3x8x8xf32>, tensor<4xf32> -> tensor<1x3x16x16xf32>
+    %s = tessera.resize %y, %ratios sizes(%n : tensor<4xi64>) {mode = 1 : i32} : tensor<1x3x?x?xf32>, tensor<4xf32> -> tensor<1x3x?x?xf32>
     ```
   }];
   let arguments = (ins Tessera_IntOrFloatTensor:$input,
                        1DTensorOf<[F32]>:$scales,
                        Optional<1DTensorOf<[F32]>>:$roi,
+                       Optional<1DTensorOf<[I64]>>:$sizes,
                        DefaultValuedAttr<Tessera_ResizeMode,
                            "::mlir::tessera::ResizeMode::nearest">:$mode,
                        DefaultValuedAttr<Tessera_ResizeCoordinateMode,
@@ -145,7 +154,8 @@ def Tessera_ResizeOp : Tessera_PureOp<"resize", [Tessera_FollowsInputs,
                        DefaultValuedAttr<F64Attr, "0.0">:$extrapolation_value);
   let results = (outs Tessera_IntOrFloatTensor:$result);
   let assemblyFormat = [{
-    $input `,` $scales (`roi` `(` $roi^ `:` type($roi) `)`)? attr-dict `:`
+    $input `,` $scales (`roi` `(` $roi^ `:` type($roi) `)`)?
+    (`sizes` `(` $sizes^ `:` type($sizes) `)`)? attr-dict `:`
     type($input) `,` type($scales) `->` type($result)
   }];
   let hasVerifier = 1;

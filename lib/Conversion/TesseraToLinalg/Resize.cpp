@@ -131,7 +131,8 @@ struct ResizeLowering : OpRewritePattern<ts::ResizeOp> {
     CoordinateMode mode = op.getCoordinateMode();
     bool crop = mode == CoordinateMode::tf_crop_and_resize;
 
-    if (succeeded(integerUpsampling(rewriter, op, constantScales)))
+    if (!op.getSizes() &&
+        succeeded(integerUpsampling(rewriter, op, constantScales)))
       return success();
 
     auto read = [&](Value tensor, int64_t i) -> Value {
@@ -146,7 +147,7 @@ struct ResizeLowering : OpRewritePattern<ts::ResizeOp> {
       auto currentType = cast<RankedTensorType>(current.getType());
       int64_t inSize = currentType.getDimSize(d);
       int64_t outSize = resultType.getDimSize(d);
-      if (constantScales && !crop &&
+      if (constantScales && !crop && !op.getSizes() &&
           mode != CoordinateMode::tf_half_pixel_for_nn &&
           constantScales.getValues<APFloat>()[d].convertToDouble() == 1.0 &&
           !ShapedType::isDynamic(inSize) && inSize == outSize)
@@ -154,17 +155,26 @@ struct ResizeLowering : OpRewritePattern<ts::ResizeOp> {
       Value scale = read(op.getScales(), d);
       Value inDim = linalg::createOrFoldDimOp(rewriter, loc, current, d);
       Value inF = f.fromIndex(inDim);
-      // A dynamic output size is floor(input size * scale) (ONNX).
-      Value outDim =
-          ShapedType::isDynamic(outSize)
-              ? arith::IndexCastOp::create(
-                    rewriter, loc, rewriter.getIndexType(),
-                    arith::FPToSIOp::create(rewriter, loc,
-                                            rewriter.getI64Type(),
-                                            f.floor(f.mul(inF, scale))))
-                    .getResult()
-              : arith::ConstantIndexOp::create(rewriter, loc, outSize)
-                    .getResult();
+      // A dynamic output size is the `sizes` operand's entry, else
+      // floor(input size * scale) (ONNX).
+      Value outDim;
+      if (!ShapedType::isDynamic(outSize))
+        outDim = arith::ConstantIndexOp::create(rewriter, loc, outSize);
+      else if (op.getSizes())
+        outDim = arith::IndexCastOp::create(
+            rewriter, loc, rewriter.getIndexType(),
+            tensor::ExtractOp::create(
+                rewriter, loc, op.getSizes(),
+                ValueRange{arith::ConstantIndexOp::create(rewriter, loc, d)}));
+      else
+        outDim = arith::IndexCastOp::create(
+            rewriter, loc, rewriter.getIndexType(),
+            arith::FPToSIOp::create(rewriter, loc, rewriter.getI64Type(),
+                                    f.floor(f.mul(inF, scale))));
+      // With sizes, the scale is size / input size, exactly (ONNX's rule;
+      // the f32 ratio in `scales` rounds).
+      if (op.getSizes())
+        scale = f.div(f.fromIndex(outDim), inF);
       // ONNX's formulas use the output length as scale * input length, a
       // fraction when a scale does not divide evenly (align_corners,
       // pytorch_half_pixel, tf_crop_and_resize; half_pixel_symmetric

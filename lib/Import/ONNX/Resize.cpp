@@ -3,9 +3,11 @@
 //
 // Resize becomes tessera.resize with one scale per dim. Scales come from
 // the `scales` input, or from `sizes` as size / input size (ONNX's rule).
-// When the one given is not a constant, the output's shape must be
-// declared in the model (value_info or a graph output): it fixes the
-// result, and runtime scales still drive the coordinates.
+// Sizes known only at run time (or an input of symbolic size) go on the op
+// as its `sizes` operand, the result's shape at run time. Scales that are
+// not constants need the output's shape declared in the model (value_info
+// or a graph output): it fixes the result, and runtime scales still drive
+// the coordinates.
 //
 //===----------------------------------------------------------------------===//
 #include "GraphImporter.h"
@@ -106,22 +108,37 @@ static LogicalResult buildResize(GraphImporter &im, const onnx::NodeProto &node,
   Builder b(&im.context());
   auto f32 = b.getF32Type();
   SmallVector<int64_t> out(rank, kDynamicDim);
-  Value scaleOperand;
-  if (sizes) {
-    std::optional<SmallVector<int64_t>> known = im.constantInts(sizes);
-    if (known)
-      out.assign(known->begin(), known->end());
-    else if (declared)
-      out.assign(declared->begin(), declared->end());
-    else
-      return im.emitError() << "input 3 (sizes) must be a constant, or the "
-                               "output's shape declared in the model";
+  Value scaleOperand, runtimeSizes;
+  std::optional<SmallVector<int64_t>> knownSizes =
+      sizes ? im.constantInts(sizes) : std::nullopt;
+  bool staticSizes = knownSizes && llvm::none_of(in, ShapedType::isDynamic);
+  if (sizes && !staticSizes) {
+    // Sizes known only at run time (interpolate(size=x.shape[-2:]) with a
+    // symbolic image size), or constant sizes of an input of symbolic size:
+    // the result's shape at run time, its ratios to the input's as scales.
+    if (tensorType(sizes).getElementType() != b.getI64Type())
+      return im.emitError() << "sizes must be int64";
+    std::optional<ArrayRef<int64_t>> partial = im.knownInts(sizes);
+    for (int64_t d = 0; d < rank; ++d) {
+      if (partial && static_cast<int64_t>(partial->size()) == rank &&
+          (*partial)[d] != kDynamicDim)
+        out[d] = (*partial)[d];
+      else if (declared && !ShapedType::isDynamic((*declared)[d]))
+        out[d] = (*declared)[d];
+      if (!ShapedType::isDynamic(out[d]) && out[d] <= 0)
+        return im.emitError()
+               << "size " << out[d] << " of dim " << d << " must be positive";
+    }
+    auto ratios = RankedTensorType::get({rank}, f32);
+    Value shape = im.create<ts::ShapeOp>(
+        RankedTensorType::get({rank}, b.getI64Type()), x);
+    scaleOperand = im.inferred<ts::DivOp>(im.create<ts::CastOp>(ratios, sizes),
+                                          im.create<ts::CastOp>(ratios, shape));
+    runtimeSizes = sizes;
+  } else if (sizes) {
+    out.assign(knownSizes->begin(), knownSizes->end());
     SmallVector<float> values;
     for (int64_t d = 0; d < rank; ++d) {
-      if (ShapedType::isDynamic(in[d]) || ShapedType::isDynamic(out[d]))
-        return im.emitError() << "sizes need static input and output dims "
-                                 "(dim "
-                              << d << " is not)";
       if (out[d] <= 0 || in[d] == 0)
         return im.emitError() << "size " << out[d] << " of dim " << d
                               << " must be positive";
@@ -178,7 +195,7 @@ static LogicalResult buildResize(GraphImporter &im, const onnx::NodeProto &node,
 
   auto result = im.create<ts::ResizeOp>(
       RankedTensorType::get(out, type.getElementType()), x, scaleOperand, roi,
-      mode, coordinates, nearest,
+      runtimeSizes, mode, coordinates, nearest,
       APFloat(static_cast<double>(im.floatAttr("cubic_coeff_a", -0.75f))),
       im.intAttr("exclude_outside", 0) != 0,
       APFloat(static_cast<double>(im.floatAttr("extrapolation_value", 0.0f))));

@@ -67,6 +67,28 @@ func.func @resize_linear_runtime(%x: tensor<2x3xf32>, %s: tensor<2xf32>) -> tens
 
 // -----
 
+// With sizes (known at run time), the dynamic output dims are the sizes'
+// entries, and each dim's scale is size / input size in f64; the f32
+// ratios in `scales` are not read, and nearest by whole factors does not
+// take the affine copy (the factors are not known). Without sizes (above),
+// a dynamic output dim is floor(input size * scale).
+// CHECK-LABEL: func @resize_sizes
+// CHECK-SAME: (%[[X:.*]]: tensor<1x2x?x?xf32>, %[[S:.*]]: tensor<4xf32>, %[[N:.*]]: tensor<4xi64>)
+// CHECK-NOT: floordiv
+// CHECK: %[[W:.*]] = tensor.extract %[[N]][%c3] : tensor<4xi64>
+// CHECK: %[[OW:.*]] = arith.index_cast %[[W]] : i64 to index
+// CHECK-NOT: math.floor
+// CHECK: tensor.empty(%{{.*}}, %[[OW]]) : tensor<1x2x?x?xf32>
+// CHECK: %[[H:.*]] = tensor.extract %[[N]][%c2] : tensor<4xi64>
+// CHECK: %[[OH:.*]] = arith.index_cast %[[H]] : i64 to index
+// CHECK: tensor.empty(%[[OH]], %{{.*}}) : tensor<1x2x?x?xf32>
+func.func @resize_sizes(%x: tensor<1x2x?x?xf32>, %s: tensor<4xf32>, %n: tensor<4xi64>) -> tensor<1x2x?x?xf32> {
+  %0 = tessera.resize %x, %s sizes(%n : tensor<4xi64>) {coordinate_mode = 4 : i32, nearest_mode = 2 : i32} : tensor<1x2x?x?xf32>, tensor<4xf32> -> tensor<1x2x?x?xf32>
+  return %0 : tensor<1x2x?x?xf32>
+}
+
+// -----
+
 // Cubic reads four neighbours; tf_crop_and_resize selects the
 // extrapolation value outside the input.
 // CHECK-LABEL: func @resize_cubic_crop

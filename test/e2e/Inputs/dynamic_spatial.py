@@ -18,6 +18,10 @@ and pads meet partial windows):
   convs_batch1
            the convs with the batch fixed at 1 (exported so, as many
            detection models are) and only the height and width symbolic
+  segment  a segmentation head's resizes back to the input's size
+           (interpolate(size=x.shape[-2:]), bilinear and nearest, sizes
+           known only at run time), as torchvision's FCN, DeepLabV3 and
+           LR-ASPP export them
   shuffle  a ShuffleNet channel shuffle (reshapes to [N, 2, C/2, H, W] and
            back to [N, -1, H, W], so the channel count is known only at run
            time) feeding a depthwise conv
@@ -92,6 +96,20 @@ class Shuffle(nn.Module):
         return self.depthwise(x.view(n, -1, h, w))
 
 
+class Segment(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.down = nn.Conv2d(3, 6, 3, stride=4, padding=1)
+        self.head = nn.Conv2d(6, 4, 1)
+
+    def forward(self, x):
+        size = x.shape[-2:]
+        y = self.head(torch.relu(self.down(x)))
+        return (nn.functional.interpolate(y, size=size, mode="bilinear",
+                                          align_corners=False),
+                nn.functional.interpolate(y, size=size, mode="nearest"))
+
+
 def write(out, name, module, symbolic_batch=True):
     torch.manual_seed(len(name))
     module = module.eval()
@@ -135,6 +153,7 @@ def main():
     write(out, "upsample", Upsample())
     write(out, "convs_batch1", Convs(), symbolic_batch=False)
     write(out, "shuffle", Shuffle())
+    write(out, "segment", Segment())
 
 
 if __name__ == "__main__":

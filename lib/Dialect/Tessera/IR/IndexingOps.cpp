@@ -155,6 +155,8 @@ LogicalResult ResizeOp::verify() {
   if (getRoi() &&
       !dimsCompatible(getRoi().getType().getDimSize(0), 2 * rank))
     return emitOpError("roi must have ") << 2 * rank << " entries";
+  if (getSizes() && !dimsCompatible(getSizes().getType().getDimSize(0), rank))
+    return emitOpError("sizes must have ") << rank << " entries, one per dim";
   if (getMode() != ResizeMode::nearest &&
       !isa<FloatType>(getType().getElementType()))
     return emitOpError("interpolates ")

@@ -61,3 +61,11 @@ func.func @resize_linear_int(%x: tensor<1x1x2x2xi32>, %s: tensor<4xf32>) {
   %0 = tessera.resize %x, %s {mode = 1 : i32} : tensor<1x1x2x2xi32>, tensor<4xf32> -> tensor<1x1x4x4xi32>
   return
 }
+
+// -----
+
+func.func @resize_sizes(%x: tensor<1x1x?x?xf32>, %s: tensor<4xf32>, %n: tensor<3xi64>) {
+  // expected-error @+1 {{'tessera.resize' op sizes must have 4 entries, one per dim}}
+  %0 = tessera.resize %x, %s sizes(%n : tensor<3xi64>) : tensor<1x1x?x?xf32>, tensor<4xf32> -> tensor<1x1x?x?xf32>
+  return
+}

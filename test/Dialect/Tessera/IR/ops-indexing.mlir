@@ -24,3 +24,10 @@ func.func @resize(%x: tensor<1x1x2x2xf32>, %s: tensor<4xf32>, %r: tensor<8xf32>)
   %1 = tessera.resize %x, %s roi(%r : tensor<8xf32>) {mode = 1 : i32, coordinate_mode = 6 : i32, extrapolation_value = 10.0} : tensor<1x1x2x2xf32>, tensor<4xf32> -> tensor<1x1x3x3xf32>
   return %0, %1 : tensor<1x1x4x4xf32>, tensor<1x1x3x3xf32>
 }
+
+// CHECK-LABEL: func @resize_sizes
+func.func @resize_sizes(%x: tensor<1x1x?x?xf32>, %s: tensor<4xf32>, %n: tensor<4xi64>) -> tensor<1x1x?x?xf32> {
+  // CHECK: tessera.resize %{{.*}}, %{{.*}} sizes(%{{.*}} : tensor<4xi64>) {mode = 1 : i32} : tensor<1x1x?x?xf32>, tensor<4xf32> -> tensor<1x1x?x?xf32>
+  %0 = tessera.resize %x, %s sizes(%n : tensor<4xi64>) {mode = 1 : i32} : tensor<1x1x?x?xf32>, tensor<4xf32> -> tensor<1x1x?x?xf32>
+  return %0 : tensor<1x1x?x?xf32>
+}
