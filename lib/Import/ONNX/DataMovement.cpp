@@ -560,9 +560,48 @@ static LogicalResult convertPad(GraphImporter &im, const onnx::NodeProto &) {
                                 b.getF64FloatAttr(value)));
 }
 
+/// One term of a shape computed at run time from an input's: entry `dim`
+/// of its shape, divided by `divide`, times `times`, plus `plus` (`dim` -1:
+/// the constant `plus` alone).
+struct ShapeTerm {
+  int64_t dim, divide, times, plus;
+};
+
+/// The 1-D i64 shape whose entries are `terms` of `x`'s runtime shape (a
+/// gather, a division, a product and a sum, on the entries all at once).
+static Value runtimeShape(GraphImporter &im, Value x,
+                          ArrayRef<ShapeTerm> terms) {
+  auto i64 = im.builder().getI64Type();
+  int64_t rank = tensorType(x).getRank();
+  auto n = static_cast<int64_t>(terms.size());
+  SmallVector<int64_t> dims, divide, times, plus;
+  for (const ShapeTerm &term : terms) {
+    dims.push_back(term.dim < 0 ? 0 : term.dim);
+    divide.push_back(term.dim < 0 ? 1 : term.divide);
+    times.push_back(term.dim < 0 ? 0 : term.times);
+    plus.push_back(term.plus);
+  }
+  Value shape = im.create<ts::ShapeOp>(RankedTensorType::get({rank}, i64), x);
+  Value entries = im.inferred<ts::GatherOp>(
+      shape, im.constantI64(dims, ArrayRef<int64_t>{n}), int64_t(0));
+  if (!entries)
+    return {};
+  Value divided = im.inferred<ts::DivOp>(
+      entries, im.constantI64(divide, ArrayRef<int64_t>{n}));
+  Value scaled = divided
+                     ? im.inferred<ts::MulOp>(
+                           divided, im.constantI64(times, ArrayRef<int64_t>{n}))
+                     : Value();
+  return scaled ? im.inferred<ts::AddOp>(
+                      scaled, im.constantI64(plus, ArrayRef<int64_t>{n}))
+                : Value();
+}
+
 /// DepthToSpace and SpaceToDepth: a reshape that splits the block out of
 /// one dim, a transpose that moves it, and a reshape that merges it into
-/// the other (ONNX's own definition).
+/// the other (ONNX's own definition). A symbolic batch, height or width
+/// (a super-resolution model's PixelShuffle over any image size) makes
+/// the reshapes' shapes runtime values computed from the input's.
 static LogicalResult convertDepthSpace(GraphImporter &im,
                                        const onnx::NodeProto &node) {
   Value x = im.input(0);
@@ -577,44 +616,69 @@ static LogicalResult convertDepthSpace(GraphImporter &im,
           h = type.getDimSize(2), w = type.getDimSize(3);
   if (b < 1)
     return im.emitError() << "blocksize must be positive, got " << b;
-  if (ShapedType::isDynamic(c) || ShapedType::isDynamic(h) ||
-      ShapedType::isDynamic(w))
-    return im.emitError() << "needs static channel and spatial dims";
+  if (ShapedType::isDynamic(c))
+    return im.emitError() << "needs a static channel count";
   bool toSpace = node.op_type() == "DepthToSpace";
+  auto times = [](int64_t size, int64_t by) {
+    return ShapedType::isDynamic(size) ? size : size * by;
+  };
+  auto over = [](int64_t size, int64_t by) {
+    return ShapedType::isDynamic(size) ? size : size / by;
+  };
   SmallVector<int64_t> split, perm, merged;
+  // The same shapes as terms of the input's runtime one [N, C, H, W].
+  SmallVector<ShapeTerm> splitTerms, mergedTerms;
+  ShapeTerm batch{0, 1, 1, 0};
   if (toSpace) {
     if (c % (b * b))
       return im.emitError() << "channels (" << c
                             << ") must be a multiple of blocksize^2 ("
                             << b * b << ")";
     std::string mode = im.stringAttr("mode", "DCR");
+    ShapeTerm block{-1, 1, 0, b}, depth{-1, 1, 0, c / (b * b)},
+        height{2, 1, 1, 0}, width{3, 1, 1, 0};
     if (mode == "DCR") {
       split = {n, b, b, c / (b * b), h, w};
+      splitTerms = {batch, block, block, depth, height, width};
       perm = {0, 3, 4, 1, 5, 2};
     } else if (mode == "CRD") {
       split = {n, c / (b * b), b, b, h, w};
+      splitTerms = {batch, depth, block, block, height, width};
       perm = {0, 1, 4, 2, 5, 3};
     } else {
       return im.emitError() << "mode '" << mode
                             << "' is not supported (DCR and CRD are)";
     }
-    merged = {n, c / (b * b), h * b, w * b};
+    merged = {n, c / (b * b), times(h, b), times(w, b)};
+    mergedTerms = {batch, depth, {2, 1, b, 0}, {3, 1, b, 0}};
   } else {
-    if (h % b || w % b)
+    if ((!ShapedType::isDynamic(h) && h % b) ||
+        (!ShapedType::isDynamic(w) && w % b))
       return im.emitError() << "spatial dims (" << h << ", " << w
                             << ") must be multiples of blocksize " << b;
-    split = {n, c, h / b, b, w / b, b};
+    ShapeTerm block{-1, 1, 0, b};
+    split = {n, c, over(h, b), b, over(w, b), b};
+    splitTerms = {batch, {-1, 1, 0, c}, {2, b, 1, 0},
+                  block, {3, b, 1, 0},  block};
     perm = {0, 3, 5, 1, 2, 4};
-    merged = {n, c * b * b, h / b, w / b};
+    merged = {n, c * b * b, over(h, b), over(w, b)};
+    mergedTerms = {batch, {-1, 1, 0, c * b * b}, {2, b, 1, 0}, {3, b, 1, 0}};
   }
   Type et = type.getElementType();
-  Value blocks =
-      im.create<ts::ReshapeOp>(RankedTensorType::get(split, et), x, Value());
-  Value moved = im.inferred<ts::TransposeOp>(blocks, perm);
+  auto reshape = [&](Value value, ArrayRef<int64_t> shape,
+                     ArrayRef<ShapeTerm> terms) -> Value {
+    auto resultType = RankedTensorType::get(shape, et);
+    Value runtime;
+    if (resultType.getNumDynamicDims() > 1 &&
+        !(runtime = runtimeShape(im, x, terms)))
+      return {};
+    return im.create<ts::ReshapeOp>(resultType, value, runtime);
+  };
+  Value blocks = reshape(x, split, splitTerms);
+  Value moved = blocks ? im.inferred<ts::TransposeOp>(blocks, perm) : Value();
   if (!moved)
     return failure();
-  return im.setOutput(0, im.create<ts::ReshapeOp>(
-                             RankedTensorType::get(merged, et), moved, Value()));
+  return im.setOutput(0, reshape(moved, merged, mergedTerms));
 }
 
 void registerDataMovementConverters(
