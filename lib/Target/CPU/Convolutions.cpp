@@ -257,6 +257,72 @@ linalg::GenericOp pointwiseToGemm(RewriterBase &rewriter,
   return filtersTimesColumns(rewriter, loc, conv, images);
 }
 
+/// The elementwise op that alone reads `conv`'s result, when it can run on
+/// the GEMM's [N, P, F] product instead of the NCHW result: all loops
+/// parallel, the result read as it is, its other inputs per channel or
+/// scalars (maps of only the batch and channel loops, or constants), its
+/// init not read, one result of the same type. Null otherwise.
+linalg::GenericOp channelEpilogue(linalg::Conv2DNchwFchwOp conv) {
+  Value result = conv->getResult(0);
+  if (!result.hasOneUse())
+    return {};
+  auto consumer = dyn_cast<linalg::GenericOp>(*result.getUsers().begin());
+  if (!consumer || consumer.getNumDpsInits() != 1 ||
+      consumer.getNumLoops() != 4 || consumer.getNumParallelLoops() != 4 ||
+      consumer->getResult(0).getType() != result.getType() ||
+      !consumer.hasPureTensorSemantics() ||
+      consumer.payloadUsesValueFromOperand(consumer.getDpsInitOperand(0)))
+    return {};
+  for (OpOperand *input : consumer.getDpsInputOperands()) {
+    AffineMap map = consumer.getMatchingIndexingMap(input);
+    if (input->get() == result) {
+      if (!map.isIdentity())
+        return {};
+      continue;
+    }
+    // Per channel ([C], [1, C, 1, 1]) or scalar: no height or width loop.
+    if (map.isFunctionOfDim(2) || map.isFunctionOfDim(3) ||
+        getElementTypeOrSelf(input->get().getType()).isInteger(1))
+      return {};
+  }
+  return consumer;
+}
+
+/// `epilogue` (see channelEpilogue) over the loops [n, p, f] of the GEMM's
+/// `product` [N, P, F] instead of [n, f, oh, ow], into `init` (made before
+/// the GEMM, so that the tiles can take the epilogue in): the product read
+/// in place of the convolution's result, per-channel inputs by f.
+Value epilogueOnProduct(RewriterBase &rewriter, Location loc,
+                        linalg::GenericOp epilogue, Value convResult,
+                        Value product, Value init) {
+  MLIRContext *ctx = rewriter.getContext();
+  // (n, f, oh, ow) -> (n, p, f): n -> d0, f -> d2; oh, ow unused.
+  AffineMap toProduct = AffineMap::get(
+      3, 0,
+      {getAffineDimExpr(0, ctx), getAffineDimExpr(2, ctx),
+       getAffineConstantExpr(0, ctx), getAffineConstantExpr(0, ctx)},
+      ctx);
+  SmallVector<Value> inputs;
+  SmallVector<AffineMap> maps;
+  for (OpOperand *input : epilogue.getDpsInputOperands()) {
+    if (input->get() == convResult) {
+      inputs.push_back(product);
+      maps.push_back(AffineMap::getMultiDimIdentityMap(3, ctx));
+      continue;
+    }
+    inputs.push_back(input->get());
+    maps.push_back(epilogue.getMatchingIndexingMap(input).compose(toProduct));
+  }
+  maps.push_back(AffineMap::getMultiDimIdentityMap(3, ctx));
+  auto productType = cast<RankedTensorType>(product.getType());
+  auto moved = linalg::GenericOp::create(
+      rewriter, loc, productType, inputs, ValueRange{init}, maps,
+      SmallVector<utils::IteratorType>(3, utils::IteratorType::parallel));
+  rewriter.cloneRegionBefore(epilogue.getRegion(), moved.getRegion(),
+                             moved.getRegion().end());
+  return moved.getResult(0);
+}
+
 /// A float convolution whose height or width is dynamic (an OCR or
 /// segmentation model's image size) as a GEMM whose rows are the output
 /// pixels, which the register tiles take with dynamic rows: [N, P, F] =
@@ -360,10 +426,27 @@ linalg::GenericOp dynamicConvolutionToGemm(RewriterBase &rewriter,
           .getResult(0);
   SmallVector<AffineMap> maps = {lhsMap, AffineMap::get(4, 0, {k, f}, ctx),
                                  AffineMap::get(4, 0, {n, p, f}, ctx)};
+  linalg::GenericOp epilogue = channelEpilogue(conv);
+  Value epilogueInit =
+      epilogue ? tensor::EmptyOp::create(
+                     rewriter, loc,
+                     ArrayRef<OpFoldResult>{batch, pixels,
+                                            rewriter.getIndexAttr(filters)},
+                     element)
+                     .getResult()
+               : Value();
   linalg::GenericOp gemm =
       gemmGeneric(rewriter, loc, lhs, weightsT, productInit, maps);
+  // Its elementwise consumer (bias, batch norm, activation) runs on the
+  // product, before the transpose: there it is an epilogue the register
+  // tiles apply while the tile is in registers (row vectors over the
+  // filters), not one more pass over the NCHW result.
+  Value product = gemm.getResult(0);
+  if (epilogue)
+    product = epilogueOnProduct(rewriter, loc, epilogue, conv->getResult(0),
+                                product, epilogueInit);
   Value nchw = linalg::TransposeOp::create(
-                   rewriter, loc, gemm.getResult(0),
+                   rewriter, loc, product,
                    tensor::EmptyOp::create(
                        rewriter, loc,
                        ArrayRef<OpFoldResult>{
@@ -380,7 +463,12 @@ linalg::GenericOp dynamicConvolutionToGemm(RewriterBase &rewriter,
   Value shape = tensor::FromElementsOp::create(rewriter, loc, dims);
   Value result =
       tensor::ReshapeOp::create(rewriter, loc, initType, nchw, shape);
-  rewriter.replaceOp(conv, result);
+  if (epilogue) {
+    rewriter.replaceOp(epilogue, result);
+    rewriter.eraseOp(conv);
+  } else {
+    rewriter.replaceOp(conv, result);
+  }
   return gemm;
 }
 

@@ -1211,3 +1211,63 @@ func.func @constant_filters(%x: tensor<1x2x4x4xf32>) -> tensor<1x8x4x4xf32> {
   %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x2x4x4xf32>, tensor<8x2x1x1xf32>) outs(%acc : tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
   return %0 : tensor<1x8x4x4xf32>
 }
+
+// -----
+
+// A convolution over an image of symbolic size whose result only an
+// elementwise op reads (a bias per filter and a hard swish): the op moves
+// onto the GEMM's [N, P, F] product, the bias read by its filter column,
+// and runs in the register tiles' epilogue; the transpose back to NCHW
+// comes after it. With a second full-size operand (a residual add of
+// another NCHW image) the op stays after the reshape, as it was.
+#nchw = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#filter = affine_map<(d0, d1, d2, d3) -> (d1)>
+// CHECK-LABEL: func @conv_epilogue_on_product
+// CHECK: scf.forall
+// CHECK: vector.contract {{.*}} into vector<1x8x16xf32>
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x{{[0-9?]+}}x16xf32>, tensor<16xf32>)
+// CHECK: arith.maximumf
+// CHECK: arith.minimumf
+// CHECK: scf.forall.in_parallel
+// CHECK: linalg.transpose ins(%{{.*}} : tensor<1x?x16xf32>) outs(%{{.*}} : tensor<1x16x?xf32>) permutation = [0, 2, 1]
+// CHECK: %[[R:.*]] = tensor.reshape
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[R]]
+func.func @conv_epilogue_on_product(%x: tensor<1x8x?x?xf32>, %w: tensor<16x8x1x1xf32>, %b: tensor<16xf32>, %h: index, %wd: index) -> tensor<1x16x?x?xf32> {
+  %zero = arith.constant 0.0 : f32
+  %three = arith.constant 3.0 : f32
+  %six = arith.constant 6.0 : f32
+  %e = tensor.empty(%h, %wd) : tensor<1x16x?x?xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<1x16x?x?xf32>) -> tensor<1x16x?x?xf32>
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x8x?x?xf32>, tensor<16x8x1x1xf32>) outs(%acc : tensor<1x16x?x?xf32>) -> tensor<1x16x?x?xf32>
+  %e2 = tensor.empty(%h, %wd) : tensor<1x16x?x?xf32>
+  %1 = linalg.generic {indexing_maps = [#nchw, #filter, #nchw], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%0, %b : tensor<1x16x?x?xf32>, tensor<16xf32>) outs(%e2 : tensor<1x16x?x?xf32>) {
+  ^bb0(%v: f32, %bias: f32, %o: f32):
+    %y = arith.addf %v, %bias : f32
+    %s = arith.addf %y, %three : f32
+    %lo = arith.maximumf %s, %zero : f32
+    %hi = arith.minimumf %lo, %six : f32
+    %m = arith.mulf %y, %hi : f32
+    %d = arith.divf %m, %six : f32
+    linalg.yield %d : f32
+  } -> tensor<1x16x?x?xf32>
+  return %1 : tensor<1x16x?x?xf32>
+}
+
+// CHECK-LABEL: func @conv_residual_stays
+// CHECK: linalg.transpose
+// CHECK: %[[R:.*]] = tensor.reshape
+// CHECK: linalg.generic {{.*}} ins(%[[R]], %arg2 : tensor<1x16x?x?xf32>, tensor<1x16x?x?xf32>)
+func.func @conv_residual_stays(%x: tensor<1x8x?x?xf32>, %w: tensor<16x8x1x1xf32>, %res: tensor<1x16x?x?xf32>, %h: index, %wd: index) -> tensor<1x16x?x?xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty(%h, %wd) : tensor<1x16x?x?xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<1x16x?x?xf32>) -> tensor<1x16x?x?xf32>
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x8x?x?xf32>, tensor<16x8x1x1xf32>) outs(%acc : tensor<1x16x?x?xf32>) -> tensor<1x16x?x?xf32>
+  %e2 = tensor.empty(%h, %wd) : tensor<1x16x?x?xf32>
+  %1 = linalg.generic {indexing_maps = [#nchw, #nchw, #nchw], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%0, %res : tensor<1x16x?x?xf32>, tensor<1x16x?x?xf32>) outs(%e2 : tensor<1x16x?x?xf32>) {
+  ^bb0(%v: f32, %r: f32, %o: f32):
+    %y = arith.addf %v, %r : f32
+    linalg.yield %y : f32
+  } -> tensor<1x16x?x?xf32>
+  return %1 : tensor<1x16x?x?xf32>
+}
