@@ -40,6 +40,7 @@ void registerLossConverters(ConverterRegistry &registry);
 void registerConvTransposeConverters(ConverterRegistry &registry);
 void registerEinsumConverters(ConverterRegistry &registry);
 void registerGridSampleConverters(ConverterRegistry &registry);
+void registerRecurrentConverters(ConverterRegistry &registry);
 
 /// The known values of every element of `x` (an integer tensor of static
 /// shape whose values the importer follows, at any rank), or nothing

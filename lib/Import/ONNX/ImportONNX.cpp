@@ -42,6 +42,7 @@ static const ConverterRegistry &converters() {
     registerConvTransposeConverters(r);
     registerEinsumConverters(r);
     registerGridSampleConverters(r);
+    registerRecurrentConverters(r);
     return r;
   }();
   return registry;
