@@ -95,6 +95,13 @@ LogicalResult checkRecurrence(GraphImporter &im, Recurrence &rec, Value x,
   rec.reverseOnly = direction == "reverse";
   rec.steps = steps;
   rec.hidden = im.intAttr("hidden_size", tensorType(r).getDimSize(2));
+  if (!isa<FloatType>(xType.getElementType()))
+    return im.emitError() << "X must be floating-point, got "
+                          << xType.getElementType();
+  if (steps < 1 || rec.hidden < 1)
+    return im.emitError() << "needs at least one step and one hidden unit, "
+                             "got "
+                          << steps << " and " << rec.hidden;
   RankedTensorType wType = tensorType(w), rType = tensorType(r);
   if (!wType.hasStaticShape() || !rType.hasStaticShape() ||
       wType.getDimSize(0) != rec.directions ||
@@ -117,6 +124,26 @@ LogicalResult checkRecurrence(GraphImporter &im, Recurrence &rec, Value x,
         return im.emitError()
                << "activation '" << given->strings(i)
                << "' is not supported (the defaults are)";
+  }
+  // B [D, 2 * gates * H]; initial states [D, batch, H].
+  if (Value bias = im.optionalInput(3)) {
+    RankedTensorType bType = tensorType(bias);
+    if (bType.getRank() != 2 || bType.getDimSize(0) != rec.directions ||
+        bType.getDimSize(1) != 2 * rec.gates * rec.hidden)
+      return im.emitError() << "B must be [" << rec.directions << ", "
+                            << 2 * rec.gates * rec.hidden << "]";
+  }
+  for (int index : {5, 6}) {
+    Value state = im.optionalInput(index);
+    if (!state)
+      continue;
+    RankedTensorType sType = tensorType(state);
+    if (sType.getRank() != 3 || sType.getDimSize(0) != rec.directions ||
+        !::tessera::dimsCompatible(sType.getDimSize(1),
+                                   xType.getDimSize(batchFirst ? 0 : 1)) ||
+        sType.getDimSize(2) != rec.hidden)
+      return im.emitError() << "initial states must be [" << rec.directions
+                            << ", batch, " << rec.hidden << "]";
   }
   // Sequence lengths other than the whole sequence are not supported.
   if (Value lens = im.optionalInput(4)) {
@@ -234,6 +261,11 @@ LogicalResult convertLSTM(GraphImporter &im, const onnx::NodeProto &) {
   Value bias = im.optionalInput(3);
   Value h0 = im.optionalInput(5), c0 = im.optionalInput(6);
   Value peepholes = im.optionalInput(7);
+  if (peepholes && (tensorType(peepholes).getRank() != 2 ||
+                    tensorType(peepholes).getDimSize(0) != rec.directions ||
+                    tensorType(peepholes).getDimSize(1) != 3 * rec.hidden))
+    return im.emitError() << "P must be [" << rec.directions << ", "
+                          << 3 * rec.hidden << "]";
   x = timeMajor(im, x);
   if (!x)
     return failure();
