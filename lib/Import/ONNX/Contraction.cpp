@@ -64,16 +64,106 @@ static Value unitHeight(GraphImporter &im, Value value, bool insert) {
       RankedTensorType::get(shape, type.getElementType()), value, Value());
 }
 
-/// Conv, 2-D, or 1-D as a 2-D convolution of unit height.
+/// A 3-D convolution (video and volumetric models) as one 2-D convolution
+/// per kernel depth kd, whose batch is the output depths: the input
+/// (depth-padded) sliced at kd * dilation with the depth stride, the depth
+/// moved next to the batch and merged with it, times the filter's slice
+/// kd; the products summed, the bias added once, then back to
+/// [N, F, D', H', W']. The depth, height and width must be static (the
+/// batch may be symbolic).
+static Value convolution3d(GraphImporter &im, Value x, Value w, Value bias,
+                           ArrayRef<int64_t> strides,
+                           ArrayRef<int64_t> dilations, ArrayRef<int64_t> pads,
+                           int64_t group) {
+  RankedTensorType xType = tensorType(x), wType = tensorType(w);
+  Type element = xType.getElementType();
+  ArrayRef<int64_t> xs = xType.getShape(), ws = wType.getShape();
+  if (llvm::any_of(xs.drop_front(), ShapedType::isDynamic) ||
+      !wType.hasStaticShape()) {
+    im.emitError() << "a 3-D convolution needs static channels, depth, "
+                      "height and width and a static weight";
+    return {};
+  }
+  Builder b(&im.context());
+  int64_t n = xs[0], c = xs[1], kernelDepth = ws[2];
+  int64_t padded = xs[2] + pads[0] + pads[3];
+  int64_t span = dilations[0] * (kernelDepth - 1) + 1;
+  if (padded < span) {
+    im.emitError() << "the kernel's depth (" << span
+                   << " with dilation) exceeds the padded input's (" << padded
+                   << ")";
+    return {};
+  }
+  int64_t depth = (padded - span) / strides[0] + 1;
+  if (pads[0] || pads[3]) {
+    SmallVector<int64_t> depthPads(10, 0);
+    depthPads[2] = pads[0];
+    depthPads[5 + 2] = pads[3];
+    x = im.inferred<ts::PadOp>(
+        x, b.getDenseI64ArrayAttr(depthPads),
+        ts::PadModeAttr::get(&im.context(), ts::PadMode::constant),
+        b.getF64FloatAttr(0.0));
+    if (!x)
+      return {};
+  }
+  auto merged = [&](int64_t dim) {
+    return ShapedType::isDynamic(n) ? ShapedType::kDynamic : n * dim;
+  };
+  Value sum;
+  for (int64_t kd = 0; kd < kernelDepth; ++kd) {
+    int64_t start = kd * dilations[0];
+    Value slab = im.inferred<ts::SliceOp>(
+        x, b.getDenseI64ArrayAttr({start}),
+        b.getDenseI64ArrayAttr({start + (depth - 1) * strides[0] + 1}),
+        b.getDenseI64ArrayAttr({2}), b.getDenseI64ArrayAttr({strides[0]}));
+    Value moved = slab ? im.inferred<ts::TransposeOp>(
+                             slab, ArrayRef<int64_t>{0, 2, 1, 3, 4})
+                       : Value();
+    if (!moved)
+      return {};
+    Value images = im.create<ts::ReshapeOp>(
+        RankedTensorType::get({merged(depth), c, xs[3], xs[4]}, element), moved,
+        Value());
+    Value filter = im.inferred<ts::SliceOp>(
+        w, b.getDenseI64ArrayAttr({kd}), b.getDenseI64ArrayAttr({kd + 1}),
+        b.getDenseI64ArrayAttr({2}), DenseI64ArrayAttr());
+    if (!filter)
+      return {};
+    filter = im.create<ts::ReshapeOp>(
+        RankedTensorType::get({ws[0], ws[1], ws[3], ws[4]}, element), filter,
+        Value());
+    Value product = im.inferred<ts::Conv2dOp>(
+        images, filter, kd == 0 ? bias : Value(),
+        b.getDenseI64ArrayAttr({strides[1], strides[2]}),
+        b.getDenseI64ArrayAttr({pads[1], pads[2], pads[4], pads[5]}),
+        b.getDenseI64ArrayAttr({dilations[1], dilations[2]}),
+        b.getI64IntegerAttr(group));
+    if (!product)
+      return {};
+    sum = sum ? im.inferred<ts::AddOp>(sum, product) : product;
+    if (!sum)
+      return {};
+  }
+  RankedTensorType planes = tensorType(sum);
+  Value split = im.create<ts::ReshapeOp>(
+      RankedTensorType::get({n, depth, planes.getDimSize(1),
+                             planes.getDimSize(2), planes.getDimSize(3)},
+                            element),
+      sum, Value());
+  return im.inferred<ts::TransposeOp>(split, ArrayRef<int64_t>{0, 2, 1, 3, 4});
+}
+
+/// Conv, 2-D, or 1-D as a 2-D convolution of unit height, or 3-D as 2-D
+/// convolutions per kernel depth.
 static LogicalResult convertConv(GraphImporter &im, const onnx::NodeProto &) {
   Value x = im.input(0), w = im.input(1);
   if (!x || !w)
     return failure();
   Value bias = im.optionalInput(2);
   int64_t rank = tensorType(x).getRank();
-  if (rank != 3 && rank != 4)
-    return im.emitError() << "only 1-D and 2-D convolutions (3-D and 4-D "
-                             "inputs) are supported, got a rank-"
+  if (rank < 3 || rank > 5)
+    return im.emitError() << "only 1-D, 2-D and 3-D convolutions (3-D to "
+                             "5-D inputs) are supported, got a rank-"
                           << rank << " input";
   if (tensorType(w).getRank() != rank)
     return im.emitError() << "the weight has rank " << tensorType(w).getRank()
@@ -98,6 +188,11 @@ static LogicalResult convertConv(GraphImporter &im, const onnx::NodeProto &) {
   if (pads.size() != 2 * spatial)
     return im.emitError() << "pads need " << 2 * spatial << " values, got "
                           << pads.size();
+  if (spatial == 3) {
+    Value result = convolution3d(im, x, w, bias, strides, dilations, pads,
+                                 im.intAttr("group", 1));
+    return result ? im.setOutput(0, result) : failure();
+  }
   if (spatial == 1) {
     x = unitHeight(im, x, /*insert=*/true);
     w = unitHeight(im, w, /*insert=*/true);
