@@ -510,6 +510,7 @@ struct PrecisionArgs {
   std::string calibrationMethod = "max";
   double calibrationPercentile = 99.99;
   std::string fp8Scaling = "static";
+  std::string fp8Format = "e4m3";
 };
 
 /// C options from Python's: target, target options, fusion, threads,
@@ -544,8 +545,8 @@ makeOptions(const std::string &target,
   tessera_compile_options_set_calibration_method(
       options.get(), precision.calibrationMethod.c_str(),
       precision.calibrationPercentile);
-  tessera_compile_options_set_fp8_scaling(options.get(),
-                                          precision.fp8Scaling.c_str());
+  tessera_compile_options_set_fp8(options.get(), precision.fp8Scaling.c_str(),
+                                  precision.fp8Format.c_str());
   return options;
 }
 
@@ -576,7 +577,7 @@ PYBIND11_MODULE(_tessera, m) {
       .def(py::init([](std::string policy, std::vector<std::string> keep,
                        std::string calibrate, std::string cache, bool allowTF32,
                        std::string method, double percentile,
-                       std::string fp8Scaling) {
+                       std::string fp8Scaling, std::string fp8Format) {
              return PrecisionArgs{std::move(policy),
                                   std::move(keep),
                                   std::move(calibrate),
@@ -584,13 +585,14 @@ PYBIND11_MODULE(_tessera, m) {
                                   allowTF32,
                                   std::move(method),
                                   percentile,
-                                  std::move(fp8Scaling)};
+                                  std::move(fp8Scaling),
+                                  std::move(fp8Format)};
            }),
            py::arg("policy"), py::arg("keep_fp32"), py::arg("calibrate"),
            py::arg("calibration_cache"), py::arg("allow_tf32") = false,
            py::arg("calibration_method") = "max",
            py::arg("calibration_percentile") = 99.99,
-           py::arg("fp8_scaling") = "static");
+           py::arg("fp8_scaling") = "static", py::arg("fp8_format") = "e4m3");
   py::class_<CompileResult>(m, "CompileResult")
       .def_property_readonly("ok", &CompileResult::ok)
       .def_property_readonly("artifact", &CompileResult::artifact)

@@ -119,7 +119,8 @@ def AssignPrecisionPass
       results through elementwise ops and data movement only (output
       heads) stay f32, as do matmuls whose activations were not
       calibrated;
-    - `fp8`: each such matmul takes E4M3 operands: constants quantized
+    - `fp8`: each such matmul takes E4M3 operands (E5M2 with
+      `fp8-format=e5m2`, 57344 in place of 448 below): constants quantized
       now with their own amax / 448 as the scale, other operands by
       `tessera.quantize` with their calibrated range / 448
       (`fp8-scaling=static`) or with the amax the program computes for
@@ -161,6 +162,10 @@ def AssignPrecisionPass
            "Under int8, SmoothQuant for matmuls with a constant 2-D weight "
            "and calibrated per-channel statistics of their lhs: an alpha in "
            "[0, 1], or 'auto' to choose it per matmul (empty: off)">,
+    Option<"fp8Format", "fp8-format", "std::string", "\"e4m3\"",
+           "Under fp8, the operands' format: 'e4m3' (f8E4M3FN: 3 mantissa "
+           "bits, largest 448) or 'e5m2' (f8E5M2: 2 mantissa bits, largest "
+           "57344, the wider range)">,
     Option<"fp8Scaling", "fp8-scaling", "std::string", "\"static\"",
            "Under fp8, how an operand that is not a constant is scaled: "
            "'static' (its calibrated range over 448, fixed at compile "

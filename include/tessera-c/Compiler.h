@@ -90,12 +90,13 @@ void tessera_compile_options_set_calibration(tessera_compile_options *options,
 void tessera_compile_options_set_calibration_method(
     tessera_compile_options *options, const char *method, double percentile);
 
-/** Under --precision=fp8, how activations are scaled (--fp8-scaling):
- *  "static" (the default: calibrated ranges) or "current" (each run's own
- *  amax, computed by the program; no calibration needed); another value
- *  fails the compile. */
-void tessera_compile_options_set_fp8_scaling(tessera_compile_options *options,
-                                             const char *scaling);
+/** Under --precision=fp8: how activations are scaled (--fp8-scaling),
+ *  "static" (calibrated ranges; the default when NULL) or "current" (each
+ *  run's own amax, computed by the program; no calibration needed), and
+ *  the operands' format (--fp8-format), "e4m3" (the default when NULL) or
+ *  "e5m2"; another value fails the compile. */
+void tessera_compile_options_set_fp8(tessera_compile_options *options,
+                                     const char *scaling, const char *format);
 
 /** Compiles the ONNX model at `path` (external data is read beside it).
  *  Never NULL: check tessera_compile_result_ok. `options` may be NULL for

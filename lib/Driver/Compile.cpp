@@ -204,6 +204,13 @@ llvm::Expected<Plan> makePlan(const CompileOptions &options, bool toTheEnd) {
   if (currentScaling && options.precision != "fp8")
     return fail("--fp8-scaling=current applies to --precision=fp8");
   plan.graph.fp8Scaling = options.fp8Scaling;
+  if (options.fp8Format != "e4m3" && options.fp8Format != "e5m2")
+    return fail("--fp8-format takes e4m3 or e5m2, got '" + options.fp8Format +
+                "'");
+  if (options.fp8Format != "e4m3" && options.precision != "fp8")
+    return fail("--fp8-format=" + options.fp8Format +
+                " applies to --precision=fp8");
+  plan.graph.fp8Format = options.fp8Format;
   plan.graph.exposeCalibrationValues = options.exposeCalibrationValues;
   plan.graph.precisionReportMode = options.precisionReportMode;
   plan.graph.raiseAttention = options.raiseAttention;

@@ -109,11 +109,12 @@ void tessera_compile_options_set_calibration_method(
   options->embed.compile.calibrationPercentile = percentile;
 }
 
-void tessera_compile_options_set_fp8_scaling(tessera_compile_options *options,
-                                             const char *scaling) {
+void tessera_compile_options_set_fp8(tessera_compile_options *options,
+                                     const char *scaling, const char *format) {
   if (!options)
     return;
   options->embed.compile.fp8Scaling = scaling ? scaling : "static";
+  options->embed.compile.fp8Format = format ? format : "e4m3";
 }
 
 static const char *severityName(CompileDiagnostic::Severity severity) {

@@ -46,6 +46,7 @@ void tessera::buildGraphPipeline(OpPassManager &pm,
     assign.remarks = options.precisionRemarks;
     assign.smoothQuant = options.smoothQuant;
     assign.fp8Scaling = options.fp8Scaling;
+    assign.fp8Format = options.fp8Format;
     assign.calibration = options.calibrationCache;
     assign.report = options.precisionReportMode;
     assign.keepFp32.assign(options.keepFp32.begin(), options.keepFp32.end());

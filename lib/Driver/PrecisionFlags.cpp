@@ -65,6 +65,13 @@ tessera::PrecisionFlags::PrecisionFlags(cl::OptionCategory &category)
                    "a pass over the activation). Weights are scaled by "
                    "their own range either way"),
           cl::value_desc("static|current"), cl::cat(category)),
+      fp8Format(
+          "fp8-format", cl::init("e4m3"),
+          cl::desc("Under --precision=fp8, the operands' format: e4m3 (the "
+                   "default: 3 mantissa bits, largest 448) or e5m2 (2 "
+                   "mantissa bits, largest 57344: range for values with "
+                   "outliers, at half e4m3's precision)"),
+          cl::value_desc("e4m3|e5m2"), cl::cat(category)),
       calibrate(
           "calibrate",
           cl::desc("Calibrate --precision on the inputs of every test set "
@@ -128,6 +135,7 @@ void tessera::PrecisionFlags::apply(CompileOptions &options) const {
     options.smoothQuant =
         smoothQuant.empty() ? std::string("auto") : smoothQuant.getValue();
   options.fp8Scaling = fp8Scaling;
+  options.fp8Format = fp8Format;
   options.calibrate = calibrate;
   options.calibrationCache = calibrationCache;
   options.calibrationMethod = calibrationMethod;
@@ -141,8 +149,8 @@ bool tessera::PrecisionFlags::given() const {
   return precision.getNumOccurrences() || !keepFp32.empty() ||
          quantizeHeads.getNumOccurrences() || allowTF32.getNumOccurrences() ||
          smoothQuant.getNumOccurrences() || fp8Scaling.getNumOccurrences() ||
-         !calibrate.empty() || !calibrationCache.empty() ||
-         calibrationMethod.getNumOccurrences() ||
+         fp8Format.getNumOccurrences() || !calibrate.empty() ||
+         !calibrationCache.empty() || calibrationMethod.getNumOccurrences() ||
          calibrationPercentile.getNumOccurrences() ||
          accuracyBudget.getNumOccurrences() || !precisionPlan.empty() ||
          !precisionCosts.empty();

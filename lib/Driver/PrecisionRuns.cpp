@@ -261,8 +261,11 @@ llvm::Error tessera::writePrecisionReport(llvm::StringRef modelPath,
       if (!range || !(*range > 0))
         return;
       bool int8 = options.precision == "int8";
-      type = int8 ? ElementType::I8 : ElementType::F8E4M3FN;
-      largest = int8 ? kInt8Max : kE4M3Max;
+      bool e5m2 = options.fp8Format == "e5m2";
+      type = int8   ? ElementType::I8
+             : e5m2 ? ElementType::F8E5M2
+                    : ElementType::F8E4M3FN;
+      largest = int8 ? kInt8Max : e5m2 ? kE5M2Max : kE4M3Max;
       scale = *range / largest;
     } else if (options.precision == "bf16" || options.precision == "fp16") {
       type = options.precision == "bf16" ? ElementType::BF16 : ElementType::F16;
@@ -280,6 +283,7 @@ llvm::Error tessera::writePrecisionReport(llvm::StringRef modelPath,
     probe.keepHeads = options.keepHeads;
     probe.smoothQuant = options.smoothQuant;
     probe.fp8Scaling = options.fp8Scaling;
+    probe.fp8Format = options.fp8Format;
     probe.calibrationCache = calibrationCache.str();
     probe.precisionReportMode = mode.str();
     // The local program also returns the f32 operands, for the counts of

@@ -92,6 +92,8 @@ public:
       narrow = BFloat16Type::get(context);
     else if (policy == "fp16")
       narrow = Float16Type::get(context);
+    else if (policy == "fp8" && fp8Format == "e5m2")
+      narrow = Float8E5M2Type::get(context);
     else if (policy == "fp8")
       narrow = Float8E4M3FNType::get(context);
     else if (policy == "int8")
@@ -111,6 +113,11 @@ public:
         return signalPassFailure();
       }
       keep.emplace_back(pattern, std::move(regex));
+    }
+    if (fp8Format != "e4m3" && fp8Format != "e5m2") {
+      func.emitError() << "unknown fp8 format '" << fp8Format
+                       << "' (expected e4m3 or e5m2)";
+      return signalPassFailure();
     }
     if (fp8Scaling != "static" && fp8Scaling != "current") {
       func.emitError() << "unknown fp8 scaling '" << fp8Scaling

@@ -297,8 +297,10 @@ public:
   /// (`matmul` itself is left as it is), or fails with `reason`.
   FailureOr<Value> quantizeMatmulFp8(MatmulOp matmul, Type fp8, bool current,
                                      std::string &reason) {
-    auto scaleOf = [](double range) {
-      return range > 0 ? static_cast<float>(range / ::tessera::kE4M3Max) : 1.0f;
+    bool e5m2 = isa<Float8E5M2Type>(fp8);
+    double largest = e5m2 ? ::tessera::kE5M2Max : ::tessera::kE4M3Max;
+    auto scaleOf = [&](double range) {
+      return range > 0 ? static_cast<float>(range / largest) : 1.0f;
     };
     OpBuilder builder(matmul);
     Location loc = matmul.getLoc();
@@ -308,7 +310,7 @@ public:
       Value operand = matmul->getOperand(index);
       auto type = cast<RankedTensorType>(operand.getType());
       if (current && !largestFiniteMagnitude(operand)) {
-        Value scale = currentScale(builder, loc, operand);
+        Value scale = currentScale(builder, loc, operand, largest);
         currentScales.push_back(scale);
         operands.push_back(QuantizeOp::create(builder, loc, type.clone(fp8),
                                               operand, scale, Value(),
@@ -331,7 +333,9 @@ public:
         params.axis = 0;
         if (llvm::Error error = ::tessera::numerics::quantizeLinear(
                 *values, type.getShape(), params,
-                ::tessera::numerics::QuantizedType::F8E4M3FN, bytes)) {
+                e5m2 ? ::tessera::numerics::QuantizedType::F8E5M2
+                     : ::tessera::numerics::QuantizedType::F8E4M3FN,
+                bytes)) {
           reason = "its weight could not be quantized: " +
                    llvm::toString(std::move(error));
           return failure();
@@ -360,9 +364,11 @@ public:
 
 private:
   /// The scale of fp8 current scaling for `operand`, computed by the
-  /// program: max(amax(|operand|), 2^-100) / 448 as a 0-D tensor (the
-  /// floor keeps an all-zero operand's scale finite and non-zero).
-  static Value currentScale(OpBuilder &builder, Location loc, Value operand) {
+  /// program: max(amax(|operand|), 2^-100) / `largest` (448 for E4M3) as
+  /// a 0-D tensor (the floor keeps an all-zero operand's scale finite and
+  /// non-zero).
+  static Value currentScale(OpBuilder &builder, Location loc, Value operand,
+                            double largest) {
     auto type = cast<RankedTensorType>(operand.getType());
     auto scalar = RankedTensorType::get({}, type.getElementType());
     auto splat = [&](float value) -> Value {
@@ -379,7 +385,7 @@ private:
     Value floored = MaxOp::create(builder, loc, scalar, amax,
                                   splat(std::ldexp(1.0f, -100)));
     return DivOp::create(builder, loc, scalar, floored,
-                         splat(static_cast<float>(::tessera::kE4M3Max)));
+                         splat(static_cast<float>(largest)));
   }
 
   /// The calibration key of operand `operand` of the matmul being

@@ -210,7 +210,8 @@ def compile(model, target="cpu", *, fusion=True, compiler_threads=0,
             artifact=None, dims=None, load_options=None, precision="fp32",
             keep_fp32=(), calibrate=None, calibration_cache=None,
             calibration_method="max", calibration_percentile=99.99,
-            fp8_scaling="static", allow_tf32=False, **target_options):
+            fp8_scaling="static", fp8_format="e4m3", allow_tf32=False,
+            **target_options):
     """Compiles an ONNX model and loads it in this process.
 
     ``model`` is a path, the bytes of a serialized ONNX model, or an
@@ -229,7 +230,9 @@ def compile(model, target="cpu", *, fusion=True, compiler_threads=0,
     calibration turns values into ranges ("max", "percentile" keeping
     ``calibration_percentile`` percent of them, "entropy");
     ``fp8_scaling="current"`` scales fp8's activations by their own amax,
-    computed each run, instead of calibrated ranges ("static").
+    computed each run, instead of calibrated ranges ("static");
+    ``fp8_format="e5m2"`` gives fp8 operands E5M2's range instead of
+    E4M3's precision.
     ``allow_tf32=True`` lets fp32 matmuls run on tensor cores as tf32
     (``target="cuda"``).
 
@@ -245,7 +248,7 @@ def compile(model, target="cpu", *, fusion=True, compiler_threads=0,
         os.fspath(calibrate) if calibrate else "",
         os.fspath(calibration_cache) if calibration_cache else "",
         bool(allow_tf32), str(calibration_method),
-        float(calibration_percentile), str(fp8_scaling))
+        float(calibration_percentile), str(fp8_scaling), str(fp8_format))
     common = (target, options, bool(fusion), int(compiler_threads),
               artifact or "", dims, precision_args)
     if source[0] == "path":

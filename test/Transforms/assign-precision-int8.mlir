@@ -2,6 +2,7 @@
 // RUN: tessera-opt %t/input.mlir --tessera-assign-precision="policy=int8 calibration=%t/cache.json" | FileCheck %s
 // RUN: tessera-opt %t/input.mlir --tessera-assign-precision="policy=int8" | FileCheck %s --check-prefix=UNCALIBRATED
 // RUN: tessera-opt %t/input.mlir --tessera-assign-precision="policy=fp8 calibration=%t/cache.json" | FileCheck %s --check-prefix=FP8
+// RUN: tessera-opt %t/input.mlir --tessera-assign-precision="policy=fp8 fp8-format=e5m2 calibration=%t/cache.json" | FileCheck %s --check-prefix=E5M2
 // RUN: tessera-opt %t/input.mlir --tessera-assign-precision="policy=fp8 fp8-scaling=current" | FileCheck %s --check-prefix=CURRENT
 // RUN: tessera-opt %t/input.mlir --tessera-assign-precision="policy=fp8 fp8-scaling=current target=systolic" | FileCheck %s --check-prefix=CURRENT-SYSTOLIC
 // RUN: tessera-opt %t/input.mlir --tessera-assign-precision="policy=int8 calibration=%t/cache.json keep-heads=false" | FileCheck %s --check-prefix=HEADS
@@ -57,6 +58,13 @@
 // FP8: tessera.matmul %[[Q]], %[[W]] {alpha = 2.53109{{[0-9]*}}E-5 : f32, tessera.precision = "fp8"} : tensor<4x2xf8E4M3FN>, tensor<2x2xf8E4M3FN> -> tensor<4x2xf32>
 // FP8: tessera.matmul {{.*}} {alpha = {{.*}} : f32, tessera.precision = "fp8", transpose_b} : tensor<4x2xf8E4M3FN>, tensor<3x2xf8E4M3FN> -> tensor<4x3xf32>
 // FP8: tessera.matmul {{.*}} {tessera.precision = "f32: an output head stays f32 under 8-bit policies"}
+// fp8 in E5M2 (fp8-format=e5m2): scales amax / 57344, E5M2's largest
+// value (1.0 -> 57344, 0.5 -> 28672, 0.25 -> 14336), their product times
+// alpha 2 as the matmul's alpha (2 * 2.54 / 57344^2 = 1.5448e-9).
+// E5M2-LABEL: func @mlp
+// E5M2-DAG: %[[W:.*]] = tessera.constant dense<{{\[\[}}5.734400e+04, 2.867200e+04], [-5.734400e+04, 1.433600e+04]]> : tensor<2x2xf8E5M2>
+// E5M2-DAG: %[[Q:.*]] = tessera.quantize %arg0 scale(%{{.*}} : tensor<f32>) : tensor<4x2xf32> -> tensor<4x2xf8E5M2>
+// E5M2: tessera.matmul %[[Q]], %[[W]] {alpha = 1.5448{{[0-9]*}}E-9 : f32, tessera.precision = "fp8"} : tensor<4x2xf8E5M2>, tensor<2x2xf8E5M2> -> tensor<4x2xf32>
 // fp8 with current scaling needs no calibration: each activation's scale
 // is max(amax(|x|), 2^-100) / 448, computed by the program (abs,
 // reduce_max over every dim, max, div), the matmul's alpha keeps the

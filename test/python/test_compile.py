@@ -491,6 +491,11 @@ def test_fp8_current_scaling(tmp_path):
     with pytest.raises(tessera.CompileError,
                        match="--fp8-scaling takes static or current"):
         tessera.compile(model, precision="fp8", fp8_scaling="delayed")
+    # E5M2 operands: fewer mantissa bits, still close.
+    wide = tessera.compile(model, precision="fp8", fp8_scaling="current",
+                           fp8_format="e5m2")(x)
+    assert np.abs(wide - current).max() > 0
+    assert cosine(wide) > 0.99
 
 
 def test_precision_errors_are_compile_errors():

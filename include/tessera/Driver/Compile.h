@@ -70,6 +70,8 @@ struct CompileOptions {
   /// Under fp8, how activations are scaled (`--fp8-scaling`): "static"
   /// (calibrated ranges) or "current" (each run's own amax).
   std::string fp8Scaling = "static";
+  /// Under fp8, the operands' format (`--fp8-format`): "e4m3" or "e5m2".
+  std::string fp8Format = "e4m3";
   /// Calibration (docs/Precision.md): a folder in ONNX's test layout whose
   /// test sets' inputs are the samples (`--calibrate`), and the cache file
   /// it writes, or that is read when no folder is given

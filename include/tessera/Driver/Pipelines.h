@@ -56,6 +56,8 @@ struct GraphOptions {
   std::string smoothQuant;
   /// Under fp8, "static" or "current" scaling of activations.
   std::string fp8Scaling = "static";
+  /// Under fp8, "e4m3" or "e5m2" operands.
+  std::string fp8Format = "e4m3";
   /// The calibration cache the range rules read; empty for none.
   std::string calibrationCache;
   /// Instead of the precision passes, return the operands they may narrow

@@ -67,9 +67,11 @@ llvm::StringRef calibrationMethodName(CalibrationMethod method);
 
 /// The largest quantized magnitudes of the 8-bit policies' symmetric
 /// scales: an operand whose range is R is quantized with the scale
-/// R / kInt8Max (int8) or R / kE4M3Max (fp8 E4M3).
+/// R / kInt8Max (int8), R / kE4M3Max (fp8 E4M3) or R / kE5M2Max (fp8
+/// E5M2, `--fp8-format=e5m2`).
 inline constexpr double kInt8Max = 127.0;
 inline constexpr double kE4M3Max = 448.0;
+inline constexpr double kE5M2Max = 57344.0;
 
 /// The bins of the histograms of |value| over [0, amax] that percentile
 /// and entropy calibration read.
