@@ -415,6 +415,17 @@ def _linear_model():
     return model, w
 
 
+def _write_samples(folder, count):
+    """`count` [4, 16] standard normal samples of input x in ONNX's test
+    layout under `folder` (calibration's)."""
+    for i in range(count):
+        data = folder / f"test_data_set_{i}"
+        data.mkdir(parents=True)
+        sample = np.random.default_rng(10 + i).standard_normal((4, 16))
+        (data / "input_0.pb").write_bytes(onnx.numpy_helper.from_array(
+            sample.astype(np.float32), "x").SerializeToString())
+
+
 def test_precision_policies(tmp_path):
     model, w = _linear_model()
     x = np.random.default_rng(1).standard_normal((4, 16)).astype(np.float32)
@@ -430,12 +441,7 @@ def test_precision_policies(tmp_path):
     kept = tessera.compile(model, precision="bf16", keep_fp32="/fc/.*")(x)
     np.testing.assert_allclose(kept, exact, rtol=1e-6, atol=1e-7)
     # int8 needs calibration: samples in ONNX's test layout.
-    for i in range(8):
-        data = tmp_path / "calib" / f"test_data_set_{i}"
-        data.mkdir(parents=True)
-        sample = np.random.default_rng(10 + i).standard_normal((4, 16))
-        (data / "input_0.pb").write_bytes(onnx.numpy_helper.from_array(
-            sample.astype(np.float32), "x").SerializeToString())
+    _write_samples(tmp_path / "calib", 8)
     cache = tmp_path / "cache.json"
     int8 = tessera.compile(model, precision="int8", calibrate=tmp_path / "calib",
                            calibration_cache=cache)(x)
@@ -466,12 +472,7 @@ def test_fp8_current_scaling(tmp_path):
     activation by its own amax. Inputs 8x larger than the calibration
     samples saturate static scales, not current ones."""
     model, w = _linear_model()
-    for i in range(4):
-        data = tmp_path / "calib" / f"test_data_set_{i}"
-        data.mkdir(parents=True)
-        sample = np.random.default_rng(10 + i).standard_normal((4, 16))
-        (data / "input_0.pb").write_bytes(onnx.numpy_helper.from_array(
-            sample.astype(np.float32), "x").SerializeToString())
+    _write_samples(tmp_path / "calib", 4)
     x = 8 * np.random.default_rng(1).standard_normal((4, 16)).astype(np.float32)
     logits = x.astype(np.float64) @ w
     reference = np.exp(logits - logits.max(-1, keepdims=True))

@@ -247,18 +247,53 @@ Value projectInput(GraphImporter &im, Recurrence &rec, Value x, Value w,
   return extra ? rec.add(xw, extra) : xw;
 }
 
-LogicalResult convertLSTM(GraphImporter &im, const onnx::NodeProto &) {
+/// The node's X (time-major), W, R and B, once `rec` (its gates set) is
+/// checked for `op`; failure with the diagnostic.
+struct Operands {
+  Value x, w, r, bias;
+};
+FailureOr<Operands> begin(GraphImporter &im, Recurrence &rec, StringRef op,
+                          ArrayRef<StringRef> defaults) {
   Value x = im.input(0), w = im.input(1), r = im.input(2);
   if (!x || !w || !r)
     return failure();
-  Recurrence rec{im, elementType(x)};
+  rec.element = elementType(x);
+  if (failed(checkRecurrence(im, rec, x, w, r, op, defaults)))
+    return failure();
+  x = timeMajor(im, x);
+  if (!x)
+    return failure();
+  return Operands{x, w, r, im.optionalInput(3)};
+}
+
+/// The hidden states of direction `d` in time order, each from `step`,
+/// which gets the input's projection at that step ([B, gates * H]),
+/// updates the state it carries and returns the new hidden state (null on
+/// failure). The reverse direction runs from the last step to the first.
+FailureOr<SmallVector<Value>> unroll(Recurrence &rec, int64_t d, Value inputs,
+                                     function_ref<Value(Value)> step) {
+  bool backwards = rec.reverseOnly || d == 1;
+  SmallVector<Value> outputs(rec.steps);
+  for (int64_t s = 0; s < rec.steps; ++s) {
+    int64_t t = backwards ? rec.steps - 1 - s : s;
+    Value all = rec.dropFront(rec.slice(inputs, 0, t, t + 1));
+    Value h = all ? step(all) : Value();
+    if (!h)
+      return failure();
+    outputs[t] = h;
+  }
+  return outputs;
+}
+
+LogicalResult convertLSTM(GraphImporter &im, const onnx::NodeProto &) {
+  Recurrence rec{im, Type()};
   rec.gates = 4;
-  if (failed(checkRecurrence(im, rec, x, w, r, "LSTM",
-                             {"Sigmoid", "Tanh", "Tanh"})))
+  FailureOr<Operands> in = begin(im, rec, "LSTM", {"Sigmoid", "Tanh", "Tanh"});
+  if (failed(in))
     return failure();
   if (im.intAttr("input_forget", 0) != 0)
     return im.emitError() << "input_forget is not supported";
-  Value bias = im.optionalInput(3);
+  auto [x, w, r, bias] = *in;
   Value h0 = im.optionalInput(5), c0 = im.optionalInput(6);
   Value peepholes = im.optionalInput(7);
   if (peepholes && (tensorType(peepholes).getRank() != 2 ||
@@ -266,9 +301,6 @@ LogicalResult convertLSTM(GraphImporter &im, const onnx::NodeProto &) {
                     tensorType(peepholes).getDimSize(1) != 3 * rec.hidden))
     return im.emitError() << "P must be [" << rec.directions << ", "
                           << 3 * rec.hidden << "]";
-  x = timeMajor(im, x);
-  if (!x)
-    return failure();
   SmallVector<SmallVector<Value>> perStep(rec.directions);
   SmallVector<SmallVector<Value>> last(2);
   for (int64_t d = 0; d < rec.directions; ++d) {
@@ -286,34 +318,31 @@ LogicalResult convertLSTM(GraphImporter &im, const onnx::NodeProto &) {
     Value inputs = projectInput(im, rec, x, dir->w,
                                 dir->wb ? rec.add(dir->wb, dir->rb) : Value());
     Value h = dir->initial[0], c = dir->initial[1];
-    bool backwards = rec.reverseOnly || d == 1;
-    SmallVector<Value> outputs(rec.steps);
-    for (int64_t s = 0; s < rec.steps; ++s) {
-      int64_t t = backwards ? rec.steps - 1 - s : s;
-      Value all = rec.dropFront(rec.slice(inputs, 0, t, t + 1));
-      if (h)
-        all = rec.add(all, rec.project(h, dir->r));
-      if (!all)
-        return failure();
-      // ONNX's gate order: input, output, forget, cell.
-      Value i = rec.gate(all, 0), o = rec.gate(all, 1), f = rec.gate(all, 2),
-            g = rec.gate(all, 3);
-      if (c && pi) {
-        i = rec.add(i, rec.mul(pi, c));
-        f = rec.add(f, rec.mul(pf, c));
-      }
-      Value next = rec.mul(rec.sigmoid(i), rec.tanh(g));
-      if (c)
-        next = rec.add(rec.mul(rec.sigmoid(f), c), next);
-      if (pi)
-        o = rec.add(o, rec.mul(po, next));
-      c = next;
-      h = rec.mul(rec.sigmoid(o), rec.tanh(c));
-      if (!h)
-        return failure();
-      outputs[t] = h;
-    }
-    perStep[d] = std::move(outputs);
+    FailureOr<SmallVector<Value>> outputs =
+        unroll(rec, d, inputs, [&](Value all) -> Value {
+          if (h)
+            all = rec.add(all, rec.project(h, dir->r));
+          if (!all)
+            return {};
+          // ONNX's gate order: input, output, forget, cell.
+          Value i = rec.gate(all, 0), o = rec.gate(all, 1),
+                f = rec.gate(all, 2), g = rec.gate(all, 3);
+          if (c && pi) {
+            i = rec.add(i, rec.mul(pi, c));
+            f = rec.add(f, rec.mul(pf, c));
+          }
+          Value next = rec.mul(rec.sigmoid(i), rec.tanh(g));
+          if (c)
+            next = rec.add(rec.mul(rec.sigmoid(f), c), next);
+          if (pi)
+            o = rec.add(o, rec.mul(po, next));
+          c = next;
+          h = rec.mul(rec.sigmoid(o), rec.tanh(c));
+          return h;
+        });
+    if (failed(outputs))
+      return failure();
+    perStep[d] = std::move(*outputs);
     last[0].push_back(h);
     last[1].push_back(c);
   }
@@ -321,19 +350,14 @@ LogicalResult convertLSTM(GraphImporter &im, const onnx::NodeProto &) {
 }
 
 LogicalResult convertGRU(GraphImporter &im, const onnx::NodeProto &) {
-  Value x = im.input(0), w = im.input(1), r = im.input(2);
-  if (!x || !w || !r)
-    return failure();
-  Recurrence rec{im, elementType(x)};
+  Recurrence rec{im, Type()};
   rec.gates = 3;
-  if (failed(checkRecurrence(im, rec, x, w, r, "GRU", {"Sigmoid", "Tanh"})))
+  FailureOr<Operands> in = begin(im, rec, "GRU", {"Sigmoid", "Tanh"});
+  if (failed(in))
     return failure();
+  auto [x, w, r, bias] = *in;
   bool linearBeforeReset = im.intAttr("linear_before_reset", 0) != 0;
-  Value bias = im.optionalInput(3);
   Value h0 = im.optionalInput(5);
-  x = timeMajor(im, x);
-  if (!x)
-    return failure();
   SmallVector<SmallVector<Value>> perStep(rec.directions);
   SmallVector<SmallVector<Value>> last(1);
   Value one = im.constantScalar(1.0, rec.element);
@@ -355,71 +379,64 @@ LogicalResult convertGRU(GraphImporter &im, const onnx::NodeProto &) {
         im, rec, x, dir->w, dir->wb ? rec.add(dir->wb, zrBias) : Value());
     Value rh = rec.slice(dir->r, 0, 2 * rec.hidden, 3 * rec.hidden);
     Value h = dir->initial[0];
-    bool backwards = rec.reverseOnly || d == 1;
-    SmallVector<Value> outputs(rec.steps);
-    for (int64_t s = 0; s < rec.steps; ++s) {
-      int64_t t = backwards ? rec.steps - 1 - s : s;
-      Value all = rec.dropFront(rec.slice(inputs, 0, t, t + 1));
-      // ONNX's gate order: update, reset, hidden.
-      Value z = rec.gate(all, 0), reset = rec.gate(all, 1),
-            candidate = rec.gate(all, 2);
-      Value recurrent;
-      if (h) {
-        recurrent = rec.project(h, dir->r);
-        z = rec.add(z, rec.gate(recurrent, 0));
-        reset = rec.add(reset, rec.gate(recurrent, 1));
-      }
-      z = rec.sigmoid(z);
-      reset = rec.sigmoid(reset);
-      // linear_before_reset: r * (h Rh^T + Rbh); else (r * h) Rh^T + Rbh.
-      Value fromState;
-      if (linearBeforeReset) {
-        Value hr = h ? rec.gate(recurrent, 2) : Value();
-        if (rbh)
-          hr = hr ? rec.add(hr, rbh) : rbh;
-        fromState = hr ? rec.mul(reset, hr) : Value();
-      } else {
-        if (h) {
-          Value gated = rec.mul(reset, h);
-          fromState = gated ? im.create<ts::MatmulOp>(
-                                  tensorType(gated), gated, rh, false, true,
-                                  APFloat(1.0f))
-                            : Value();
-        }
-        if (rbh)
-          fromState = fromState ? rec.add(fromState, rbh) : rbh;
-      }
-      if (fromState)
-        candidate = rec.add(candidate, fromState);
-      candidate = rec.tanh(candidate);
-      // (1 - z) * candidate + z * h.
-      Value next = rec.mul(im.inferred<ts::SubOp>(one, z), candidate);
-      if (h)
-        next = rec.add(next, rec.mul(z, h));
-      h = next;
-      if (!h)
-        return failure();
-      outputs[t] = h;
-    }
-    perStep[d] = std::move(outputs);
+    FailureOr<SmallVector<Value>> outputs =
+        unroll(rec, d, inputs, [&](Value all) -> Value {
+          // ONNX's gate order: update, reset, hidden.
+          Value z = rec.gate(all, 0), reset = rec.gate(all, 1),
+                candidate = rec.gate(all, 2);
+          Value recurrent;
+          if (h) {
+            recurrent = rec.project(h, dir->r);
+            z = rec.add(z, rec.gate(recurrent, 0));
+            reset = rec.add(reset, rec.gate(recurrent, 1));
+          }
+          z = rec.sigmoid(z);
+          reset = rec.sigmoid(reset);
+          // linear_before_reset: r * (h Rh^T + Rbh); else (r * h) Rh^T +
+          // Rbh.
+          Value fromState;
+          if (linearBeforeReset) {
+            Value hr = h ? rec.gate(recurrent, 2) : Value();
+            if (rbh)
+              hr = hr ? rec.add(hr, rbh) : rbh;
+            fromState = hr ? rec.mul(reset, hr) : Value();
+          } else {
+            if (h) {
+              Value gated = rec.mul(reset, h);
+              fromState =
+                  gated ? im.create<ts::MatmulOp>(tensorType(gated), gated, rh,
+                                                  false, true, APFloat(1.0f))
+                        : Value();
+            }
+            if (rbh)
+              fromState = fromState ? rec.add(fromState, rbh) : rbh;
+          }
+          if (fromState)
+            candidate = rec.add(candidate, fromState);
+          candidate = rec.tanh(candidate);
+          // (1 - z) * candidate + z * h.
+          Value next = rec.mul(im.inferred<ts::SubOp>(one, z), candidate);
+          if (h)
+            next = rec.add(next, rec.mul(z, h));
+          h = next;
+          return h;
+        });
+    if (failed(outputs))
+      return failure();
+    perStep[d] = std::move(*outputs);
     last[0].push_back(h);
   }
   return setOutputs(im, rec, perStep, last);
 }
 
 LogicalResult convertRNN(GraphImporter &im, const onnx::NodeProto &) {
-  Value x = im.input(0), w = im.input(1), r = im.input(2);
-  if (!x || !w || !r)
-    return failure();
-  Recurrence rec{im, elementType(x)};
+  Recurrence rec{im, Type()};
   rec.gates = 1;
-  if (failed(checkRecurrence(im, rec, x, w, r, "RNN", {"Tanh"})))
+  FailureOr<Operands> in = begin(im, rec, "RNN", {"Tanh"});
+  if (failed(in))
     return failure();
-  Value bias = im.optionalInput(3);
+  auto [x, w, r, bias] = *in;
   Value h0 = im.optionalInput(5);
-  x = timeMajor(im, x);
-  if (!x)
-    return failure();
   SmallVector<SmallVector<Value>> perStep(rec.directions);
   SmallVector<SmallVector<Value>> last(1);
   for (int64_t d = 0; d < rec.directions; ++d) {
@@ -429,19 +446,16 @@ LogicalResult convertRNN(GraphImporter &im, const onnx::NodeProto &) {
     Value inputs = projectInput(im, rec, x, dir->w,
                                 dir->wb ? rec.add(dir->wb, dir->rb) : Value());
     Value h = dir->initial[0];
-    bool backwards = rec.reverseOnly || d == 1;
-    SmallVector<Value> outputs(rec.steps);
-    for (int64_t s = 0; s < rec.steps; ++s) {
-      int64_t t = backwards ? rec.steps - 1 - s : s;
-      Value all = rec.dropFront(rec.slice(inputs, 0, t, t + 1));
-      if (h)
-        all = rec.add(all, rec.project(h, dir->r));
-      h = rec.tanh(all);
-      if (!h)
-        return failure();
-      outputs[t] = h;
-    }
-    perStep[d] = std::move(outputs);
+    FailureOr<SmallVector<Value>> outputs =
+        unroll(rec, d, inputs, [&](Value all) -> Value {
+          if (h)
+            all = rec.add(all, rec.project(h, dir->r));
+          h = rec.tanh(all);
+          return h;
+        });
+    if (failed(outputs))
+      return failure();
+    perStep[d] = std::move(*outputs);
     last[0].push_back(h);
   }
   return setOutputs(im, rec, perStep, last);

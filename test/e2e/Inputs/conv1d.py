@@ -10,13 +10,12 @@ Cases: frontend (a wav2vec-style feature encoder: Conv1d 1 -> 32, kernel
 and length), mixer (a padded, dilated, grouped Conv1d at stride 2, then a
 pointwise one; the batch fixed at 1, the length symbolic).
 """
-import os
 import sys
 
-import onnx
 import torch
-from onnx import numpy_helper
 from torch import nn
+
+from export_cases import write_case
 
 
 class Frontend(nn.Module):
@@ -53,24 +52,7 @@ CASES = {
 def main(out):
     torch.manual_seed(0)
     for name, (module, sizes, dynamic) in CASES.items():
-        module = module.eval()
-        folder = os.path.join(out, name)
-        os.makedirs(folder, exist_ok=True)
-        torch.onnx.export(module, torch.randn(*sizes[0]),
-                          os.path.join(folder, "model.onnx"),
-                          input_names=["x"], output_names=["y"],
-                          dynamic_axes={"x": dynamic}, opset_version=13)
-        for index, size in enumerate(sizes):
-            x = torch.randn(*size)
-            with torch.no_grad():
-                y = module(x)
-            data = os.path.join(folder, f"test_data_set_{index}")
-            os.makedirs(data, exist_ok=True)
-            onnx.save_tensor(numpy_helper.from_array(x.numpy(), "x"),
-                             os.path.join(data, "input_0.pb"))
-            onnx.save_tensor(numpy_helper.from_array(y.numpy(), "y"),
-                             os.path.join(data, "output_0.pb"))
-
+        write_case(out, name, module, sizes, dynamic, opset=13)
 
 if __name__ == "__main__":
     main(sys.argv[1])

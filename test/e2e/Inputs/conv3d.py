@@ -9,13 +9,12 @@ Cases: block (a padded 3 x 3 x 3 Conv3d, BatchNorm3d, ReLU, a strided and
 depth-dilated one, MaxPool3d; symbolic batch), factored (R(2+1)D's spatial
 (1, 3, 3) and temporal (3, 1, 1) convolutions, grouped, then AvgPool3d).
 """
-import os
 import sys
 
-import onnx
 import torch
-from onnx import numpy_helper
 from torch import nn
+
+from export_cases import write_case
 
 CASES = {
     "block": (nn.Sequential(
@@ -34,29 +33,10 @@ CASES = {
 def main(out):
     torch.manual_seed(0)
     for name, (module, sizes, dynamic) in CASES.items():
-        module = module.eval()
         with torch.no_grad():
             for _ in range(2):  # batch statistics that are not the identity
                 module.train()(torch.randn(*sizes[0]))
-        module = module.eval()
-        folder = os.path.join(out, name)
-        os.makedirs(folder, exist_ok=True)
-        torch.onnx.export(module, torch.randn(*sizes[0]),
-                          os.path.join(folder, "model.onnx"),
-                          input_names=["x"], output_names=["y"],
-                          dynamic_axes={"x": dynamic} if dynamic else None,
-                          opset_version=14)
-        for index, size in enumerate(sizes):
-            x = torch.randn(*size)
-            with torch.no_grad():
-                y = module(x)
-            data = os.path.join(folder, f"test_data_set_{index}")
-            os.makedirs(data, exist_ok=True)
-            onnx.save_tensor(numpy_helper.from_array(x.numpy(), "x"),
-                             os.path.join(data, "input_0.pb"))
-            onnx.save_tensor(numpy_helper.from_array(y.numpy(), "y"),
-                             os.path.join(data, "output_0.pb"))
-
+        write_case(out, name, module, sizes, dynamic)
 
 if __name__ == "__main__":
     main(sys.argv[1])

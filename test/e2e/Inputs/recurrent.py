@@ -12,13 +12,12 @@ linear_before_reset), rnn (tanh, bidirectional), crnn (a conv feature
 extractor, a bidirectional LSTM over the columns and a linear classifier
 with log-softmax, as CRNN text recognizers are built).
 """
-import os
 import sys
 
-import onnx
 import torch
-from onnx import numpy_helper
 from torch import nn
+
+from export_cases import write_case
 
 
 class Output(nn.Module):
@@ -64,28 +63,8 @@ CASES = {
 def main(out):
     torch.manual_seed(0)
     for name, (module, sizes, dynamic) in CASES.items():
-        module = module.eval()
-        folder = os.path.join(out, name)
-        os.makedirs(folder, exist_ok=True)
-        torch.onnx.export(module, torch.randn(*sizes[0]),
-                          os.path.join(folder, "model.onnx"),
-                          input_names=["x"], output_names=["y"],
-                          dynamic_axes={"x": dynamic} if dynamic else None,
-                          opset_version=14)
-        for index, size in enumerate(sizes):
-            x = torch.randn(*size)
-            with torch.no_grad():
-                y = module(x)
-            data = os.path.join(folder, f"test_data_set_{index}")
-            os.makedirs(data, exist_ok=True)
-            onnx.save_tensor(numpy_helper.from_array(x.numpy(), "x"),
-                             os.path.join(data, "input_0.pb"))
-            onnx.save_tensor(numpy_helper.from_array(y.numpy(), "y"),
-                             os.path.join(data, "output_0.pb"))
-        ops = sorted({n.op_type for n in onnx.load(
-            os.path.join(folder, "model.onnx")).graph.node})
+        ops = write_case(out, name, module, sizes, dynamic)
         print(f"{name}: {' '.join(ops)}")
-
 
 if __name__ == "__main__":
     main(sys.argv[1])
