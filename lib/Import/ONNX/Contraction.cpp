@@ -176,6 +176,12 @@ static LogicalResult convertConv(GraphImporter &im, const onnx::NodeProto &) {
   if (strides.size() != spatial || dilations.size() != spatial)
     return im.emitError() << "strides and dilations need " << spatial
                           << (spatial == 1 ? " value" : " values");
+  auto positive = [](int64_t v) { return v >= 1; };
+  if (!llvm::all_of(strides, positive) || !llvm::all_of(dilations, positive))
+    return im.emitError() << "strides and dilations must be positive";
+  if (llvm::any_of(tensorType(w).getShape().drop_front(2),
+                   [](int64_t d) { return d == 0; }))
+    return im.emitError() << "the kernel must not be empty";
   SmallVector<int64_t> pads;
   std::string autoPad = im.stringAttr("auto_pad", "NOTSET");
   std::optional<SmallVector<int64_t>> explicitPads = im.intsAttr("pads");

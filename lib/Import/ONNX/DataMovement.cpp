@@ -413,11 +413,6 @@ static LogicalResult convertExpand(GraphImporter &im, const onnx::NodeProto &) {
                              type, x, type.hasStaticShape() ? Value() : shape));
 }
 
-/// Trilu keeps the upper (or lower) triangle of the last two dimensions,
-/// shifted by k: a select against j - i >= k (upper) or j - i <= k (lower).
-/// With a constant k and static sizes the mask is a constant; a runtime k
-/// compares the constant j - i matrix against it; dynamic sizes build j - i
-/// from ranges at run time.
 /// CumSum along `axis` (a constant): each output element is the sum of the
 /// elements before it (exclusive: strictly before; reverse: after), as a
 /// masked sum: the input moved so that the axis is last, spread to
@@ -501,6 +496,11 @@ static LogicalResult convertCumSum(GraphImporter &im, const onnx::NodeProto &) {
                              : im.inferred<ts::TransposeOp>(sums, inverse));
 }
 
+/// Trilu keeps the upper (or lower) triangle of the last two dimensions,
+/// shifted by k: a select against j - i >= k (upper) or j - i <= k (lower).
+/// With a constant k and static sizes the mask is a constant; a runtime k
+/// compares the constant j - i matrix against it; dynamic sizes build j - i
+/// from ranges at run time.
 static LogicalResult convertTrilu(GraphImporter &im, const onnx::NodeProto &) {
   Value x = im.input(0);
   if (!x)

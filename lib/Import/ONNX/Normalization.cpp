@@ -580,7 +580,10 @@ constexpr int64_t kMaxTopK = 64;
 /// top-5 of a classifier) as k selections: the first largest (smallest)
 /// element's index by arg_max (arg_min), its value gathered, and the
 /// element taken out for the next selection (-inf, +inf for smallest).
-/// Ties go to the lower index, as ONNX wants; the outputs come sorted.
+/// Ties go to the lower index, as ONNX wants; the outputs come sorted
+/// (sorted = 0 leaves the order free, so sorted is fine too). When the
+/// input itself holds -inf (+inf), a selection can land on an element
+/// already taken: the lowest one not taken yet is the right one then.
 static LogicalResult convertTopK(GraphImporter &im, const onnx::NodeProto &) {
   Value x = im.input(0), kValue = im.input(1);
   if (!x || !kValue)
@@ -605,8 +608,6 @@ static LogicalResult convertTopK(GraphImporter &im, const onnx::NodeProto &) {
   if (!isa<FloatType>(type.getElementType()))
     return im.emitError() << "expects floating-point values, got "
                           << type.getElementType();
-  if (im.intAttr("sorted", 1) == 0)
-    return im.emitError() << "sorted = 0 is not supported";
   bool largest = im.intAttr("largest", 1) != 0;
   // Positions along the axis, to take a selected element out.
   auto i64 = im.builder().getI64Type();
@@ -637,10 +638,24 @@ static LogicalResult convertTopK(GraphImporter &im, const onnx::NodeProto &) {
                         type.getElementType());
   SmallVector<Value> values, indices;
   Value remaining = x;
+  // 1 where an element is still there, 0 where it was taken.
+  Value one = im.constantScalar(1.0, type.getElementType());
+  Value zero = im.constantScalar(0.0, type.getElementType());
+  Value left;
   for (int64_t i = 0; i < k; ++i) {
     Value index =
         largest ? im.inferred<ts::ArgMaxOp>(remaining, *axis, true, false)
                 : im.inferred<ts::ArgMinOp>(remaining, *axis, true, false);
+    if (index && left) {
+      Value there = im.inferred<ts::GatherElementsOp>(left, index, *axis);
+      Value taken = there ? im.inferred<ts::CompareOp>(ts::CompareDirection::eq,
+                                                       there, zero)
+                          : Value();
+      Value firstLeft = im.inferred<ts::ArgMaxOp>(left, *axis, true, false);
+      index = taken && firstLeft
+                  ? im.inferred<ts::WhereOp>(taken, firstLeft, index)
+                  : Value();
+    }
     Value value =
         index ? im.inferred<ts::GatherElementsOp>(x, index, *axis) : Value();
     if (!value)
@@ -650,9 +665,11 @@ static LogicalResult convertTopK(GraphImporter &im, const onnx::NodeProto &) {
     if (i + 1 < k) {
       Value hit =
           im.inferred<ts::CompareOp>(ts::CompareDirection::eq, index, iota);
-      remaining =
-          hit ? im.inferred<ts::WhereOp>(hit, gone, remaining) : Value();
-      if (!remaining)
+      if (!hit)
+        return failure();
+      remaining = im.inferred<ts::WhereOp>(hit, gone, remaining);
+      left = im.inferred<ts::WhereOp>(hit, zero, left ? left : one);
+      if (!remaining || !left)
         return failure();
     }
   }

@@ -20,6 +20,9 @@ namespace ts = mlir::tessera;
 
 namespace {
 
+/// Zero of the float type `element`.
+Attribute floatZero(Type element) { return FloatAttr::get(element, 0.0); }
+
 /// The parts of one LSTM or GRU node that every step reads.
 struct Recurrence {
   GraphImporter &im;
@@ -133,17 +136,22 @@ LogicalResult checkRecurrence(GraphImporter &im, Recurrence &rec, Value x,
       return im.emitError() << "B must be [" << rec.directions << ", "
                             << 2 * rec.gates * rec.hidden << "]";
   }
+  // Initial states are [D, batch, H], or [batch, D, H] with layout 1.
   for (int index : {5, 6}) {
     Value state = im.optionalInput(index);
     if (!state)
       continue;
     RankedTensorType sType = tensorType(state);
-    if (sType.getRank() != 3 || sType.getDimSize(0) != rec.directions ||
-        !::tessera::dimsCompatible(sType.getDimSize(1),
+    int64_t directionsDim = batchFirst ? 1 : 0;
+    if (sType.getRank() != 3 ||
+        sType.getDimSize(directionsDim) != rec.directions ||
+        !::tessera::dimsCompatible(sType.getDimSize(1 - directionsDim),
                                    xType.getDimSize(batchFirst ? 0 : 1)) ||
         sType.getDimSize(2) != rec.hidden)
-      return im.emitError() << "initial states must be [" << rec.directions
-                            << ", batch, " << rec.hidden << "]";
+      return im.emitError()
+             << "initial states must be " << (batchFirst ? "[batch, " : "[")
+             << rec.directions << (batchFirst ? ", " : ", batch, ")
+             << rec.hidden << "]";
   }
   // Sequence lengths other than the whole sequence are not supported.
   if (Value lens = im.optionalInput(4)) {
@@ -155,11 +163,18 @@ LogicalResult checkRecurrence(GraphImporter &im, Recurrence &rec, Value x,
   return success();
 }
 
-/// X as [T, B, I] (layout 1 gives [B, T, I]).
+/// X as [T, B, I] (layout 1 gives [B, T, I]); an initial state as
+/// [D, B, H] (layout 1 gives [B, D, H]): the same swap of dims 0 and 1.
 Value timeMajor(GraphImporter &im, Value x) {
-  if (im.intAttr("layout", 0) == 0)
+  if (!x || im.intAttr("layout", 0) == 0)
     return x;
   return im.inferred<ts::TransposeOp>(x, ArrayRef<int64_t>{1, 0, 2});
+}
+
+/// Initial state input `index` (5: h, 6: c) as [D, B, H], or null when
+/// absent.
+Value initialState(GraphImporter &im, int index) {
+  return timeMajor(im, im.optionalInput(index));
 }
 
 /// Stacks `perStep` ([B, H] each, in time order) into [T, 1, B, H], and the
@@ -294,7 +309,7 @@ LogicalResult convertLSTM(GraphImporter &im, const onnx::NodeProto &) {
   if (im.intAttr("input_forget", 0) != 0)
     return im.emitError() << "input_forget is not supported";
   auto [x, w, r, bias] = *in;
-  Value h0 = im.optionalInput(5), c0 = im.optionalInput(6);
+  Value h0 = initialState(im, 5), c0 = initialState(im, 6);
   Value peepholes = im.optionalInput(7);
   if (peepholes && (tensorType(peepholes).getRank() != 2 ||
                     tensorType(peepholes).getDimSize(0) != rec.directions ||
@@ -357,7 +372,7 @@ LogicalResult convertGRU(GraphImporter &im, const onnx::NodeProto &) {
     return failure();
   auto [x, w, r, bias] = *in;
   bool linearBeforeReset = im.intAttr("linear_before_reset", 0) != 0;
-  Value h0 = im.optionalInput(5);
+  Value h0 = initialState(im, 5);
   SmallVector<SmallVector<Value>> perStep(rec.directions);
   SmallVector<SmallVector<Value>> last(1);
   Value one = im.constantScalar(1.0, rec.element);
@@ -370,7 +385,10 @@ LogicalResult convertGRU(GraphImporter &im, const onnx::NodeProto &) {
     Value zrBias, rbh;
     if (dir->rb) {
       rbh = rec.gate(dir->rb, 2);
-      Value zeros = rec.mul(rbh, im.constantScalar(0.0, rec.element));
+      Value zeros =
+          im.create<ts::ConstantOp>(cast<ElementsAttr>(DenseElementsAttr::get(
+              RankedTensorType::get({rec.hidden}, rec.element),
+              floatZero(rec.element))));
       zrBias = im.inferred<ts::ConcatOp>(
           ValueRange{rec.slice(dir->rb, 0, 0, 2 * rec.hidden), zeros},
           int64_t(0));
@@ -436,7 +454,7 @@ LogicalResult convertRNN(GraphImporter &im, const onnx::NodeProto &) {
   if (failed(in))
     return failure();
   auto [x, w, r, bias] = *in;
-  Value h0 = im.optionalInput(5);
+  Value h0 = initialState(im, 5);
   SmallVector<SmallVector<Value>> perStep(rec.directions);
   SmallVector<SmallVector<Value>> last(1);
   for (int64_t d = 0; d < rec.directions; ++d) {

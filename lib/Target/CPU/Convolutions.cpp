@@ -7,6 +7,7 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Transforms/RegionUtils.h"
 
 using namespace mlir;
 using tessera::cpu::fillAfterCollapse;
@@ -259,9 +260,11 @@ linalg::GenericOp pointwiseToGemm(RewriterBase &rewriter,
 
 /// The elementwise op that alone reads `conv`'s result, when it can run on
 /// the GEMM's [N, P, F] product instead of the NCHW result: all loops
-/// parallel, the result read as it is, its other inputs per channel or
-/// scalars (maps of only the batch and channel loops, or constants), its
-/// init not read, one result of the same type. Null otherwise.
+/// parallel, the result read as it is by exactly one input, its other
+/// inputs per channel or scalars (maps of only the batch and channel
+/// loops, or constants) defined before the convolution, its init not read
+/// and written as it is, no linalg.index in its body, one result of the
+/// same type. Null otherwise.
 linalg::GenericOp channelEpilogue(linalg::Conv2DNchwFchwOp conv) {
   Value result = conv->getResult(0);
   if (!result.hasOneUse())
@@ -271,21 +274,38 @@ linalg::GenericOp channelEpilogue(linalg::Conv2DNchwFchwOp conv) {
       consumer.getNumLoops() != 4 || consumer.getNumParallelLoops() != 4 ||
       consumer->getResult(0).getType() != result.getType() ||
       !consumer.hasPureTensorSemantics() ||
-      consumer.payloadUsesValueFromOperand(consumer.getDpsInitOperand(0)))
+      consumer.payloadUsesValueFromOperand(consumer.getDpsInitOperand(0)) ||
+      !consumer.getMatchingIndexingMap(consumer.getDpsInitOperand(0))
+           .isIdentity() ||
+      !consumer.getBlock()->getOps<linalg::IndexOp>().empty())
     return {};
+  // Values the body reads from above must exist at the convolution too.
+  llvm::SetVector<Value> captured;
+  getUsedValuesDefinedAbove(consumer->getRegion(0), captured);
+  auto before = [&](Value value) {
+    Operation *def = value.getDefiningOp();
+    return !def ||
+           (def->getBlock() == conv->getBlock() && def->isBeforeInBlock(conv));
+  };
+  if (!llvm::all_of(captured, before))
+    return {};
+  unsigned reads = 0;
   for (OpOperand *input : consumer.getDpsInputOperands()) {
     AffineMap map = consumer.getMatchingIndexingMap(input);
     if (input->get() == result) {
       if (!map.isIdentity())
         return {};
+      ++reads;
       continue;
     }
+    if (!before(input->get()))
+      return {};
     // Per channel ([C], [1, C, 1, 1]) or scalar: no height or width loop.
     if (map.isFunctionOfDim(2) || map.isFunctionOfDim(3) ||
         getElementTypeOrSelf(input->get().getType()).isInteger(1))
       return {};
   }
-  return consumer;
+  return reads == 1 ? consumer : linalg::GenericOp();
 }
 
 /// `epilogue` (see channelEpilogue) over the loops [n, p, f] of the GEMM's

@@ -126,6 +126,14 @@ void splitRemainder(RewriterBase &rewriter, linalg::LinalgOp op) {
   if (!range || innerTile(op) || *range <= kStep ||
       linalg::isReductionIterator(op.getIteratorTypesArray().back()))
     return;
+  // A read through x floordiv f (an upsampling by a factor that does not
+  // divide the lanes) does not split: the second part's map would read
+  // (local x) floordiv f from the first part's end, not (end + x) floordiv
+  // f (a nearest Resize by 3 to width 75 read the wrong pixels).
+  if (!llvm::all_of(op.getIndexingMapsArray(), [](AffineMap map) {
+        return map.isProjectedPermutation(/*allowZeroInResults=*/true);
+      }))
+    return;
   rewriter.setInsertionPoint(op);
   linalg::splitOp(rewriter, cast<TilingInterface>(op.getOperation()),
                   op.getNumLoops() - 1,

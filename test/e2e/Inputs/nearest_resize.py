@@ -8,7 +8,8 @@
 """Usage: nearest_resize.py OUT_DIR
 
 Cases: by2 (factor 2), by8 (factor 8), by2x4 (2 down the height, 4 across
-the width), each at three sizes.
+the width), each at three sizes; by3 (factor 3, static 4 x 25 -> 12 x 75:
+a row that no vector step divides and that 16 lanes do not split evenly).
 """
 import os
 import sys
@@ -40,17 +41,20 @@ SIZES = [(1, 3, 5, 7), (2, 3, 4, 9), (1, 3, 3, 17)]
 
 def main(out):
     torch.manual_seed(0)
-    for name, factors in CASES.items():
+    cases = {name: (factors, SIZES, True) for name, factors in CASES.items()}
+    cases["by3"] = ((3.0, 3.0), [(1, 3, 4, 25)], False)
+    for name, (factors, sizes, symbolic) in cases.items():
         folder = os.path.join(out, name)
         os.makedirs(folder, exist_ok=True)
         model = Upsample(factors).eval()
         path = os.path.join(folder, "model.onnx")
-        torch.onnx.export(model, torch.randn(*SIZES[0]), path,
+        torch.onnx.export(model, torch.randn(*sizes[0]), path,
                           input_names=["x"], output_names=["y"],
                           dynamic_axes={"x": {0: "n", 2: "h", 3: "w"},
-                                        "y": {0: "n", 2: "oh", 3: "ow"}},
+                                        "y": {0: "n", 2: "oh", 3: "ow"}}
+                          if symbolic else None,
                           opset_version=13)
-        for index, size in enumerate(SIZES):
+        for index, size in enumerate(sizes):
             data = os.path.join(folder, f"test_data_set_{index}")
             os.makedirs(data, exist_ok=True)
             x = torch.randn(*size)
