@@ -413,89 +413,6 @@ static LogicalResult convertExpand(GraphImporter &im, const onnx::NodeProto &) {
                              type, x, type.hasStaticShape() ? Value() : shape));
 }
 
-/// CumSum along `axis` (a constant): each output element is the sum of the
-/// elements before it (exclusive: strictly before; reverse: after), as a
-/// masked sum: the input moved so that the axis is last, spread to
-/// [..., n, n] under the mask j <= i (a constant, or from two ranges when n
-/// is symbolic, a sequence's position ids), summed over j, moved back.
-/// O(n^2) work per row; the fusion pass keeps the spread out of memory.
-static LogicalResult convertCumSum(GraphImporter &im, const onnx::NodeProto &) {
-  Value x = im.input(0), axisValue = im.input(1);
-  if (!x || !axisValue)
-    return failure();
-  RankedTensorType type = tensorType(x);
-  int64_t rank = type.getRank();
-  std::optional<SmallVector<int64_t>> axes = im.constantInts(axisValue);
-  if (!axes || axes->size() != 1)
-    return im.emitError() << "axis must be a constant scalar";
-  std::optional<int64_t> axis = ::tessera::normalizeAxis((*axes)[0], rank);
-  if (!axis || rank == 0)
-    return im.emitError() << "axis " << (*axes)[0]
-                          << " is out of range for rank " << rank;
-  bool exclusive = im.intAttr("exclusive", 0) != 0;
-  bool reverse = im.intAttr("reverse", 0) != 0;
-  SmallVector<int64_t> perm, inverse(rank);
-  for (int64_t d = 0; d < rank; ++d)
-    if (d != *axis)
-      perm.push_back(d);
-  perm.push_back(*axis);
-  for (int64_t d = 0; d < rank; ++d)
-    inverse[perm[d]] = d;
-  Value moved = *axis == rank - 1 ? x : im.inferred<ts::TransposeOp>(x, perm);
-  if (!moved)
-    return failure();
-  RankedTensorType movedType = tensorType(moved);
-  int64_t n = movedType.getDimSize(rank - 1);
-  // Include j for output i when j <= i (j < i exclusive; >=, > reverse).
-  ts::CompareDirection include =
-      reverse
-          ? (exclusive ? ts::CompareDirection::gt : ts::CompareDirection::ge)
-          : (exclusive ? ts::CompareDirection::lt : ts::CompareDirection::le);
-  auto i64 = im.builder().getI64Type();
-  Value mask;
-  if (ShapedType::isDynamic(n)) {
-    Value shape =
-        im.create<ts::ShapeOp>(RankedTensorType::get({rank}, i64), moved);
-    Value size = im.inferred<ts::GatherOp>(
-        shape, im.constantI64({rank - 1}, ArrayRef<int64_t>{}), int64_t(0));
-    Value positions = size ? im.create<ts::RangeOp>(
-                                 RankedTensorType::get({n}, i64),
-                                 im.constantI64({0}, ArrayRef<int64_t>{}), size,
-                                 im.constantI64({1}, ArrayRef<int64_t>{}))
-                           : Value();
-    if (!positions)
-      return failure();
-    Value rows = im.create<ts::ReshapeOp>(RankedTensorType::get({n, 1}, i64),
-                                          positions, Value());
-    mask = im.inferred<ts::CompareOp>(include, positions, rows);
-  } else {
-    SmallVector<bool> bits;
-    bits.reserve(n * n);
-    for (int64_t i = 0; i < n; ++i)
-      for (int64_t j = 0; j < n; ++j)
-        bits.push_back(reverse ? (exclusive ? j > i : j >= i)
-                               : (exclusive ? j < i : j <= i));
-    mask = im.create<ts::ConstantOp>(cast<ElementsAttr>(DenseElementsAttr::get(
-        RankedTensorType::get({n, n}, im.builder().getI1Type()), bits)));
-  }
-  SmallVector<int64_t> spreadShape(movedType.getShape());
-  spreadShape.insert(spreadShape.end() - 1, 1);
-  Value row = im.create<ts::ReshapeOp>(
-      RankedTensorType::get(spreadShape, type.getElementType()), moved,
-      Value());
-  Value zero = im.constantScalar(0.0, type.getElementType());
-  Value spread = mask ? im.inferred<ts::WhereOp>(mask, row, zero) : Value();
-  Value sums =
-      spread
-          ? im.inferred<ts::ReduceSumOp>(spread, ArrayRef<int64_t>{-1}, false)
-          : Value();
-  if (!sums)
-    return failure();
-  return im.setOutput(0, *axis == rank - 1
-                             ? sums
-                             : im.inferred<ts::TransposeOp>(sums, inverse));
-}
-
 /// Trilu keeps the upper (or lower) triangle of the last two dimensions,
 /// shifted by k: a select against j - i >= k (upper) or j - i <= k (lower).
 /// With a constant k and static sizes the mask is a constant; a runtime k
@@ -528,19 +445,8 @@ static LogicalResult convertTrilu(GraphImporter &im, const onnx::NodeProto &) {
   if (ShapedType::isDynamic(rows) || ShapedType::isDynamic(cols)) {
     // Sizes known at run time (a causal mask over a symbolic sequence):
     // j - i from two ranges, [cols] - [rows, 1], compared with k.
-    Value shape =
-        im.create<ts::ShapeOp>(RankedTensorType::get({rank}, i64), x);
-    auto indices = [&](int64_t dim) -> Value {
-      Value size = im.inferred<ts::GatherOp>(
-          shape, im.constantI64({dim}, ArrayRef<int64_t>{}), int64_t(0));
-      if (!size)
-        return Value();
-      return im.create<ts::RangeOp>(
-          RankedTensorType::get({type.getDimSize(dim)}, i64),
-          im.constantI64({0}, ArrayRef<int64_t>{}), size,
-          im.constantI64({1}, ArrayRef<int64_t>{}));
-    };
-    Value rowIndices = indices(rank - 2), colIndices = indices(rank - 1);
+    Value rowIndices = positionsAlong(im, x, rank - 2),
+          colIndices = positionsAlong(im, x, rank - 1);
     if (!rowIndices || !colIndices)
       return failure();
     rowIndices = im.create<ts::ReshapeOp>(RankedTensorType::get({rows, 1}, i64),
@@ -778,7 +684,6 @@ void registerDataMovementConverters(
   r["Gather"] = convertGather;
   r["Expand"] = convertExpand;
   r["Trilu"] = convertTrilu;
-  r["CumSum"] = convertCumSum;
   r["Pad"] = convertPad;
 }
 

@@ -41,6 +41,11 @@ void registerConvTransposeConverters(ConverterRegistry &registry);
 void registerEinsumConverters(ConverterRegistry &registry);
 void registerGridSampleConverters(ConverterRegistry &registry);
 void registerRecurrentConverters(ConverterRegistry &registry);
+void registerScanConverters(ConverterRegistry &registry);
+
+/// The positions 0 .. n - 1 along dim `axis` of `x` ([n] i64), n read at
+/// run time (a symbolic sequence's mask; Scans.cpp). Null on failure.
+Value positionsAlong(GraphImporter &im, Value x, int64_t axis);
 
 /// The known values of every element of `x` (an integer tensor of static
 /// shape whose values the importer follows, at any rank), or nothing

@@ -43,6 +43,7 @@ static const ConverterRegistry &converters() {
     registerEinsumConverters(r);
     registerGridSampleConverters(r);
     registerRecurrentConverters(r);
+    registerScanConverters(r);
     return r;
   }();
   return registry;

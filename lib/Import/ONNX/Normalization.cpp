@@ -2,8 +2,6 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "GraphImporter.h"
 
-#include <limits>
-
 using namespace mlir;
 
 namespace tessera::onnx_import {
@@ -573,116 +571,6 @@ static LogicalResult convertMVN(GraphImporter &im, const onnx::NodeProto &) {
                              : Value());
 }
 
-/// The most elements TopK selects: each is one pass over the input.
-constexpr int64_t kMaxTopK = 64;
-
-/// TopK with a constant k (up to kMaxTopK; a mixture of experts' router,
-/// top-5 of a classifier) as k selections: the first largest (smallest)
-/// element's index by arg_max (arg_min), its value gathered, and the
-/// element taken out for the next selection (-inf, +inf for smallest).
-/// Ties go to the lower index, as ONNX wants; the outputs come sorted
-/// (sorted = 0 leaves the order free, so sorted is fine too). When the
-/// input itself holds -inf (+inf), a selection can land on an element
-/// already taken: the lowest one not taken yet is the right one then.
-static LogicalResult convertTopK(GraphImporter &im, const onnx::NodeProto &) {
-  Value x = im.input(0), kValue = im.input(1);
-  if (!x || !kValue)
-    return failure();
-  RankedTensorType type = tensorType(x);
-  int64_t rank = type.getRank();
-  std::optional<SmallVector<int64_t>> ks = im.constantInts(kValue);
-  if (!ks || ks->size() != 1)
-    return im.emitError() << "k must be a constant (one value)";
-  int64_t k = (*ks)[0];
-  std::optional<int64_t> axis =
-      ::tessera::normalizeAxis(im.intAttr("axis", -1), rank);
-  if (!axis)
-    return im.emitError() << "axis " << im.intAttr("axis", -1)
-                          << " is out of range for rank " << rank;
-  int64_t size = type.getDimSize(*axis);
-  if (k < 1 || k > kMaxTopK)
-    return im.emitError() << "k = " << k << " is not supported (1 to "
-                          << kMaxTopK << ")";
-  if (!ShapedType::isDynamic(size) && k > size)
-    return im.emitError() << "k = " << k << " exceeds the axis' size " << size;
-  if (!isa<FloatType>(type.getElementType()))
-    return im.emitError() << "expects floating-point values, got "
-                          << type.getElementType();
-  bool largest = im.intAttr("largest", 1) != 0;
-  // Positions along the axis, to take a selected element out.
-  auto i64 = im.builder().getI64Type();
-  SmallVector<int64_t> iotaShape(rank, 1);
-  iotaShape[*axis] = size;
-  Value iota;
-  if (ShapedType::isDynamic(size)) {
-    Value shape = im.create<ts::ShapeOp>(RankedTensorType::get({rank}, i64), x);
-    Value count = im.inferred<ts::GatherOp>(
-        shape, im.constantI64({*axis}, ArrayRef<int64_t>{}), int64_t(0));
-    iota = count ? im.create<ts::RangeOp>(
-                       RankedTensorType::get({size}, i64),
-                       im.constantI64({0}, ArrayRef<int64_t>{}), count,
-                       im.constantI64({1}, ArrayRef<int64_t>{}))
-                 : Value();
-    if (iota)
-      iota = im.create<ts::ReshapeOp>(RankedTensorType::get(iotaShape, i64),
-                                      iota, Value());
-  } else {
-    iota =
-        im.constantI64(llvm::to_vector(llvm::seq<int64_t>(0, size)), iotaShape);
-  }
-  if (!iota)
-    return failure();
-  Value gone =
-      im.constantScalar(largest ? -std::numeric_limits<double>::infinity()
-                                : std::numeric_limits<double>::infinity(),
-                        type.getElementType());
-  SmallVector<Value> values, indices;
-  Value remaining = x;
-  // 1 where an element is still there, 0 where it was taken.
-  Value one = im.constantScalar(1.0, type.getElementType());
-  Value zero = im.constantScalar(0.0, type.getElementType());
-  Value left;
-  for (int64_t i = 0; i < k; ++i) {
-    Value index =
-        largest ? im.inferred<ts::ArgMaxOp>(remaining, *axis, true, false)
-                : im.inferred<ts::ArgMinOp>(remaining, *axis, true, false);
-    if (index && left) {
-      Value there = im.inferred<ts::GatherElementsOp>(left, index, *axis);
-      Value taken = there ? im.inferred<ts::CompareOp>(ts::CompareDirection::eq,
-                                                       there, zero)
-                          : Value();
-      Value firstLeft = im.inferred<ts::ArgMaxOp>(left, *axis, true, false);
-      index = taken && firstLeft
-                  ? im.inferred<ts::WhereOp>(taken, firstLeft, index)
-                  : Value();
-    }
-    Value value =
-        index ? im.inferred<ts::GatherElementsOp>(x, index, *axis) : Value();
-    if (!value)
-      return failure();
-    values.push_back(value);
-    indices.push_back(index);
-    if (i + 1 < k) {
-      Value hit =
-          im.inferred<ts::CompareOp>(ts::CompareDirection::eq, index, iota);
-      if (!hit)
-        return failure();
-      remaining = im.inferred<ts::WhereOp>(hit, gone, remaining);
-      left = im.inferred<ts::WhereOp>(hit, zero, left ? left : one);
-      if (!remaining || !left)
-        return failure();
-    }
-  }
-  auto join = [&](SmallVector<Value> &parts) -> Value {
-    return parts.size() == 1 ? parts.front()
-                             : im.inferred<ts::ConcatOp>(parts, *axis);
-  };
-  Value joinedValues = join(values), joinedIndices = join(indices);
-  if (!joinedValues || !joinedIndices || failed(im.setOutput(0, joinedValues)))
-    return failure();
-  return im.setOutput(1, joinedIndices);
-}
-
 void registerNormalizationConverters(
     ConverterRegistry &r) {
   r["ReduceSum"] = convertReduce<ts::ReduceSumOp, 13>;
@@ -696,7 +584,6 @@ void registerNormalizationConverters(
   r["ReduceLogSumExp"] = convertCompositeReduce<Composite::LogSumExp>;
   r["ArgMax"] = convertArgReduce<ts::ArgMaxOp>;
   r["ArgMin"] = convertArgReduce<ts::ArgMinOp>;
-  r["TopK"] = convertTopK;
   r["Softmax"] = convertSoftmax<ts::SoftmaxOp>;
   r["LogSoftmax"] = convertSoftmax<ts::LogSoftmaxOp>;
   r["LayerNormalization"] = convertLayerNorm;

@@ -281,14 +281,16 @@ FailureOr<Operands> begin(GraphImporter &im, Recurrence &rec, StringRef op,
   return Operands{x, w, r, im.optionalInput(3)};
 }
 
-/// The hidden states of direction `d` in time order, each from `step`,
+/// Fills `outputs` with the hidden states of direction `d` in time order,
+/// each from `step`,
 /// which gets the input's projection at that step ([B, gates * H]),
 /// updates the state it carries and returns the new hidden state (null on
 /// failure). The reverse direction runs from the last step to the first.
-FailureOr<SmallVector<Value>> unroll(Recurrence &rec, int64_t d, Value inputs,
-                                     function_ref<Value(Value)> step) {
+LogicalResult unroll(Recurrence &rec, int64_t d, Value inputs,
+                     SmallVector<Value> &outputs,
+                     function_ref<Value(Value)> step) {
   bool backwards = rec.reverseOnly || d == 1;
-  SmallVector<Value> outputs(rec.steps);
+  outputs.assign(rec.steps, Value());
   for (int64_t s = 0; s < rec.steps; ++s) {
     int64_t t = backwards ? rec.steps - 1 - s : s;
     Value all = rec.dropFront(rec.slice(inputs, 0, t, t + 1));
@@ -297,7 +299,7 @@ FailureOr<SmallVector<Value>> unroll(Recurrence &rec, int64_t d, Value inputs,
       return failure();
     outputs[t] = h;
   }
-  return outputs;
+  return success();
 }
 
 LogicalResult convertLSTM(GraphImporter &im, const onnx::NodeProto &) {
@@ -333,8 +335,7 @@ LogicalResult convertLSTM(GraphImporter &im, const onnx::NodeProto &) {
     Value inputs = projectInput(im, rec, x, dir->w,
                                 dir->wb ? rec.add(dir->wb, dir->rb) : Value());
     Value h = dir->initial[0], c = dir->initial[1];
-    FailureOr<SmallVector<Value>> outputs =
-        unroll(rec, d, inputs, [&](Value all) -> Value {
+    if (failed(unroll(rec, d, inputs, perStep[d], [&](Value all) -> Value {
           if (h)
             all = rec.add(all, rec.project(h, dir->r));
           if (!all)
@@ -354,10 +355,8 @@ LogicalResult convertLSTM(GraphImporter &im, const onnx::NodeProto &) {
           c = next;
           h = rec.mul(rec.sigmoid(o), rec.tanh(c));
           return h;
-        });
-    if (failed(outputs))
+        })))
       return failure();
-    perStep[d] = std::move(*outputs);
     last[0].push_back(h);
     last[1].push_back(c);
   }
@@ -397,8 +396,7 @@ LogicalResult convertGRU(GraphImporter &im, const onnx::NodeProto &) {
         im, rec, x, dir->w, dir->wb ? rec.add(dir->wb, zrBias) : Value());
     Value rh = rec.slice(dir->r, 0, 2 * rec.hidden, 3 * rec.hidden);
     Value h = dir->initial[0];
-    FailureOr<SmallVector<Value>> outputs =
-        unroll(rec, d, inputs, [&](Value all) -> Value {
+    if (failed(unroll(rec, d, inputs, perStep[d], [&](Value all) -> Value {
           // ONNX's gate order: update, reset, hidden.
           Value z = rec.gate(all, 0), reset = rec.gate(all, 1),
                 candidate = rec.gate(all, 2);
@@ -438,10 +436,8 @@ LogicalResult convertGRU(GraphImporter &im, const onnx::NodeProto &) {
             next = rec.add(next, rec.mul(z, h));
           h = next;
           return h;
-        });
-    if (failed(outputs))
+        })))
       return failure();
-    perStep[d] = std::move(*outputs);
     last[0].push_back(h);
   }
   return setOutputs(im, rec, perStep, last);
@@ -464,16 +460,13 @@ LogicalResult convertRNN(GraphImporter &im, const onnx::NodeProto &) {
     Value inputs = projectInput(im, rec, x, dir->w,
                                 dir->wb ? rec.add(dir->wb, dir->rb) : Value());
     Value h = dir->initial[0];
-    FailureOr<SmallVector<Value>> outputs =
-        unroll(rec, d, inputs, [&](Value all) -> Value {
+    if (failed(unroll(rec, d, inputs, perStep[d], [&](Value all) -> Value {
           if (h)
             all = rec.add(all, rec.project(h, dir->r));
           h = rec.tanh(all);
           return h;
-        });
-    if (failed(outputs))
+        })))
       return failure();
-    perStep[d] = std::move(*outputs);
     last[0].push_back(h);
   }
   return setOutputs(im, rec, perStep, last);
