@@ -42,15 +42,19 @@ std::optional<std::string> whyDirect(linalg::Conv2DNchwFchwOp conv) {
 
 bool convolutionToGemm(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv);
 
-/// A GEMM's contraction over loops [batch, rows, k, columns] (the order the
-/// register tiles take), reading `lhs` and `rhs` through `maps` (the
+/// A GEMM's contraction over loops [batch..., rows, k, columns] (the order
+/// the register tiles take), reading `lhs` and `rhs` through `maps` (the
 /// result's last), accumulating into `init` with multiply-adds.
 linalg::GenericOp gemmGeneric(RewriterBase &rewriter, Location loc, Value lhs,
                               Value rhs, Value init,
                               ArrayRef<AffineMap> maps) {
-  SmallVector<utils::IteratorType> iterators = {
-      utils::IteratorType::parallel, utils::IteratorType::parallel,
-      utils::IteratorType::reduction, utils::IteratorType::parallel};
+  // The loops the result does not read are reduced.
+  AffineMap result = maps.back();
+  SmallVector<utils::IteratorType> iterators;
+  for (unsigned d = 0; d < result.getNumDims(); ++d)
+    iterators.push_back(result.isFunctionOfDim(d)
+                            ? utils::IteratorType::parallel
+                            : utils::IteratorType::reduction);
   return linalg::GenericOp::create(
       rewriter, loc, init.getType(), ValueRange{lhs, rhs}, ValueRange{init},
       maps, iterators, [](OpBuilder &b, Location l, ValueRange args) {
@@ -100,9 +104,12 @@ constexpr int64_t kMaxTapCopies = 49;
 /// slot rank-reduced to 4-D is ambiguous where N is 1 and the image's size
 /// symbolic (its strides all dynamic), and the buffer of such a slice kept
 /// the wrong unit dims (the channels a tap wrote overlapped, and the rest
-/// of the patches was never written).
+/// of the patches was never written). With `rows`, the patches hold that
+/// many rows ([N, C, KH, KW, rows, OW], rows >= OH) and each tap writes
+/// its first OH.
 Value copyTaps(RewriterBase &rewriter, Location loc,
-               linalg::Conv2DNchwFchwOp conv, ArrayRef<OpFoldResult> sizes) {
+               linalg::Conv2DNchwFchwOp conv, ArrayRef<OpFoldResult> sizes,
+               OpFoldResult rows = {}) {
   Value input = conv.getInputs()[0];
   auto filterType = cast<RankedTensorType>(conv.getInputs()[1].getType());
   Type element = filterType.getElementType();
@@ -120,7 +127,7 @@ Value copyTaps(RewriterBase &rewriter, Location loc,
   Value patches = tensor::EmptyOp::create(
       rewriter, loc,
       ArrayRef<OpFoldResult>{sizes[0], sizes[1], index(kh), index(kw),
-                             sizes[2], sizes[3]},
+                             rows ? rows : sizes[2], sizes[3]},
       element);
   SmallVector<int64_t> tapShape;
   for (OpFoldResult size : sizes) {
@@ -308,6 +315,37 @@ linalg::GenericOp channelEpilogue(linalg::Conv2DNchwFchwOp conv) {
   return reads == 1 ? consumer : linalg::GenericOp();
 }
 
+/// `epilogue` (see channelEpilogue) over the loops of the GEMM's
+/// `product` instead of [n, f, oh, ow], into `init` (made before the GEMM,
+/// so that the tiles can take the epilogue in): the product read in place
+/// of the convolution's result, the per-channel inputs through their maps
+/// composed with `toProduct` (the product's loops to [n, f, oh, ow]).
+Value epilogueOn(RewriterBase &rewriter, Location loc,
+                 linalg::GenericOp epilogue, Value convResult, Value product,
+                 Value init, AffineMap toProduct) {
+  MLIRContext *ctx = rewriter.getContext();
+  unsigned loops = toProduct.getNumDims();
+  SmallVector<Value> inputs;
+  SmallVector<AffineMap> maps;
+  for (OpOperand *input : epilogue.getDpsInputOperands()) {
+    if (input->get() == convResult) {
+      inputs.push_back(product);
+      maps.push_back(AffineMap::getMultiDimIdentityMap(loops, ctx));
+      continue;
+    }
+    inputs.push_back(input->get());
+    maps.push_back(epilogue.getMatchingIndexingMap(input).compose(toProduct));
+  }
+  maps.push_back(AffineMap::getMultiDimIdentityMap(loops, ctx));
+  auto productType = cast<RankedTensorType>(product.getType());
+  auto moved = linalg::GenericOp::create(
+      rewriter, loc, productType, inputs, ValueRange{init}, maps,
+      SmallVector<utils::IteratorType>(loops, utils::IteratorType::parallel));
+  rewriter.cloneRegionBefore(epilogue.getRegion(), moved.getRegion(),
+                             moved.getRegion().end());
+  return moved.getResult(0);
+}
+
 /// `epilogue` (see channelEpilogue) over the loops [n, p, f] of the GEMM's
 /// `product` [N, P, F] instead of [n, f, oh, ow], into `init` (made before
 /// the GEMM, so that the tiles can take the epilogue in): the product read
@@ -322,40 +360,277 @@ Value epilogueOnProduct(RewriterBase &rewriter, Location loc,
       {getAffineDimExpr(0, ctx), getAffineDimExpr(2, ctx),
        getAffineConstantExpr(0, ctx), getAffineConstantExpr(0, ctx)},
       ctx);
-  SmallVector<Value> inputs;
-  SmallVector<AffineMap> maps;
-  for (OpOperand *input : epilogue.getDpsInputOperands()) {
-    if (input->get() == convResult) {
-      inputs.push_back(product);
-      maps.push_back(AffineMap::getMultiDimIdentityMap(3, ctx));
-      continue;
-    }
-    inputs.push_back(input->get());
-    maps.push_back(epilogue.getMatchingIndexingMap(input).compose(toProduct));
-  }
-  maps.push_back(AffineMap::getMultiDimIdentityMap(3, ctx));
-  auto productType = cast<RankedTensorType>(product.getType());
-  auto moved = linalg::GenericOp::create(
-      rewriter, loc, productType, inputs, ValueRange{init}, maps,
-      SmallVector<utils::IteratorType>(3, utils::IteratorType::parallel));
-  rewriter.cloneRegionBefore(epilogue.getRegion(), moved.getRegion(),
-                             moved.getRegion().end());
-  return moved.getResult(0);
+  return epilogueOn(rewriter, loc, epilogue, convResult, product, init,
+                    toProduct);
 }
 
-/// A float convolution whose height or width is dynamic (an OCR or
-/// segmentation model's image size) as a GEMM whose rows are the output
-/// pixels, which the register tiles take with dynamic rows: [N, P, F] =
-/// patches [N, P, C*KH*KW] times the filters transposed to [C*KH*KW, F]
-/// (a constant, so at compile time), then transposed back to [N, F, P].
-/// The patches are im2col's, written pixel-major by one generic over
-/// [n, oh, ow, c, kh, kw]; a pointwise convolution (1 x 1, stride 1) reads
-/// the images as [N, C, P] instead, transposed, with no copy. (The pixels
-/// as columns, as the static form has them, would be dynamic columns,
-/// which the tiles do not take.) The GEMM, or null for another
-/// convolution.
-linalg::GenericOp dynamicConvolutionToGemm(RewriterBase &rewriter,
-                                           linalg::Conv2DNchwFchwOp conv) {
+/// Whether `conv` is one of floats (input, filter and result of one type)
+/// over an image whose height or width is dynamic (an OCR or segmentation
+/// model's), its filter and channels static and its result a fill.
+bool isDynamicImageConvolution(linalg::Conv2DNchwFchwOp conv) {
+  auto inputType = cast<RankedTensorType>(conv.getInputs()[0].getType());
+  auto filterType = cast<RankedTensorType>(conv.getInputs()[1].getType());
+  Value init = conv.getOutputs()[0];
+  Type element = getElementTypeOrSelf(init.getType());
+  return conv.hasPureTensorSemantics() &&
+         init.getDefiningOp<linalg::FillOp>() && isa<FloatType>(element) &&
+         inputType.getElementType() == element &&
+         filterType.getElementType() == element &&
+         filterType.hasStaticShape() && !inputType.isDynamicDim(1) &&
+         (inputType.isDynamicDim(2) || inputType.isDynamicDim(3));
+}
+
+/// Replaces `conv` by `result`, which already holds its `epilogue` (the
+/// elementwise consumer moved onto the GEMM's product) when there is one:
+/// then the epilogue's result is replaced and the convolution erased.
+void replaceWithEpilogue(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
+                         linalg::GenericOp epilogue, Value result) {
+  if (!epilogue) {
+    rewriter.replaceOp(conv, result);
+    return;
+  }
+  rewriter.replaceOp(epilogue, result);
+  rewriter.eraseOp(conv);
+}
+
+/// A GEMM over the loops [n, q, f, k, c] (batch n and q, rows f, k,
+/// columns c), `lhs` [F, K] read (f, k), `rhs` [N, K, Q, W] read (n, k,
+/// q, c), accumulating into `init` [N, F, Q, W] with multiply-adds.
+linalg::GenericOp panelsGemm(RewriterBase &rewriter, Location loc, Value lhs,
+                             Value rhs, Value init) {
+  MLIRContext *ctx = rewriter.getContext();
+  AffineExpr n, q, f, k, c;
+  bindDims(ctx, n, q, f, k, c);
+  SmallVector<AffineMap> maps = {AffineMap::get(5, 0, {f, k}, ctx),
+                                 AffineMap::get(5, 0, {n, k, q, c}, ctx),
+                                 AffineMap::get(5, 0, {n, f, q, c}, ctx)};
+  return gemmGeneric(rewriter, loc, lhs, rhs, init, maps);
+}
+
+/// Whether the per-channel inputs of `epilogue` (see channelEpilogue) read
+/// no batch index, so that it can run on one image's panel.
+bool readsNoBatch(linalg::GenericOp epilogue, Value convResult) {
+  return llvm::all_of(epilogue.getDpsInputOperands(), [&](OpOperand *input) {
+    return input->get() == convResult ||
+           !epilogue.getMatchingIndexingMap(input).isFunctionOfDim(0);
+  });
+}
+
+/// For pixelPanelsConvolution, a convolution at stride 1: the product
+/// [N, F, Q, panel] over the pixels of the input's grid (OH rows of the
+/// input's width Win), where the tap (i, j) of pixel p = oh * Win + ow
+/// reads the flat input at p + i * dh * Win + j * dw. No im2col: each
+/// panel of pixels (in parallel) is KH * KW GEMMs, one per tap, of its
+/// filters [F, C] and the flat input's slice [C, panel] from the panel's
+/// start plus the tap's shift, accumulated in turn, the epilogue (when it
+/// reads no batch index) after the last. The pixels of each row past OW
+/// wrap into the next row and are dropped; the input gets rows of padding
+/// below (its pad made taller, or a pad of its own) so that each slice
+/// lies inside its channel. The product, with `epilogue` applied when it
+/// was (else null in `epilogue`).
+Value shiftedTapsProduct(RewriterBase &rewriter, Location loc,
+                         linalg::Conv2DNchwFchwOp conv, int64_t panel,
+                         OpFoldResult batch, Value outH, Value grid,
+                         Value panels, linalg::GenericOp &epilogue) {
+  Value input = conv.getInputs()[0], filter = conv.getInputs()[1];
+  auto inputType = cast<RankedTensorType>(input.getType());
+  auto filterType = cast<RankedTensorType>(filter.getType());
+  Type element = filterType.getElementType();
+  int64_t filters = filterType.getDimSize(0),
+          channels = filterType.getDimSize(1), kh = filterType.getDimSize(2),
+          kw = filterType.getDimSize(3);
+  SmallVector<int64_t> dilations = llvm::to_vector(llvm::map_range(
+      conv.getDilations(), [](const APInt &v) { return v.getSExtValue(); }));
+  MLIRContext *ctx = rewriter.getContext();
+  auto constant = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(rewriter, loc, v);
+  };
+  OpFoldResult zero = rewriter.getIndexAttr(0), one = rewriter.getIndexAttr(1);
+  // The last panel reads up to panel - 1 pixels past the grid, and the
+  // last tap (KW - 1) * dw past that: rows * Win >= that much.
+  Value rows = arith::CeilDivUIOp::create(
+      rewriter, loc, constant((kw - 1) * dilations[1] + panel - 1),
+      arith::MaxUIOp::create(rewriter, loc, grid, constant(1)));
+  Value source = input;
+  SmallVector<OpFoldResult> low(4, zero), high(4, zero);
+  Value padValue = arith::ConstantOp::create(rewriter, loc, element,
+                                             rewriter.getZeroAttr(element));
+  auto pad = input.getDefiningOp<tensor::PadOp>();
+  if (pad && pad.getConstantPaddingValue() && pad->hasOneUse()) {
+    source = pad.getSource();
+    low = pad.getMixedLowPad();
+    high = pad.getMixedHighPad();
+    padValue = pad.getConstantPaddingValue();
+  }
+  high[2] = arith::AddIOp::create(
+                rewriter, loc,
+                getValueOrCreateConstantIndexOp(rewriter, loc, high[2]), rows)
+                .getResult();
+  SmallVector<int64_t> tallShape(inputType.getShape());
+  tallShape[2] = ShapedType::kDynamic;
+  Value tall = tensor::PadOp::create(rewriter, loc,
+                                     RankedTensorType::get(tallShape, element),
+                                     source, low, high, padValue);
+  Value flat = tensor::CollapseShapeOp::create(
+      rewriter, loc, tall, SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
+  // The filters as [KH * KW * F, C]: tap t's are rows [t * F, (t + 1) * F).
+  Value byTap = linalg::TransposeOp::create(
+                    rewriter, loc, filter,
+                    tensor::EmptyOp::create(
+                        rewriter, loc,
+                        ArrayRef<int64_t>{kh, kw, filters, channels}, element),
+                    ArrayRef<int64_t>{2, 3, 0, 1})
+                    ->getResult(0);
+  Value tapRows = tensor::CollapseShapeOp::create(
+      rewriter, loc, byTap, SmallVector<ReassociationIndices>{{0, 1, 2}, {3}});
+  SmallVector<Value> weights, shifts;
+  for (int64_t i = 0; i < kh; ++i)
+    for (int64_t j = 0; j < kw; ++j) {
+      weights.push_back(tensor::ExtractSliceOp::create(
+          rewriter, loc, tapRows,
+          ArrayRef<OpFoldResult>{rewriter.getIndexAttr((i * kw + j) * filters),
+                                 zero},
+          ArrayRef<OpFoldResult>{rewriter.getIndexAttr(filters),
+                                 rewriter.getIndexAttr(channels)},
+          ArrayRef<OpFoldResult>{one, one}));
+      shifts.push_back(arith::AddIOp::create(
+          rewriter, loc,
+          arith::MulIOp::create(rewriter, loc, constant(i * dilations[0]),
+                                grid),
+          constant(j * dilations[1])));
+    }
+  Value fillValue =
+      conv.getOutputs()[0].getDefiningOp<linalg::FillOp>().getInputs()[0];
+  Value product = tensor::EmptyOp::create(
+      rewriter, loc,
+      ArrayRef<OpFoldResult>{batch, rewriter.getIndexAttr(filters), panels,
+                             rewriter.getIndexAttr(panel)},
+      element);
+  if (epilogue && !readsNoBatch(epilogue, conv->getResult(0)))
+    epilogue = {};
+  auto forall = scf::ForallOp::create(
+      rewriter, loc, ArrayRef<OpFoldResult>{zero, zero},
+      ArrayRef<OpFoldResult>{batch, panels}, ArrayRef<OpFoldResult>{one, one},
+      ValueRange{product}, std::nullopt);
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(forall.getTerminator());
+  Value n = forall.getInductionVars()[0], q = forall.getInductionVars()[1];
+  Value start = arith::MulIOp::create(rewriter, loc, q, constant(panel));
+  auto tileType = RankedTensorType::get({1, filters, 1, panel}, element);
+  Value acc =
+      linalg::FillOp::create(
+          rewriter, loc, fillValue,
+          tensor::EmptyOp::create(rewriter, loc, tileType.getShape(), element)
+              .getResult())
+          .getResult(0);
+  auto rhsType = RankedTensorType::get({1, channels, panel}, element);
+  for (auto [lhs, shift] : llvm::zip(weights, shifts)) {
+    Value rhs = tensor::ExtractSliceOp::create(
+        rewriter, loc, rhsType, flat,
+        ArrayRef<OpFoldResult>{
+            n, zero,
+            arith::AddIOp::create(rewriter, loc, start, shift).getResult()},
+        ArrayRef<OpFoldResult>{one, rewriter.getIndexAttr(channels),
+                               rewriter.getIndexAttr(panel)},
+        ArrayRef<OpFoldResult>{one, one, one});
+    Value columns = tensor::ExpandShapeOp::create(
+        rewriter, loc, RankedTensorType::get({1, channels, 1, panel}, element),
+        rhs, SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
+    acc = panelsGemm(rewriter, loc, lhs, columns, acc).getResult(0);
+  }
+  if (epilogue) {
+    AffineExpr d0, d1;
+    bindDims(ctx, d0, d1);
+    AffineMap toProduct = AffineMap::get(
+        4, 0,
+        {d0, d1, getAffineConstantExpr(0, ctx), getAffineConstantExpr(0, ctx)},
+        ctx);
+    acc = epilogueOn(
+        rewriter, loc, epilogue, conv->getResult(0), acc,
+        tensor::EmptyOp::create(rewriter, loc, tileType.getShape(), element),
+        toProduct);
+  }
+  rewriter.setInsertionPointToStart(forall.getTerminator().getBody());
+  tensor::ParallelInsertSliceOp::create(
+      rewriter, loc, acc, forall.getRegionIterArgs()[0],
+      ArrayRef<OpFoldResult>{n, zero, q, zero},
+      ArrayRef<OpFoldResult>{one, rewriter.getIndexAttr(filters), one,
+                             rewriter.getIndexAttr(panel)},
+      SmallVector<OpFoldResult>(4, one));
+  return forall.getResult(0);
+}
+
+/// For pixelPanelsConvolution: im2col's patches of a convolution at any
+/// stride as [N, C*KH*KW, L] (L = `padded`, whole panels), one copy per
+/// tap of the input's strided slice (copyTaps) into OH + ceil((panel - 1)
+/// / OW) rows of OW pixels, the extra rows zero.
+Value rowTaps(RewriterBase &rewriter, Location loc,
+              linalg::Conv2DNchwFchwOp conv, OpFoldResult batch,
+              OpFoldResult outH, OpFoldResult outW, int64_t panel,
+              Value padded) {
+  auto filterType = cast<RankedTensorType>(conv.getInputs()[1].getType());
+  Type element = filterType.getElementType();
+  int64_t channels = filterType.getDimSize(1), kh = filterType.getDimSize(2),
+          kw = filterType.getDimSize(3);
+  auto constant = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(rewriter, loc, v);
+  };
+  Value oh = getValueOrCreateConstantIndexOp(rewriter, loc, outH);
+  Value ow = getValueOrCreateConstantIndexOp(rewriter, loc, outW);
+  // extra * OW >= panel - 1 >= padded - OH * OW (an OW of 0 read as 1: no
+  // pixels, no panels).
+  Value extra = arith::CeilDivUIOp::create(
+      rewriter, loc, constant(panel - 1),
+      arith::MaxUIOp::create(rewriter, loc, ow, constant(1)));
+  Value rows = arith::AddIOp::create(rewriter, loc, oh, extra);
+  Value patches =
+      copyTaps(rewriter, loc, conv,
+               {batch, rewriter.getIndexAttr(channels), outH, outW}, rows);
+  OpFoldResult zero = rewriter.getIndexAttr(0), one = rewriter.getIndexAttr(1);
+  SmallVector<OpFoldResult> tailOffsets = {zero, zero, zero, zero, oh, zero};
+  SmallVector<OpFoldResult> tailSizes = {batch,
+                                         rewriter.getIndexAttr(channels),
+                                         rewriter.getIndexAttr(kh),
+                                         rewriter.getIndexAttr(kw),
+                                         extra,
+                                         outW};
+  SmallVector<OpFoldResult> units(6, one);
+  Value tail = tensor::ExtractSliceOp::create(rewriter, loc, patches,
+                                              tailOffsets, tailSizes, units);
+  Value zeroValue = arith::ConstantOp::create(rewriter, loc, element,
+                                              rewriter.getZeroAttr(element));
+  Value zeros =
+      linalg::FillOp::create(rewriter, loc, zeroValue, tail).getResult(0);
+  patches = tensor::InsertSliceOp::create(rewriter, loc, zeros, patches,
+                                          tailOffsets, tailSizes, units);
+  Value flat = tensor::CollapseShapeOp::create(
+      rewriter, loc, patches,
+      SmallVector<ReassociationIndices>{{0}, {1, 2, 3}, {4, 5}});
+  return tensor::ExtractSliceOp::create(
+      rewriter, loc, flat, ArrayRef<OpFoldResult>{zero, zero, zero},
+      ArrayRef<OpFoldResult>{batch, rewriter.getIndexAttr(channels * kh * kw),
+                             padded},
+      ArrayRef<OpFoldResult>{one, one, one});
+}
+
+/// A float convolution whose height or width is dynamic, of im2col taps
+/// (not pointwise, at most kMaxTapCopies taps), as the static form has it:
+/// the filters [F, C*KH*KW] times the patches, the output pixels the
+/// columns, so that the product is NCHW and the filters are the register
+/// tiles' rows (a few filters, such as 24, fill 8 x 48 tiles that a
+/// product with the filters as its columns leaves half empty). The pixels
+/// are those of a grid of OH rows, padded to Q whole panels of `panel`
+/// columns, so that the GEMM's columns are static (Q is a dynamic batch
+/// dim of the GEMM over the loops [n, q, f, k, c]): at stride 1 the
+/// grid's rows are the input's width, and each tap is a shift of the flat
+/// input (shiftedTapsProduct: no im2col); at other strides OW, with
+/// im2col's patches [N, C*KH*KW, Q * panel] (rowTaps) read as [N,
+/// C*KH*KW, Q, panel]. Its elementwise consumer (channelEpilogue) runs on
+/// the product [N, F, Q, panel], in the tiles' epilogue; the grid's pixels
+/// are then copied out, and its first OW columns. False when `conv` is not
+/// such a convolution.
+bool pixelPanelsConvolution(RewriterBase &rewriter,
+                            linalg::Conv2DNchwFchwOp conv, int64_t panel) {
   Value input = conv.getInputs()[0], filter = conv.getInputs()[1];
   Value init = conv.getOutputs()[0];
   auto inputType = cast<RankedTensorType>(input.getType());
@@ -363,11 +638,152 @@ linalg::GenericOp dynamicConvolutionToGemm(RewriterBase &rewriter,
   auto initType = cast<RankedTensorType>(init.getType());
   Type element = initType.getElementType();
   auto fill = init.getDefiningOp<linalg::FillOp>();
-  if (!conv.hasPureTensorSemantics() || !fill || !isa<FloatType>(element) ||
-      inputType.getElementType() != element ||
-      filterType.getElementType() != element ||
-      !filterType.hasStaticShape() || inputType.isDynamicDim(1) ||
-      (!inputType.isDynamicDim(2) && !inputType.isDynamicDim(3)))
+  if (!isDynamicImageConvolution(conv))
+    return false;
+  int64_t filters = filterType.getDimSize(0),
+          channels = filterType.getDimSize(1);
+  int64_t kh = filterType.getDimSize(2), kw = filterType.getDimSize(3);
+  bool unitStrides =
+      llvm::all_of(conv.getStrides(), [](const APInt &s) { return s.isOne(); });
+  if ((kh == 1 && kw == 1 && unitStrides) || kh * kw > kMaxTapCopies)
+    return false;
+  rewriter.setInsertionPoint(conv);
+  Location loc = conv.getLoc();
+  MLIRContext *ctx = rewriter.getContext();
+  OpFoldResult batch = tensor::getMixedSize(rewriter, loc, init, 0);
+  OpFoldResult outH = tensor::getMixedSize(rewriter, loc, init, 2);
+  OpFoldResult outW = tensor::getMixedSize(rewriter, loc, init, 3);
+  auto value = [&](OpFoldResult size) {
+    return getValueOrCreateConstantIndexOp(rewriter, loc, size);
+  };
+  auto constant = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(rewriter, loc, v);
+  };
+  Value oh = value(outH), ow = value(outW);
+  // At stride 1 the input's width is OW + (KW - 1) * dw (not read from
+  // the input, so that its pad has no other user and can grow).
+  SmallVector<int64_t> dilations = llvm::to_vector(llvm::map_range(
+      conv.getDilations(), [](const APInt &v) { return v.getSExtValue(); }));
+  Value grid = unitStrides
+                   ? arith::AddIOp::create(rewriter, loc, ow,
+                                           constant((kw - 1) * dilations[1]))
+                         .getResult()
+                   : ow;
+  Value pixels = arith::MulIOp::create(rewriter, loc, oh, grid);
+  Value panels =
+      arith::CeilDivUIOp::create(rewriter, loc, pixels, constant(panel));
+  OpFoldResult zero = rewriter.getIndexAttr(0), one = rewriter.getIndexAttr(1);
+  linalg::GenericOp epilogue = channelEpilogue(conv);
+  Value product;
+  if (unitStrides) {
+    product = shiftedTapsProduct(rewriter, loc, conv, panel, batch, oh, grid,
+                                 panels, epilogue);
+  } else {
+    Value padded =
+        arith::MulIOp::create(rewriter, loc, panels, constant(panel));
+    Value patches =
+        rowTaps(rewriter, loc, conv, batch, outH, outW, panel, padded);
+    int64_t depth = channels * kh * kw;
+    Value columns = tensor::ExpandShapeOp::create(
+        rewriter, loc,
+        RankedTensorType::get(
+            {inputType.getDimSize(0), depth, ShapedType::kDynamic, panel},
+            element),
+        patches, SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}},
+        ArrayRef<OpFoldResult>{batch, rewriter.getIndexAttr(depth), panels,
+                               rewriter.getIndexAttr(panel)});
+    Value weights = tensor::CollapseShapeOp::create(
+        rewriter, loc, filter,
+        SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
+    SmallVector<OpFoldResult> productSizes = {
+        batch, rewriter.getIndexAttr(filters), panels,
+        rewriter.getIndexAttr(panel)};
+    Value productInit =
+        linalg::FillOp::create(
+            rewriter, loc, fill.getInputs()[0],
+            tensor::EmptyOp::create(rewriter, loc, productSizes, element)
+                .getResult())
+            .getResult(0);
+    Value epilogueInit =
+        epilogue ? tensor::EmptyOp::create(rewriter, loc, productSizes, element)
+                       .getResult()
+                 : Value();
+    product =
+        panelsGemm(rewriter, loc, weights, columns, productInit).getResult(0);
+    if (epilogue) {
+      // (n, f, q, c) -> (n, f, oh, ow): per-channel inputs read n and f.
+      AffineExpr d0, d1;
+      bindDims(ctx, d0, d1);
+      AffineMap toProduct =
+          AffineMap::get(4, 0,
+                         {d0, d1, getAffineConstantExpr(0, ctx),
+                          getAffineConstantExpr(0, ctx)},
+                         ctx);
+      product = epilogueOn(rewriter, loc, epilogue, conv->getResult(0), product,
+                           epilogueInit, toProduct);
+    }
+  }
+  // The grid's pixels of each filter, copied out contiguous, viewed as
+  // [N, F, OH, grid] (a reshape: memref cannot expand one dim into two
+  // dynamic ones), then its first OW columns.
+  auto copyOf = [&](Value source, ArrayRef<OpFoldResult> sizes) -> Value {
+    return linalg::CopyOp::create(
+               rewriter, loc, source,
+               tensor::EmptyOp::create(rewriter, loc, sizes, element)
+                   .getResult())
+        .getResult(0);
+  };
+  Value productFlat = tensor::CollapseShapeOp::create(
+      rewriter, loc, product,
+      SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
+  SmallVector<OpFoldResult> gridSizes = {batch, rewriter.getIndexAttr(filters),
+                                         pixels};
+  Value kept = copyOf(tensor::ExtractSliceOp::create(
+                          rewriter, loc, productFlat,
+                          ArrayRef<OpFoldResult>{zero, zero, zero}, gridSizes,
+                          ArrayRef<OpFoldResult>{one, one, one}),
+                      gridSizes);
+  RankedTensorType gridType = initType;
+  if (unitStrides)
+    gridType =
+        RankedTensorType::get({initType.getDimSize(0), filters,
+                               initType.getDimSize(2), ShapedType::kDynamic},
+                              element);
+  Value shape = tensor::FromElementsOp::create(
+      rewriter, loc, ValueRange{value(batch), constant(filters), oh, grid});
+  Value result =
+      tensor::ReshapeOp::create(rewriter, loc, gridType, kept, shape);
+  if (unitStrides) {
+    SmallVector<OpFoldResult> outSizes = {batch, rewriter.getIndexAttr(filters),
+                                          outH, outW};
+    result = copyOf(tensor::ExtractSliceOp::create(
+                        rewriter, loc, initType, result,
+                        ArrayRef<OpFoldResult>{zero, zero, zero, zero},
+                        outSizes, SmallVector<OpFoldResult>(4, one)),
+                    outSizes);
+  }
+  replaceWithEpilogue(rewriter, conv, epilogue, result);
+  return true;
+}
+
+/// A float convolution over an image of dynamic height or width that
+/// pixelPanelsConvolution does not take (pointwise at stride 1, or of more
+/// than kMaxTapCopies taps) as a GEMM whose rows are the output pixels,
+/// which the register tiles take with dynamic rows: [N, P, F] = the
+/// images [N, C, P] read transposed (pointwise: no copy), or im2col's
+/// patches [N, P, C*KH*KW] written pixel-major by one generic over
+/// [n, oh, ow, c, kh, kw], times the filters transposed to [C*KH*KW, F]
+/// (a constant, so at compile time), then transposed back to [N, F, P].
+/// The GEMM, or null for another convolution.
+linalg::GenericOp dynamicConvolutionToGemm(RewriterBase &rewriter,
+                                           linalg::Conv2DNchwFchwOp conv) {
+  Value input = conv.getInputs()[0], filter = conv.getInputs()[1];
+  Value init = conv.getOutputs()[0];
+  auto filterType = cast<RankedTensorType>(filter.getType());
+  auto initType = cast<RankedTensorType>(init.getType());
+  Type element = initType.getElementType();
+  auto fill = init.getDefiningOp<linalg::FillOp>();
+  if (!isDynamicImageConvolution(conv))
     return {};
   SmallVector<int64_t> strides = llvm::to_vector(llvm::map_range(
       conv.getStrides(), [](const APInt &v) { return v.getSExtValue(); }));
@@ -392,16 +808,6 @@ linalg::GenericOp dynamicConvolutionToGemm(RewriterBase &rewriter,
     lhs = tensor::CollapseShapeOp::create(
         rewriter, loc, input,
         SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
-    lhsMap = AffineMap::get(4, 0, {n, k, p}, ctx);
-  } else if (kh * kw <= kMaxTapCopies) {
-    // Im2col's patches per tap (as the static form), read transposed by
-    // the GEMM.
-    Value patches = copyTaps(
-        rewriter, loc, conv,
-        {batch, rewriter.getIndexAttr(channels), outH, outW});
-    lhs = tensor::CollapseShapeOp::create(
-        rewriter, loc, patches,
-        SmallVector<ReassociationIndices>{{0}, {1, 2, 3}, {4, 5}});
     lhsMap = AffineMap::get(4, 0, {n, k, p}, ctx);
   } else {
     // patches[n, oh, ow, c, i, j] = input[n, c, oh * sh + i * dh,
@@ -483,12 +889,7 @@ linalg::GenericOp dynamicConvolutionToGemm(RewriterBase &rewriter,
   Value shape = tensor::FromElementsOp::create(rewriter, loc, dims);
   Value result =
       tensor::ReshapeOp::create(rewriter, loc, initType, nchw, shape);
-  if (epilogue) {
-    rewriter.replaceOp(epilogue, result);
-    rewriter.eraseOp(conv);
-  } else {
-    rewriter.replaceOp(conv, result);
-  }
+  replaceWithEpilogue(rewriter, conv, epilogue, result);
   return gemm;
 }
 
@@ -659,7 +1060,8 @@ bool groupsAsConvolutions(RewriterBase &rewriter,
 } // namespace
 
 void tessera::cpu::convolutionsToGemms(RewriterBase &rewriter,
-                                       func::FuncOp func, bool report) {
+                                       func::FuncOp func, int64_t panel,
+                                       bool report) {
   SmallVector<linalg::Conv2DNgchwGfchwOp> grouped;
   func.walk([&](linalg::Conv2DNgchwGfchwOp op) { grouped.push_back(op); });
   for (linalg::Conv2DNgchwGfchwOp conv : grouped)
@@ -667,7 +1069,8 @@ void tessera::cpu::convolutionsToGemms(RewriterBase &rewriter,
   SmallVector<linalg::Conv2DNchwFchwOp> convolutions;
   func.walk([&](linalg::Conv2DNchwFchwOp op) { convolutions.push_back(op); });
   for (linalg::Conv2DNchwFchwOp conv : convolutions) {
-    if (dynamicConvolutionToGemm(rewriter, conv))
+    if (pixelPanelsConvolution(rewriter, conv, panel) ||
+        dynamicConvolutionToGemm(rewriter, conv))
       continue;
     std::optional<std::string> why = whyDirect(conv);
     if (why && report)

@@ -18,10 +18,11 @@
 namespace tessera::cpu {
 
 /// Rewrites the convolutions of `func` into contractions (see the file
-/// comment); with `report`, each one left a direct loop nest is named, with
-/// the reason, in a remark at its op.
+/// comment), `panel` the register tile's columns; with `report`, each one
+/// left a direct loop nest is named, with the reason, in a remark at its
+/// op.
 void convolutionsToGemms(mlir::RewriterBase &rewriter, mlir::func::FuncOp func,
-                         bool report);
+                         int64_t panel, bool report);
 
 /// When `op`'s accumulator is the collapse of a linalg.fill used nowhere
 /// else, fills the collapsed shape instead, so that each tile can start

@@ -138,13 +138,14 @@ Value packLhs(RewriterBase &rewriter, const RegisterTile &tile,
   expanded.append({m / tile.rows, tile.rows, k});
   Location loc = op.getLoc();
   OpBuilder::InsertionGuard guard(rewriter);
-  // Right after the lhs is defined (or at the start of the block), so that
-  // every contraction of this block that reads the lhs can share it.
-  Operation *definition = lhs.getDefiningOp();
-  if (definition && definition->getBlock() == op->getBlock())
+  // Right after the lhs is defined (or at the start of the block whose
+  // argument it is), so that every contraction that reads the lhs can
+  // share it, and one inside a loop that the lhs is defined outside of
+  // does not pack it at every iteration.
+  if (Operation *definition = lhs.getDefiningOp())
     rewriter.setInsertionPointAfter(definition);
   else
-    rewriter.setInsertionPointToStart(op->getBlock());
+    rewriter.setInsertionPointToStart(cast<BlockArgument>(lhs).getOwner());
   Value tiles = tensor::ExpandShapeOp::create(
       rewriter, loc, RankedTensorType::get(expanded, type.getElementType()),
       lhs, groups);
@@ -420,7 +421,8 @@ private:
   LogicalResult runOnFunction(func::FuncOp func) {
     MLIRContext *ctx = &getContext();
     IRRewriter rewriter(ctx);
-    tessera::cpu::convolutionsToGemms(rewriter, func, reportGeneric);
+    tessera::cpu::convolutionsToGemms(rewriter, func, registers.columns,
+                                      reportGeneric);
     SmallVector<linalg::GenericOp> targets;
     func.walk([&](linalg::GenericOp op) {
       if (isContraction(op))
@@ -511,8 +513,10 @@ private:
                             : packConstantLhs(rewriter, op, registers.rows,
                                               packedConstants, packedArguments);
       if (!packedLhs && !grouped) {
+        // Packed right after the lhs, the packed lhs dominates every
+        // reader of it.
         packedLhs = packedLhsOf.lookup(lhs);
-        if (!packedLhs || packedLhs.getParentBlock() != op->getBlock()) {
+        if (!packedLhs) {
           packedLhs = packLhs(rewriter, registers, op);
           if (packedLhs)
             packedLhsOf[lhs] = packedLhs;

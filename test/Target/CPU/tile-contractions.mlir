@@ -765,29 +765,41 @@ func.func @patchify(%x: tensor<1x3x32x32xf32>, %w: tensor<64x3x16x16xf32>, %dx: 
 
 // -----
 
-// Dynamic height and width (an OCR model's image): the output pixels are
-// the GEMM's rows (dynamic rows take the register tiles, dynamic columns
-// would not): a pointwise convolution reads the images as [N, C, P]
-// transposed, with no copy; a 3 x 3 one at stride 2 copies im2col's
-// patches [N, C, KH, KW, OH, OW] first, per tap (the image's strided
-// slice, written to its slot [1, C, 1, 1, OH, OW] as it is: a slot
-// rank-reduced to 4-D would be ambiguous at batch 1), and reads them the
-// same way as [N, C*KH*KW, P]. Both multiply by
-// the filters transposed to [C*KH*KW, F] and transpose the [N, P, F]
-// product back to NCHW.
+// Dynamic height and width (an OCR model's image). A pointwise
+// convolution's output pixels are the GEMM's rows (dynamic rows take the
+// register tiles): it reads the images as [N, C, P] transposed, with no
+// copy, multiplies by the filters transposed to [C, F] and transposes the
+// [N, P, F] product back to NCHW. A 3 x 3 one at stride 2 keeps the
+// filters as the rows and the pixels as the columns, padded to whole
+// panels of 48: im2col's patches [N, C, KH, KW, rows, OW] are copied per
+// tap (the image's strided slice, written to its slot [1, C, 1, 1, OH, OW]
+// as it is: a slot rank-reduced to 4-D would be ambiguous at batch 1),
+// with enough zero rows after the OH copied that the pixels fill Q whole
+// panels, read as [N, C*KH*KW, Q, 48]; the product [N, F, Q, 48] loses its
+// padding in a copy.
 // CHECK-LABEL: func @dynamic_spatial
 // CHECK: %[[IMAGES:.*]] = tensor.collapse_shape %arg0 {{\[}}[0], [1], [2, 3]] : tensor<1x8x?x?xf32> into tensor<1x8x?xf32>
 // CHECK: linalg.transpose ins(%{{.*}} : tensor<16x8xf32>) outs(%{{.*}} : tensor<8x16xf32>) permutation = [1, 0]
 // CHECK: vector.contract {{.*}} into vector<1x8x16xf32>
 // CHECK: linalg.transpose ins(%{{.*}} : tensor<1x?x16xf32>) outs(%{{.*}} : tensor<1x16x?xf32>) permutation = [0, 2, 1]
 // CHECK: tensor.reshape %{{.*}} : (tensor<1x16x?xf32>, tensor<4xindex>) -> tensor<1x16x?x?xf32>
+// CHECK: %[[PANELS:.*]] = arith.ceildivui %{{.*}}, %c48 : index
+// CHECK: %[[EXTRA:.*]] = arith.ceildivui %c47, %{{.*}} : index
+// CHECK: %[[ROWS:.*]] = arith.addi %{{.*}}, %[[EXTRA]] : index
+// CHECK: tensor.empty(%[[ROWS]], %{{.*}}) : tensor<1x8x3x3x?x?xf32>
 // CHECK: tensor.extract_slice %arg2[0, 0, 0, 0] [1, 8, %{{.*}}, %{{.*}}] [1, 1, 2, 2] : tensor<1x8x?x?xf32> to tensor<1x8x?x?xf32>
 // CHECK: %[[SLOT:.*]] = tensor.extract_slice %{{.*}}[0, 0, 0, 0, 0, 0] [1, 8, 1, 1, %{{.*}}, %{{.*}}] [1, 1, 1, 1, 1, 1] : tensor<1x8x3x3x?x?xf32> to tensor<1x8x1x1x?x?xf32>
 // CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<1x8x?x?xf32>) outs(%[[SLOT]] : tensor<1x8x1x1x?x?xf32>)
 // CHECK: tensor.extract_slice %arg2[0, 0, 2, 2] [1, 8, %{{.*}}, %{{.*}}] [1, 1, 2, 2] : tensor<1x8x?x?xf32> to tensor<1x8x?x?xf32>
 // CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<1x8x1x1x?x?xf32>)
+// CHECK: %[[TAIL:.*]] = tensor.extract_slice %{{.*}}[0, 0, 0, 0, %{{.*}}, 0] [1, 8, 3, 3, %[[EXTRA]], %{{.*}}]
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%[[TAIL]] : tensor<1x8x3x3x?x?xf32>)
 // CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2, 3], [4, 5]] : tensor<1x8x3x3x?x?xf32> into tensor<1x72x?xf32>
-// CHECK: vector.contract {{.*}} into vector<1x8x16xf32>
+// CHECK: tensor.expand_shape %{{.*}} {{\[}}[0], [1], [2, 3]] output_shape [1, 72, %[[PANELS]], 48] : tensor<1x72x?xf32> into tensor<1x72x?x48xf32>
+// CHECK: scf.forall ({{.*}}) = (0, 0, 0) to (1, %{{.*}}, 48) step (1, 1, 48) shared_outs(%{{.*}}) -> (tensor<1x16x?x48xf32>)
+// CHECK: vector.contract {{.*}} into vector<1x1x1x16xf32>
+// CHECK: linalg.copy ins(%{{.*}} : tensor<1x16x?xf32>) outs(%{{.*}} : tensor<1x16x?xf32>)
+// CHECK: tensor.reshape %{{.*}} : (tensor<1x16x?xf32>, tensor<4xindex>) -> tensor<1x16x?x?xf32>
 // CHECK-NOT: linalg.conv_2d_nchw_fchw
 // REPORT-NOT: dynamic_spatial.mlir{{.*}}stays a direct loop nest
 func.func @dynamic_spatial(%x: tensor<1x8x?x?xf32>, %w: tensor<16x8x1x1xf32>, %px: tensor<1x8x?x?xf32>, %w3: tensor<16x8x3x3xf32>, %h: index, %wd: index, %oh: index, %ow: index) -> (tensor<1x16x?x?xf32>, tensor<1x16x?x?xf32>) {
@@ -799,6 +811,75 @@ func.func @dynamic_spatial(%x: tensor<1x8x?x?xf32>, %w: tensor<16x8x1x1xf32>, %p
   %acc2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<1x16x?x?xf32>) -> tensor<1x16x?x?xf32>
   %1 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%px, %w3 : tensor<1x8x?x?xf32>, tensor<16x8x3x3xf32>) outs(%acc2 : tensor<1x16x?x?xf32>) -> tensor<1x16x?x?xf32>
   return %0, %1 : tensor<1x16x?x?xf32>, tensor<1x16x?x?xf32>
+}
+
+// -----
+
+// At stride 1 the taps are shifts of the flat input: over the input's
+// grid (OH rows of the input's width, the last KW - 1 pixels of each row
+// computed and dropped), tap (i, j) of pixel p reads the flat input at
+// p + i * Win + j. No im2col: each panel of 48 pixels (in parallel over
+// the images and panels) is nine GEMMs of its filters [F, C] and the flat
+// input's slice [C, 48] from the panel's start plus the tap's shift,
+// accumulated in turn, with the filters packed once, before the loop. The
+// input's pad grows by enough rows that the last panel's slices stay
+// inside each channel (here 49 / Win), or the input gets a pad of its own.
+// The bias and ReLU run on each panel after the last tap; a scale per
+// image (it reads the batch) does not, and runs on the result.
+// CHECK-LABEL: func @dynamic_shifted
+// CHECK: %[[WIDTH:.*]] = arith.addi %{{.*}}, %c2 : index
+// CHECK: %[[GRID:.*]] = arith.muli %{{.*}}, %[[WIDTH]] : index
+// CHECK: %[[PANELS:.*]] = arith.ceildivui %[[GRID]], %c48 : index
+// CHECK: %[[ROWS:.*]] = arith.ceildivui %c49, %{{.*}} : index
+// CHECK: %[[HIGH:.*]] = arith.addi %[[ROWS]], %c1 : index
+// CHECK: %[[TALL:.*]] = tensor.pad %arg0 low[0, 0, 1, 1] high[0, 0, %[[HIGH]], 1]
+// CHECK: %[[FLAT:.*]] = tensor.collapse_shape %[[TALL]] {{\[}}[0], [1], [2, 3]] : tensor<?x8x?x?xf32> into tensor<?x8x?xf32>
+// CHECK: linalg.transpose ins(%arg1 : tensor<16x8x3x3xf32>) outs(%{{.*}} : tensor<3x3x16x8xf32>) permutation = [2, 3, 0, 1]
+// CHECK-COUNT-9: linalg.transpose ins(%{{.*}} : tensor<2x8x8xf32>) outs(%{{.*}} : tensor<2x8x8xf32>) permutation = [0, 2, 1]
+// CHECK: scf.forall (%[[N:.*]], %[[Q:.*]]) in (%{{.*}}, %[[PANELS]]) shared_outs(%{{.*}}) -> (tensor<?x16x?x48xf32>)
+// CHECK: %[[START:.*]] = arith.muli %[[Q]], %c48 : index
+// CHECK: tensor.extract_slice %[[FLAT]][%[[N]], 0, %[[START]]] [1, 8, 48] [1, 1, 1] : tensor<?x8x?xf32> to tensor<1x8x48xf32>
+// CHECK: vector.contract
+// CHECK: %[[SHIFT:.*]] = arith.addi %[[START]], %c1 : index
+// CHECK: tensor.extract_slice %[[FLAT]][%[[N]], 0, %[[SHIFT]]] [1, 8, 48] [1, 1, 1] : tensor<?x8x?xf32> to tensor<1x8x48xf32>
+// CHECK: vector.contract
+// CHECK: arith.maximumf
+// CHECK: tensor.parallel_insert_slice %{{.*}} into %{{.*}}[%[[N]], 0, %[[Q]], 0] [1, 16, 1, 48] [1, 1, 1, 1] : tensor<1x16x1x48xf32> into tensor<?x16x?x48xf32>
+// CHECK: linalg.copy ins(%{{.*}} : tensor<?x16x?xf32>) outs(%{{.*}} : tensor<?x16x?xf32>)
+// CHECK: tensor.reshape %{{.*}} : (tensor<?x16x?xf32>, tensor<4xindex>) -> tensor<?x16x?x?xf32>
+// CHECK: linalg.copy ins(%{{.*}} : tensor<?x16x?x?xf32>) outs(%{{.*}} : tensor<?x16x?x?xf32>)
+// CHECK: tensor.pad %arg0 low[0, 0, 0, 0] high[0, 0, %{{.*}}, 0]
+// CHECK: scf.forall
+// CHECK-NOT: arith.mulf %{{.*}}, %{{.*}} : f32
+// CHECK: scf.forall.in_parallel
+// CHECK: tensor.reshape
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %arg3 : tensor<?x16x?x?xf32>, tensor<?x16x1x1xf32>)
+// CHECK-NOT: linalg.conv_2d_nchw_fchw
+#sid = affine_map<(n, f, h, w) -> (n, f, h, w)>
+#sch = affine_map<(n, f, h, w) -> (f)>
+#simg = affine_map<(n, f, h, w) -> (n, f, 0, 0)>
+func.func @dynamic_shifted(%x: tensor<?x8x?x?xf32>, %w: tensor<16x8x3x3xf32>, %b: tensor<16xf32>, %s: tensor<?x16x1x1xf32>, %n: index, %h: index, %wd: index) -> (tensor<?x16x?x?xf32>, tensor<?x16x?x?xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %padded = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<?x8x?x?xf32> to tensor<?x8x?x?xf32>
+  %e = tensor.empty(%n, %h, %wd) : tensor<?x16x?x?xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<?x16x?x?xf32>) -> tensor<?x16x?x?xf32>
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%padded, %w : tensor<?x8x?x?xf32>, tensor<16x8x3x3xf32>) outs(%acc : tensor<?x16x?x?xf32>) -> tensor<?x16x?x?xf32>
+  %1 = linalg.generic {indexing_maps = [#sid, #sch, #sid], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%0, %b : tensor<?x16x?x?xf32>, tensor<16xf32>) outs(%e : tensor<?x16x?x?xf32>) {
+  ^bb0(%v: f32, %c: f32, %o: f32):
+    %sum = arith.addf %v, %c : f32
+    %r = arith.maximumf %sum, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<?x16x?x?xf32>
+  %2 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<?x8x?x?xf32>, tensor<16x8x3x3xf32>) outs(%acc : tensor<?x16x?x?xf32>) -> tensor<?x16x?x?xf32>
+  %3 = linalg.generic {indexing_maps = [#sid, #simg, #sid], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%2, %s : tensor<?x16x?x?xf32>, tensor<?x16x1x1xf32>) outs(%e : tensor<?x16x?x?xf32>) {
+  ^bb0(%v: f32, %c: f32, %o: f32):
+    %p = arith.mulf %v, %c : f32
+    linalg.yield %p : f32
+  } -> tensor<?x16x?x?xf32>
+  return %1, %3 : tensor<?x16x?x?xf32>, tensor<?x16x?x?xf32>
 }
 
 // -----

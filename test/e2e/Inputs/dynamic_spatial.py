@@ -25,6 +25,11 @@ and pads meet partial windows):
   shuffle  a ShuffleNet channel shuffle (reshapes to [N, 2, C/2, H, W] and
            back to [N, -1, H, W], so the channel count is known only at run
            time) feeding a depthwise conv
+  shifted  convs at stride 1 (the CPU runs their taps as shifts of the
+           flat input): 3x3 padded with batch norm and ReLU, 5x5 padded
+           without bias, 3x3 unpadded, dilated, 2x3 with uneven pads, and a
+           squeeze-and-excitation scale per image; sizes down to a width
+           of 3
 """
 import os
 import sys
@@ -110,7 +115,25 @@ class Segment(nn.Module):
                 nn.functional.interpolate(y, size=size, mode="nearest"))
 
 
-def write(out, name, module, symbolic_batch=True):
+class Shifted(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 24, 3, padding=1, bias=False)
+        self.norm = nn.BatchNorm2d(24)
+        self.wide = nn.Conv2d(24, 16, 5, padding=2, bias=False)
+        self.valid = nn.Conv2d(16, 8, 3)
+        self.dilated = nn.Conv2d(8, 8, 3, padding=2, dilation=2)
+        self.uneven = nn.Conv2d(8, 9, (2, 3), padding=(1, 1))
+        self.squeeze = nn.Conv2d(9, 9, 1)
+
+    def forward(self, x):
+        x = torch.relu(self.norm(self.conv(x)))
+        x = self.valid(self.wide(x))
+        x = self.uneven(torch.relu(self.dilated(x)))
+        return x * torch.sigmoid(self.squeeze(x.mean((2, 3), keepdim=True)))
+
+
+def write(out, name, module, symbolic_batch=True, sizes=SIZES):
     torch.manual_seed(len(name))
     module = module.eval()
     folder = os.path.join(out, name)
@@ -127,7 +150,7 @@ def write(out, name, module, symbolic_batch=True):
     torch.onnx.export(module, example, os.path.join(folder, "model.onnx"),
                       input_names=["x"], output_names=output_names,
                       dynamic_axes=dynamic, opset_version=13)
-    for index, (n, h, w) in enumerate(SIZES):
+    for index, (n, h, w) in enumerate(sizes):
         x = torch.randn(n if symbolic_batch else 1, 3, h, w)
         with torch.no_grad():
             ys = module(x)
@@ -154,6 +177,12 @@ def main():
     write(out, "convs_batch1", Convs(), symbolic_batch=False)
     write(out, "shuffle", Shuffle())
     write(out, "segment", Segment())
+    shifted = Shifted()
+    # Batch norm statistics of its own, not the identity.
+    shifted.norm.running_mean.uniform_(-0.5, 0.5)
+    shifted.norm.running_var.uniform_(0.5, 2.0)
+    write(out, "shifted", shifted,
+          sizes=[(1, 32, 48), (2, 17, 23), (3, 11, 3), (1, 60, 5)])
 
 
 if __name__ == "__main__":
