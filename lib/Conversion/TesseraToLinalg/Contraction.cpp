@@ -251,10 +251,22 @@ Value depthwiseConvolution(OpBuilder &b, Location loc, Value input,
       b, loc, resultType, operands, init, maps,
       SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
       [&](OpBuilder &nb, Location nloc, ValueRange args) {
-        Value sum = mulScalar(nb, nloc, args[0], args[count]);
-        for (int64_t t = 1; t < count; ++t)
-          sum = addScalar(nb, nloc, sum,
-                          mulScalar(nb, nloc, args[t], args[count + t]));
+        // Float taps multiply-add with contraction allowed, so that each
+        // is one fused multiply-add (as a GEMM's are), not a multiply and
+        // an add.
+        auto contract = arith::FastMathFlags::contract;
+        auto multiplyAdd = [&](Value sum, Value x, Value w) -> Value {
+          if (!isa<FloatType>(x.getType()))
+            return sum ? addScalar(nb, nloc, sum, mulScalar(nb, nloc, x, w))
+                       : mulScalar(nb, nloc, x, w);
+          Value product = arith::MulFOp::create(nb, nloc, x, w, contract);
+          return sum ? arith::AddFOp::create(nb, nloc, sum, product, contract)
+                           .getResult()
+                     : product;
+        };
+        Value sum;
+        for (int64_t t = 0; t < count; ++t)
+          sum = multiplyAdd(sum, args[t], args[count + t]);
         linalg::YieldOp::create(nb, nloc, sum);
       });
   if (strides[1] == 1)

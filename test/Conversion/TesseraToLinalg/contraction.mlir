@@ -126,14 +126,15 @@ func.func @ungrouped_conv(%x: tensor<1x4x8x8xf32>, %w: tensor<6x4x3x3xf32>) -> t
 // CHECK-DAG: tensor.extract_slice %[[W]][0, 0] [4, 1] [1, 1] : tensor<4x6xf32> to tensor<4xf32>
 // CHECK-DAG: tensor.extract_slice %[[W]][0, 5] [4, 1] [1, 1] : tensor<4x6xf32> to tensor<4xf32>
 // Six shifted inputs read at the output's position, six weights per
-// channel (d1); tap t's input times tap t's weight, summed.
+// channel (d1); tap t's input times tap t's weight, summed, each product
+// and sum allowed to contract into one fused multiply-add.
 // CHECK: linalg.generic {indexing_maps = [#[[ID:map[0-9]*]], #[[ID]], #[[ID]], #[[ID]], #[[ID]], #[[ID]], #[[CH:map[0-9]*]], #[[CH]], #[[CH]], #[[CH]], #[[CH]], #[[CH]], #[[ID]]], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
 // CHECK-NEXT: ^bb0(%[[I0:.*]]: f32, %[[I1:.*]]: f32, %{{.*}}: f32, %{{.*}}: f32, %{{.*}}: f32, %[[I5:.*]]: f32, %[[W0:.*]]: f32, %[[W1:.*]]: f32, %{{.*}}: f32, %{{.*}}: f32, %{{.*}}: f32, %[[W5:.*]]: f32, %{{.*}}: f32):
-// CHECK-NEXT: %[[P0:.*]] = arith.mulf %[[I0]], %[[W0]]
-// CHECK-NEXT: %[[P1:.*]] = arith.mulf %[[I1]], %[[W1]]
-// CHECK-NEXT: arith.addf %[[P0]], %[[P1]]
-// CHECK: %[[P5:.*]] = arith.mulf %[[I5]], %[[W5]]
-// CHECK-NEXT: %[[S:.*]] = arith.addf %{{.*}}, %[[P5]]
+// CHECK-NEXT: %[[P0:.*]] = arith.mulf %[[I0]], %[[W0]] fastmath<contract>
+// CHECK-NEXT: %[[P1:.*]] = arith.mulf %[[I1]], %[[W1]] fastmath<contract>
+// CHECK-NEXT: arith.addf %[[P0]], %[[P1]] fastmath<contract>
+// CHECK: %[[P5:.*]] = arith.mulf %[[I5]], %[[W5]] fastmath<contract>
+// CHECK-NEXT: %[[S:.*]] = arith.addf %{{.*}}, %[[P5]] fastmath<contract>
 // CHECK-NEXT: linalg.yield %[[S]]
 // CHECK: } -> tensor<?x4x3x6xf32>
 // CHECK-NOT: linalg.conv
