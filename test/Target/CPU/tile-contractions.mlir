@@ -22,8 +22,9 @@
 #c = affine_map<(d0, d1, d2) -> (d0, d2)>
 
 // The lhs is packed into 8-row tiles ([M/8, K, 8]) before the loops;
-// column panels of 48 run on threads (scf.forall), each packing its rhs
-// slice contiguously; rows tile by 8 and k by 1 in inner loops, each tile
+// column panels of 48 run on threads (scf.forall), each reading its rhs
+// slice where it is (two row tiles read it: too few for a contiguous copy
+// to pay, see @tall); rows tile by 8 and k by 1 in inner loops, each tile
 // reading its packed lhs tile, and the 8 x 48 tile's product becomes 24
 // row-by-16-column vector contractions (row by row, so that one lhs
 // broadcast is live at a time). The accumulator is not a fill: each tile
@@ -33,8 +34,7 @@ func.func @matmul(%x: tensor<16x64xf32>, %w: tensor<64x96xf32>, %acc: tensor<16x
   // CHECK: %[[E:.*]] = tensor.expand_shape %{{.*}} {{\[\[}}0, 1], [2]] output_shape [2, 8, 64]
   // CHECK: %[[L:.*]] = linalg.transpose ins(%[[E]] : tensor<2x8x64xf32>) outs(%{{.*}} : tensor<2x64x8xf32>) permutation = [0, 2, 1]
   // CHECK: scf.forall (%{{.*}}) = (0) to (96) step (48)
-  // CHECK: %[[BUF:.*]] = tensor.empty() : tensor<64x48xf32>
-  // CHECK: linalg.copy ins(%{{.*}} : tensor<64x48xf32>) outs(%[[BUF]] : tensor<64x48xf32>)
+  // CHECK-NOT: linalg.copy
   // CHECK: scf.for %[[R:.*]] = %{{.*}} to %{{.*}} step %c8
   // CHECK: %[[T:.*]] = arith.divui %{{.*}}, %c8
   // CHECK: tensor.extract_slice %[[L]][%[[T]], %{{.*}}, 0] [1, 64, 8] [1, 1, 1] : tensor<2x64x8xf32> to tensor<64x8xf32>
@@ -60,10 +60,13 @@ func.func @matmul(%x: tensor<16x64xf32>, %w: tensor<64x96xf32>, %acc: tensor<16x
 
 // Taller than 256 rows (and a multiple of 256): blocks of 256 rows by 48
 // columns on threads, so that each block's lhs rows stay in the L2 cache
-// while its panels stream past.
+// while its panels stream past. Its 32 row tiles read each panel of the
+// rhs from a contiguous copy.
 // CHECK-LABEL: func @tall
 func.func @tall(%x: tensor<512x64xf32>, %w: tensor<64x96xf32>, %acc: tensor<512x96xf32>) -> tensor<512x96xf32> {
   // CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (512, 96) step (256, 48)
+  // CHECK: %[[BUF:.*]] = tensor.empty() : tensor<64x48xf32>
+  // CHECK: linalg.copy ins(%{{.*}} : tensor<64x48xf32>) outs(%[[BUF]] : tensor<64x48xf32>)
   // CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c8
   // CHECK: vector.contract {{.*}} into vector<1x16xf32>
   %0 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x, %w : tensor<512x64xf32>, tensor<64x96xf32>) outs(%acc : tensor<512x96xf32>) {
@@ -597,7 +600,8 @@ func.func @constant_rhs(%x: tensor<16x2xf32>, %acc: tensor<16x64xf32>) -> tensor
 #c = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
 
 // A constant rhs shared by every batch iteration is packed at compile time
-// too; one that differs per batch (a 3-d constant) is packed at run time.
+// too; one that differs per batch (a 3-d constant) is not: its 16 rows'
+// tiles read it where it is.
 // CHECK-LABEL: func @batched_constant_rhs
 // CHECK: arith.constant dense_resource<{{.*}}> : tensor<96xf32>
 // CHECK: tensor.expand_shape {{.*}} into tensor<1x2x48xf32>
@@ -606,7 +610,10 @@ func.func @constant_rhs(%x: tensor<16x2xf32>, %acc: tensor<16x64xf32>) -> tensor
 // CHECK-NOT: linalg.copy
 // CHECK: vector.contract
 // CHECK: scf.forall
-// CHECK: linalg.copy
+// CHECK-NOT: linalg.copy
+// CHECK: vector.contract
+// CHECK-NOT: linalg.copy
+// CHECK: return
 func.func @batched_constant_rhs(%x: tensor<2x16x2xf32>, %acc: tensor<2x16x64xf32>) -> (tensor<2x16x64xf32>, tensor<2x16x64xf32>) {
   %w = arith.constant dense<[[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0, 16.0, 17.0, 18.0, 19.0, 20.0, 21.0, 22.0, 23.0, 24.0, 25.0, 26.0, 27.0, 28.0, 29.0, 30.0, 31.0, 32.0, 33.0, 34.0, 35.0, 36.0, 37.0, 38.0, 39.0, 40.0, 41.0, 42.0, 43.0, 44.0, 45.0, 46.0, 47.0, 48.0, 49.0, 50.0, 51.0, 52.0, 53.0, 54.0, 55.0, 56.0, 57.0, 58.0, 59.0, 60.0, 61.0, 62.0, 63.0], [64.0, 65.0, 66.0, 67.0, 68.0, 69.0, 70.0, 71.0, 72.0, 73.0, 74.0, 75.0, 76.0, 77.0, 78.0, 79.0, 80.0, 81.0, 82.0, 83.0, 84.0, 85.0, 86.0, 87.0, 88.0, 89.0, 90.0, 91.0, 92.0, 93.0, 94.0, 95.0, 96.0, 97.0, 98.0, 99.0, 100.0, 101.0, 102.0, 103.0, 104.0, 105.0, 106.0, 107.0, 108.0, 109.0, 110.0, 111.0, 112.0, 113.0, 114.0, 115.0, 116.0, 117.0, 118.0, 119.0, 120.0, 121.0, 122.0, 123.0, 124.0, 125.0, 126.0, 127.0]]> : tensor<2x64xf32>
   %0 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction", "parallel"]} ins(%x, %w : tensor<2x16x2xf32>, tensor<2x64xf32>) outs(%acc : tensor<2x16x64xf32>) {
@@ -931,12 +938,13 @@ func.func @grouped(%x: tensor<1x2x2x6x6xf32>, %w: tensor<2x3x2x3x3xf32>, %acc: t
 // -----
 
 // bf16 operands into an f32 accumulator (a matmul the precision passes
-// made narrow): the lhs and rhs are packed in bf16, and each product's
+// made narrow): the lhs is packed in bf16, the rhs read in bf16 where it
+// is (16 rows), and each product's
 // operands are extended to f32 next to it; the f32 matmul above has no
 // extension.
 // CHECK-LABEL: func @narrow_operands
 // CHECK: linalg.transpose ins(%{{.*}} : tensor<2x8x64xbf16>)
-// CHECK: linalg.copy ins(%{{.*}} : tensor<64x48xbf16>)
+// CHECK: tensor.extract_slice %arg1[0, %{{.*}}] [64, 48] [1, 1] : tensor<64x96xbf16> to tensor<64x48xbf16>
 // CHECK: arith.extf %{{.*}} : vector<1x1xbf16> to vector<1x1xf32>
 // CHECK-NEXT: arith.extf %{{.*}} : vector<1x1x16xbf16> to vector<1x1x16xf32>
 // CHECK-NEXT: vector.contract {{.*}} : vector<1x1xf32>, vector<1x1x16xf32> into vector<1x16xf32>
@@ -1056,16 +1064,17 @@ func.func private @layer(%x: tensor<16x2xf32>, %w: tensor<2x48xf32>, %acc: tenso
 #c = affine_map<(d0, d1, d2) -> (d0, d2)>
 
 // Not packed at compile time: one call passes a weight that is not a
-// constant, so the kernel copies its panels at run time and keeps its
-// arguments.
+// constant, so the kernel reads its panels at run time (in place: 16 rows)
+// and keeps its arguments.
 // CHECK-LABEL: func @one_runtime_weight
 // CHECK-NOT: dense_resource
 // CHECK: call @layer(%{{.*}}, %{{.*}}, %{{.*}}) : (tensor<16x2xf32>, tensor<2x48xf32>, tensor<16x48xf32>)
 // CHECK: call @layer(%{{.*}}, %{{.*}}, %{{.*}}) : (tensor<16x2xf32>, tensor<2x48xf32>, tensor<16x48xf32>)
 // CHECK-LABEL: func.func private @layer
-// CHECK-SAME: (%{{.*}}: tensor<16x2xf32>, %{{.*}}: tensor<2x48xf32>, %{{.*}}: tensor<16x48xf32>)
+// CHECK-SAME: (%{{.*}}: tensor<16x2xf32>, %[[W:.*]]: tensor<2x48xf32>, %{{.*}}: tensor<16x48xf32>)
 // CHECK: scf.forall
-// CHECK: linalg.copy
+// CHECK: tensor.extract_slice %[[W]]
+// CHECK: vector.contract
 func.func @one_runtime_weight(%x: tensor<16x2xf32>, %w1: tensor<2x48xf32>, %acc: tensor<16x48xf32>) -> (tensor<16x48xf32>, tensor<16x48xf32>) {
   %w0 = arith.constant dense<[[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0, 16.0, 17.0, 18.0, 19.0, 20.0, 21.0, 22.0, 23.0, 24.0, 25.0, 26.0, 27.0, 28.0, 29.0, 30.0, 31.0, 32.0, 33.0, 34.0, 35.0, 36.0, 37.0, 38.0, 39.0, 40.0, 41.0, 42.0, 43.0, 44.0, 45.0, 46.0, 47.0], [48.0, 49.0, 50.0, 51.0, 52.0, 53.0, 54.0, 55.0, 56.0, 57.0, 58.0, 59.0, 60.0, 61.0, 62.0, 63.0, 64.0, 65.0, 66.0, 67.0, 68.0, 69.0, 70.0, 71.0, 72.0, 73.0, 74.0, 75.0, 76.0, 77.0, 78.0, 79.0, 80.0, 81.0, 82.0, 83.0, 84.0, 85.0, 86.0, 87.0, 88.0, 89.0, 90.0, 91.0, 92.0, 93.0, 94.0, 95.0]]> : tensor<2x48xf32>
   %0 = call @layer(%x, %w0, %acc) : (tensor<16x2xf32>, tensor<2x48xf32>, tensor<16x48xf32>) -> tensor<16x48xf32>
@@ -1121,10 +1130,12 @@ func.func @nested_slice_constant_rhs(%x: tensor<16x2xf32>, %acc: tensor<16x72xf3
 #c = affine_map<(d0, d1, d2) -> (d0, d2)>
 
 // Must not fire: a unit-stride slice of a strided slice (every second
-// column) of a constant is packed at run time, by a copy per panel.
+// column) of a constant is not packed at compile time: its panels are read
+// at run time (in place: 16 rows).
 // CHECK-LABEL: func @strided_slice_constant_rhs
 // CHECK-NOT: dense_resource<
-// CHECK: linalg.copy
+// CHECK: tensor.extract_slice %{{.*}}[0, 0] [2, 64] [1, 2] : tensor<2x128xf32> to tensor<2x64xf32>
+// CHECK: vector.contract
 // CHECK: return
 func.func @strided_slice_constant_rhs(%x: tensor<16x2xf32>, %acc: tensor<16x48xf32>) -> tensor<16x48xf32> {
   %c = arith.constant dense<[[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0, 16.0, 17.0, 18.0, 19.0, 20.0, 21.0, 22.0, 23.0, 24.0, 25.0, 26.0, 27.0, 28.0, 29.0, 30.0, 31.0, 32.0, 33.0, 34.0, 35.0, 36.0, 37.0, 38.0, 39.0, 40.0, 41.0, 42.0, 43.0, 44.0, 45.0, 46.0, 47.0, 48.0, 49.0, 50.0, 51.0, 52.0, 53.0, 54.0, 55.0, 56.0, 57.0, 58.0, 59.0, 60.0, 61.0, 62.0, 63.0, 64.0, 65.0, 66.0, 67.0, 68.0, 69.0, 70.0, 71.0, 72.0, 73.0, 74.0, 75.0, 76.0, 77.0, 78.0, 79.0, 80.0, 81.0, 82.0, 83.0, 84.0, 85.0, 86.0, 87.0, 88.0, 89.0, 90.0, 91.0, 92.0, 93.0, 94.0, 95.0, 96.0, 97.0, 98.0, 99.0, 100.0, 101.0, 102.0, 103.0, 104.0, 105.0, 106.0, 107.0, 108.0, 109.0, 110.0, 111.0, 112.0, 113.0, 114.0, 115.0, 116.0, 117.0, 118.0, 119.0, 120.0, 121.0, 122.0, 123.0, 124.0, 125.0, 126.0, 127.0], [200.0, 201.0, 202.0, 203.0, 204.0, 205.0, 206.0, 207.0, 208.0, 209.0, 210.0, 211.0, 212.0, 213.0, 214.0, 215.0, 216.0, 217.0, 218.0, 219.0, 220.0, 221.0, 222.0, 223.0, 224.0, 225.0, 226.0, 227.0, 228.0, 229.0, 230.0, 231.0, 232.0, 233.0, 234.0, 235.0, 236.0, 237.0, 238.0, 239.0, 240.0, 241.0, 242.0, 243.0, 244.0, 245.0, 246.0, 247.0, 248.0, 249.0, 250.0, 251.0, 252.0, 253.0, 254.0, 255.0, 256.0, 257.0, 258.0, 259.0, 260.0, 261.0, 262.0, 263.0, 264.0, 265.0, 266.0, 267.0, 268.0, 269.0, 270.0, 271.0, 272.0, 273.0, 274.0, 275.0, 276.0, 277.0, 278.0, 279.0, 280.0, 281.0, 282.0, 283.0, 284.0, 285.0, 286.0, 287.0, 288.0, 289.0, 290.0, 291.0, 292.0, 293.0, 294.0, 295.0, 296.0, 297.0, 298.0, 299.0, 300.0, 301.0, 302.0, 303.0, 304.0, 305.0, 306.0, 307.0, 308.0, 309.0, 310.0, 311.0, 312.0, 313.0, 314.0, 315.0, 316.0, 317.0, 318.0, 319.0, 320.0, 321.0, 322.0, 323.0, 324.0, 325.0, 326.0, 327.0]]> : tensor<2x128xf32>
