@@ -277,6 +277,25 @@ void vectorizeUpsampling(RewriterBase &rewriter, linalg::GenericOp op,
   rewriter.replaceOp(tile, loop.getResults());
 }
 
+/// `op` tiled by `sizes` on threads (an scf.forall) and each tile
+/// vectorized at its static sizes: the loop, or null when either fails.
+Operation *tileAndVectorize(RewriterBase &rewriter, linalg::LinalgOp op,
+                            ArrayRef<int64_t> sizes) {
+  Operation *target =
+      tileOp(rewriter, op, getAsIndexOpFoldResult(op.getContext(), sizes),
+             /*parallel=*/true);
+  if (!target)
+    return nullptr;
+  auto loop = target->getParentOfType<scf::ForallOp>();
+  rewriter.setInsertionPoint(target);
+  FailureOr<linalg::VectorizationResult> vectorized =
+      linalg::vectorize(rewriter, target);
+  if (failed(vectorized))
+    return nullptr;
+  rewriter.replaceOp(target, vectorized->replacements);
+  return loop;
+}
+
 struct VectorizeLoopsPass
     : tessera::cpu::impl::VectorizeLoopsPassBase<VectorizeLoopsPass> {
   void runOnOperation() override {
@@ -315,21 +334,9 @@ struct VectorizeLoopsPass
         if (std::optional<SmallVector<int64_t>> tile = transposedTile(op))
           copies.push_back({op, *tile});
       });
-      for (auto &[op, tile] : copies) {
-        Operation *target =
-            tileOp(rewriter, op, getAsIndexOpFoldResult(&getContext(), tile),
-                   /*parallel=*/true);
-        if (!target)
-          continue;
-        auto loop = target->getParentOfType<scf::ForallOp>();
-        rewriter.setInsertionPoint(target);
-        FailureOr<linalg::VectorizationResult> vectorized =
-            linalg::vectorize(rewriter, target);
-        if (failed(vectorized))
-          continue;
-        rewriter.replaceOp(target, vectorized->replacements);
-        transposedLoops.push_back(loop);
-      }
+      for (auto &[op, tile] : copies)
+        if (Operation *loop = tileAndVectorize(rewriter, op, tile))
+          transposedLoops.push_back(loop);
     }
     SmallVector<linalg::LinalgOp> targets, masked;
     getOperation().walk([&](linalg::LinalgOp op) {
@@ -374,19 +381,8 @@ struct VectorizeLoopsPass
       }
       SmallVector<int64_t> sizes(loops, 1);
       sizes.back() = inner;
-      Operation *target =
-          tileOp(rewriter, op, getAsIndexOpFoldResult(&getContext(), sizes),
-                 /*parallel=*/true);
-      if (!target)
-        continue;
-      auto loop = target->getParentOfType<scf::ForallOp>();
-      rewriter.setInsertionPoint(target);
-      FailureOr<linalg::VectorizationResult> vectorized =
-          linalg::vectorize(rewriter, target);
-      if (failed(vectorized))
-        continue;
-      rewriter.replaceOp(target, vectorized->replacements);
-      loopsToSimplify.push_back(loop);
+      if (Operation *loop = tileAndVectorize(rewriter, op, sizes))
+        loopsToSimplify.push_back(loop);
     }
     // Rows of dynamic length: outer loops one step at a time on threads,
     // each row a loop of masked vector steps (the last one partial). The
