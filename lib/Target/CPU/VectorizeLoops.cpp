@@ -73,41 +73,6 @@ std::optional<int64_t> innerTile(linalg::LinalgOp op) {
   return std::nullopt;
 }
 
-/// For a copy that moves the last two dims (an lhs packed into 8-row tiles,
-/// [M/8, 8, K] to [M/8, K, 8]): the tile of its two innermost loops
-/// [kLanes, w] (w the innermost range, at most kLanes), read as w rows of
-/// kLanes contiguous elements, transposed in registers and written as
-/// kLanes * w contiguous ones. Nothing for another op, or when kLanes does
-/// not divide the second innermost range. One element at a time (a
-/// strided read of w), the lhs packing took 4% of a ViT-B/16's time.
-std::optional<SmallVector<int64_t>> transposedTile(linalg::LinalgOp op) {
-  unsigned loops = op.getNumLoops();
-  if (loops < 2 || op.getNumDpsInputs() != 1 || op.getNumDpsInits() != 1 ||
-      !op.hasPureTensorSemantics() ||
-      op.getNumLoops() != op.getNumParallelLoops() ||
-      !op.getMatchingIndexingMap(op.getDpsInitOperand(0)).isIdentity())
-    return std::nullopt;
-  auto yield = cast<linalg::YieldOp>(op.getBlock()->getTerminator());
-  if (yield.getValues().size() != 1 ||
-      yield.getValues()[0] != op.getBlock()->getArgument(0))
-    return std::nullopt;
-  AffineMap read = op.getMatchingIndexingMap(op.getDpsInputOperand(0));
-  SmallVector<unsigned> swapped =
-      llvm::to_vector(llvm::seq<unsigned>(0, loops));
-  std::swap(swapped[loops - 2], swapped[loops - 1]);
-  if (read != AffineMap::getPermutationMap(swapped, op.getContext()))
-    return std::nullopt;
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  int64_t rows = ranges[loops - 2], width = ranges[loops - 1];
-  if (ShapedType::isDynamic(rows) || ShapedType::isDynamic(width) ||
-      width > kLanes || width < 2 || rows % kLanes != 0)
-    return std::nullopt;
-  SmallVector<int64_t> tile(loops, 1);
-  tile[loops - 2] = kLanes;
-  tile[loops - 1] = width;
-  return tile;
-}
-
 /// Whether `op` is plain: its operands indexed by loop dims (or 0 where
 /// `broadcasts`), no linalg.index or tensor.extract in its body, which
 /// vectorizes at the op's sizes with its dynamic loops at their tiles' (1,
@@ -277,25 +242,6 @@ void vectorizeUpsampling(RewriterBase &rewriter, linalg::GenericOp op,
   rewriter.replaceOp(tile, loop.getResults());
 }
 
-/// `op` tiled by `sizes` on threads (an scf.forall) and each tile
-/// vectorized at its static sizes: the loop, or null when either fails.
-Operation *tileAndVectorize(RewriterBase &rewriter, linalg::LinalgOp op,
-                            ArrayRef<int64_t> sizes) {
-  Operation *target =
-      tileOp(rewriter, op, getAsIndexOpFoldResult(op.getContext(), sizes),
-             /*parallel=*/true);
-  if (!target)
-    return nullptr;
-  auto loop = target->getParentOfType<scf::ForallOp>();
-  rewriter.setInsertionPoint(target);
-  FailureOr<linalg::VectorizationResult> vectorized =
-      linalg::vectorize(rewriter, target);
-  if (failed(vectorized))
-    return nullptr;
-  rewriter.replaceOp(target, vectorized->replacements);
-  return loop;
-}
-
 struct VectorizeLoopsPass
     : tessera::cpu::impl::VectorizeLoopsPassBase<VectorizeLoopsPass> {
   void runOnOperation() override {
@@ -325,18 +271,6 @@ struct VectorizeLoopsPass
       });
       for (auto [op, factor] : upsamplings)
         vectorizeUpsampling(rewriter, op, factor);
-    }
-    SmallVector<Operation *> transposedLoops;
-    {
-      IRRewriter rewriter(&getContext());
-      SmallVector<std::pair<linalg::LinalgOp, SmallVector<int64_t>>> copies;
-      getOperation().walk([&](linalg::LinalgOp op) {
-        if (std::optional<SmallVector<int64_t>> tile = transposedTile(op))
-          copies.push_back({op, *tile});
-      });
-      for (auto &[op, tile] : copies)
-        if (Operation *loop = tileAndVectorize(rewriter, op, tile))
-          transposedLoops.push_back(loop);
     }
     SmallVector<linalg::LinalgOp> targets, masked;
     getOperation().walk([&](linalg::LinalgOp op) {
@@ -381,8 +315,19 @@ struct VectorizeLoopsPass
       }
       SmallVector<int64_t> sizes(loops, 1);
       sizes.back() = inner;
-      if (Operation *loop = tileAndVectorize(rewriter, op, sizes))
-        loopsToSimplify.push_back(loop);
+      Operation *target =
+          tileOp(rewriter, op, getAsIndexOpFoldResult(&getContext(), sizes),
+                 /*parallel=*/true);
+      if (!target)
+        continue;
+      auto loop = target->getParentOfType<scf::ForallOp>();
+      rewriter.setInsertionPoint(target);
+      FailureOr<linalg::VectorizationResult> vectorized =
+          linalg::vectorize(rewriter, target);
+      if (failed(vectorized))
+        continue;
+      rewriter.replaceOp(target, vectorized->replacements);
+      loopsToSimplify.push_back(loop);
     }
     // Rows of dynamic length: outer loops one step at a time on threads,
     // each row a loop of masked vector steps (the last one partial). The
@@ -440,18 +385,6 @@ struct VectorizeLoopsPass
     FrozenRewritePatternSet frozen(std::move(patterns));
     for (Operation *loop : loopsToSimplify)
       if (failed(applyPatternsGreedily(loop->getRegion(0), frozen)))
-        return signalPassFailure();
-    // The transposed tiles: a contiguous read of w rows, one shuffle of
-    // them in registers, a contiguous write.
-    RewritePatternSet transposes(&getContext());
-    vector::populateCastAwayVectorLeadingOneDimPatterns(transposes);
-    vector::populateVectorTransferDropUnitDimsPatterns(transposes);
-    vector::populateVectorTransferPermutationMapLoweringPatterns(transposes);
-    vector::populateVectorTransposeLoweringPatterns(
-        transposes, vector::VectorTransposeLowering::Shuffle1D);
-    FrozenRewritePatternSet frozenTransposes(std::move(transposes));
-    for (Operation *loop : transposedLoops)
-      if (failed(applyPatternsGreedily(loop->getRegion(0), frozenTransposes)))
         return signalPassFailure();
   }
 };

@@ -422,30 +422,3 @@ func.func @not_upsamplings(%x: tensor<4x?xf32>, %h: index, %w: index) -> (tensor
   } -> tensor<?x?xf32>
   return %0, %1 : tensor<4x?xf32>, tensor<?x?xf32>
 }
-
-// -----
-
-// An lhs packed into 8-row tiles ([M/8, 8, K] to [M/8, K, 8]): tiles of 16
-// k values by the 8 rows, each read as 8 contiguous rows of 16, transposed
-// by one shuffle in registers, written as 128 contiguous elements (it read
-// 8 elements at a stride of K, one at a time). Must not fire: a transpose
-// of the outer dims, and one whose 20 k values 16 does not divide.
-// CHECK-LABEL: func @pack_lhs
-// CHECK: scf.forall (%{{.*}}, %[[K:.*]], %{{.*}}) = (0, 0, 0) to (3, 64, 8) step (1, 16, 8)
-// CHECK: vector.transfer_read %{{.*}} : tensor<1x8x16xf32>, vector<8x16xf32>
-// CHECK: vector.shuffle {{.*}} [0, 16, 32, 48, 64, 80, 96, 112, 1, 17,
-// CHECK: vector.transfer_write %{{.*}} : vector<16x8xf32>, tensor<1x16x8xf32>
-// CHECK: scf.forall (%{{.*}}, %{{.*}}) in (3, 8)
-// CHECK-NOT: vector.shuffle
-// CHECK: scf.forall (%{{.*}}, %{{.*}}) in (3, 20)
-// CHECK-NOT: vector.shuffle
-// CHECK: return
-func.func @pack_lhs(%x: tensor<3x8x64xf32>, %y: tensor<8x3x64xf32>, %z: tensor<3x8x20xf32>) -> (tensor<3x64x8xf32>, tensor<3x8x64xf32>, tensor<3x20x8xf32>) {
-  %e = tensor.empty() : tensor<3x64x8xf32>
-  %t = linalg.transpose ins(%x : tensor<3x8x64xf32>) outs(%e : tensor<3x64x8xf32>) permutation = [0, 2, 1]
-  %e2 = tensor.empty() : tensor<3x8x64xf32>
-  %u = linalg.transpose ins(%y : tensor<8x3x64xf32>) outs(%e2 : tensor<3x8x64xf32>) permutation = [1, 0, 2]
-  %e3 = tensor.empty() : tensor<3x20x8xf32>
-  %v = linalg.transpose ins(%z : tensor<3x8x20xf32>) outs(%e3 : tensor<3x20x8xf32>) permutation = [0, 2, 1]
-  return %t, %u, %v : tensor<3x64x8xf32>, tensor<3x8x64xf32>, tensor<3x20x8xf32>
-}
