@@ -143,8 +143,17 @@ def TileContractionsPass
   let summary = "Register-tile and vectorize matmul-like contractions";
   let description = [{
     First, each static linalg.conv_2d_nchw_fchw becomes im2col and a GEMM
-    (linalg's rewriteInIm2Col), its loops in the order below: rows are the
-    filters, columns the output pixels. Then, for each linalg.generic
+    (per-tap copies of the image's strided slices), its loops in the order
+    below: rows are the filters, columns the output pixels. One over an
+    image of symbolic size keeps that order with the pixels padded to
+    whole 48-column panels (a dynamic batch dim of the GEMM): at stride 1
+    with no im2col, each panel one GEMM per tap of the filters and the
+    flat input's slice from the panel's start shifted by the tap (the
+    input's pad made a few rows taller), the convolution's elementwise
+    consumer after the last tap unless it reads the batch index; at other
+    strides from per-tap copies padded with zero rows; a pointwise one
+    reads the image transposed as its dynamic rows. Then, for each
+    linalg.generic
     contraction with loops [batch..., rows, k, columns]:
     - when the rhs reads none of the batch dims (a weight shared by every
       batch index, as in [S, B, K] x [K, N]) and the lhs and the result
@@ -164,8 +173,10 @@ def TileContractionsPass
       keeps its own, and a fill of the accumulator becomes one per part;
     - packs the lhs (when 8 divides its rows), read as (batch..., rows, k), into 8-row tiles
       ([batch..., M/8, K, 8], a linalg.transpose before the loops) so that
-      the 8 values each k step broadcasts are contiguous; contractions in
-      one block that read the same lhs share one packed copy;
+      the 8 values each k step broadcasts are contiguous, right after the
+      lhs is defined (outside the loops the contraction is in);
+      contractions that read the same lhs the same way share one packed
+      copy;
     - tiles batch and columns to 1 x W with scf.forall, W = 48 (or 32 or
       16 where 48 does not divide the columns; panels run on threads; with
       more than 256 rows, a multiple of 256, or dynamic rows, rows are
@@ -173,9 +184,11 @@ def TileContractionsPass
       in the L2 cache while the panels stream past, and a product with
       few columns and dynamic rows does not run on one thread; the last
       block of dynamic rows is partial);
-    - packs each panel's rhs slice into a contiguous K x W buffer
-      (a linalg.copy into a new tensor, which the loop vectorizer turns into
-      row-wide vector moves; a constant rhs, its transpose, or a column
+    - packs each panel's rhs slice into a contiguous K x W buffer when
+      more than 8 row tiles read it (a linalg.copy into a new tensor, which
+      the loop vectorizer turns into row-wide vector moves; with at most 8,
+      attention's blocks or a convolution's filters, the tiles read the
+      slice where it is; a constant rhs, its transpose, or a column
       slice of either, shared by all batches, is packed once, at compile
       time, into a new constant of N/W such panels that each iteration
       slices; so is a matrix that is an argument of a private function

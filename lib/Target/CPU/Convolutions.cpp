@@ -2,11 +2,13 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "Convolutions.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/RegionUtils.h"
 
 using namespace mlir;
@@ -430,8 +432,8 @@ bool readsNoBatch(linalg::GenericOp epilogue, Value convResult) {
 /// was (else null in `epilogue`).
 Value shiftedTapsProduct(RewriterBase &rewriter, Location loc,
                          linalg::Conv2DNchwFchwOp conv, int64_t panel,
-                         OpFoldResult batch, Value outH, Value grid,
-                         Value panels, linalg::GenericOp &epilogue) {
+                         OpFoldResult batch, Value grid, Value panels,
+                         linalg::GenericOp &epilogue) {
   Value input = conv.getInputs()[0], filter = conv.getInputs()[1];
   auto inputType = cast<RankedTensorType>(input.getType());
   auto filterType = cast<RankedTensorType>(filter.getType());
@@ -455,12 +457,18 @@ Value shiftedTapsProduct(RewriterBase &rewriter, Location loc,
   SmallVector<OpFoldResult> low(4, zero), high(4, zero);
   Value padValue = arith::ConstantOp::create(rewriter, loc, element,
                                              rewriter.getZeroAttr(element));
+  // The input's pad, when it pads with a constant and nothing else reads
+  // it, grows (its value made anew here: it may be defined in the pad's
+  // region, which goes).
   auto pad = input.getDefiningOp<tensor::PadOp>();
-  if (pad && pad.getConstantPaddingValue() && pad->hasOneUse()) {
+  Attribute padding;
+  if (pad && pad->hasOneUse() && pad.getConstantPaddingValue() &&
+      matchPattern(pad.getConstantPaddingValue(), m_Constant(&padding))) {
     source = pad.getSource();
     low = pad.getMixedLowPad();
     high = pad.getMixedHighPad();
-    padValue = pad.getConstantPaddingValue();
+    padValue =
+        arith::ConstantOp::create(rewriter, loc, cast<TypedAttr>(padding));
   }
   high[2] = arith::AddIOp::create(
                 rewriter, loc,
@@ -626,14 +634,14 @@ Value rowTaps(RewriterBase &rewriter, Location loc,
 /// input (shiftedTapsProduct: no im2col); at other strides OW, with
 /// im2col's patches [N, C*KH*KW, Q * panel] (rowTaps) read as [N,
 /// C*KH*KW, Q, panel]. Its elementwise consumer (channelEpilogue) runs on
-/// the product [N, F, Q, panel], in the tiles' epilogue; the grid's pixels
+/// the product [N, F, Q, panel], in the tiles' epilogue (at stride 1 only
+/// when it reads no batch index; else on the result); the grid's pixels
 /// are then copied out, and its first OW columns. False when `conv` is not
 /// such a convolution.
 bool pixelPanelsConvolution(RewriterBase &rewriter,
                             linalg::Conv2DNchwFchwOp conv, int64_t panel) {
   Value input = conv.getInputs()[0], filter = conv.getInputs()[1];
   Value init = conv.getOutputs()[0];
-  auto inputType = cast<RankedTensorType>(input.getType());
   auto filterType = cast<RankedTensorType>(filter.getType());
   auto initType = cast<RankedTensorType>(init.getType());
   Type element = initType.getElementType();
@@ -660,15 +668,22 @@ bool pixelPanelsConvolution(RewriterBase &rewriter,
     return arith::ConstantIndexOp::create(rewriter, loc, v);
   };
   Value oh = value(outH), ow = value(outW);
-  // At stride 1 the input's width is OW + (KW - 1) * dw (not read from
-  // the input, so that its pad has no other user and can grow).
-  SmallVector<int64_t> dilations = llvm::to_vector(llvm::map_range(
-      conv.getDilations(), [](const APInt &v) { return v.getSExtValue(); }));
-  Value grid = unitStrides
-                   ? arith::AddIOp::create(rewriter, loc, ow,
-                                           constant((kw - 1) * dilations[1]))
-                         .getResult()
-                   : ow;
+  // At stride 1 the grid's rows are the input's width: its pad's source's
+  // plus the pad's (not a dim of the pad itself, so that the pad has no
+  // other user and can grow).
+  Value grid = ow;
+  if (unitStrides) {
+    auto pad = input.getDefiningOp<tensor::PadOp>();
+    grid = pad ? affine::makeComposedAffineApply(
+                     rewriter, loc,
+                     rewriter.getAffineSymbolExpr(0) +
+                         rewriter.getAffineSymbolExpr(1) +
+                         rewriter.getAffineSymbolExpr(2),
+                     {tensor::getMixedSize(rewriter, loc, pad.getSource(), 3),
+                      pad.getMixedLowPad()[3], pad.getMixedHighPad()[3]})
+                     .getResult()
+               : tensor::DimOp::create(rewriter, loc, input, 3).getResult();
+  }
   Value pixels = arith::MulIOp::create(rewriter, loc, oh, grid);
   Value panels =
       arith::CeilDivUIOp::create(rewriter, loc, pixels, constant(panel));
@@ -676,7 +691,7 @@ bool pixelPanelsConvolution(RewriterBase &rewriter,
   linalg::GenericOp epilogue = channelEpilogue(conv);
   Value product;
   if (unitStrides) {
-    product = shiftedTapsProduct(rewriter, loc, conv, panel, batch, oh, grid,
+    product = shiftedTapsProduct(rewriter, loc, conv, panel, batch, grid,
                                  panels, epilogue);
   } else {
     Value padded =
@@ -687,7 +702,7 @@ bool pixelPanelsConvolution(RewriterBase &rewriter,
     Value columns = tensor::ExpandShapeOp::create(
         rewriter, loc,
         RankedTensorType::get(
-            {inputType.getDimSize(0), depth, ShapedType::kDynamic, panel},
+            {initType.getDimSize(0), depth, ShapedType::kDynamic, panel},
             element),
         patches, SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}},
         ArrayRef<OpFoldResult>{batch, rewriter.getIndexAttr(depth), panels,

@@ -481,7 +481,9 @@ private:
     }
     llvm::DenseMap<PackedKey, Value> packedConstants;
     llvm::SetVector<BlockArgument> packedArguments;
-    llvm::DenseMap<Value, Value> packedLhsOf;
+    // Keyed by the lhs and how the contraction reads it: one lhs read
+    // as it is by one contraction and transposed by another packs twice.
+    llvm::DenseMap<std::pair<Value, AffineMap>, Value> packedLhsOf;
     for (linalg::GenericOp op : parts) {
       unsigned loops = op.getNumLoops();
       int64_t width = panelWidth(registers, op.getStaticLoopRanges().back());
@@ -496,8 +498,9 @@ private:
       };
       // Column panels in parallel (scf.forall), tall matrices also in
       // blocks of rows; each packs its slice of the rhs into a contiguous
-      // K x `width` buffer that all its row tiles reuse (constant weights
-      // are packed here, once).
+      // K x `width` buffer that all its row tiles reuse when more than
+      // kFewRowTiles read it, else reads it in place (constant weights are
+      // packed at compile time, once).
       Operation *epilogueConsumer = findEpilogue(op);
       // Products on a dot-product instruction (bf16 on vdpbf16ps, int8
       // on vpdpbusd) read the rhs in groups of rows and the lhs in place.
@@ -508,8 +511,9 @@ private:
       Value prepacked = packConstantRhs(rewriter, op, width, group,
                                         packedConstants, packedArguments);
       // The lhs in 8-row tiles: a constant's at compile time (with the
-      // rhs panels' cache), any other once, before the loops (and once for
-      // the contractions that read the same lhs in one block).
+      // rhs panels' cache), any other once, right after it is defined
+      // (and once for the contractions that read the same lhs the same
+      // way).
       Value lhs = op.getDpsInputs()[0];
       Value packedLhs = grouped
                             ? Value()
@@ -518,11 +522,12 @@ private:
       if (!packedLhs && !grouped) {
         // Packed right after the lhs, the packed lhs dominates every
         // reader of it.
-        packedLhs = packedLhsOf.lookup(lhs);
+        std::pair<Value, AffineMap> key = {lhs, op.getIndexingMapsArray()[0]};
+        packedLhs = packedLhsOf.lookup(key);
         if (!packedLhs) {
           packedLhs = packLhs(rewriter, registers, op);
           if (packedLhs)
-            packedLhsOf[lhs] = packedLhs;
+            packedLhsOf[key] = packedLhs;
         }
       }
       int64_t m = op.getStaticLoopRanges()[loops - 3];

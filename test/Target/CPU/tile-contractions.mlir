@@ -834,10 +834,12 @@ func.func @dynamic_spatial(%x: tensor<1x8x?x?xf32>, %w: tensor<16x8x1x1xf32>, %p
 // The bias and ReLU run on each panel after the last tap; a scale per
 // image (it reads the batch) does not, and runs on the result.
 // CHECK-LABEL: func @dynamic_shifted
-// CHECK: %[[WIDTH:.*]] = arith.addi %{{.*}}, %c2 : index
+// CHECK: %[[SOURCE:.*]] = tensor.dim %arg0, %c3
+// CHECK: %[[WIDTH:.*]] = affine.apply #{{.*}}()[%[[SOURCE]]]
 // CHECK: %[[GRID:.*]] = arith.muli %{{.*}}, %[[WIDTH]] : index
 // CHECK: %[[PANELS:.*]] = arith.ceildivui %[[GRID]], %c48 : index
-// CHECK: %[[ROWS:.*]] = arith.ceildivui %c49, %{{.*}} : index
+// CHECK: %[[SAFE:.*]] = arith.maxui %[[WIDTH]], %c1 : index
+// CHECK: %[[ROWS:.*]] = arith.ceildivui %c49, %[[SAFE]] : index
 // CHECK: %[[HIGH:.*]] = arith.addi %[[ROWS]], %c1 : index
 // CHECK: %[[TALL:.*]] = tensor.pad %arg0 low[0, 0, 1, 1] high[0, 0, %[[HIGH]], 1]
 // CHECK: %[[FLAT:.*]] = tensor.collapse_shape %[[TALL]] {{\[}}[0], [1], [2, 3]] : tensor<?x8x?x?xf32> into tensor<?x8x?xf32>
@@ -1362,4 +1364,39 @@ func.func @conv_residual_stays(%x: tensor<1x8x?x?xf32>, %w: tensor<16x8x1x1xf32>
     linalg.yield %y : f32
   } -> tensor<1x16x?x?xf32>
   return %1 : tensor<1x16x?x?xf32>
+}
+
+// -----
+
+// One lhs read as it is by one contraction and transposed by another: the
+// first reads it packed into 8-row tiles, the second not (the packing is
+// shared by the lhs and the way it is read; shared by the lhs alone, the
+// second read the first's packing, a wrong result).
+// CHECK-LABEL: func @lhs_read_two_ways
+// CHECK: %[[PACKED:.*]] = linalg.transpose ins(%{{.*}} : tensor<2x8x16xf32>) outs(%{{.*}} : tensor<2x16x8xf32>) permutation = [0, 2, 1]
+// CHECK: scf.forall
+// CHECK: tensor.extract_slice %[[PACKED]]
+// CHECK: scf.forall
+// CHECK-NOT: %[[PACKED]]
+// CHECK: tensor.extract_slice %arg0[0, %{{.*}}] [16, 8] [1, 1] : tensor<16x16xf32> to tensor<16x8xf32>
+// CHECK-NOT: %[[PACKED]]
+// CHECK: return
+#la = affine_map<(d0, d1, d2) -> (d0, d1)>
+#lat = affine_map<(d0, d1, d2) -> (d1, d0)>
+#lb = affine_map<(d0, d1, d2) -> (d1, d2)>
+#lc = affine_map<(d0, d1, d2) -> (d0, d2)>
+func.func @lhs_read_two_ways(%x: tensor<16x16xf32>, %w: tensor<16x48xf32>, %acc: tensor<16x48xf32>) -> (tensor<16x48xf32>, tensor<16x48xf32>) {
+  %0 = linalg.generic {indexing_maps = [#la, #lb, #lc], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x, %w : tensor<16x16xf32>, tensor<16x48xf32>) outs(%acc : tensor<16x48xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %t = arith.mulf %p, %q : f32
+    %s = arith.addf %o, %t : f32
+    linalg.yield %s : f32
+  } -> tensor<16x48xf32>
+  %1 = linalg.generic {indexing_maps = [#lat, #lb, #lc], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x, %w : tensor<16x16xf32>, tensor<16x48xf32>) outs(%acc : tensor<16x48xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %t = arith.mulf %p, %q : f32
+    %s = arith.addf %o, %t : f32
+    linalg.yield %s : f32
+  } -> tensor<16x48xf32>
+  return %0, %1 : tensor<16x48xf32>, tensor<16x48xf32>
 }

@@ -26,9 +26,11 @@ and pads meet partial windows):
            back to [N, -1, H, W], so the channel count is known only at run
            time) feeding a depthwise conv
   shifted  convs at stride 1 (the CPU runs their taps as shifts of the
-           flat input): 3x3 padded with batch norm and ReLU, 5x5 padded
-           without bias, 3x3 unpadded, dilated, 2x3 with uneven pads, and a
-           squeeze-and-excitation scale per image; sizes down to a width
+           flat input): 3x3 padded with batch norm and ReLU, then a gate
+           per image and channel computed from the input (an epilogue that
+           reads the batch index), 5x5 padded without bias, 3x3 after an
+           uneven pad (right and bottom only), dilated, a 2x3 kernel, and
+           a squeeze-and-excitation scale per image; sizes down to a width
            of 3
 """
 import os
@@ -120,16 +122,18 @@ class Shifted(nn.Module):
         super().__init__()
         self.conv = nn.Conv2d(3, 24, 3, padding=1, bias=False)
         self.norm = nn.BatchNorm2d(24)
+        self.gate = nn.Conv2d(3, 24, 1)
         self.wide = nn.Conv2d(24, 16, 5, padding=2, bias=False)
         self.valid = nn.Conv2d(16, 8, 3)
         self.dilated = nn.Conv2d(8, 8, 3, padding=2, dilation=2)
-        self.uneven = nn.Conv2d(8, 9, (2, 3), padding=(1, 1))
+        self.kernel23 = nn.Conv2d(8, 9, (2, 3), padding=(1, 1))
         self.squeeze = nn.Conv2d(9, 9, 1)
 
     def forward(self, x):
-        x = torch.relu(self.norm(self.conv(x)))
-        x = self.valid(self.wide(x))
-        x = self.uneven(torch.relu(self.dilated(x)))
+        gate = torch.sigmoid(self.gate(x.mean((2, 3), keepdim=True)))
+        x = torch.relu(self.norm(self.conv(x))) * gate
+        x = self.valid(nn.functional.pad(self.wide(x), (0, 1, 0, 1)))
+        x = self.kernel23(torch.relu(self.dilated(x)))
         return x * torch.sigmoid(self.squeeze(x.mean((2, 3), keepdim=True)))
 
 
@@ -182,7 +186,7 @@ def main():
     shifted.norm.running_mean.uniform_(-0.5, 0.5)
     shifted.norm.running_var.uniform_(0.5, 2.0)
     write(out, "shifted", shifted,
-          sizes=[(1, 32, 48), (2, 17, 23), (3, 11, 3), (1, 60, 5)])
+          sizes=[(1, 32, 48), (2, 17, 23), (3, 11, 3), (1, 60, 5), (2, 7, 5)])
 
 
 if __name__ == "__main__":
