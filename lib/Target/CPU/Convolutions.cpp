@@ -12,37 +12,18 @@
 #include "mlir/Transforms/RegionUtils.h"
 
 using namespace mlir;
+using tessera::cpu::channelEpilogue;
+using tessera::cpu::copyTaps;
+using tessera::cpu::copyThrough;
+using tessera::cpu::epilogueOn;
 using tessera::cpu::fillAfterCollapse;
+using tessera::cpu::gemmGeneric;
+using tessera::cpu::isDynamicImageConvolution;
+using tessera::cpu::kMaxTapCopies;
+using tessera::cpu::pixelPanelsConvolution;
+using tessera::cpu::replaceWithEpilogue;
 
-namespace {
-
-/// A static, ungrouped NCHW convolution as im2col and a GEMM ([N,
-/// C*KH*KW, OH*OW] patches, then filters [F, C*KH*KW] times patches per
-/// image: staticConvolutionToGemm for floats, linalg's rewriteInIm2Col for
-/// others), the GEMM's loops put in the order [batch, rows, k, columns]
-/// that the register tiles take: rows are the filters, columns the output
-/// pixels, so the result is NCHW as it is.
-/// Why `conv` cannot become im2col and a GEMM, or nothing when it can
-/// (statically, or per image when its batch alone is dynamic).
-std::optional<std::string> whyDirect(linalg::Conv2DNchwFchwOp conv) {
-  if (!conv.hasPureTensorSemantics())
-    return std::string("it works on buffers");
-  // linalg's im2col rewrite takes undilated NCHW convolutions only.
-  if (!llvm::all_of(conv.getDilations(),
-                    [](const APInt &d) { return d.isOne(); }))
-    return std::string("it is dilated");
-  auto staticButBatch = [](Type type) {
-    auto shaped = cast<ShapedType>(type);
-    return llvm::none_of(shaped.getShape().drop_front(), ShapedType::isDynamic);
-  };
-  if (!staticButBatch(conv.getInputs()[0].getType()) ||
-      !cast<ShapedType>(conv.getInputs()[1].getType()).hasStaticShape() ||
-      !staticButBatch(conv.getOutputs()[0].getType()))
-    return std::string("dims other than its batch are dynamic");
-  return std::nullopt;
-}
-
-bool convolutionToGemm(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv);
+namespace tessera::cpu {
 
 /// A GEMM's contraction over loops [batch..., rows, k, columns] (the order
 /// the register tiles take), reading `lhs` and `rhs` through `maps` (the
@@ -66,16 +47,6 @@ linalg::GenericOp gemmGeneric(RewriterBase &rewriter, Location loc, Value lhs,
       });
 }
 
-/// Whether `conv`'s input, filter and result are static, of one float type.
-bool isStaticFloat(linalg::Conv2DNchwFchwOp conv) {
-  Type element = getElementTypeOrSelf(conv.getOutputs()[0].getType());
-  return isa<FloatType>(element) &&
-         llvm::all_of(conv->getOperandTypes(), [&](Type type) {
-           auto shaped = cast<ShapedType>(type);
-           return shaped.getElementType() == element && shaped.hasStaticShape();
-         });
-}
-
 /// A copy into `init` (im2col's 6-D patches) of `input` read through
 /// `read`, one generic over the patches.
 Value copyThrough(RewriterBase &rewriter, Location loc, Value input,
@@ -94,9 +65,6 @@ Value copyThrough(RewriterBase &rewriter, Location loc, Value input,
       .getResult(0);
 }
 
-/// The most taps whose im2col is one copy each (7 x 7).
-constexpr int64_t kMaxTapCopies = 49;
-
 /// Im2col's patches of `conv`'s input as [N, C, KH, KW, OH, OW] (`sizes`
 /// holds N, C, OH, OW, static or not): patches[n, c, i, j, oh, ow] =
 /// input[n, c, oh * sh + i * dh, ow * sw + j * dw], one copy per tap (i, j)
@@ -111,7 +79,7 @@ constexpr int64_t kMaxTapCopies = 49;
 /// its first OH.
 Value copyTaps(RewriterBase &rewriter, Location loc,
                linalg::Conv2DNchwFchwOp conv, ArrayRef<OpFoldResult> sizes,
-               OpFoldResult rows = {}) {
+               OpFoldResult rows) {
   Value input = conv.getInputs()[0];
   auto filterType = cast<RankedTensorType>(conv.getInputs()[1].getType());
   Type element = filterType.getElementType();
@@ -165,6 +133,158 @@ Value copyTaps(RewriterBase &rewriter, Location loc,
                                               at, slotSizes, unit);
     }
   return patches;
+}
+
+/// The elementwise op that alone reads `conv`'s result, when it can run on
+/// the GEMM's [N, P, F] product instead of the NCHW result: all loops
+/// parallel, the result read as it is by exactly one input, its other
+/// inputs per channel or scalars (maps of only the batch and channel
+/// loops, or constants) defined before the convolution, its init not read
+/// and written as it is, no linalg.index in its body, one result of the
+/// same type. Null otherwise.
+linalg::GenericOp channelEpilogue(linalg::Conv2DNchwFchwOp conv) {
+  Value result = conv->getResult(0);
+  if (!result.hasOneUse())
+    return {};
+  auto consumer = dyn_cast<linalg::GenericOp>(*result.getUsers().begin());
+  if (!consumer || consumer.getNumDpsInits() != 1 ||
+      consumer.getNumLoops() != 4 || consumer.getNumParallelLoops() != 4 ||
+      consumer->getResult(0).getType() != result.getType() ||
+      !consumer.hasPureTensorSemantics() ||
+      consumer.payloadUsesValueFromOperand(consumer.getDpsInitOperand(0)) ||
+      !consumer.getMatchingIndexingMap(consumer.getDpsInitOperand(0))
+           .isIdentity() ||
+      !consumer.getBlock()->getOps<linalg::IndexOp>().empty())
+    return {};
+  // Values the body reads from above must exist at the convolution too.
+  llvm::SetVector<Value> captured;
+  getUsedValuesDefinedAbove(consumer->getRegion(0), captured);
+  auto before = [&](Value value) {
+    Operation *def = value.getDefiningOp();
+    return !def ||
+           (def->getBlock() == conv->getBlock() && def->isBeforeInBlock(conv));
+  };
+  if (!llvm::all_of(captured, before))
+    return {};
+  unsigned reads = 0;
+  for (OpOperand *input : consumer.getDpsInputOperands()) {
+    AffineMap map = consumer.getMatchingIndexingMap(input);
+    if (input->get() == result) {
+      if (!map.isIdentity())
+        return {};
+      ++reads;
+      continue;
+    }
+    if (!before(input->get()))
+      return {};
+    // Per channel ([C], [1, C, 1, 1]) or scalar: no height or width loop.
+    if (map.isFunctionOfDim(2) || map.isFunctionOfDim(3) ||
+        getElementTypeOrSelf(input->get().getType()).isInteger(1))
+      return {};
+  }
+  return reads == 1 ? consumer : linalg::GenericOp();
+}
+
+/// `epilogue` (see channelEpilogue) over the loops of the GEMM's
+/// `product` instead of [n, f, oh, ow], into `init` (made before the GEMM,
+/// so that the tiles can take the epilogue in): the product read in place
+/// of the convolution's result, the per-channel inputs through their maps
+/// composed with `toProduct` (the product's loops to [n, f, oh, ow]).
+Value epilogueOn(RewriterBase &rewriter, Location loc,
+                 linalg::GenericOp epilogue, Value convResult, Value product,
+                 Value init, AffineMap toProduct) {
+  MLIRContext *ctx = rewriter.getContext();
+  unsigned loops = toProduct.getNumDims();
+  SmallVector<Value> inputs;
+  SmallVector<AffineMap> maps;
+  for (OpOperand *input : epilogue.getDpsInputOperands()) {
+    if (input->get() == convResult) {
+      inputs.push_back(product);
+      maps.push_back(AffineMap::getMultiDimIdentityMap(loops, ctx));
+      continue;
+    }
+    inputs.push_back(input->get());
+    maps.push_back(epilogue.getMatchingIndexingMap(input).compose(toProduct));
+  }
+  maps.push_back(AffineMap::getMultiDimIdentityMap(loops, ctx));
+  auto productType = cast<RankedTensorType>(product.getType());
+  auto moved = linalg::GenericOp::create(
+      rewriter, loc, productType, inputs, ValueRange{init}, maps,
+      SmallVector<utils::IteratorType>(loops, utils::IteratorType::parallel));
+  rewriter.cloneRegionBefore(epilogue.getRegion(), moved.getRegion(),
+                             moved.getRegion().end());
+  return moved.getResult(0);
+}
+
+/// Whether `conv` is one of floats (input, filter and result of one type)
+/// over an image whose height or width is dynamic (an OCR or segmentation
+/// model's), its filter and channels static and its result a fill.
+bool isDynamicImageConvolution(linalg::Conv2DNchwFchwOp conv) {
+  auto inputType = cast<RankedTensorType>(conv.getInputs()[0].getType());
+  auto filterType = cast<RankedTensorType>(conv.getInputs()[1].getType());
+  Value init = conv.getOutputs()[0];
+  Type element = getElementTypeOrSelf(init.getType());
+  return conv.hasPureTensorSemantics() &&
+         init.getDefiningOp<linalg::FillOp>() && isa<FloatType>(element) &&
+         inputType.getElementType() == element &&
+         filterType.getElementType() == element &&
+         filterType.hasStaticShape() && !inputType.isDynamicDim(1) &&
+         (inputType.isDynamicDim(2) || inputType.isDynamicDim(3));
+}
+
+/// Replaces `conv` by `result`, which already holds its `epilogue` (the
+/// elementwise consumer moved onto the GEMM's product) when there is one:
+/// then the epilogue's result is replaced and the convolution erased.
+void replaceWithEpilogue(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
+                         linalg::GenericOp epilogue, Value result) {
+  if (!epilogue) {
+    rewriter.replaceOp(conv, result);
+    return;
+  }
+  rewriter.replaceOp(epilogue, result);
+  rewriter.eraseOp(conv);
+}
+
+} // namespace tessera::cpu
+
+namespace {
+
+/// A static, ungrouped NCHW convolution as im2col and a GEMM ([N,
+/// C*KH*KW, OH*OW] patches, then filters [F, C*KH*KW] times patches per
+/// image: staticConvolutionToGemm for floats, linalg's rewriteInIm2Col for
+/// others), the GEMM's loops put in the order [batch, rows, k, columns]
+/// that the register tiles take: rows are the filters, columns the output
+/// pixels, so the result is NCHW as it is.
+/// Why `conv` cannot become im2col and a GEMM, or nothing when it can
+/// (statically, or per image when its batch alone is dynamic).
+std::optional<std::string> whyDirect(linalg::Conv2DNchwFchwOp conv) {
+  if (!conv.hasPureTensorSemantics())
+    return std::string("it works on buffers");
+  // linalg's im2col rewrite takes undilated NCHW convolutions only.
+  if (!llvm::all_of(conv.getDilations(),
+                    [](const APInt &d) { return d.isOne(); }))
+    return std::string("it is dilated");
+  auto staticButBatch = [](Type type) {
+    auto shaped = cast<ShapedType>(type);
+    return llvm::none_of(shaped.getShape().drop_front(), ShapedType::isDynamic);
+  };
+  if (!staticButBatch(conv.getInputs()[0].getType()) ||
+      !cast<ShapedType>(conv.getInputs()[1].getType()).hasStaticShape() ||
+      !staticButBatch(conv.getOutputs()[0].getType()))
+    return std::string("dims other than its batch are dynamic");
+  return std::nullopt;
+}
+
+bool convolutionToGemm(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv);
+
+/// Whether `conv`'s input, filter and result are static, of one float type.
+bool isStaticFloat(linalg::Conv2DNchwFchwOp conv) {
+  Type element = getElementTypeOrSelf(conv.getOutputs()[0].getType());
+  return isa<FloatType>(element) &&
+         llvm::all_of(conv->getOperandTypes(), [&](Type type) {
+           auto shaped = cast<ShapedType>(type);
+           return shaped.getElementType() == element && shaped.hasStaticShape();
+         });
 }
 
 /// `conv` (static) as the filters [F, C*KH*KW] times `columns`
@@ -263,89 +383,9 @@ linalg::GenericOp pointwiseToGemm(RewriterBase &rewriter,
   rewriter.setInsertionPoint(conv);
   Location loc = conv.getLoc();
   Value images = tensor::CollapseShapeOp::create(
-      rewriter, loc, input, SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
+      rewriter, loc, input,
+      SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
   return filtersTimesColumns(rewriter, loc, conv, images);
-}
-
-/// The elementwise op that alone reads `conv`'s result, when it can run on
-/// the GEMM's [N, P, F] product instead of the NCHW result: all loops
-/// parallel, the result read as it is by exactly one input, its other
-/// inputs per channel or scalars (maps of only the batch and channel
-/// loops, or constants) defined before the convolution, its init not read
-/// and written as it is, no linalg.index in its body, one result of the
-/// same type. Null otherwise.
-linalg::GenericOp channelEpilogue(linalg::Conv2DNchwFchwOp conv) {
-  Value result = conv->getResult(0);
-  if (!result.hasOneUse())
-    return {};
-  auto consumer = dyn_cast<linalg::GenericOp>(*result.getUsers().begin());
-  if (!consumer || consumer.getNumDpsInits() != 1 ||
-      consumer.getNumLoops() != 4 || consumer.getNumParallelLoops() != 4 ||
-      consumer->getResult(0).getType() != result.getType() ||
-      !consumer.hasPureTensorSemantics() ||
-      consumer.payloadUsesValueFromOperand(consumer.getDpsInitOperand(0)) ||
-      !consumer.getMatchingIndexingMap(consumer.getDpsInitOperand(0))
-           .isIdentity() ||
-      !consumer.getBlock()->getOps<linalg::IndexOp>().empty())
-    return {};
-  // Values the body reads from above must exist at the convolution too.
-  llvm::SetVector<Value> captured;
-  getUsedValuesDefinedAbove(consumer->getRegion(0), captured);
-  auto before = [&](Value value) {
-    Operation *def = value.getDefiningOp();
-    return !def ||
-           (def->getBlock() == conv->getBlock() && def->isBeforeInBlock(conv));
-  };
-  if (!llvm::all_of(captured, before))
-    return {};
-  unsigned reads = 0;
-  for (OpOperand *input : consumer.getDpsInputOperands()) {
-    AffineMap map = consumer.getMatchingIndexingMap(input);
-    if (input->get() == result) {
-      if (!map.isIdentity())
-        return {};
-      ++reads;
-      continue;
-    }
-    if (!before(input->get()))
-      return {};
-    // Per channel ([C], [1, C, 1, 1]) or scalar: no height or width loop.
-    if (map.isFunctionOfDim(2) || map.isFunctionOfDim(3) ||
-        getElementTypeOrSelf(input->get().getType()).isInteger(1))
-      return {};
-  }
-  return reads == 1 ? consumer : linalg::GenericOp();
-}
-
-/// `epilogue` (see channelEpilogue) over the loops of the GEMM's
-/// `product` instead of [n, f, oh, ow], into `init` (made before the GEMM,
-/// so that the tiles can take the epilogue in): the product read in place
-/// of the convolution's result, the per-channel inputs through their maps
-/// composed with `toProduct` (the product's loops to [n, f, oh, ow]).
-Value epilogueOn(RewriterBase &rewriter, Location loc,
-                 linalg::GenericOp epilogue, Value convResult, Value product,
-                 Value init, AffineMap toProduct) {
-  MLIRContext *ctx = rewriter.getContext();
-  unsigned loops = toProduct.getNumDims();
-  SmallVector<Value> inputs;
-  SmallVector<AffineMap> maps;
-  for (OpOperand *input : epilogue.getDpsInputOperands()) {
-    if (input->get() == convResult) {
-      inputs.push_back(product);
-      maps.push_back(AffineMap::getMultiDimIdentityMap(loops, ctx));
-      continue;
-    }
-    inputs.push_back(input->get());
-    maps.push_back(epilogue.getMatchingIndexingMap(input).compose(toProduct));
-  }
-  maps.push_back(AffineMap::getMultiDimIdentityMap(loops, ctx));
-  auto productType = cast<RankedTensorType>(product.getType());
-  auto moved = linalg::GenericOp::create(
-      rewriter, loc, productType, inputs, ValueRange{init}, maps,
-      SmallVector<utils::IteratorType>(loops, utils::IteratorType::parallel));
-  rewriter.cloneRegionBefore(epilogue.getRegion(), moved.getRegion(),
-                             moved.getRegion().end());
-  return moved.getResult(0);
 }
 
 /// `epilogue` (see channelEpilogue) over the loops [n, p, f] of the GEMM's
@@ -364,421 +404,6 @@ Value epilogueOnProduct(RewriterBase &rewriter, Location loc,
       ctx);
   return epilogueOn(rewriter, loc, epilogue, convResult, product, init,
                     toProduct);
-}
-
-/// Whether `conv` is one of floats (input, filter and result of one type)
-/// over an image whose height or width is dynamic (an OCR or segmentation
-/// model's), its filter and channels static and its result a fill.
-bool isDynamicImageConvolution(linalg::Conv2DNchwFchwOp conv) {
-  auto inputType = cast<RankedTensorType>(conv.getInputs()[0].getType());
-  auto filterType = cast<RankedTensorType>(conv.getInputs()[1].getType());
-  Value init = conv.getOutputs()[0];
-  Type element = getElementTypeOrSelf(init.getType());
-  return conv.hasPureTensorSemantics() &&
-         init.getDefiningOp<linalg::FillOp>() && isa<FloatType>(element) &&
-         inputType.getElementType() == element &&
-         filterType.getElementType() == element &&
-         filterType.hasStaticShape() && !inputType.isDynamicDim(1) &&
-         (inputType.isDynamicDim(2) || inputType.isDynamicDim(3));
-}
-
-/// Replaces `conv` by `result`, which already holds its `epilogue` (the
-/// elementwise consumer moved onto the GEMM's product) when there is one:
-/// then the epilogue's result is replaced and the convolution erased.
-void replaceWithEpilogue(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
-                         linalg::GenericOp epilogue, Value result) {
-  if (!epilogue) {
-    rewriter.replaceOp(conv, result);
-    return;
-  }
-  rewriter.replaceOp(epilogue, result);
-  rewriter.eraseOp(conv);
-}
-
-/// A GEMM over the loops [n, q, f, k, c] (batch n and q, rows f, k,
-/// columns c), `lhs` [F, K] read (f, k), `rhs` [N, K, Q, W] read (n, k,
-/// q, c), accumulating into `init` [N, F, Q, W] with multiply-adds.
-linalg::GenericOp panelsGemm(RewriterBase &rewriter, Location loc, Value lhs,
-                             Value rhs, Value init) {
-  MLIRContext *ctx = rewriter.getContext();
-  AffineExpr n, q, f, k, c;
-  bindDims(ctx, n, q, f, k, c);
-  SmallVector<AffineMap> maps = {AffineMap::get(5, 0, {f, k}, ctx),
-                                 AffineMap::get(5, 0, {n, k, q, c}, ctx),
-                                 AffineMap::get(5, 0, {n, f, q, c}, ctx)};
-  return gemmGeneric(rewriter, loc, lhs, rhs, init, maps);
-}
-
-/// Whether the per-channel inputs of `epilogue` (see channelEpilogue) read
-/// no batch index, so that it can run on one image's panel.
-bool readsNoBatch(linalg::GenericOp epilogue, Value convResult) {
-  return llvm::all_of(epilogue.getDpsInputOperands(), [&](OpOperand *input) {
-    return input->get() == convResult ||
-           !epilogue.getMatchingIndexingMap(input).isFunctionOfDim(0);
-  });
-}
-
-/// For pixelPanelsConvolution, a convolution at stride 1: the product
-/// [N, F, Q, panel] over the pixels of the input's grid (OH rows of the
-/// input's width Win), where the tap (i, j) of pixel p = oh * Win + ow
-/// reads the flat input at p + i * dh * Win + j * dw. No im2col: each
-/// panel of pixels (in parallel) is KH * KW GEMMs, one per tap, of its
-/// filters [F, C] and the flat input's slice [C, panel] from the panel's
-/// start plus the tap's shift, accumulated in turn, the epilogue (when it
-/// reads no batch index) after the last. The pixels of each row past OW
-/// wrap into the next row and are dropped; the input gets rows of padding
-/// below (its pad made taller, or a pad of its own) so that each slice
-/// lies inside its channel. The product, with `epilogue` applied when it
-/// was (else null in `epilogue`).
-Value shiftedTapsProduct(RewriterBase &rewriter, Location loc,
-                         linalg::Conv2DNchwFchwOp conv, int64_t panel,
-                         OpFoldResult batch, Value grid, Value panels,
-                         linalg::GenericOp &epilogue) {
-  Value input = conv.getInputs()[0], filter = conv.getInputs()[1];
-  auto inputType = cast<RankedTensorType>(input.getType());
-  auto filterType = cast<RankedTensorType>(filter.getType());
-  Type element = filterType.getElementType();
-  int64_t filters = filterType.getDimSize(0),
-          channels = filterType.getDimSize(1), kh = filterType.getDimSize(2),
-          kw = filterType.getDimSize(3);
-  SmallVector<int64_t> dilations = llvm::to_vector(llvm::map_range(
-      conv.getDilations(), [](const APInt &v) { return v.getSExtValue(); }));
-  MLIRContext *ctx = rewriter.getContext();
-  auto constant = [&](int64_t v) -> Value {
-    return arith::ConstantIndexOp::create(rewriter, loc, v);
-  };
-  OpFoldResult zero = rewriter.getIndexAttr(0), one = rewriter.getIndexAttr(1);
-  // The last panel reads up to panel - 1 pixels past the grid, and the
-  // last tap (KW - 1) * dw past that: rows * Win >= that much.
-  Value rows = arith::CeilDivUIOp::create(
-      rewriter, loc, constant((kw - 1) * dilations[1] + panel - 1),
-      arith::MaxUIOp::create(rewriter, loc, grid, constant(1)));
-  Value source = input;
-  SmallVector<OpFoldResult> low(4, zero), high(4, zero);
-  Value padValue = arith::ConstantOp::create(rewriter, loc, element,
-                                             rewriter.getZeroAttr(element));
-  // The input's pad, when it pads with a constant and nothing else reads
-  // it, grows (its value made anew here: it may be defined in the pad's
-  // region, which goes).
-  auto pad = input.getDefiningOp<tensor::PadOp>();
-  Attribute padding;
-  if (pad && pad->hasOneUse() && pad.getConstantPaddingValue() &&
-      matchPattern(pad.getConstantPaddingValue(), m_Constant(&padding))) {
-    source = pad.getSource();
-    low = pad.getMixedLowPad();
-    high = pad.getMixedHighPad();
-    padValue =
-        arith::ConstantOp::create(rewriter, loc, cast<TypedAttr>(padding));
-  }
-  high[2] = arith::AddIOp::create(
-                rewriter, loc,
-                getValueOrCreateConstantIndexOp(rewriter, loc, high[2]), rows)
-                .getResult();
-  SmallVector<int64_t> tallShape(inputType.getShape());
-  tallShape[2] = ShapedType::kDynamic;
-  Value tall = tensor::PadOp::create(rewriter, loc,
-                                     RankedTensorType::get(tallShape, element),
-                                     source, low, high, padValue);
-  Value flat = tensor::CollapseShapeOp::create(
-      rewriter, loc, tall, SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
-  // The filters as [KH * KW * F, C]: tap t's are rows [t * F, (t + 1) * F).
-  Value byTap = linalg::TransposeOp::create(
-                    rewriter, loc, filter,
-                    tensor::EmptyOp::create(
-                        rewriter, loc,
-                        ArrayRef<int64_t>{kh, kw, filters, channels}, element),
-                    ArrayRef<int64_t>{2, 3, 0, 1})
-                    ->getResult(0);
-  Value tapRows = tensor::CollapseShapeOp::create(
-      rewriter, loc, byTap, SmallVector<ReassociationIndices>{{0, 1, 2}, {3}});
-  SmallVector<Value> weights, shifts;
-  for (int64_t i = 0; i < kh; ++i)
-    for (int64_t j = 0; j < kw; ++j) {
-      weights.push_back(tensor::ExtractSliceOp::create(
-          rewriter, loc, tapRows,
-          ArrayRef<OpFoldResult>{rewriter.getIndexAttr((i * kw + j) * filters),
-                                 zero},
-          ArrayRef<OpFoldResult>{rewriter.getIndexAttr(filters),
-                                 rewriter.getIndexAttr(channels)},
-          ArrayRef<OpFoldResult>{one, one}));
-      shifts.push_back(arith::AddIOp::create(
-          rewriter, loc,
-          arith::MulIOp::create(rewriter, loc, constant(i * dilations[0]),
-                                grid),
-          constant(j * dilations[1])));
-    }
-  Value fillValue =
-      conv.getOutputs()[0].getDefiningOp<linalg::FillOp>().getInputs()[0];
-  Value product = tensor::EmptyOp::create(
-      rewriter, loc,
-      ArrayRef<OpFoldResult>{batch, rewriter.getIndexAttr(filters), panels,
-                             rewriter.getIndexAttr(panel)},
-      element);
-  if (epilogue && !readsNoBatch(epilogue, conv->getResult(0)))
-    epilogue = {};
-  auto forall = scf::ForallOp::create(
-      rewriter, loc, ArrayRef<OpFoldResult>{zero, zero},
-      ArrayRef<OpFoldResult>{batch, panels}, ArrayRef<OpFoldResult>{one, one},
-      ValueRange{product}, std::nullopt);
-  OpBuilder::InsertionGuard guard(rewriter);
-  rewriter.setInsertionPoint(forall.getTerminator());
-  Value n = forall.getInductionVars()[0], q = forall.getInductionVars()[1];
-  Value start = arith::MulIOp::create(rewriter, loc, q, constant(panel));
-  auto tileType = RankedTensorType::get({1, filters, 1, panel}, element);
-  Value acc =
-      linalg::FillOp::create(
-          rewriter, loc, fillValue,
-          tensor::EmptyOp::create(rewriter, loc, tileType.getShape(), element)
-              .getResult())
-          .getResult(0);
-  auto rhsType = RankedTensorType::get({1, channels, panel}, element);
-  for (auto [lhs, shift] : llvm::zip(weights, shifts)) {
-    Value rhs = tensor::ExtractSliceOp::create(
-        rewriter, loc, rhsType, flat,
-        ArrayRef<OpFoldResult>{
-            n, zero,
-            arith::AddIOp::create(rewriter, loc, start, shift).getResult()},
-        ArrayRef<OpFoldResult>{one, rewriter.getIndexAttr(channels),
-                               rewriter.getIndexAttr(panel)},
-        ArrayRef<OpFoldResult>{one, one, one});
-    Value columns = tensor::ExpandShapeOp::create(
-        rewriter, loc, RankedTensorType::get({1, channels, 1, panel}, element),
-        rhs, SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
-    acc = panelsGemm(rewriter, loc, lhs, columns, acc).getResult(0);
-  }
-  if (epilogue) {
-    AffineExpr d0, d1;
-    bindDims(ctx, d0, d1);
-    AffineMap toProduct = AffineMap::get(
-        4, 0,
-        {d0, d1, getAffineConstantExpr(0, ctx), getAffineConstantExpr(0, ctx)},
-        ctx);
-    acc = epilogueOn(
-        rewriter, loc, epilogue, conv->getResult(0), acc,
-        tensor::EmptyOp::create(rewriter, loc, tileType.getShape(), element),
-        toProduct);
-  }
-  rewriter.setInsertionPointToStart(forall.getTerminator().getBody());
-  tensor::ParallelInsertSliceOp::create(
-      rewriter, loc, acc, forall.getRegionIterArgs()[0],
-      ArrayRef<OpFoldResult>{n, zero, q, zero},
-      ArrayRef<OpFoldResult>{one, rewriter.getIndexAttr(filters), one,
-                             rewriter.getIndexAttr(panel)},
-      SmallVector<OpFoldResult>(4, one));
-  return forall.getResult(0);
-}
-
-/// For pixelPanelsConvolution: im2col's patches of a convolution at any
-/// stride as [N, C*KH*KW, L] (L = `padded`, whole panels), one copy per
-/// tap of the input's strided slice (copyTaps) into OH + ceil((panel - 1)
-/// / OW) rows of OW pixels, the extra rows zero.
-Value rowTaps(RewriterBase &rewriter, Location loc,
-              linalg::Conv2DNchwFchwOp conv, OpFoldResult batch,
-              OpFoldResult outH, OpFoldResult outW, int64_t panel,
-              Value padded) {
-  auto filterType = cast<RankedTensorType>(conv.getInputs()[1].getType());
-  Type element = filterType.getElementType();
-  int64_t channels = filterType.getDimSize(1), kh = filterType.getDimSize(2),
-          kw = filterType.getDimSize(3);
-  auto constant = [&](int64_t v) -> Value {
-    return arith::ConstantIndexOp::create(rewriter, loc, v);
-  };
-  Value oh = getValueOrCreateConstantIndexOp(rewriter, loc, outH);
-  Value ow = getValueOrCreateConstantIndexOp(rewriter, loc, outW);
-  // extra * OW >= panel - 1 >= padded - OH * OW (an OW of 0 read as 1: no
-  // pixels, no panels).
-  Value extra = arith::CeilDivUIOp::create(
-      rewriter, loc, constant(panel - 1),
-      arith::MaxUIOp::create(rewriter, loc, ow, constant(1)));
-  Value rows = arith::AddIOp::create(rewriter, loc, oh, extra);
-  Value patches =
-      copyTaps(rewriter, loc, conv,
-               {batch, rewriter.getIndexAttr(channels), outH, outW}, rows);
-  OpFoldResult zero = rewriter.getIndexAttr(0), one = rewriter.getIndexAttr(1);
-  SmallVector<OpFoldResult> tailOffsets = {zero, zero, zero, zero, oh, zero};
-  SmallVector<OpFoldResult> tailSizes = {batch,
-                                         rewriter.getIndexAttr(channels),
-                                         rewriter.getIndexAttr(kh),
-                                         rewriter.getIndexAttr(kw),
-                                         extra,
-                                         outW};
-  SmallVector<OpFoldResult> units(6, one);
-  Value tail = tensor::ExtractSliceOp::create(rewriter, loc, patches,
-                                              tailOffsets, tailSizes, units);
-  Value zeroValue = arith::ConstantOp::create(rewriter, loc, element,
-                                              rewriter.getZeroAttr(element));
-  Value zeros =
-      linalg::FillOp::create(rewriter, loc, zeroValue, tail).getResult(0);
-  patches = tensor::InsertSliceOp::create(rewriter, loc, zeros, patches,
-                                          tailOffsets, tailSizes, units);
-  Value flat = tensor::CollapseShapeOp::create(
-      rewriter, loc, patches,
-      SmallVector<ReassociationIndices>{{0}, {1, 2, 3}, {4, 5}});
-  return tensor::ExtractSliceOp::create(
-      rewriter, loc, flat, ArrayRef<OpFoldResult>{zero, zero, zero},
-      ArrayRef<OpFoldResult>{batch, rewriter.getIndexAttr(channels * kh * kw),
-                             padded},
-      ArrayRef<OpFoldResult>{one, one, one});
-}
-
-/// A float convolution whose height or width is dynamic, of im2col taps
-/// (not pointwise, at most kMaxTapCopies taps), as the static form has it:
-/// the filters [F, C*KH*KW] times the patches, the output pixels the
-/// columns, so that the product is NCHW and the filters are the register
-/// tiles' rows (a few filters, such as 24, fill 8 x 48 tiles that a
-/// product with the filters as its columns leaves half empty). The pixels
-/// are those of a grid of OH rows, padded to Q whole panels of `panel`
-/// columns, so that the GEMM's columns are static (Q is a dynamic batch
-/// dim of the GEMM over the loops [n, q, f, k, c]): at stride 1 the
-/// grid's rows are the input's width, and each tap is a shift of the flat
-/// input (shiftedTapsProduct: no im2col); at other strides OW, with
-/// im2col's patches [N, C*KH*KW, Q * panel] (rowTaps) read as [N,
-/// C*KH*KW, Q, panel]. Its elementwise consumer (channelEpilogue) runs on
-/// the product [N, F, Q, panel], in the tiles' epilogue (at stride 1 only
-/// when it reads no batch index; else on the result); the grid's pixels
-/// are then copied out, and its first OW columns. False when `conv` is not
-/// such a convolution.
-bool pixelPanelsConvolution(RewriterBase &rewriter,
-                            linalg::Conv2DNchwFchwOp conv, int64_t panel) {
-  Value input = conv.getInputs()[0], filter = conv.getInputs()[1];
-  Value init = conv.getOutputs()[0];
-  auto filterType = cast<RankedTensorType>(filter.getType());
-  auto initType = cast<RankedTensorType>(init.getType());
-  Type element = initType.getElementType();
-  auto fill = init.getDefiningOp<linalg::FillOp>();
-  if (!isDynamicImageConvolution(conv))
-    return false;
-  int64_t filters = filterType.getDimSize(0),
-          channels = filterType.getDimSize(1);
-  int64_t kh = filterType.getDimSize(2), kw = filterType.getDimSize(3);
-  bool unitStrides =
-      llvm::all_of(conv.getStrides(), [](const APInt &s) { return s.isOne(); });
-  if ((kh == 1 && kw == 1 && unitStrides) || kh * kw > kMaxTapCopies)
-    return false;
-  rewriter.setInsertionPoint(conv);
-  Location loc = conv.getLoc();
-  MLIRContext *ctx = rewriter.getContext();
-  OpFoldResult batch = tensor::getMixedSize(rewriter, loc, init, 0);
-  OpFoldResult outH = tensor::getMixedSize(rewriter, loc, init, 2);
-  OpFoldResult outW = tensor::getMixedSize(rewriter, loc, init, 3);
-  auto value = [&](OpFoldResult size) {
-    return getValueOrCreateConstantIndexOp(rewriter, loc, size);
-  };
-  auto constant = [&](int64_t v) -> Value {
-    return arith::ConstantIndexOp::create(rewriter, loc, v);
-  };
-  Value oh = value(outH), ow = value(outW);
-  // At stride 1 the grid's rows are the input's width: its pad's source's
-  // plus the pad's (not a dim of the pad itself, so that the pad has no
-  // other user and can grow).
-  Value grid = ow;
-  if (unitStrides) {
-    auto pad = input.getDefiningOp<tensor::PadOp>();
-    grid = pad ? affine::makeComposedAffineApply(
-                     rewriter, loc,
-                     rewriter.getAffineSymbolExpr(0) +
-                         rewriter.getAffineSymbolExpr(1) +
-                         rewriter.getAffineSymbolExpr(2),
-                     {tensor::getMixedSize(rewriter, loc, pad.getSource(), 3),
-                      pad.getMixedLowPad()[3], pad.getMixedHighPad()[3]})
-                     .getResult()
-               : tensor::DimOp::create(rewriter, loc, input, 3).getResult();
-  }
-  Value pixels = arith::MulIOp::create(rewriter, loc, oh, grid);
-  Value panels =
-      arith::CeilDivUIOp::create(rewriter, loc, pixels, constant(panel));
-  OpFoldResult zero = rewriter.getIndexAttr(0), one = rewriter.getIndexAttr(1);
-  linalg::GenericOp epilogue = channelEpilogue(conv);
-  Value product;
-  if (unitStrides) {
-    product = shiftedTapsProduct(rewriter, loc, conv, panel, batch, grid,
-                                 panels, epilogue);
-  } else {
-    Value padded =
-        arith::MulIOp::create(rewriter, loc, panels, constant(panel));
-    Value patches =
-        rowTaps(rewriter, loc, conv, batch, outH, outW, panel, padded);
-    int64_t depth = channels * kh * kw;
-    Value columns = tensor::ExpandShapeOp::create(
-        rewriter, loc,
-        RankedTensorType::get(
-            {initType.getDimSize(0), depth, ShapedType::kDynamic, panel},
-            element),
-        patches, SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}},
-        ArrayRef<OpFoldResult>{batch, rewriter.getIndexAttr(depth), panels,
-                               rewriter.getIndexAttr(panel)});
-    Value weights = tensor::CollapseShapeOp::create(
-        rewriter, loc, filter,
-        SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
-    SmallVector<OpFoldResult> productSizes = {
-        batch, rewriter.getIndexAttr(filters), panels,
-        rewriter.getIndexAttr(panel)};
-    Value productInit =
-        linalg::FillOp::create(
-            rewriter, loc, fill.getInputs()[0],
-            tensor::EmptyOp::create(rewriter, loc, productSizes, element)
-                .getResult())
-            .getResult(0);
-    Value epilogueInit =
-        epilogue ? tensor::EmptyOp::create(rewriter, loc, productSizes, element)
-                       .getResult()
-                 : Value();
-    product =
-        panelsGemm(rewriter, loc, weights, columns, productInit).getResult(0);
-    if (epilogue) {
-      // (n, f, q, c) -> (n, f, oh, ow): per-channel inputs read n and f.
-      AffineExpr d0, d1;
-      bindDims(ctx, d0, d1);
-      AffineMap toProduct =
-          AffineMap::get(4, 0,
-                         {d0, d1, getAffineConstantExpr(0, ctx),
-                          getAffineConstantExpr(0, ctx)},
-                         ctx);
-      product = epilogueOn(rewriter, loc, epilogue, conv->getResult(0), product,
-                           epilogueInit, toProduct);
-    }
-  }
-  // The grid's pixels of each filter, copied out contiguous, viewed as
-  // [N, F, OH, grid] (a reshape: memref cannot expand one dim into two
-  // dynamic ones), then its first OW columns.
-  auto copyOf = [&](Value source, ArrayRef<OpFoldResult> sizes) -> Value {
-    return linalg::CopyOp::create(
-               rewriter, loc, source,
-               tensor::EmptyOp::create(rewriter, loc, sizes, element)
-                   .getResult())
-        .getResult(0);
-  };
-  Value productFlat = tensor::CollapseShapeOp::create(
-      rewriter, loc, product,
-      SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
-  SmallVector<OpFoldResult> gridSizes = {batch, rewriter.getIndexAttr(filters),
-                                         pixels};
-  Value kept = copyOf(tensor::ExtractSliceOp::create(
-                          rewriter, loc, productFlat,
-                          ArrayRef<OpFoldResult>{zero, zero, zero}, gridSizes,
-                          ArrayRef<OpFoldResult>{one, one, one}),
-                      gridSizes);
-  RankedTensorType gridType = initType;
-  if (unitStrides)
-    gridType =
-        RankedTensorType::get({initType.getDimSize(0), filters,
-                               initType.getDimSize(2), ShapedType::kDynamic},
-                              element);
-  Value shape = tensor::FromElementsOp::create(
-      rewriter, loc, ValueRange{value(batch), constant(filters), oh, grid});
-  Value result =
-      tensor::ReshapeOp::create(rewriter, loc, gridType, kept, shape);
-  if (unitStrides) {
-    SmallVector<OpFoldResult> outSizes = {batch, rewriter.getIndexAttr(filters),
-                                          outH, outW};
-    result = copyOf(tensor::ExtractSliceOp::create(
-                        rewriter, loc, initType, result,
-                        ArrayRef<OpFoldResult>{zero, zero, zero, zero},
-                        outSizes, SmallVector<OpFoldResult>(4, one)),
-                    outSizes);
-  }
-  replaceWithEpilogue(rewriter, conv, epilogue, result);
-  return true;
 }
 
 /// A float convolution over an image of dynamic height or width that

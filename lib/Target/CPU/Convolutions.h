@@ -5,7 +5,9 @@
 // The part of tessera-cpu-tile-contractions that turns convolutions into
 // contractions the register tiles take: im2col and a GEMM, a GEMM of the
 // image itself for a pointwise convolution, a loop over the images for a
-// symbolic batch and over the groups for a grouped convolution.
+// symbolic batch and over the groups for a grouped convolution; over an
+// image of symbolic size, the pixels padded to whole panels of columns
+// (PixelPanels.cpp).
 //
 //===----------------------------------------------------------------------===//
 #ifndef TESSERA_LIB_TARGET_CPU_CONVOLUTIONS_H
@@ -23,6 +25,58 @@ namespace tessera::cpu {
 /// op.
 void convolutionsToGemms(mlir::RewriterBase &rewriter, mlir::func::FuncOp func,
                          int64_t panel, bool report);
+
+/// A float convolution over an image of symbolic height or width as a GEMM
+/// of the filters and the output pixels padded to whole panels of `panel`
+/// columns (PixelPanels.cpp); false when `conv` is not such a one.
+bool pixelPanelsConvolution(mlir::RewriterBase &rewriter,
+                            mlir::linalg::Conv2DNchwFchwOp conv, int64_t panel);
+
+// Parts that Convolutions.cpp and PixelPanels.cpp share (defined in
+// Convolutions.cpp, where each is described).
+
+/// The most taps whose im2col is one copy each (7 x 7).
+constexpr int64_t kMaxTapCopies = 49;
+
+/// A GEMM's contraction of `lhs` and `rhs` through `maps` (the result's
+/// last) into `init` with multiply-adds; the loops the result does not
+/// read are reduced.
+mlir::linalg::GenericOp gemmGeneric(mlir::RewriterBase &rewriter,
+                                    mlir::Location loc, mlir::Value lhs,
+                                    mlir::Value rhs, mlir::Value init,
+                                    mlir::ArrayRef<mlir::AffineMap> maps);
+
+/// A copy into `init` of `input` read through `read`.
+mlir::Value copyThrough(mlir::RewriterBase &rewriter, mlir::Location loc,
+                        mlir::Value input, mlir::AffineMap read,
+                        mlir::Value init);
+
+/// Im2col's patches of `conv`'s input as [N, C, KH, KW, rows, OW], one
+/// copy per tap (`rows` null: OH).
+mlir::Value copyTaps(mlir::RewriterBase &rewriter, mlir::Location loc,
+                     mlir::linalg::Conv2DNchwFchwOp conv,
+                     mlir::ArrayRef<mlir::OpFoldResult> sizes,
+                     mlir::OpFoldResult rows = {});
+
+/// The elementwise op that alone reads `conv`'s result per channel, which
+/// can run on a GEMM's product instead; null otherwise.
+mlir::linalg::GenericOp channelEpilogue(mlir::linalg::Conv2DNchwFchwOp conv);
+
+/// `epilogue` over the loops of the GEMM's `product`, its per-channel
+/// inputs read through their maps composed with `toProduct`.
+mlir::Value epilogueOn(mlir::RewriterBase &rewriter, mlir::Location loc,
+                       mlir::linalg::GenericOp epilogue, mlir::Value convResult,
+                       mlir::Value product, mlir::Value init,
+                       mlir::AffineMap toProduct);
+
+/// Whether `conv` is of floats over an image of dynamic height or width,
+/// its filter and channels static and its result a fill.
+bool isDynamicImageConvolution(mlir::linalg::Conv2DNchwFchwOp conv);
+
+/// Replaces `conv` by `result`, which holds `epilogue` when there is one.
+void replaceWithEpilogue(mlir::RewriterBase &rewriter,
+                         mlir::linalg::Conv2DNchwFchwOp conv,
+                         mlir::linalg::GenericOp epilogue, mlir::Value result);
 
 /// When `op`'s accumulator is the collapse of a linalg.fill used nowhere
 /// else, fills the collapsed shape instead, so that each tile can start
