@@ -215,12 +215,31 @@ static LogicalResult convertConvTranspose(GraphImporter &im,
       b.getI64IntegerAttr(group));
   if (!y)
     return failure();
-  if (llvm::any_of(crop, [](int64_t c) { return c > 0; })) {
-    ArrayRef<int64_t> shape = tensorType(y).getShape();
+  // What ONNX drops beyond the convolution's reach, cropped from its
+  // result: only where that result's size is static (the slice's bounds
+  // are).
+  SmallVector<int64_t> starts, ends, axes;
+  ArrayRef<int64_t> convShape = tensorType(y).getShape();
+  for (int64_t i = 0; i < 2; ++i) {
+    if (crop[i] == 0 && crop[2 + i] == 0)
+      continue;
+    if (ShapedType::isDynamic(convShape[2 + i]))
+      return im.emitError()
+             << "the result is cropped along the "
+             << (spatial == 1 ? "length"
+                 : i == 0     ? "height"
+                              : "width")
+             << " (pads, or strides longer than the kernel's reach), whose "
+                "size is symbolic; that is not supported: give it a static "
+                "size";
+    starts.push_back(crop[i]);
+    ends.push_back(convShape[2 + i] - crop[2 + i]);
+    axes.push_back(2 + i);
+  }
+  if (!axes.empty()) {
     y = im.inferred<ts::SliceOp>(
-        y, b.getDenseI64ArrayAttr({crop[0], crop[1]}),
-        b.getDenseI64ArrayAttr({shape[2] - crop[2], shape[3] - crop[3]}),
-        b.getDenseI64ArrayAttr({2, 3}), DenseI64ArrayAttr());
+        y, b.getDenseI64ArrayAttr(starts), b.getDenseI64ArrayAttr(ends),
+        b.getDenseI64ArrayAttr(axes), DenseI64ArrayAttr());
     if (!y)
       return failure();
   }
