@@ -60,12 +60,13 @@ bool readsNoBatch(linalg::GenericOp epilogue, Value convResult) {
 /// reads no batch index) after the last. The pixels of each row past OW
 /// wrap into the next row and are dropped; the input gets rows of padding
 /// below (its pad made taller, or a pad of its own) so that each slice
-/// lies inside its channel. The product, with `epilogue` applied when it
-/// was (else null in `epilogue`).
+/// lies inside its channel; each panel's accumulator starts at
+/// `fillValue`. The product, with `epilogue` applied when it was (else
+/// null in `epilogue`).
 Value shiftedTapsProduct(RewriterBase &rewriter, Location loc,
                          linalg::Conv2DNchwFchwOp conv, int64_t panel,
                          OpFoldResult batch, Value grid, Value panels,
-                         linalg::GenericOp &epilogue) {
+                         Value fillValue, linalg::GenericOp &epilogue) {
   Value input = conv.getInputs()[0], filter = conv.getInputs()[1];
   auto inputType = cast<RankedTensorType>(input.getType());
   auto filterType = cast<RankedTensorType>(filter.getType());
@@ -139,8 +140,6 @@ Value shiftedTapsProduct(RewriterBase &rewriter, Location loc,
                                 grid),
           constant(j * dilations[1])));
     }
-  Value fillValue =
-      conv.getOutputs()[0].getDefiningOp<linalg::FillOp>().getInputs()[0];
   Value product = tensor::EmptyOp::create(
       rewriter, loc,
       ArrayRef<OpFoldResult>{batch, rewriter.getIndexAttr(filters), panels,
@@ -327,7 +326,7 @@ bool tessera::cpu::pixelPanelsConvolution(RewriterBase &rewriter,
   Value product;
   if (unitStrides) {
     product = shiftedTapsProduct(rewriter, loc, conv, panel, batch, grid,
-                                 panels, epilogue);
+                                 panels, fill.getInputs()[0], epilogue);
   } else {
     Value padded =
         arith::MulIOp::create(rewriter, loc, panels, constant(panel));
