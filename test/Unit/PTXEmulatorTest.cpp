@@ -1266,12 +1266,14 @@ TEST(PTXEmulatorHazards, OutOfBoundsAccesses) {
 // lane l is row l/4 + 8*((i%4)/2), column 8*(i/4) + 2*(l%4) + i%2).
 
 /// One warpgroup copies 16 KiB of `in` to shared memory, runs one
-/// m64nNk16 f16 wgmma (N = 8 unless given) with the given descriptors,
-/// scale-d = 0 and imm-trans-a/b \p trans ("0, 0" = both K-major), and
-/// stores d[0..N/2) of thread t to out[t*N/2 ..]. \p between goes between
+/// m64nNk16 f16 wgmma (N = 8 unless given; \p form replaces "k16.f32.f16.f16")
+/// with the given descriptors, scale-d = 0 and imm-trans-a/b \p trans ("0, 0"
+/// = both K-major; empty for the fp8 forms, which have none), and stores
+/// d[0..N/2) of thread t to out[t*N/2 ..]. \p between goes between
 /// commit_group and wait_group.
 std::string wgmmaProbeText(const std::string &between,
-                           const std::string &trans = "0, 0", unsigned n = 8) {
+                           const std::string &trans = "0, 0", unsigned n = 8,
+                           const std::string &form = "k16.f32.f16.f16") {
   std::string copy;
   for (int i = 0; i < 8; ++i) {
     std::string off = std::to_string(16 * i);
@@ -1304,8 +1306,8 @@ std::string wgmmaProbeText(const std::string &between,
          "bar.sync 0;\nsetp.ne.u32 %p1, %r1, %r1;\n"
          "wgmma.fence.sync.aligned;\n"
          "wgmma.mma_async.sync.aligned.m64n" +
-         std::to_string(n) + "k16.f32.f16.f16 {" + acc +
-         "}, %rd3, %rd4, %p1, 1, 1, " + trans +
+         std::to_string(n) + form + " {" + acc + "}, %rd3, %rd4, %p1, 1, 1" +
+         (trans.empty() ? "" : ", " + trans) +
          ";\n"
          "wgmma.commit_group.sync.aligned;\n" +
          between +
@@ -1387,6 +1389,74 @@ TEST(PTXEmulatorLayout, WgmmaDescriptorOneHot) {
         runWgmmaProbe(text, c.aByte, c.bByte, c.da, c.db);
     EXPECT_EQ(oneHotPosition(out), c.d) << c.what;
   }
+}
+
+TEST(PTXEmulatorLayout, WgmmaFp8OneHot) {
+  // m64n8k32 with e4m3 / e5m2 operands, K-major: core matrices of 8 rows x
+  // 16 bytes hold 16 elements a row, so (mn, k) lies at (mn/8)*SBO +
+  // (k/16)*LBO + (mn%8)*16 + k%16 without swizzle, and at (mn/8)*SBO +
+  // (mn%8)*128 + k before the 128-byte swizzle's XOR. A holds 2.0 and B 1.5
+  // at one place each: D is 3.0 at one place or zero everywhere.
+  struct Case {
+    const char *what;
+    unsigned aByte, bByte;
+    uint64_t da, db;
+    int d; // thread*4 + i, or -1 for all zero
+  };
+  const uint64_t iA = wgmmaDesc(0, 128, 256, 0),
+                 iB = wgmmaDesc(2048, 128, 256, 0);
+  const uint64_t s128A = wgmmaDesc(0, 16, 1024, 1),
+                 s128B = wgmmaDesc(8192, 16, 1024, 1);
+  const Case cases[] = {
+      // A(17,19) at 2*256 + 1*128 + 1*16 + 3 = 659, B(n5,k19) at 2048 +
+      // 128 + 5*16 + 3 = 2259; D(17,5) is thread 32+6's d1.
+      {"interleave", 659, 2259, iA, iB, (32 + 6) * 4 + 1},
+      // A(40,30) at 5*256 + 128 + 14 = 1422, B(n7,k30) at 2048 + 128 +
+      // 7*16 + 14 = 2302; D(40,7) is thread 64+3's d3.
+      {"interleave, k >= 16", 1422, 2302, iA, iB, (64 + 3) * 4 + 3},
+      // The 16-bit layout's place for k = 19 (a core matrix row of 8).
+      {"interleave, 16-bit addresses", 659, 2048 + 2 * 128 + 5 * 16 + 6, iA, iB,
+       -1},
+      // 128B: A(9,20) linear 1024 + 128 + 20 = 1172, bits [4,7) 1 ^ 1 ->
+      // 1156; B(n3,k20) linear 8596, 1 ^ 3 = 2 -> 8612. D(9,3) is thread
+      // 5's d3.
+      {"swizzle 128B", 1156, 8612, s128A, s128B, 5 * 4 + 3},
+      {"swizzle 128B, linear addresses", 1172, 8596, s128A, s128B, -1},
+  };
+  struct Format {
+    const char *form;
+    uint8_t two, oneAndHalf;
+  };
+  for (Format f : {Format{"k32.f32.e4m3.e4m3", 0x40, 0x3C},
+                   Format{"k32.f32.e5m2.e5m2", 0x40, 0x3E}}) {
+    Module m = parseOrDie(wgmmaProbeText("", "", 8, f.form));
+    for (const Case &c : cases) {
+      Emulator emu(m);
+      std::vector<uint8_t> in(16384, 0);
+      in[c.aByte] = f.two;
+      in[c.bByte] = f.oneAndHalf;
+      std::vector<uint32_t> out(64 * 8, 0);
+      uint64_t pi = emu.memory().map(in.data(), in.size()),
+               po = emu.memory().map(out.data(), out.size() * 4);
+      EXPECT_EQ(
+          launch(emu, m, "wg", {1, 1, 1}, {128, 1, 1}, {po, pi, c.da, c.db}),
+          "")
+          << f.form << ", " << c.what;
+      int pos = -1;
+      for (size_t i = 0; i < out.size(); ++i) {
+        if (out[i] == 0)
+          continue;
+        pos = out[i] == f32ToBits(3.0f) && pos < 0 ? int(i) : -2;
+      }
+      EXPECT_EQ(pos, c.d) << f.form << ", " << c.what;
+    }
+  }
+  // The fp8 forms take no transpose operands, and K is 32.
+  std::string error =
+      parseError(wgmmaProbeText("", "0, 0", 8, "k32.f32.e4m3.e4m3"));
+  EXPECT_NE(error.find("takes 6 operands"), std::string::npos) << error;
+  error = parseError(wgmmaProbeText("", "", 8, "k16.f32.e4m3.e4m3"));
+  EXPECT_NE(error.find("m64nNk32.f32.{e4m3,e5m2}"), std::string::npos) << error;
 }
 
 /// Where D(row, col) of an m64nN wgmma lands in the probe's out: the

@@ -87,6 +87,7 @@ const Entry kOps[] = {
     {"neg", {Op::Neg, C_TYPE, FTZ, 1}},
     {"min", {Op::Min, C_TYPE, FTZ | NANMOD, 1}},
     {"max", {Op::Max, C_TYPE, FTZ | NANMOD, 1}},
+    {"copysign", {Op::Copysign, C_TYPE, 0, 1}},
     {"and", {Op::And, C_TYPE, 0, 1}},
     {"or", {Op::Or, C_TYPE, 0, 1}},
     {"xor", {Op::Xor, C_TYPE, 0, 1}},
@@ -487,13 +488,16 @@ llvm::Error validate(Instruction &inst) {
       return fail("only fence.proxy.async and fence.proxy.tensormap::generic "
                   "are supported");
     return llvm::Error::success();
-  case Op::Wgmma:
-    if (inst.m != 64 || inst.k != 16 || inst.n % 8 || inst.n < 8 ||
-        inst.n > 256 || inst.type != Ty::F32 ||
-        (inst.srcType != Ty::F16 && inst.srcType != Ty::BF16))
+  case Op::Wgmma: {
+    bool half = inst.srcType == Ty::F16 || inst.srcType == Ty::BF16;
+    bool fp8 = inst.srcType == Ty::E4M3 || inst.srcType == Ty::E5M2;
+    if (inst.m != 64 || inst.n % 8 || inst.n < 8 || inst.n > 256 ||
+        inst.type != Ty::F32 || !(half ? inst.k == 16 : fp8 && inst.k == 32))
       return fail("unsupported wgmma '" + inst.opcode +
-                  "' (supported: m64nNk16.f32.{f16,bf16})");
+                  "' (supported: m64nNk16.f32.{f16,bf16}, "
+                  "m64nNk32.f32.{e4m3,e5m2})");
     return llvm::Error::success();
+  }
   case Op::WgmmaFence:
   case Op::WgmmaCommit:
   case Op::WgmmaWait:
@@ -514,9 +518,10 @@ llvm::Error validate(Instruction &inst) {
   }
   if (t == Ty::None)
     return fail("'" + inst.opcode + "' needs a type");
-  if (t == Ty::E4M3x2 || t == Ty::E5M2x2 || t == Ty::TF32)
+  if (t == Ty::E4M3x2 || t == Ty::E5M2x2 || t == Ty::E4M3 || t == Ty::E5M2 ||
+      t == Ty::TF32)
     return fail("'" + inst.opcode +
-                "': fp8/tf32 are only supported in cvt and mma");
+                "': fp8/tf32 are only supported in cvt, mma and wgmma");
   if (isFloat(t) && inst.has(LO | HI | WIDE))
     return fail("'" + inst.opcode + "': .lo/.hi/.wide need an integer type");
   if (!isFloat(t) && inst.rnd != Rnd::None)

@@ -60,6 +60,7 @@ Arity arity(const Instruction &i) {
   case Op::Rem:
   case Op::Min:
   case Op::Max:
+  case Op::Copysign:
   case Op::And:
   case Op::Or:
   case Op::Xor:
@@ -123,6 +124,9 @@ Arity arity(const Instruction &i) {
   case Op::Prefetch:
     return {1, 1};
   case Op::Wgmma:
+    // fp8 operands are K-major only: their form has no transpose operands.
+    if (i.srcType == Ty::E4M3 || i.srcType == Ty::E5M2)
+      return {6, 6};
     return {8, 8};
   case Op::WgmmaFence:
   case Op::WgmmaCommit:

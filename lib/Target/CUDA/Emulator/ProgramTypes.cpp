@@ -14,6 +14,8 @@ unsigned tessera::ptx::byteSize(Ty t) {
   case Ty::B8:
   case Ty::U8:
   case Ty::S8:
+  case Ty::E4M3:
+  case Ty::E5M2:
     return 1;
   case Ty::B16:
   case Ty::U16:
@@ -51,6 +53,8 @@ bool tessera::ptx::isFloat(Ty t) {
   case Ty::F64:
   case Ty::E4M3x2:
   case Ty::E5M2x2:
+  case Ty::E4M3:
+  case Ty::E5M2:
     return true;
   default:
     return false;
@@ -85,6 +89,8 @@ Ty tessera::ptx::parseTypeName(StringRef s) {
       .Case("f64", Ty::F64)
       .Case("e4m3x2", Ty::E4M3x2)
       .Case("e5m2x2", Ty::E5M2x2)
+      .Case("e4m3", Ty::E4M3)
+      .Case("e5m2", Ty::E5M2)
       .Default(Ty::None);
 }
 
@@ -100,6 +106,7 @@ const char *tessera::ptx::opName(Op op) {
                                 "neg",
                                 "min",
                                 "max",
+                                "copysign",
                                 "and",
                                 "or",
                                 "xor",

@@ -183,6 +183,12 @@ bool floatLane(const Instruction &I, const uint64_t *s, uint64_t &out,
   case Op::Max:
     r = minMax(I.op == Op::Min, a, b, I.has(NANMOD));
     break;
+  case Op::Copysign: {
+    // copysign d, a, b: b's magnitude with a's sign (NaNs included).
+    uint64_t sign = f64 ? (uint64_t(1) << 63) : 0x80000000u;
+    out = (s[1] & ~sign) | (s[0] & sign);
+    return true;
+  }
   default:
     if (!approxOp(I.op, a, r)) {
       why = "unsupported floating-point operation";

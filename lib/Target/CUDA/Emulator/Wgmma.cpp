@@ -1,7 +1,8 @@
 //===- Wgmma.cpp - wgmma.mma_async with shared-memory descriptors ---------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
-// m64nNk16 with f16/bf16 A and B both read through shared-memory matrix
+// m64nNk16 with f16/bf16, and m64nNk32 with e4m3/e5m2 (K-major only), A and
+// B both read through shared-memory matrix
 // descriptors (PTX ISA, "Matrix Descriptor Format"): start address bits
 // 0-13, leading byte offset 16-29, stride byte offset 32-45 (all >> 4), base
 // offset 49-51, swizzle 62-63 (0 none, 1 128B, 2 64B, 3 32B). Below, mn is
@@ -10,11 +11,12 @@
 //
 // K-major operands (imm-trans 0):
 //   no swizzle: 8x16-byte core matrices, element (mn, k) at
-//     start + (mn/8)*SBO + (k/8)*LBO + (mn%8)*16 + (k%8)*2;
+//     start + (mn/8)*SBO + (k/8)*LBO + (mn%8)*16 + (k%8)*2
+//     (fp8: 16 elements a row, (k/16)*LBO + (k%16));
 //     LBO = bytes between core matrices adjacent in K,
 //     SBO = bytes between core matrices adjacent in M/N;
 //   swizzled:   rows of W bytes along K, 8-row atoms SBO apart (LBO unused),
-//     a = start + (mn/8)*SBO + (mn%8)*W + k*2.
+//     a = start + (mn/8)*SBO + (mn%8)*W + k*2 (fp8: + k).
 // MN-major operands (imm-trans 1, the ISA's canonical layouts
 // ((T,1,m),(8,k)):((1,T,SBO),(1T,LBO)) without swizzle and
 // ((T,W/16,m),(8,k)):((1,T,LBO),(W/16*T,SBO)) with it, T = 8 elements):
@@ -59,9 +61,10 @@ Descriptor decodeDescriptor(uint64_t d) {
   return r;
 }
 
-/// Shared address of 16-bit element (mn, k) of an operand (header comment).
+/// Shared address of element (mn, k) of an operand of `bytes`-byte
+/// elements (2, or 1 K-major; header comment).
 uint32_t elementAddress(const Descriptor &d, bool mnMajor, unsigned mn,
-                        unsigned k) {
+                        unsigned k, unsigned bytes) {
   unsigned width = d.swizzle == 1   ? 128
                    : d.swizzle == 2 ? 64
                    : d.swizzle == 3 ? 32
@@ -69,10 +72,11 @@ uint32_t elementAddress(const Descriptor &d, bool mnMajor, unsigned mn,
   unsigned mask = d.swizzle == 1 ? 7 : d.swizzle == 2 ? 3 : 1;
   uint32_t a;
   if (!mnMajor) {
+    unsigned perCore = 16 / bytes; // K elements in a core matrix's row
     if (d.swizzle == 0)
-      return d.start + (mn / 8) * d.sbo + (k / 8) * d.lbo + (mn % 8) * 16 +
-             (k % 8) * 2;
-    a = d.start + (mn / 8) * d.sbo + (mn % 8) * width + k * 2;
+      return d.start + (mn / 8) * d.sbo + (k / perCore) * d.lbo +
+             (mn % 8) * 16 + (k % perCore) * bytes;
+    a = d.start + (mn / 8) * d.sbo + (mn % 8) * width + k * bytes;
   } else {
     unsigned perRow = width / 2; // mn elements in one W-byte row
     uint32_t acrossMN = d.swizzle == 0 ? d.sbo : d.lbo;
@@ -131,13 +135,19 @@ bool Exec::execWgmma(const Instruction &I, Warp &w) {
                     std::to_string(N / 2) + " accumulator registers");
   if (I.ops[1].kind == Operand::Vec)
     return fail(I, w, -1, "wgmma with A in registers is not supported");
-  for (unsigned i = 4; i < 8; ++i)
+  for (unsigned i = 4; i < I.ops.size(); ++i)
     if (I.ops[i].kind != Operand::Imm)
       return fail(I, w, -1,
                   "wgmma scale and transpose operands must be immediates");
-  if (I.ops[6].imm > 1 || I.ops[7].imm > 1)
-    return fail(I, w, -1, "imm-trans-a/b must be 0 or 1");
-  bool transA = I.ops[6].imm == 1, transB = I.ops[7].imm == 1;
+  // fp8 forms have no transpose operands (K-major A and B).
+  bool fp8 = I.srcType == Ty::E4M3 || I.srcType == Ty::E5M2;
+  bool transA = false, transB = false;
+  if (!fp8) {
+    if (I.ops[6].imm > 1 || I.ops[7].imm > 1)
+      return fail(I, w, -1, "imm-trans-a/b must be 0 or 1");
+    transA = I.ops[6].imm == 1;
+    transB = I.ops[7].imm == 1;
+  }
   double scaleA = int64_t(I.ops[4].imm) == -1 ? -1.0 : 1.0;
   double scaleB = int64_t(I.ops[5].imm) == -1 ? -1.0 : 1.0;
   if ((I.ops[4].imm != 1 && scaleA > 0) || (I.ops[5].imm != 1 && scaleB > 0))
@@ -153,27 +163,29 @@ bool Exec::execWgmma(const Instruction &I, Warp &w) {
   if (A.baseOffset || B.baseOffset)
     return fail(I, w, -1,
                 "descriptor base offset other than 0 is not supported");
-  FloatFormat fmt =
-      I.srcType == Ty::BF16 ? FloatFormat::BF16 : FloatFormat::F16;
+  FloatFormat fmt = I.srcType == Ty::BF16   ? FloatFormat::BF16
+                    : I.srcType == Ty::E4M3 ? FloatFormat::E4M3
+                    : I.srcType == Ty::E5M2 ? FloatFormat::E5M2
+                                            : FloatFormat::F16;
+  unsigned bytes = fp8 ? 1 : 2, depth = I.k; // K: 16, or 32 for fp8
   auto load = [&](const Descriptor &d, bool mnMajor, unsigned row, unsigned kk,
                   double &v) {
-    uint16_t h;
-    if (!access(I, w, 0, Space::Shared, elementAddress(d, mnMajor, row, kk), 2,
-                false, &h))
+    uint16_t h = 0;
+    if (!access(I, w, 0, Space::Shared,
+                elementAddress(d, mnMajor, row, kk, bytes), bytes, false, &h))
       return false;
     v = decodeFormat(h, fmt);
     return true;
   };
   unsigned row0 = 16 * (w.index % 4);
-  double a[16][16];
-  std::vector<double> b(size_t(N) * 16);
+  std::vector<double> a(size_t(16) * depth), b(size_t(N) * depth);
   for (unsigned r = 0; r < 16; ++r)
-    for (unsigned kk = 0; kk < 16; ++kk)
-      if (!load(A, transA, row0 + r, kk, a[r][kk]))
+    for (unsigned kk = 0; kk < depth; ++kk)
+      if (!load(A, transA, row0 + r, kk, a[r * depth + kk]))
         return false;
   for (unsigned n = 0; n < N; ++n)
-    for (unsigned kk = 0; kk < 16; ++kk)
-      if (!load(B, transB, n, kk, b[n * 16 + kk]))
+    for (unsigned kk = 0; kk < depth; ++kk)
+      if (!load(B, transB, n, kk, b[n * depth + kk]))
         return false;
   // Read every accumulator (the in-flight value if a previous wgmma is still
   // running on it) before writing any.
@@ -190,8 +202,8 @@ bool Exec::execWgmma(const Instruction &I, Warp &w) {
       unsigned r = g + 8 * ((i % 4) / 2), c = 8 * (i / 4) + 2 * t + i % 2;
       double s = scaleD ? double(bitsToF32(uint32_t(cur))) : 0.0;
       double dot = 0;
-      for (unsigned kk = 0; kk < 16; ++kk)
-        dot += a[r][kk] * b[c * 16 + kk];
+      for (unsigned kk = 0; kk < depth; ++kk)
+        dot += a[r * depth + kk] * b[c * depth + kk];
       float f = float(s + scaleA * scaleB * dot);
       result[l * (N / 2) + i] = std::isnan(f) ? 0x7FFFFFFFu : f32ToBits(f);
     }

@@ -31,6 +31,7 @@ enum class Op : uint8_t {
   Neg,
   Min,
   Max,
+  Copysign,
   // Bit manipulation.
   And,
   Or,
@@ -125,6 +126,9 @@ enum class Ty : uint8_t {
   F64,
   E4M3x2,
   E5M2x2,
+  /// One fp8 element: wgmma's operand types only.
+  E4M3,
+  E5M2,
 };
 
 enum class Rnd : uint8_t { None, RN, RZ, RM, RP, RNA, RNI, RZI, RMI, RPI };
