@@ -159,6 +159,7 @@ public:
         narrowType &&
         llvm::is_contained(info->supportedElementTypes(OpClass::Contraction),
                            *narrowType);
+    fp8WeightsKMajor = info->storesFp8WeightsKMajor();
     if ((policy == "int8" || policy == "fp8") && keepHeads)
       heads = outputHeads(func);
     // Keys first: the rewrite adds matmuls (which would shift the
@@ -281,9 +282,9 @@ private:
       return succeeded(result) ? *result : Value();
     }
     if (policy == "fp8") {
-      FailureOr<Value> result =
-          ::tessera::quantizeMatmulFp8(matmul, narrow, calibrated, currentKey,
-                                       fp8Scaling == "current", reason);
+      FailureOr<Value> result = ::tessera::quantizeMatmulFp8(
+          matmul, narrow, calibrated, currentKey, fp8Scaling == "current",
+          fp8WeightsKMajor, reason);
       return succeeded(result) ? *result : Value();
     }
     OpBuilder builder(matmul);
@@ -432,6 +433,8 @@ private:
 
   static constexpr float kF16Max = 65504.0f;
   std::string currentKey;
+  /// The target stores quantized fp8 weights [.., n, k].
+  bool fp8WeightsKMajor = false;
   ::tessera::CalibrationTable calibrated;
   llvm::DenseSet<Operation *> heads;
 };

@@ -293,10 +293,12 @@ public:
   /// quantized now, other operands by tessera.quantize with their
   /// calibrated range. The product of the two scales joins the matmul's
   /// alpha, so dequantization is one multiplication of the fp32
-  /// accumulator, in the GEMM's epilogue. Returns the new matmul's result
-  /// (`matmul` itself is left as it is), or fails with `reason`.
+  /// accumulator, in the GEMM's epilogue. With `weightsKMajor`, a constant
+  /// rhs read [.., k, n] is stored transposed and read with transpose_b.
+  /// Returns the new matmul's result (`matmul` itself is left as it is), or
+  /// fails with `reason`.
   FailureOr<Value> quantizeMatmulFp8(MatmulOp matmul, Type fp8, bool current,
-                                     std::string &reason) {
+                                     bool weightsKMajor, std::string &reason) {
     bool e5m2 = isa<Float8E5M2Type>(fp8);
     double largest = e5m2 ? ::tessera::kE5M2Max : ::tessera::kE4M3Max;
     auto scaleOf = [&](double range) {
@@ -306,6 +308,7 @@ public:
     Location loc = matmul.getLoc();
     SmallVector<Value, 2> operands, currentScales;
     float product = matmul.getAlpha().convertToFloat();
+    bool transposedRhs = false;
     for (unsigned index : {0u, 1u}) {
       Value operand = matmul->getOperand(index);
       auto type = cast<RankedTensorType>(operand.getType());
@@ -327,6 +330,11 @@ public:
       product *= scale;
       if (std::optional<SmallVector<float>> values =
               ::tessera::floatElements(operand)) {
+        if (index == 1 && weightsKMajor && type.getRank() >= 2 &&
+            !matmul.getTransposeB()) {
+          type = transposedInner(type, *values);
+          transposedRhs = true;
+        }
         std::vector<uint8_t> bytes(values->size());
         ::tessera::numerics::QuantizationParams params;
         params.scale = ArrayRef<float>(scale);
@@ -355,6 +363,8 @@ public:
     auto narrowed = cast<MatmulOp>(builder.clone(*matmul));
     narrowed->setOperands(operands);
     narrowed.setAlphaAttr(builder.getF32FloatAttr(product));
+    if (transposedRhs)
+      narrowed.setTransposeB(true);
     narrowed->setAttr(kPrecisionAttr, builder.getStringAttr("fp8"));
     Value result = narrowed.getResult();
     for (Value scale : currentScales)
@@ -363,6 +373,23 @@ public:
   }
 
 private:
+  /// `values` of `type` ([.., k, n], row-major) rewritten in place as their
+  /// transpose over the two inner dims; returns its type [.., n, k].
+  static RankedTensorType transposedInner(RankedTensorType type,
+                                          SmallVector<float> &values) {
+    ArrayRef<int64_t> shape = type.getShape();
+    int64_t rank = shape.size(), k = shape[rank - 2], n = shape[rank - 1];
+    SmallVector<float> result(values.size());
+    for (int64_t start = 0; start < int64_t(values.size()); start += k * n)
+      for (int64_t i = 0; i < k; ++i)
+        for (int64_t j = 0; j < n; ++j)
+          result[start + j * k + i] = values[start + i * n + j];
+    values = std::move(result);
+    SmallVector<int64_t> transposed(shape);
+    std::swap(transposed[rank - 2], transposed[rank - 1]);
+    return type.clone(transposed);
+  }
+
   /// The scale of fp8 current scaling for `operand`, computed by the
   /// program: max(amax(|operand|), 2^-100) / `largest` (448 for E4M3) as
   /// a 0-D tensor (the floor keeps an all-zero operand's scale finite and
@@ -414,8 +441,8 @@ FailureOr<Value> quantizeMatmul(MatmulOp matmul,
 FailureOr<Value> quantizeMatmulFp8(MatmulOp matmul, Type fp8,
                                    const CalibrationTable &calibrated,
                                    StringRef key, bool current,
-                                   std::string &reason) {
+                                   bool weightsKMajor, std::string &reason) {
   return MatmulQuantizer(calibrated, key, /*smoothQuant=*/"")
-      .quantizeMatmulFp8(matmul, fp8, current, reason);
+      .quantizeMatmulFp8(matmul, fp8, current, weightsKMajor, reason);
 }
 } // namespace tessera

@@ -39,7 +39,7 @@ quantizeMatmul(mlir::tessera::MatmulOp matmul,
 mlir::FailureOr<mlir::Value>
 quantizeMatmulFp8(mlir::tessera::MatmulOp matmul, mlir::Type fp8,
                   const CalibrationTable &calibrated, llvm::StringRef key,
-                  bool current, std::string &reason);
+                  bool current, bool weightsKMajor, std::string &reason);
 
 } // namespace tessera
 

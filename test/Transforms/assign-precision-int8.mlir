@@ -5,6 +5,8 @@
 // RUN: tessera-opt %t/input.mlir --tessera-assign-precision="policy=fp8 fp8-format=e5m2 calibration=%t/cache.json" | FileCheck %s --check-prefix=E5M2
 // RUN: tessera-opt %t/input.mlir --tessera-assign-precision="policy=fp8 fp8-scaling=current" | FileCheck %s --check-prefix=CURRENT
 // RUN: tessera-opt %t/input.mlir --tessera-assign-precision="policy=fp8 fp8-scaling=current target=systolic" | FileCheck %s --check-prefix=CURRENT-SYSTOLIC
+// RUN: tessera-opt %t/input.mlir --tessera-assign-precision="policy=fp8 calibration=%t/cache.json target=cuda" | FileCheck %s --check-prefix=FP8-CUDA
+// RUN: tessera-opt %t/input.mlir --tessera-assign-precision="policy=fp8 fp8-scaling=current target=cuda" | FileCheck %s --check-prefix=CURRENT-CUDA
 // RUN: tessera-opt %t/input.mlir --tessera-assign-precision="policy=int8 calibration=%t/cache.json keep-heads=false" | FileCheck %s --check-prefix=HEADS
 // RUN: tessera-opt %t/input.mlir --tessera-assign-precision="policy=int8 calibration=%t/cache.json smooth-quant=0.5" | FileCheck %s --check-prefix=SMOOTH
 // RUN: tessera-opt %t/input.mlir --tessera-assign-precision="policy=int8 calibration=%t/cache.json smooth-quant=auto" | FileCheck %s --check-prefix=AUTO
@@ -90,6 +92,19 @@
 // CURRENT: tessera.mul %[[R]], %{{.*}} : tensor<4x3xf32>, tensor<f32>
 // CURRENT: tessera.matmul {{.*}} {tessera.precision = "f32: an output head stays f32 under 8-bit policies"}
 // The systolic array takes only scales fixed at compile time.
+// The cuda target stores the quantized constant weight transposed
+// ([n][k], read with transpose_b: sm_90a's fp8 wgmma reads both operands
+// along K); /fc2's activation is read as it is, transposed or not.
+// FP8-CUDA-LABEL: func @mlp
+// FP8-CUDA-DAG: %[[W:.*]] = tessera.constant dense<{{\[\[}}4.480000e+02, -4.480000e+02], [2.240000e+02, 1.120000e+02]]> : tensor<2x2xf8E4M3FN>
+// FP8-CUDA-DAG: %[[Q:.*]] = tessera.quantize %arg0 scale(%{{.*}} : tensor<f32>) : tensor<4x2xf32> -> tensor<4x2xf8E4M3FN>
+// FP8-CUDA: tessera.matmul %[[Q]], %[[W]] {alpha = 2.53109{{[0-9]*}}E-5 : f32, tessera.precision = "fp8", transpose_b} : tensor<4x2xf8E4M3FN>, tensor<2x2xf8E4M3FN> -> tensor<4x2xf32>
+// FP8-CUDA: tessera.matmul {{.*}} {alpha = {{.*}} : f32, tessera.precision = "fp8", transpose_b} : tensor<4x2xf8E4M3FN>, tensor<3x2xf8E4M3FN> -> tensor<4x3xf32>
+// No CUDA kernel computes an amax each run yet: current scaling is
+// refused with the reason, and nothing is quantized.
+// CURRENT-CUDA-LABEL: func @mlp
+// CURRENT-CUDA-NOT: tessera.quantize
+// CURRENT-CUDA: tessera.matmul {{.*}} {alpha = 2.000000e+00 : f32, tessera.precision = "f32: the cuda target computes no amax each run yet: give fp8 static scales (--calibrate)"}
 // CURRENT-SYSTOLIC-LABEL: func @mlp
 // CURRENT-SYSTOLIC-NOT: tessera.quantize
 // CURRENT-SYSTOLIC: tessera.matmul {{.*}} {alpha = 2.000000e+00 : f32, tessera.precision = "f32: the systolic array takes fp8 scales fixed at compile time (--fp8-scaling=static)"}

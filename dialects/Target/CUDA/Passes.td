@@ -124,6 +124,20 @@ def ExpandMathPass : Pass<"tessera-cuda-expand-math", "::mlir::func::FuncOp"> {
                            "::mlir::vector::VectorDialect"];
 }
 
+def DecodeFp8Pass : Pass<"tessera-cuda-decode-fp8", "::mlir::func::FuncOp"> {
+  let summary = "fp8 values widened by integer arithmetic where no tensor "
+                "core reads them";
+  let description = [{
+    Rewrites each `arith.extf` from f8E4M3FN or f8E5M2 (what a contraction
+    with fp8 operands widens them with, left wherever the tensor-core
+    kernels did not take it, or staged by the mma.sync kernel, which has
+    no fp8 instructions) into the exact decoding by integer arithmetic that
+    the lowering's casts use: LLVM has no fp8 types. Runs after
+    tessera-cuda-tensor-core-matmul, which matches the `arith.extf` form.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def AttachTargetsPass
     : Pass<"tessera-cuda-attach-targets", "::mlir::ModuleOp"> {
   let summary = "An #nvvm.target per architecture on each kernel module";

@@ -29,10 +29,20 @@ namespace tessera {
 /// With `tiledAttention`, attention lowers to one tiled loop nest with an
 /// online softmax where its shapes allow (a CPU kernel), in blocks of
 /// `attentionBlocks` (queries, keys) for static sequences; otherwise to its
-/// products and softmax.
+/// products and softmax. With `fp8Operands`, a matmul's fp8 operands stay
+/// fp8 in its contraction (widened by arith.extf in the body) instead of
+/// being decoded to bf16 first.
 void populateTesseraToLinalgConversionPatterns(
     mlir::RewritePatternSet &patterns, bool tiledAttention = true,
-    std::pair<int64_t, int64_t> attentionBlocks = {64, 128});
+    std::pair<int64_t, int64_t> attentionBlocks = {64, 128},
+    bool fp8Operands = false);
+
+/// `value` (a scalar) converted to `to` as the lowering's casts convert it:
+/// float widening and narrowing by arith, and fp8 (E4M3FN, E5M2) from and to
+/// f32 by integer arithmetic, exactly and rounding to nearest even with
+/// saturation, since LLVM has no fp8 types.
+mlir::Value castElement(mlir::OpBuilder &b, mlir::Location loc,
+                        mlir::Value value, mlir::Type to);
 
 #define GEN_PASS_REGISTRATION
 #include "tessera/Conversion/Passes.h.inc"

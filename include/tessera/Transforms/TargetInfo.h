@@ -87,6 +87,11 @@ public:
     return std::nullopt;
   }
 
+  /// Whether a constant weight that the fp8 policy quantizes is stored
+  /// transposed ([.., n, k], read by the matmul with transpose_b), for
+  /// tensor cores that read both fp8 operands along K.
+  virtual bool storesFp8WeightsKMajor() const { return false; }
+
   /// Whether the target computes `op` inside a fusion region at all (an
   /// accelerator's vector unit has a fixed set of functions); an op it
   /// does not stays a kernel of its own.

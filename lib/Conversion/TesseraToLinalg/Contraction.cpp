@@ -22,8 +22,14 @@ namespace ts = mlir::tessera;
 /// bf16 or f16 result accumulates in f32 and is rounded once at the end,
 /// as frameworks and tensor cores do (summing hundreds of products in
 /// 8 or 11 bits would lose most of them).
+///
+/// fp8 operands are decoded to bf16 first, or, with `fp8Operands` (a backend
+/// whose tensor cores read fp8), stay fp8 and are widened by arith.extf in
+/// the body.
 struct MatmulLowering : OpRewritePattern<ts::MatmulOp> {
-  using OpRewritePattern::OpRewritePattern;
+  MatmulLowering(MLIRContext *ctx, bool fp8Operands)
+      : OpRewritePattern(ctx), fp8Operands(fp8Operands) {}
+  bool fp8Operands;
 
   LogicalResult matchAndRewrite(ts::MatmulOp op,
                                 PatternRewriter &rewriter) const override {
@@ -38,7 +44,8 @@ struct MatmulLowering : OpRewritePattern<ts::MatmulOp> {
       auto type = cast<RankedTensorType>(operand.getType());
       // fp8 operands are decoded to bf16 first, exactly (every fp8 value
       // is a bf16 value): the GEMM then reads bf16.
-      if (isa<Float8E4M3FNType, Float8E5M2Type>(type.getElementType())) {
+      if (!fp8Operands &&
+          isa<Float8E4M3FNType, Float8E5M2Type>(type.getElementType())) {
         type = type.clone(rewriter.getBF16Type());
         operand = buildElementwise(
             rewriter, loc, type, {operand},
@@ -134,11 +141,16 @@ struct MatmulLowering : OpRewritePattern<ts::MatmulOp> {
                                                utils::IteratorType::parallel);
     iterators.push_back(utils::IteratorType::reduction);
     auto generic = linalg::GenericOp::create(
-        rewriter, loc, accTensorType, ValueRange{lhs, rhs},
-        filled, ArrayRef<AffineMap>{lhsMap, rhsMap, outMap}, iterators,
+        rewriter, loc, accTensorType, ValueRange{lhs, rhs}, filled,
+        ArrayRef<AffineMap>{lhsMap, rhsMap, outMap}, iterators,
         [&](OpBuilder &b, Location nloc, ValueRange args) {
-          Value a = castScalar(b, nloc, args[0], accType);
-          Value c = castScalar(b, nloc, args[1], accType);
+          auto widen = [&](Value v) -> Value {
+            if (isa<Float8E4M3FNType, Float8E5M2Type>(v.getType()))
+              return arith::ExtFOp::create(b, nloc, accType, v);
+            return castScalar(b, nloc, v, accType);
+          };
+          Value a = widen(args[0]);
+          Value c = widen(args[1]);
           linalg::YieldOp::create(
               b, nloc, addScalar(b, nloc, args[2], mulScalar(b, nloc, a, c)));
         });
@@ -496,9 +508,10 @@ struct AttentionLowering : OpRewritePattern<ts::AttentionOp> {
 
 } // namespace
 
-void populateContractionPatterns(RewritePatternSet &patterns) {
-  patterns.add<MatmulLowering, Conv2dLowering, AttentionLowering>(
-      patterns.getContext());
+void populateContractionPatterns(RewritePatternSet &patterns,
+                                 bool fp8Operands) {
+  patterns.add<MatmulLowering>(patterns.getContext(), fp8Operands);
+  patterns.add<Conv2dLowering, AttentionLowering>(patterns.getContext());
 }
 
 } // namespace tessera::to_linalg

@@ -15,9 +15,9 @@ using namespace mlir;
 
 void ::tessera::populateTesseraToLinalgConversionPatterns(
     RewritePatternSet &patterns, bool tiledAttention,
-    std::pair<int64_t, int64_t> attentionBlocks) {
+    std::pair<int64_t, int64_t> attentionBlocks, bool fp8Operands) {
   ::tessera::to_linalg::populateElementwisePatterns(patterns);
-  ::tessera::to_linalg::populateContractionPatterns(patterns);
+  ::tessera::to_linalg::populateContractionPatterns(patterns, fp8Operands);
   if (tiledAttention)
     ::tessera::to_linalg::populateAttentionPatterns(patterns, attentionBlocks);
   ::tessera::to_linalg::populateReductionPatterns(patterns);
@@ -156,7 +156,8 @@ struct ConvertTesseraToLinalgPass
       return signalPassFailure();
     }
     ::tessera::populateTesseraToLinalgConversionPatterns(
-        patterns, tiledAttention, {attentionQueryBlock, attentionKeyBlock});
+        patterns, tiledAttention, {attentionQueryBlock, attentionKeyBlock},
+        fp8Operands);
     FrozenRewritePatternSet frozen(std::move(patterns));
     // An op left over is reported at its (ONNX node) location, with why.
     if (failed(convertExplainingFailures(getOperation(), target, frozen)))

@@ -430,3 +430,8 @@ Value windowOutputSize(OpBuilder &b, Location loc, Value input,
 }
 
 } // namespace tessera::to_linalg
+
+mlir::Value tessera::castElement(mlir::OpBuilder &b, mlir::Location loc,
+                                 mlir::Value value, mlir::Type to) {
+  return to_linalg::castScalar(b, loc, value, to);
+}

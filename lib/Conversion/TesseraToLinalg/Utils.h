@@ -81,7 +81,7 @@ Value windowOutputSize(OpBuilder &b, Location loc, Value input,
 
 // Pattern registration, one function per op family.
 void populateElementwisePatterns(RewritePatternSet &patterns);
-void populateContractionPatterns(RewritePatternSet &patterns);
+void populateContractionPatterns(RewritePatternSet &patterns, bool fp8Operands);
 /// `blocks`: the preferred (queries, keys) per block for static sequences.
 void populateAttentionPatterns(RewritePatternSet &patterns,
                                std::pair<int64_t, int64_t> blocks);

@@ -1,5 +1,6 @@
 //===- ExpandMath.cpp - math functions as arithmetic for kernels ----------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#include "tessera/Conversion/Passes.h"
 #include "tessera/Target/CUDA/Passes.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -9,6 +10,7 @@
 
 namespace tessera::cuda {
 #define GEN_PASS_DEF_EXPANDMATHPASS
+#define GEN_PASS_DEF_DECODEFP8PASS
 #include "tessera/Target/CUDA/Passes.h.inc"
 } // namespace tessera::cuda
 
@@ -26,6 +28,22 @@ struct ExpandMathPass
     populateMathPolynomialApproximationPatterns(patterns, all);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
+  }
+};
+
+struct DecodeFp8Pass : tessera::cuda::impl::DecodeFp8PassBase<DecodeFp8Pass> {
+  void runOnOperation() override {
+    SmallVector<arith::ExtFOp> widenings;
+    getOperation().walk([&](arith::ExtFOp ext) {
+      if (isa<Float8E4M3FNType, Float8E5M2Type>(ext.getIn().getType()))
+        widenings.push_back(ext);
+    });
+    for (arith::ExtFOp ext : widenings) {
+      OpBuilder b(ext);
+      ext.replaceAllUsesWith(
+          tessera::castElement(b, ext.getLoc(), ext.getIn(), ext.getType()));
+      ext.erase();
+    }
   }
 };
 

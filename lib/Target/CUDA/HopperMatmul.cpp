@@ -10,10 +10,14 @@
 //     those still fills the GPU (chosen at run time), each warpgroup with
 //     wgmma.mma_async m64n128k16 on its 64 rows (f32 accumulators, 64
 //     registers per thread);
-//   - K advances by 64: one thread issues the TMA copies of the next tiles
-//     of A (64 x 64) and B (128 x 64, or 64 x 128 when B is stored [k][n])
+//   - K advances by 128 bytes (64 16-bit elements, 128 fp8 ones): one
+//     thread issues the TMA copies of the next tiles of A (64 x 64) and B
+//     (128 x 64, or 64 x 128 when B is stored [k][n]; for 16-bit elements)
 //     into one of four shared-memory stages, each stage's mbarrier
 //     counting the bytes in; the other stages are multiplied meanwhile;
+//   - fp8 (E4M3 or E5M2) operands take m64n128k32, both K-major (B stored
+//     [n][k]: fp8 wgmma has no transposed form), rows of whole 16-byte
+//     chunks (K a multiple of 16, checked on the host);
 //   - TMA writes the tiles with the 128-byte swizzle, and the wgmma
 //     shared-memory descriptors read them with the same swizzle (B stored
 //     [k][n] is read transposed, MN-major);
@@ -42,12 +46,12 @@ using namespace tessera::cuda::tensor_cores;
 namespace {
 
 /// Rows per warpgroup (wgmma's M); a block has one or two warpgroups.
-constexpr int64_t kWarpgroupM = 64, kBlockN = 128, kBlockK = 64, kStages = 4;
+constexpr int64_t kWarpgroupM = 64, kBlockN = 128, kStages = 4;
 constexpr int64_t kWarpgroupThreads = 128;
-/// 16-bit elements: a row of a tile is 64 of them, 128 bytes, which is
-/// the span of the 128-byte swizzle (and the most a swizzled TMA box row
-/// may hold).
-constexpr int64_t kRowBytes = 128;
+/// A row of a tile is 128 bytes (64 16-bit elements, 128 fp8 ones), the
+/// span of the 128-byte swizzle (and the most a swizzled TMA box row may
+/// hold); each wgmma reads 32 bytes of it along K.
+constexpr int64_t kRowBytes = 128, kStepBytes = 32;
 constexpr int64_t kWarpgroupTileA = kWarpgroupM * kRowBytes;
 constexpr int64_t kTileB = kBlockN * kRowBytes;
 /// The swizzle repeats every 8 rows (1024 bytes); stages start on such a
@@ -74,8 +78,11 @@ public:
         b, loc, arith::CmpIPredicate::eq, capability,
         arith::ConstantIntOp::create(b, loc, b.getI32Type(), 90));
     // TMA reads from 16-byte aligned addresses (the strides are multiples
-    // of 16 bytes by the guard).
+    // of 16 bytes by the guard, for fp8 by the check here).
     Value ok = onHopper;
+    if (isFp8(c))
+      ok = both(ok, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                          rem(sizeK, 16), cst(0)));
     for (unsigned i : {0u, 1u}) {
       address[i] =
           memref::ExtractAlignedPointerAsIndexOp::create(b, loc, c.operands[i]);
@@ -109,6 +116,11 @@ private:
     args.append(5, i32);
     args.push_back(i32);
     declare(kTensorMapFn, FunctionType::get(ctx, args, {i64}));
+  }
+
+  /// Elements along K in a tile row.
+  int64_t blockK() const {
+    return kRowBytes / (c.element.getIntOrFloatBitWidth() / 8);
   }
 
   Value i32(Value index) {
@@ -176,10 +188,10 @@ private:
   void buildLaunch() {
     blockM = chooseBlockRows();
     // Box dims, innermost first.
-    tensorMaps[0] = tensorMap(0, {cst(kBlockK), blockM});
+    tensorMaps[0] = tensorMap(0, {cst(blockK()), blockM});
     tensorMaps[1] = c.bKMajor
-                        ? tensorMap(1, {cst(kBlockK), cst(kBlockN)})
-                        : tensorMap(1, {cst(kRowBytes / 2), cst(kBlockK)});
+                        ? tensorMap(1, {cst(blockK()), cst(kBlockN)})
+                        : tensorMap(1, {cst(kRowBytes / 2), cst(blockK())});
     Value gridX = arith::CeilDivUIOp::create(b, loc, sizeN, cst(kBlockN));
     Value gridY = arith::CeilDivUIOp::create(b, loc, sizeM, blockM);
     Value gridZ = cst(1);
@@ -275,7 +287,7 @@ private:
         b, loc, Type(), bar, i32(stageBytes()), NVVM::MemScopeKind::CTA,
         /*relaxed=*/false, /*predicate=*/Value());
     llvm::DenseMap<unsigned, Value> at = batchIndex;
-    at[c.k] = mul(kTile, cst(kBlockK));
+    at[c.k] = mul(kTile, cst(blockK()));
     at[c.m] = m0;
     at[c.n] = n0;
     copyBox(0, tileA(stage), bar, at);
@@ -290,8 +302,8 @@ private:
   }
 
   /// acc += the products of the K tile in stage `stage`: four
-  /// wgmma.mma_async m64n128k16, the descriptors' start address advanced
-  /// 16 elements along K each time.
+  /// wgmma.mma_async m64n128k16 (k32 for fp8), the descriptors' start
+  /// address advanced 32 bytes along K each time.
   Value multiplyStage(Value stage, Value acc) {
     // This warpgroup's 64 rows of A.
     Value warpgroupA = add(
@@ -303,13 +315,16 @@ private:
                       ? descriptor(tileB(stage), 16, 8 * kRowBytes)
                       : descriptor(tileB(stage), kTileB / 2, 8 * kRowBytes);
     MLIRContext *ctx = b.getContext();
-    auto shape = NVVM::MMAShapeAttr::get(ctx, kWarpgroupM, kBlockN, 16);
-    auto type = isa<Float16Type>(c.element) ? NVVM::WGMMATypes::f16
-                                            : NVVM::WGMMATypes::bf16;
+    int64_t depth = kStepBytes / (c.element.getIntOrFloatBitWidth() / 8);
+    auto shape = NVVM::MMAShapeAttr::get(ctx, kWarpgroupM, kBlockN, depth);
+    auto type = isa<Float16Type>(c.element)        ? NVVM::WGMMATypes::f16
+                : isa<Float8E4M3FNType>(c.element) ? NVVM::WGMMATypes::e4m3
+                : isa<Float8E5M2Type>(c.element)   ? NVVM::WGMMATypes::e5m2
+                                                   : NVVM::WGMMATypes::bf16;
     NVVM::WgmmaFenceAlignedOp::create(b, loc);
-    for (int64_t kk = 0; kk < kBlockK / 16; ++kk) {
-      // 16 elements along K: 32 bytes into K-major rows, 16 rows (2048
-      // bytes) down an MN-major tile; the fields count 16 bytes.
+    for (int64_t kk = 0; kk < kRowBytes / kStepBytes; ++kk) {
+      // 32 bytes along K into K-major rows, or 16 rows (2048 bytes) down
+      // an MN-major tile of 16-bit elements; the fields count 16 bytes.
       int64_t stepA = kk * 2, stepB = c.bKMajor ? kk * 2 : kk * 16 * 8;
       Value a = arith::AddIOp::create(b, loc, descA, constI64(stepA));
       Value bd = arith::AddIOp::create(b, loc, descB, constI64(stepB));
@@ -346,7 +361,7 @@ private:
 
     Value isLeader =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, cst(0));
-    Value numK = arith::CeilDivUIOp::create(b, loc, sizeK, cst(kBlockK));
+    Value numK = arith::CeilDivUIOp::create(b, loc, sizeK, cst(blockK()));
     {
       // Thread 0 sets up the barriers (one arrival each: its own, with
       // the bytes to expect) and starts stages 0 .. kStages-2.
@@ -420,8 +435,12 @@ private:
 
 } // namespace
 
+bool tessera::cuda::tensor_cores::isFp8(const Contraction &c) {
+  return isa<Float8E4M3FNType, Float8E5M2Type>(c.element);
+}
+
 bool tessera::cuda::tensor_cores::hopperTakes(const Contraction &c) {
-  if (c.element.isF32())
+  if (c.element.isF32() || (isFp8(c) && !c.bKMajor))
     return false;
   for (unsigned i : {0u, 1u})
     if (cast<MemRefType>(c.operands[i].getType()).getRank() > 5)

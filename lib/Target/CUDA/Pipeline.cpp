@@ -49,6 +49,9 @@ void tessera::cuda::buildLinalgPipeline(OpPassManager &pm, bool fuse) {
   // loop: here attention the fused kernel does not take is its products
   // and softmax, each a kernel.
   lowering.tiledAttention = false;
+  // fp8 operands stay fp8 up to the tensor-core kernels (sm_90a's wgmma
+  // reads them as they are; tessera-cuda-decode-fp8 widens what remains).
+  lowering.fp8Operands = true;
   pm.addNestedPass<func::FuncOp>(createConvertTesseraToLinalgPass(lowering));
   // Elementwise producers computed inside their consumers' loops (one
   // kernel instead of one per op).
@@ -84,6 +87,7 @@ void tessera::cuda::buildGPUPipeline(OpPassManager &pm,
   tensorCores.hopper = llvm::is_contained(options.gpus, "sm_90a");
   pm.addPass(createTensorCoreMatmulPass(tensorCores));
   pm.addPass(createFlashAttentionPass());
+  pm.addNestedPass<func::FuncOp>(createDecodeFp8Pass());
   // Row reductions (softmax, norms): one warp per row.
   pm.addNestedPass<func::FuncOp>(createWarpReductionsPass());
   pm.addPass(createForallToParallelLoopPass());

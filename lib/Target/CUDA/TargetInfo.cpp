@@ -35,7 +35,8 @@ public:
     // bf16/f16 operands accumulate in f32 on the tensor cores
     // (tessera-cuda-tensor-core-matmul).
     static const ElementType kContraction[] = {
-        ElementType::F32, ElementType::BF16, ElementType::F16};
+        ElementType::F32, ElementType::BF16, ElementType::F16,
+        ElementType::F8E4M3FN, ElementType::F8E5M2};
     static const ElementType kAny[] = {
         ElementType::F32, ElementType::F16, ElementType::BF16,
         ElementType::I8,  ElementType::I32, ElementType::I64,
@@ -52,6 +53,18 @@ public:
     return kFloat;
   }
 
+  /// fp8 current scaling needs an amax over a whole activation each run,
+  /// which no CUDA kernel computes yet (it would run on one thread).
+  std::optional<std::string>
+  rejectQuantizedMatmul(Operation *, StringRef policy) const override {
+    if (policy == "fp8-current")
+      return std::string("the cuda target computes no amax each run yet: "
+                         "give fp8 static scales (--calibrate)");
+    return std::nullopt;
+  }
+  /// sm_90a's fp8 wgmma reads A and B K-major only: a weight [k][n] would
+  /// need a transpose each run.
+  bool storesFp8WeightsKMajor() const override { return true; }
   bool fusesAttention() const override { return true; }
   std::optional<std::string>
   rejectWideAccumulation(Operation *op, Type element) const override {

@@ -221,7 +221,8 @@ tessera::cuda::tensor_cores::match(linalg::LinalgOp op, bool allowTF32) {
   if (c.element.isF32() && allowTF32) {
     c.blockK = 16;
     c.chunk = 4;
-  } else if (!isa<Float16Type, BFloat16Type>(c.element)) {
+  } else if (!isa<Float16Type, BFloat16Type, Float8E4M3FNType, Float8E5M2Type>(
+                 c.element)) {
     return std::nullopt;
   }
   if (cast<MemRefType>(b.getType()).getElementType() != c.element ||

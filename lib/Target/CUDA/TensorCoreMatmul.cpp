@@ -25,6 +25,10 @@
 // that is not known statically, the host checks it (and the grid's limits)
 // and runs the original contraction (a SIMT loop nest) otherwise.
 //
+// mma.sync has no fp8: fp8 operands are staged decoded to bf16, element by
+// element (exact: every fp8 value is a bf16 value). On sm_90a, wgmma reads
+// them as they are (HopperMatmul.cpp).
+//
 //===----------------------------------------------------------------------===//
 #include "TensorCoreMatmul.h"
 #include "KernelBuilding.h"
@@ -74,12 +78,13 @@ public:
     MLIRContext *ctx = b.getContext();
     auto workgroup = gpu::AddressSpaceAttr::get(
         ctx, gpu::GPUDialect::getWorkgroupAddressSpace());
-    auto tileA = MemRefType::get({kStages, kBlockM, c.blockK}, c.element,
+    staged = isFp8(c) ? b.getBF16Type() : c.element;
+    auto tileA = MemRefType::get({kStages, kBlockM, c.blockK}, staged,
                                  MemRefLayoutAttrInterface(), workgroup);
     auto tileB = c.bKMajor
-                     ? MemRefType::get({kStages, kBlockN, c.blockK}, c.element,
+                     ? MemRefType::get({kStages, kBlockN, c.blockK}, staged,
                                        MemRefLayoutAttrInterface(), workgroup)
-                     : MemRefType::get({kStages, c.blockK, kBlockN}, c.element,
+                     : MemRefType::get({kStages, c.blockK, kBlockN}, staged,
                                        MemRefLayoutAttrInterface(), workgroup);
     Value one = cst(1);
     auto launch = gpu::LaunchOp::create(
@@ -152,14 +157,15 @@ private:
   }
 
   /// The `c.chunk` elements from (globalRow, globalCol) on, each loaded
-  /// (zero outside the matrix) and stored at `dst` on in shared `tile`.
+  /// (zero outside the matrix; fp8 decoded to bf16) and stored at `dst` on
+  /// in shared `tile`.
   void copyElements(unsigned operand, Value tile, SmallVector<Value> dst,
                     TileDim row, TileDim col, Value globalRow,
                     Value globalCol) {
     Value zero = cst(0);
     Value rowInside = lt(globalRow, row.size);
     Value zeroElement =
-        arith::ConstantOp::create(b, loc, c.element, b.getZeroAttr(c.element));
+        arith::ConstantOp::create(b, loc, staged, b.getZeroAttr(staged));
     Value first = dst.back();
     for (int64_t e = 0; e < c.chunk; ++e) {
       Value at_ = add(globalCol, cst(e));
@@ -169,6 +175,9 @@ private:
       at[col.dim] = select(valid, at_, zero);
       Value v = memref::LoadOp::create(b, loc, c.operands[operand],
                                        indicesOf(operand, at));
+      if (v.getType() != staged) // fp8 (tessera-cuda-decode-fp8 expands)
+        v = arith::TruncFOp::create(
+            b, loc, staged, arith::ExtFOp::create(b, loc, b.getF32Type(), v));
       dst.back() = add(first, cst(e));
       memref::StoreOp::create(b, loc, select(valid, v, zeroElement), tile, dst);
     }
@@ -237,14 +246,14 @@ private:
     if (c.element.isF32())
       return multiplyStageTF32(stage, std::move(acc));
     Value lane16 = rem(lane, 16), half = div(lane, 16);
-    NVVM::MMATypes type = mmaType(c.element);
+    NVVM::MMATypes type = mmaType(staged);
     for (int64_t kk = 0; kk < c.blockK / 16; ++kk) {
       // A: rows wm*32 + mi*16 + lane%16, chunk 2*kk + lane/16.
       SmallVector<Value> fragA;
       for (int64_t mi = 0; mi < 2; ++mi) {
         Value row = add(add(mul(warpM, cst(32)), cst(mi * 16)), lane16);
         Value col = swizzled(row, add(cst(2 * kk), half), c.blockK / c.chunk);
-        fragA.push_back(ldmatrix4(smA, {stage, row, col}, c.element,
+        fragA.push_back(ldmatrix4(smA, {stage, row, col}, staged,
                                   /*transpose=*/false));
       }
       // B: two n8 tiles per ldmatrix.x4.
@@ -257,23 +266,23 @@ private:
           Value row = add(nBase, add(rem(lane, 8), mul(div(group, 2), cst(8))));
           Value col = swizzled(row, add(cst(2 * kk), rem(group, 2)),
                                c.blockK / c.chunk);
-          fragB.push_back(ldmatrix4(smB, {stage, row, col}, c.element, false));
+          fragB.push_back(ldmatrix4(smB, {stage, row, col}, staged, false));
         } else {
           // Matrices: (k 0-7, n 0-7), (k 8-15, n 0-7), (k 0-7, n 8-15), ...
           Value row = add(cst(kk * 16), lane16);
           Value col =
               swizzled(row, add(div(nBase, c.chunk), half), kBlockN / c.chunk);
-          fragB.push_back(ldmatrix4(smB, {stage, row, col}, c.element, true));
+          fragB.push_back(ldmatrix4(smB, {stage, row, col}, staged, true));
         }
       }
       for (int64_t mi = 0; mi < 2; ++mi)
         for (int64_t nj = 0; nj < 4; ++nj) {
           SmallVector<Value> opA, opB;
           for (int64_t r = 0; r < 4; ++r)
-            opA.push_back(operandRegister(fragA[mi], r, c.element));
+            opA.push_back(operandRegister(fragA[mi], r, staged));
           for (int64_t r = 0; r < 2; ++r)
             opB.push_back(
-                operandRegister(fragB[nj / 2], (nj % 2) * 2 + r, c.element));
+                operandRegister(fragB[nj / 2], (nj % 2) * 2 + r, staged));
           mma(acc, mi * 4 + nj, opA, opB, {16, 8, 16}, type);
         }
     }
@@ -344,6 +353,8 @@ private:
   }
 
   Value smA, smB, tid, lane, warpM, warpN, splits;
+  /// The element type of the shared tiles (bf16 for fp8 operands).
+  Type staged;
   bool alignedCopies = true;
 };
 
@@ -406,7 +417,15 @@ struct TensorCoreMatmulPass
     {
       OpBuilder::InsertionGuard insertion(b);
       b.setInsertionPointToStart(branch.thenBlock());
-      if (staticallyMisaligned) {
+      if (isFp8(c)) {
+        // fp8: wgmma on sm_90a; elsewhere the mma.sync kernel, its tiles
+        // decoded to bf16 as they are copied element by element.
+        auto decoded = [&] { kernel.buildLaunch({}, /*alignedCopies=*/false); };
+        if (hopper && hopperTakes(c))
+          buildHopperLaunch(c, b, getOperation(), decoded);
+        else
+          decoded();
+      } else if (staticallyMisaligned) {
         kernel.buildLaunch({}, /*alignedCopies=*/false);
       } else {
         if (!staticallyAligned) {

@@ -29,7 +29,9 @@ struct Contraction {
   llvm::SmallVector<unsigned> mDims, batch;
   /// B stored [.., n, k] (rows of K) rather than [.., k, n].
   bool bKMajor = false;
-  /// bf16, f16, or f32 read as tf32 (with allow-tf32).
+  /// bf16, f16, fp8 (E4M3FN or E5M2: wgmma reads it on sm_90a, the mma.sync
+  /// kernel stages it decoded to bf16), or f32 read as tf32 (with
+  /// allow-tf32).
   mlir::Type element;
   /// K per stage (32 for 16-bit elements, 16 for tf32: 64-byte rows
   /// either way) and elements per 16-byte cp.async.
@@ -60,12 +62,17 @@ struct Contraction {
 /// only with `allowTF32`).
 std::optional<Contraction> match(mlir::linalg::LinalgOp op, bool allowTF32);
 
-/// Whether the sm_90a wgmma kernel takes `c` (16-bit operands, A and B of
-/// rank at most 5, which tensor maps allow).
+/// Whether `c`'s operands are fp8.
+bool isFp8(const Contraction &c);
+
+/// Whether the sm_90a wgmma kernel takes `c` (16-bit operands, or fp8 ones
+/// with B stored [n][k], as fp8 wgmma reads both operands K-major; A and B
+/// of rank at most 5, which tensor maps allow).
 bool hopperTakes(const Contraction &c);
 
 /// Emits at `b`'s insertion point: on an sm_90a GPU, and when A and B are
-/// 16-byte aligned, the wgmma kernel's launch (declaring in `module` the
+/// 16-byte aligned (and fp8 rows whole 16-byte chunks), the wgmma kernel's
+/// launch (declaring in `module` the
 /// runtime functions it calls); elsewhere what `otherwise` builds.
 void buildHopperLaunch(Contraction &c, mlir::OpBuilder &b,
                        mlir::ModuleOp module,

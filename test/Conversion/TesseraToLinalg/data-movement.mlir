@@ -1,4 +1,5 @@
 // RUN: tessera-opt %s --split-input-file --convert-tessera-to-linalg | FileCheck %s
+// RUN: tessera-opt %s --split-input-file --convert-tessera-to-linalg=fp8-operands | FileCheck %s --check-prefix=FP8OPS
 
 // CHECK-LABEL: func @transpose_reshape
 func.func @transpose_reshape(%x: tensor<2x3x4xf32>) -> tensor<4x6xf32> {
@@ -110,7 +111,14 @@ func.func @fp8_quantize(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
 
 // -----
 
-// A matmul on fp8 operands reads them decoded to bf16 (exact).
+// A matmul on fp8 operands reads them decoded to bf16 (exact). With
+// fp8-operands (a backend whose tensor cores read fp8) the contraction
+// reads them as they are and widens them with arith.extf.
+// FP8OPS-LABEL: func @fp8_matmul
+// FP8OPS-NOT: bf16
+// FP8OPS: linalg.generic {{.*}} ins(%arg0, %arg1 : tensor<4x8xf8E4M3FN>, tensor<8x2xf8E4M3FN>) outs(%{{.*}} : tensor<4x2xf32>)
+// FP8OPS: arith.extf %{{.*}} : f8E4M3FN to f32
+// FP8OPS: arith.extf %{{.*}} : f8E4M3FN to f32
 // CHECK-LABEL: func @fp8_matmul
 // CHECK: linalg.generic {{.*}} ins(%arg0 : tensor<4x8xf8E4M3FN>) outs(%{{.*}} : tensor<4x8xbf16>)
 // CHECK: linalg.generic {{.*}} ins(%arg1 : tensor<8x2xf8E4M3FN>) outs(%{{.*}} : tensor<8x2xbf16>)

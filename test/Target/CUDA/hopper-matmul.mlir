@@ -155,3 +155,72 @@ func.func @f32_product(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?x
   }
   return
 }
+
+// -----
+
+// fp8 (E4M3) with B stored [n][k]: on 9.0, with K a multiple of 16 (TMA
+// strides rows of whole 16-byte chunks) and both operands aligned, 1-byte
+// tensor maps with boxes of 128 elements along K (128 bytes) and four
+// m64n128k32 wgmmas a stage, both operands K-major (layoutB col). Elsewhere
+// the mma.sync kernel stages the tiles decoded to bf16, element by element
+// (tessera-cuda-decode-fp8 expands the widening).
+// CHECK-LABEL: func @fp8_linear
+// CHECK: %[[CC:.*]] = func.call @tessera_cuda_compute_capability() : () -> i32
+// CHECK: %[[HOPPER:.*]] = arith.cmpi eq, %[[CC]], %c90_i32
+// CHECK: %[[K16:.*]] = arith.remui %{{.*}}, %c16 : index
+// CHECK: arith.cmpi eq, %[[K16]], %c0
+// CHECK: func.call @tessera_cuda_tensor_map({{.*}}, %c1_i32{{.*}}, %c2_i32{{.*}}, {{.*}}, %c128_i32{{.*}}, %{{.*}}, %c1_i32{{.*}}, %c1_i32{{.*}}, %c1_i32{{.*}}, %c3_i32{{.*}})
+// CHECK: func.call @tessera_cuda_tensor_map({{.*}}, %c1_i32{{.*}}, %c2_i32{{.*}}, {{.*}}, %c128_i32{{.*}}, %c128_i32{{.*}}, %c1_i32{{.*}}, %c1_i32{{.*}}, %c1_i32{{.*}}, %c3_i32{{.*}})
+// CHECK: gpu.launch
+// CHECK-COUNT-4: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 128, k = 32>, D[<f32>, <one>], A[<e4m3>, <one>, <row>], B[<e4m3>, <one>, <col>]
+// CHECK: } {tessera.cuda.arch = "sm_90a", tessera.cuda.kernel = "wgmma_gemm"}
+// CHECK: } else {
+// CHECK: gpu.launch
+// CHECK: memref.load %arg0{{.*}} : memref<?x?xf8E4M3FN>
+// CHECK-NEXT: arith.extf %{{.*}} : f8E4M3FN to f32
+// CHECK-NEXT: arith.truncf %{{.*}} : f32 to bf16
+// CHECK: nvvm.mma.sync {{.*}} {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>}
+// CHECK: } {tessera.cuda.kernel = "mma_sync_gemm_unaligned"}
+// TF32-LABEL: func @fp8_linear
+// NOHOPPER-LABEL: func @fp8_linear
+// NOHOPPER-NOT: nvvm.wgmma
+// NOHOPPER: } {tessera.cuda.kernel = "mma_sync_gemm_unaligned"}
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func @fp8_linear(%a: memref<?x?xf8E4M3FN>, %b: memref<?x?xf8E4M3FN>, %c: memref<?x?xf32>) {
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : memref<?x?xf8E4M3FN>, memref<?x?xf8E4M3FN>) outs(%c : memref<?x?xf32>) {
+  ^bb0(%x: f8E4M3FN, %y: f8E4M3FN, %acc: f32):
+    %0 = arith.extf %x : f8E4M3FN to f32
+    %1 = arith.extf %y : f8E4M3FN to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %acc, %2 : f32
+    linalg.yield %3 : f32
+  }
+  return
+}
+
+// -----
+
+// Must not fire: fp8 (E5M2) with B stored [k][n]. fp8 wgmma has no
+// transposed form, so only the mma.sync kernel (tiles decoded to bf16) runs,
+// on every GPU.
+// CHECK-LABEL: func @fp8_b_kn
+// CHECK-NOT: nvvm.wgmma
+// CHECK-NOT: tessera_cuda_compute_capability
+// CHECK: arith.extf %{{.*}} : f8E5M2 to f32
+// CHECK: } {tessera.cuda.kernel = "mma_sync_gemm_unaligned"}
+#a = affine_map<(d0, d1, d2) -> (d0, d1)>
+#b = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d2)>
+func.func @fp8_b_kn(%a: memref<64x64xf8E5M2>, %b: memref<64x128xf8E5M2>, %c: memref<64x128xf32>) {
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<64x64xf8E5M2>, memref<64x128xf8E5M2>) outs(%c : memref<64x128xf32>) {
+  ^bb0(%x: f8E5M2, %y: f8E5M2, %acc: f32):
+    %0 = arith.extf %x : f8E5M2 to f32
+    %1 = arith.extf %y : f8E5M2 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %acc, %2 : f32
+    linalg.yield %3 : f32
+  }
+  return
+}

@@ -1,0 +1,84 @@
+# fp8_cases.py - products for the CUDA target's fp8 kernels (wgmma e4m3/e5m2
+# on sm_90a, the mma.sync kernel with tiles decoded to bf16 elsewhere) in
+# ONNX's test layout, with values that make --precision=fp8 exact: every
+# operand holds 448 once (so that its amax, calibrated or computed each run,
+# gives E4M3 a scale of exactly 1 and E5M2 one of 1/128) and otherwise
+# integers in [-8, 8], which both formats hold at those scales. Products
+# and their sums are then integers well inside f32's exact range, and a
+# correct kernel matches the float64 reference to the last bit
+# (--atol=0 --rtol=0): a wrong layout, swizzle, stage or edge cannot hide.
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+import os
+import sys
+
+import numpy as np
+from onnx import helper
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tensor_core_cases import f64, save  # noqa: E402
+
+
+def exact(rng, shape):
+    x = rng.integers(-8, 9, size=shape).astype(np.float32)
+    x.flat[rng.integers(0, x.size)] = 448.0
+    return x
+
+
+def gemm(out, m, k, n, trans_b=False, name=None):
+    """Y = A W + b (Gemm; W stored [n, k] with trans_b)."""
+    rng = np.random.default_rng(m * 1000 + k + n)
+    a = exact(rng, (m, k))
+    w = exact(rng, (n, k) if trans_b else (k, n))
+    b = rng.integers(-8, 9, size=(n,)).astype(np.float32)
+    y = f64(a) @ f64(w.T if trans_b else w) + b
+    save(out, name or f"gemm_{m}x{k}x{n}{'_tb' if trans_b else ''}",
+         [helper.make_node("Gemm", ["A", "W", "B"], ["Y"],
+                           transB=int(trans_b))],
+         [("A", [m, k])], [("W", w), ("B", b)], [([a], y)], [m, n])
+
+
+def linear(out, k, n, sizes):
+    """A [batch, seq, k] (symbolic batch and seq) times a shared weight."""
+    rng = np.random.default_rng(k + n)
+    w = exact(rng, (k, n))
+    sets = []
+    for batch, seq in sizes:
+        a = exact(rng, (batch, seq, k))
+        sets.append(([a], f64(a) @ f64(w)))
+    save(out, f"linear_{k}x{n}",
+         [helper.make_node("MatMul", ["A", "W"], ["Y"])],
+         [("A", ["batch", "seq", k])], [("W", w)], sets,
+         ["batch", "seq", n])
+
+
+def bmm(out, batch, m, k, n):
+    """Two activations (B stored [k][n], quantized each run)."""
+    rng = np.random.default_rng(batch + m + k + n)
+    a = exact(rng, (batch, m, k))
+    b = exact(rng, (batch, k, n))
+    save(out, f"bmm_{batch}x{m}x{k}x{n}",
+         [helper.make_node("MatMul", ["A", "B"], ["Y"])],
+         [("A", [batch, m, k]), ("B", [batch, k, n])], [],
+         [([a, b], f64(a) @ f64(b))], [batch, m, n])
+
+
+def main():
+    out = sys.argv[1]
+    # N not a multiple of the 128-wide tile, M of the 64 rows.
+    gemm(out, 129, 64, 72)
+    # K = 592: five 128-deep K tiles through four stages (a refill), the
+    # last one partial (TMA's zero fill).
+    gemm(out, 64, 592, 136)
+    # A weight stored [n, k] already (Gemm transB = 1).
+    gemm(out, 17, 48, 40, trans_b=True)
+    # K = 2088 is not a multiple of 16: TMA cannot stride its rows, and the
+    # host runs the mma.sync kernel even on sm_90a.
+    gemm(out, 3, 2088, 64)
+    # A grid of 144 128-row tiles: two warpgroups a block.
+    gemm(out, 1040, 32, 2048)
+    linear(out, 64, 72, [(2, 16), (3, 37), (1, 1)])
+    bmm(out, 2, 33, 48, 16)
+
+
+if __name__ == "__main__":
+    main()
