@@ -225,7 +225,7 @@ def KernelImagesPass : Pass<"tessera-cuda-kernel-images", "::mlir::ModuleOp"> {
 
 def TensorCoreMatmulPass
     : Pass<"tessera-cuda-tensor-core-matmul", "::mlir::ModuleOp"> {
-  let summary = "bf16/f16 contractions become mma.sync tensor-core kernels";
+  let summary = "bf16/f16/fp8 contractions become tensor-core kernels";
   let description = [{
     A contraction on buffers (one M, N and K dim, any batch dims, A stored
     with K contiguous, B with N or K contiguous, row-major buffers) whose
@@ -270,6 +270,14 @@ def TensorCoreMatmulPass
     memory that TMA copies fill (tensor maps from
     `tessera_cuda_tensor_map`, 128-byte swizzle, four stages on mbarriers).
     Its `gpu.launch` carries `tessera.cuda.arch = "sm_90a"`.
+
+    fp8 (f8E4M3FN, f8E5M2) contractions: the mma.sync kernel (which has no
+    fp8 form) copies their tiles element by element, widened to bf16
+    (exact; tessera-cuda-decode-fp8 expands the `arith.extf`), and never
+    splits K. With `hopper` and B stored with K contiguous (fp8 wgmma reads
+    both operands K-major), the sm_90a twin reads the fp8 bytes through TMA
+    (128 elements of K per stage) with `wgmma.mma_async` m64n128k32
+    e4m3/e5m2, when K is also a multiple of 16 (checked on the host).
   }];
   let options = [
     Option<"allowTF32", "allow-tf32", "bool", "false",
