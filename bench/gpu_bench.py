@@ -17,8 +17,8 @@ libtessera_runtime.so run the artifacts):
    without tf32; scaled_dot_product_attention, the backend it took
    recorded), and the whole round trip that a Tessera run times (pageable
    host inputs copied in, the op, the output copied back); plus
-   PyTorch-only rows for what Tessera cannot compile yet (fp8 e4m3
-   torch._scaled_mm 8192^3);
+   PyTorch-only rows for what the bundle has no Tessera artifact of yet
+   (fp8 e4m3 torch._scaled_mm 8192^3: ONNX 1.12 has no fp8 inputs);
 3. the benchmark artifacts on pseudo-random inputs (tessera-gpu-run
    --random), each a whole tessera_model_run: inputs copied from the host,
    kernels, outputs copied back (the C API has no device tensors yet).

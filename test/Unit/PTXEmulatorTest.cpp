@@ -232,6 +232,26 @@ TEST(PTXEmulatorScalar, SaturationAndNaN) {
             1u);
 }
 
+TEST(PTXEmulatorScalar, Copysign) {
+  // copysign d, a, b: a's sign on b's magnitude, NaN payloads kept.
+  EXPECT_EQ(scalar("copysign.f32 %r4, %r1, %r2;", f(-1.0f), f(2.5f)), f(-2.5f));
+  EXPECT_EQ(scalar("copysign.f32 %r4, %r1, %r2;", f(3.0f), f(-2.5f)), f(2.5f));
+  EXPECT_EQ(scalar("copysign.f32 %r4, %r1, %r2;", f(-0.0f), 0x7FC00001u),
+            0xFFC00001u);
+  EXPECT_EQ(scalar("copysign.f32 %r4, %r1, %r2;", 0xFFC00000u, f(0.0f)),
+            f(-0.0f));
+  // f64: -1.0 from 1.0's bits with the sign of -2.0.
+  EXPECT_EQ(scalar("{\n.reg .f64 %fd<4>;\nmov.b64 %fd1, 0xC000000000000000;\n"
+                   "mov.b64 %fd2, 0x3FF0000000000000;\n"
+                   "copysign.f64 %fd3, %fd1, %fd2;\n"
+                   "mov.b64 {%r5, %r4}, %fd3;\n}",
+                   0),
+            0xBFF00000u);
+  Scalar bad = runScalar("copysign.b32 %r4, %r1, %r2;", 0, 0);
+  EXPECT_NE(bad.error.find("copysign needs .f32 or .f64"), std::string::npos)
+      << bad.error;
+}
+
 TEST(PTXEmulatorScalar, IntegerWrapAndShifts) {
   EXPECT_EQ(scalar("add.s32 %r4, %r1, %r2;", 0x7FFFFFFFu, 1), 0x80000000u);
   EXPECT_EQ(scalar("add.sat.s32 %r4, %r1, %r2;", 0x7FFFFFFFu, 1), 0x7FFFFFFFu);

@@ -19,7 +19,7 @@ namespace ts = mlir::tessera;
 /// entries, transposes swap the operands' last two map entries, rank-1
 /// operands read only the contracted dim. Products accumulate in the
 /// result's element type (operands are widened first), except that a
-/// bf16 or f16 result accumulates in f32 and is rounded once at the end,
+/// bf16, f16 or fp8 result accumulates in f32 and is rounded once at the end,
 /// as frameworks and tensor cores do (summing hundreds of products in
 /// 8 or 11 bits would lose most of them).
 ///
@@ -131,7 +131,8 @@ struct MatmulLowering : OpRewritePattern<ts::MatmulOp> {
     }
 
     Type accType = resultType.getElementType();
-    if (isa<BFloat16Type, Float16Type>(accType))
+    if (isa<BFloat16Type, Float16Type, Float8E4M3FNType, Float8E5M2Type>(
+            accType))
       accType = rewriter.getF32Type();
     RankedTensorType accTensorType = resultType.clone(accType);
     Value init = emptyTensor(rewriter, loc, accTensorType, dynamicSizes);

@@ -1,4 +1,4 @@
-//===- HopperMatmul.cpp - bf16/f16 contractions on sm_90a wgmma -----------===//
+//===- HopperMatmul.cpp - bf16/f16/fp8 contractions on sm_90a wgmma -------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // On an sm_90a GPU (H100/H200), a contraction the mma.sync kernel takes runs
@@ -8,8 +8,8 @@
 //   - a block is one warpgroup (4 warps, 128 threads) computing a 64x128
 //     tile of the result, or two computing a 128x128 tile when the grid of
 //     those still fills the GPU (chosen at run time), each warpgroup with
-//     wgmma.mma_async m64n128k16 on its 64 rows (f32 accumulators, 64
-//     registers per thread);
+//     wgmma.mma_async m64n128k16 (k32 for fp8) on its 64 rows (f32
+//     accumulators, 64 registers per thread);
 //   - K advances by 128 bytes (64 16-bit elements, 128 fp8 ones): one
 //     thread issues the TMA copies of the next tiles of A (64 x 64) and B
 //     (128 x 64, or 64 x 128 when B is stored [k][n]; for 16-bit elements)

@@ -32,8 +32,9 @@ public:
   supportedElementTypes(tessera::OpClass opClass) const override {
     using tessera::ElementType;
     static const ElementType kFloat[] = {ElementType::F32};
-    // bf16/f16 operands accumulate in f32 on the tensor cores
-    // (tessera-cuda-tensor-core-matmul).
+    // bf16/f16/fp8 operands accumulate in f32 on the tensor cores
+    // (tessera-cuda-tensor-core-matmul; fp8 on sm_90a's wgmma, decoded to
+    // bf16 for mma.sync elsewhere).
     static const ElementType kContraction[] = {
         ElementType::F32, ElementType::BF16, ElementType::F16,
         ElementType::F8E4M3FN, ElementType::F8E5M2};

@@ -1,4 +1,4 @@
-//===- TensorCoreMatmul.cpp - bf16/f16 contractions on tensor cores -------===//
+//===- TensorCoreMatmul.cpp - bf16/f16/fp8 contractions on tensor cores ---===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // A contraction whose operands are bf16 or f16 and whose result is f32 (what

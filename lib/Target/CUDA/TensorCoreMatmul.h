@@ -33,7 +33,8 @@ struct Contraction {
   /// kernel stages it decoded to bf16), or f32 read as tf32 (with
   /// allow-tf32).
   mlir::Type element;
-  /// K per stage (32 for 16-bit elements, 16 for tf32: 64-byte rows
+  /// K per stage of the mma.sync kernel (32 for 16-bit elements and fp8,
+  /// staged as bf16; 16 for tf32: 64-byte rows
   /// either way) and elements per 16-byte cp.async.
   int64_t blockK = 32, chunk = 8;
   /// What writes zeros into the result just before the contraction (a

@@ -127,3 +127,19 @@ func.func @fp8_matmul(%a: tensor<4x8xf8E4M3FN>, %b: tensor<8x2xf8E4M3FN>) -> ten
   %y = tessera.matmul %a, %b : tensor<4x8xf8E4M3FN>, tensor<8x2xf8E4M3FN> -> tensor<4x2xf32>
   return %y : tensor<4x2xf32>
 }
+
+// -----
+
+// An fp8 result accumulates in f32 and is rounded once (encoded by integer
+// arithmetic), as bf16 and f16 results are.
+// CHECK-LABEL: func @fp8_result
+// CHECK: linalg.generic {{.*}} ins(%arg0, %arg1 : tensor<4x8xf32>, tensor<8x2xf32>) outs(%{{.*}} : tensor<4x2xf32>)
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<4x2xf32>) outs(%{{.*}} : tensor<4x2xf8E4M3FN>)
+// CHECK: arith.bitcast %{{.*}} : i8 to f8E4M3FN
+// FP8OPS-LABEL: func @fp8_result
+// FP8OPS-NOT: arith.extf
+// FP8OPS: outs(%{{.*}} : tensor<4x2xf8E4M3FN>)
+func.func @fp8_result(%a: tensor<4x8xf32>, %b: tensor<8x2xf32>) -> tensor<4x2xf8E4M3FN> {
+  %y = tessera.matmul %a, %b : tensor<4x8xf32>, tensor<8x2xf32> -> tensor<4x2xf8E4M3FN>
+  return %y : tensor<4x2xf8E4M3FN>
+}

@@ -165,9 +165,11 @@ func.func @f32_product(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?x
 // the mma.sync kernel stages the tiles decoded to bf16, element by element
 // (tessera-cuda-decode-fp8 expands the widening).
 // CHECK-LABEL: func @fp8_linear
+// CHECK: scf.if
+// CHECK: %[[K:.*]] = memref.dim %arg0, %c1
 // CHECK: %[[CC:.*]] = func.call @tessera_cuda_compute_capability() : () -> i32
 // CHECK: %[[HOPPER:.*]] = arith.cmpi eq, %[[CC]], %c90_i32
-// CHECK: %[[K16:.*]] = arith.remui %{{.*}}, %c16 : index
+// CHECK: %[[K16:.*]] = arith.remui %[[K]], %c16 : index
 // CHECK: arith.cmpi eq, %[[K16]], %c0
 // CHECK: func.call @tessera_cuda_tensor_map({{.*}}, %c1_i32{{.*}}, %c2_i32{{.*}}, {{.*}}, %c128_i32{{.*}}, %{{.*}}, %c1_i32{{.*}}, %c1_i32{{.*}}, %c1_i32{{.*}}, %c3_i32{{.*}})
 // CHECK: func.call @tessera_cuda_tensor_map({{.*}}, %c1_i32{{.*}}, %c2_i32{{.*}}, {{.*}}, %c128_i32{{.*}}, %c128_i32{{.*}}, %c1_i32{{.*}}, %c1_i32{{.*}}, %c1_i32{{.*}}, %c3_i32{{.*}})

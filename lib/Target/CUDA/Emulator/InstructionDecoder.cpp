@@ -532,6 +532,8 @@ llvm::Error validate(Instruction &inst) {
     return fail("mad on integers needs .lo, .hi or .wide");
   if (inst.op == Op::Fma && inst.rnd == Rnd::None)
     return fail("fma needs a rounding modifier");
+  if (inst.op == Op::Copysign && t != Ty::F32 && t != Ty::F64)
+    return fail("copysign needs .f32 or .f64");
   if (inst.op == Op::Div && t == Ty::F32 && inst.rnd == Rnd::None &&
       !inst.has(APPROX | FULL))
     return fail("div.f32 needs .rn/.rz/.rm/.rp, .approx or .full");
