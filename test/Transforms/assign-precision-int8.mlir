@@ -100,11 +100,12 @@
 // FP8-CUDA-DAG: %[[Q:.*]] = tessera.quantize %arg0 scale(%{{.*}} : tensor<f32>) : tensor<4x2xf32> -> tensor<4x2xf8E4M3FN>
 // FP8-CUDA: tessera.matmul %[[Q]], %[[W]] {alpha = 2.53109{{[0-9]*}}E-5 : f32, tessera.precision = "fp8", transpose_b} : tensor<4x2xf8E4M3FN>, tensor<2x2xf8E4M3FN> -> tensor<4x2xf32>
 // FP8-CUDA: tessera.matmul {{.*}} {alpha = {{.*}} : f32, tessera.precision = "fp8", transpose_b} : tensor<4x2xf8E4M3FN>, tensor<3x2xf8E4M3FN> -> tensor<4x3xf32>
-// No CUDA kernel computes an amax each run yet: current scaling is
-// refused with the reason, and nothing is quantized.
+// Current scaling on the cuda target: the activation's amax each run, the
+// weight stored [n][k] as under static scaling.
 // CURRENT-CUDA-LABEL: func @mlp
-// CURRENT-CUDA-NOT: tessera.quantize
-// CURRENT-CUDA: tessera.matmul {{.*}} {alpha = 2.000000e+00 : f32, tessera.precision = "f32: the cuda target computes no amax each run yet: give fp8 static scales (--calibrate)"}
+// CURRENT-CUDA: tessera.reduce_max
+// CURRENT-CUDA: tessera.quantize %arg0
+// CURRENT-CUDA: tessera.matmul {{.*}} {alpha = {{.*}} : f32, tessera.precision = "fp8", transpose_b} : tensor<4x2xf8E4M3FN>, tensor<2x2xf8E4M3FN> -> tensor<4x2xf32>
 // CURRENT-SYSTOLIC-LABEL: func @mlp
 // CURRENT-SYSTOLIC-NOT: tessera.quantize
 // CURRENT-SYSTOLIC: tessera.matmul {{.*}} {alpha = 2.000000e+00 : f32, tessera.precision = "f32: the systolic array takes fp8 scales fixed at compile time (--fp8-scaling=static)"}

@@ -358,7 +358,7 @@ def FlashAttentionPass
 
 def WarpReductionsPass
     : Pass<"tessera-cuda-warp-reductions", "::mlir::func::FuncOp"> {
-  let summary = "row reductions become one warp per row";
+  let summary = "row reductions become one warp per row, full ones two launches";
   let description = [{
     A `linalg.generic` on buffers whose loops are all parallel but the
     last, a reduction over rows of at least 64 elements (or a dynamic
@@ -373,6 +373,13 @@ def WarpReductionsPass
     softmax's maximum and sum, a norm's mean and variance, with their
     fused elementwise producers.) Shorter rows, several reduction loops,
     or other bodies are left to the loop nest (one thread per row).
+
+    A reduction over every loop into a result of rank 0, of at least 64
+    elements (or a dynamic number), with such a body, becomes two
+    launches: warps each reduce a contiguous chunk (at least 256 elements,
+    at most 1024 chunks) of the flattened loops into a temporary buffer,
+    then one warp reduces those partial results and folds their total into
+    the result.
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect",
                            "::mlir::memref::MemRefDialect",

@@ -106,7 +106,15 @@ struct MapParallelLoopsPass
               return failure();
           continue;
         }
-        if (touchesBuffers(&op) || (!run.empty() && isPure(&op)))
+        // A pure op joins the run when it computes on the run's values; one
+        // that does not (a shape query the host uses later) ends it.
+        auto computesOnRun = [&](Operation *candidate) {
+          return llvm::any_of(candidate->getOperands(), [&](Value v) {
+            return llvm::is_contained(run, v.getDefiningOp());
+          });
+        };
+        if (touchesBuffers(&op) ||
+            (!run.empty() && isPure(&op) && computesOnRun(&op)))
           run.push_back(&op);
         else
           close();

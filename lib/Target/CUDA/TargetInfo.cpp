@@ -54,15 +54,6 @@ public:
     return kFloat;
   }
 
-  /// fp8 current scaling needs an amax over a whole activation each run,
-  /// which no CUDA kernel computes yet (it would run on one thread).
-  std::optional<std::string>
-  rejectQuantizedMatmul(Operation *, StringRef policy) const override {
-    if (policy == "fp8-current")
-      return std::string("the cuda target computes no amax each run yet: "
-                         "give fp8 static scales (--calibrate)");
-    return std::nullopt;
-  }
   /// sm_90a's fp8 wgmma reads A and B K-major only: a weight [k][n] would
   /// need a transpose each run.
   bool storesFp8WeightsKMajor() const override { return true; }

@@ -11,6 +11,12 @@
 // butterfly shuffles and lane 0 folds the total into the result. A block
 // holds 4 warps (4 rows).
 //
+// A reduction over every loop into one value (a tensor's amax, sum or
+// mean) is two launches: warps each reduce a contiguous chunk of the
+// flattened loops into a partial result (up to kMaxPartials of them, in
+// a temporary buffer), then one warp reduces the partial results and folds
+// their total into the result.
+//
 //===----------------------------------------------------------------------===//
 #include "KernelBuilding.h"
 
@@ -34,6 +40,9 @@ namespace {
 constexpr int64_t kWarpsPerBlock = 4;
 /// Rows shorter than this stay one thread per row (most lanes would idle).
 constexpr int64_t kMinRowLength = 64;
+/// A full reduction: at most this many partial results (warps), each
+/// over at least kMinChunk elements.
+constexpr int64_t kMaxPartials = 1024, kMinChunk = 256;
 
 /// A reduction the kernel computes: the combiner (the op that folds each
 /// element's value into the result) and which of its operands is the
@@ -42,6 +51,8 @@ struct RowReduction {
   linalg::GenericOp op;
   Operation *combiner;
   unsigned accumulatorOperand;
+  /// Every loop is a reduction (the result is one value).
+  bool full = false;
 };
 
 /// The value of the combiner's kind that leaves any other unchanged.
@@ -61,24 +72,39 @@ std::optional<double> identityOf(Operation *combiner) {
 /// last, which is a reduction of at least kMinRowLength (or dynamic); one
 /// result indexed by exactly the parallel loops; a body that folds a value
 /// computed from the inputs into the result with one associative combiner.
+/// Or as a full reduction: every loop a reduction, of kMinRowLength
+/// elements or more (or dynamic), into a result of rank 0.
 std::optional<RowReduction> match(linalg::GenericOp op) {
   if (!op.hasPureBufferSemantics() || op.getNumDpsInits() != 1 ||
       op->getParentOfType<gpu::LaunchOp>())
     return std::nullopt;
   unsigned loops = op.getNumLoops();
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
-  if (loops < 2 || iterators.back() != utils::IteratorType::reduction ||
-      llvm::count(iterators, utils::IteratorType::reduction) != 1)
-    return std::nullopt;
-  int64_t length = op.getStaticLoopRanges().back();
-  if (!ShapedType::isDynamic(length) && length < kMinRowLength)
-    return std::nullopt;
   OpOperand *init = op.getDpsInitOperand(0);
   AffineMap resultMap = op.getMatchingIndexingMap(init);
-  if (!resultMap.isProjectedPermutation() ||
-      resultMap.getNumResults() != loops - 1 ||
-      resultMap.isFunctionOfDim(loops - 1))
-    return std::nullopt;
+  unsigned reductions = llvm::count(iterators, utils::IteratorType::reduction);
+  bool full =
+      loops >= 1 && reductions == loops && resultMap.getNumResults() == 0;
+  if (full) {
+    int64_t elements = 1;
+    for (int64_t range : op.getStaticLoopRanges())
+      elements = ShapedType::isDynamic(range) || ShapedType::isDynamic(elements)
+                     ? ShapedType::kDynamic
+                     : elements * range;
+    if (!ShapedType::isDynamic(elements) && elements < kMinRowLength)
+      return std::nullopt;
+  } else {
+    if (loops < 2 || iterators.back() != utils::IteratorType::reduction ||
+        reductions != 1)
+      return std::nullopt;
+    int64_t length = op.getStaticLoopRanges().back();
+    if (!ShapedType::isDynamic(length) && length < kMinRowLength)
+      return std::nullopt;
+    if (!resultMap.isProjectedPermutation() ||
+        resultMap.getNumResults() != loops - 1 ||
+        resultMap.isFunctionOfDim(loops - 1))
+      return std::nullopt;
+  }
   for (OpOperand *input : op.getDpsInputOperands()) {
     AffineMap map = op.getMatchingIndexingMap(input);
     if (!llvm::all_of(map.getResults(), [](AffineExpr e) {
@@ -98,7 +124,7 @@ std::optional<RowReduction> match(linalg::GenericOp op) {
       combiner->getOperand(0) == accumulator ? 0 : 1;
   if (combiner->getOperand(1 - accumulatorOperand) == accumulator)
     return std::nullopt;
-  return RowReduction{op, combiner, accumulatorOperand};
+  return RowReduction{op, combiner, accumulatorOperand, full};
 }
 
 /// Builds the launch for one row reduction.
@@ -112,6 +138,8 @@ public:
     unsigned loops = op.getNumLoops();
     for (unsigned d = 0; d < loops; ++d)
       sizes.push_back(loopSize(d));
+    if (r.full)
+      return buildFull();
     Value rows = cst(1);
     for (unsigned d = 0; d + 1 < loops; ++d)
       rows = mul(rows, sizes[d]);
@@ -143,6 +171,151 @@ public:
   }
 
 private:
+  /// A full reduction: `partials` warps each reduce a chunk of the
+  /// flattened loops into `partial`, then one warp reduces those into the
+  /// result.
+  void buildFull() {
+    Value elements = cst(1);
+    for (Value size : sizes)
+      elements = mul(elements, size);
+    auto any = scf::IfOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, elements,
+                              cst(0)),
+        /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(any.thenBlock());
+    Value chunk = arith::MaxUIOp::create(
+        b, loc, arith::CeilDivUIOp::create(b, loc, elements, cst(kMaxPartials)),
+        cst(kMinChunk));
+    Value partials = arith::CeilDivUIOp::create(b, loc, elements, chunk);
+    Value partial = memref::AllocOp::create(
+        b, loc, MemRefType::get({ShapedType::kDynamic}, b.getF32Type()),
+        ValueRange{partials});
+    Value one = cst(1);
+    {
+      Value grid =
+          arith::CeilDivUIOp::create(b, loc, partials, cst(kWarpsPerBlock));
+      auto launch = gpu::LaunchOp::create(b, loc, grid, one, one,
+                                          cst(kWarpsPerBlock * 32), one, one);
+      launch->setAttr("tessera.cuda.kernel",
+                      b.getStringAttr("warp_reduction_partials"));
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(&launch.getBody().front());
+      Value tid = launch.getThreadIds().x;
+      lane = rem(tid, 32);
+      Value warp =
+          add(mul(launch.getBlockIds().x, cst(kWarpsPerBlock)), div(tid, 32));
+      auto inside = scf::IfOp::create(b, loc, lt(warp, partials), false);
+      {
+        OpBuilder::InsertionGuard inWarp(b);
+        b.setInsertionPointToStart(inside.thenBlock());
+        Value start = mul(warp, chunk);
+        Value end = arith::MinUIOp::create(b, loc, add(start, chunk), elements);
+        Value total = reduceLanes(start, end, [&](Value flat) {
+          // The loops' values, row-major from the flat index.
+          SmallVector<Value> at(sizes.size());
+          for (unsigned d = sizes.size(); d-- > 0;) {
+            at[d] = d ? arith::RemUIOp::create(b, loc, flat, sizes[d]) : flat;
+            if (d)
+              flat = arith::DivUIOp::create(b, loc, flat, sizes[d]);
+          }
+          return elementAt(at);
+        });
+        ifFirstLane([&] {
+          memref::StoreOp::create(b, loc, total, partial, ValueRange{warp});
+        });
+      }
+      gpu::TerminatorOp::create(b, loc);
+    }
+    {
+      auto launch =
+          gpu::LaunchOp::create(b, loc, one, one, one, cst(32), one, one);
+      launch->setAttr("tessera.cuda.kernel",
+                      b.getStringAttr("warp_reduction_total"));
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(&launch.getBody().front());
+      lane = launch.getThreadIds().x;
+      Value total = reduceLanes(cst(0), partials, [&](Value i) -> Value {
+        return memref::LoadOp::create(b, loc, partial, ValueRange{i});
+      });
+      ifFirstLane([&] { foldIntoResult(total, {}); });
+      gpu::TerminatorOp::create(b, loc);
+    }
+    memref::DeallocOp::create(b, loc, partial);
+  }
+
+  /// The combiner folded over `value(i)` for i in [start, end), lane l
+  /// taking start + l, start + l + 32, ...; then across the warp: every
+  /// lane holds the total.
+  Value reduceLanes(Value start, Value end,
+                    llvm::function_ref<Value(Value)> value) {
+    Value identity = arith::ConstantOp::create(
+        b, loc, b.getF32FloatAttr(*identityOf(r.combiner)));
+    auto loop = scf::ForOp::create(b, loc, add(start, lane), end, cst(32),
+                                   ValueRange{identity});
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(loop.getBody());
+      scf::YieldOp::create(b, loc,
+                           combine(value(loop.getInductionVar()),
+                                   loop.getRegionIterArgs().front()));
+    }
+    Value total = loop.getResult(0);
+    for (int32_t offset : {16, 8, 4, 2, 1})
+      total = combine(gpu::ShuffleOp::create(b, loc, total, offset, 32,
+                                             gpu::ShuffleMode::XOR)
+                          .getShuffleResult(),
+                      total);
+    return total;
+  }
+
+  /// The body's value for the element at loop values `at` (what the
+  /// combiner folds in), computed from the inputs.
+  Value elementAt(ArrayRef<Value> at) {
+    linalg::GenericOp op = r.op;
+    Block *body = op.getBlock();
+    IRMapping mapping;
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      BlockArgument arg = body->getArgument(input->getOperandNumber());
+      if (!arg.use_empty())
+        mapping.map(arg, memref::LoadOp::create(b, loc, input->get(),
+                                                indicesOf(*input, at)));
+    }
+    for (Operation &inner : body->without_terminator()) {
+      if (&inner == r.combiner)
+        break;
+      if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
+        mapping.map(index.getResult(), at[index.getDim()]);
+        continue;
+      }
+      b.clone(inner, mapping);
+    }
+    return mapping.lookupOrDefault(
+        r.combiner->getOperand(1 - r.accumulatorOperand));
+  }
+
+  /// Builds `then` for lane 0 only.
+  void ifFirstLane(llvm::function_ref<void()> then) {
+    auto first = scf::IfOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, cst(0)),
+        false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(first.thenBlock());
+    then();
+  }
+
+  /// The result at loop values `at` (its parallel loops) = combine(total,
+  /// its value).
+  void foldIntoResult(Value total, ArrayRef<Value> at) {
+    OpOperand *init = r.op.getDpsInitOperand(0);
+    SmallVector<Value> indices = indicesOf(*init, at);
+    Value running = memref::LoadOp::create(b, loc, init->get(), indices);
+    memref::StoreOp::create(b, loc, combine(total, running), init->get(),
+                            indices);
+  }
+
   /// The size of loop `dim`, read off an operand that it indexes.
   Value loopSize(unsigned dim) {
     for (OpOperand &operand : r.op->getOpOperands()) {
@@ -184,55 +357,12 @@ private:
       if (d)
         row = arith::DivUIOp::create(b, loc, row, sizes[d]);
     }
-    // This lane's elements: lane, lane + 32, ...
-    Value identity = arith::ConstantOp::create(
-        b, loc, b.getF32FloatAttr(*identityOf(r.combiner)));
-    auto loop = scf::ForOp::create(b, loc, lane, sizes.back(), cst(32),
-                                   ValueRange{identity});
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(loop.getBody());
-      at.back() = loop.getInductionVar();
-      Block *body = op.getBlock();
-      IRMapping mapping;
-      for (OpOperand *input : op.getDpsInputOperands()) {
-        BlockArgument arg = body->getArgument(input->getOperandNumber());
-        if (!arg.use_empty())
-          mapping.map(arg, memref::LoadOp::create(b, loc, input->get(),
-                                                  indicesOf(*input, at)));
-      }
-      for (Operation &inner : body->without_terminator()) {
-        if (&inner == r.combiner)
-          break;
-        if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
-          mapping.map(index.getResult(), at[index.getDim()]);
-          continue;
-        }
-        b.clone(inner, mapping);
-      }
-      Value element = mapping.lookupOrDefault(
-          r.combiner->getOperand(1 - r.accumulatorOperand));
-      scf::YieldOp::create(
-          b, loc, combine(element, loop.getRegionIterArgs().front()));
-    }
-    // The lanes' totals, combined across the warp.
-    Value total = loop.getResult(0);
-    for (int32_t offset : {16, 8, 4, 2, 1})
-      total = combine(gpu::ShuffleOp::create(b, loc, total, offset, 32,
-                                             gpu::ShuffleMode::XOR)
-                          .getShuffleResult(),
-                      total);
-    auto first = scf::IfOp::create(
-        b, loc,
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, cst(0)),
-        false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(first.thenBlock());
-    OpOperand *init = op.getDpsInitOperand(0);
-    SmallVector<Value> indices = indicesOf(*init, at);
-    Value running = memref::LoadOp::create(b, loc, init->get(), indices);
-    memref::StoreOp::create(b, loc, combine(total, running), init->get(),
-                            indices);
+    // This lane's elements: lane, lane + 32, ...; then across the warp.
+    Value total = reduceLanes(cst(0), sizes.back(), [&](Value column) {
+      at.back() = column;
+      return elementAt(at);
+    });
+    ifFirstLane([&] { foldIntoResult(total, at); });
   }
 
   RowReduction &r;

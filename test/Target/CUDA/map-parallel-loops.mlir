@@ -71,7 +71,7 @@ func.func @rows(%a: memref<?x64xf32>, %s: memref<?xf32>, %t: memref<?x2xf32>) {
 // Host work on buffers (a store outside every parallel loop) becomes a
 // kernel of one thread.
 // CHECK-LABEL: func.func @host_store
-// CHECK: scf.parallel (%{{.*}}) = (%c0) to (%c1)
+// CHECK: scf.parallel (%{{.*}}) = (%c0{{.*}}) to (%c1{{.*}})
 // CHECK:   scf.parallel
 // CHECK:     memref.store
 // CHECK-NOT: memref.store
@@ -79,6 +79,35 @@ func.func @rows(%a: memref<?x64xf32>, %s: memref<?xf32>, %t: memref<?x2xf32>) {
 func.func @host_store(%a: memref<4xf32>, %v: f32) {
   %c2 = arith.constant 2 : index
   memref.store %v, %a[%c2] : memref<4xf32>
+  return
+}
+
+// -----
+
+// Host work, then a shape query the host uses (a later kernel's bounds):
+// the query does not compute on the work's values, so it stays on the
+// host and the work alone becomes the one-thread kernel. The multiply does
+// compute on them and joins it.
+// CHECK-LABEL: func.func @host_work_then_dim
+// CHECK: scf.parallel (%{{.*}}) = (%c0{{.*}}) to (%c1{{.*}})
+// CHECK:   memref.load %arg1[]
+// CHECK:   arith.mulf
+// CHECK:   memref.store
+// CHECK: memref.dim %arg0
+// CHECK: scf.parallel
+func.func @host_work_then_dim(%a: memref<?xf32>, %s: memref<f32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %two = arith.constant 2.0 : f32
+  %v = memref.load %s[] : memref<f32>
+  %w = arith.mulf %v, %two : f32
+  memref.store %w, %s[] : memref<f32>
+  %n = memref.dim %a, %c0 : memref<?xf32>
+  scf.parallel (%i) = (%c0) to (%n) step (%c1) {
+    %x = memref.load %s[] : memref<f32>
+    memref.store %x, %a[%i] : memref<?xf32>
+    scf.reduce
+  }
   return
 }
 

@@ -77,3 +77,70 @@ func.func @not_rows(%short: memref<4x32xf32>, %r4: memref<4xf32>, %x: memref<64x
   }
   return
 }
+
+// -----
+
+// A maximum of |x| over every loop of a dynamic 3-d buffer into one value
+// (an fp8 scale's amax): two launches. Warps reduce chunks of the flattened
+// loops (chunk = max(ceil(n / 1024), 256) elements, the loops' values
+// unflattened row-major) into a temporary buffer of partial results, then
+// one warp reduces those and folds the total into the result.
+// CHECK-LABEL: func @amax_all
+// CHECK: arith.cmpi ugt, %[[N:[0-9]+]], %c0
+// CHECK: scf.if
+// CHECK: %[[CEIL:.*]] = arith.ceildivui %[[N]], %c1024
+// CHECK: %[[CHUNK:.*]] = arith.maxui %[[CEIL]], %c256
+// CHECK: %[[PARTS:.*]] = arith.ceildivui %[[N]], %[[CHUNK]]
+// CHECK: %[[PARTIAL:.*]] = memref.alloc(%[[PARTS]]) : memref<?xf32>
+// CHECK: gpu.launch
+// CHECK: %[[START:.*]] = arith.muli %{{.*}}, %[[CHUNK]]
+// CHECK: arith.minui %{{.*}}, %[[N]]
+// CHECK: scf.for
+// CHECK: arith.remui
+// CHECK: arith.divui
+// CHECK: memref.load %arg0
+// CHECK: math.absf
+// CHECK: arith.maximumf
+// CHECK-COUNT-5: gpu.shuffle  xor
+// CHECK: memref.store %{{.*}}, %[[PARTIAL]]
+// CHECK: tessera.cuda.kernel = "warp_reduction_partials"
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c1{{.*}}, {{.*}} = %c1{{.*}}, {{.*}} = %c1{{.*}}) threads({{.*}}) in ({{.*}} = %c32
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[PARTS]] step %c32
+// CHECK: memref.load %[[PARTIAL]]
+// CHECK-COUNT-5: gpu.shuffle  xor
+// CHECK: memref.load %arg1[] : memref<f32>
+// CHECK: arith.maximumf
+// CHECK: memref.store %{{.*}}, %arg1[] : memref<f32>
+// CHECK: tessera.cuda.kernel = "warp_reduction_total"
+// CHECK: memref.dealloc %[[PARTIAL]]
+// CHECK-NOT: linalg.generic
+func.func @amax_all(%x: memref<?x?x64xf32>, %m: memref<f32>) {
+  linalg.generic {indexing_maps = [affine_map<(a, b, c) -> (a, b, c)>, affine_map<(a, b, c) -> ()>], iterator_types = ["reduction", "reduction", "reduction"]} ins(%x : memref<?x?x64xf32>) outs(%m : memref<f32>) {
+  ^bb0(%in: f32, %out: f32):
+    %a = math.absf %in : f32
+    %r = arith.maximumf %out, %a : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// Must not fire: a full reduction of 48 elements (a single thread is as
+// fast), and one into a result that is not one value.
+// CHECK-LABEL: func @not_full
+// CHECK-NOT: gpu.launch
+// CHECK-COUNT-2: linalg.generic
+func.func @not_full(%x: memref<6x8xf32>, %s: memref<f32>, %y: memref<64x64xf32>, %t: memref<1xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> ()>], iterator_types = ["reduction", "reduction"]} ins(%x : memref<6x8xf32>) outs(%s : memref<f32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.addf %out, %in : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (0)>], iterator_types = ["reduction", "reduction"]} ins(%y : memref<64x64xf32>) outs(%t : memref<1xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.addf %out, %in : f32
+    linalg.yield %r : f32
+  }
+  return
+}
