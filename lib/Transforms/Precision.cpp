@@ -159,7 +159,7 @@ public:
         narrowType &&
         llvm::is_contained(info->supportedElementTypes(OpClass::Contraction),
                            *narrowType);
-    fp8WeightsKMajor = info->storesFp8WeightsKMajor();
+    quantizedWeightsKMajor = info->storesQuantizedWeightsKMajor();
     if ((policy == "int8" || policy == "fp8") && keepHeads)
       heads = outputHeads(func);
     // Keys first: the rewrite adds matmuls (which would shift the
@@ -277,14 +277,15 @@ private:
   /// f32.
   Value narrowMatmul(MatmulOp matmul, Type narrow, std::string &reason) {
     if (policy == "int8") {
-      FailureOr<Value> result = ::tessera::quantizeMatmul(
-          matmul, calibrated, currentKey, smoothQuant, reason);
+      FailureOr<Value> result =
+          ::tessera::quantizeMatmul(matmul, calibrated, currentKey, smoothQuant,
+                                    quantizedWeightsKMajor, reason);
       return succeeded(result) ? *result : Value();
     }
     if (policy == "fp8") {
       FailureOr<Value> result = ::tessera::quantizeMatmulFp8(
           matmul, narrow, calibrated, currentKey, fp8Scaling == "current",
-          fp8WeightsKMajor, reason);
+          quantizedWeightsKMajor, reason);
       return succeeded(result) ? *result : Value();
     }
     OpBuilder builder(matmul);
@@ -433,8 +434,8 @@ private:
 
   static constexpr float kF16Max = 65504.0f;
   std::string currentKey;
-  /// The target stores quantized fp8 weights [.., n, k].
-  bool fp8WeightsKMajor = false;
+  /// The target stores quantized (fp8, int8) weights [.., n, k].
+  bool quantizedWeightsKMajor = false;
   ::tessera::CalibrationTable calibrated;
   llvm::DenseSet<Operation *> heads;
 };

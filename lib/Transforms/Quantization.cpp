@@ -176,7 +176,8 @@ public:
   /// tensor; the dequantization applies both scales and the matmul's
   /// alpha to the i32 accumulator, whose result this returns; `matmul`
   /// itself is left as it is. Fails, with `reason`, when it stays f32.
-  FailureOr<Value> quantizeMatmul(MatmulOp matmul, std::string &reason) {
+  FailureOr<Value> quantizeMatmul(MatmulOp matmul, bool weightsKMajor,
+                                  std::string &reason) {
     std::optional<double> lhsRange = operandRange(matmul, 0);
     if (!lhsRange) {
       reason = "int8 needs the range of its lhs (--calibrate)";
@@ -192,6 +193,7 @@ public:
     SmallVector<float> rhsScales;
     bool perChannel = false;
     Value quantizedRhs;
+    bool transposedRhs = false;
     Value lhs = matmul.getLhs();
     std::string precisionName = "int8";
     if (std::optional<SmallVector<float>> weights =
@@ -248,11 +250,16 @@ public:
                  llvm::toString(std::move(error));
         return failure();
       }
-      quantizedRhs = constant(
-          builder, loc, rhsType.clone(i8),
-          ArrayRef<char>(reinterpret_cast<const char *>(bytes.data()),
-                         bytes.size()),
-          onnxNodeName(loc) + "_int8");
+      RankedTensorType storedType = rhsType.clone(i8);
+      if (weightsKMajor && rhsType.getRank() >= 2 && !matmul.getTransposeB()) {
+        storedType = transposedInner(storedType, bytes);
+        transposedRhs = true;
+      }
+      quantizedRhs =
+          constant(builder, loc, storedType,
+                   ArrayRef<char>(reinterpret_cast<const char *>(bytes.data()),
+                                  bytes.size()),
+                   onnxNodeName(loc) + "_int8");
     } else {
       std::optional<double> rhsRange = operandRange(matmul, 1);
       if (!rhsRange) {
@@ -275,6 +282,8 @@ public:
     product->setOperands({quantizedLhs, quantizedRhs});
     product.getResult().setType(matmul.getType().clone(builder.getI32Type()));
     product.setAlphaAttr(builder.getF32FloatAttr(1.0f));
+    if (transposedRhs)
+      product.setTransposeB(true);
     product->setAttr(kPrecisionAttr, builder.getStringAttr(precisionName));
     SmallVector<float> scales;
     for (float rhsScale : rhsScales)
@@ -375,11 +384,12 @@ public:
 private:
   /// `values` of `type` ([.., k, n], row-major) rewritten in place as their
   /// transpose over the two inner dims; returns its type [.., n, k].
+  template <typename Values>
   static RankedTensorType transposedInner(RankedTensorType type,
-                                          SmallVector<float> &values) {
+                                          Values &values) {
     ArrayRef<int64_t> shape = type.getShape();
     int64_t rank = shape.size(), k = shape[rank - 2], n = shape[rank - 1];
-    SmallVector<float> result(values.size());
+    Values result(values.size());
     for (int64_t start = 0; start < int64_t(values.size()); start += k * n)
       for (int64_t i = 0; i < k; ++i)
         for (int64_t j = 0; j < n; ++j)
@@ -433,9 +443,9 @@ namespace tessera {
 FailureOr<Value> quantizeMatmul(MatmulOp matmul,
                                 const CalibrationTable &calibrated,
                                 StringRef key, StringRef smoothQuant,
-                                std::string &reason) {
+                                bool weightsKMajor, std::string &reason) {
   return MatmulQuantizer(calibrated, key, smoothQuant)
-      .quantizeMatmul(matmul, reason);
+      .quantizeMatmul(matmul, weightsKMajor, reason);
 }
 
 FailureOr<Value> quantizeMatmulFp8(MatmulOp matmul, Type fp8,

@@ -22,13 +22,16 @@ namespace tessera {
 /// `matmul` as quantize -> i8 x i8 -> i32 matmul -> dequantize, with
 /// scales from its constants and `calibrated` (`key` is the matmul's
 /// calibration key without ":lhs"/":rhs", taken before the rewrite began;
-/// `smoothQuant` the pass's smooth-quant option). Returns the dequantized
-/// result; `matmul` itself is left as it is. Fails, with `reason`, when it
-/// stays f32.
-mlir::FailureOr<mlir::Value>
-quantizeMatmul(mlir::tessera::MatmulOp matmul,
-               const CalibrationTable &calibrated, llvm::StringRef key,
-               llvm::StringRef smoothQuant, std::string &reason);
+/// `smoothQuant` the pass's smooth-quant option; with `weightsKMajor` a
+/// constant weight read [.., k, n] is stored transposed and read with
+/// transpose_b). Returns the dequantized result; `matmul` itself is left as
+/// it is. Fails, with `reason`, when it stays f32.
+mlir::FailureOr<mlir::Value> quantizeMatmul(mlir::tessera::MatmulOp matmul,
+                                            const CalibrationTable &calibrated,
+                                            llvm::StringRef key,
+                                            llvm::StringRef smoothQuant,
+                                            bool weightsKMajor,
+                                            std::string &reason);
 
 /// `matmul` with `fp8` (E4M3) operands: constants scaled by their own
 /// range, other operands by their calibrated one or, with `current`, by

@@ -7,6 +7,7 @@
 // RUN: tessera-opt %t/input.mlir --tessera-assign-precision="policy=fp8 fp8-scaling=current target=systolic" | FileCheck %s --check-prefix=CURRENT-SYSTOLIC
 // RUN: tessera-opt %t/input.mlir --tessera-assign-precision="policy=fp8 calibration=%t/cache.json target=cuda" | FileCheck %s --check-prefix=FP8-CUDA
 // RUN: tessera-opt %t/input.mlir --tessera-assign-precision="policy=fp8 fp8-scaling=current target=cuda" | FileCheck %s --check-prefix=CURRENT-CUDA
+// RUN: tessera-opt %t/input.mlir --tessera-assign-precision="policy=int8 calibration=%t/cache.json target=cuda" | FileCheck %s --check-prefix=INT8-CUDA
 // RUN: tessera-opt %t/input.mlir --tessera-assign-precision="policy=int8 calibration=%t/cache.json keep-heads=false" | FileCheck %s --check-prefix=HEADS
 // RUN: tessera-opt %t/input.mlir --tessera-assign-precision="policy=int8 calibration=%t/cache.json smooth-quant=0.5" | FileCheck %s --check-prefix=SMOOTH
 // RUN: tessera-opt %t/input.mlir --tessera-assign-precision="policy=int8 calibration=%t/cache.json smooth-quant=auto" | FileCheck %s --check-prefix=AUTO
@@ -106,6 +107,13 @@
 // CURRENT-CUDA: tessera.reduce_max
 // CURRENT-CUDA: tessera.quantize %arg0
 // CURRENT-CUDA: tessera.matmul {{.*}} {alpha = {{.*}} : f32, tessera.precision = "fp8", transpose_b} : tensor<4x2xf8E4M3FN>, tensor<2x2xf8E4M3FN> -> tensor<4x2xf32>
+// int8 on the cuda target: the weight quantized per output column as on
+// the CPU, then stored [n][k] and read with transpose_b; /fc2's B is
+// already read transposed, so it is quantized too.
+// INT8-CUDA-LABEL: func @mlp
+// INT8-CUDA-DAG: %[[W:.*]] = tessera.constant dense<{{\[\[}}127, -127], [127, 64]]> : tensor<2x2xi8>
+// INT8-CUDA: tessera.matmul %{{.*}}, %[[W]] {tessera.precision = "int8", transpose_b} : tensor<4x2xi8>, tensor<2x2xi8> -> tensor<4x2xi32>
+// INT8-CUDA: tessera.matmul {{.*}} {tessera.precision = "int8", transpose_b} : tensor<4x2xi8>, tensor<3x2xi8> -> tensor<4x3xi32>
 // CURRENT-SYSTOLIC-LABEL: func @mlp
 // CURRENT-SYSTOLIC-NOT: tessera.quantize
 // CURRENT-SYSTOLIC: tessera.matmul {{.*}} {alpha = 2.000000e+00 : f32, tessera.precision = "f32: the systolic array takes fp8 scales fixed at compile time (--fp8-scaling=static)"}

@@ -572,6 +572,57 @@ TEST(PTXEmulatorLayout, MmaM16N8K16OneHot) {
             31 * 4 + 3);
 }
 
+TEST(PTXEmulatorLayout, MmaS8OneHot) {
+  // m16n8k32 s8 -> s32 (the ISA's 8-bit figures): a_i byte j of lane
+  // (g, t) = (lane/4, lane%4) is A(g + 8*(i%2), 4t + j + 16*(i/2)); b_i
+  // byte j is B(4t + j + 16*i, g); c_i is D(g + 8*(i/2), 2t + i%2). A holds
+  // 3 and B -2 at one place each: D is -6 at one place or zero everywhere.
+  const char *s8 = "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32";
+  struct Case {
+    unsigned al, ar, ab, bl, br, bb;
+    int d; // lane*4 + register, or -1
+  };
+  const Case cases[] = {
+      {0, 0, 0, 0, 0, 0, 0},         // A(0,0) B(0,0) -> D(0,0)
+      {5, 3, 2, 5, 1, 2, 4 * 4 + 3}, // A(9,22) B(22,1) -> D(9,1)
+      {5, 3, 2, 5, 1, 1, -1},        // A(9,22) B(21,1): k differs
+      {0, 2, 3, 31, 0, 3, -1},       // A(0,19) B(15,7): k differs
+  };
+  for (size_t i = 0; i < std::size(cases); ++i) {
+    const Case &c = cases[i];
+    std::vector<uint32_t> in(256, 0);
+    in[c.al * 4 + c.ar] = 3u << (8 * c.ab);
+    in[128 + c.bl * 2 + c.br] = 0xFEu << (8 * c.bb);
+    std::vector<uint32_t> out = runWarpProbe(
+        std::string(kMmaBody) + s8 +
+            " {%r10,%r11,%r12,%r13}, {%r20,%r21,%r22,%r23}, {%r24,%r25}, "
+            "{%r26,%r26,%r26,%r26};",
+        in);
+    int pos = -1;
+    for (size_t k = 0; k < out.size(); ++k)
+      if (out[k] != 0)
+        pos = out[k] == uint32_t(-6) && pos < 0 ? int(k) : -2;
+    EXPECT_EQ(pos, c.d) << "case " << i;
+  }
+  // Sums wrap in 32 bits (no .satfinite): C = INT32_MAX plus 1 * 1.
+  std::vector<uint32_t> in(256, 0);
+  in[0] = 1;
+  in[128] = 1;
+  std::vector<uint32_t> out = runWarpProbe(
+      std::string(kMmaBody) + "mov.b32 %r27, 2147483647;\n" + s8 +
+          " {%r10,%r11,%r12,%r13}, {%r20,%r21,%r22,%r23}, {%r24,%r25}, "
+          "{%r27,%r26,%r26,%r26};",
+      in);
+  EXPECT_EQ(out[0], 0x80000000u);
+  EXPECT_NE(parseError(std::string(kHeader) +
+                       ".visible .entry k()\n{\n.reg .b32 %r<8>;\n"
+                       "mma.sync.aligned.m16n8k16.row.col.s32.s8.s8.s32 "
+                       "{%r1,%r2,%r3,%r4}, {%r1,%r2}, {%r1}, "
+                       "{%r1,%r2,%r3,%r4};\n}\n")
+                .find("m16n8k32 s8 -> s32"),
+            std::string::npos);
+}
+
 TEST(PTXEmulatorLayout, MmaF16AccumulatorAndK8OneHot) {
   // f16 accumulators pack c0,c1 (row g) and c2,c3 (row g+8), low half first.
   const char *acc16 = "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16";

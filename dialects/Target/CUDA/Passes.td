@@ -225,7 +225,7 @@ def KernelImagesPass : Pass<"tessera-cuda-kernel-images", "::mlir::ModuleOp"> {
 
 def TensorCoreMatmulPass
     : Pass<"tessera-cuda-tensor-core-matmul", "::mlir::ModuleOp"> {
-  let summary = "bf16/f16/fp8 contractions become tensor-core kernels";
+  let summary = "bf16/f16/fp8/int8 contractions become tensor-core kernels";
   let description = [{
     A contraction on buffers (one M, N and K dim, any batch dims, A stored
     with K contiguous, B with N or K contiguous, row-major buffers) whose
@@ -278,6 +278,13 @@ def TensorCoreMatmulPass
     both operands K-major), the sm_90a twin reads the fp8 bytes through TMA
     (128 elements of K per stage) with `wgmma.mma_async` m64n128k32
     e4m3/e5m2, when K is also a multiple of 16 (checked on the host).
+
+    int8 contractions (s8 operands, B stored with K contiguous, widened by
+    `arith.extsi` and summed by `arith.addi` into an i32 result) run the
+    mma.sync kernel with `mma.sync` m16n8k32 s8 into i32 accumulators
+    (wrapping), 64 elements of K a stage; split-k adds with atomic integer
+    adds. A B stored with N contiguous is left alone (ldmatrix transposes
+    16-bit elements only).
   }];
   let options = [
     Option<"allowTF32", "allow-tf32", "bool", "false",

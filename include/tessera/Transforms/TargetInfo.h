@@ -87,10 +87,10 @@ public:
     return std::nullopt;
   }
 
-  /// Whether a constant weight that the fp8 policy quantizes is stored
-  /// transposed ([.., n, k], read by the matmul with transpose_b), for
-  /// tensor cores that read both fp8 operands along K.
-  virtual bool storesFp8WeightsKMajor() const { return false; }
+  /// Whether a constant weight that the fp8 or int8 policy quantizes is
+  /// stored transposed ([.., n, k], read by the matmul with transpose_b),
+  /// for tensor cores that read both 8-bit operands along K.
+  virtual bool storesQuantizedWeightsKMajor() const { return false; }
 
   /// Whether the target computes `op` inside a fusion region at all (an
   /// accelerator's vector unit has a fixed set of functions); an op it

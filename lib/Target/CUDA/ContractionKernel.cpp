@@ -123,7 +123,8 @@ ContractionKernel::accumulatorAt(int64_t index) {
 
 SmallVector<Value> ContractionKernel::startAccumulators(int64_t count) {
   Value out = c.operands[2];
-  Value zeroF = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
+  Type accumulator = cast<MemRefType>(out.getType()).getElementType();
+  Value zeroF = arith::ConstantOp::create(b, loc, b.getZeroAttr(accumulator));
   SmallVector<Value> acc;
   for (int64_t i = 0; i < count; ++i) {
     if (c.zeroStart) {
@@ -146,8 +147,11 @@ void ContractionKernel::storeAccumulators(ValueRange acc, bool atomicAdd) {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(ifInside.thenBlock());
     if (atomicAdd)
-      memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::addf, value,
-                                  c.operands[2], indicesOf(2, at));
+      memref::AtomicRMWOp::create(b, loc,
+                                  isa<IntegerType>(value.getType())
+                                      ? arith::AtomicRMWKind::addi
+                                      : arith::AtomicRMWKind::addf,
+                                  value, c.operands[2], indicesOf(2, at));
     else if (c.epilogue)
       storeEpilogue(value, at);
     else

@@ -440,7 +440,8 @@ bool tessera::cuda::tensor_cores::isFp8(const Contraction &c) {
 }
 
 bool tessera::cuda::tensor_cores::hopperTakes(const Contraction &c) {
-  if (c.element.isF32() || (isFp8(c) && !c.bKMajor))
+  // (No s8 wgmma yet: int8 runs the mma.sync kernel everywhere.)
+  if (c.element.isF32() || c.element.isInteger(8) || (isFp8(c) && !c.bKMajor))
     return false;
   for (unsigned i : {0u, 1u})
     if (cast<MemRefType>(c.operands[i].getType()).getRank() > 5)

@@ -55,20 +55,23 @@ public:
     return mlir::arith::SelectOp::create(b, loc, cond, x, y);
   }
 
-  /// Accumulator tile `tile` (registers 4*tile .. 4*tile+3 of `acc`, f32)
-  /// += A x B by one mma.sync of `shape` on `type` operands (A row-major,
-  /// B column-major).
+  /// Accumulator tile `tile` (registers 4*tile .. 4*tile+3 of `acc`, f32,
+  /// or i32 for s8 operands, wrapping) += A x B by one mma.sync of `shape`
+  /// on `type` operands (A row-major, B column-major).
   void mma(llvm::SmallVectorImpl<mlir::Value> &acc, int64_t tile,
            mlir::ValueRange a, mlir::ValueRange bv,
            llvm::ArrayRef<int64_t> shape, mlir::NVVM::MMATypes type) {
-    mlir::Type f32 = b.getF32Type();
-    mlir::Type accType = mlir::LLVM::LLVMStructType::getLiteral(
-        b.getContext(), {f32, f32, f32, f32});
     int64_t base = tile * 4;
+    mlir::Type element = acc[base].getType();
+    mlir::Type accType = mlir::LLVM::LLVMStructType::getLiteral(
+        b.getContext(), {element, element, element, element});
     llvm::SmallVector<mlir::Value> opC(acc.begin() + base,
                                        acc.begin() + base + 4);
+    std::optional<mlir::NVVM::MMAIntOverflow> overflow;
+    if (element.isInteger(32))
+      overflow = mlir::NVVM::MMAIntOverflow::wrapped;
     mlir::Value d = mlir::NVVM::MmaOp::create(
-        b, loc, accType, a, bv, opC, shape, std::nullopt, std::nullopt,
+        b, loc, accType, a, bv, opC, shape, std::nullopt, overflow,
         std::array<mlir::NVVM::MMATypes, 2>{type, type},
         std::array<mlir::NVVM::MMALayout, 2>{mlir::NVVM::MMALayout::row,
                                              mlir::NVVM::MMALayout::col});
@@ -76,8 +79,9 @@ public:
       acc[base + r] = mlir::LLVM::ExtractValueOp::create(b, loc, d, r);
   }
 
-  /// The mma.sync operand register holding `pair` (a vector<2x`element`>):
-  /// the pair itself for f16, its bits as an i32 for bf16.
+  /// The mma.sync operand register holding `pair` (a vector<2x`element`>,
+  /// or vector<4xi8>): the pair itself for f16, its bits as an i32 for bf16
+  /// and i8.
   mlir::Value operandRegister(mlir::Value pair, mlir::Type element) {
     if (mlir::isa<mlir::Float16Type>(element))
       return pair;
@@ -106,11 +110,13 @@ public:
         select(valid, cst(elements), cst(0)), b.getUnitAttr());
   }
 
-  /// ldmatrix.x4 of 16-bit `element`s from shared `tile` at `indices`.
+  /// ldmatrix.x4 of 8x8 16-bit words (two 16-bit `element`s, or four
+  /// 8-bit ones, each) from shared `tile` at `indices`.
   mlir::Value ldmatrix4(mlir::Value tile, mlir::ValueRange indices,
                         mlir::Type element, bool transpose) {
+    int64_t perWord = 32 / element.getIntOrFloatBitWidth();
     return mlir::nvgpu::LdMatrixOp::create(
-        b, loc, mlir::VectorType::get({4, 2}, element), tile, indices,
+        b, loc, mlir::VectorType::get({4, perWord}, element), tile, indices,
         transpose, /*numTiles=*/4);
   }
 

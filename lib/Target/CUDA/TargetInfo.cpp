@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "FlashAttention.h"
 
+#include "tessera/Dialect/Tessera/IR/TesseraOps.h"
 #include "tessera/Target/CUDA/Pipeline.h"
 
 #include "mlir/IR/BuiltinTypes.h"
@@ -15,48 +16,61 @@ namespace {
 /// Attention is raised: bf16/f16 attention becomes one tensor-core kernel
 /// (tessera-cuda-flash-attention), other attention its products and
 /// softmax.
-class CUDATargetInfo : public tessera::TargetInfo {
+class CUDATargetInfo : public ::tessera::TargetInfo {
 public:
   StringRef name() const override { return "cuda"; }
   bool formsFusionRegions() const override { return false; }
 
   /// Peak rates of an H100 SXM (not measured here: no GPU): bf16 and
   /// fp16 tensor cores 989 TFLOP/s dense against fp32 FMA 67 TFLOP/s.
-  double contractionCost(tessera::ElementType element) const override {
-    using tessera::ElementType;
+  double contractionCost(::tessera::ElementType element) const override {
+    using ::tessera::ElementType;
     return element == ElementType::BF16 || element == ElementType::F16
                ? 67.0 / 989.0
                : 1.0;
   }
-  ArrayRef<tessera::ElementType>
-  supportedElementTypes(tessera::OpClass opClass) const override {
-    using tessera::ElementType;
+  ArrayRef<::tessera::ElementType>
+  supportedElementTypes(::tessera::OpClass opClass) const override {
+    using ::tessera::ElementType;
     static const ElementType kFloat[] = {ElementType::F32};
     // bf16/f16/fp8 operands accumulate in f32 on the tensor cores
     // (tessera-cuda-tensor-core-matmul; fp8 on sm_90a's wgmma, decoded to
-    // bf16 for mma.sync elsewhere).
+    // bf16 for mma.sync elsewhere), int8 in i32 (mma.sync s8).
     static const ElementType kContraction[] = {
-        ElementType::F32, ElementType::BF16, ElementType::F16,
-        ElementType::F8E4M3FN, ElementType::F8E5M2};
+        ElementType::F32,      ElementType::BF16,   ElementType::F16,
+        ElementType::F8E4M3FN, ElementType::F8E5M2, ElementType::I8};
     static const ElementType kAny[] = {
         ElementType::F32, ElementType::F16, ElementType::BF16,
         ElementType::I8,  ElementType::I32, ElementType::I64,
         ElementType::Bool};
     switch (opClass) {
-    case tessera::OpClass::Contraction:
+    case ::tessera::OpClass::Contraction:
       return kContraction;
-    case tessera::OpClass::Reduction:
+    case ::tessera::OpClass::Reduction:
       return kFloat;
-    case tessera::OpClass::Elementwise:
-    case tessera::OpClass::DataMovement:
+    case ::tessera::OpClass::Elementwise:
+    case ::tessera::OpClass::DataMovement:
       return kAny;
     }
     return kFloat;
   }
 
-  /// sm_90a's fp8 wgmma reads A and B K-major only: a weight [k][n] would
-  /// need a transpose each run.
-  bool storesFp8WeightsKMajor() const override { return true; }
+  /// An int8 product reads B along K (mma.sync's 8-bit fragments come from
+  /// ldmatrix without .trans): a computed B stored [k][n] would run the
+  /// SIMT loop nest.
+  std::optional<std::string>
+  rejectQuantizedMatmul(Operation *matmul, StringRef policy) const override {
+    auto op = cast<mlir::tessera::MatmulOp>(matmul);
+    if (policy == "int8" && !op.getTransposeB() &&
+        !op.getRhs().getDefiningOp<mlir::tessera::ConstantOp>())
+      return std::string("the cuda target's int8 products read B along K, "
+                         "and this B is a computed [k][n] tensor");
+    return std::nullopt;
+  }
+  /// sm_90a's fp8 wgmma and every 8-bit mma.sync (ldmatrix transposes only
+  /// 16-bit elements) read A and B K-major: a weight [k][n] would need a
+  /// transpose each run.
+  bool storesQuantizedWeightsKMajor() const override { return true; }
   bool fusesAttention() const override { return true; }
   std::optional<std::string>
   rejectWideAccumulation(Operation *op, Type element) const override {
@@ -64,7 +78,7 @@ public:
       return op->getName().getStringRef().str() +
              " stays f32 under every policy";
     if (std::optional<std::string> why =
-            tessera::cuda::flash_attention::whyNot(op, element))
+            ::tessera::cuda::flash_attention::whyNot(op, element))
       return "the fused attention kernel does not take " +
              op->getName().getStringRef().str() + " (" + *why + ")";
     return std::nullopt;
@@ -80,6 +94,7 @@ public:
 
 } // namespace
 
-std::unique_ptr<tessera::TargetInfo> tessera::cuda::createCUDATargetInfo() {
+auto ::tessera::cuda::createCUDATargetInfo()
+    -> std::unique_ptr<::tessera::TargetInfo> {
   return std::make_unique<CUDATargetInfo>();
 }

@@ -48,23 +48,25 @@ bool hasLayout(AffineMap map, ArrayRef<unsigned> batch,
 
 /// The body is `out + ext(a) * ext(b)` (or `out + a * b`): the product of
 /// the two inputs, each widened at most once, added to the result (in
-/// either order). A product rounded before it is widened is not.
-bool isExtMulAdd(linalg::LinalgOp op) {
+/// either order), in floats, or in integers widened with sign (`Int`:
+/// arith.addi, muli, extsi). A product rounded before it is widened is not.
+template <typename Add, typename Mul, typename Ext>
+bool isExtMulAddOf(linalg::LinalgOp op) {
   Block *body = op.getBlock();
   auto yield = cast<linalg::YieldOp>(body->getTerminator());
   auto sum = yield.getNumOperands() == 1
-                 ? yield.getOperand(0).getDefiningOp<arith::AddFOp>()
-                 : arith::AddFOp();
+                 ? yield.getOperand(0).getDefiningOp<Add>()
+                 : Add();
   if (!sum || body->getOperations().size() > 5)
     return false;
   auto input = [&](Value v, unsigned index) {
-    if (auto ext = v.getDefiningOp<arith::ExtFOp>())
+    if (auto ext = v.getDefiningOp<Ext>())
       v = ext.getIn();
     return v == body->getArgument(index);
   };
   for (auto [acc, other] : {std::pair{sum.getLhs(), sum.getRhs()},
                             std::pair{sum.getRhs(), sum.getLhs()}}) {
-    auto mul = other.getDefiningOp<arith::MulFOp>();
+    auto mul = other.template getDefiningOp<Mul>();
     if (acc == body->getArgument(2) && mul &&
         ((input(mul.getLhs(), 0) && input(mul.getRhs(), 1)) ||
          (input(mul.getLhs(), 1) && input(mul.getRhs(), 0))))
@@ -73,11 +75,19 @@ bool isExtMulAdd(linalg::LinalgOp op) {
   return false;
 }
 
-/// Whether `fill` writes +0.0 into all of `buffer`.
+bool isExtMulAdd(linalg::LinalgOp op) {
+  return isExtMulAddOf<arith::AddFOp, arith::MulFOp, arith::ExtFOp>(op) ||
+         isExtMulAddOf<arith::AddIOp, arith::MulIOp, arith::ExtSIOp>(op);
+}
+
+/// Whether `fill` writes +0.0 (or integer 0) into all of `buffer`.
 bool isZeroFillOf(linalg::FillOp fill, Value buffer) {
   if (!fill.hasPureBufferSemantics() || fill.getDpsInits()[0] != buffer)
     return false;
   auto zero = fill.getDpsInputs()[0].getDefiningOp<arith::ConstantOp>();
+  if (auto integer =
+          zero ? dyn_cast<IntegerAttr>(zero.getValue()) : IntegerAttr())
+    return integer.getValue().isZero();
   auto value = zero ? dyn_cast<FloatAttr>(zero.getValue()) : FloatAttr();
   return value && value.getValue().isPosZero();
 }
@@ -221,12 +231,19 @@ tessera::cuda::tensor_cores::match(linalg::LinalgOp op, bool allowTF32) {
   if (c.element.isF32() && allowTF32) {
     c.blockK = 16;
     c.chunk = 4;
+  } else if (c.element.isInteger(8)) {
+    // s8 into s32: m16n8k32, 16 elements per 16-byte copy, 64 a stage.
+    c.blockK = 64;
+    c.chunk = 16;
   } else if (!isa<Float16Type, BFloat16Type, Float8E4M3FNType, Float8E5M2Type>(
                  c.element)) {
     return std::nullopt;
   }
+  Type accumulator = c.element.isInteger(8)
+                         ? Type(IntegerType::get(op.getContext(), 32))
+                         : Type(Float32Type::get(op.getContext()));
   if (cast<MemRefType>(b.getType()).getElementType() != c.element ||
-      !cast<MemRefType>(out.getType()).getElementType().isF32())
+      cast<MemRefType>(out.getType()).getElementType() != accumulator)
     return std::nullopt;
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   SmallVector<unsigned> mk(c.mDims), mn(c.mDims);
@@ -239,6 +256,10 @@ tessera::cuda::tensor_cores::match(linalg::LinalgOp op, bool allowTF32) {
   if (hasLayout(maps[1], c.batch, {c.n, c.k}, &c.roles[1]))
     c.bKMajor = true;
   else if (!hasLayout(maps[1], c.batch, {c.k, c.n}, &c.roles[1]))
+    return std::nullopt;
+  // ldmatrix transposes 16-bit elements only: 8-bit integer B is read
+  // along K.
+  if (c.element.isInteger(8) && !c.bKMajor)
     return std::nullopt;
   // The M dims collapse into one (the first).
   for (unsigned i : {0u, 2u})

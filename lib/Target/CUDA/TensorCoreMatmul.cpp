@@ -27,7 +27,10 @@
 //
 // mma.sync has no fp8: fp8 operands are staged decoded to bf16, element by
 // element (exact: every fp8 value is a bf16 value). On sm_90a, wgmma reads
-// them as they are (HopperMatmul.cpp).
+// them as they are (HopperMatmul.cpp). i8 operands (B stored [n][k]) run
+// m16n8k32 s8 into i32 accumulators: a row of a stage is 64 bytes either
+// way, and each mma reads 32 bytes of K, so tiles, swizzle and ldmatrix are
+// the 16-bit kernel's counted in bytes.
 //
 //===----------------------------------------------------------------------===//
 #include "TensorCoreMatmul.h"
@@ -246,8 +249,11 @@ private:
     if (c.element.isF32())
       return multiplyStageTF32(stage, std::move(acc));
     Value lane16 = rem(lane, 16), half = div(lane, 16);
-    NVVM::MMATypes type = mmaType(staged);
-    for (int64_t kk = 0; kk < c.blockK / 16; ++kk) {
+    bool int8 = staged.isInteger(8);
+    NVVM::MMATypes type = int8 ? NVVM::MMATypes::s8 : mmaType(staged);
+    // K per mma: 32 bytes (two 16-byte chunks of each row).
+    int64_t depth = int8 ? 32 : 16;
+    for (int64_t kk = 0; kk < c.blockK / depth; ++kk) {
       // A: rows wm*32 + mi*16 + lane%16, chunk 2*kk + lane/16.
       SmallVector<Value> fragA;
       for (int64_t mi = 0; mi < 2; ++mi) {
@@ -283,7 +289,7 @@ private:
           for (int64_t r = 0; r < 2; ++r)
             opB.push_back(
                 operandRegister(fragB[nj / 2], (nj % 2) * 2 + r, staged));
-          mma(acc, mi * 4 + nj, opA, opB, {16, 8, 16}, type);
+          mma(acc, mi * 4 + nj, opA, opB, {16, 8, depth}, type);
         }
     }
     return acc;
@@ -318,8 +324,10 @@ private:
       first = arith::MinUIOp::create(b, loc, mul(part, perPart), numK);
       count =
           sub(arith::MinUIOp::create(b, loc, add(first, perPart), numK), first);
-      Value zeroF = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
-      acc.assign(32, zeroF);
+      Type accumulator =
+          cast<MemRefType>(c.operands[2].getType()).getElementType();
+      acc.assign(32,
+                 arith::ConstantOp::create(b, loc, b.getZeroAttr(accumulator)));
     } else {
       readBatchIndex(launch.getBlockIds().z);
       acc = startAccumulators(32);

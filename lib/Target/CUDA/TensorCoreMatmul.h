@@ -30,11 +30,11 @@ struct Contraction {
   /// B stored [.., n, k] (rows of K) rather than [.., k, n].
   bool bKMajor = false;
   /// bf16, f16, fp8 (E4M3FN or E5M2: wgmma reads it on sm_90a, the mma.sync
-  /// kernel stages it decoded to bf16), or f32 read as tf32 (with
-  /// allow-tf32).
+  /// kernel stages it decoded to bf16), i8 (into i32 accumulators, B stored
+  /// [n][k]), or f32 read as tf32 (with allow-tf32).
   mlir::Type element;
   /// K per stage of the mma.sync kernel (32 for 16-bit elements and fp8,
-  /// staged as bf16; 16 for tf32: 64-byte rows
+  /// staged as bf16; 64 for i8; 16 for tf32: 64-byte rows
   /// either way) and elements per 16-byte cp.async.
   int64_t blockK = 32, chunk = 8;
   /// What writes zeros into the result just before the contraction (a

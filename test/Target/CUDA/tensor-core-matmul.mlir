@@ -485,3 +485,81 @@ func.func @not_fused(%a: memref<64x64xbf16>, %b: memref<64x64xbf16>, %r: memref<
   }
   return
 }
+
+// -----
+
+// int8 (what --precision=int8 gives): s8 operands with B stored [n][k]
+// into i32, the zero fill folded into integer zeros. Rows of 64 s8 (64 bytes
+// a stage, like 32 16-bit elements), 16 elements per cp.async, ldmatrix
+// without .trans on vector<4x4xi8>, mma.sync m16n8k32 s8 wrapping into s32
+// accumulators; the dequantization (i32 to f32 times the scales) fused as
+// the epilogue.
+// CHECK-LABEL: func @int8_linear
+// CHECK: gpu.launch {{.*}} workgroup(%[[SA:.*]] : memref<3x64x64xi8, #gpu.address_space<workgroup>>, %[[SB:.*]] : memref<3x64x64xi8, #gpu.address_space<workgroup>>)
+// CHECK: %[[ZERO:.*]] = arith.constant 0 : i32
+// CHECK: nvgpu.device_async_copy %arg0[{{.*}}], %[[SA]][{{.*}}], 16, %{{.*}} {bypassL1}
+// CHECK: nvgpu.device_async_copy %arg1[{{.*}}], %[[SB]][{{.*}}], 16, %{{.*}} {bypassL1}
+// CHECK: nvgpu.ldmatrix %[[SA]][{{.*}}] {numTiles = 4 : i32, transpose = false} : memref<3x64x64xi8, #gpu.address_space<workgroup>> -> vector<4x4xi8>
+// CHECK: nvgpu.ldmatrix %[[SB]][{{.*}}] {numTiles = 4 : i32, transpose = false}
+// CHECK: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {intOverflowBehavior = #nvvm.mma_int_overflow<wrapped>, layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<s8>, multiplicandBPtxType = #nvvm.mma_type<s8>, shape = #nvvm.shape<m = 16, n = 8, k = 32>} : (i32, i32, i32) -> !llvm.struct<(i32, i32, i32, i32)>
+// CHECK: arith.sitofp %{{.*}} : i32 to f32
+// CHECK: arith.mulf
+// CHECK: memref.store %{{.*}}, %arg3[
+// CHECK: } {tessera.cuda.kernel = "mma_sync_gemm"}
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+#s = affine_map<(d0, d1) -> (d1)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @int8_linear(%a: memref<128x64xi8>, %b: memref<72x64xi8>, %scale: memref<72xf32>, %y: memref<128x72xf32>) {
+  %zero = arith.constant 0 : i32
+  %p = memref.alloc() : memref<128x72xi32>
+  linalg.fill ins(%zero : i32) outs(%p : memref<128x72xi32>)
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : memref<128x64xi8>, memref<72x64xi8>) outs(%p : memref<128x72xi32>) {
+  ^bb0(%x: i8, %w: i8, %acc: i32):
+    %0 = arith.extsi %x : i8 to i32
+    %1 = arith.extsi %w : i8 to i32
+    %2 = arith.muli %0, %1 : i32
+    %3 = arith.addi %acc, %2 : i32
+    linalg.yield %3 : i32
+  }
+  linalg.generic {indexing_maps = [#id, #s, #id], iterator_types = ["parallel", "parallel"]} ins(%p, %scale : memref<128x72xi32>, memref<72xf32>) outs(%y : memref<128x72xf32>) {
+  ^bb0(%v: i32, %s: f32, %o: f32):
+    %f = arith.sitofp %v : i32 to f32
+    %r = arith.mulf %f, %s : f32
+    linalg.yield %r : f32
+  }
+  memref.dealloc %p : memref<128x72xi32>
+  return
+}
+
+// -----
+
+// Must not fire: s8 with B stored [k][n] (ldmatrix transposes 16-bit
+// elements only), and s8 into f32.
+// CHECK-LABEL: func @int8_not_these
+// CHECK-NOT: gpu.launch
+// CHECK-COUNT-2: linalg.generic
+#a = affine_map<(d0, d1, d2) -> (d0, d1)>
+#b = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d2)>
+#bt = affine_map<(d0, d1, d2) -> (d2, d1)>
+func.func @int8_not_these(%a: memref<64x64xi8>, %b: memref<64x64xi8>, %c: memref<64x64xi32>, %f: memref<64x64xf32>) {
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<64x64xi8>, memref<64x64xi8>) outs(%c : memref<64x64xi32>) {
+  ^bb0(%x: i8, %w: i8, %acc: i32):
+    %0 = arith.extsi %x : i8 to i32
+    %1 = arith.extsi %w : i8 to i32
+    %2 = arith.muli %0, %1 : i32
+    %3 = arith.addi %acc, %2 : i32
+    linalg.yield %3 : i32
+  }
+  linalg.generic {indexing_maps = [#a, #bt, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<64x64xi8>, memref<64x64xi8>) outs(%f : memref<64x64xf32>) {
+  ^bb0(%x: i8, %w: i8, %acc: f32):
+    %0 = arith.sitofp %x : i8 to f32
+    %1 = arith.sitofp %w : i8 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %acc, %2 : f32
+    linalg.yield %3 : f32
+  }
+  return
+}

@@ -1,12 +1,15 @@
-# fp8_cases.py - products for the CUDA target's fp8 kernels (wgmma e4m3/e5m2
-# on sm_90a, the mma.sync kernel with tiles decoded to bf16 elsewhere) in
-# ONNX's test layout, with values that make --precision=fp8 exact: every
-# operand holds 448 once (so that its amax, calibrated or computed each run,
-# gives E4M3 a scale of exactly 1 and E5M2 one of 1/128) and otherwise
-# integers in [-8, 8], which both formats hold at those scales. Products
-# and their sums are then integers well inside f32's exact range, and a
-# correct kernel matches the float64 reference to the last bit
-# (--atol=0 --rtol=0): a wrong layout, swizzle, stage or edge cannot hide.
+# fp8_cases.py - products for the CUDA target's 8-bit kernels in ONNX's test
+# layout, with values that make --precision=fp8 (or, with --int8,
+# --precision=int8) exact. fp8 (wgmma e4m3/e5m2 on sm_90a, the mma.sync
+# kernel with tiles decoded to bf16 elsewhere): every operand holds 448 once
+# (so that its amax, calibrated or computed each run, gives E4M3 a scale of
+# exactly 1 and E5M2 one of 1/128). int8 (mma.sync s8): 127 instead, in
+# every column of a weight (its per-channel scales are then 1 too).
+# Otherwise the values are integers in [-8, 8], which every format holds at
+# those scales. Products and their sums are then integers well inside
+# f32's exact range, and a correct kernel matches the float64 reference to
+# the last bit (--atol=0 --rtol=0): a wrong layout, swizzle, stage or edge
+# cannot hide.
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import os
 import sys
@@ -18,17 +21,34 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from tensor_core_cases import f64, save  # noqa: E402
 
 
+PEAK = 448.0
+
+
 def exact(rng, shape):
     x = rng.integers(-8, 9, size=shape).astype(np.float32)
-    x.flat[rng.integers(0, x.size)] = 448.0
+    x.flat[rng.integers(0, x.size)] = PEAK
     return x
+
+
+def weight(rng, k, n, trans_b=False):
+    """[k, n] (or [n, k] with trans_b); for int8 every output column
+    (n) holds the peak, so that its per-channel scale is 1."""
+    w = exact(rng, (n, k) if trans_b else (k, n))
+    if PEAK == 127.0:
+        for j in range(n):
+            i = rng.integers(0, k)
+            if trans_b:
+                w[j, i] = PEAK
+            else:
+                w[i, j] = PEAK
+    return w
 
 
 def gemm(out, m, k, n, trans_b=False, name=None):
     """Y = A W + b (Gemm; W stored [n, k] with trans_b)."""
     rng = np.random.default_rng(m * 1000 + k + n)
     a = exact(rng, (m, k))
-    w = exact(rng, (n, k) if trans_b else (k, n))
+    w = weight(rng, k, n, trans_b)
     b = rng.integers(-8, 9, size=(n,)).astype(np.float32)
     y = f64(a) @ f64(w.T if trans_b else w) + b
     save(out, name or f"gemm_{m}x{k}x{n}{'_tb' if trans_b else ''}",
@@ -40,7 +60,7 @@ def gemm(out, m, k, n, trans_b=False, name=None):
 def linear(out, k, n, sizes):
     """A [batch, seq, k] (symbolic batch and seq) times a shared weight."""
     rng = np.random.default_rng(k + n)
-    w = exact(rng, (k, n))
+    w = weight(rng, k, n)
     sets = []
     for batch, seq in sizes:
         a = exact(rng, (batch, seq, k))
@@ -63,7 +83,10 @@ def bmm(out, batch, m, k, n):
 
 
 def main():
+    global PEAK
     out = sys.argv[1]
+    if "--int8" in sys.argv[2:]:
+        PEAK = 127.0
     # N not a multiple of the 128-wide tile, M of the 64 rows.
     gemm(out, 129, 64, 72)
     # K = 592: five 128-deep K tiles through four stages (a refill), the

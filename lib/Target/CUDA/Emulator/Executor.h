@@ -139,6 +139,7 @@ public:
   bool execVote(const Instruction &I, Warp &w, uint32_t mask);
   bool execLdmatrix(const Instruction &I, Warp &w, uint32_t mask);
   bool execMma(const Instruction &I, Warp &w, uint32_t mask);
+  bool execMmaS8(const Instruction &I, Warp &w);
   bool execCpAsync(const Instruction &I, Warp &w, uint32_t mask);
   bool execMbarrier(const Instruction &I, Warp &w, uint32_t mask);
   bool tensorCopy(const Instruction &I, Warp &w, unsigned lane, MBarrier &mb);

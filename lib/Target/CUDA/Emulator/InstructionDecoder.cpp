@@ -408,15 +408,19 @@ llvm::Error validate(Instruction &inst) {
     if (!inst.has(ROW_A) || !inst.has(COL_B))
       return fail("mma needs the .row.col layout");
     bool half = inst.srcType == Ty::F16 || inst.srcType == Ty::BF16;
-    bool shape = inst.m == 16 && inst.n == 8 && (inst.k == 16 || inst.k == 8);
+    bool int8 = inst.srcType == Ty::S8 && inst.type == Ty::S32;
+    bool shape = inst.m == 16 && inst.n == 8 &&
+                 (int8 ? inst.k == 32 : inst.k == 16 || inst.k == 8);
     bool types =
         (half && inst.type == Ty::F32) ||
         (inst.srcType == Ty::F16 && inst.type == Ty::F16) ||
-        (inst.srcType == Ty::TF32 && inst.type == Ty::F32 && inst.k == 8);
+        (inst.srcType == Ty::TF32 && inst.type == Ty::F32 && inst.k == 8) ||
+        (int8 && !inst.has(SAT));
     if (!shape || !types)
       return fail("unsupported mma shape/type '" + inst.opcode +
                   "' (supported: m16n8k16 and m16n8k8 with f16/bf16 -> f32, "
-                  "f16 -> f16, and m16n8k8 tf32 -> f32)");
+                  "f16 -> f16, m16n8k8 tf32 -> f32, and m16n8k32 s8 -> s32 "
+                  "without .satfinite)");
     return llvm::Error::success();
   }
   case Op::Ldmatrix:

@@ -132,9 +132,54 @@ bool Exec::execLdmatrix(const Instruction &I, Warp &w, uint32_t mask) {
   return true;
 }
 
+/// m16n8k32 on s8 into s32 (fragments of the PTX ISA's figures for 8-bit
+/// mma: a_i byte j at row g + 8*(i%2), k 4t + j + 16*(i/2); b_i byte j at k
+/// 4t + j + 16*i, column g), wrapping like the hardware without .satfinite.
+bool Exec::execMmaS8(const Instruction &I, Warp &w) {
+  const Operand &D = I.ops[0], &A = I.ops[1], &B = I.ops[2], &C = I.ops[3];
+  auto need = [&](const Operand &o, unsigned n) {
+    return o.kind == Operand::Vec && o.elems.size() == n;
+  };
+  if (!need(D, 4) || !need(A, 4) || !need(B, 2) || !need(C, 4))
+    return fail(I, w, -1, "mma operands have the wrong number of registers");
+  auto elem = [&](const Operand &o, unsigned i, unsigned l) -> uint32_t {
+    int32_t e = o.elems[i];
+    if (e == INT32_MIN)
+      return 0;
+    return uint32_t(e >= 0 ? getReg(e, w, l) : o.vecImm[-1 - e]);
+  };
+  int64_t a[16][32], b[32][8], acc[16][8];
+  for (unsigned l = 0; l < 32; ++l) {
+    unsigned g = l / 4, t = l % 4;
+    for (unsigned i = 0; i < 4; ++i)
+      for (unsigned j = 0; j < 4; ++j)
+        a[g + 8 * (i % 2)][4 * t + j + 16 * (i / 2)] =
+            int8_t(elem(A, i, l) >> (8 * j));
+    for (unsigned i = 0; i < 2; ++i)
+      for (unsigned j = 0; j < 4; ++j)
+        b[4 * t + j + 16 * i][g] = int8_t(elem(B, i, l) >> (8 * j));
+    for (unsigned i = 0; i < 4; ++i)
+      acc[g + 8 * (i / 2)][2 * t + i % 2] = int32_t(elem(C, i, l));
+  }
+  for (unsigned r = 0; r < 16; ++r)
+    for (unsigned c = 0; c < 8; ++c)
+      for (unsigned kk = 0; kk < 32; ++kk)
+        acc[r][c] += a[r][kk] * b[kk][c];
+  for (unsigned l = 0; l < 32; ++l) {
+    unsigned g = l / 4, t = l % 4;
+    for (unsigned i = 0; i < 4; ++i)
+      if (D.elems[i] >= 0)
+        setReg(D.elems[i], w, l,
+               uint32_t(uint64_t(acc[g + 8 * (i / 2)][2 * t + i % 2])));
+  }
+  return true;
+}
+
 bool Exec::execMma(const Instruction &I, Warp &w, uint32_t mask) {
   if (mask != ~0u)
     return fail(I, w, -1, "mma.sync needs all 32 lanes of the warp");
+  if (I.srcType == Ty::S8)
+    return execMmaS8(I, w);
   bool tf32 = I.srcType == Ty::TF32, f16Acc = I.type == Ty::F16;
   // Registers per operand: 16-bit inputs pack two elements per register.
   unsigned K = I.k, nA = tf32 ? 4 : K / 4, nB = tf32 ? 2 : K / 8,
