@@ -1377,7 +1377,9 @@ std::string wgmmaProbeText(const std::string &between,
          "bar.sync 0;\nsetp.ne.u32 %p1, %r1, %r1;\n"
          "wgmma.fence.sync.aligned;\n"
          "wgmma.mma_async.sync.aligned.m64n" +
-         std::to_string(n) + form + " {" + acc + "}, %rd3, %rd4, %p1, 1, 1" +
+         std::to_string(n) + form + " {" + acc + "}, %rd3, %rd4, %p1" +
+         // Integer forms take no scale immediates.
+         (form.find(".s8") == std::string::npos ? ", 1, 1" : "") +
          (trans.empty() ? "" : ", " + trans) +
          ";\n"
          "wgmma.commit_group.sync.aligned;\n" +
@@ -1497,9 +1499,12 @@ TEST(PTXEmulatorLayout, WgmmaFp8OneHot) {
   struct Format {
     const char *form;
     uint8_t two, oneAndHalf;
+    uint32_t product;
   };
-  for (Format f : {Format{"k32.f32.e4m3.e4m3", 0x40, 0x3C},
-                   Format{"k32.f32.e5m2.e5m2", 0x40, 0x3E}}) {
+  // s8: 2 and -3 (0xFD), whose product is -6 in the s32 accumulator.
+  for (Format f : {Format{"k32.f32.e4m3.e4m3", 0x40, 0x3C, f32ToBits(3.0f)},
+                   Format{"k32.f32.e5m2.e5m2", 0x40, 0x3E, f32ToBits(3.0f)},
+                   Format{"k32.s32.s8.s8", 0x02, 0xFD, uint32_t(-6)}}) {
     Module m = parseOrDie(wgmmaProbeText("", "", 8, f.form));
     for (const Case &c : cases) {
       Emulator emu(m);
@@ -1517,7 +1522,7 @@ TEST(PTXEmulatorLayout, WgmmaFp8OneHot) {
       for (size_t i = 0; i < out.size(); ++i) {
         if (out[i] == 0)
           continue;
-        pos = out[i] == f32ToBits(3.0f) && pos < 0 ? int(i) : -2;
+        pos = out[i] == f.product && pos < 0 ? int(i) : -2;
       }
       EXPECT_EQ(pos, c.d) << f.form << ", " << c.what;
     }
@@ -1528,6 +1533,10 @@ TEST(PTXEmulatorLayout, WgmmaFp8OneHot) {
   EXPECT_NE(error.find("takes 6 operands"), std::string::npos) << error;
   error = parseError(wgmmaProbeText("", "", 8, "k16.f32.e4m3.e4m3"));
   EXPECT_NE(error.find("m64nNk32.f32.{e4m3,e5m2}"), std::string::npos) << error;
+  // Nor do the integer forms take scale operands.
+  std::string scaled = wgmmaProbeText("", "", 8, "k32.s32.s8.s8");
+  scaled.replace(scaled.find("%p1;"), 4, "%p1, 1, 1;");
+  EXPECT_NE(parseError(scaled).find("takes 4 operands"), std::string::npos);
 }
 
 /// Where D(row, col) of an m64nN wgmma lands in the probe's out: the

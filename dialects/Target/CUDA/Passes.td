@@ -284,7 +284,8 @@ def TensorCoreMatmulPass
     mma.sync kernel with `mma.sync` m16n8k32 s8 into i32 accumulators
     (wrapping), 64 elements of K a stage; split-k adds with atomic integer
     adds. A B stored with N contiguous is left alone (ldmatrix transposes
-    16-bit elements only).
+    16-bit elements only). With `hopper` they also get the sm_90a twin,
+    with `wgmma.mma_async` m64n128k32 s8 into s32 as for fp8.
   }];
   let options = [
     Option<"allowTF32", "allow-tf32", "bool", "false",

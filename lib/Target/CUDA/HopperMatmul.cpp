@@ -17,7 +17,8 @@
 //     counting the bytes in; the other stages are multiplied meanwhile;
 //   - fp8 (E4M3 or E5M2) operands take m64n128k32, both K-major (B stored
 //     [n][k]: fp8 wgmma has no transposed form), rows of whole 16-byte
-//     chunks (K a multiple of 16, checked on the host);
+//     chunks (K a multiple of 16, checked on the host); s8 operands the
+//     same into s32 accumulators;
 //   - TMA writes the tiles with the 128-byte swizzle, and the wgmma
 //     shared-memory descriptors read them with the same swizzle (B stored
 //     [k][n] is read transposed, MN-major);
@@ -80,7 +81,7 @@ public:
     // TMA reads from 16-byte aligned addresses (the strides are multiples
     // of 16 bytes by the guard, for fp8 by the check here).
     Value ok = onHopper;
-    if (isFp8(c))
+    if (c.element.getIntOrFloatBitWidth() == 8)
       ok = both(ok, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                           rem(sizeK, 16), cst(0)));
     for (unsigned i : {0u, 1u}) {
@@ -320,7 +321,10 @@ private:
     auto type = isa<Float16Type>(c.element)        ? NVVM::WGMMATypes::f16
                 : isa<Float8E4M3FNType>(c.element) ? NVVM::WGMMATypes::e4m3
                 : isa<Float8E5M2Type>(c.element)   ? NVVM::WGMMATypes::e5m2
+                : c.element.isInteger(8)           ? NVVM::WGMMATypes::s8
                                                    : NVVM::WGMMATypes::bf16;
+    auto accumulator =
+        c.element.isInteger(8) ? NVVM::WGMMATypes::s32 : NVVM::WGMMATypes::f32;
     NVVM::WgmmaFenceAlignedOp::create(b, loc);
     for (int64_t kk = 0; kk < kRowBytes / kStepBytes; ++kk) {
       // 32 bytes along K into K-major rows, or 16 rows (2048 bytes) down
@@ -329,10 +333,9 @@ private:
       Value a = arith::AddIOp::create(b, loc, descA, constI64(stepA));
       Value bd = arith::AddIOp::create(b, loc, descB, constI64(stepB));
       acc = NVVM::WgmmaMmaAsyncOp::create(
-          b, loc, acc.getType(), acc, a, bd, shape, type, type,
-          NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one,
-          NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
-          NVVM::MMALayout::row,
+          b, loc, acc.getType(), acc, a, bd, shape, type, type, accumulator,
+          NVVM::WGMMAScaleOut::one, NVVM::WGMMAScaleIn::one,
+          NVVM::WGMMAScaleIn::one, NVVM::MMALayout::row,
           c.bKMajor ? NVVM::MMALayout::col : NVVM::MMALayout::row,
           /*satfinite=*/nullptr);
     }
@@ -394,7 +397,9 @@ private:
     gpu::BarrierOp::create(b, loc);
 
     auto accType = LLVM::LLVMStructType::getLiteral(
-        ctx, SmallVector<Type>(kBlockN / 2, b.getF32Type()));
+        ctx, SmallVector<Type>(
+                 kBlockN / 2,
+                 cast<MemRefType>(c.operands[2].getType()).getElementType()));
     Value acc = LLVM::UndefOp::create(b, loc, accType);
     for (auto [i, v] : llvm::enumerate(startAccumulators(kBlockN / 2)))
       acc = LLVM::InsertValueOp::create(b, loc, acc, v, i);
@@ -440,8 +445,9 @@ bool tessera::cuda::tensor_cores::isFp8(const Contraction &c) {
 }
 
 bool tessera::cuda::tensor_cores::hopperTakes(const Contraction &c) {
-  // (No s8 wgmma yet: int8 runs the mma.sync kernel everywhere.)
-  if (c.element.isF32() || c.element.isInteger(8) || (isFp8(c) && !c.bKMajor))
+  // 8-bit wgmma reads B K-major only (the int8 match requires it anyway).
+  if (c.element.isF32() ||
+      (c.element.getIntOrFloatBitWidth() == 8 && !c.bKMajor))
     return false;
   for (unsigned i : {0u, 1u})
     if (cast<MemRefType>(c.operands[i].getType()).getRank() > 5)

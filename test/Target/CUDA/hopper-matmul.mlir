@@ -226,3 +226,37 @@ func.func @fp8_b_kn(%a: memref<64x64xf8E5M2>, %b: memref<64x128xf8E5M2>, %c: mem
   }
   return
 }
+
+// -----
+
+// int8 with B stored [n][k]: the sm_90a kernel reads the s8 bytes through
+// TMA as it reads fp8 ones (1-byte maps, boxes of 128 along K) and runs four
+// m64n128k32 s8 wgmmas a stage into s32 accumulators, which start from
+// integer zeros.
+// CHECK-LABEL: func @int8_linear
+// CHECK: func.call @tessera_cuda_tensor_map({{.*}}, %c1_i32{{.*}}, %c2_i32{{.*}}, {{.*}}, %c128_i32{{.*}}, %{{.*}}, %c1_i32{{.*}}, %c1_i32{{.*}}, %c1_i32{{.*}}, %c3_i32{{.*}})
+// CHECK: gpu.launch
+// CHECK: llvm.mlir.undef : !llvm.struct<(i32, i32,
+// CHECK-COUNT-4: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 128, k = 32>, D[<s32>, <one>], A[<s8>, <one>, <row>], B[<s8>, <one>, <col>]
+// CHECK: } {tessera.cuda.arch = "sm_90a", tessera.cuda.kernel = "wgmma_gemm"}
+// CHECK: nvvm.mma.sync {{.*}}multiplicandAPtxType = #nvvm.mma_type<s8>
+// TF32-LABEL: func @int8_linear
+// NOHOPPER-LABEL: func @int8_linear
+// NOHOPPER-NOT: nvvm.wgmma
+// NOHOPPER: nvvm.mma.sync {{.*}}multiplicandAPtxType = #nvvm.mma_type<s8>
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func @int8_linear(%a: memref<?x64xi8>, %b: memref<72x64xi8>, %c: memref<?x72xi32>) {
+  %zero = arith.constant 0 : i32
+  linalg.fill ins(%zero : i32) outs(%c : memref<?x72xi32>)
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : memref<?x64xi8>, memref<72x64xi8>) outs(%c : memref<?x72xi32>) {
+  ^bb0(%x: i8, %y: i8, %acc: i32):
+    %0 = arith.extsi %x : i8 to i32
+    %1 = arith.extsi %y : i8 to i32
+    %2 = arith.muli %0, %1 : i32
+    %3 = arith.addi %acc, %2 : i32
+    linalg.yield %3 : i32
+  }
+  return
+}

@@ -495,11 +495,13 @@ llvm::Error validate(Instruction &inst) {
   case Op::Wgmma: {
     bool half = inst.srcType == Ty::F16 || inst.srcType == Ty::BF16;
     bool fp8 = inst.srcType == Ty::E4M3 || inst.srcType == Ty::E5M2;
+    bool int8 = inst.srcType == Ty::S8;
     if (inst.m != 64 || inst.n % 8 || inst.n < 8 || inst.n > 256 ||
-        inst.type != Ty::F32 || !(half ? inst.k == 16 : fp8 && inst.k == 32))
+        inst.type != (int8 ? Ty::S32 : Ty::F32) ||
+        !(half ? inst.k == 16 : (fp8 || int8) && inst.k == 32) || inst.has(SAT))
       return fail("unsupported wgmma '" + inst.opcode +
                   "' (supported: m64nNk16.f32.{f16,bf16}, "
-                  "m64nNk32.f32.{e4m3,e5m2})");
+                  "m64nNk32.f32.{e4m3,e5m2}, m64nNk32.s32.s8.s8)");
     return llvm::Error::success();
   }
   case Op::WgmmaFence:

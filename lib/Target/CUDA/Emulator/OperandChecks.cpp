@@ -127,6 +127,9 @@ Arity arity(const Instruction &i) {
     // fp8 operands are K-major only: their form has no transpose operands.
     if (i.srcType == Ty::E4M3 || i.srcType == Ty::E5M2)
       return {6, 6};
+    // Integer forms have neither scale nor transpose operands.
+    if (i.srcType == Ty::S8)
+      return {4, 4};
     return {8, 8};
   case Op::WgmmaFence:
   case Op::WgmmaCommit:

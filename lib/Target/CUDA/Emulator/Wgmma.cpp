@@ -1,8 +1,9 @@
 //===- Wgmma.cpp - wgmma.mma_async with shared-memory descriptors ---------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
-// m64nNk16 with f16/bf16, and m64nNk32 with e4m3/e5m2 (K-major only), A and
-// B both read through shared-memory matrix
+// m64nNk16 with f16/bf16, m64nNk32 with e4m3/e5m2 (K-major only), and
+// m64nNk32 s8 into s32 (K-major, wrapping), A and B both read through
+// shared-memory matrix
 // descriptors (PTX ISA, "Matrix Descriptor Format"): start address bits
 // 0-13, leading byte offset 16-29, stride byte offset 32-45 (all >> 4), base
 // offset 49-51, swizzle 62-63 (0 none, 1 128B, 2 64B, 3 32B). Below, mn is
@@ -139,8 +140,10 @@ bool Exec::execWgmma(const Instruction &I, Warp &w) {
     if (I.ops[i].kind != Operand::Imm)
       return fail(I, w, -1,
                   "wgmma scale and transpose operands must be immediates");
-  // fp8 forms have no transpose operands (K-major A and B).
-  bool fp8 = I.srcType == Ty::E4M3 || I.srcType == Ty::E5M2;
+  // fp8 forms have no transpose operands (K-major A and B), integer forms
+  // neither scale nor transpose operands.
+  bool int8 = I.srcType == Ty::S8;
+  bool fp8 = I.srcType == Ty::E4M3 || I.srcType == Ty::E5M2 || int8;
   bool transA = false, transB = false;
   if (!fp8) {
     if (I.ops[6].imm > 1 || I.ops[7].imm > 1)
@@ -148,10 +151,13 @@ bool Exec::execWgmma(const Instruction &I, Warp &w) {
     transA = I.ops[6].imm == 1;
     transB = I.ops[7].imm == 1;
   }
-  double scaleA = int64_t(I.ops[4].imm) == -1 ? -1.0 : 1.0;
-  double scaleB = int64_t(I.ops[5].imm) == -1 ? -1.0 : 1.0;
-  if ((I.ops[4].imm != 1 && scaleA > 0) || (I.ops[5].imm != 1 && scaleB > 0))
-    return fail(I, w, -1, "imm-scale-a/b must be 1 or -1");
+  double scaleA = 1.0, scaleB = 1.0;
+  if (!int8) {
+    scaleA = int64_t(I.ops[4].imm) == -1 ? -1.0 : 1.0;
+    scaleB = int64_t(I.ops[5].imm) == -1 ? -1.0 : 1.0;
+    if ((I.ops[4].imm != 1 && scaleA > 0) || (I.ops[5].imm != 1 && scaleB > 0))
+      return fail(I, w, -1, "imm-scale-a/b must be 1 or -1");
+  }
   uint64_t da = read(I.ops[1], w, lane0), db = read(I.ops[2], w, lane0);
   bool scaleD = read(I.ops[3], w, lane0) & 1;
   for (unsigned l = 1; l < 32; ++l)
@@ -174,7 +180,7 @@ bool Exec::execWgmma(const Instruction &I, Warp &w) {
     if (!access(I, w, 0, Space::Shared,
                 elementAddress(d, mnMajor, row, kk, bytes), bytes, false, &h))
       return false;
-    v = decodeFormat(h, fmt);
+    v = int8 ? double(int8_t(h)) : decodeFormat(h, fmt);
     return true;
   };
   unsigned row0 = 16 * (w.index % 4);
@@ -200,10 +206,16 @@ bool Exec::execWgmma(const Instruction &I, Warp &w) {
       uint64_t cur =
           it != w.wgmmaInFlight.end() ? it->second.value[l] : w.reg(reg, l);
       unsigned r = g + 8 * ((i % 4) / 2), c = 8 * (i / 4) + 2 * t + i % 2;
-      double s = scaleD ? double(bitsToF32(uint32_t(cur))) : 0.0;
       double dot = 0;
       for (unsigned kk = 0; kk < depth; ++kk)
         dot += a[r * depth + kk] * b[c * depth + kk];
+      if (int8) {
+        // Exact: 32 products of at most 2^14 each. The sum wraps.
+        int64_t s = scaleD ? int32_t(uint32_t(cur)) : 0;
+        result[l * (N / 2) + i] = uint32_t(uint64_t(s + int64_t(dot)));
+        continue;
+      }
+      double s = scaleD ? double(bitsToF32(uint32_t(cur))) : 0.0;
       float f = float(s + scaleA * scaleB * dot);
       result[l * (N / 2) + i] = std::isnan(f) ? 0x7FFFFFFFu : f32ToBits(f);
     }
