@@ -332,13 +332,20 @@ struct Conv2dLowering : OpRewritePattern<ts::Conv2dOp> {
             pads[2 + i], op.getDilations()[i], /*ceilMode=*/false));
       }
     }
+    // A bf16 or f16 convolution accumulates in f32 and rounds its result
+    // once (as matmuls do): the products read the narrow input and filter.
+    RankedTensorType narrowType = resultType;
+    bool narrow = isa<BFloat16Type, Float16Type>(resultType.getElementType());
+    if (narrow)
+      resultType = resultType.clone(rewriter.getF32Type());
     Type elementType = resultType.getElementType();
+    Type inElement = inType.getElementType();
     if (llvm::any_of(pads, [](int64_t p) { return p != 0; })) {
       SmallVector<int64_t> shape(inType.getShape());
       for (int i = 0; i < 2; ++i)
         if (!inType.isDynamicDim(2 + i))
           shape[2 + i] += pads[i] + pads[2 + i];
-      auto paddedType = RankedTensorType::get(shape, elementType);
+      auto paddedType = RankedTensorType::get(shape, inElement);
       SmallVector<OpFoldResult> low = {rewriter.getIndexAttr(0),
                                        rewriter.getIndexAttr(0),
                                        rewriter.getIndexAttr(pads[0]),
@@ -347,7 +354,7 @@ struct Conv2dLowering : OpRewritePattern<ts::Conv2dOp> {
                                         rewriter.getIndexAttr(0),
                                         rewriter.getIndexAttr(pads[2]),
                                         rewriter.getIndexAttr(pads[3])};
-      Value zero = scalarConstant(rewriter, loc, elementType, 0.0);
+      Value zero = scalarConstant(rewriter, loc, inElement, 0.0);
       input = tensor::PadOp::create(rewriter, loc, paddedType, input, low,
                                     high, zero);
     }
@@ -381,9 +388,21 @@ struct Conv2dLowering : OpRewritePattern<ts::Conv2dOp> {
     } else if (filterType.getDimSize(0) == group &&
                filterType.getDimSize(1) == 1 &&
                filterType.getDimSize(2) > 0 && filterType.getDimSize(3) > 0) {
-      conv = depthwiseConvolution(rewriter, loc, input, op.getFilter(),
-                                  resultType, op.getStrides(),
-                                  op.getDilations(), outSizes);
+      // Taps on one channel at a time are memory-bound: a narrow input and
+      // filter are widened first.
+      auto widened = [&](Value v) -> Value {
+        auto type = cast<RankedTensorType>(v.getType());
+        if (type.getElementType() == elementType)
+          return v;
+        return buildElementwise(
+            rewriter, loc, type.clone(elementType), {v},
+            [&](OpBuilder &b, Location nloc, ValueRange args) {
+              return castScalar(b, nloc, args[0], elementType);
+            });
+      };
+      conv = depthwiseConvolution(rewriter, loc, widened(input),
+                                  widened(op.getFilter()), resultType,
+                                  op.getStrides(), op.getDilations(), outSizes);
     } else {
       // N x C x H x W -> N x G x C/G x H x W; F x C/G x KH x KW ->
       // G x F/G x C/G x KH x KW; the result's G x F/G fold back into F.
@@ -391,11 +410,11 @@ struct Conv2dLowering : OpRewritePattern<ts::Conv2dOp> {
       ArrayRef<int64_t> filterShape = filterType.getShape();
       auto groupedInType = RankedTensorType::get(
           {inShape[0], group, inShape[1] / group, inShape[2], inShape[3]},
-          elementType);
-      auto groupedFilterType = RankedTensorType::get(
-          {group, filterShape[0] / group, filterShape[1], filterShape[2],
-           filterShape[3]},
-          elementType);
+          inElement);
+      auto groupedFilterType =
+          RankedTensorType::get({group, filterShape[0] / group, filterShape[1],
+                                 filterShape[2], filterShape[3]},
+                                filterType.getElementType());
       ArrayRef<int64_t> out = resultType.getShape();
       auto groupedOutType = RankedTensorType::get(
           {out[0], group, filterShape[0] / group, out[2], out[3]},
@@ -424,10 +443,17 @@ struct Conv2dLowering : OpRewritePattern<ts::Conv2dOp> {
       conv = buildElementwise(
           rewriter, loc, resultType, ValueRange{conv, bias},
           [&](OpBuilder &b, Location nloc, ValueRange args) {
-            return addScalar(b, nloc, args[0], args[1]);
+            return addScalar(b, nloc, args[0],
+                             castScalar(b, nloc, args[1], elementType));
           },
           {rewriter.getMultiDimIdentityMap(4), biasMap});
     }
+    if (narrow)
+      conv = buildElementwise(
+          rewriter, loc, narrowType, conv,
+          [&](OpBuilder &b, Location nloc, ValueRange args) {
+            return castScalar(b, nloc, args[0], narrowType.getElementType());
+          });
     rewriter.replaceOp(op, conv);
     return success();
   }

@@ -209,3 +209,35 @@ func.func @depthwise_dynamic_column_stride(%x: tensor<1x4x6x?xf32>, %w: tensor<4
   %0 = tessera.conv2d %x, %w {group = 4, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 2>} : tensor<1x4x6x?xf32>, tensor<4x1x3x3xf32> -> tensor<1x4x6x?xf32>
   return %0 : tensor<1x4x6x?xf32>
 }
+
+// -----
+
+// A bf16 convolution (a model exported in bf16) accumulates in f32: the
+// padded input stays bf16, the named conv reads bf16 into an f32 zero fill,
+// the bias is added in f32, and the result is rounded to bf16 once.
+// CHECK-LABEL: func @bf16_conv
+// CHECK: } : tensor<1x3x8x8xbf16> to tensor<1x3x10x10xbf16>
+// CHECK: %[[FILL:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<1x4x8x8xf32>)
+// CHECK: linalg.conv_2d_nchw_fchw {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x3x10x10xbf16>, tensor<4x3x3x3xbf16>) outs(%[[FILL]] : tensor<1x4x8x8xf32>)
+// CHECK: arith.extf %{{.*}} : bf16 to f32
+// CHECK: arith.addf
+// CHECK: arith.truncf %{{.*}} : f32 to bf16
+// CHECK: return %{{.*}} : tensor<1x4x8x8xbf16>
+func.func @bf16_conv(%x: tensor<1x3x8x8xbf16>, %w: tensor<4x3x3x3xbf16>, %b: tensor<4xbf16>) -> tensor<1x4x8x8xbf16> {
+  %0 = tessera.conv2d %x, %w bias(%b : tensor<4xbf16>) {pads = array<i64: 1, 1, 1, 1>} : tensor<1x3x8x8xbf16>, tensor<4x3x3x3xbf16> -> tensor<1x4x8x8xbf16>
+  return %0 : tensor<1x4x8x8xbf16>
+}
+
+// -----
+
+// An f16 depthwise convolution widens its input and filter to f32 first
+// (its taps are memory-bound) and rounds the result once.
+// CHECK-LABEL: func @f16_depthwise
+// CHECK: arith.extf %{{.*}} : f16 to f32
+// CHECK: arith.extf %{{.*}} : f16 to f32
+// CHECK: arith.mulf {{.*}} : f32
+// CHECK: arith.truncf %{{.*}} : f32 to f16
+func.func @f16_depthwise(%x: tensor<1x4x8x8xf16>, %w: tensor<4x1x3x3xf16>) -> tensor<1x4x6x6xf16> {
+  %0 = tessera.conv2d %x, %w {group = 4} : tensor<1x4x8x8xf16>, tensor<4x1x3x3xf16> -> tensor<1x4x6x6xf16>
+  return %0 : tensor<1x4x6x6xf16>
+}
