@@ -183,6 +183,13 @@ public:
         decideAttention(attention, narrow, *info, targetHasNarrow, keep);
         return;
       }
+      if (auto conv = dyn_cast<Conv2dOp>(op);
+          conv && (policy == "bf16" || policy == "fp16") &&
+          conv.getInput().getType().getElementType().isF32() &&
+          onlyNodes.empty()) {
+        decideConvolution(conv, narrow, *info, keep);
+        return;
+      }
       if (!matmul) {
         if (!onlyNodes.empty())
           return;
@@ -245,7 +252,7 @@ public:
     });
     if (remarks)
       func.walk([&](Operation *op) {
-        if (!isa<MatmulOp, AttentionOp>(op))
+        if (!isa<MatmulOp, AttentionOp, Conv2dOp>(op))
           return;
         // Under a plan, each policy's pass speaks for its own matmuls.
         if (!onlyNodes.empty() &&
@@ -356,6 +363,42 @@ private:
           operand->get()));
     builder.setInsertionPointAfter(attention);
     Value result = attention.getResult();
+    Type wide = result.getType();
+    result.setType(withElementType(wide, narrow));
+    auto back = CastOp::create(builder, loc, wide, result);
+    result.replaceAllUsesExcept(back, back);
+    decide(policy);
+  }
+
+  /// A convolution under bf16: its input, filter and bias narrow where the
+  /// target accumulates it in f32 (`rejectWideAccumulation` gives no
+  /// reason), its result cast back to f32. Under fp16 it stays f32: no
+  /// range rule bounds a convolution's results yet.
+  void decideConvolution(Conv2dOp conv, Type narrow,
+                         const ::tessera::TargetInfo &info,
+                         ArrayRef<std::pair<std::string, llvm::Regex>> keep) {
+    auto decide = [&](const Twine &decision) {
+      conv->setAttr(kPrecisionAttr,
+                    StringAttr::get(conv.getContext(), decision.str()));
+    };
+    std::string node = onnxNodeName(conv.getLoc());
+    for (const auto &[pattern, regex] : keep)
+      if (!node.empty() && regex.match(node))
+        return decide("f32: kept by --keep-fp32 pattern '" + pattern + "'");
+    if (policy == "fp16")
+      return decide("f32: fp16 would round a convolution's results to "
+                    "fp16's range, which nothing bounds yet");
+    if (std::optional<std::string> why =
+            info.rejectWideAccumulation(conv, narrow))
+      return decide("f32: " + *why);
+    OpBuilder builder(conv);
+    Location loc = conv.getLoc();
+    for (OpOperand &operand : conv->getOpOperands())
+      operand.set(CastOp::create(
+          builder, loc, withElementType(operand.get().getType(), narrow),
+          operand.get()));
+    builder.setInsertionPointAfter(conv);
+    Value result = conv.getResult();
     Type wide = result.getType();
     result.setType(withElementType(wide, narrow));
     auto back = CastOp::create(builder, loc, wide, result);

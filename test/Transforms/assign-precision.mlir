@@ -35,13 +35,13 @@
 // The node name does not match the patterns: narrowed.
 // KEEP-LABEL: func @linear
 // KEEP: tessera.matmul %{{.*}}, %{{.*}} {tessera.precision = "bf16"} : tensor<4x8xbf16>
-// The CUDA target computes bf16 contractions on its tensor cores; it has
-// no int8 ones: under int8 the matmul stays f32 and says why.
+// The CUDA target computes bf16 and int8 contractions on its tensor cores;
+// int8 without calibrated ranges stays f32 and says why.
 // CUDA-LABEL: func @linear
 // CUDA: tessera.matmul %{{.*}}, %{{.*}} {tessera.precision = "bf16"} : tensor<4x8xbf16>, tensor<8x16xbf16> -> tensor<4x16xf32>
 // CUDA-INT8-LABEL: func @linear
 // CUDA-INT8-NOT: tessera.cast
-// CUDA-INT8: tessera.matmul %{{.*}}, %{{.*}} {tessera.precision = "f32: the cuda target has no int8 contractions"} : tensor<4x8xf32>
+// CUDA-INT8: tessera.matmul %{{.*}}, %{{.*}} {tessera.precision = "f32: int8 needs the range of its lhs (--calibrate)"} : tensor<4x8xf32>
 func.func @linear(%x: tensor<4x8xf32>, %g: tensor<16xf32>, %b: tensor<16xf32>) -> tensor<4x16xf32> {
   %w = tessera.constant dense<0.5> : tensor<8x16xf32>
   %y = tessera.matmul %x, %w : tensor<4x8xf32>, tensor<8x16xf32> -> tensor<4x16xf32> loc("/body/MatMul")
@@ -89,14 +89,14 @@ func.func @large_weight(%x: tensor<2x2xf32>) -> tensor<2x2xf32> {
 // -----
 
 // Must not fire: operands already narrow (the model's own casts), an
-// integer matmul, and exp (computes wide). Attention and convolution stay
-// f32 and say so.
+// integer matmul, and exp (computes wide). Attention stays f32 and says
+// so, and so does a convolution whose GEMM would have partial tiles.
 // BF16-LABEL: func @not_narrowed
 // BF16: tessera.matmul %arg0, %arg0 : tensor<2x2xbf16>, tensor<2x2xbf16> -> tensor<2x2xf32>
 // BF16: tessera.matmul %arg1, %arg1 : tensor<2x2xi8>, tensor<2x2xi8> -> tensor<2x2xi32>
 // BF16: tessera.exp %arg2 : tensor<2x2xf32>
 // BF16: tessera.attention {{.*}} {tessera.narrow_products = bf16, tessera.precision = "f32: tessera.attention stays f32 under every policy; its products bf16 when lowered as matmuls"} : tensor<1x4x8xf32>
-// BF16: tessera.conv2d {{.*}} {tessera.precision = "f32: tessera.conv2d stays f32 under every policy"} : tensor<1x3x4x4xf32>
+// BF16: tessera.conv2d {{.*}}tessera.precision = "f32: the cpu target's bf16 convolution GEMMs take whole tiles only (filters a multiple of 8, pixels of 16, an even depth)"} : tensor<1x3x4x4xf32>
 func.func @not_narrowed(%a: tensor<2x2xbf16>, %i: tensor<2x2xi8>, %e: tensor<2x2xf32>, %q: tensor<1x4x8xf32>, %img: tensor<1x3x4x4xf32>, %f: tensor<2x3x2x2xf32>) -> (tensor<2x2xf32>, tensor<2x2xi32>, tensor<2x2xf32>, tensor<1x4x8xf32>, tensor<1x2x3x3xf32>) {
   %0 = tessera.matmul %a, %a : tensor<2x2xbf16>, tensor<2x2xbf16> -> tensor<2x2xf32>
   %1 = tessera.matmul %i, %i : tensor<2x2xi8>, tensor<2x2xi8> -> tensor<2x2xi32>
@@ -144,3 +144,37 @@ func.func @attention_kept(%q: tensor<1x2x8x64xf32>) -> tensor<1x2x8x64xf32> {
   %0 = tessera.attention %q, %big, %q : tensor<1x2x8x64xf32>, tensor<1x2x8x64xf32>, tensor<1x2x8x64xf32> -> tensor<1x2x8x64xf32> loc("/other")
   return %0 : tensor<1x2x8x64xf32>
 }
+
+// -----
+
+// Convolutions that stay f32 under bf16, each with its reason: over an
+// image of dynamic size and grouped (the CPU's kernels for those take f32
+// only), depthwise (memory-bound taps), kept by a pattern; under fp16 every one (nothing bounds their
+// results to fp16's range); on the CUDA target (no tensor-core
+// convolution yet).
+// A static dense convolution whose GEMM has whole tiles (16 filters, 4 x 4
+// pixels, depth 72) narrows on the CPU: its input and filter cast to bf16,
+// accumulated in f32 by the lowering, its bf16 result cast back.
+// BF16-LABEL: func @convs_kept
+// BF16: tessera.conv2d {{.*}}tessera.precision = "f32: the cpu target's convolutions over an image of dynamic size take f32 operands only"}
+// BF16: tessera.conv2d {{.*}}tessera.precision = "f32: the cpu target's grouped convolutions take f32 operands only"}
+// BF16: tessera.conv2d {{.*}}tessera.precision = "f32: the cpu target's depthwise convolutions widen narrow operands in their taps: no faster"}
+// BF16: %[[IMG:.*]] = tessera.cast %arg5 : tensor<1x8x6x6xf32> to tensor<1x8x6x6xbf16>
+// BF16: %[[F:.*]] = tessera.cast %arg6 : tensor<16x8x3x3xf32> to tensor<16x8x3x3xbf16>
+// BF16: %[[C:.*]] = tessera.conv2d %[[IMG]], %[[F]] {tessera.precision = "bf16"} : tensor<1x8x6x6xbf16>, tensor<16x8x3x3xbf16> -> tensor<1x16x4x4xbf16>
+// BF16: tessera.cast %[[C]] : tensor<1x16x4x4xbf16> to tensor<1x16x4x4xf32>
+// FP16-LABEL: func @convs_kept
+// FP16-COUNT-4: tessera.precision = "f32: fp16 would round a convolution's results to fp16's range, which nothing bounds yet"}
+// KEEP-LABEL: func @convs_kept
+// KEEP-COUNT-2: tessera.conv2d {{.*}}tessera.precision = "f32: the cpu target's
+// KEEP: tessera.conv2d {{.*}}tessera.precision = "f32: kept by --keep-fp32 pattern '/other'"}
+// CUDA-LABEL: func @convs_kept
+// CUDA-COUNT-4: tessera.conv2d {{.*}}tessera.precision = "f32: the cuda target has no tensor-core convolution yet: a narrow one would run no faster"}
+func.func @convs_kept(%x: tensor<1x4x?x?xf32>, %f: tensor<4x4x3x3xf32>, %y: tensor<1x4x8x8xf32>, %g: tensor<4x2x3x3xf32>, %d: tensor<4x1x3x3xf32>, %w: tensor<1x8x6x6xf32>, %wf: tensor<16x8x3x3xf32>) -> (tensor<1x4x?x?xf32>, tensor<1x4x6x6xf32>, tensor<1x4x6x6xf32>, tensor<1x16x4x4xf32>) {
+  %0 = tessera.conv2d %x, %f : tensor<1x4x?x?xf32>, tensor<4x4x3x3xf32> -> tensor<1x4x?x?xf32>
+  %1 = tessera.conv2d %y, %g {group = 2} : tensor<1x4x8x8xf32>, tensor<4x2x3x3xf32> -> tensor<1x4x6x6xf32>
+  %2 = tessera.conv2d %y, %d {group = 4} : tensor<1x4x8x8xf32>, tensor<4x1x3x3xf32> -> tensor<1x4x6x6xf32> loc("/other")
+  %3 = tessera.conv2d %w, %wf : tensor<1x8x6x6xf32>, tensor<16x8x3x3xf32> -> tensor<1x16x4x4xf32>
+  return %0, %1, %2, %3 : tensor<1x4x?x?xf32>, tensor<1x4x6x6xf32>, tensor<1x4x6x6xf32>, tensor<1x16x4x4xf32>
+}
+

@@ -54,17 +54,20 @@ func.func @legal(%x: tensor<4xf32>, %i: tensor<4xi64>) -> (tensor<4xf32>, tensor
 
 // -----
 
-// A convolution's result takes its inputs' type and accumulates in it: on
-// bf16 inputs it computes in f32 even on a target that lists bf16
-// contractions (the CPU lists them for matmuls, which accumulate in f32).
+// A convolution's result takes its inputs' type. The CPU accumulates a
+// static dense bf16 one whose GEMM has whole tiles in f32 (its im2col GEMM
+// reads bf16): must not fire. A depthwise one, which the CPU keeps f32,
+// computes in f32, its result cast back.
 // CHECK-LABEL: func @narrow_conv
-// CHECK: %[[I:.*]] = tessera.cast %arg0 : tensor<1x3x4x4xbf16> to tensor<1x3x4x4xf32>
-// CHECK: %[[F:.*]] = tessera.cast %arg1 : tensor<2x3x2x2xbf16> to tensor<2x3x2x2xf32>
-// CHECK: %[[C:.*]] = tessera.conv2d %[[I]], %[[F]] {tessera.precision = "f32: tessera.conv2d would accumulate in bf16"} : tensor<1x3x4x4xf32>, tensor<2x3x2x2xf32> -> tensor<1x2x3x3xf32>
-// CHECK: tessera.cast %[[C]] : tensor<1x2x3x3xf32> to tensor<1x2x3x3xbf16>
-func.func @narrow_conv(%x: tensor<1x3x4x4xbf16>, %f: tensor<2x3x2x2xbf16>) -> tensor<1x2x3x3xbf16> {
-  %0 = tessera.conv2d %x, %f : tensor<1x3x4x4xbf16>, tensor<2x3x2x2xbf16> -> tensor<1x2x3x3xbf16>
-  return %0 : tensor<1x2x3x3xbf16>
+// CHECK-NEXT: tessera.conv2d %arg0, %arg1 : tensor<1x8x6x6xbf16>, tensor<16x8x3x3xbf16> -> tensor<1x16x4x4xbf16>
+// CHECK: %[[I:.*]] = tessera.cast %arg0 : tensor<1x8x6x6xbf16> to tensor<1x8x6x6xf32>
+// CHECK: %[[F:.*]] = tessera.cast %arg2 : tensor<8x1x3x3xbf16> to tensor<8x1x3x3xf32>
+// CHECK: %[[C:.*]] = tessera.conv2d %[[I]], %[[F]] {group = 8 : i64, tessera.precision = "f32: {{.*}}"} : tensor<1x8x6x6xf32>, tensor<8x1x3x3xf32> -> tensor<1x8x4x4xf32>
+// CHECK: tessera.cast %[[C]] : tensor<1x8x4x4xf32> to tensor<1x8x4x4xbf16>
+func.func @narrow_conv(%x: tensor<1x8x6x6xbf16>, %f: tensor<16x8x3x3xbf16>, %d: tensor<8x1x3x3xbf16>) -> (tensor<1x16x4x4xbf16>, tensor<1x8x4x4xbf16>) {
+  %0 = tessera.conv2d %x, %f : tensor<1x8x6x6xbf16>, tensor<16x8x3x3xbf16> -> tensor<1x16x4x4xbf16>
+  %1 = tessera.conv2d %x, %d {group = 8} : tensor<1x8x6x6xbf16>, tensor<8x1x3x3xbf16> -> tensor<1x8x4x4xbf16>
+  return %0, %1 : tensor<1x16x4x4xbf16>, tensor<1x8x4x4xbf16>
 }
 
 // -----

@@ -135,7 +135,7 @@ TEST(PTXEmulatorParser, UnknownModifierIsRejected) {
   err = parseError(
       std::string(kHeader) +
       ".visible .entry k()\n{\n.reg .b32 %r<9>;\n"
-      "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%r1,%r2,%r3,%r4}, "
+      "mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32 {%r1,%r2,%r3,%r4}, "
       "{%r1,%r2,%r3,%r4}, {%r1,%r2}, {%r1,%r2,%r3,%r4};\n}\n");
   EXPECT_NE(err.find("unsupported"), std::string::npos) << err;
   err = parseError(std::string(kHeader) +

@@ -25,9 +25,19 @@ using tessera::cpu::replaceWithEpilogue;
 
 namespace tessera::cpu {
 
+bool isWholeNarrowGemm(ArrayRef<int64_t> filter, ArrayRef<int64_t> result) {
+  if (filter.size() != 4 || result.size() != 4 ||
+      llvm::any_of(filter, ShapedType::isDynamic) ||
+      llvm::any_of(result.drop_front(2), ShapedType::isDynamic))
+    return false;
+  return filter[0] % 8 == 0 && (filter[1] * filter[2] * filter[3]) % 2 == 0 &&
+         (result[2] * result[3]) % 16 == 0;
+}
+
 /// A GEMM's contraction over loops [batch..., rows, k, columns] (the order
 /// the register tiles take), reading `lhs` and `rhs` through `maps` (the
-/// result's last), accumulating into `init` with multiply-adds.
+/// result's last), accumulating into `init` with multiply-adds (narrower
+/// operands, bf16 or f16 into f32, widened first, as in a narrow matmul).
 linalg::GenericOp gemmGeneric(RewriterBase &rewriter, Location loc, Value lhs,
                               Value rhs, Value init,
                               ArrayRef<AffineMap> maps) {
@@ -41,7 +51,12 @@ linalg::GenericOp gemmGeneric(RewriterBase &rewriter, Location loc, Value lhs,
   return linalg::GenericOp::create(
       rewriter, loc, init.getType(), ValueRange{lhs, rhs}, ValueRange{init},
       maps, iterators, [](OpBuilder &b, Location l, ValueRange args) {
-        Value product = arith::MulFOp::create(b, l, args[0], args[1]);
+        Type acc = args[2].getType();
+        auto widen = [&](Value v) -> Value {
+          return v.getType() == acc ? v : arith::ExtFOp::create(b, l, acc, v);
+        };
+        Value product =
+            arith::MulFOp::create(b, l, widen(args[0]), widen(args[1]));
         linalg::YieldOp::create(
             b, l, arith::AddFOp::create(b, l, args[2], product).getResult());
       });
@@ -277,13 +292,22 @@ std::optional<std::string> whyDirect(linalg::Conv2DNchwFchwOp conv) {
 
 bool convolutionToGemm(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv);
 
-/// Whether `conv`'s input, filter and result are static, of one float type.
+/// Whether `conv`'s input, filter and result are static floats, the input
+/// and filter of the result's type, or bf16 or f16 into an f32 result
+/// whose GEMM has no partial tile (see isWholeNarrowGemm).
 bool isStaticFloat(linalg::Conv2DNchwFchwOp conv) {
   Type element = getElementTypeOrSelf(conv.getOutputs()[0].getType());
+  Type operand = getElementTypeOrSelf(conv.getInputs()[0].getType());
+  auto shape = [&](unsigned i) {
+    return cast<ShapedType>(conv->getOperand(i).getType()).getShape();
+  };
   return isa<FloatType>(element) &&
+         (operand == element ||
+          (element.isF32() && isa<BFloat16Type, Float16Type>(operand) &&
+           tessera::cpu::isWholeNarrowGemm(shape(1), shape(2)))) &&
+         getElementTypeOrSelf(conv.getInputs()[1].getType()) == operand &&
          llvm::all_of(conv->getOperandTypes(), [&](Type type) {
-           auto shaped = cast<ShapedType>(type);
-           return shaped.getElementType() == element && shaped.hasStaticShape();
+           return cast<ShapedType>(type).hasStaticShape();
          });
 }
 
@@ -548,7 +572,6 @@ linalg::GenericOp staticConvolutionToGemm(RewriterBase &rewriter,
   Value input = conv.getInputs()[0];
   auto filterType = cast<RankedTensorType>(conv.getInputs()[1].getType());
   auto initType = cast<RankedTensorType>(conv.getOutputs()[0].getType());
-  Type element = initType.getElementType();
   SmallVector<int64_t> strides = llvm::to_vector(llvm::map_range(
       conv.getStrides(), [](const APInt &v) { return v.getSExtValue(); }));
   int64_t n = initType.getDimSize(0), oh = initType.getDimSize(2),
@@ -574,7 +597,8 @@ linalg::GenericOp staticConvolutionToGemm(RewriterBase &rewriter,
         {d[0], d[1], d[4] * strides[0] + d[2], d[5] * strides[1] + d[3]},
         ctx);
     Value empty = tensor::EmptyOp::create(
-        rewriter, loc, ArrayRef<int64_t>{n, c, kh, kw, oh, ow}, element);
+        rewriter, loc, ArrayRef<int64_t>{n, c, kh, kw, oh, ow},
+        getElementTypeOrSelf(input.getType()));
     patches = copyThrough(rewriter, loc, input, read, empty);
   }
   Value columns = tensor::CollapseShapeOp::create(

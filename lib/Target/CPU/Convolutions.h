@@ -19,6 +19,15 @@
 
 namespace tessera::cpu {
 
+/// Whether a convolution with `filter` [F, C, KH, KW] and `result` [N, F,
+/// OH, OW] shapes makes, on bf16 or f16 operands, a GEMM of whole tiles:
+/// 8-row tiles of filters, pairs of k (C*KH*KW even) and whole 16-column
+/// vectors of pixels (OH*OW). Partial narrow tiles would need vectors of
+/// odd lengths of bf16, which LLVM's x86 backend cannot convert (it stops
+/// with "Do not know how to soft promote this operator's operand").
+bool isWholeNarrowGemm(llvm::ArrayRef<int64_t> filter,
+                       llvm::ArrayRef<int64_t> result);
+
 /// Rewrites the convolutions of `func` into contractions (see the file
 /// comment), `panel` the register tile's columns; with `report`, each one
 /// left a direct loop nest is named, with the reason, in a remark at its

@@ -1,7 +1,10 @@
 //===- TargetInfo.cpp - what the CPU backend compiles as one kernel -------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-#include "tessera/Transforms/TargetInfo.h"
+#include "Convolutions.h"
+
+#include "tessera/Dialect/Tessera/IR/TesseraOps.h"
 #include "tessera/Target/CPU/Pipeline.h"
+#include "tessera/Transforms/TargetInfo.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Operation.h"
@@ -10,7 +13,7 @@ using namespace mlir;
 
 namespace {
 
-class CPUTargetInfo : public tessera::TargetInfo {
+class CPUTargetInfo : public ::tessera::TargetInfo {
 public:
   StringRef name() const override { return "cpu"; }
 
@@ -22,10 +25,10 @@ public:
   /// 0.89x the time of the BERT-base layer. Elsewhere the tiled GEMM
   /// widens narrow operands to fp32 (measured on an Intel Xeon): bf16
   /// 1.7x, fp8 1.7x, int8 2.4x. fp16 is always widened: 1.3x-1.4x.
-  double contractionCost(tessera::ElementType element) const override {
-    using tessera::ElementType;
-    static const tessera::cpu::DotProducts host =
-        tessera::cpu::hostDotProducts();
+  double contractionCost(::tessera::ElementType element) const override {
+    using ::tessera::ElementType;
+    static const ::tessera::cpu::DotProducts host =
+        ::tessera::cpu::hostDotProducts();
     switch (element) {
     case ElementType::BF16:
       return host.bf16 ? 0.52 : 1.7;
@@ -44,9 +47,9 @@ public:
   /// (accumulating in fp32; fp8 operands decoded to bf16 first) and on
   /// int8 ones (into int32), reductions in fp32; elementwise ops and data
   /// movement also take integers and booleans.
-  ArrayRef<tessera::ElementType>
-  supportedElementTypes(tessera::OpClass opClass) const override {
-    using tessera::ElementType;
+  ArrayRef<::tessera::ElementType>
+  supportedElementTypes(::tessera::OpClass opClass) const override {
+    using ::tessera::ElementType;
     static const ElementType kFloat[] = {ElementType::F32};
     static const ElementType kContraction[] = {
         ElementType::F32,      ElementType::BF16,   ElementType::F16,
@@ -59,19 +62,58 @@ public:
         ElementType::I8,  ElementType::I32, ElementType::I64,
         ElementType::Bool};
     switch (opClass) {
-    case tessera::OpClass::Contraction:
+    case ::tessera::OpClass::Contraction:
       return kContraction;
-    case tessera::OpClass::Reduction:
+    case ::tessera::OpClass::Reduction:
       return kFloat;
-    case tessera::OpClass::Elementwise:
+    case ::tessera::OpClass::Elementwise:
       return kElementwise;
-    case tessera::OpClass::DataMovement:
+    case ::tessera::OpClass::DataMovement:
       return kAny;
     }
     return kFloat;
   }
 
   bool fusesAttention() const override { return true; }
+
+  /// Convolutions accumulate bf16 and f16 products in f32 and round their
+  /// result once (convert-tessera-to-linalg). Static dense ones become
+  /// im2col GEMMs on the narrow operands (on vdpbf16ps where it pays:
+  /// a torchvision ResNet-18 at 224x224 1.45x faster). Depthwise ones would
+  /// widen their narrow operands in their taps, and 1x1 ones cost more in
+  /// casts than they save (a MobileNetV2 measured slower with either); the
+  /// pixel panels of an image of dynamic size and the grouped GEMMs take
+  /// f32 operands only.
+  std::optional<std::string>
+  rejectWideAccumulation(Operation *op, Type element) const override {
+    auto conv = dyn_cast<mlir::tessera::Conv2dOp>(op);
+    if (!conv || !isa<BFloat16Type, Float16Type>(element))
+      return TargetInfo::rejectWideAccumulation(op, element);
+    RankedTensorType input = conv.getInput().getType();
+    RankedTensorType filter = conv.getFilter().getType();
+    bool depthwise = conv.getGroup() > 1 &&
+                     filter.getDimSize(0) == conv.getGroup() &&
+                     filter.getDimSize(1) == 1;
+    if (depthwise)
+      return std::string("the cpu target's depthwise convolutions widen "
+                         "narrow operands in their taps: no faster");
+    if (conv.getGroup() != 1)
+      return std::string("the cpu target's grouped convolutions take f32 "
+                         "operands only");
+    if (filter.getDimSize(2) * filter.getDimSize(3) == 1)
+      return std::string("a 1x1 convolution reads each input element once "
+                         "per filter: narrowing its input costs more than "
+                         "its bf16 GEMM saves");
+    if (!input.hasStaticShape() || !filter.hasStaticShape())
+      return std::string("the cpu target's convolutions over an image of "
+                         "dynamic size take f32 operands only");
+    if (!::tessera::cpu::isWholeNarrowGemm(
+            filter.getShape(), conv.getResult().getType().getShape()))
+      return std::string("the cpu target's bf16 convolution GEMMs take whole "
+                         "tiles only (filters a multiple of 8, pixels of 16, "
+                         "an even depth)");
+    return std::nullopt;
+  }
 
   /// The epilogue runs on each 8 x 32 accumulator tile: a second operand
   /// must be a scalar, a row vector over the columns, or as large as the
@@ -119,10 +161,11 @@ public:
 
 } // namespace
 
-std::unique_ptr<tessera::TargetInfo> tessera::cpu::createCPUTargetInfo() {
+auto ::tessera::cpu::createCPUTargetInfo()
+    -> std::unique_ptr<::tessera::TargetInfo> {
   return std::make_unique<CPUTargetInfo>();
 }
 
-void tessera::cpu::registerCPUTargetInfo() {
+void ::tessera::cpu::registerCPUTargetInfo() {
   registerTargetInfo("cpu", [] { return std::make_unique<CPUTargetInfo>(); });
 }

@@ -44,9 +44,16 @@ std::optional<int64_t> innerRange(linalg::LinalgOp op) {
   if (llvm::any_of(ranges, ShapedType::isDynamic) && !op.hasDynamicShape())
     return std::nullopt;
   // Memory holds i1 as bytes, vector<Nxi1> as bits: such loops stay scalar.
-  for (OpOperand &operand : op->getOpOperands())
-    if (getElementTypeOrSelf(operand.get().getType()).isInteger(1))
+  // So do bf16 and f16 loops of fewer than 4 (the pair packing of a bf16
+  // GEMM's rhs for vdpbf16ps, [K/2, W, 2]): their transposing reads would
+  // lower to inserts at a variable index, which LLVM's x86 backend cannot
+  // do on bf16 vectors.
+  for (OpOperand &operand : op->getOpOperands()) {
+    Type element = getElementTypeOrSelf(operand.get().getType());
+    if (element.isInteger(1) ||
+        (isa<BFloat16Type, Float16Type>(element) && ranges.back() < 4))
       return std::nullopt;
+  }
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   for (unsigned i = 0; i + 1 < loops; ++i)
     if (!linalg::isParallelIterator(iterators[i]))

@@ -77,6 +77,9 @@ public:
     if (!isa<BFloat16Type, Float16Type>(element))
       return op->getName().getStringRef().str() +
              " stays f32 under every policy";
+    if (isa<mlir::tessera::Conv2dOp>(op))
+      return std::string("the cuda target has no tensor-core convolution "
+                         "yet: a narrow one would run no faster");
     if (std::optional<std::string> why =
             ::tessera::cuda::flash_attention::whyNot(op, element))
       return "the fused attention kernel does not take " +

@@ -1400,3 +1400,32 @@ func.func @lhs_read_two_ways(%x: tensor<16x16xf32>, %w: tensor<16x48xf32>, %acc:
   } -> tensor<16x48xf32>
   return %0, %1 : tensor<16x48xf32>, tensor<16x48xf32>
 }
+
+// -----
+
+// bf16 input and filter into an f32 result (a convolution under the bf16
+// policy, or of a model exported in bf16) whose GEMM has whole tiles (16
+// filters, 16 pixels, an even depth): im2col copies bf16 patches (per tap,
+// or for a 16 x 16 patch embedding by one generic over them), and the GEMM
+// widens each product's operands as a narrow matmul does. With a partial
+// tile (8 x 8 pixels of 3 x 3 taps: 36) the convolution takes linalg's
+// im2col, on f32.
+// CHECK-LABEL: func @bf16_convs
+// CHECK: tensor.insert_slice %{{.*}} : tensor<1x8x1x1x4x4xbf16> into tensor<1x8x3x3x4x4xbf16>
+// CHECK: vector.contract
+// CHECK: linalg.generic {{.*}} ins(%arg2 : tensor<1x3x64x64xbf16>) outs(%{{.*}} : tensor<1x3x16x16x4x4xbf16>)
+// CHECK: vector.contract
+// CHECK-NOT: tensor<1x8x3x3x6x6xbf16>
+func.func @bf16_convs(%x: tensor<1x8x6x6xbf16>, %w: tensor<16x8x3x3xbf16>, %p: tensor<1x3x64x64xbf16>, %pw: tensor<64x3x16x16xbf16>, %y: tensor<1x8x8x8xbf16>) -> (tensor<1x16x4x4xf32>, tensor<1x64x4x4xf32>, tensor<1x16x6x6xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x16x4x4xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32>
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x8x6x6xbf16>, tensor<16x8x3x3xbf16>) outs(%acc : tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32>
+  %e2 = tensor.empty() : tensor<1x64x4x4xf32>
+  %acc2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<1x64x4x4xf32>) -> tensor<1x64x4x4xf32>
+  %1 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<16> : tensor<2xi64>} ins(%p, %pw : tensor<1x3x64x64xbf16>, tensor<64x3x16x16xbf16>) outs(%acc2 : tensor<1x64x4x4xf32>) -> tensor<1x64x4x4xf32>
+  %e3 = tensor.empty() : tensor<1x16x6x6xf32>
+  %acc3 = linalg.fill ins(%zero : f32) outs(%e3 : tensor<1x16x6x6xf32>) -> tensor<1x16x6x6xf32>
+  %2 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%y, %w : tensor<1x8x8x8xbf16>, tensor<16x8x3x3xbf16>) outs(%acc3 : tensor<1x16x6x6xf32>) -> tensor<1x16x6x6xf32>
+  return %0, %1, %2 : tensor<1x16x4x4xf32>, tensor<1x64x4x4xf32>, tensor<1x16x6x6xf32>
+}

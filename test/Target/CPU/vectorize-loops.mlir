@@ -422,3 +422,21 @@ func.func @not_upsamplings(%x: tensor<4x?xf32>, %h: index, %w: index) -> (tensor
   } -> tensor<?x?xf32>
   return %0, %1 : tensor<4x?xf32>, tensor<?x?xf32>
 }
+
+// -----
+
+// Must not fire: a bf16 loop nest whose innermost loop is shorter than 4
+// (the pair packing of a bf16 GEMM's rhs for vdpbf16ps): its transposing
+// read would lower to inserts at a variable index, which LLVM's x86
+// backend cannot do on bf16 vectors. The same nest in f32 vectorizes.
+// CHECK-LABEL: func @pairs
+// CHECK-NOT: xbf16>, vector<
+// CHECK: linalg.transpose ins(%arg0 : tensor<4x2x8xbf16>)
+// CHECK: vector.transfer_read {{.*}} : tensor<1x2x1xf32>, vector<2xf32>
+func.func @pairs(%b: tensor<4x2x8xbf16>, %f: tensor<4x2x8xf32>) -> (tensor<4x8x2xbf16>, tensor<4x8x2xf32>) {
+  %e = tensor.empty() : tensor<4x8x2xbf16>
+  %0 = linalg.transpose ins(%b : tensor<4x2x8xbf16>) outs(%e : tensor<4x8x2xbf16>) permutation = [0, 2, 1]
+  %e2 = tensor.empty() : tensor<4x8x2xf32>
+  %1 = linalg.transpose ins(%f : tensor<4x2x8xf32>) outs(%e2 : tensor<4x8x2xf32>) permutation = [0, 2, 1]
+  return %0, %1 : tensor<4x8x2xbf16>, tensor<4x8x2xf32>
+}

@@ -43,12 +43,13 @@ def round_once(y, dtype):
     return bits.astype(np.uint32).view(np.float32)
 
 
-def case(out, dtype, name, channels, filters, group, stride, pad):
+def case(out, dtype, name, channels, filters, group, stride, pad, kernel=3,
+         size=9):
     elem = {"float16": TensorProto.FLOAT16,
             "bfloat16": TensorProto.BFLOAT16}[dtype]
     rng = np.random.default_rng(channels * 10 + group)
-    x = exact(rng, (1, channels, 9, 9))
-    w = exact(rng, (filters, channels // group, 3, 3))
+    x = exact(rng, (1, channels, size, size))
+    w = exact(rng, (filters, channels // group, kernel, kernel))
     b = exact(rng, (filters,))
     y = round_once(conv2d(x, w, b, stride, pad, group), dtype)
     weight, bias = narrow_tensor(w, dtype), narrow_tensor(b, dtype)
@@ -73,6 +74,12 @@ def main():
         case(sys.argv[1], dtype, "conv", 8, 6, 1, 1, 1)
         case(sys.argv[1], dtype, "depthwise", 8, 8, 8, 2, 1)
         case(sys.argv[1], dtype, "grouped", 8, 6, 2, 1, 0)
+        # A GEMM of whole tiles (16 filters, 4 x 4 pixels, depth 144): the
+        # im2col GEMM on the narrow operands; and a patch embedding of more
+        # taps than are copied one by one (4 pixels: the widening path).
+        case(sys.argv[1], dtype, "filters16", 16, 16, 1, 1, 0, size=6)
+        case(sys.argv[1], dtype, "patches", 3, 16, 1, 8, 0, kernel=8,
+             size=16)
 
 
 if __name__ == "__main__":
