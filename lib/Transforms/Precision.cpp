@@ -370,9 +370,10 @@ private:
     decide(policy);
   }
 
-  /// A convolution under bf16: its input, filter and bias narrow where the
-  /// target accumulates it in f32 (`rejectWideAccumulation` gives no
-  /// reason), its result cast back to f32. Under fp16 it stays f32: no
+  /// A convolution under bf16: its input and filter narrow where the target
+  /// accumulates it in f32 (`rejectWideAccumulation` gives no reason), its
+  /// result cast back to f32. The bias stays as it is (it is added to the
+  /// f32 accumulator). Under fp16 it stays f32: no
   /// range rule bounds a convolution's results yet.
   void decideConvolution(Conv2dOp conv, Type narrow,
                          const ::tessera::TargetInfo &info,
@@ -393,10 +394,11 @@ private:
       return decide("f32: " + *why);
     OpBuilder builder(conv);
     Location loc = conv.getLoc();
-    for (OpOperand &operand : conv->getOpOperands())
-      operand.set(CastOp::create(
-          builder, loc, withElementType(operand.get().getType(), narrow),
-          operand.get()));
+    for (OpOperand *operand :
+         {&conv.getInputMutable(), &conv.getFilterMutable()})
+      operand->set(CastOp::create(
+          builder, loc, withElementType(operand->get().getType(), narrow),
+          operand->get()));
     builder.setInsertionPointAfter(conv);
     Value result = conv.getResult();
     Type wide = result.getType();

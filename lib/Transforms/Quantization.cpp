@@ -261,6 +261,14 @@ public:
                                   bytes.size()),
                    onnxNodeName(loc) + "_int8");
     } else {
+      // A constant the pass cannot read (f16 or bf16 values) would be
+      // quantized each run in the layout it has.
+      if (weightsKMajor && rhsType.getRank() >= 2 && !matmul.getTransposeB() &&
+          matmul.getRhs().getDefiningOp<ConstantOp>()) {
+        reason = "its weight's values cannot be read at compile time to be "
+                 "stored [n][k], as the target reads int8 weights";
+        return failure();
+      }
       std::optional<double> rhsRange = operandRange(matmul, 1);
       if (!rhsRange) {
         reason = "int8 needs the range of its rhs (--calibrate)";

@@ -149,7 +149,8 @@ func.func @attention_kept(%q: tensor<1x2x8x64xf32>) -> tensor<1x2x8x64xf32> {
 
 // Convolutions that stay f32 under bf16, each with its reason: over an
 // image of dynamic size and grouped (the CPU's kernels for those take f32
-// only), depthwise (memory-bound taps), kept by a pattern; under fp16 every one (nothing bounds their
+// only), depthwise (memory-bound taps), dilated (no GEMM path), kept by a
+// pattern; under fp16 every one (nothing bounds their
 // results to fp16's range); on the CUDA target (no tensor-core
 // convolution yet).
 // A static dense convolution whose GEMM has whole tiles (16 filters, 4 x 4
@@ -159,22 +160,24 @@ func.func @attention_kept(%q: tensor<1x2x8x64xf32>) -> tensor<1x2x8x64xf32> {
 // BF16: tessera.conv2d {{.*}}tessera.precision = "f32: the cpu target's convolutions over an image of dynamic size take f32 operands only"}
 // BF16: tessera.conv2d {{.*}}tessera.precision = "f32: the cpu target's grouped convolutions take f32 operands only"}
 // BF16: tessera.conv2d {{.*}}tessera.precision = "f32: the cpu target's depthwise convolutions widen narrow operands in their taps: no faster"}
+// BF16: tessera.conv2d {{.*}}tessera.precision = "f32: the cpu target's dilated convolutions take f32 operands only"}
 // BF16: %[[IMG:.*]] = tessera.cast %arg5 : tensor<1x8x6x6xf32> to tensor<1x8x6x6xbf16>
 // BF16: %[[F:.*]] = tessera.cast %arg6 : tensor<16x8x3x3xf32> to tensor<16x8x3x3xbf16>
 // BF16: %[[C:.*]] = tessera.conv2d %[[IMG]], %[[F]] {tessera.precision = "bf16"} : tensor<1x8x6x6xbf16>, tensor<16x8x3x3xbf16> -> tensor<1x16x4x4xbf16>
 // BF16: tessera.cast %[[C]] : tensor<1x16x4x4xbf16> to tensor<1x16x4x4xf32>
 // FP16-LABEL: func @convs_kept
-// FP16-COUNT-4: tessera.precision = "f32: fp16 would round a convolution's results to fp16's range, which nothing bounds yet"}
+// FP16-COUNT-5: tessera.precision = "f32: fp16 would round a convolution's results to fp16's range, which nothing bounds yet"}
 // KEEP-LABEL: func @convs_kept
 // KEEP-COUNT-2: tessera.conv2d {{.*}}tessera.precision = "f32: the cpu target's
 // KEEP: tessera.conv2d {{.*}}tessera.precision = "f32: kept by --keep-fp32 pattern '/other'"}
 // CUDA-LABEL: func @convs_kept
-// CUDA-COUNT-4: tessera.conv2d {{.*}}tessera.precision = "f32: the cuda target has no tensor-core convolution yet: a narrow one would run no faster"}
-func.func @convs_kept(%x: tensor<1x4x?x?xf32>, %f: tensor<4x4x3x3xf32>, %y: tensor<1x4x8x8xf32>, %g: tensor<4x2x3x3xf32>, %d: tensor<4x1x3x3xf32>, %w: tensor<1x8x6x6xf32>, %wf: tensor<16x8x3x3xf32>) -> (tensor<1x4x?x?xf32>, tensor<1x4x6x6xf32>, tensor<1x4x6x6xf32>, tensor<1x16x4x4xf32>) {
+// CUDA-COUNT-5: tessera.conv2d {{.*}}tessera.precision = "f32: the cuda target has no tensor-core convolution yet: a narrow one would run no faster"}
+func.func @convs_kept(%x: tensor<1x4x?x?xf32>, %f: tensor<4x4x3x3xf32>, %y: tensor<1x4x8x8xf32>, %g: tensor<4x2x3x3xf32>, %d: tensor<4x1x3x3xf32>, %w: tensor<1x8x6x6xf32>, %wf: tensor<16x8x3x3xf32>, %dx: tensor<1x8x8x8xf32>) -> (tensor<1x4x?x?xf32>, tensor<1x4x6x6xf32>, tensor<1x4x6x6xf32>, tensor<1x16x4x4xf32>, tensor<1x16x4x4xf32>) {
   %0 = tessera.conv2d %x, %f : tensor<1x4x?x?xf32>, tensor<4x4x3x3xf32> -> tensor<1x4x?x?xf32>
   %1 = tessera.conv2d %y, %g {group = 2} : tensor<1x4x8x8xf32>, tensor<4x2x3x3xf32> -> tensor<1x4x6x6xf32>
   %2 = tessera.conv2d %y, %d {group = 4} : tensor<1x4x8x8xf32>, tensor<4x1x3x3xf32> -> tensor<1x4x6x6xf32> loc("/other")
+  %4 = tessera.conv2d %dx, %wf {dilations = array<i64: 2, 2>} : tensor<1x8x8x8xf32>, tensor<16x8x3x3xf32> -> tensor<1x16x4x4xf32>
   %3 = tessera.conv2d %w, %wf : tensor<1x8x6x6xf32>, tensor<16x8x3x3xf32> -> tensor<1x16x4x4xf32>
-  return %0, %1, %2, %3 : tensor<1x4x?x?xf32>, tensor<1x4x6x6xf32>, tensor<1x4x6x6xf32>, tensor<1x16x4x4xf32>
+  return %0, %1, %2, %3, %4 : tensor<1x4x?x?xf32>, tensor<1x4x6x6xf32>, tensor<1x4x6x6xf32>, tensor<1x16x4x4xf32>, tensor<1x16x4x4xf32>
 }
 

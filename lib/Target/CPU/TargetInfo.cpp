@@ -100,6 +100,9 @@ public:
     if (conv.getGroup() != 1)
       return std::string("the cpu target's grouped convolutions take f32 "
                          "operands only");
+    if (llvm::any_of(conv.getDilations(), [](int64_t d) { return d != 1; }))
+      return std::string("the cpu target's dilated convolutions take f32 "
+                         "operands only");
     if (filter.getDimSize(2) * filter.getDimSize(3) == 1)
       return std::string("a 1x1 convolution reads each input element once "
                          "per filter: narrowing its input costs more than "

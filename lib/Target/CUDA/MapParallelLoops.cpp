@@ -81,12 +81,15 @@ struct MapParallelLoopsPass
   /// parallel loops of their own.
   LogicalResult wrapHostWork(Region &region) {
     for (Block &block : region) {
-      SmallVector<SmallVector<Operation *>> runs;
-      SmallVector<Operation *> run;
+      // Each run, with the pure ops among it that do not compute on it.
+      SmallVector<std::pair<SmallVector<Operation *>, SmallVector<Operation *>>>
+          runs;
+      SmallVector<Operation *> run, aside;
       auto close = [&] {
         if (llvm::any_of(run, touchesBuffers))
-          runs.push_back(run);
+          runs.emplace_back(run, aside);
         run.clear();
+        aside.clear();
       };
       for (Operation &op : block) {
         if (isa<scf::ParallelOp, gpu::LaunchOp>(op) ||
@@ -107,7 +110,8 @@ struct MapParallelLoopsPass
           continue;
         }
         // A pure op joins the run when it computes on the run's values; one
-        // that does not (a shape query the host uses later) ends it.
+        // that does not (a shape query the host uses later, an index the
+        // run reads) stays on the host, moved before the run's kernel.
         auto computesOnRun = [&](Operation *candidate) {
           return llvm::any_of(candidate->getOperands(), [&](Value v) {
             return llvm::is_contained(run, v.getDefiningOp());
@@ -116,18 +120,25 @@ struct MapParallelLoopsPass
         if (touchesBuffers(&op) ||
             (!run.empty() && isPure(&op) && computesOnRun(&op)))
           run.push_back(&op);
+        else if (!run.empty() && isPure(&op))
+          aside.push_back(&op);
         else
           close();
       }
       close();
-      for (auto &ops : runs)
-        if (failed(wrapRun(ops)))
+      for (auto &[ops, before] : runs)
+        if (failed(wrapRun(ops, before)))
           return failure();
     }
     return success();
   }
 
-  LogicalResult wrapRun(ArrayRef<Operation *> ops) {
+  LogicalResult wrapRun(ArrayRef<Operation *> ops,
+                        ArrayRef<Operation *> before) {
+    // The pure ops among the run that do not read it go first, in order
+    // (their operands are defined before them and outside the run).
+    for (Operation *op : before)
+      op->moveBefore(ops.front());
     llvm::SmallPtrSet<Operation *, 8> inRun(ops.begin(), ops.end());
     for (Operation *op : ops)
       for (Value result : op->getResults())

@@ -1409,13 +1409,14 @@ func.func @lhs_read_two_ways(%x: tensor<16x16xf32>, %w: tensor<16x48xf32>, %acc:
 // or for a 16 x 16 patch embedding by one generic over them), and the GEMM
 // widens each product's operands as a narrow matmul does. With a partial
 // tile (8 x 8 pixels of 3 x 3 taps: 36) the convolution takes linalg's
-// im2col, on f32.
+// im2col ([N, C*KH*KW, OH*OW] patches in bf16).
 // CHECK-LABEL: func @bf16_convs
 // CHECK: tensor.insert_slice %{{.*}} : tensor<1x8x1x1x4x4xbf16> into tensor<1x8x3x3x4x4xbf16>
 // CHECK: vector.contract
 // CHECK: linalg.generic {{.*}} ins(%arg2 : tensor<1x3x64x64xbf16>) outs(%{{.*}} : tensor<1x3x16x16x4x4xbf16>)
 // CHECK: vector.contract
 // CHECK-NOT: tensor<1x8x3x3x6x6xbf16>
+// CHECK: linalg.generic {{.*}} ins(%arg4 : tensor<1x8x8x8xbf16>) outs(%{{.*}} : tensor<1x72x36xbf16>)
 func.func @bf16_convs(%x: tensor<1x8x6x6xbf16>, %w: tensor<16x8x3x3xbf16>, %p: tensor<1x3x64x64xbf16>, %pw: tensor<64x3x16x16xbf16>, %y: tensor<1x8x8x8xbf16>) -> (tensor<1x16x4x4xf32>, tensor<1x64x4x4xf32>, tensor<1x16x6x6xf32>) {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<1x16x4x4xf32>

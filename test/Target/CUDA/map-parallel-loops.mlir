@@ -86,14 +86,14 @@ func.func @host_store(%a: memref<4xf32>, %v: f32) {
 
 // Host work, then a shape query the host uses (a later kernel's bounds):
 // the query does not compute on the work's values, so it stays on the
-// host and the work alone becomes the one-thread kernel. The multiply does
+// host, moved before the work's one-thread kernel. The multiply does
 // compute on them and joins it.
 // CHECK-LABEL: func.func @host_work_then_dim
+// CHECK: memref.dim %arg0
 // CHECK: scf.parallel (%{{.*}}) = (%c0{{.*}}) to (%c1{{.*}})
 // CHECK:   memref.load %arg1[]
 // CHECK:   arith.mulf
 // CHECK:   memref.store
-// CHECK: memref.dim %arg0
 // CHECK: scf.parallel
 func.func @host_work_then_dim(%a: memref<?xf32>, %s: memref<f32>) {
   %c0 = arith.constant 0 : index
@@ -108,6 +108,23 @@ func.func @host_work_then_dim(%a: memref<?xf32>, %s: memref<f32>) {
     memref.store %x, %a[%i] : memref<?xf32>
     scf.reduce
   }
+  return
+}
+
+// -----
+
+// An index the host computes between a load and the store that uses both
+// (a pure op that does not read the work) moves before the work's kernel,
+// which keeps the load and the store together.
+// CHECK-LABEL: func.func @host_index_between
+// CHECK: %[[I:.*]] = arith.index_cast %arg2 : i32 to index
+// CHECK: scf.parallel (%{{.*}}) = (%c0{{.*}}) to (%c1{{.*}})
+// CHECK:   %[[V:.*]] = memref.load %arg1[]
+// CHECK:   memref.store %[[V]], %arg0[%[[I]]]
+func.func @host_index_between(%a: memref<?xf32>, %s: memref<f32>, %k: i32) {
+  %v = memref.load %s[] : memref<f32>
+  %i = arith.index_cast %k : i32 to index
+  memref.store %v, %a[%i] : memref<?xf32>
   return
 }
 

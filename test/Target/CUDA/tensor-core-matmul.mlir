@@ -536,7 +536,8 @@ func.func @int8_linear(%a: memref<128x64xi8>, %b: memref<72x64xi8>, %scale: memr
 // -----
 
 // Must not fire: s8 with B stored [k][n] (ldmatrix transposes 16-bit
-// elements only), and s8 into f32.
+// elements only), and s8 into i64 (a body the match takes, an accumulator
+// it does not).
 // CHECK-LABEL: func @int8_not_these
 // CHECK-NOT: gpu.launch
 // CHECK-COUNT-2: linalg.generic
@@ -544,7 +545,7 @@ func.func @int8_linear(%a: memref<128x64xi8>, %b: memref<72x64xi8>, %scale: memr
 #b = affine_map<(d0, d1, d2) -> (d1, d2)>
 #c = affine_map<(d0, d1, d2) -> (d0, d2)>
 #bt = affine_map<(d0, d1, d2) -> (d2, d1)>
-func.func @int8_not_these(%a: memref<64x64xi8>, %b: memref<64x64xi8>, %c: memref<64x64xi32>, %f: memref<64x64xf32>) {
+func.func @int8_not_these(%a: memref<64x64xi8>, %b: memref<64x64xi8>, %c: memref<64x64xi32>, %f: memref<64x64xi64>) {
   linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<64x64xi8>, memref<64x64xi8>) outs(%c : memref<64x64xi32>) {
   ^bb0(%x: i8, %w: i8, %acc: i32):
     %0 = arith.extsi %x : i8 to i32
@@ -553,13 +554,13 @@ func.func @int8_not_these(%a: memref<64x64xi8>, %b: memref<64x64xi8>, %c: memref
     %3 = arith.addi %acc, %2 : i32
     linalg.yield %3 : i32
   }
-  linalg.generic {indexing_maps = [#a, #bt, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<64x64xi8>, memref<64x64xi8>) outs(%f : memref<64x64xf32>) {
-  ^bb0(%x: i8, %w: i8, %acc: f32):
-    %0 = arith.sitofp %x : i8 to f32
-    %1 = arith.sitofp %w : i8 to f32
-    %2 = arith.mulf %0, %1 : f32
-    %3 = arith.addf %acc, %2 : f32
-    linalg.yield %3 : f32
+  linalg.generic {indexing_maps = [#a, #bt, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<64x64xi8>, memref<64x64xi8>) outs(%f : memref<64x64xi64>) {
+  ^bb0(%x: i8, %w: i8, %acc: i64):
+    %0 = arith.extsi %x : i8 to i64
+    %1 = arith.extsi %w : i8 to i64
+    %2 = arith.muli %0, %1 : i64
+    %3 = arith.addi %acc, %2 : i64
+    linalg.yield %3 : i64
   }
   return
 }
