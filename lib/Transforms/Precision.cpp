@@ -353,28 +353,39 @@ private:
       return decide("f32: " + *why + "; its products " + policy +
                     " when lowered as matmuls");
     }
-    OpBuilder builder(attention);
-    Location loc = attention.getLoc();
-    for (OpOperand *operand :
-         {&attention.getQueryMutable(), &attention.getKeyMutable(),
-          &attention.getValueMutable()})
+    narrowAccumulatingWide(attention,
+                           {&attention.getQueryMutable(),
+                            &attention.getKeyMutable(),
+                            &attention.getValueMutable()},
+                           narrow);
+    decide(policy);
+  }
+
+  /// `op` (accumulating in f32 whatever its inputs, as the target computes
+  /// it) on `operands` cast to `narrow`, its result of that type too and
+  /// cast back to the wide type for its users.
+  static void narrowAccumulatingWide(Operation *op,
+                                     ArrayRef<OpOperand *> operands,
+                                     Type narrow) {
+    OpBuilder builder(op);
+    Location loc = op->getLoc();
+    for (OpOperand *operand : operands)
       operand->set(CastOp::create(
           builder, loc, withElementType(operand->get().getType(), narrow),
           operand->get()));
-    builder.setInsertionPointAfter(attention);
-    Value result = attention.getResult();
+    builder.setInsertionPointAfter(op);
+    Value result = op->getResult(0);
     Type wide = result.getType();
     result.setType(withElementType(wide, narrow));
     auto back = CastOp::create(builder, loc, wide, result);
     result.replaceAllUsesExcept(back, back);
-    decide(policy);
   }
 
   /// A convolution under bf16: its input and filter narrow where the target
   /// accumulates it in f32 (`rejectWideAccumulation` gives no reason), its
   /// result cast back to f32. The bias stays as it is (it is added to the
-  /// f32 accumulator). Under fp16 it stays f32: no
-  /// range rule bounds a convolution's results yet.
+  /// f32 accumulator). Under fp16 it stays f32: no range rule bounds a
+  /// convolution's results yet.
   void decideConvolution(Conv2dOp conv, Type narrow,
                          const ::tessera::TargetInfo &info,
                          ArrayRef<std::pair<std::string, llvm::Regex>> keep) {
@@ -392,19 +403,8 @@ private:
     if (std::optional<std::string> why =
             info.rejectWideAccumulation(conv, narrow))
       return decide("f32: " + *why);
-    OpBuilder builder(conv);
-    Location loc = conv.getLoc();
-    for (OpOperand *operand :
-         {&conv.getInputMutable(), &conv.getFilterMutable()})
-      operand->set(CastOp::create(
-          builder, loc, withElementType(operand->get().getType(), narrow),
-          operand->get()));
-    builder.setInsertionPointAfter(conv);
-    Value result = conv.getResult();
-    Type wide = result.getType();
-    result.setType(withElementType(wide, narrow));
-    auto back = CastOp::create(builder, loc, wide, result);
-    result.replaceAllUsesExcept(back, back);
+    narrowAccumulatingWide(
+        conv, {&conv.getInputMutable(), &conv.getFilterMutable()}, narrow);
     decide(policy);
   }
 
