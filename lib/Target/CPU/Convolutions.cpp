@@ -15,6 +15,7 @@ using namespace mlir;
 using tessera::cpu::channelEpilogue;
 using tessera::cpu::copyTaps;
 using tessera::cpu::copyThrough;
+using tessera::cpu::dilationsOf;
 using tessera::cpu::epilogueOn;
 using tessera::cpu::fillAfterCollapse;
 using tessera::cpu::gemmGeneric;
@@ -22,8 +23,22 @@ using tessera::cpu::isDynamicImageConvolution;
 using tessera::cpu::kMaxTapCopies;
 using tessera::cpu::pixelPanelsConvolution;
 using tessera::cpu::replaceWithEpilogue;
+using tessera::cpu::stridesOf;
 
 namespace tessera::cpu {
+
+static SmallVector<int64_t> integers(DenseIntElementsAttr attr) {
+  return llvm::to_vector(
+      llvm::map_range(attr, [](const APInt &v) { return v.getSExtValue(); }));
+}
+
+SmallVector<int64_t> stridesOf(linalg::Conv2DNchwFchwOp conv) {
+  return integers(conv.getStrides());
+}
+
+SmallVector<int64_t> dilationsOf(linalg::Conv2DNchwFchwOp conv) {
+  return integers(conv.getDilations());
+}
 
 bool isWholeNarrowGemm(ArrayRef<int64_t> filter, ArrayRef<int64_t> result) {
   if (filter.size() != 4 || result.size() != 4 ||
@@ -99,12 +114,7 @@ Value copyTaps(RewriterBase &rewriter, Location loc,
   auto filterType = cast<RankedTensorType>(conv.getInputs()[1].getType());
   Type element = filterType.getElementType();
   int64_t kh = filterType.getDimSize(2), kw = filterType.getDimSize(3);
-  auto ints = [](DenseIntElementsAttr attr) {
-    return llvm::to_vector(llvm::map_range(
-        attr, [](const APInt &v) { return v.getSExtValue(); }));
-  };
-  SmallVector<int64_t> strides = ints(conv.getStrides()),
-                       dilations = ints(conv.getDilations());
+  SmallVector<int64_t> strides = stridesOf(conv), dilations = dilationsOf(conv);
   OpFoldResult zero = rewriter.getIndexAttr(0), one = rewriter.getIndexAttr(1);
   auto index = [&](int64_t v) -> OpFoldResult {
     return rewriter.getIndexAttr(v);
@@ -449,10 +459,7 @@ linalg::GenericOp dynamicConvolutionToGemm(RewriterBase &rewriter,
   auto fill = init.getDefiningOp<linalg::FillOp>();
   if (!isDynamicImageConvolution(conv))
     return {};
-  SmallVector<int64_t> strides = llvm::to_vector(llvm::map_range(
-      conv.getStrides(), [](const APInt &v) { return v.getSExtValue(); }));
-  SmallVector<int64_t> dilations = llvm::to_vector(llvm::map_range(
-      conv.getDilations(), [](const APInt &v) { return v.getSExtValue(); }));
+  SmallVector<int64_t> strides = stridesOf(conv), dilations = dilationsOf(conv);
   int64_t filters = filterType.getDimSize(0), channels = filterType.getDimSize(1);
   int64_t kh = filterType.getDimSize(2), kw = filterType.getDimSize(3);
   int64_t depth = channels * kh * kw;
@@ -572,8 +579,7 @@ linalg::GenericOp staticConvolutionToGemm(RewriterBase &rewriter,
   Value input = conv.getInputs()[0];
   auto filterType = cast<RankedTensorType>(conv.getInputs()[1].getType());
   auto initType = cast<RankedTensorType>(conv.getOutputs()[0].getType());
-  SmallVector<int64_t> strides = llvm::to_vector(llvm::map_range(
-      conv.getStrides(), [](const APInt &v) { return v.getSExtValue(); }));
+  SmallVector<int64_t> strides = stridesOf(conv);
   int64_t n = initType.getDimSize(0), oh = initType.getDimSize(2),
           ow = initType.getDimSize(3);
   int64_t c = filterType.getDimSize(1), kh = filterType.getDimSize(2),

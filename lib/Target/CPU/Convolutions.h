@@ -82,6 +82,10 @@ mlir::Value epilogueOn(mlir::RewriterBase &rewriter, mlir::Location loc,
 /// its filter and channels static and its result a fill.
 bool isDynamicImageConvolution(mlir::linalg::Conv2DNchwFchwOp conv);
 
+/// `conv`'s strides and dilations (height, width) as integers.
+llvm::SmallVector<int64_t> stridesOf(mlir::linalg::Conv2DNchwFchwOp conv);
+llvm::SmallVector<int64_t> dilationsOf(mlir::linalg::Conv2DNchwFchwOp conv);
+
 /// Replaces `conv` by `result`, which holds `epilogue` when there is one.
 void replaceWithEpilogue(mlir::RewriterBase &rewriter,
                          mlir::linalg::Conv2DNchwFchwOp conv,

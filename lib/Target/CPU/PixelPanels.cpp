@@ -74,8 +74,7 @@ Value shiftedTapsProduct(RewriterBase &rewriter, Location loc,
   int64_t filters = filterType.getDimSize(0),
           channels = filterType.getDimSize(1), kh = filterType.getDimSize(2),
           kw = filterType.getDimSize(3);
-  SmallVector<int64_t> dilations = llvm::to_vector(llvm::map_range(
-      conv.getDilations(), [](const APInt &v) { return v.getSExtValue(); }));
+  SmallVector<int64_t> dilations = tessera::cpu::dilationsOf(conv);
   MLIRContext *ctx = rewriter.getContext();
   auto constant = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(rewriter, loc, v);

@@ -91,9 +91,10 @@ public:
       return TargetInfo::rejectWideAccumulation(op, element);
     RankedTensorType input = conv.getInput().getType();
     RankedTensorType filter = conv.getFilter().getType();
-    bool depthwise = conv.getGroup() > 1 &&
-                     filter.getDimSize(0) == conv.getGroup() &&
-                     filter.getDimSize(1) == 1;
+    bool depthwise =
+        conv.getGroup() > 1 &&
+        filter.getDimSize(0) == static_cast<int64_t>(conv.getGroup()) &&
+        filter.getDimSize(1) == 1;
     if (depthwise)
       return std::string("the cpu target's depthwise convolutions widen "
                          "narrow operands in their taps: no faster");
