@@ -397,6 +397,30 @@ def CopyStridedResultsPass
   let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
 }
 
+def ParallelCopiesPass
+    : Pass<"tessera-cpu-parallel-copies", "::mlir::func::FuncOp"> {
+  let summary = "Strided buffer copies as parallel loops of vector rows";
+  let description = [{
+    Runs after bufferization. A `memref.copy` between buffers that are not
+    both contiguous (a tensor inserted into a padded one, a concatenation's
+    slot, a crop of a strided view) lowers to a call of the runtime's
+    strided copy, which moves one row at a time on the calling thread
+    while the other threads wait. This pass rewrites each such copy that
+    no loop encloses, of rank 2 or more and unit stride along the last dim
+    on both sides, into an `scf.parallel` over its rows (every dim but the
+    last), each row moved in masked vector steps of 16 elements, so that
+    the rows are shared among the threads (tessera-cpu-parallel-if-enough-
+    work still keeps small ones on the calling thread). Left alone: copies
+    between contiguous buffers (one `memcpy`), copies inside loops or
+    parallel regions, rank-1 copies, and copies whose last dim is strided
+    on either side.
+  }];
+  let dependentDialects = ["::mlir::affine::AffineDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 def SplitEmptyTensorsPass
     : Pass<"tessera-cpu-split-empty-tensors", "::mlir::func::FuncOp"> {
   let summary = "Give each use of a tensor.empty its own";

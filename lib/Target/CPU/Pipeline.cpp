@@ -141,6 +141,9 @@ void tessera::cpu::buildLLVMPipeline(OpPassManager &pm,
   // (left by bufferizing in-place inserts) fold away.
   pm.addPass(createCSEPass());
   pm.addPass(createCanonicalizerPass());
+  // Strided copies (pads, concatenations) shared among the threads instead
+  // of moved by the runtime on the calling thread.
+  pm.addNestedPass<func::FuncOp>(createParallelCopiesPass());
 
   // Parallel dims run on OpenMP threads (reductions stay sequential loops
   // inside); `threads` = 0 leaves the count to the OpenMP runtime.
