@@ -353,6 +353,42 @@ struct SliceLowering : OpRewritePattern<ts::SliceOp> {
 /// negative indices counting from the back.
 struct GatherLowering : OpRewritePattern<ts::GatherOp> {
   using OpRewritePattern::OpRewritePattern;
+
+  /// A gather of one constant index (a scalar or a one-element vector:
+  /// `qkv[0]` after a transpose, `x[:, -1]`) within the axis's static size
+  /// is a slice of the input: a view that the consumers read in place,
+  /// instead of a copy that computes each element's index.
+  static LogicalResult lowerAsSlice(ts::GatherOp op, int64_t axis,
+                                    PatternRewriter &rewriter) {
+    RankedTensorType inType = op.getInput().getType();
+    RankedTensorType idxType = op.getIndices().getType();
+    DenseIntElementsAttr constant;
+    if (idxType.getRank() > 1 || !idxType.hasStaticShape() ||
+        idxType.getNumElements() != 1 ||
+        !matchPattern(op.getIndices(), m_Constant(&constant)))
+      return failure();
+    int64_t index = (*constant.begin()).getSExtValue();
+    int64_t size = inType.getDimSize(axis);
+    if (ShapedType::isDynamic(size) || index < -size || index >= size)
+      return failure();
+    if (index < 0)
+      index += size;
+    Location loc = op.getLoc();
+    SmallVector<OpFoldResult> offsets, sizes,
+        strides(inType.getRank(), rewriter.getIndexAttr(1));
+    for (int64_t d = 0; d < inType.getRank(); ++d) {
+      offsets.push_back(rewriter.getIndexAttr(d == axis ? index : 0));
+      int64_t dim = d == axis ? 1 : inType.getDimSize(d);
+      sizes.push_back(ShapedType::isDynamic(dim)
+                          ? OpFoldResult(linalg::createOrFoldDimOp(
+                                rewriter, loc, op.getInput(), d))
+                          : rewriter.getIndexAttr(dim));
+    }
+    rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(
+        op, op.getType(), op.getInput(), offsets, sizes, strides);
+    return success();
+  }
+
   LogicalResult matchAndRewrite(ts::GatherOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
@@ -362,6 +398,8 @@ struct GatherLowering : OpRewritePattern<ts::GatherOp> {
     RankedTensorType outType = op.getType();
     int64_t axis = *::tessera::normalizeAxis(op.getAxis(), inType.getRank());
     int64_t idxRank = idxType.getRank();
+    if (succeeded(lowerAsSlice(op, axis, rewriter)))
+      return success();
     SmallVector<AffineExpr> idxExprs;
     for (int64_t i = 0; i < idxRank; ++i)
       idxExprs.push_back(getAffineDimExpr(axis + i, ctx));

@@ -68,6 +68,43 @@ func.func @gather(%table: tensor<10x4xf32>, %ids: tensor<3xi64>) -> tensor<3x4xf
 
 // -----
 
+// One constant index is a slice (a view, no copy): a scalar index drops
+// the axis (`qkv[0]` after a transpose), a one-element vector keeps it, a
+// negative one counts from the back.
+// CHECK-LABEL: func @gather_constant_index
+func.func @gather_constant_index(%qkv: tensor<3x2x5x8xf32>, %x: tensor<?x7x4xf32>) -> (tensor<2x5x8xf32>, tensor<?x1x4xf32>) {
+  // CHECK-NOT: linalg.generic
+  // CHECK: tensor.extract_slice %{{.*}}[1, 0, 0, 0] [1, 2, 5, 8] [1, 1, 1, 1] : tensor<3x2x5x8xf32> to tensor<2x5x8xf32>
+  // CHECK: %[[N:.*]] = tensor.dim %{{.*}}, %c0
+  // CHECK: tensor.extract_slice %{{.*}}[0, 6, 0] [%[[N]], 1, 4] [1, 1, 1] : tensor<?x7x4xf32> to tensor<?x1x4xf32>
+  // CHECK-NOT: linalg.generic
+  %one = tessera.constant dense<1> : tensor<i64>
+  %0 = tessera.gather %qkv[%one] axis 0 : tensor<3x2x5x8xf32>, tensor<i64> -> tensor<2x5x8xf32>
+  %last = tessera.constant dense<[-1]> : tensor<1xi64>
+  %1 = tessera.gather %x[%last] axis 1 : tensor<?x7x4xf32>, tensor<1xi64> -> tensor<?x1x4xf32>
+  return %0, %1 : tensor<2x5x8xf32>, tensor<?x1x4xf32>
+}
+
+// -----
+
+// Not a slice: an index out of the axis's range (left to the run time, as
+// ONNX leaves it), an axis of dynamic size, several indices.
+// CHECK-LABEL: func @gather_not_a_slice
+func.func @gather_not_a_slice(%x: tensor<3x4xf32>, %y: tensor<?x4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<2x4xf32>) {
+  // CHECK-NOT: tensor.extract_slice
+  // CHECK-COUNT-3: linalg.generic
+  // CHECK-NOT: tensor.extract_slice
+  %big = tessera.constant dense<3> : tensor<i64>
+  %0 = tessera.gather %x[%big] axis 0 : tensor<3x4xf32>, tensor<i64> -> tensor<4xf32>
+  %zero = tessera.constant dense<0> : tensor<i64>
+  %1 = tessera.gather %y[%zero] axis 0 : tensor<?x4xf32>, tensor<i64> -> tensor<4xf32>
+  %two = tessera.constant dense<[0, 2]> : tensor<2xi64>
+  %2 = tessera.gather %x[%two] axis 0 : tensor<3x4xf32>, tensor<2xi64> -> tensor<2x4xf32>
+  return %0, %1, %2 : tensor<4xf32>, tensor<4xf32>, tensor<2x4xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func @constant_and_fusion
 func.func @constant_and_fusion(%x: tensor<4xf32>) -> tensor<4xf32> {
   // CHECK: arith.constant dense<2.000000e+00> : tensor<4xf32>
