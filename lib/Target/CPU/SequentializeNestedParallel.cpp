@@ -76,10 +76,12 @@ std::optional<int64_t> opWork(Operation &op, int64_t limit) {
         return std::nullopt;
     }
   }
-  // An op on vectors counts once per 16 lanes (an AVX-512 register), a
+  // An op on vectors counts once per 16 lanes (an AVX-512 register) of
+  // its widest vector, result or operand (a store of a row of 58 is 4), a
   // copy once per 16 elements it moves (a dynamic one is unknown work).
   int64_t inner = 1;
-  for (Type type : op.getResultTypes())
+  for (Type type :
+       llvm::concat<const Type>(op.getResultTypes(), op.getOperandTypes()))
     if (auto vector = dyn_cast<VectorType>(type);
         vector && vector.hasStaticShape())
       inner = std::max<int64_t>(inner,

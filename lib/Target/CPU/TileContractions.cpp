@@ -106,6 +106,43 @@ int64_t rowSplit(const RegisterTile &tile, int64_t rows) {
              : 0;
 }
 
+/// Parallel iterations (static batch indices times column panels) below
+/// which a contraction's rows are blocked in the parallel loop too, when
+/// it has at least kMinBlockedMultiplyAdds (smaller ones run on one
+/// thread anyway: tessera-cpu-sequentialize-nested-parallel).
+constexpr int64_t kMinParallelIterations = 8;
+constexpr int64_t kMinBlockedMultiplyAdds = int64_t(1) << 21;
+
+/// For a contraction with static rows and too few parallel iterations for
+/// the threads (a convolution over a 7 x 7 image: 256 filters as rows, its
+/// 49 pixels one panel of 48 and one of 1), the rows per parallel block:
+/// the largest multiple of the register tile's rows that divides them and
+/// makes kMinParallelIterations, or the fewest rows that divide them (8);
+/// 0 when the iterations suffice or the rows cannot be divided.
+int64_t rowBlockForThreads(const RegisterTile &tile, linalg::GenericOp op,
+                           int64_t width) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  unsigned loops = ranges.size();
+  int64_t m = ranges[loops - 3];
+  int64_t iterations = llvm::divideCeil(ranges[loops - 1], width);
+  for (unsigned d = 0; d + 3 < loops; ++d) {
+    if (ShapedType::isDynamic(ranges[d]))
+      return 0;
+    iterations *= ranges[d];
+  }
+  if (ShapedType::isDynamic(m) || iterations >= kMinParallelIterations ||
+      m < 2 * tile.rows || m % tile.rows != 0 ||
+      ShapedType::isDynamic(ranges[loops - 2]) ||
+      iterations * width * m * ranges[loops - 2] < kMinBlockedMultiplyAdds)
+    return 0;
+  int64_t wanted = llvm::divideCeil(kMinParallelIterations, iterations);
+  for (int64_t block = m / 2 / tile.rows * tile.rows; block > tile.rows;
+       block -= tile.rows)
+    if (m % block == 0 && m / block >= wanted)
+      return block;
+  return tile.rows;
+}
+
 /// For a contraction whose lhs is read as (batch..., rows, k), with the
 /// batch dims in loop order: the lhs as [batch..., M/8, K, 8] (each
 /// 8-row tile's columns contiguous, so that the 8 values a k step
@@ -536,8 +573,9 @@ private:
       // few columns (a convolution over an image of symbolic size, its
       // pixels the rows, 24 filters the columns) was one panel, on one
       // thread.
-      int64_t rowBlock =
-          dynamicRows || (m > kRowBlock && m % kRowBlock == 0) ? kRowBlock : 0;
+      int64_t rowBlock = dynamicRows || (m > kRowBlock && m % kRowBlock == 0)
+                             ? kRowBlock
+                             : rowBlockForThreads(registers, op, width);
       Operation *panel =
           tileOp(rewriter, op, sizes(rowBlock, 0, width, 1), true);
       if (!panel)
@@ -572,8 +610,8 @@ private:
         // linalg ops (the partial tile of dynamic rows) go on reading the
         // rhs as it is.
         packed = groupRows(rewriter, loc, rhs.get(), group);
-      } else if (!dynamicRows && rowBlock == 0 &&
-                 m <= kFewRowTiles * registers.rows) {
+      } else if (!dynamicRows && (rowBlock == 0 ? m : rowBlock) <=
+                                     kFewRowTiles * registers.rows) {
         // Few row tiles read the panel (attention's 64-query blocks, a
         // convolution's 24 filters): they read the rhs where it is. A copy
         // pays for itself only over many row tiles (measured here: skipping

@@ -1430,3 +1430,56 @@ func.func @bf16_convs(%x: tensor<1x8x6x6xbf16>, %w: tensor<16x8x3x3xbf16>, %p: t
   %2 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%y, %w : tensor<1x8x8x8xbf16>, tensor<16x8x3x3xbf16>) outs(%acc3 : tensor<1x16x6x6xf32>) -> tensor<1x16x6x6xf32>
   return %0, %1, %2 : tensor<1x16x4x4xf32>, tensor<1x64x4x4xf32>, tensor<1x16x6x6xf32>
 }
+
+// -----
+
+#a = affine_map<(d0, d1, d2) -> (d0, d1)>
+#b = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d2)>
+
+// Too few column panels for the threads (a convolution over a 7 x 7 image
+// as 256 filters times 49 pixels: one panel of 48): the rows are blocked
+// in the parallel loop too, 8 blocks of 32 (4 row tiles each, which read
+// the rhs panel where it is).
+// CHECK-LABEL: func @few_panels
+func.func @few_panels(%x: tensor<256x576xf32>, %w: tensor<576x48xf32>, %acc: tensor<256x48xf32>) -> tensor<256x48xf32> {
+  // CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (256, 48) step (32, 48)
+  // CHECK-NOT: linalg.copy
+  // CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c8
+  // CHECK-COUNT-24: vector.contract
+  %0 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x, %w : tensor<256x576xf32>, tensor<576x48xf32>) outs(%acc : tensor<256x48xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %t = arith.mulf %p, %q : f32
+    %s = arith.addf %o, %t : f32
+    linalg.yield %s : f32
+  } -> tensor<256x48xf32>
+  return %0 : tensor<256x48xf32>
+}
+
+// -----
+
+#a = affine_map<(d0, d1, d2) -> (d0, d1)>
+#b = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d2)>
+
+// Not blocked: enough panels (8 of 48 columns), or too little work to
+// share (256 x 8 x 48: fewer than 2^21 multiply-adds).
+// CHECK-LABEL: func @enough_panels
+// CHECK: scf.forall (%{{.*}}) = (0) to (384) step (48)
+// CHECK: scf.forall (%{{.*}}) = (0) to (48) step (48)
+func.func @enough_panels(%x: tensor<256x576xf32>, %w: tensor<576x384xf32>, %acc: tensor<256x384xf32>,
+                         %y: tensor<256x8xf32>, %v: tensor<8x48xf32>, %acc2: tensor<256x48xf32>) -> (tensor<256x384xf32>, tensor<256x48xf32>) {
+  %0 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x, %w : tensor<256x576xf32>, tensor<576x384xf32>) outs(%acc : tensor<256x384xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %t = arith.mulf %p, %q : f32
+    %s = arith.addf %o, %t : f32
+    linalg.yield %s : f32
+  } -> tensor<256x384xf32>
+  %1 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%y, %v : tensor<256x8xf32>, tensor<8x48xf32>) outs(%acc2 : tensor<256x48xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %t = arith.mulf %p, %q : f32
+    %s = arith.addf %o, %t : f32
+    linalg.yield %s : f32
+  } -> tensor<256x48xf32>
+  return %0, %1 : tensor<256x384xf32>, tensor<256x48xf32>
+}
