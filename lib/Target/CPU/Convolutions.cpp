@@ -97,16 +97,18 @@ Value copyThrough(RewriterBase &rewriter, Location loc, Value input,
 
 /// Im2col's patches of `conv`'s input as [N, C, KH, KW, OH, OW] (`sizes`
 /// holds N, C, OH, OW, static or not): patches[n, c, i, j, oh, ow] =
-/// input[n, c, oh * sh + i * dh, ow * sw + j * dw], one copy per tap (i, j)
-/// of the input's strided slice [N, C, OH, OW], which the loop vectorizer
-/// moves a row at a time (no division or remainder per element). Each
-/// copy writes its slot [N, C, 1, 1, OH, OW] of the patches as it is: a
-/// slot rank-reduced to 4-D is ambiguous where N is 1 and the image's size
-/// symbolic (its strides all dynamic), and the buffer of such a slice kept
-/// the wrong unit dims (the channels a tap wrote overlapped, and the rest
-/// of the patches was never written). With `rows`, the patches hold that
-/// many rows ([N, C, KH, KW, rows, OW], rows >= OH) and each tap writes
-/// its first OH.
+/// input[n, c, oh * sh + i * dh, ow * sw + j * dw], in one parallel loop
+/// over the taps (i, j) and the channels, each iteration a copy of the
+/// input's strided slice [N, 1, OH, OW], which the loop vectorizer moves a
+/// row at a time (no division or remainder per element). (One copy per
+/// tap, each too small to share among threads, left a 3 x 3
+/// convolution's im2col on the calling thread.) Each copy writes its slot
+/// [N, 1, 1, 1, OH, OW] of the patches as it is: a slot rank-reduced is
+/// ambiguous where N is 1 and the image's size symbolic (its strides all
+/// dynamic), and the buffer of such a slice kept the wrong unit dims (the
+/// channels a tap wrote overlapped, and the rest of the patches was never
+/// written). With `rows`, the patches hold that many rows ([N, C, KH, KW,
+/// rows, OW], rows >= OH) and each tap writes its first OH.
 Value copyTaps(RewriterBase &rewriter, Location loc,
                linalg::Conv2DNchwFchwOp conv, ArrayRef<OpFoldResult> sizes,
                OpFoldResult rows) {
@@ -129,10 +131,12 @@ Value copyTaps(RewriterBase &rewriter, Location loc,
     std::optional<int64_t> known = getConstantIntValue(size);
     tapShape.push_back(known ? *known : ShapedType::kDynamic);
   }
+  tapShape[1] = 1;
   auto tapType = RankedTensorType::get(tapShape, element);
   auto slotType = RankedTensorType::get(
-      {tapShape[0], tapShape[1], 1, 1, tapShape[2], tapShape[3]}, element);
-  SmallVector<OpFoldResult> slotSizes = {sizes[0], sizes[1], one,
+      {tapShape[0], 1, 1, 1, tapShape[2], tapShape[3]}, element);
+  SmallVector<OpFoldResult> tapSizes = {sizes[0], one, sizes[2], sizes[3]};
+  SmallVector<OpFoldResult> slotSizes = {sizes[0], one,      one,
                                          one,      sizes[2], sizes[3]};
   SmallVector<OpFoldResult> unit(6, one);
   MLIRContext *ctx = rewriter.getContext();
@@ -140,24 +144,41 @@ Value copyTaps(RewriterBase &rewriter, Location loc,
   for (int k = 0; k < 6; ++k)
     d[k] = getAffineDimExpr(k, ctx);
   AffineMap read = AffineMap::get(6, 0, {d[0], d[1], d[4], d[5]}, ctx);
-  for (int64_t i = 0; i < kh; ++i)
-    for (int64_t j = 0; j < kw; ++j) {
-      Value tap = tensor::ExtractSliceOp::create(
-          rewriter, loc, tapType, input,
-          ArrayRef<OpFoldResult>{zero, zero, index(i * dilations[0]),
-                                 index(j * dilations[1])},
-          sizes,
-          ArrayRef<OpFoldResult>{one, one, index(strides[0]),
-                                 index(strides[1])});
-      SmallVector<OpFoldResult> at = {zero, zero, index(i),
-                                      index(j), zero, zero};
-      Value slot = tensor::ExtractSliceOp::create(rewriter, loc, slotType,
-                                                  patches, at, slotSizes, unit);
-      Value copied = copyThrough(rewriter, loc, tap, read, slot);
-      patches = tensor::InsertSliceOp::create(rewriter, loc, copied, patches,
-                                              at, slotSizes, unit);
-    }
-  return patches;
+  auto loop = scf::ForallOp::create(
+      rewriter, loc, ArrayRef<OpFoldResult>{index(kh), index(kw), sizes[1]},
+      ValueRange{patches}, std::nullopt,
+      [&](OpBuilder &b, Location bloc, ValueRange ivs) {
+        // The tap (i, j), the channel c and the patches.
+        Value i = ivs[0], j = ivs[1], c = ivs[2];
+        auto scaled = [&](Value v, int64_t factor) -> OpFoldResult {
+          if (factor == 1)
+            return v;
+          return arith::MulIOp::create(
+                     b, bloc, v,
+                     arith::ConstantIndexOp::create(b, bloc, factor))
+              .getResult();
+        };
+        Value tap = tensor::ExtractSliceOp::create(
+            b, bloc, tapType, input,
+            ArrayRef<OpFoldResult>{zero, c, scaled(i, dilations[0]),
+                                   scaled(j, dilations[1])},
+            tapSizes,
+            ArrayRef<OpFoldResult>{one, one, index(strides[0]),
+                                   index(strides[1])});
+        Value shared = ivs[3];
+        SmallVector<OpFoldResult> at = {zero, c, i, j, zero, zero};
+        Value slot = tensor::ExtractSliceOp::create(b, bloc, slotType, shared,
+                                                    at, slotSizes, unit);
+        OpBuilder::InsertionGuard guard(rewriter);
+        rewriter.setInsertionPoint(b.getInsertionBlock(),
+                                   b.getInsertionPoint());
+        Value copied = copyThrough(rewriter, bloc, tap, read, slot);
+        auto terminator = scf::InParallelOp::create(b, bloc);
+        b.setInsertionPointToStart(terminator.getBody());
+        tensor::ParallelInsertSliceOp::create(b, bloc, copied, shared, at,
+                                              slotSizes, unit);
+      });
+  return loop.getResult(0);
 }
 
 /// The elementwise op that alone reads `conv`'s result, when it can run on

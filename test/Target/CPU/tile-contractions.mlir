@@ -778,9 +778,10 @@ func.func @patchify(%x: tensor<1x3x32x32xf32>, %w: tensor<64x3x16x16xf32>, %dx: 
 // copy, multiplies by the filters transposed to [C, F] and transposes the
 // [N, P, F] product back to NCHW. A 3 x 3 one at stride 2 keeps the
 // filters as the rows and the pixels as the columns, padded to whole
-// panels of 48: im2col's patches [N, C, KH, KW, rows, OW] are copied per
-// tap (the image's strided slice, written to its slot [1, C, 1, 1, OH, OW]
-// as it is: a slot rank-reduced to 4-D would be ambiguous at batch 1),
+// panels of 48: im2col's patches [N, C, KH, KW, rows, OW] are copied in
+// one parallel loop over the taps and channels (each iteration the
+// image's strided slice of one channel, written to its slot [1, 1, 1, 1,
+// OH, OW] as it is: a slot rank-reduced would be ambiguous at batch 1),
 // with enough zero rows after the OH copied that the pixels fill Q whole
 // panels, read as [N, C*KH*KW, Q, 48]; the product [N, F, Q, 48] loses its
 // padding in a copy.
@@ -794,11 +795,11 @@ func.func @patchify(%x: tensor<1x3x32x32xf32>, %w: tensor<64x3x16x16xf32>, %dx: 
 // CHECK: %[[EXTRA:.*]] = arith.ceildivui %c47, %{{.*}} : index
 // CHECK: %[[ROWS:.*]] = arith.addi %{{.*}}, %[[EXTRA]] : index
 // CHECK: tensor.empty(%[[ROWS]], %{{.*}}) : tensor<1x8x3x3x?x?xf32>
-// CHECK: tensor.extract_slice %arg2[0, 0, 0, 0] [1, 8, %{{.*}}, %{{.*}}] [1, 1, 2, 2] : tensor<1x8x?x?xf32> to tensor<1x8x?x?xf32>
-// CHECK: %[[SLOT:.*]] = tensor.extract_slice %{{.*}}[0, 0, 0, 0, 0, 0] [1, 8, 1, 1, %{{.*}}, %{{.*}}] [1, 1, 1, 1, 1, 1] : tensor<1x8x3x3x?x?xf32> to tensor<1x8x1x1x?x?xf32>
-// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<1x8x?x?xf32>) outs(%[[SLOT]] : tensor<1x8x1x1x?x?xf32>)
-// CHECK: tensor.extract_slice %arg2[0, 0, 2, 2] [1, 8, %{{.*}}, %{{.*}}] [1, 1, 2, 2] : tensor<1x8x?x?xf32> to tensor<1x8x?x?xf32>
-// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<1x8x1x1x?x?xf32>)
+// CHECK: scf.forall (%[[I:.*]], %[[J:.*]], %[[C:.*]]) in (3, 3, 8) shared_outs(%[[P:.*]] = %{{.*}}) -> (tensor<1x8x3x3x?x?xf32>)
+// CHECK: tensor.extract_slice %arg2[0, %[[C]], %[[I]], %[[J]]] [1, 1, %{{.*}}, %{{.*}}] [1, 1, 2, 2] : tensor<1x8x?x?xf32> to tensor<1x1x?x?xf32>
+// CHECK: %[[SLOT:.*]] = tensor.extract_slice %[[P]][0, %[[C]], %[[I]], %[[J]], 0, 0] [1, 1, 1, 1, %{{.*}}, %{{.*}}] [1, 1, 1, 1, 1, 1] : tensor<1x8x3x3x?x?xf32> to tensor<1x1x1x1x?x?xf32>
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<1x1x?x?xf32>) outs(%[[SLOT]] : tensor<1x1x1x1x?x?xf32>)
+// CHECK: tensor.parallel_insert_slice %{{.*}} into %[[P]][0, %[[C]], %[[I]], %[[J]], 0, 0]
 // CHECK: %[[TAIL:.*]] = tensor.extract_slice %{{.*}}[0, 0, 0, 0, %{{.*}}, 0] [1, 8, 3, 3, %[[EXTRA]], %{{.*}}]
 // CHECK: linalg.fill ins(%{{.*}} : f32) outs(%[[TAIL]] : tensor<1x8x3x3x?x?xf32>)
 // CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2, 3], [4, 5]] : tensor<1x8x3x3x?x?xf32> into tensor<1x72x?xf32>
@@ -905,7 +906,8 @@ func.func @dynamic_shifted(%x: tensor<?x8x?x?xf32>, %w: tensor<16x8x3x3xf32>, %b
 // CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (1, 48) step (1, 48)
 // CHECK: vector.contract {{.*}} into vector<1x1x16xf32>
 // CHECK: tensor.expand_shape %{{.*}} {{\[}}[0], [1], [2, 3]] output_shape [1, 16, 6, 8]
-// CHECK: tensor.extract_slice %arg0[0, 0, 0, 0] [1, 8, 3, 4] [1, 1, 2, 2] : tensor<1x8x6x8xf32> to tensor<1x8x3x4xf32>
+// CHECK: scf.forall (%[[I:.*]], %[[J:.*]], %[[C:.*]]) in (1, 1, 8)
+// CHECK: tensor.extract_slice %arg0[0, %[[C]], %[[I]], %[[J]]] [1, 1, 3, 4] [1, 1, 2, 2] : tensor<1x8x6x8xf32> to tensor<1x1x3x4xf32>
 // CHECK: vector.transfer_read
 // CHECK: vector.transfer_write
 func.func @pointwise(%x: tensor<1x8x6x8xf32>, %w: tensor<16x8x1x1xf32>) -> (tensor<1x16x6x8xf32>, tensor<1x16x3x4xf32>) {
@@ -1405,13 +1407,14 @@ func.func @lhs_read_two_ways(%x: tensor<16x16xf32>, %w: tensor<16x48xf32>, %acc:
 
 // bf16 input and filter into an f32 result (a convolution under the bf16
 // policy, or of a model exported in bf16) whose GEMM has whole tiles (16
-// filters, 16 pixels, an even depth): im2col copies bf16 patches (per tap,
-// or for a 16 x 16 patch embedding by one generic over them), and the GEMM
+// filters, 16 pixels, an even depth): im2col copies bf16 patches (a
+// parallel loop over the taps and channels, or for a 16 x 16 patch
+// embedding one generic over them), and the GEMM
 // widens each product's operands as a narrow matmul does. With a partial
 // tile (8 x 8 pixels of 3 x 3 taps: 36) the convolution takes linalg's
 // im2col ([N, C*KH*KW, OH*OW] patches in bf16).
 // CHECK-LABEL: func @bf16_convs
-// CHECK: tensor.insert_slice %{{.*}} : tensor<1x8x1x1x4x4xbf16> into tensor<1x8x3x3x4x4xbf16>
+// CHECK: tensor.parallel_insert_slice %{{.*}} : tensor<1x1x1x1x4x4xbf16> into tensor<1x8x3x3x4x4xbf16>
 // CHECK: vector.contract
 // CHECK: linalg.generic {{.*}} ins(%arg2 : tensor<1x3x64x64xbf16>) outs(%{{.*}} : tensor<1x3x16x16x4x4xbf16>)
 // CHECK: vector.contract
