@@ -1,23 +1,46 @@
 // RUN: tessera-opt %s --split-input-file --convert-tessera-to-linalg | FileCheck %s
 
-// max_pool: padded with -inf (1 before and after each spatial dim), then one
-// generic whose last two loops walk the 3x3 window, an empty tensor carrying
-// its sizes; the batch dim stays dynamic.
-// CHECK-DAG: #[[IN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2 * 2 + d4, d3 * 2 + d5)>
-// CHECK-DAG: #[[WIN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d4, d5)>
-// CHECK-DAG: #[[OUT:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>
+// max_pool: padded with -inf (1 before and after each spatial dim), then
+// one elementwise generic over the output whose operands are the padded
+// input shifted by each of the 3x3 taps (views strided along the rows),
+// its columns computed at stride 1 (5 of them) and every second taken
+// after; the batch dim stays dynamic.
 // CHECK-LABEL: func @max_pool
 func.func @max_pool(%x: tensor<?x3x5x5xf32>) -> tensor<?x3x3x3xf32> {
   // CHECK: %[[NEGINF:.*]] = arith.constant 0xFF800000 : f32
   // CHECK: %[[PADDED:.*]] = tensor.pad %arg0 low[0, 0, 1, 1] high[0, 0, 1, 1]
   // CHECK: tensor.yield %[[NEGINF]]
-  // CHECK: %[[WINDOW:.*]] = tensor.empty() : tensor<3x3xf32>
-  // CHECK: %[[INIT:.*]] = linalg.fill ins(%[[NEGINF]] : f32) outs(%{{.*}} : tensor<?x3x3x3xf32>)
-  // CHECK: linalg.generic {indexing_maps = [#[[IN]], #[[WIN]], #[[OUT]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%[[PADDED]], %[[WINDOW]] : tensor<?x3x7x7xf32>, tensor<3x3xf32>) outs(%[[INIT]] : tensor<?x3x3x3xf32>)
-  // CHECK: arith.maximumf
+  // CHECK-NOT: linalg.fill
+  // CHECK: %[[N:.*]] = tensor.dim %arg0, %c0
+  // CHECK: %[[T0:.*]] = tensor.extract_slice %[[PADDED]][0, 0, 0, 0] [%[[N]], 3, 3, 5] [1, 1, 2, 1] : tensor<?x3x7x7xf32> to tensor<?x3x3x5xf32>
+  // CHECK: tensor.extract_slice %[[PADDED]][0, 0, 0, 1] [%[[N]], 3, 3, 5] [1, 1, 2, 1]
+  // CHECK: %[[T8:.*]] = tensor.extract_slice %[[PADDED]][0, 0, 2, 2] [%[[N]], 3, 3, 5] [1, 1, 2, 1]
+  // CHECK: %[[WIDE:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%[[T0]], {{.*}}, %[[T8]] : {{.*}}) outs(%{{.*}} : tensor<?x3x3x5xf32>)
+  // CHECK-COUNT-8: arith.maximumf
+  // CHECK: tensor.extract_slice %[[WIDE]][0, 0, 0, 0] [%[[N]], 3, 3, 3] [1, 1, 1, 2] : tensor<?x3x3x5xf32> to tensor<?x3x3x3xf32>
+  // CHECK-NOT: reduction
   // CHECK-NOT: arith.divf
   %0 = tessera.max_pool %x {kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : tensor<?x3x5x5xf32> -> tensor<?x3x3x3xf32>
   return %0 : tensor<?x3x3x3xf32>
+}
+
+// -----
+
+// A window of more than 49 taps (8x8) keeps the generic over the window:
+// padded with -inf, its last two loops walk the window, an empty tensor
+// carrying its sizes.
+// CHECK-DAG: #[[IN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2 * 8 + d4, d3 * 8 + d5)>
+// CHECK-DAG: #[[WIN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d4, d5)>
+// CHECK-DAG: #[[OUT:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func @max_pool_large_window
+func.func @max_pool_large_window(%x: tensor<1x3x16x16xf32>) -> tensor<1x3x2x2xf32> {
+  // CHECK: %[[NEGINF:.*]] = arith.constant 0xFF800000 : f32
+  // CHECK: %[[WINDOW:.*]] = tensor.empty() : tensor<8x8xf32>
+  // CHECK: %[[INIT:.*]] = linalg.fill ins(%[[NEGINF]] : f32) outs(%{{.*}} : tensor<1x3x2x2xf32>)
+  // CHECK: linalg.generic {indexing_maps = [#[[IN]], #[[WIN]], #[[OUT]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%arg0, %[[WINDOW]] : tensor<1x3x16x16xf32>, tensor<8x8xf32>) outs(%[[INIT]] : tensor<1x3x2x2xf32>)
+  // CHECK: arith.maximumf
+  %0 = tessera.max_pool %x {kernel_shape = array<i64: 8, 8>, strides = array<i64: 8, 8>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : tensor<1x3x16x16xf32> -> tensor<1x3x2x2xf32>
+  return %0 : tensor<1x3x2x2xf32>
 }
 
 // -----
