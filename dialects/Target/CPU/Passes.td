@@ -409,11 +409,15 @@ def ParallelCopiesPass
     no loop encloses, of rank 2 or more and unit stride along the last dim
     on both sides, into an `scf.parallel` over its rows (every dim but the
     last), each row moved in masked vector steps of 16 elements, so that
-    the rows are shared among the threads (tessera-cpu-parallel-if-enough-
-    work still keeps small ones on the calling thread). Left alone: copies
+    the rows are shared among the threads (a copy of static sizes too
+    small to pay for a fork stays on the calling thread,
+    tessera-cpu-sequentialize-nested-parallel; one whose rows have a
+    symbolic width forks from two rows on,
+    tessera-cpu-parallel-if-enough-work). Left alone: copies
     between contiguous buffers (one `memcpy`), copies inside loops or
-    parallel regions, rank-1 copies, and copies whose last dim is strided
-    on either side.
+    parallel regions, rank-1 copies, copies whose last dim is strided on
+    either side, and elements narrower than a byte or of a width that is
+    not a power of two.
   }];
   let dependentDialects = ["::mlir::affine::AffineDialect",
                            "::mlir::arith::ArithDialect",

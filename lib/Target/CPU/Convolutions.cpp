@@ -608,7 +608,7 @@ linalg::GenericOp staticConvolutionToGemm(RewriterBase &rewriter,
   rewriter.setInsertionPoint(conv);
   Location loc = conv.getLoc();
   MLIRContext *ctx = rewriter.getContext();
-  // Up to kMaxTapCopies taps, a copy per tap (copyTaps); more (a ViT's
+  // Up to kMaxTapCopies taps, the taps' copies (copyTaps); more (a ViT's
   // 16 x 16 patches), one generic over the patches whose reads are affine
   // in its loops.
   Value patches;

@@ -46,9 +46,11 @@ bool isStridedRowCopy(memref::CopyOp copy) {
       (isContiguous(source) && isContiguous(target)) ||
       !hasUnitInnerStride(source) || !hasUnitInnerStride(target))
     return false;
-  // Memory holds i1 as bytes, vectors as bits.
+  // Memory holds i1 as bytes, vectors as bits (and pads i24 or f80 where
+  // vectors pack them).
   Type element = source.getElementType();
-  if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() < 8)
+  if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() < 8 ||
+      !llvm::isPowerOf2_32(element.getIntOrFloatBitWidth()))
     return false;
   return !copy->getParentOfType<LoopLikeOpInterface>();
 }

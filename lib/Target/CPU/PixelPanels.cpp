@@ -199,9 +199,9 @@ Value shiftedTapsProduct(RewriterBase &rewriter, Location loc,
 }
 
 /// For pixelPanelsConvolution: im2col's patches of a convolution at any
-/// stride as [N, C*KH*KW, L] (L = `padded`, whole panels), one copy per
-/// tap of the input's strided slice (copyTaps) into OH + ceil((panel - 1)
-/// / OW) rows of OW pixels, the extra rows zero.
+/// stride as [N, C*KH*KW, L] (L = `padded`, whole panels), the taps'
+/// copies of the input's strided slices (copyTaps) into OH + ceil((panel -
+/// 1) / OW) rows of OW pixels, the extra rows zero.
 Value rowTaps(RewriterBase &rewriter, Location loc,
               linalg::Conv2DNchwFchwOp conv, OpFoldResult batch,
               OpFoldResult outH, OpFoldResult outW, int64_t panel,

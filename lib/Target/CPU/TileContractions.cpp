@@ -116,8 +116,9 @@ constexpr int64_t kMinBlockedMultiplyAdds = int64_t(1) << 21;
 /// For a contraction with static rows and too few parallel iterations for
 /// the threads (a convolution over a 7 x 7 image: 256 filters as rows, its
 /// 49 pixels one panel of 48 and one of 1), the rows per parallel block:
-/// the largest multiple of the register tile's rows that divides them and
-/// makes kMinParallelIterations, or the fewest rows that divide them (8);
+/// the largest multiple of the register tile's rows, at most kRowBlock,
+/// that divides them and makes kMinParallelIterations, or the fewest rows
+/// that divide them (8);
 /// 0 when the iterations suffice or the rows cannot be divided.
 int64_t rowBlockForThreads(const RegisterTile &tile, linalg::GenericOp op,
                            int64_t width) {
@@ -136,8 +137,8 @@ int64_t rowBlockForThreads(const RegisterTile &tile, linalg::GenericOp op,
       iterations * width * m * ranges[loops - 2] < kMinBlockedMultiplyAdds)
     return 0;
   int64_t wanted = llvm::divideCeil(kMinParallelIterations, iterations);
-  for (int64_t block = m / 2 / tile.rows * tile.rows; block > tile.rows;
-       block -= tile.rows)
+  for (int64_t block = std::min(m / 2, kRowBlock) / tile.rows * tile.rows;
+       block > tile.rows; block -= tile.rows)
     if (m % block == 0 && m / block >= wanted)
       return block;
   return tile.rows;
@@ -573,9 +574,15 @@ private:
       // few columns (a convolution over an image of symbolic size, its
       // pixels the rows, 24 filters the columns) was one panel, on one
       // thread.
-      int64_t rowBlock = dynamicRows || (m > kRowBlock && m % kRowBlock == 0)
-                             ? kRowBlock
-                             : rowBlockForThreads(registers, op, width);
+      // Static rows: in blocks of 256 for tall matrices, finer where the
+      // blocks would leave too few parallel iterations (512 filters times
+      // 49 pixels).
+      int64_t rowBlock = dynamicRows ? kRowBlock : 0;
+      if (!dynamicRows) {
+        rowBlock = rowBlockForThreads(registers, op, width);
+        if (rowBlock == 0 && m > kRowBlock && m % kRowBlock == 0)
+          rowBlock = kRowBlock;
+      }
       Operation *panel =
           tileOp(rewriter, op, sizes(rowBlock, 0, width, 1), true);
       if (!panel)

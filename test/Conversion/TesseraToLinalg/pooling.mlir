@@ -26,9 +26,34 @@ func.func @max_pool(%x: tensor<?x3x5x5xf32>) -> tensor<?x3x3x3xf32> {
 
 // -----
 
-// A window of more than 49 taps (8x8) keeps the generic over the window:
-// padded with -inf, its last two loops walk the window, an empty tensor
-// carrying its sizes.
+// Dynamic height and width at stride 2 (an OCR model's pool): the columns
+// at stride 1 are max((OW - 1) * 2 + 1, 0), none when the input is
+// smaller than the window. At stride 1 nothing is copied out.
+// CHECK-LABEL: func @max_pool_dynamic
+func.func @max_pool_dynamic(%x: tensor<1x4x?x?xf32>, %y: tensor<1x4x8x8xf32>) -> (tensor<1x4x?x?xf32>, tensor<1x4x6x6xf32>) {
+  // CHECK: %[[SPREAD:.*]] = arith.muli %{{.*}}, %c2
+  // CHECK: %[[WIDE:.*]] = arith.addi %[[SPREAD]], %c1
+  // CHECK: %[[COLS:.*]] = arith.maxsi %[[WIDE]], %c0
+  // CHECK: tensor.extract_slice %{{.*}}[0, 0, 2, 2] [1, 4, %{{.*}}, %[[COLS]]] [1, 1, 2, 1]
+  // CHECK: linalg.generic
+  // CHECK-COUNT-8: arith.maximumf
+  // CHECK: %[[TAKEN:.*]] = tensor.extract_slice %{{.*}}[0, 0, 0, 0] [1, 4, %{{.*}}, %{{.*}}] [1, 1, 1, 2]
+  // CHECK: linalg.copy ins(%[[TAKEN]] : tensor<1x4x?x?xf32>)
+  // CHECK: tensor.extract_slice %arg1[0, 0, 2, 2] [1, 4, 6, 6] [1, 1, 1, 1]
+  // CHECK: %[[STRIDE1:.*]] = linalg.generic
+  // CHECK-COUNT-8: arith.maximumf
+  // CHECK-NOT: linalg.copy
+  // CHECK: return %{{.*}}, %[[STRIDE1]]
+  %0 = tessera.max_pool %x {kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : tensor<1x4x?x?xf32> -> tensor<1x4x?x?xf32>
+  %1 = tessera.max_pool %y {kernel_shape = array<i64: 3, 3>, strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : tensor<1x4x8x8xf32> -> tensor<1x4x6x6xf32>
+  return %0, %1 : tensor<1x4x?x?xf32>, tensor<1x4x6x6xf32>
+}
+
+// -----
+
+// A window of more than 49 taps (8x8) keeps the generic over the window
+// (no pad here: the windows tile the input): its last two loops walk the
+// window, an empty tensor carrying its sizes.
 // CHECK-DAG: #[[IN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2 * 8 + d4, d3 * 8 + d5)>
 // CHECK-DAG: #[[WIN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d4, d5)>
 // CHECK-DAG: #[[OUT:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>

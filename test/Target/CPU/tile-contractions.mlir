@@ -58,24 +58,25 @@ func.func @matmul(%x: tensor<16x64xf32>, %w: tensor<64x96xf32>, %acc: tensor<16x
 #b = affine_map<(d0, d1, d2) -> (d1, d2)>
 #c = affine_map<(d0, d1, d2) -> (d0, d2)>
 
-// Taller than 256 rows (and a multiple of 256): blocks of 256 rows by 48
-// columns on threads, so that each block's lhs rows stay in the L2 cache
-// while its panels stream past. Its 32 row tiles read each panel of the
-// rhs from a contiguous copy.
+// Taller than 256 rows (and a multiple of 256), with enough panels (8):
+// blocks of 256 rows by 48 columns on threads, so that each block's lhs
+// rows stay in the L2 cache while its panels stream past. Its 32 row tiles
+// read each panel of the rhs from a contiguous copy. (With fewer panels
+// the rows are blocked finer: @few_panels_tall.)
 // CHECK-LABEL: func @tall
-func.func @tall(%x: tensor<512x64xf32>, %w: tensor<64x96xf32>, %acc: tensor<512x96xf32>) -> tensor<512x96xf32> {
-  // CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (512, 96) step (256, 48)
+func.func @tall(%x: tensor<512x64xf32>, %w: tensor<64x384xf32>, %acc: tensor<512x384xf32>) -> tensor<512x384xf32> {
+  // CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (512, 384) step (256, 48)
   // CHECK: %[[BUF:.*]] = tensor.empty() : tensor<64x48xf32>
   // CHECK: linalg.copy ins(%{{.*}} : tensor<64x48xf32>) outs(%[[BUF]] : tensor<64x48xf32>)
   // CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c8
   // CHECK: vector.contract {{.*}} into vector<1x16xf32>
-  %0 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x, %w : tensor<512x64xf32>, tensor<64x96xf32>) outs(%acc : tensor<512x96xf32>) {
+  %0 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x, %w : tensor<512x64xf32>, tensor<64x384xf32>) outs(%acc : tensor<512x384xf32>) {
   ^bb0(%p: f32, %q: f32, %o: f32):
     %t = arith.mulf %p, %q : f32
     %s = arith.addf %o, %t : f32
     linalg.yield %s : f32
-  } -> tensor<512x96xf32>
-  return %0 : tensor<512x96xf32>
+  } -> tensor<512x384xf32>
+  return %0 : tensor<512x384xf32>
 }
 
 // -----
@@ -1457,6 +1458,28 @@ func.func @few_panels(%x: tensor<256x576xf32>, %w: tensor<576x48xf32>, %acc: ten
     linalg.yield %s : f32
   } -> tensor<256x48xf32>
   return %0 : tensor<256x48xf32>
+}
+
+// -----
+
+#a = affine_map<(d0, d1, d2) -> (d0, d1)>
+#b = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d2)>
+
+// Rows that 256 divides (512 filters times 49 pixels: the 48 of them) are
+// blocked finer than 256 where 256-row blocks leave too few iterations:
+// 8 blocks of 64.
+// CHECK-LABEL: func @few_panels_tall
+func.func @few_panels_tall(%x: tensor<512x576xf32>, %w: tensor<576x48xf32>, %acc: tensor<512x48xf32>) -> tensor<512x48xf32> {
+  // CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (512, 48) step (64, 48)
+  // CHECK-NOT: linalg.copy
+  %0 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x, %w : tensor<512x576xf32>, tensor<576x48xf32>) outs(%acc : tensor<512x48xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %t = arith.mulf %p, %q : f32
+    %s = arith.addf %o, %t : f32
+    linalg.yield %s : f32
+  } -> tensor<512x48xf32>
+  return %0 : tensor<512x48xf32>
 }
 
 // -----
