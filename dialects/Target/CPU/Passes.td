@@ -14,7 +14,13 @@ def SequentializeNestedParallelPass
     Rewrites every scf.parallel nested inside another loop (scf.parallel or
     scf.for) into a nest of scf.for, so that each loop nest forks OpenMP
     threads once, at its outermost parallel loop, instead of once per
-    iteration of an enclosing loop.
+    iteration of an enclosing loop. With `min-parallel-work` = N > 0, one
+    inside sequential loops only whose work (counted as below) is known
+    and at least N stays parallel and forks once per iteration of theirs:
+    a convolution over a symbolic batch is a loop over the images, each a
+    GEMM, and ran on one thread (torchvision ResNet-18 at 112 exported with
+    a symbolic batch, 3 alternating rounds, medians 8.05-8.46 ms against
+    4.45-4.68 with this, as fast as with a static batch).
 
     With `min-parallel-work` = N > 0, an outermost parallel loop whose
     bounds are all constant and whose work (its iterations times the ops

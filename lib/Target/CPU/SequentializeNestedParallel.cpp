@@ -116,6 +116,9 @@ std::optional<int64_t> blockWork(Block &block, int64_t limit) {
   return work;
 }
 
+/// A bound on the work opWork counts (past it, unknown).
+constexpr int64_t kWorkCountLimit = int64_t(1) << 50;
+
 struct SequentializeNestedParallelPass
     : tessera::cpu::impl::SequentializeNestedParallelPassBase<
           SequentializeNestedParallelPass> {
@@ -126,12 +129,22 @@ struct SequentializeNestedParallelPass
     SmallVector<scf::ParallelOp> nested;
     getOperation().walk([&](scf::ParallelOp op) {
       Operation *parent = op->getParentOp();
-      bool inLoop = false;
+      bool inLoop = false, inParallel = false;
       for (; parent && !isa<func::FuncOp>(parent);
-           parent = parent->getParentOp())
+           parent = parent->getParentOp()) {
         inLoop |= isa<scf::ParallelOp, scf::ForOp>(parent);
+        inParallel |= isa<scf::ParallelOp>(parent);
+      }
       if (op.getNumResults() != 0 || !op.getInitVals().empty())
         return;
+      // Inside sequential loops only, a loop whose work is known and
+      // enough forks once per iteration of theirs (a GEMM per image of a
+      // convolution over a symbolic batch ran on one thread).
+      if (inLoop && !inParallel && minParallelWork > 0) {
+        std::optional<int64_t> work = opWork(*op, kWorkCountLimit);
+        if (work && *work >= minParallelWork)
+          return;
+      }
       if (inLoop) {
         nested.push_back(op);
         return;

@@ -140,3 +140,47 @@ func.func @fill_short_rows(%m: memref<144x58x8xf32>) {
   }
   return
 }
+
+// -----
+
+// RUN: tessera-opt %s --split-input-file --tessera-cpu-sequentialize-nested-parallel=min-parallel-work=4096 | FileCheck %s --check-prefix=INFOR
+// Inside sequential loops only (a convolution over a symbolic batch, one
+// GEMM per image), a parallel loop whose work is known and enough stays
+// parallel, forking once per image; one of too little work, or of work
+// known only at run time, runs sequentially as before.
+// INFOR-LABEL: func @per_image
+// STORES-LABEL: func @per_image
+// INFOR: scf.for
+// INFOR-NEXT: scf.parallel
+// INFOR: scf.for
+// INFOR-NOT: scf.parallel
+// INFOR: return
+func.func @per_image(%m: memref<?x64x4096xf32>, %s: memref<?x4xf32>, %n: index, %w: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  %c4096 = arith.constant 4096 : index
+  %f = arith.constant 1.0 : f32
+  scf.for %i = %c0 to %n step %c1 {
+    scf.parallel (%j) = (%c0) to (%c64) step (%c1) {
+      scf.for %k = %c0 to %c4096 step %c1 {
+        memref.store %f, %m[%i, %j, %k] : memref<?x64x4096xf32>
+      }
+      scf.reduce
+    }
+  }
+  scf.for %i = %c0 to %n step %c1 {
+    scf.parallel (%j) = (%c0) to (%c4) step (%c1) {
+      memref.store %f, %s[%i, %j] : memref<?x4xf32>
+      scf.reduce
+    }
+    scf.parallel (%j) = (%c0) to (%c64) step (%c1) {
+      scf.for %k = %c0 to %w step %c1 {
+        memref.store %f, %m[%i, %j, %k] : memref<?x64x4096xf32>
+      }
+      scf.reduce
+    }
+  }
+  return
+}
