@@ -207,17 +207,9 @@ Value depthwiseConvolution(OpBuilder &b, Location loc, Value input,
   SmallVector<OpFoldResult> sizes(outSizes);
   if (strides[1] != 1) {
     SmallVector<int64_t> shape(resultType.getShape());
-    if (!resultType.isDynamicDim(3)) {
-      shape[3] = (shape[3] - 1) * strides[1] + 1;
-      sizes[3] = b.getIndexAttr(shape[3]);
-    } else {
-      Value cols = getValueOrCreateConstantIndexOp(b, loc, outSizes[3]);
-      Value one = arith::ConstantIndexOp::create(b, loc, 1);
-      Value spread = arith::MulIOp::create(
-          b, loc, arith::SubIOp::create(b, loc, cols, one),
-          arith::ConstantIndexOp::create(b, loc, strides[1]));
-      sizes[3] = arith::AddIOp::create(b, loc, spread, one).getResult();
-    }
+    sizes[3] = strideOneColumns(b, loc, outSizes[3], strides[1]);
+    if (!resultType.isDynamicDim(3))
+      shape[3] = *getConstantIntValue(sizes[3]);
     resultType = resultType.clone(shape);
   }
   SmallVector<Value> dynamicSizes;

@@ -85,8 +85,7 @@ constexpr int64_t kMaxPoolTaps = 49;
 /// maximum with its NaN check: 6% of ResNet-18's run). A stride along the
 /// rows would make every tap's read a gather, so the columns are computed
 /// at stride 1 and every `stride`-th taken afterwards. Null for another
-/// pool (or one with no columns). `dynamicSizes` are the result's dynamic
-/// sizes.
+/// pool. `dynamicSizes` are the result's dynamic sizes.
 Value maxOverTaps(OpBuilder &b, Location loc, ts::MaxPoolOp op, Value padded,
                   ValueRange dynamicSizes) {
   RankedTensorType resultType = op.getType();
@@ -94,7 +93,7 @@ Value maxOverTaps(OpBuilder &b, Location loc, ts::MaxPoolOp op, Value padded,
   ArrayRef<int64_t> kernel = op.getKernelShape(), strides = op.getStrides(),
                     dilations = op.getDilations();
   if (resultType.getRank() != 4 || !isa<FloatType>(element) ||
-      kernel[0] * kernel[1] > kMaxPoolTaps || resultType.getDimSize(3) == 0)
+      kernel[0] * kernel[1] > kMaxPoolTaps)
     return {};
   // The output's sizes, its columns at stride 1: (out - 1) * stride + 1.
   SmallVector<OpFoldResult> sizes;
@@ -106,21 +105,9 @@ Value maxOverTaps(OpBuilder &b, Location loc, ts::MaxPoolOp op, Value padded,
   OpFoldResult columns = sizes[3];
   SmallVector<int64_t> wideShape(resultType.getShape());
   if (strides[1] != 1) {
-    if (!resultType.isDynamicDim(3)) {
-      wideShape[3] = (wideShape[3] - 1) * strides[1] + 1;
-      sizes[3] = b.getIndexAttr(wideShape[3]);
-    } else {
-      // No columns (an input smaller than the window) stay none.
-      Value cols = getValueOrCreateConstantIndexOp(b, loc, columns);
-      Value one = arith::ConstantIndexOp::create(b, loc, 1);
-      Value spread = arith::MulIOp::create(
-          b, loc, arith::SubIOp::create(b, loc, cols, one),
-          arith::ConstantIndexOp::create(b, loc, strides[1]));
-      sizes[3] = arith::MaxSIOp::create(
-                     b, loc, arith::AddIOp::create(b, loc, spread, one),
-                     arith::ConstantIndexOp::create(b, loc, 0))
-                     .getResult();
-    }
+    sizes[3] = strideOneColumns(b, loc, columns, strides[1]);
+    if (!resultType.isDynamicDim(3))
+      wideShape[3] = *getConstantIntValue(sizes[3]);
   }
   auto wideType = RankedTensorType::get(wideShape, element);
   SmallVector<OpFoldResult> sliceStrides = {

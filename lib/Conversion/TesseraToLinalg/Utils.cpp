@@ -398,6 +398,21 @@ Value mulScalar(OpBuilder &b, Location loc, Value x, Value y) {
   return arith::MulIOp::create(b, loc, x, y);
 }
 
+OpFoldResult strideOneColumns(OpBuilder &b, Location loc, OpFoldResult columns,
+                              int64_t stride) {
+  if (std::optional<int64_t> known = getConstantIntValue(columns))
+    return b.getIndexAttr(*known == 0 ? 0 : (*known - 1) * stride + 1);
+  Value cols = getValueOrCreateConstantIndexOp(b, loc, columns);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value spread =
+      arith::MulIOp::create(b, loc, arith::SubIOp::create(b, loc, cols, one),
+                            arith::ConstantIndexOp::create(b, loc, stride));
+  return arith::MaxSIOp::create(b, loc,
+                                arith::AddIOp::create(b, loc, spread, one),
+                                arith::ConstantIndexOp::create(b, loc, 0))
+      .getResult();
+}
+
 Value windowOutputSize(OpBuilder &b, Location loc, Value input,
                        int64_t kernel, int64_t stride, int64_t padBegin,
                        int64_t padEnd, int64_t dilation, bool ceilMode) {

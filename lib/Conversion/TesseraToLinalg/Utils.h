@@ -79,6 +79,12 @@ Value windowOutputSize(OpBuilder &b, Location loc, Value input,
                        int64_t kernel, int64_t stride, int64_t padBegin,
                        int64_t padEnd, int64_t dilation, bool ceilMode);
 
+/// The columns a window op computes at stride 1 to take every `stride`-th
+/// of `columns` outputs afterwards: (columns - 1) * stride + 1, none when
+/// there are none (static when `columns` is).
+OpFoldResult strideOneColumns(OpBuilder &b, Location loc, OpFoldResult columns,
+                              int64_t stride);
+
 // Pattern registration, one function per op family.
 void populateElementwisePatterns(RewritePatternSet &patterns);
 void populateContractionPatterns(RewritePatternSet &patterns, bool fp8Operands);
