@@ -194,14 +194,15 @@ func.func @conv2d_dynamic_spatial(%x: tensor<?x3x?x?xf32>, %w: tensor<8x3x3x3xf3
 // -----
 
 // A depthwise convolution with a stride along dynamic columns: the columns
-// are computed at stride 1, (out - 1) * 2 + 1 of them, and every second one
-// taken afterwards.
+// are computed at stride 1, max((out - 1) * 2 + 1, 0) of them (none when
+// there are no outputs), and every second one taken afterwards.
 // CHECK-LABEL: func @depthwise_dynamic_column_stride
 func.func @depthwise_dynamic_column_stride(%x: tensor<1x4x6x?xf32>, %w: tensor<4x1x3x3xf32>) -> tensor<1x4x6x?xf32> {
   // CHECK: %[[OW:.*]] = arith.select
   // CHECK: %[[LESS:.*]] = arith.subi %[[OW]], %c1
   // CHECK: %[[SPREAD:.*]] = arith.muli %[[LESS]], %c2
-  // CHECK: %[[COLS:.*]] = arith.addi %[[SPREAD]], %c1
+  // CHECK: %[[WIDE:.*]] = arith.addi %[[SPREAD]], %c1
+  // CHECK: %[[COLS:.*]] = arith.maxsi %[[WIDE]], %c0
   // CHECK: tensor.extract_slice %padded[0, 0, 0, 0] [1, 4, 6, %[[COLS]]] [1, 1, 1, 1]
   // CHECK: tensor.empty(%[[COLS]]) : tensor<1x4x6x?xf32>
   // CHECK: %[[DW:.*]] = linalg.generic
