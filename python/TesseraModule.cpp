@@ -511,6 +511,7 @@ struct PrecisionArgs {
   double calibrationPercentile = 99.99;
   std::string fp8Scaling = "static";
   std::string fp8Format = "e4m3";
+  bool saturationCounts = false;
 };
 
 /// C options from Python's: target, target options, fusion, threads,
@@ -547,6 +548,8 @@ makeOptions(const std::string &target,
       precision.calibrationPercentile);
   tessera_compile_options_set_fp8(options.get(), precision.fp8Scaling.c_str(),
                                   precision.fp8Format.c_str());
+  tessera_compile_options_set_saturation_counts(options.get(),
+                                                precision.saturationCounts);
   return options;
 }
 
@@ -577,7 +580,8 @@ PYBIND11_MODULE(_tessera, m) {
       .def(py::init([](std::string policy, std::vector<std::string> keep,
                        std::string calibrate, std::string cache, bool allowTF32,
                        std::string method, double percentile,
-                       std::string fp8Scaling, std::string fp8Format) {
+                       std::string fp8Scaling, std::string fp8Format,
+                       bool saturationCounts) {
              return PrecisionArgs{std::move(policy),
                                   std::move(keep),
                                   std::move(calibrate),
@@ -586,13 +590,15 @@ PYBIND11_MODULE(_tessera, m) {
                                   std::move(method),
                                   percentile,
                                   std::move(fp8Scaling),
-                                  std::move(fp8Format)};
+                                  std::move(fp8Format),
+                                  saturationCounts};
            }),
            py::arg("policy"), py::arg("keep_fp32"), py::arg("calibrate"),
            py::arg("calibration_cache"), py::arg("allow_tf32") = false,
            py::arg("calibration_method") = "max",
            py::arg("calibration_percentile") = 99.99,
-           py::arg("fp8_scaling") = "static", py::arg("fp8_format") = "e4m3");
+           py::arg("fp8_scaling") = "static", py::arg("fp8_format") = "e4m3",
+           py::arg("saturation_counts") = false);
   py::class_<CompileResult>(m, "CompileResult")
       .def_property_readonly("ok", &CompileResult::ok)
       .def_property_readonly("artifact", &CompileResult::artifact)

@@ -203,6 +203,39 @@ def ExposeCalibrationValuesPass
   }];
 }
 
+def CountSaturationPass
+    : Pass<"tessera-count-saturation", "::mlir::ModuleOp"> {
+  let summary = "Return how many values each quantize clips, as outputs";
+  let description = [{
+    Adds to the entry function (its first public function with a body) one
+    result per `tessera.quantize` of a computed value whose scale is fixed
+    (a constant: calibrated scales, or a model's QuantizeLinear with
+    constant parameters): a tensor<2xi64> holding the number of elements
+    that the quantize saturates on that run and the number of its
+    elements. An integer quantize saturates an element when
+    `round_half_even(x / scale) + zero_point` lies outside its type's
+    range; an fp8 one when `|x / scale|` exceeds the format's largest
+    finite value (448 for E4M3FN, 57344 for E5M2). An infinity counts as
+    saturated; a NaN does not (it lies beyond no bound). The results are
+    named `tessera.saturated:<key>`: the calibration key of the op the
+    quantize feeds (`<ONNX node>:lhs`, `:rhs`, ...), or the quantize's own
+    ONNX node name. A quantize of a constant (folded at compile time), or
+    one whose scale is computed at run time (fp8 current scaling, where
+    nothing saturates by construction) gets no count.
+
+    ```mlir
+    %q = tessera.quantize %x scale(%s : tensor<f32>) : tensor<8x64xf32> -> tensor<8x64xi8>
+    // becomes, beside it:
+    %r = tessera.round (tessera.div %x, %s)
+    %o = tessera.or (tessera.compare gt, %r, 127), (tessera.compare lt, %r, -128)
+    %n = tessera.reduce_sum (tessera.cast %o : i1 -> i64) [0, 1] {keepdims = false}
+    %t = tessera.reduce_prod (tessera.shape %x) [0]
+    %c = tessera.concat %n, %t {axis = 0}   // tensor<2xi64>
+    return ..., %c  // tessera.name = "tessera.saturated:/fc/MatMul:lhs"
+    ```
+  }];
+}
+
 def LegalizePrecisionPass
     : Pass<"tessera-legalize-precision", "::mlir::func::FuncOp"> {
   let summary = "Widen what the target cannot compute in the chosen type";

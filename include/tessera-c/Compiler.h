@@ -98,6 +98,13 @@ void tessera_compile_options_set_calibration_method(
 void tessera_compile_options_set_fp8(tessera_compile_options *options,
                                      const char *scaling, const char *format);
 
+/** Non-zero: every run also counts the values each int8 or fp8 quantize
+ *  with a fixed scale saturates (--saturation-counts), as extra outputs
+ *  named "tessera.saturated:<ONNX node>:<operand>" after the model's own,
+ *  each two int64 values: saturated, quantized. 0 (the default): none. */
+void tessera_compile_options_set_saturation_counts(
+    tessera_compile_options *options, int enable);
+
 /** Compiles the ONNX model at `path` (external data is read beside it).
  *  Never NULL: check tessera_compile_result_ok. `options` may be NULL for
  *  the defaults. */

@@ -212,6 +212,7 @@ llvm::Expected<Plan> makePlan(const CompileOptions &options, bool toTheEnd) {
                 " applies to --precision=fp8");
   plan.graph.fp8Format = options.fp8Format;
   plan.graph.exposeCalibrationValues = options.exposeCalibrationValues;
+  plan.graph.saturationCounts = options.saturationCounts;
   plan.graph.precisionReportMode = options.precisionReportMode;
   plan.graph.raiseAttention = options.raiseAttention;
   // --no-fusion raises no attention either (on a target that forms no

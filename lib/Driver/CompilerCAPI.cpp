@@ -117,6 +117,13 @@ void tessera_compile_options_set_fp8(tessera_compile_options *options,
   options->embed.compile.fp8Format = format ? format : "e4m3";
 }
 
+void tessera_compile_options_set_saturation_counts(
+    tessera_compile_options *options, int enable) {
+  if (!options)
+    return;
+  options->embed.compile.saturationCounts = enable != 0;
+}
+
 static const char *severityName(CompileDiagnostic::Severity severity) {
   switch (severity) {
   case CompileDiagnostic::Severity::Error:

@@ -73,6 +73,10 @@ void tessera::buildGraphPipeline(OpPassManager &pm,
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
   }
+  // Counts of what the quantizes clip, before fusion joins their parts to
+  // the quantizes' regions.
+  if (options.saturationCounts)
+    pm.addPass(createCountSaturationPass());
   if (!options.fuse)
     return;
   FormFusionRegionsPassOptions fusion;

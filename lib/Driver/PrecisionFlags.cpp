@@ -72,6 +72,17 @@ tessera::PrecisionFlags::PrecisionFlags(cl::OptionCategory &category)
                    "mantissa bits, largest 57344: range for values with "
                    "outliers, at half e4m3's precision)"),
           cl::value_desc("e4m3|e5m2"), cl::cat(category)),
+      saturationCounts(
+          "saturation-counts", cl::init(false),
+          cl::desc("Count, on every run, the values each int8 or fp8 "
+                   "quantize with a fixed scale saturates (clips to its "
+                   "type's largest value): one more output per quantized "
+                   "activation, two i64 (values saturated, values "
+                   "quantized) named "
+                   "'tessera.saturated:<ONNX node>:<operand>', which "
+                   "tessera-run prints apart from the model's outputs. "
+                   "Costs a pass over each such activation"),
+          cl::cat(category)),
       calibrate(
           "calibrate",
           cl::desc("Calibrate --precision on the inputs of every test set "
@@ -136,6 +147,7 @@ void tessera::PrecisionFlags::apply(CompileOptions &options) const {
         smoothQuant.empty() ? std::string("auto") : smoothQuant.getValue();
   options.fp8Scaling = fp8Scaling;
   options.fp8Format = fp8Format;
+  options.saturationCounts = saturationCounts;
   options.calibrate = calibrate;
   options.calibrationCache = calibrationCache;
   options.calibrationMethod = calibrationMethod;
@@ -149,7 +161,8 @@ bool tessera::PrecisionFlags::given() const {
   return precision.getNumOccurrences() || !keepFp32.empty() ||
          quantizeHeads.getNumOccurrences() || allowTF32.getNumOccurrences() ||
          smoothQuant.getNumOccurrences() || fp8Scaling.getNumOccurrences() ||
-         fp8Format.getNumOccurrences() || !calibrate.empty() ||
+         fp8Format.getNumOccurrences() ||
+         saturationCounts.getNumOccurrences() || !calibrate.empty() ||
          !calibrationCache.empty() || calibrationMethod.getNumOccurrences() ||
          calibrationPercentile.getNumOccurrences() ||
          accuracyBudget.getNumOccurrences() || !precisionPlan.empty() ||

@@ -24,7 +24,10 @@ import time
 from . import _tessera
 
 __all__ = ["compile", "load", "CompiledModel", "CompileError", "Signature",
-           "TensorSpec"]
+           "TensorSpec", "SATURATION_PREFIX"]
+
+#: The name prefix of the outputs ``saturation_counts=True`` adds.
+SATURATION_PREFIX = "tessera.saturated:"
 
 
 class CompileError(Exception):
@@ -96,7 +99,11 @@ class CompiledModel:
         self.signature = Signature(model.inputs, model.outputs)
         self._input_names = [t.name for t in self.signature.inputs]
         self._output_names = [t.name for t in self.signature.outputs]
-        self._single = len(self._output_names) == 1
+        # The counts saturation_counts=True adds follow the model's own
+        # outputs; calling the model returns the model's outputs only.
+        self._own_outputs = len([n for n in self._output_names
+                                 if not n.startswith(SATURATION_PREFIX)])
+        self._single = self._own_outputs == 1
 
     @property
     def device(self):
@@ -115,11 +122,14 @@ class CompiledModel:
         return self._artifact
 
     def __call__(self, *inputs):
-        outputs = self._run(inputs)
+        outputs = self._run(inputs)[:self._own_outputs]
         return outputs[0] if self._single else tuple(outputs)
 
     def run(self, inputs):
-        """Runs on ``{input name: array}``; returns ``{output name: array}``."""
+        """Runs on ``{input name: array}``; returns ``{output name: array}``.
+        A model compiled with ``saturation_counts=True`` also returns, per
+        quantized activation, ``"tessera.saturated:<node>:<operand>"``: an
+        int64 pair (values saturated, values quantized) of this run."""
         if not isinstance(inputs, dict):
             raise TypeError("run() takes a dict of inputs by name; call the "
                             "model to pass them in order")
@@ -211,7 +221,7 @@ def compile(model, target="cpu", *, fusion=True, compiler_threads=0,
             keep_fp32=(), calibrate=None, calibration_cache=None,
             calibration_method="max", calibration_percentile=99.99,
             fp8_scaling="static", fp8_format="e4m3", allow_tf32=False,
-            **target_options):
+            saturation_counts=False, **target_options):
     """Compiles an ONNX model and loads it in this process.
 
     ``model`` is a path, the bytes of a serialized ONNX model, or an
@@ -232,7 +242,9 @@ def compile(model, target="cpu", *, fusion=True, compiler_threads=0,
     ``fp8_scaling="current"`` scales fp8's activations by their own amax,
     computed each run, instead of calibrated ranges ("static");
     ``fp8_format="e5m2"`` gives fp8 operands E5M2's range instead of
-    E4M3's precision.
+    E4M3's precision. ``saturation_counts=True`` makes every run count the
+    values each int8 or fp8 quantize with a fixed scale saturates
+    (``run`` returns them; see CompiledModel.run).
     ``allow_tf32=True`` lets fp32 matmuls run on tensor cores as tf32
     (``target="cuda"``).
 
@@ -248,7 +260,8 @@ def compile(model, target="cpu", *, fusion=True, compiler_threads=0,
         os.fspath(calibrate) if calibrate else "",
         os.fspath(calibration_cache) if calibration_cache else "",
         bool(allow_tf32), str(calibration_method),
-        float(calibration_percentile), str(fp8_scaling), str(fp8_format))
+        float(calibration_percentile), str(fp8_scaling), str(fp8_format),
+        bool(saturation_counts))
     common = (target, options, bool(fusion), int(compiler_threads),
               artifact or "", dims, precision_args)
     if source[0] == "path":

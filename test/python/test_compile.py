@@ -489,6 +489,23 @@ def test_fp8_current_scaling(tmp_path):
     assert np.abs(current - exact).max() > 0
     assert cosine(current) > 0.999
     assert cosine(static) < cosine(current)
+    # saturation_counts=True: each run says how many values the static
+    # scale clipped, as the calibrated range predicts; calling the model
+    # still returns its own output only.
+    cache = tmp_path / "fp8_cache.json"
+    counted = tessera.compile(model, precision="fp8",
+                              calibrate=tmp_path / "calib",
+                              calibration_cache=cache, saturation_counts=True)
+    np.testing.assert_array_equal(counted(x), static)
+    outputs = counted.run({counted.signature.inputs[0].name: x})
+    counts = {k[len(tessera.SATURATION_PREFIX):]: v for k, v in outputs.items()
+              if k.startswith(tessera.SATURATION_PREFIX)}
+    (key, count), = counts.items()
+    amax = json.loads(cache.read_text())["tensors"][key]["amax"]
+    scale = np.float32(amax / 448.0)
+    expected = int((np.abs(x / scale) > 448).sum())
+    assert expected > 0
+    assert count.dtype == np.int64 and list(count) == [expected, x.size]
     with pytest.raises(tessera.CompileError,
                        match="--fp8-scaling takes static or current"):
         tessera.compile(model, precision="fp8", fp8_scaling="delayed")

@@ -23,6 +23,7 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/WithColor.h"
@@ -235,6 +236,20 @@ static bool runCase(Executable &model, StringRef label,
   }
   if (std::string summary = model.lastRunSummary(); !summary.empty())
     outs() << summary << "\n";
+  // The counts --saturation-counts added are no model outputs: printed
+  // apart, never compared.
+  llvm::erase_if(*outputs, [&](const HostTensor &out) {
+    StringRef key = out.name;
+    if (!key.consume_front(kSaturationOutputPrefix))
+      return false;
+    int64_t saturated = out.numElements() == 2 ? int64_t(out.at(0)) : -1;
+    int64_t total = out.numElements() == 2 ? int64_t(out.at(1)) : -1;
+    outs() << label << ": saturated '" << key << "': " << saturated << " of "
+           << total << " values ("
+           << format("%.4g", total > 0 ? 100.0 * saturated / total : 0.0)
+           << "%)\n";
+    return true;
+  });
   if (!expected.empty() && expected.size() != outputs->size()) {
     WithColor::error(errs(), "tessera-run")
         << label << ": the model has " << outputs->size() << " outputs but "

@@ -82,6 +82,10 @@ struct CompileOptions {
   /// keeps (`--calibration-percentile`).
   std::string calibrationMethod = "max";
   double calibrationPercentile = 99.99;
+  /// Count, per quantize with a fixed scale, the values each run saturates,
+  /// as extra outputs named "tessera.saturated:<key>"
+  /// (`--saturation-counts`; tessera-count-saturation).
+  bool saturationCounts = false;
   /// Compile the program calibration runs: the operands the precision
   /// passes may narrow become extra outputs (the driver sets it).
   bool exposeCalibrationValues = false;

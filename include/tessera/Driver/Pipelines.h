@@ -63,6 +63,9 @@ struct GraphOptions {
   /// Instead of the precision passes, return the operands they may narrow
   /// as extra outputs (the program calibration runs).
   bool exposeCalibrationValues = false;
+  /// After the precision passes, count what each quantize with a fixed
+  /// scale saturates, as extra outputs (tessera-count-saturation).
+  bool saturationCounts = false;
   /// tessera-assign-precision's `report` mode (the programs the precision
   /// report runs); empty for none.
   std::string precisionReportMode;

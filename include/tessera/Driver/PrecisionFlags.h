@@ -17,7 +17,7 @@
 namespace tessera {
 
 /// --precision, --keep-fp32, --quantize-heads, --smooth-quant, --fp8-scaling,
-/// --fp8-format,
+/// --fp8-format, --saturation-counts,
 /// --calibrate, --calibration-cache, --calibration-method,
 /// --calibration-percentile and --allow-tf32, registered in `category` when
 /// constructed (a tool declares one as a global, like any cl::opt).
@@ -39,6 +39,7 @@ private:
   llvm::cl::opt<std::string> smoothQuant;
   llvm::cl::opt<std::string> fp8Scaling;
   llvm::cl::opt<std::string> fp8Format;
+  llvm::cl::opt<bool> saturationCounts;
   llvm::cl::opt<std::string> calibrate;
   llvm::cl::opt<std::string> calibrationCache;
   llvm::cl::opt<std::string> calibrationMethod;

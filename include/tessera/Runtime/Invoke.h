@@ -32,6 +32,12 @@ struct TensorSignature {
   std::vector<std::string> dimParams;
 };
 
+/// The prefix of the names of the outputs that count, per quantize, the
+/// values a run saturated (tessera-count-saturation, `--saturation-counts`):
+/// "tessera.saturated:<ONNX node>:<operand>", an i64 pair: the values
+/// saturated and the values quantized.
+inline constexpr char kSaturationOutputPrefix[] = "tessera.saturated:";
+
 struct ModelSignature {
   std::string entry;
   std::vector<TensorSignature> inputs, outputs;

@@ -18,7 +18,9 @@
 # With --calibration-sets MODEL_DIR OUT COUNT SEED, writes COUNT test sets of
 # inputs drawn like MODEL_DIR's first test set's (calibration samples);
 # with --scale-amax CACHE KEY FACTOR OUT, copies a calibration cache with
-# one tensor's range scaled (a wrong scale).
+# one tensor's range scaled (a wrong scale); with --count-saturated INPUT.pb
+# CACHE KEY FORMAT, prints how many of the input's values a quantize to
+# FORMAT (int8, e4m3, e5m2) with KEY's calibrated scale saturates.
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import json
 import os
@@ -256,7 +258,32 @@ def scale_amax(cache, key, factor, out):
         json.dump(table, f, indent=2, sort_keys=True)
 
 
+def count_saturated(input_pb, cache, key, fmt):
+    """Prints how many values of the tensor in `input_pb` a quantize to
+    `fmt` (int8, e4m3, e5m2) with the scale of `key` in the calibration
+    cache saturates: round_half_even(x / s) beyond [-128, 127] for int8,
+    |x / s| beyond the largest finite value for fp8."""
+    tensor = onnx.TensorProto()
+    with open(input_pb, "rb") as f:
+        tensor.ParseFromString(f.read())
+    x = numpy_helper.to_array(tensor).astype(np.float32)
+    with open(cache) as f:
+        entry = json.load(f)["tensors"][key]
+    largest = {"int8": 127.0, "e4m3": 448.0, "e5m2": 57344.0}[fmt]
+    scale = np.float32(entry.get("range", entry["amax"]) / largest)
+    scaled = x / scale
+    if fmt == "int8":
+        rounded = np.round(scaled)  # halves to even
+        beyond = (rounded > 127) | (rounded < -128)
+    else:
+        beyond = np.abs(scaled) > largest
+    print(f"expected saturated {int(beyond.sum())} of {x.size} values")
+
+
 def main():
+    if sys.argv[1] == "--count-saturated":
+        count_saturated(*sys.argv[2:6])
+        return
     if sys.argv[1] == "--scale-amax":
         scale_amax(sys.argv[2], sys.argv[3], float(sys.argv[4]), sys.argv[5])
         return
