@@ -40,7 +40,7 @@ Role roleOf(Operation *op) {
   if (isa<AddOp, SubOp, MulOp, DivOp, PowOp, MaxOp, MinOp, CompareOp, AndOp,
           OrOp, XorOp, WhereOp, NegOp, AbsOp, ExpOp, LogOp, SqrtOp, RsqrtOp,
           ReciprocalOp, TanhOp, ErfOp, SigmoidOp, ReluOp, SiluOp, NotOp, GeluOp,
-          CastOp>(op))
+          CastOp, RoundOp, FloorOp, CeilOp>(op))
     return Role::Elementwise;
   return Role::Other;
 }
@@ -272,10 +272,13 @@ private:
           break;
         }
         prologue.push_back(producer);
-        // Continue through the operand of the producer's own shape.
+        // Continue through the operand of the producer's own shape (its
+        // element type may differ: a count's cast from i1).
         Value next;
+        auto inputType = cast<RankedTensorType>(input.getType());
         for (Value operand : producer->getOperands())
-          if (operand.getType() == input.getType()) {
+          if (auto type = dyn_cast<RankedTensorType>(operand.getType());
+              type && type.getShape() == inputType.getShape()) {
             next = operand;
             break;
           }

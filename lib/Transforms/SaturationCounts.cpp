@@ -155,15 +155,21 @@ private:
       saturated = beyond(CompareDirection::gt,
                          AbsOp::create(builder, loc, type, scaled), largest);
     } else {
+      // round_half_even(x / s) + zp, an integer q, lies outside [low, high]
+      // exactly when |q - (low + high) / 2| > (high - low) / 2 (-0.5 and
+      // 127.5 for i8: exact in f32): one chain of single-use ops, which
+      // fuses into the count's reduction.
       Value rounded = RoundOp::create(builder, loc, type, scaled);
       if (Value zeroPoint = quantize.getZeroPoint())
         rounded = AddOp::create(builder, loc, type, rounded,
                                 broadcastable(zeroPoint));
       unsigned width = quantized.getIntOrFloatBitWidth();
       double low = -std::ldexp(1.0, width - 1), high = -low - 1;
-      saturated = OrOp::create(builder, loc, boolType,
-                               beyond(CompareDirection::gt, rounded, high),
-                               beyond(CompareDirection::lt, rounded, low));
+      Value centered =
+          SubOp::create(builder, loc, type, rounded, splat((low + high) / 2));
+      saturated = beyond(CompareDirection::gt,
+                         AbsOp::create(builder, loc, type, centered),
+                         (high - low) / 2);
     }
     Type i64 = builder.getI64Type();
     auto pair = RankedTensorType::get({1}, i64);

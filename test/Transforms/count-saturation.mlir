@@ -2,7 +2,8 @@
 
 // An int8 quantize with a calibrated (constant) scale, made for a matmul's
 // lhs: the count of round_even(x / s) + zero point beyond [-128, 127] and
-// the number of values, named by the matmul's operand.
+// the number of values, named by the matmul's operand. The count is one
+// chain of single-use ops (it fuses into one reduction).
 // CHECK-LABEL: func.func @int8_lhs
 // CHECK-SAME: -> (tensor<8x32xi32>, tensor<2xi64> {tessera.name = "tessera.saturated:/fc/MatMul:lhs"})
 // CHECK: %[[Q:.*]] = tessera.quantize %[[X:[^ ]*]] scale
@@ -10,12 +11,13 @@
 // CHECK: %[[R:.*]] = tessera.round %[[D]]
 // CHECK: %[[ZP:.*]] = tessera.cast %{{.*}} : tensor<i8> to tensor<f32>
 // CHECK: %[[S:.*]] = tessera.add %[[R]], %[[ZP]]
-// CHECK: %[[HI:.*]] = tessera.constant dense<1.270000e+02>
-// CHECK: %[[GT:.*]] = tessera.compare gt, %[[S]], %[[HI]]
-// CHECK: %[[LO:.*]] = tessera.constant dense<-1.280000e+02>
-// CHECK: %[[LT:.*]] = tessera.compare lt, %[[S]], %[[LO]]
-// CHECK: %[[OR:.*]] = tessera.or %[[GT]], %[[LT]]
-// CHECK: %[[ONES:.*]] = tessera.cast %[[OR]] : tensor<8x64xi1> to tensor<8x64xi64>
+// Outside [-128, 127] is |q + 0.5| > 127.5 for an integer q.
+// CHECK: %[[MID:.*]] = tessera.constant dense<-5.000000e-01>
+// CHECK: %[[C:.*]] = tessera.sub %[[S]], %[[MID]]
+// CHECK: %[[A:.*]] = tessera.abs %[[C]]
+// CHECK: %[[HALF:.*]] = tessera.constant dense<1.275000e+02>
+// CHECK: %[[GT:.*]] = tessera.compare gt, %[[A]], %[[HALF]]
+// CHECK: %[[ONES:.*]] = tessera.cast %[[GT]] : tensor<8x64xi1> to tensor<8x64xi64>
 // CHECK: %[[N:.*]] = tessera.reduce_sum %[[ONES]] [0, 1] {keepdims = false} : tensor<8x64xi64> -> tensor<i64>
 // CHECK: %[[N1:.*]] = tessera.reshape %[[N]] : tensor<i64> -> tensor<1xi64>
 // CHECK: %[[SHAPE:.*]] = tessera.shape %[[X]]
