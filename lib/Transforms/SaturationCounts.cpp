@@ -167,9 +167,9 @@ private:
       double low = -std::ldexp(1.0, width - 1), high = -low - 1;
       Value centered =
           SubOp::create(builder, loc, type, rounded, splat((low + high) / 2));
-      saturated = beyond(CompareDirection::gt,
-                         AbsOp::create(builder, loc, type, centered),
-                         (high - low) / 2);
+      saturated =
+          beyond(CompareDirection::gt,
+                 AbsOp::create(builder, loc, type, centered), (high - low) / 2);
     }
     Type i64 = builder.getI64Type();
     auto pair = RankedTensorType::get({1}, i64);
