@@ -11,6 +11,17 @@
 // RUN: tessera-opt %t/input.mlir --tessera-assign-precision="policy=int8 calibration=%t/cache.json keep-heads=false" | FileCheck %s --check-prefix=HEADS
 // RUN: tessera-opt %t/input.mlir --tessera-assign-precision="policy=int8 calibration=%t/cache.json smooth-quant=0.5" | FileCheck %s --check-prefix=SMOOTH
 // RUN: tessera-opt %t/input.mlir --tessera-assign-precision="policy=int8 calibration=%t/cache.json smooth-quant=auto" | FileCheck %s --check-prefix=AUTO
+// A constant weight whose values the pass cannot read (here an elided
+// resource): the cuda target, which reads int8 weights stored [n][k], keeps
+// the matmul f32 and says why; the cpu target quantizes the weight on
+// each run instead (must not refuse).
+// RUN: tessera-opt %t/unreadable.mlir --tessera-assign-precision="policy=int8 calibration=%t/cache.json target=cuda keep-heads=false remarks=true" 2>&1 | FileCheck %s --check-prefix=UNREADABLE-CUDA
+// RUN: tessera-opt %t/unreadable.mlir --tessera-assign-precision="policy=int8 calibration=%t/cache.json keep-heads=false" | FileCheck %s --check-prefix=UNREADABLE-CPU
+// UNREADABLE-CUDA: remark: loc("/w/MatMul"): precision int8: f32: its weight's values cannot be read at compile time to be stored [n][k], as the target reads int8 weights
+// UNREADABLE-CUDA-NOT: tessera.quantize
+// UNREADABLE-CPU: %[[W:.*]] = tessera.constant dense_resource<__elided__> : tensor<4x2xf32>
+// UNREADABLE-CPU: tessera.quantize %[[W]] scale
+// UNREADABLE-CPU: tessera.matmul {{.*}} {tessera.precision = "int8"} : tensor<8x4xi8>, tensor<4x2xi8> -> tensor<8x2xi32>
 
 //--- cache.json
 {
@@ -21,6 +32,8 @@
     "/fc1/MatMul:lhs": { "amax": 2.54, "channel_amax": [2.54, 0.01], "channel_mean_square": [4.0, 0.0001] },
     "/fc2/MatMul:lhs": { "amax": 12.7 },
     "/fc2/MatMul:rhs": { "amax": 1.27 },
+    "/w/MatMul:lhs": { "amax": 2.54 },
+    "/w/MatMul:rhs": { "amax": 1.0 },
     "/ta/MatMul:lhs": { "amax": 2.0, "channel_amax": [2.0, 0.01, 1.0, 1.0], "channel_mean_square": [1.0, 0.0001, 1.0, 1.0] }
   },
   "version": 1
@@ -155,4 +168,11 @@ func.func @transposed_lhs(%x: tensor<2x4xf32>) -> tensor<4x2xf32> {
   %y = tessera.matmul %x, %w {transpose_a} : tensor<2x4xf32>, tensor<2x2xf32> -> tensor<4x2xf32> loc("/ta/MatMul")
   %r = tessera.softmax %y : tensor<4x2xf32>
   return %r : tensor<4x2xf32>
+}
+
+//--- unreadable.mlir
+func.func @unreadable(%x: tensor<8x4xf32>) -> tensor<8x2xf32> {
+  %w = tessera.constant dense_resource<__elided__> : tensor<4x2xf32> loc("/w/MatMul")
+  %y = tessera.matmul %x, %w : tensor<8x4xf32>, tensor<4x2xf32> -> tensor<8x2xf32> loc("/w/MatMul")
+  return %y : tensor<8x2xf32>
 }
