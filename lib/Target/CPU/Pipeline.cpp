@@ -186,6 +186,10 @@ void tessera::cpu::buildLLVMPipeline(OpPassManager &pm,
   vectorOptions.reassociateFPReductions = true;
   // vdpbf16ps (x86vector.avx512.dot) for bf16 products.
   vectorOptions.x86Vector = true;
+  // A 16 x 16 f32 transpose (a symbolic-size convolution's product back to
+  // NCHW) as shuffles in registers, not 256 element moves.
+  vectorOptions.vectorTransposeLowering =
+      vector::VectorTransposeLowering::Shuffle16x16;
   pm.addPass(createConvertVectorToLLVMPass(vectorOptions));
   // Allocations go through the runtime's block cache, so that large
   // buffers are reused across runs instead of being faulted in each time.

@@ -440,3 +440,49 @@ func.func @pairs(%b: tensor<4x2x8xbf16>, %f: tensor<4x2x8xf32>) -> (tensor<4x8x2
   %1 = linalg.transpose ins(%f : tensor<4x2x8xf32>) outs(%e2 : tensor<4x8x2xf32>) permutation = [0, 2, 1]
   return %0, %1 : tensor<4x8x2xbf16>, tensor<4x8x2xf32>
 }
+
+// -----
+
+// A symbolic-size convolution's product [N, P, F] back to [N, F, P]: blocks
+// of 16 x 16 on threads (N, F in 16s, P in 128s), each block 16 masked row
+// loads of F, one transpose in registers, 16 masked row stores of P (a
+// row beyond P, or a column beyond F's 40, masked off).
+// CHECK-LABEL: func @inner_transpose
+// CHECK: scf.forall (%{{.*}}, %{{.*}}, %{{.*}}) = (0, 0, 0) to (%{{.*}}, 40, %{{.*}}) step (1, 16, 128)
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args
+// CHECK-COUNT-16: vector.transfer_read {{.*}} : tensor<1x?x?xf32>, vector<16xf32>
+// CHECK: %[[T:.*]] = vector.transpose %{{.*}}, [1, 0] : vector<16x16xf32> to vector<16x16xf32>
+// CHECK-COUNT-16: vector.transfer_write {{.*}} : vector<16xf32>, tensor<1x?x?xf32>
+// CHECK-NOT: linalg.transpose
+func.func @inner_transpose(%x: tensor<?x?x40xf32>) -> tensor<?x40x?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %x, %c0 : tensor<?x?x40xf32>
+  %p = tensor.dim %x, %c1 : tensor<?x?x40xf32>
+  %e = tensor.empty(%n, %p) : tensor<?x40x?xf32>
+  %0 = linalg.transpose ins(%x : tensor<?x?x40xf32>) outs(%e : tensor<?x40x?xf32>) permutation = [0, 2, 1]
+  return %0 : tensor<?x40x?xf32>
+}
+
+// -----
+
+// Must not fire: the output's rows are static (the vector steps take
+// them), the element type is not f32, the permutation moves an outer dim.
+// CHECK-LABEL: func @not_inner_transposes
+// CHECK-NOT: vector.transpose
+func.func @not_inner_transposes(%x: tensor<2x64x40xf32>, %h: tensor<?x?x40xf16>, %y: tensor<?x4x?xf32>) -> (tensor<2x40x64xf32>, tensor<?x40x?xf16>, tensor<?x?x4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %e = tensor.empty() : tensor<2x40x64xf32>
+  %0 = linalg.transpose ins(%x : tensor<2x64x40xf32>) outs(%e : tensor<2x40x64xf32>) permutation = [0, 2, 1]
+  %n = tensor.dim %h, %c0 : tensor<?x?x40xf16>
+  %p = tensor.dim %h, %c1 : tensor<?x?x40xf16>
+  %eh = tensor.empty(%n, %p) : tensor<?x40x?xf16>
+  %1 = linalg.transpose ins(%h : tensor<?x?x40xf16>) outs(%eh : tensor<?x40x?xf16>) permutation = [0, 2, 1]
+  %m = tensor.dim %y, %c0 : tensor<?x4x?xf32>
+  %q = tensor.dim %y, %c2 : tensor<?x4x?xf32>
+  %ey = tensor.empty(%q, %m) : tensor<?x?x4xf32>
+  %2 = linalg.transpose ins(%y : tensor<?x4x?xf32>) outs(%ey : tensor<?x?x4xf32>) permutation = [2, 0, 1]
+  return %0, %1, %2 : tensor<2x40x64xf32>, tensor<?x40x?xf16>, tensor<?x?x4xf32>
+}
