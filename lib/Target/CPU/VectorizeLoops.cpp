@@ -4,6 +4,7 @@
 
 #include "RowTiles.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
@@ -249,12 +250,15 @@ void vectorizeUpsampling(RewriterBase &rewriter, linalg::GenericOp op,
   rewriter.replaceOp(tile, loop.getResults());
 }
 
-/// Whether `op` is a copy that swaps its two innermost dims, [.., P, F] to
-/// [.., F, P], of 32-bit floats whose output rows (P) are dynamic: a
-/// symbolic-size convolution's product [N, P, F] back to NCHW. Its masked
-/// steps (see maskedInner) would read each output vector as 16 strided
-/// loads, one lane at a time.
-bool isInnerTranspose(linalg::LinalgOp op) {
+/// Whether `op` is a transposing copy of 32-bit floats that a block
+/// transpose takes: loops in the output's order, whose input's innermost
+/// dim is the next-to-last loop (B) and whose last loop (A, the output's
+/// innermost dim) is another input dim, with A or B dynamic. Examples: a
+/// symbolic-size convolution's product [N, P, F] back to [N, F, P] (A = P,
+/// B = F), an image [N, C, H, W] to [N, H, W, C] (A = C, B = W). Their
+/// vector steps (see maskedInner) would read each output vector as 16
+/// strided loads, one lane at a time.
+bool isBlockTranspose(linalg::LinalgOp op) {
   if (op.getNumDpsInputs() != 1 || op.getNumDpsInits() != 1 ||
       !op.hasPureTensorSemantics() ||
       op.getNumParallelLoops() != op.getNumLoops() || op.getNumLoops() < 2)
@@ -267,25 +271,28 @@ bool isInnerTranspose(linalg::LinalgOp op) {
       !element.isF32())
     return false;
   unsigned loops = op.getNumLoops();
-  SmallVector<unsigned> permutation = llvm::to_vector(llvm::seq(0u, loops));
-  std::swap(permutation[loops - 2], permutation[loops - 1]);
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  return maps[1].isIdentity() &&
-         maps[0] ==
-             AffineMap::getPermutationMap(permutation, op.getContext()) &&
-         ShapedType::isDynamic(op.getStaticLoopRanges().back());
+  if (!maps[1].isIdentity() || !maps[0].isPermutation() ||
+      maps[0].getDimPosition(loops - 1) != loops - 2)
+    return false;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  return ShapedType::isDynamic(ranges[loops - 1]) ||
+         ShapedType::isDynamic(ranges[loops - 2]);
 }
 
-/// An inner transpose (see isInnerTranspose) in blocks of kLanes x kLanes
-/// on threads (one scf.forall over the outer dims, the F dim in kLanes and
-/// the P dim in kTransposeRows), each block kLanes masked row loads of F,
-/// one vector.transpose in registers, and kLanes masked row stores of P.
-/// PaddleOCR's recognizer, whose convolutions run over images of symbolic
-/// width, spent about 8% of its time in these copies.
-void vectorizeInnerTranspose(RewriterBase &rewriter, linalg::LinalgOp op) {
+/// A block transpose (see isBlockTranspose) in blocks of kLanes x kLanes
+/// on threads (one scf.forall over the outer loops, B in kLanes and A in
+/// kTransposeRows), each block kLanes row loads along B, one
+/// vector.transpose in registers, and kLanes row stores along A. Full
+/// blocks' masks depend on B's extent only (hoisted out of the loop); the
+/// last, partial block along A masks its rows too. PaddleOCR's
+/// recognizer, whose convolutions run over images of symbolic width,
+/// spent about 8% of its time in these copies.
+void vectorizeBlockTranspose(RewriterBase &rewriter, linalg::LinalgOp op) {
   constexpr int64_t kTransposeRows = 128;
   MLIRContext *ctx = rewriter.getContext();
   unsigned loops = op.getNumLoops();
+  AffineMap read = op.getIndexingMapsArray()[0];
   SmallVector<int64_t> sizes(loops, 1);
   sizes[loops - 2] = kLanes;
   sizes[loops - 1] = kTransposeRows;
@@ -304,53 +311,69 @@ void vectorizeInnerTranspose(RewriterBase &rewriter, linalg::LinalgOp op) {
   auto index = [&](OpBuilder &b, Location l, int64_t value) -> Value {
     return arith::ConstantIndexOp::create(b, l, value);
   };
-  Value zero = index(rewriter, loc, 0);
+  Value zero = index(rewriter, loc, 0), step = index(rewriter, loc, kLanes);
   Value columns = tensor::DimOp::create(rewriter, loc, init, loops - 2);
   Value width = tensor::DimOp::create(rewriter, loc, init, loops - 1);
   AffineMap minor = AffineMap::getMinorIdentityMap(loops, 1, ctx);
-  auto loop = scf::ForOp::create(
-      rewriter, loc, zero, width, index(rewriter, loc, kLanes),
-      ValueRange{init},
+  // One block at `at` along A, of `left` rows (kLanes or fewer).
+  auto transposeBlock = [&](OpBuilder &b, Location l, Value at, Value left,
+                            Value result) -> Value {
+    Value pad = arith::ConstantOp::create(b, l, b.getZeroAttr(f32));
+    // A row (lane i) beyond the block's rows, or a column beyond its
+    // columns, is masked off entirely.
+    auto sizeIf = [&](int64_t lane, Value bound, Value size) -> Value {
+      Value inside = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt,
+                                           index(b, l, lane), bound);
+      return arith::SelectOp::create(b, l, inside, size, index(b, l, 0));
+    };
+    Value values = arith::ConstantOp::create(
+        b, l, DenseElementsAttr::get(square, b.getZeroAttr(f32)));
+    SmallVector<Value> point(loops, zero);
+    for (int64_t i = 0; i < kLanes; ++i) {
+      point[loops - 1] = arith::AddIOp::create(b, l, at, index(b, l, i));
+      point[loops - 2] = zero;
+      SmallVector<Value> indices;
+      for (unsigned d = 0; d < loops; ++d)
+        indices.push_back(point[read.getDimPosition(d)]);
+      Value mask = vector::CreateMaskOp::create(
+          b, l, rowMask, ValueRange{sizeIf(i, left, columns)});
+      Value loaded = vector::TransferReadOp::create(
+          b, l, row, input, indices, AffineMapAttr::get(minor), pad, mask,
+          b.getBoolArrayAttr({true}));
+      values = vector::InsertOp::create(b, l, loaded, values, i);
+    }
+    Value transposed =
+        vector::TransposeOp::create(b, l, values, ArrayRef<int64_t>{1, 0});
+    for (int64_t j = 0; j < kLanes; ++j) {
+      point[loops - 2] = index(b, l, j);
+      point[loops - 1] = at;
+      Value mask = vector::CreateMaskOp::create(
+          b, l, rowMask, ValueRange{sizeIf(j, columns, left)});
+      Value column = vector::ExtractOp::create(b, l, transposed, j);
+      result = vector::TransferWriteOp::create(b, l, column, result, point,
+                                               AffineMapAttr::get(minor), mask,
+                                               b.getBoolArrayAttr({true}))
+                   .getResult();
+    }
+    return result;
+  };
+  // Full blocks, then the partial one (a loop of at most one iteration).
+  Value full = affine::makeComposedAffineApply(
+      rewriter, loc, getAffineSymbolExpr(0, ctx).floorDiv(kLanes) * kLanes,
+      {width});
+  auto fullBlocks = scf::ForOp::create(
+      rewriter, loc, zero, full, step, ValueRange{init},
+      [&](OpBuilder &b, Location l, Value at, ValueRange carried) {
+        scf::YieldOp::create(
+            b, l, transposeBlock(b, l, at, index(b, l, kLanes), carried[0]));
+      });
+  auto partial = scf::ForOp::create(
+      rewriter, loc, full, width, step, fullBlocks.getResults(),
       [&](OpBuilder &b, Location l, Value at, ValueRange carried) {
         Value left = arith::SubIOp::create(b, l, width, at);
-        Value pad = arith::ConstantOp::create(b, l, b.getZeroAttr(f32));
-        // A row (lane i) beyond the block's rows, or a column beyond its
-        // columns, is masked off entirely.
-        auto sizeIf = [&](int64_t lane, Value bound, Value size) -> Value {
-          Value inside = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt,
-                                               index(b, l, lane), bound);
-          return arith::SelectOp::create(b, l, inside, size, index(b, l, 0));
-        };
-        Value values = arith::ConstantOp::create(
-            b, l, DenseElementsAttr::get(square, b.getZeroAttr(f32)));
-        SmallVector<Value> indices(loops, zero);
-        for (int64_t i = 0; i < kLanes; ++i) {
-          indices[loops - 2] = arith::AddIOp::create(b, l, at, index(b, l, i));
-          indices[loops - 1] = zero;
-          Value mask = vector::CreateMaskOp::create(
-              b, l, rowMask, ValueRange{sizeIf(i, left, columns)});
-          Value read = vector::TransferReadOp::create(
-              b, l, row, input, indices, AffineMapAttr::get(minor), pad, mask,
-              b.getBoolArrayAttr({true}));
-          values = vector::InsertOp::create(b, l, read, values, i);
-        }
-        Value transposed =
-            vector::TransposeOp::create(b, l, values, ArrayRef<int64_t>{1, 0});
-        Value result = carried[0];
-        for (int64_t j = 0; j < kLanes; ++j) {
-          indices[loops - 2] = index(b, l, j);
-          indices[loops - 1] = at;
-          Value mask = vector::CreateMaskOp::create(
-              b, l, rowMask, ValueRange{sizeIf(j, columns, left)});
-          Value column = vector::ExtractOp::create(b, l, transposed, j);
-          result = vector::TransferWriteOp::create(
-                       b, l, column, result, indices, AffineMapAttr::get(minor),
-                       mask, b.getBoolArrayAttr({true}))
-                       .getResult();
-        }
-        scf::YieldOp::create(b, l, result);
+        scf::YieldOp::create(b, l, transposeBlock(b, l, at, left, carried[0]));
       });
-  rewriter.replaceOp(block, loop.getResults());
+  rewriter.replaceOp(block, partial.getResults());
 }
 
 struct VectorizeLoopsPass
@@ -387,11 +410,11 @@ struct VectorizeLoopsPass
       IRRewriter rewriter(&getContext());
       SmallVector<linalg::LinalgOp> transposes;
       getOperation().walk([&](linalg::LinalgOp op) {
-        if (isInnerTranspose(op))
+        if (isBlockTranspose(op))
           transposes.push_back(op);
       });
       for (linalg::LinalgOp op : transposes)
-        vectorizeInnerTranspose(rewriter, op);
+        vectorizeBlockTranspose(rewriter, op);
     }
     SmallVector<linalg::LinalgOp> targets, masked;
     getOperation().walk([&](linalg::LinalgOp op) {

@@ -446,13 +446,18 @@ func.func @pairs(%b: tensor<4x2x8xbf16>, %f: tensor<4x2x8xf32>) -> (tensor<4x8x2
 // A symbolic-size convolution's product [N, P, F] back to [N, F, P]: blocks
 // of 16 x 16 on threads (N, F in 16s, P in 128s), each block 16 masked row
 // loads of F, one transpose in registers, 16 masked row stores of P (a
-// row beyond P, or a column beyond F's 40, masked off).
+// column beyond F's 40 masked off): a loop of full blocks, then one of the
+// partial block (its rows beyond P masked off too).
 // CHECK-LABEL: func @inner_transpose
 // CHECK: scf.forall (%{{.*}}, %{{.*}}, %{{.*}}) = (0, 0, 0) to (%{{.*}}, 40, %{{.*}}) step (1, 16, 128)
-// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args
+// CHECK: %[[FULL:.*]] = affine.apply #{{.*}}()[%{{.*}}]
+// CHECK: %[[BLOCKS:.*]] = scf.for %{{.*}} = %{{.*}} to %[[FULL]] step %{{.*}} iter_args
 // CHECK-COUNT-16: vector.transfer_read {{.*}} : tensor<1x?x?xf32>, vector<16xf32>
-// CHECK: %[[T:.*]] = vector.transpose %{{.*}}, [1, 0] : vector<16x16xf32> to vector<16x16xf32>
+// CHECK: vector.transpose %{{.*}}, [1, 0] : vector<16x16xf32> to vector<16x16xf32>
 // CHECK-COUNT-16: vector.transfer_write {{.*}} : vector<16xf32>, tensor<1x?x?xf32>
+// CHECK: scf.for %{{.*}} = %[[FULL]] to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %[[BLOCKS]])
+// CHECK-COUNT-16: vector.transfer_read {{.*}} : tensor<1x?x?xf32>, vector<16xf32>
+// CHECK: vector.transpose
 // CHECK-NOT: linalg.transpose
 func.func @inner_transpose(%x: tensor<?x?x40xf32>) -> tensor<?x40x?xf32> {
   %c0 = arith.constant 0 : index
@@ -466,8 +471,32 @@ func.func @inner_transpose(%x: tensor<?x?x40xf32>) -> tensor<?x40x?xf32> {
 
 // -----
 
-// Must not fire: the output's rows are static (the vector steps take
-// them), the element type is not f32, the permutation moves an outer dim.
+// An image [N, C, H, W] of symbolic size to [N, H, W, C]: the blocks are
+// 16 pixels of a row (the input's innermost dim) by 16 channels (the
+// output's).
+// CHECK-LABEL: func @to_nhwc
+// CHECK: scf.forall (%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) = (0, 0, 0, 0) to (%{{.*}}, %{{.*}}, %{{.*}}, 24) step (1, 1, 16, 128)
+// CHECK: vector.transfer_read {{.*}} : tensor<1x?x1x?xf32>, vector<16xf32>
+// CHECK: vector.transpose {{.*}} : vector<16x16xf32> to vector<16x16xf32>
+// CHECK: vector.transfer_write {{.*}} : vector<16xf32>, tensor<1x1x?x?xf32>
+// CHECK-NOT: linalg.transpose
+func.func @to_nhwc(%x: tensor<?x24x?x?xf32>) -> tensor<?x?x?x24xf32> {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %n = tensor.dim %x, %c0 : tensor<?x24x?x?xf32>
+  %h = tensor.dim %x, %c2 : tensor<?x24x?x?xf32>
+  %w = tensor.dim %x, %c3 : tensor<?x24x?x?xf32>
+  %e = tensor.empty(%n, %h, %w) : tensor<?x?x?x24xf32>
+  %0 = linalg.transpose ins(%x : tensor<?x24x?x?xf32>) outs(%e : tensor<?x?x?x24xf32>) permutation = [0, 2, 3, 1]
+  return %0 : tensor<?x?x?x24xf32>
+}
+
+// -----
+
+// Must not fire: both block dims static (the vector steps take them), the
+// element type is not f32, the input's innermost dim is not the
+// next-to-last loop.
 // CHECK-LABEL: func @not_inner_transposes
 // CHECK-NOT: vector.transpose
 func.func @not_inner_transposes(%x: tensor<2x64x40xf32>, %h: tensor<?x?x40xf16>, %y: tensor<?x4x?xf32>) -> (tensor<2x40x64xf32>, tensor<?x40x?xf16>, tensor<?x?x4xf32>) {
