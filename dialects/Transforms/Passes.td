@@ -219,15 +219,19 @@ def CountSaturationPass
     saturated; a NaN does not (it lies beyond no bound). The results are
     named `tessera.saturated:<key>`: the calibration key of the op the
     quantize feeds (`<ONNX node>:lhs`, `:rhs`, ...), or the quantize's own
-    ONNX node name. A quantize of a constant (folded at compile time), or
+    ONNX node name, or `#quantize<n>` (its position) without one; a name
+    taken already gets `#2`, `#3`, ... Only quantizes at the function's
+    top level are counted (run the pass before fusion). A quantize of a
+    constant (folded at compile time; through casts, reshapes and
+    transposes), or
     one whose scale is computed at run time (fp8 current scaling, where
     nothing saturates by construction) gets no count.
 
     ```mlir
     %q = tessera.quantize %x scale(%s : tensor<f32>) : tensor<8x64xf32> -> tensor<8x64xi8>
     // becomes, beside it:
-    %r = tessera.round (tessera.div %x, %s)
-    %o = tessera.or (tessera.compare gt, %r, 127), (tessera.compare lt, %r, -128)
+    %r = tessera.round (tessera.div %x, %s)        // + zero point, if any
+    %o = tessera.compare gt, (tessera.abs (tessera.sub %r, -0.5)), 127.5
     %n = tessera.reduce_sum (tessera.cast %o : i1 -> i64) [0, 1] {keepdims = false}
     %t = tessera.reduce_prod (tessera.shape %x) [0]
     %c = tessera.concat %n, %t {axis = 0}   // tensor<2xi64>

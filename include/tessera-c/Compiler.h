@@ -100,8 +100,10 @@ void tessera_compile_options_set_fp8(tessera_compile_options *options,
 
 /** Non-zero: every run also counts the values each int8 or fp8 quantize
  *  with a fixed scale saturates (--saturation-counts), as extra outputs
- *  named "tessera.saturated:<ONNX node>:<operand>" after the model's own,
- *  each two int64 values: saturated, quantized. 0 (the default): none. */
+ *  named "tessera.saturated:<key>" after the model's own (the key: the
+ *  ONNX node and operand the quantize feeds, "/fc/MatMul:lhs", or a
+ *  QuantizeLinear's own node name), each two int64 values: saturated,
+ *  quantized. 0 (the default): none. */
 void tessera_compile_options_set_saturation_counts(
     tessera_compile_options *options, int enable);
 

@@ -272,16 +272,23 @@ private:
           break;
         }
         prologue.push_back(producer);
-        // Continue through the operand of the producer's own shape (its
-        // element type may differ: a count's cast from i1).
+        // Continue through the operand of the producer's own type, else
+        // one of its shape (a count's cast from i1: the element type
+        // differs). A select's f32 operand comes before its i1 condition.
         Value next;
         auto inputType = cast<RankedTensorType>(input.getType());
         for (Value operand : producer->getOperands())
-          if (auto type = dyn_cast<RankedTensorType>(operand.getType());
-              type && type.getShape() == inputType.getShape()) {
+          if (operand.getType() == input.getType()) {
             next = operand;
             break;
           }
+        for (Value operand : producer->getOperands()) {
+          auto type = dyn_cast<RankedTensorType>(operand.getType());
+          if (next || !type || type.getShape() != inputType.getShape())
+            continue;
+          next = operand;
+          break;
+        }
         if (!next)
           break;
         input = next;

@@ -29,16 +29,16 @@ using namespace mlir::tessera;
 
 namespace {
 
-/// Whether `quantize`'s scale is fixed when the program is compiled (a
-/// constant, possibly through casts and reshapes).
-bool hasConstantScale(QuantizeOp quantize) {
-  Value scale = quantize.getScale();
-  while (Operation *def = scale.getDefiningOp()) {
+/// Whether `value` is known when the program is compiled: a constant,
+/// possibly through casts, reshapes and transposes (a weight, a
+/// calibrated scale).
+bool isConstant(Value value) {
+  while (Operation *def = value.getDefiningOp()) {
     if (isa<ConstantOp>(def))
       return true;
-    if (!isa<CastOp, ReshapeOp>(def))
+    if (!isa<CastOp, ReshapeOp, TransposeOp>(def))
       return false;
-    scale = def->getOperand(0);
+    value = def->getOperand(0);
   }
   return false;
 }
@@ -76,17 +76,18 @@ public:
     unsigned position = 0;
     SmallVector<std::pair<std::string, Value>> counts;
     llvm::StringSet<> keys;
-    entry.walk([&](QuantizeOp quantize) {
+    // Top-level quantizes only: before fusion, where the counts may be
+    // returned (one inside a fusion region would not dominate the return).
+    for (QuantizeOp quantize : entry.getOps<QuantizeOp>()) {
       unsigned index = position++;
-      if (quantize.getInput().getDefiningOp<ConstantOp>() ||
-          !hasConstantScale(quantize))
-        return;
+      if (isConstant(quantize.getInput()) || !isConstant(quantize.getScale()))
+        continue;
       std::string key = countKey(quantize, index);
       // Two quantizes of one operand name (a model's own): keep both.
       for (int n = 2; !keys.insert(key).second; ++n)
         key = countKey(quantize, index) + "#" + std::to_string(n);
       counts.emplace_back(key, countSaturated(quantize));
-    });
+    }
     if (counts.empty()) {
       entry.emitWarning("no quantize with a fixed scale to count saturation "
                         "at: the program has no int8 or fp8 activation "
@@ -126,6 +127,12 @@ private:
       auto paramType = cast<RankedTensorType>(param.getType());
       if (paramType.getElementType() != f32)
         param = CastOp::create(builder, loc, paramType.clone(f32), param);
+      // One value for the whole tensor: as a 0-D tensor (a [1] would
+      // broadcast a 0-D input to [1]).
+      if (paramType.getRank() == 1 && paramType.getDimSize(0) == 1 &&
+          (!quantize.getAxis() || rank == 0))
+        return ReshapeOp::create(builder, loc, RankedTensorType::get({}, f32),
+                                 param, Value());
       if (!quantize.getAxis() || paramType.getRank() != 1 || rank == 0)
         return param;
       int64_t axis = *::tessera::normalizeAxis(*quantize.getAxis(), rank);
@@ -174,11 +181,14 @@ private:
     Type i64 = builder.getI64Type();
     auto pair = RankedTensorType::get({1}, i64);
     Value ones = CastOp::create(builder, loc, type.clone(i64), saturated);
-    Value count =
-        ReduceSumOp::create(builder, loc, RankedTensorType::get({}, i64), ones,
-                            builder.getDenseI64ArrayAttr(
-                                llvm::to_vector(llvm::seq<int64_t>(0, rank))),
-                            builder.getBoolAttr(false));
+    // A 0-D value is its own count (a reduction takes at least one axis).
+    Value count = ones;
+    if (rank > 0)
+      count = ReduceSumOp::create(builder, loc, RankedTensorType::get({}, i64),
+                                  ones,
+                                  builder.getDenseI64ArrayAttr(llvm::to_vector(
+                                      llvm::seq<int64_t>(0, rank))),
+                                  builder.getBoolAttr(false));
     count = ReshapeOp::create(builder, loc, pair, count, Value());
     // The number of values, from the (possibly symbolic) shape.
     Value total;

@@ -94,3 +94,44 @@ func.func @nothing_to_count(%x: tensor<16xf32>) -> (tensor<16xf8E4M3FN>, tensor<
   %r = tessera.quantize %w scale(%one : tensor<f32>) : tensor<16xf32> -> tensor<16xi8>
   return %q, %r : tensor<16xf8E4M3FN>, tensor<16xi8>
 }
+
+// -----
+
+// A 0-D activation with a one-element scale [1]: the scale is read as 0-D
+// (a [1] would broadcast the count's operands to [1]), and the 0-D
+// comparison is its own count (no reduction over no axes).
+// CHECK-LABEL: func.func @scalar
+// CHECK: %[[S:.*]] = tessera.reshape %{{.*}} : tensor<1xf32> -> tensor<f32>
+// CHECK: tessera.div %{{.*}}, %[[S]] : tensor<f32>, tensor<f32> -> tensor<f32>
+// CHECK: %[[ONE:.*]] = tessera.cast %{{.*}} : tensor<i1> to tensor<i64>
+// CHECK-NOT: tessera.reduce_sum
+// CHECK: tessera.reshape %[[ONE]] : tensor<i64> -> tensor<1xi64>
+// CHECK: tessera.constant dense<1> : tensor<1xi64>
+func.func @scalar(%x: tensor<f32>) -> tensor<i8> {
+  %s = tessera.constant dense<[0.5]> : tensor<1xf32>
+  %q = tessera.quantize %x scale(%s : tensor<1xf32>) : tensor<f32> -> tensor<i8>
+  return %q : tensor<i8>
+}
+
+// -----
+
+// Must not fire: a weight behind a reshape (known when compiling), and a
+// quantize inside a fusion region (after fusion: its count could not be
+// returned). The activation's quantize at the top level is counted.
+// CHECK-LABEL: func.func @weight_and_region
+// CHECK-SAME: -> (tensor<4x16xi8>, tensor<8x16xi8>, tensor<8xi8>, tensor<2xi64> {tessera.name = "tessera.saturated:/act/QuantizeLinear"})
+// CHECK-COUNT-1: tessera.reduce_sum
+// CHECK-NOT: tessera.reduce_sum
+func.func @weight_and_region(%x: tensor<4x16xf32>, %y: tensor<8xf32>) -> (tensor<4x16xi8>, tensor<8x16xi8>, tensor<8xi8>) {
+  %s = tessera.constant dense<0.5> : tensor<f32>
+  %q = tessera.quantize %x scale(%s : tensor<f32>) : tensor<4x16xf32> -> tensor<4x16xi8> loc("/act/QuantizeLinear")
+  %w = tessera.constant dense<1.0> : tensor<128xf32>
+  %r = tessera.reshape %w : tensor<128xf32> -> tensor<8x16xf32>
+  %qw = tessera.quantize %r scale(%s : tensor<f32>) : tensor<8x16xf32> -> tensor<8x16xi8>
+  %f = tessera.fusion elementwise {
+    %a = tessera.abs %y : tensor<8xf32>
+    %qa = tessera.quantize %a scale(%s : tensor<f32>) : tensor<8xf32> -> tensor<8xi8>
+    tessera.yield %qa : tensor<8xi8>
+  } : tensor<8xi8>
+  return %q, %qw, %f : tensor<4x16xi8>, tensor<8x16xi8>, tensor<8xi8>
+}

@@ -321,16 +321,22 @@ void vectorizeBlockTranspose(RewriterBase &rewriter, linalg::LinalgOp op) {
     Value pad = arith::ConstantOp::create(b, l, b.getZeroAttr(f32));
     // A row (lane i) beyond the block's rows, or a column beyond its
     // columns, is masked off entirely.
+    auto inside = [&](int64_t lane, Value bound) -> Value {
+      return arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt,
+                                   index(b, l, lane), bound);
+    };
     auto sizeIf = [&](int64_t lane, Value bound, Value size) -> Value {
-      Value inside = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt,
-                                           index(b, l, lane), bound);
-      return arith::SelectOp::create(b, l, inside, size, index(b, l, 0));
+      return arith::SelectOp::create(b, l, inside(lane, bound), size,
+                                     index(b, l, 0));
     };
     Value values = arith::ConstantOp::create(
         b, l, DenseElementsAttr::get(square, b.getZeroAttr(f32)));
     SmallVector<Value> point(loops, zero);
     for (int64_t i = 0; i < kLanes; ++i) {
-      point[loops - 1] = arith::AddIOp::create(b, l, at, index(b, l, i));
+      // A masked-off row is read at the block's first row (in bounds).
+      point[loops - 1] = arith::SelectOp::create(
+          b, l, inside(i, left),
+          arith::AddIOp::create(b, l, at, index(b, l, i)), at);
       point[loops - 2] = zero;
       SmallVector<Value> indices;
       for (unsigned d = 0; d < loops; ++d)
@@ -345,7 +351,8 @@ void vectorizeBlockTranspose(RewriterBase &rewriter, linalg::LinalgOp op) {
     Value transposed =
         vector::TransposeOp::create(b, l, values, ArrayRef<int64_t>{1, 0});
     for (int64_t j = 0; j < kLanes; ++j) {
-      point[loops - 2] = index(b, l, j);
+      point[loops - 2] = arith::SelectOp::create(b, l, inside(j, columns),
+                                                 index(b, l, j), zero);
       point[loops - 1] = at;
       Value mask = vector::CreateMaskOp::create(
           b, l, rowMask, ValueRange{sizeIf(j, columns, left)});
@@ -494,7 +501,13 @@ struct PadPlanes : OpRewritePattern<tensor::PadOp> {
           tensor::ParallelInsertSliceOp::create(b, l, result, out, whole,
                                                 wholeSize, ones);
         });
-    rewriter.replaceOp(pad, loop.getResults());
+    // The pad may declare a dim static that the source's sizes leave
+    // dynamic (or the other way round).
+    Value result = loop.getResult(0);
+    if (result.getType() != pad.getResultType())
+      result =
+          tensor::CastOp::create(rewriter, loc, pad.getResultType(), result);
+    rewriter.replaceOp(pad, result);
     return success();
   }
 };

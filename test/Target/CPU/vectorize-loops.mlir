@@ -454,6 +454,47 @@ func.func @pairs(%b: tensor<4x2x8xbf16>, %f: tensor<4x2x8xf32>) -> (tensor<4x8x2
 
 // -----
 
+// Asymmetric pads of a symbolic-size image (1 row above, 3 below, 2
+// columns left, none right): the source at [1, 2], the rows above and
+// below the whole width, the left columns beside the source's rows.
+// CHECK-LABEL: func @pad_asymmetric
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) in (%{{.*}}, 4) shared_outs
+// CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[0, 0, 1, 2] [1, 1, %[[H:.*]], %[[W:.*]]] [1, 1, 1, 1]
+// CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[0, 0, 0, 0] [1, 1, 1, %[[WP:.*]]] [1, 1, 1, 1]
+// CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[0, 0, %{{.*}}, 0] [1, 1, 3, %[[WP]]] [1, 1, 1, 1]
+// CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[0, 0, 1, 0] [1, 1, %[[H]], 2] [1, 1, 1, 1]
+// CHECK-NOT: tensor.insert_slice %{{.*}} into %{{.*}}[0, 0, 1, %{{.*}}] [1, 1, %[[H]], 0]
+// CHECK: tensor.parallel_insert_slice
+func.func @pad_asymmetric(%x: tensor<?x4x?x?xf32>) -> tensor<?x4x?x?xf32> {
+  %z = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 0, 1, 2] high[0, 0, 3, 0] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %z : f32
+  } : tensor<?x4x?x?xf32> to tensor<?x4x?x?xf32>
+  return %p : tensor<?x4x?x?xf32>
+}
+
+// -----
+
+// Must not fire: a rank-2 pad (no planes), a pad by a dynamic amount.
+// CHECK-LABEL: func @pad_not_planes
+// CHECK: tensor.insert_slice %arg0 into {{.*}}[0, 1] [6, 94] [1, 1] : tensor<6x94xf32> into tensor<6x96xf32>
+// CHECK: tensor.insert_slice %arg1 into {{.*}}[0, 0, %arg2] [2, 3, 8] [1, 1, 1] : tensor<2x3x8xf32> into tensor<2x3x?xf32>
+func.func @pad_not_planes(%x: tensor<6x94xf32>, %y: tensor<2x3x8xf32>, %n: index) -> (tensor<6x96xf32>, tensor<2x3x?xf32>) {
+  %z = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 1] high[0, 1] {
+  ^bb0(%i: index, %j: index):
+    tensor.yield %z : f32
+  } : tensor<6x94xf32> to tensor<6x96xf32>
+  %q = tensor.pad %y low[0, 0, %n] high[0, 0, 1] {
+  ^bb0(%i: index, %j: index, %k: index):
+    tensor.yield %z : f32
+  } : tensor<2x3x8xf32> to tensor<2x3x?xf32>
+  return %p, %q : tensor<6x96xf32>, tensor<2x3x?xf32>
+}
+
+// -----
+
 // Must not fire on a bf16 pad (its border columns would be vectors of one
 // bf16, which LLVM's x86 backend cannot always store): the whole tensor is
 // filled, the source inserted.
@@ -477,12 +518,22 @@ func.func @pad_bf16(%x: tensor<2x3x94xbf16>) -> tensor<2x3x96xbf16> {
 // partial block (its rows beyond P masked off too).
 // CHECK-LABEL: func @inner_transpose
 // CHECK: scf.forall (%{{.*}}, %{{.*}}, %{{.*}}) = (0, 0, 0) to (%{{.*}}, 40, %{{.*}}) step (1, 16, 128)
-// CHECK: %[[FULL:.*]] = affine.apply #{{.*}}()[%{{.*}}]
+// CHECK: %[[COLS:.*]] = tensor.dim %{{.*}} : tensor<1x?x?xf32>
+// CHECK: %[[WIDTH:.*]] = tensor.dim %{{.*}} : tensor<1x?x?xf32>
+// CHECK: %[[FULL:.*]] = affine.apply #{{.*}}()[%[[WIDTH]]]
 // CHECK: %[[BLOCKS:.*]] = scf.for %{{.*}} = %{{.*}} to %[[FULL]] step %{{.*}} iter_args
 // CHECK-COUNT-16: vector.transfer_read {{.*}} : tensor<1x?x?xf32>, vector<16xf32>
 // CHECK: vector.transpose %{{.*}}, [1, 0] : vector<16x16xf32> to vector<16x16xf32>
 // CHECK-COUNT-16: vector.transfer_write {{.*}} : vector<16xf32>, tensor<1x?x?xf32>
-// CHECK: scf.for %{{.*}} = %[[FULL]] to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %[[BLOCKS]])
+// The partial block: a row (lane) at or beyond what is left reads nothing
+// (mask size 0) and is read at the block's first row.
+// CHECK: scf.for %[[AT:.*]] = %[[FULL]] to %[[WIDTH]] step %{{.*}} iter_args(%{{.*}} = %[[BLOCKS]])
+// CHECK: %[[LEFT:.*]] = arith.subi %[[WIDTH]], %[[AT]]
+// CHECK: %[[IN:.*]] = arith.cmpi slt, %{{.*}}, %[[LEFT]]
+// CHECK: arith.select %[[IN]], %{{.*}}, %[[AT]]
+// CHECK: %[[IN0:.*]] = arith.cmpi slt, %{{.*}}, %[[LEFT]]
+// CHECK: %[[N:.*]] = arith.select %[[IN0]], %[[COLS]], %{{.*}}
+// CHECK: vector.create_mask %[[N]] : vector<16xi1>
 // CHECK-COUNT-16: vector.transfer_read {{.*}} : tensor<1x?x?xf32>, vector<16xf32>
 // CHECK: vector.transpose
 // CHECK-NOT: linalg.transpose
