@@ -7,6 +7,8 @@
 // precision policies may narrow into outputs so that a run measures them.
 //
 //===----------------------------------------------------------------------===//
+#include "Matchers.h"
+
 #include "tessera/Dialect/Tessera/IR/TesseraOps.h"
 #include "tessera/Transforms/Passes.h"
 #include "tessera/Transforms/Precision.h"
@@ -330,12 +332,7 @@ public:
   using ExposeCalibrationValuesPassBase::ExposeCalibrationValuesPassBase;
 
   void runOnOperation() override {
-    func::FuncOp entry;
-    for (auto func : getOperation().getOps<func::FuncOp>())
-      if (func.isPublic() && !func.isExternal()) {
-        entry = func;
-        break;
-      }
+    func::FuncOp entry = ::tessera::entryFunction(getOperation());
     if (!entry)
       return;
     SmallVector<std::pair<std::string, Value>> exposed;
@@ -362,18 +359,10 @@ public:
     });
     if (exposed.empty())
       return;
-    Operation *terminator = entry.getBody().back().getTerminator();
-    MLIRContext *context = &getContext();
-    for (auto &[key, value] : exposed) {
-      unsigned index = entry.getNumResults();
-      NamedAttribute name(
-          StringAttr::get(context, "tessera.name"),
-          StringAttr::get(context, ::tessera::kCalibrationOutputPrefix + key));
-      if (failed(entry.insertResult(index, value.getType(),
-                                    DictionaryAttr::get(context, {name}))))
-        return signalPassFailure();
-      terminator->insertOperands(terminator->getNumOperands(), value);
-    }
+    for (auto &[key, value] : exposed)
+      key = ::tessera::kCalibrationOutputPrefix + key;
+    if (failed(::tessera::appendNamedResults(entry, exposed)))
+      signalPassFailure();
   }
 };
 

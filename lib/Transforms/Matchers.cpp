@@ -140,3 +140,28 @@ std::optional<float> tessera::largestFiniteMagnitude(Value value) {
     return largestFinite(*values);
   return std::nullopt;
 }
+
+mlir::func::FuncOp tessera::entryFunction(mlir::ModuleOp module) {
+  for (auto func : module.getOps<mlir::func::FuncOp>())
+    if (func.isPublic() && !func.isExternal())
+      return func;
+  return {};
+}
+
+llvm::LogicalResult tessera::appendNamedResults(
+    mlir::func::FuncOp entry,
+    llvm::ArrayRef<std::pair<std::string, mlir::Value>> results) {
+  mlir::MLIRContext *context = entry.getContext();
+  mlir::Operation *terminator = entry.getBody().back().getTerminator();
+  for (const auto &[name, value] : results) {
+    mlir::NamedAttribute attribute(
+        mlir::StringAttr::get(context, "tessera.name"),
+        mlir::StringAttr::get(context, name));
+    if (mlir::failed(entry.insertResult(
+            entry.getNumResults(), value.getType(),
+            mlir::DictionaryAttr::get(context, {attribute}))))
+      return mlir::failure();
+    terminator->insertOperands(terminator->getNumOperands(), value);
+  }
+  return mlir::success();
+}

@@ -1,16 +1,31 @@
-//===- Matchers.h - matching helpers for the raising passes ---------------===//
+//===- Matchers.h - helpers of the graph passes ---------------------------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #ifndef TESSERA_LIB_TRANSFORMS_MATCHERS_H
 #define TESSERA_LIB_TRANSFORMS_MATCHERS_H
 
 #include "tessera/Dialect/Tessera/IR/TesseraOps.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include <optional>
+#include <string>
+#include <utility>
 
 namespace tessera {
+
+/// The module's entry: its first public function with a body (null when
+/// it has none).
+mlir::func::FuncOp entryFunction(mlir::ModuleOp module);
+
+/// Appends `results` to `entry`'s results, each named (its `tessera.name`
+/// result attribute) by its string: the extra outputs of calibration and
+/// of saturation counts.
+llvm::LogicalResult
+appendNamedResults(mlir::func::FuncOp entry,
+                   llvm::ArrayRef<std::pair<std::string, mlir::Value>> results);
 
 /// The value of every element of a float constant whose elements are all
 /// equal (a splat or a one-element tensor).

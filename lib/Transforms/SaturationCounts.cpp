@@ -7,6 +7,8 @@
 // time").
 //
 //===----------------------------------------------------------------------===//
+#include "Matchers.h"
+
 #include "tessera/Dialect/Tessera/IR/TesseraOps.h"
 #include "tessera/Runtime/Invoke.h"
 #include "tessera/Support/ShapeInference.h"
@@ -65,12 +67,7 @@ public:
   using CountSaturationPassBase::CountSaturationPassBase;
 
   void runOnOperation() override {
-    func::FuncOp entry;
-    for (auto func : getOperation().getOps<func::FuncOp>())
-      if (func.isPublic() && !func.isExternal()) {
-        entry = func;
-        break;
-      }
+    func::FuncOp entry = ::tessera::entryFunction(getOperation());
     if (!entry)
       return;
     unsigned position = 0;
@@ -94,18 +91,10 @@ public:
                         "(fp8 current scaling saturates nothing)");
       return;
     }
-    Operation *terminator = entry.getBody().back().getTerminator();
-    MLIRContext *context = &getContext();
-    for (auto &[key, count] : counts) {
-      NamedAttribute name(
-          StringAttr::get(context, "tessera.name"),
-          StringAttr::get(context,
-                          ::tessera::runtime::kSaturationOutputPrefix + key));
-      if (failed(entry.insertResult(entry.getNumResults(), count.getType(),
-                                    DictionaryAttr::get(context, {name}))))
-        return signalPassFailure();
-      terminator->insertOperands(terminator->getNumOperands(), count);
-    }
+    for (auto &[key, count] : counts)
+      key = ::tessera::runtime::kSaturationOutputPrefix + key;
+    if (failed(::tessera::appendNamedResults(entry, counts)))
+      signalPassFailure();
   }
 
 private:
