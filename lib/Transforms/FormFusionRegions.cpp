@@ -275,20 +275,19 @@ private:
         // Continue through the operand of the producer's own type, else
         // one of its shape (a count's cast from i1: the element type
         // differs). A select's f32 operand comes before its i1 condition.
-        Value next;
+        Value next, sameShape;
         auto inputType = cast<RankedTensorType>(input.getType());
-        for (Value operand : producer->getOperands())
-          if (operand.getType() == input.getType()) {
+        for (Value operand : producer->getOperands()) {
+          if (operand.getType() == inputType) {
             next = operand;
             break;
           }
-        for (Value operand : producer->getOperands()) {
           auto type = dyn_cast<RankedTensorType>(operand.getType());
-          if (next || !type || type.getShape() != inputType.getShape())
-            continue;
-          next = operand;
-          break;
+          if (!sameShape && type && type.getShape() == inputType.getShape())
+            sameShape = operand;
         }
+        if (!next)
+          next = sameShape;
         if (!next)
           break;
         input = next;

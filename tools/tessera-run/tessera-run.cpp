@@ -238,18 +238,21 @@ static bool runCase(Executable &model, StringRef label,
     outs() << summary << "\n";
   // The counts --saturation-counts added are no model outputs: printed
   // apart, never compared.
-  llvm::erase_if(*outputs, [&](const HostTensor &out) {
-    StringRef key = out.name;
-    if (!key.consume_front(kSaturationOutputPrefix))
-      return false;
+  auto isCount = [](const HostTensor &out) {
+    return StringRef(out.name).starts_with(kSaturationOutputPrefix);
+  };
+  for (const HostTensor &out : *outputs) {
+    if (!isCount(out))
+      continue;
     int64_t saturated = out.numElements() == 2 ? int64_t(out.at(0)) : -1;
     int64_t total = out.numElements() == 2 ? int64_t(out.at(1)) : -1;
-    outs() << label << ": saturated '" << key << "': " << saturated << " of "
-           << total << " values ("
+    outs() << label << ": saturated '"
+           << StringRef(out.name).drop_front(strlen(kSaturationOutputPrefix))
+           << "': " << saturated << " of " << total << " values ("
            << format("%.4g", total > 0 ? 100.0 * saturated / total : 0.0)
            << "%)\n";
-    return true;
-  });
+  }
+  llvm::erase_if(*outputs, isCount);
   if (!expected.empty() && expected.size() != outputs->size()) {
     WithColor::error(errs(), "tessera-run")
         << label << ": the model has " << outputs->size() << " outputs but "

@@ -433,48 +433,43 @@ struct PadPlanes : OpRewritePattern<tensor::PadOp> {
         rewriter, loc, planes, ValueRange{empty}, std::nullopt,
         [&](OpBuilder &b, Location l, ValueRange arguments) {
           // The plane's indices, then the padded tensor.
-          ValueRange ivs = arguments.drop_back();
+          SmallVector<OpFoldResult> plane(arguments.drop_back()),
+              inPlane(rank - 2, index(0)), unit(rank, index(1));
           Value out = arguments.back();
-          // The plane [1, .., 1, rows, columns] at the loop's indices.
-          auto plane = [&](ArrayRef<OpFoldResult> rows,
-                           ArrayRef<OpFoldResult> columns,
-                           ArrayRef<OpFoldResult> at) {
-            SmallVector<OpFoldResult> offsets(ivs.begin(), ivs.end()),
-                extent(rank - 2, index(1)), ones(rank, index(1));
-            offsets.append(at.begin(), at.end());
-            extent.push_back(rows[0]);
-            extent.push_back(columns[0]);
-            return std::make_tuple(offsets, extent, ones);
+          // Offsets and sizes of the slice [1, .., 1, rows, columns] at
+          // (row, column) of the plane at `outer`.
+          auto slice = [&](ArrayRef<OpFoldResult> outer, OpFoldResult row,
+                           OpFoldResult column, OpFoldResult rows,
+                           OpFoldResult columns) {
+            SmallVector<OpFoldResult> offsets(outer),
+                extent(rank - 2, index(1));
+            offsets.append({row, column});
+            extent.append({rows, columns});
+            return std::make_pair(offsets, extent);
           };
-          auto [whole, wholeSize, ones] = plane(
-              {padded[rank - 2]}, {padded[rank - 1]}, {index(0), index(0)});
+          auto [whole, wholeSize] = slice(plane, index(0), index(0),
+                                          padded[rank - 2], padded[rank - 1]);
           Value result =
-              tensor::ExtractSliceOp::create(b, l, out, whole, wholeSize, ones);
+              tensor::ExtractSliceOp::create(b, l, out, whole, wholeSize, unit);
           // The source's plane, copied (a linalg.copy vectorizes; a slice
           // inserted would be a strided memref.copy, element by element).
-          auto [from, fromSize, fromOnes] =
-              plane({sizes[rank - 2]}, {sizes[rank - 1]}, {index(0), index(0)});
-          Value source2d = tensor::ExtractSliceOp::create(b, l, source, from,
-                                                          fromSize, fromOnes);
-          SmallVector<OpFoldResult> local(rank, index(0));
+          auto [from, fromSize] = slice(plane, index(0), index(0),
+                                        sizes[rank - 2], sizes[rank - 1]);
+          Value sourcePlane = tensor::ExtractSliceOp::create(b, l, source, from,
+                                                             fromSize, unit);
+          // Writes the part of the padded plane at (row, column) by `fill`.
           auto region = [&](OpFoldResult row, OpFoldResult rows,
                             OpFoldResult column, OpFoldResult columns,
                             auto fill) {
-            SmallVector<OpFoldResult> at(local), extent(rank - 2, index(1)),
-                unit(rank, index(1));
-            at[rank - 2] = row;
-            at[rank - 1] = column;
-            extent.push_back(rows);
-            extent.push_back(columns);
+            auto [at, extent] = slice(inPlane, row, column, rows, columns);
             Value slot =
                 tensor::ExtractSliceOp::create(b, l, result, at, extent, unit);
-            Value written = fill(slot);
-            result = tensor::InsertSliceOp::create(b, l, written, result, at,
+            result = tensor::InsertSliceOp::create(b, l, fill(slot), result, at,
                                                    extent, unit);
           };
           region(index(low[rank - 2]), sizes[rank - 2], index(low[rank - 1]),
                  sizes[rank - 1], [&](Value slot) {
-                   return linalg::CopyOp::create(b, l, source2d, slot)
+                   return linalg::CopyOp::create(b, l, sourcePlane, slot)
                        .getResult(0);
                  });
           auto fillSlot = [&](Value slot) {
@@ -499,7 +494,7 @@ struct PadPlanes : OpRewritePattern<tensor::PadOp> {
           auto terminator = scf::InParallelOp::create(b, l);
           b.setInsertionPointToStart(terminator.getBody());
           tensor::ParallelInsertSliceOp::create(b, l, result, out, whole,
-                                                wholeSize, ones);
+                                                wholeSize, unit);
         });
     // The pad may declare a dim static that the source's sizes leave
     // dynamic (or the other way round).
