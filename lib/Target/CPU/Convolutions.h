@@ -35,7 +35,8 @@ bool isWholeNarrowGemm(llvm::ArrayRef<int64_t> filter,
 void convolutionsToGemms(mlir::RewriterBase &rewriter, mlir::func::FuncOp func,
                          int64_t panel, bool report);
 
-/// A float convolution over an image of symbolic height or width as a GEMM
+/// A float convolution over an image of symbolic height or width (or a
+/// static one at stride 1 with few filters) as a GEMM
 /// of the filters and the output pixels padded to whole panels of `panel`
 /// columns (PixelPanels.cpp); false when `conv` is not such a one.
 bool pixelPanelsConvolution(mlir::RewriterBase &rewriter,
@@ -81,6 +82,16 @@ mlir::Value epilogueOn(mlir::RewriterBase &rewriter, mlir::Location loc,
 /// Whether `conv` is of floats over an image of dynamic height or width,
 /// its filter and channels static and its result a fill.
 bool isDynamicImageConvolution(mlir::linalg::Conv2DNchwFchwOp conv);
+
+/// Filters up to which a static convolution at stride 1 takes the pixel
+/// panels' shifted taps rather than im2col (see isFewFilterConvolution):
+/// with more (ResNet's 64 and up) im2col's copy is spread over enough
+/// multiply-adds, and ResNet-18 ran 2.7x slower on the shifted taps.
+constexpr int64_t kFewFilters = 32;
+
+/// Whether `conv` is a static float convolution at stride 1 with at most
+/// kFewFilters filters, its result a fill.
+bool isFewFilterConvolution(mlir::linalg::Conv2DNchwFchwOp conv);
 
 /// `conv`'s strides and dilations (height, width) as integers.
 llvm::SmallVector<int64_t> stridesOf(mlir::linalg::Conv2DNchwFchwOp conv);

@@ -1,11 +1,12 @@
 //===- PixelPanels.cpp - convolutions over images of symbolic size ------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
-// A convolution over an image of symbolic height or width as the register
-// tiles' GEMM with the filters as its rows and the output pixels as its
-// columns, padded to whole panels so that the columns stay static: at
-// stride 1 with no im2col (each tap a shift of the flat input), at other
-// strides from per-tap copies.
+// A convolution over an image of symbolic height or width (or a static one
+// at stride 1 with few filters) as the register tiles' GEMM with the
+// filters as its rows and the output pixels as its columns, padded to
+// whole panels so that the columns stay static: at stride 1 with no im2col
+// (each tap a shift of the flat input), at other strides from per-tap
+// copies.
 //
 //===----------------------------------------------------------------------===//
 #include "Convolutions.h"
@@ -22,6 +23,7 @@ using tessera::cpu::copyTaps;
 using tessera::cpu::epilogueOn;
 using tessera::cpu::gemmGeneric;
 using tessera::cpu::isDynamicImageConvolution;
+using tessera::cpu::isFewFilterConvolution;
 using tessera::cpu::kMaxTapCopies;
 using tessera::cpu::replaceWithEpilogue;
 
@@ -253,7 +255,9 @@ Value rowTaps(RewriterBase &rewriter, Location loc,
 
 } // namespace
 
-/// A float convolution whose height or width is dynamic, of im2col taps
+/// A float convolution whose height or width is dynamic, or a static one
+/// at stride 1 with few filters (isFewFilterConvolution: no im2col copy
+/// that so few multiply-adds per value would not pay for), of im2col taps
 /// (not pointwise, at most kMaxTapCopies taps), as the static form has it:
 /// the filters [F, C*KH*KW] times the patches, the output pixels the
 /// columns, so that the product is NCHW and the filters are the register
@@ -279,7 +283,7 @@ bool tessera::cpu::pixelPanelsConvolution(RewriterBase &rewriter,
   auto initType = cast<RankedTensorType>(init.getType());
   Type element = initType.getElementType();
   auto fill = init.getDefiningOp<linalg::FillOp>();
-  if (!isDynamicImageConvolution(conv))
+  if (!isDynamicImageConvolution(conv) && !isFewFilterConvolution(conv))
     return false;
   int64_t filters = filterType.getDimSize(0),
           channels = filterType.getDimSize(1);

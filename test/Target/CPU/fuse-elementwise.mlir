@@ -171,3 +171,39 @@ func.func @capped(%x: tensor<8xf32>) -> tensor<8xf32> {
   } -> tensor<8xf32>
   return %2 : tensor<8xf32>
 }
+
+// -----
+
+#up = affine_map<(d0, d1) -> (d0, d1 floordiv 2)>
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+
+// A nearest upsampling (read through x floordiv 2) stays a copy of its own
+// (the vectorizer takes it), before the add and after the exp: fused, the
+// reads through the division would leave the add's loop nest scalar.
+// CHECK-LABEL: func @not_upsampling
+// CHECK: %[[EXP:.*]] = linalg.generic {{.*}} ins(%arg0 : tensor<4x8xf32>)
+// CHECK: math.exp
+// CHECK: %[[UP:.*]] = linalg.generic {{.*}} ins(%[[EXP]] : tensor<4x8xf32>)
+// CHECK-NEXT: ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: linalg.yield %[[IN]] : f32
+// CHECK: linalg.generic {{.*}} ins(%[[UP]], %arg1 : tensor<4x16xf32>, tensor<4x16xf32>)
+// CHECK: arith.addf
+func.func @not_upsampling(%x: tensor<4x8xf32>, %y: tensor<4x16xf32>) -> tensor<4x16xf32> {
+  %e8 = tensor.empty() : tensor<4x8xf32>
+  %e = tensor.empty() : tensor<4x16xf32>
+  %0 = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<4x8xf32>) outs(%e8 : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = math.exp %a : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  %1 = linalg.generic {indexing_maps = [#up, #id2], iterator_types = ["parallel", "parallel"]} ins(%0 : tensor<4x8xf32>) outs(%e : tensor<4x16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  } -> tensor<4x16xf32>
+  %2 = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%1, %y : tensor<4x16xf32>, tensor<4x16xf32>) outs(%e : tensor<4x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %r = arith.addf %a, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<4x16xf32>
+  return %2 : tensor<4x16xf32>
+}
