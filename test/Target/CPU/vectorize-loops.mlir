@@ -66,14 +66,14 @@ func.func @steps_of_16(%x: tensor<2x80xf32>) -> tensor<2x80xf32> {
 #id = affine_map<(d0, d1) -> (d0, d1)>
 
 // Must not fire: i1 results (memory holds them as bytes), a reduction
-// over a dynamic row, a reduction over an outer axis, and a single small
-// tile.
+// over a dynamic row of i32 (masked rows take f32), a reduction over an
+// outer axis, and a single small tile.
 // CHECK-LABEL: func @left_alone
 // CHECK-NOT: scf.forall
 // CHECK-NOT: vector.
 // CHECK-COUNT-4: linalg.generic
 // CHECK-NOT: vector.
-func.func @left_alone(%x: tensor<4x64xf32>, %d: tensor<4x?xf32>, %rows: tensor<4xf32>, %init: tensor<64xf32>, %one: tensor<1x32xf32>) -> (tensor<4x64xi1>, tensor<4xf32>, tensor<64xf32>, tensor<1x32xf32>) {
+func.func @left_alone(%x: tensor<4x64xf32>, %d: tensor<4x?xi32>, %rows: tensor<4xi32>, %init: tensor<64xf32>, %one: tensor<1x32xf32>) -> (tensor<4x64xi1>, tensor<4xi32>, tensor<64xf32>, tensor<1x32xf32>) {
   %c0 = arith.constant 0 : index
   %e1 = tensor.empty() : tensor<4x64xi1>
   %0 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<4x64xf32>) outs(%e1 : tensor<4x64xi1>) {
@@ -82,11 +82,11 @@ func.func @left_alone(%x: tensor<4x64xf32>, %d: tensor<4x?xf32>, %rows: tensor<4
     %r = arith.cmpf ogt, %a, %z : f32
     linalg.yield %r : i1
   } -> tensor<4x64xi1>
-  %1 = linalg.generic {indexing_maps = [#id, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%d : tensor<4x?xf32>) outs(%rows : tensor<4xf32>) {
-  ^bb0(%a: f32, %o: f32):
-    %r = arith.addf %a, %o : f32
-    linalg.yield %r : f32
-  } -> tensor<4xf32>
+  %1 = linalg.generic {indexing_maps = [#id, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%d : tensor<4x?xi32>) outs(%rows : tensor<4xi32>) {
+  ^bb0(%a: i32, %o: i32):
+    %r = arith.addi %a, %o : i32
+    linalg.yield %r : i32
+  } -> tensor<4xi32>
   %2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>], iterator_types = ["reduction", "parallel"]} ins(%x : tensor<4x64xf32>) outs(%init : tensor<64xf32>) {
   ^bb0(%a: f32, %o: f32):
     %s = arith.addf %a, %o : f32
@@ -98,7 +98,7 @@ func.func @left_alone(%x: tensor<4x64xf32>, %d: tensor<4x?xf32>, %rows: tensor<4
     %r = arith.negf %a : f32
     linalg.yield %r : f32
   } -> tensor<1x32xf32>
-  return %0, %1, %2, %4 : tensor<4x64xi1>, tensor<4xf32>, tensor<64xf32>, tensor<1x32xf32>
+  return %0, %1, %2, %4 : tensor<4x64xi1>, tensor<4xi32>, tensor<64xf32>, tensor<1x32xf32>
 }
 
 // -----
@@ -592,4 +592,55 @@ func.func @not_inner_transposes(%x: tensor<2x64x40xf32>, %h: tensor<?x?x40xf16>,
   %ey = tensor.empty(%q, %m) : tensor<?x?x4xf32>
   %2 = linalg.transpose ins(%y : tensor<?x4x?xf32>) outs(%ey : tensor<?x?x4xf32>) permutation = [2, 0, 1]
   return %0, %1, %2 : tensor<2x40x64xf32>, tensor<?x40x?xf16>, tensor<?x?x4xf32>
+}
+
+// -----
+
+#img = affine_map<(n, c, h, w) -> (n, c, h, w)>
+#chan = affine_map<(n, c, h, w) -> (n, c)>
+#cols = affine_map<(h, w) -> (h, w)>
+#col = affine_map<(h, w) -> (w)>
+
+// A global average pool's sum over an image of symbolic size: each channel
+// on the threads, its rows in masked steps of 16, each step's lanes past
+// the row's end set to the sum's neutral element before the horizontal
+// add (an unmasked reduction, which LLVM lowers as a tree). A maximum
+// takes -inf there. A reduction over the leading loop (a column sum) is
+// left to the scalar loops.
+// CHECK-LABEL: func @masked_sum
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) in (%{{.*}}, 96)
+// CHECK: scf.for
+// CHECK: scf.for %{{.*}} = %c0 to %{{.*}} step %c16
+// CHECK: vector.create_mask
+// CHECK: vector.transfer_read
+// CHECK: %[[KEPT:.*]] = arith.select %{{.*}}, %{{.*}}, %[[ZEROS:.*]] : vector<16xi1>, vector<16xf32>
+// CHECK-NEXT: vector.reduction <add>, %[[KEPT]], %{{.*}} : vector<16xf32> into f32
+// CHECK: linalg.generic {{.*}}iterator_types = ["reduction", "parallel"]
+// CHECK-NOT: vector.reduction
+func.func @masked_sum(%x: tensor<?x96x?x?xf32>, %acc: tensor<?x96xf32>, %m: tensor<?x?xf32>, %cacc: tensor<?xf32>) -> (tensor<?x96xf32>, tensor<?xf32>) {
+  %0 = linalg.generic {indexing_maps = [#img, #chan], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%x : tensor<?x96x?x?xf32>) outs(%acc : tensor<?x96xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %o, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<?x96xf32>
+  %1 = linalg.generic {indexing_maps = [#cols, #col], iterator_types = ["reduction", "parallel"]} ins(%m : tensor<?x?xf32>) outs(%cacc : tensor<?xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %o, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<?xf32>
+  return %0, %1 : tensor<?x96xf32>, tensor<?xf32>
+}
+
+// CHECK-LABEL: func @masked_max
+// CHECK: %[[NEGINF:.*]] = arith.constant dense<0xFF800000> : vector<16xf32>
+// CHECK: scf.forall
+// CHECK: %[[KEPT:.*]] = arith.select %{{.*}}, %{{.*}}, %[[NEGINF]] : vector<16xi1>, vector<16xf32>
+// CHECK-NEXT: vector.reduction <maxnumf>, %[[KEPT]]
+func.func @masked_max(%x: tensor<?x96x?x?xf32>, %acc: tensor<?x96xf32>) -> tensor<?x96xf32> {
+  %0 = linalg.generic {indexing_maps = [#img, #chan], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%x : tensor<?x96x?x?xf32>) outs(%acc : tensor<?x96xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.maxnumf %o, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<?x96xf32>
+  return %0 : tensor<?x96xf32>
 }
