@@ -10,11 +10,17 @@
 // columns a transpose interleaves into the output's blocks:
 //
 //   pixels = transpose(x, [0, 2, 3, 1])                  [N, H, W, C]
-//   filter = reshape(w, [C, F * sh * sw])                (w: [C, F, sh, sw])
-//   blocks = reshape(pixels @ filter, [N, H, W, F, sh, sw])
-//   y      = reshape(transpose(blocks, [0, 3, 1, 4, 2, 5]), [N, F, H*sh, W*sw])
+//   filter = reshape(transpose(w, [0, 3, 2, 1]), [C, sw * sh * F])
+//                                                        (w: [C, F, sh, sw])
+//   blocks = reshape(pixels @ filter, [N, H, W*sw, sh, F])
+//   y      = reshape(transpose(blocks, [0, 4, 1, 3, 2]), [N, F, H*sh, W*sw])
 //            + bias as [1, F, 1, 1]
 //
+// The columns in the order (b, a, f) make the output's rows, W*sw values
+// of one filter, a row of the blocks: the transpose moves whole f32s (the
+// CPU's 16 x 16 block transposes), not pairs of them (the order (f, a, b)
+// left every output row a gather of sw-element runs: 4.6% of PaddleOCR's
+// detector).
 // (w is recovered from the convolution's transposed, flipped filter by the
 // inverse transpose and flip, which fold for a constant filter).
 //
@@ -112,21 +118,25 @@ void rewrite(OpBuilder &b, Conv2dOp conv,
                                         unflipped,
                                         b.getDenseI64ArrayAttr(swap));
   }
-  Value filter = ReshapeOp::create(b, loc, tensor({c, columns}, et),
-                                   channelsFirst, Value());
+  Value columnsLast =
+      TransposeOp::create(b, loc, tensor({c, sw, sh, f}, et), channelsFirst,
+                          b.getDenseI64ArrayAttr({0, 3, 2, 1}));
+  Value filter =
+      ReshapeOp::create(b, loc, tensor({c, columns}, et), columnsLast, Value());
   Value pixels = TransposeOp::create(b, loc, tensor({n, h, w, c}, et), x,
                                      b.getDenseI64ArrayAttr({0, 2, 3, 1}));
   Value product =
       MatmulOp::create(b, loc, tensor({n, h, w, columns}, et), pixels, filter,
                        false, false, APFloat(1.0f));
-  // [N, H, W, F, sh, sw]: ONNX's 0 keeps the product's (dynamic) dims.
+  // [N, H, W*sw, sh, F]: ONNX's 0 keeps the product's (dynamic) dims,
+  // -1 infers W*sw.
   bool dynamic = !xType.hasStaticShape();
-  Value blocks = ReshapeOp::create(
-      b, loc, tensor({n, h, w, f, sh, sw}, et), product,
-      dynamic ? ints({0, 0, 0, f, sh, sw}) : Value());
+  Value blocks =
+      ReshapeOp::create(b, loc, tensor({n, h, times(w, sw), sh, f}, et),
+                        product, dynamic ? ints({0, 0, -1, sh, f}) : Value());
   Value moved =
-      TransposeOp::create(b, loc, tensor({n, f, h, sh, w, sw}, et), blocks,
-                          b.getDenseI64ArrayAttr({0, 3, 1, 4, 2, 5}));
+      TransposeOp::create(b, loc, tensor({n, f, h, sh, times(w, sw)}, et),
+                          blocks, b.getDenseI64ArrayAttr({0, 4, 1, 3, 2}));
   // [N, F, H*sh, W*sw]: shape(x) * [1, 0, sh, sw] + [0, F, 0, 0].
   Value outShape;
   if (dynamic) {

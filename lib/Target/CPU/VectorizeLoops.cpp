@@ -273,14 +273,22 @@ void vectorizeUpsampling(RewriterBase &rewriter, linalg::GenericOp op,
   rewriter.replaceOp(tile, loop.getResults());
 }
 
+/// The loop B of a block transpose (see isBlockTranspose): the one that
+/// `op`'s input reads as its innermost dim.
+unsigned blockRowLoop(linalg::LinalgOp op) {
+  AffineMap read = op.getIndexingMapsArray()[0];
+  return read.getDimPosition(read.getNumResults() - 1);
+}
+
 /// Whether `op` is a transposing copy of 32-bit floats that a block
 /// transpose takes: loops in the output's order, whose input's innermost
-/// dim is the next-to-last loop (B) and whose last loop (A, the output's
-/// innermost dim) is another input dim, with A or B dynamic. Examples: a
-/// symbolic-size convolution's product [N, P, F] back to [N, F, P] (A = P,
-/// B = F), an image [N, C, H, W] to [N, H, W, C] (A = C, B = W). Their
-/// vector steps (see maskedInner) would read each output vector as 16
-/// strided loads, one lane at a time.
+/// dim is a loop B other than the last loop (A, the output's innermost
+/// dim), with A or B dynamic. Examples: a symbolic-size convolution's
+/// product [N, P, F] back to [N, F, P] (A = P, B = F), an image [N, C, H,
+/// W] to [N, H, W, C] (A = C, B = W), a learned upsampling's blocks [N, H,
+/// W*2, 2, F] to [N, F, H, 2, W*2] (A = W*2, B = F, two loops apart).
+/// Their vector steps (see maskedInner) would read each output vector as
+/// 16 strided loads, one lane at a time.
 bool isBlockTranspose(linalg::LinalgOp op) {
   if (op.getNumDpsInputs() != 1 || op.getNumDpsInits() != 1 ||
       !op.hasPureTensorSemantics() ||
@@ -296,11 +304,11 @@ bool isBlockTranspose(linalg::LinalgOp op) {
   unsigned loops = op.getNumLoops();
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   if (!maps[1].isIdentity() || !maps[0].isPermutation() ||
-      maps[0].getDimPosition(loops - 1) != loops - 2)
+      blockRowLoop(op) == loops - 1)
     return false;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   return ShapedType::isDynamic(ranges[loops - 1]) ||
-         ShapedType::isDynamic(ranges[loops - 2]);
+         ShapedType::isDynamic(ranges[blockRowLoop(op)]);
 }
 
 /// A block transpose (see isBlockTranspose) in blocks of kLanes x kLanes
@@ -314,10 +322,10 @@ bool isBlockTranspose(linalg::LinalgOp op) {
 void vectorizeBlockTranspose(RewriterBase &rewriter, linalg::LinalgOp op) {
   constexpr int64_t kTransposeRows = 128;
   MLIRContext *ctx = rewriter.getContext();
-  unsigned loops = op.getNumLoops();
+  unsigned loops = op.getNumLoops(), rowLoop = blockRowLoop(op);
   AffineMap read = op.getIndexingMapsArray()[0];
   SmallVector<int64_t> sizes(loops, 1);
-  sizes[loops - 2] = kLanes;
+  sizes[rowLoop] = kLanes;
   sizes[loops - 1] = kTransposeRows;
   Operation *tile = tileOp(rewriter, op, getAsIndexOpFoldResult(ctx, sizes),
                            /*parallel=*/true);
@@ -335,7 +343,7 @@ void vectorizeBlockTranspose(RewriterBase &rewriter, linalg::LinalgOp op) {
     return arith::ConstantIndexOp::create(b, l, value);
   };
   Value zero = index(rewriter, loc, 0), step = index(rewriter, loc, kLanes);
-  Value columns = tensor::DimOp::create(rewriter, loc, init, loops - 2);
+  Value columns = tensor::DimOp::create(rewriter, loc, init, rowLoop);
   Value width = tensor::DimOp::create(rewriter, loc, init, loops - 1);
   AffineMap minor = AffineMap::getMinorIdentityMap(loops, 1, ctx);
   // One block at `at` along A, of `left` rows (kLanes or fewer).
@@ -360,7 +368,7 @@ void vectorizeBlockTranspose(RewriterBase &rewriter, linalg::LinalgOp op) {
       point[loops - 1] = arith::SelectOp::create(
           b, l, inside(i, left),
           arith::AddIOp::create(b, l, at, index(b, l, i)), at);
-      point[loops - 2] = zero;
+      point[rowLoop] = zero;
       SmallVector<Value> indices;
       for (unsigned d = 0; d < loops; ++d)
         indices.push_back(point[read.getDimPosition(d)]);
@@ -374,8 +382,8 @@ void vectorizeBlockTranspose(RewriterBase &rewriter, linalg::LinalgOp op) {
     Value transposed =
         vector::TransposeOp::create(b, l, values, ArrayRef<int64_t>{1, 0});
     for (int64_t j = 0; j < kLanes; ++j) {
-      point[loops - 2] = arith::SelectOp::create(b, l, inside(j, columns),
-                                                 index(b, l, j), zero);
+      point[rowLoop] = arith::SelectOp::create(b, l, inside(j, columns),
+                                               index(b, l, j), zero);
       point[loops - 1] = at;
       Value mask = vector::CreateMaskOp::create(
           b, l, rowMask, ValueRange{sizeIf(j, columns, left)});

@@ -573,11 +573,11 @@ func.func @to_nhwc(%x: tensor<?x24x?x?xf32>) -> tensor<?x?x?x24xf32> {
 // -----
 
 // Must not fire: both block dims static (the vector steps take them), the
-// element type is not f32, the input's innermost dim is not the
-// next-to-last loop.
+// element type is not f32, the input's innermost dim is the output's too
+// (only outer dims move: rows copy as they are).
 // CHECK-LABEL: func @not_inner_transposes
 // CHECK-NOT: vector.transpose
-func.func @not_inner_transposes(%x: tensor<2x64x40xf32>, %h: tensor<?x?x40xf16>, %y: tensor<?x4x?xf32>) -> (tensor<2x40x64xf32>, tensor<?x40x?xf16>, tensor<?x?x4xf32>) {
+func.func @not_inner_transposes(%x: tensor<2x64x40xf32>, %h: tensor<?x?x40xf16>, %y: tensor<?x4x?xf32>) -> (tensor<2x40x64xf32>, tensor<?x40x?xf16>, tensor<4x?x?xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c2 = arith.constant 2 : index
@@ -589,9 +589,33 @@ func.func @not_inner_transposes(%x: tensor<2x64x40xf32>, %h: tensor<?x?x40xf16>,
   %1 = linalg.transpose ins(%h : tensor<?x?x40xf16>) outs(%eh : tensor<?x40x?xf16>) permutation = [0, 2, 1]
   %m = tensor.dim %y, %c0 : tensor<?x4x?xf32>
   %q = tensor.dim %y, %c2 : tensor<?x4x?xf32>
-  %ey = tensor.empty(%q, %m) : tensor<?x?x4xf32>
-  %2 = linalg.transpose ins(%y : tensor<?x4x?xf32>) outs(%ey : tensor<?x?x4xf32>) permutation = [2, 0, 1]
-  return %0, %1, %2 : tensor<2x40x64xf32>, tensor<?x40x?xf16>, tensor<?x?x4xf32>
+  %ey = tensor.empty(%m, %q) : tensor<4x?x?xf32>
+  %2 = linalg.transpose ins(%y : tensor<?x4x?xf32>) outs(%ey : tensor<4x?x?xf32>) permutation = [1, 0, 2]
+  return %0, %1, %2 : tensor<2x40x64xf32>, tensor<?x40x?xf16>, tensor<4x?x?xf32>
+}
+
+// -----
+
+// A learned upsampling's blocks [N, H, W*2, 2, F] to [N, F, H, 2, W*2]:
+// the input's innermost dim (F, loop 1) is two loops from the output's
+// (W*2, loop 4); blocks of 16 filters by 16 columns, the rows (H, 2)
+// outer loops on the threads.
+// CHECK-LABEL: func @upsampling_blocks
+// CHECK: scf.forall (%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) = (0, 0, 0, 0, 0) to (%{{.*}}, 24, %{{.*}}, 2, %{{.*}}) step (1, 16, 1, 1, 128)
+// CHECK-COUNT-16: vector.transfer_read
+// CHECK: vector.transpose %{{.*}}, [1, 0] : vector<16x16xf32> to vector<16x16xf32>
+// CHECK-COUNT-16: vector.transfer_write
+// CHECK-NOT: linalg.transpose
+func.func @upsampling_blocks(%x: tensor<?x?x?x2x24xf32>) -> tensor<?x24x?x2x?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %n = tensor.dim %x, %c0 : tensor<?x?x?x2x24xf32>
+  %h = tensor.dim %x, %c1 : tensor<?x?x?x2x24xf32>
+  %w = tensor.dim %x, %c2 : tensor<?x?x?x2x24xf32>
+  %e = tensor.empty(%n, %h, %w) : tensor<?x24x?x2x?xf32>
+  %0 = linalg.transpose ins(%x : tensor<?x?x?x2x24xf32>) outs(%e : tensor<?x24x?x2x?xf32>) permutation = [0, 4, 1, 3, 2]
+  return %0 : tensor<?x24x?x2x?xf32>
 }
 
 // -----
