@@ -17,10 +17,10 @@
 //            + bias as [1, F, 1, 1]
 //
 // The columns in the order (b, a, f) make the output's rows, W*sw values
-// of one filter, a row of the blocks: the transpose moves whole f32s (the
-// CPU's 16 x 16 block transposes), not pairs of them (the order (f, a, b)
-// left every output row a gather of sw-element runs: 4.6% of PaddleOCR's
-// detector).
+// of one filter, a row of the blocks: the transpose moves single elements
+// (at symbolic sizes, in the CPU's 16 x 16 block transposes), not runs of
+// sw of them (the order (f, a, b) left every output row a gather of
+// sw-element runs: 4.7% of PaddleOCR's detector).
 // (w is recovered from the convolution's transposed, flipped filter by the
 // inverse transpose and flip, which fold for a constant filter).
 //

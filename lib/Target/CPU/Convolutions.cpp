@@ -288,13 +288,16 @@ bool isDynamicImageConvolution(linalg::Conv2DNchwFchwOp conv) {
 /// most kFewFilters filters, for which im2col's patches would cost about
 /// as much as the GEMM: each value copied feeds only that many
 /// multiply-adds (PaddleOCR's detector, 96 channels into 24 filters at 40 x
-/// 56, spent 11% of its time copying patches).
+/// 56, spent 11% of its time copying patches). Its channels are at least
+/// kFewFilterChannels: each tap's GEMM reduces over them (an RGB image's 3
+/// would make 9 GEMMs of k 3 out of one of k 27).
 bool isFewFilterConvolution(linalg::Conv2DNchwFchwOp conv) {
   auto filterType = cast<RankedTensorType>(conv.getInputs()[1].getType());
   return isFloatImageConvolution(conv) &&
          cast<RankedTensorType>(conv.getInputs()[0].getType())
              .hasStaticShape() &&
          filterType.getDimSize(0) <= kFewFilters &&
+         filterType.getDimSize(1) >= kFewFilterChannels &&
          llvm::all_of(conv.getStrides(),
                       [](const APInt &s) { return s.isOne(); });
 }

@@ -88,9 +88,13 @@ bool isDynamicImageConvolution(mlir::linalg::Conv2DNchwFchwOp conv);
 /// with more (ResNet's 64 and up) im2col's copy is spread over enough
 /// multiply-adds, and ResNet-18 ran 2.7x slower on the shifted taps.
 constexpr int64_t kFewFilters = 32;
+/// The fewest channels such a convolution has (each tap's GEMM reduces
+/// over them).
+constexpr int64_t kFewFilterChannels = 16;
 
 /// Whether `conv` is a static float convolution at stride 1 with at most
-/// kFewFilters filters, its result a fill.
+/// kFewFilters filters and at least kFewFilterChannels channels, its
+/// result a fill.
 bool isFewFilterConvolution(mlir::linalg::Conv2DNchwFchwOp conv);
 
 /// `conv`'s strides and dilations (height, width) as integers.

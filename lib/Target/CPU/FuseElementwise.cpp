@@ -19,10 +19,18 @@ namespace {
 /// ops each, at the cost of one extra pass over memory per loop.
 constexpr size_t kMaxFusedOps = 64;
 
-/// Whether `map` reads its operand element for element up to a
-/// permutation, dropped dims and broadcasts (not through x floordiv f).
-bool readsPlainly(AffineMap map) {
-  return map.isProjectedPermutation(/*allowZeroInResults=*/true);
+/// Whether `map` reads its operand through a division or remainder (a
+/// nearest upsampling's x floordiv f).
+bool readsThroughDivision(AffineMap map) {
+  return llvm::any_of(map.getResults(), [](AffineExpr expr) {
+    bool divides = false;
+    expr.walk([&](AffineExpr sub) {
+      divides |= sub.getKind() == AffineExprKind::FloorDiv ||
+                 sub.getKind() == AffineExprKind::CeilDiv ||
+                 sub.getKind() == AffineExprKind::Mod;
+    });
+    return divides;
+  });
 }
 
 struct FuseElementwisePass
@@ -41,9 +49,9 @@ struct FuseElementwisePass
           // takes: fused, its reads would make the consumer's loop nest
           // scalar (PaddleOCR's detector at a static size spent 10% of its
           // time in three upsamplings fused into the adds after them).
-          if (!readsPlainly(consumer.getMatchingIndexingMap(operand)) ||
-              (producer &&
-               !llvm::all_of(producer.getIndexingMapsArray(), readsPlainly)))
+          if (readsThroughDivision(consumer.getMatchingIndexingMap(operand)) ||
+              (producer && llvm::any_of(producer.getIndexingMapsArray(),
+                                        readsThroughDivision)))
             return false;
           return !producer ||
                  producer.getBlock()->getOperations().size() +

@@ -553,19 +553,24 @@ struct UnmaskReduction : OpRewritePattern<vector::MaskOp> {
     if (!reduction || mask.hasPassthru() ||
         !reduction.getSourceVectorType().getElementType().isF32())
       return failure();
+    // Each kind's exact identity: -0 for a sum (-0 + -0 is -0), NaN for
+    // maxnum and minnum (which return the other operand), -inf and +inf
+    // for the NaN-propagating maximum and minimum.
     float neutral;
     switch (reduction.getKind()) {
     case vector::CombiningKind::ADD:
-      neutral = 0.0f;
+      neutral = -0.0f;
       break;
     case vector::CombiningKind::MUL:
       neutral = 1.0f;
       break;
     case vector::CombiningKind::MAXNUMF:
+    case vector::CombiningKind::MINNUMF:
+      neutral = std::numeric_limits<float>::quiet_NaN();
+      break;
     case vector::CombiningKind::MAXIMUMF:
       neutral = -std::numeric_limits<float>::infinity();
       break;
-    case vector::CombiningKind::MINNUMF:
     case vector::CombiningKind::MINIMUMF:
       neutral = std::numeric_limits<float>::infinity();
       break;

@@ -898,31 +898,34 @@ func.func @dynamic_shifted(%x: tensor<?x8x?x?xf32>, %w: tensor<16x8x3x3xf32>, %b
 // A static convolution at stride 1 with few filters (16: each value an
 // im2col copy writes would feed only 16 multiply-adds) takes the pixel
 // panels' shifted taps, as a symbolic-size one does: no patches. With 64
-// filters, or at stride 2, it stays im2col (copies per tap) and a GEMM.
+// filters, at stride 2, or over 3 channels (each tap's GEMM would reduce
+// over 3) it stays im2col (copies per tap) and a GEMM.
 // CHECK-LABEL: func @static_few_filters
 // CHECK: %[[TALL:.*]] = tensor.pad %arg0 low[0, 0, 0, 0] high[0, 0, %{{.*}}, 0]
-// CHECK: %[[FLAT:.*]] = tensor.collapse_shape %[[TALL]] {{\[}}[0], [1], [2, 3]] : tensor<1x8x?x12xf32> into tensor<1x8x?xf32>
-// CHECK: linalg.transpose ins(%arg1 : tensor<16x8x3x3xf32>) outs(%{{.*}} : tensor<3x3x16x8xf32>) permutation = [2, 3, 0, 1]
+// CHECK: %[[FLAT:.*]] = tensor.collapse_shape %[[TALL]] {{\[}}[0], [1], [2, 3]] : tensor<1x16x?x12xf32> into tensor<1x16x?xf32>
+// CHECK: linalg.transpose ins(%arg1 : tensor<16x16x3x3xf32>) outs(%{{.*}} : tensor<3x3x16x16xf32>) permutation = [2, 3, 0, 1]
 // CHECK: scf.forall (%{{.*}}, %{{.*}}) in (1, %{{.*}}) shared_outs(%{{.*}}) -> (tensor<1x16x?x48xf32>)
 // CHECK-COUNT-9: vector.contract
 // CHECK: linalg.copy ins(%{{.*}} : tensor<1x16x8x10xf32>) outs(%{{.*}} : tensor<1x16x8x10xf32>)
-// CHECK: scf.forall (%{{.*}}, %{{.*}}, %{{.*}}) in (3, 3, 8) shared_outs(%{{.*}}) -> (tensor<1x8x3x3x8x10xf32>)
-// CHECK: tensor.collapse_shape %arg2 {{\[}}[0], [1, 2, 3]] : tensor<64x8x3x3xf32> into tensor<64x72xf32>
-// CHECK: scf.forall (%{{.*}}, %{{.*}}, %{{.*}}) in (3, 3, 8) shared_outs(%{{.*}}) -> (tensor<1x8x3x3x4x5xf32>)
+// CHECK: scf.forall (%{{.*}}, %{{.*}}, %{{.*}}) in (3, 3, 16) shared_outs(%{{.*}}) -> (tensor<1x16x3x3x8x10xf32>)
+// CHECK: tensor.collapse_shape %arg2 {{\[}}[0], [1, 2, 3]] : tensor<64x16x3x3xf32> into tensor<64x144xf32>
+// CHECK: scf.forall (%{{.*}}, %{{.*}}, %{{.*}}) in (3, 3, 16) shared_outs(%{{.*}}) -> (tensor<1x16x3x3x4x5xf32>)
 // CHECK: tensor.extract_slice %arg0[0, %{{.*}}, %{{.*}}, %{{.*}}] [1, 1, 4, 5] [1, 1, 2, 2]
+// CHECK: scf.forall (%{{.*}}, %{{.*}}, %{{.*}}) in (3, 3, 3) shared_outs(%{{.*}}) -> (tensor<1x3x3x3x8x10xf32>)
 // CHECK-NOT: linalg.conv_2d_nchw_fchw
-func.func @static_few_filters(%x: tensor<1x8x10x12xf32>, %w: tensor<16x8x3x3xf32>, %wide: tensor<64x8x3x3xf32>) -> (tensor<1x16x8x10xf32>, tensor<1x64x8x10xf32>, tensor<1x16x4x5xf32>) {
+func.func @static_few_filters(%x: tensor<1x16x10x12xf32>, %w: tensor<16x16x3x3xf32>, %wide: tensor<64x16x3x3xf32>, %rgb: tensor<1x3x10x12xf32>, %wrgb: tensor<16x3x3x3xf32>) -> (tensor<1x16x8x10xf32>, tensor<1x64x8x10xf32>, tensor<1x16x4x5xf32>, tensor<1x16x8x10xf32>) {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<1x16x8x10xf32>
   %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<1x16x8x10xf32>) -> tensor<1x16x8x10xf32>
-  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x8x10x12xf32>, tensor<16x8x3x3xf32>) outs(%acc : tensor<1x16x8x10xf32>) -> tensor<1x16x8x10xf32>
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x16x10x12xf32>, tensor<16x16x3x3xf32>) outs(%acc : tensor<1x16x8x10xf32>) -> tensor<1x16x8x10xf32>
   %e1 = tensor.empty() : tensor<1x64x8x10xf32>
   %acc1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<1x64x8x10xf32>) -> tensor<1x64x8x10xf32>
-  %1 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %wide : tensor<1x8x10x12xf32>, tensor<64x8x3x3xf32>) outs(%acc1 : tensor<1x64x8x10xf32>) -> tensor<1x64x8x10xf32>
+  %1 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %wide : tensor<1x16x10x12xf32>, tensor<64x16x3x3xf32>) outs(%acc1 : tensor<1x64x8x10xf32>) -> tensor<1x64x8x10xf32>
   %e2 = tensor.empty() : tensor<1x16x4x5xf32>
   %acc2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<1x16x4x5xf32>) -> tensor<1x16x4x5xf32>
-  %2 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%x, %w : tensor<1x8x10x12xf32>, tensor<16x8x3x3xf32>) outs(%acc2 : tensor<1x16x4x5xf32>) -> tensor<1x16x4x5xf32>
-  return %0, %1, %2 : tensor<1x16x8x10xf32>, tensor<1x64x8x10xf32>, tensor<1x16x4x5xf32>
+  %2 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%x, %w : tensor<1x16x10x12xf32>, tensor<16x16x3x3xf32>) outs(%acc2 : tensor<1x16x4x5xf32>) -> tensor<1x16x4x5xf32>
+  %3 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%rgb, %wrgb : tensor<1x3x10x12xf32>, tensor<16x3x3x3xf32>) outs(%acc : tensor<1x16x8x10xf32>) -> tensor<1x16x8x10xf32>
+  return %0, %1, %2, %3 : tensor<1x16x8x10xf32>, tensor<1x64x8x10xf32>, tensor<1x16x4x5xf32>, tensor<1x16x8x10xf32>
 }
 
 // -----

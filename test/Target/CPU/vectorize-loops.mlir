@@ -632,12 +632,13 @@ func.func @upsampling_blocks(%x: tensor<?x?x?x2x24xf32>) -> tensor<?x24x?x2x?xf3
 // takes -inf there. A reduction over the leading loop (a column sum) is
 // left to the scalar loops.
 // CHECK-LABEL: func @masked_sum
+// CHECK: %[[ZEROS:.*]] = arith.constant dense<-0.000000e+00> : vector<16xf32>
 // CHECK: scf.forall (%{{.*}}, %{{.*}}) in (%{{.*}}, 96)
 // CHECK: scf.for
 // CHECK: scf.for %{{.*}} = %c0 to %{{.*}} step %c16
 // CHECK: vector.create_mask
 // CHECK: vector.transfer_read
-// CHECK: %[[KEPT:.*]] = arith.select %{{.*}}, %{{.*}}, %[[ZEROS:.*]] : vector<16xi1>, vector<16xf32>
+// CHECK: %[[KEPT:.*]] = arith.select %{{.*}}, %{{.*}}, %[[ZEROS]] : vector<16xi1>, vector<16xf32>
 // CHECK-NEXT: vector.reduction <add>, %[[KEPT]], %{{.*}} : vector<16xf32> into f32
 // CHECK: linalg.generic {{.*}}iterator_types = ["reduction", "parallel"]
 // CHECK-NOT: vector.reduction
@@ -655,16 +656,27 @@ func.func @masked_sum(%x: tensor<?x96x?x?xf32>, %acc: tensor<?x96xf32>, %m: tens
   return %0, %1 : tensor<?x96xf32>, tensor<?xf32>
 }
 
+// maxnum's identity is NaN (it returns its other operand); the
+// NaN-propagating maximum's is -inf.
 // CHECK-LABEL: func @masked_max
-// CHECK: %[[NEGINF:.*]] = arith.constant dense<0xFF800000> : vector<16xf32>
+// CHECK-DAG: %[[NAN:.*]] = arith.constant dense<0x7FC00000> : vector<16xf32>
+// CHECK-DAG: %[[NEGINF:.*]] = arith.constant dense<0xFF800000> : vector<16xf32>
 // CHECK: scf.forall
-// CHECK: %[[KEPT:.*]] = arith.select %{{.*}}, %{{.*}}, %[[NEGINF]] : vector<16xi1>, vector<16xf32>
+// CHECK: %[[KEPT:.*]] = arith.select %{{.*}}, %{{.*}}, %[[NAN]] : vector<16xi1>, vector<16xf32>
 // CHECK-NEXT: vector.reduction <maxnumf>, %[[KEPT]]
-func.func @masked_max(%x: tensor<?x96x?x?xf32>, %acc: tensor<?x96xf32>) -> tensor<?x96xf32> {
+// CHECK: scf.forall
+// CHECK: %[[KEPTMAX:.*]] = arith.select %{{.*}}, %{{.*}}, %[[NEGINF]] : vector<16xi1>, vector<16xf32>
+// CHECK-NEXT: vector.reduction <maximumf>, %[[KEPTMAX]]
+func.func @masked_max(%x: tensor<?x96x?x?xf32>, %acc: tensor<?x96xf32>) -> (tensor<?x96xf32>, tensor<?x96xf32>) {
   %0 = linalg.generic {indexing_maps = [#img, #chan], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%x : tensor<?x96x?x?xf32>) outs(%acc : tensor<?x96xf32>) {
   ^bb0(%a: f32, %o: f32):
     %s = arith.maxnumf %o, %a : f32
     linalg.yield %s : f32
   } -> tensor<?x96xf32>
-  return %0 : tensor<?x96xf32>
+  %1 = linalg.generic {indexing_maps = [#img, #chan], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%x : tensor<?x96x?x?xf32>) outs(%acc : tensor<?x96xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.maximumf %o, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<?x96xf32>
+  return %0, %1 : tensor<?x96xf32>, tensor<?x96xf32>
 }
