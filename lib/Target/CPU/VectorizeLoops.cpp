@@ -698,32 +698,42 @@ struct VectorizeLoopsPass
     // iteration's indices of a collapsed nest with divisions, which cost
     // more than a step of a short row. (A 1-D op's steps are the parallel
     // loop's iterations.)
-    for (linalg::LinalgOp op : masked) {
+    // `op` tiled by `rows` on an scf.forall, then by `steps` in scf.for
+    // loops (when any is set), the last of them a masked vector step; the
+    // forall, or null.
+    auto maskedSteps = [&](linalg::LinalgOp op, ArrayRef<int64_t> rows,
+                           ArrayRef<int64_t> steps) -> Operation * {
       unsigned loops = op.getNumLoops();
-      SmallVector<int64_t> rows(loops, 1), steps(loops, 0);
-      rows.back() = loops == 1 ? kMaskedStep : 0;
-      steps.back() = kMaskedStep;
       Operation *target =
           tileOp(rewriter, op, getAsIndexOpFoldResult(&getContext(), rows),
                  /*parallel=*/true);
       if (!target)
-        continue;
+        return nullptr;
       auto loop = target->getParentOfType<scf::ForallOp>();
-      if (loops > 1)
+      if (llvm::any_of(steps, [](int64_t step) { return step != 0; }))
         target = tileOp(rewriter, target,
                         getAsIndexOpFoldResult(&getContext(), steps),
                         /*parallel=*/false);
       if (!target)
-        continue;
+        return nullptr;
       SmallVector<int64_t> vectorSizes(loops, 1);
       vectorSizes.back() = kMaskedStep;
       rewriter.setInsertionPoint(target);
       FailureOr<linalg::VectorizationResult> vectorized = linalg::vectorize(
           rewriter, target, vectorSizes, SmallVector<bool>(loops, false));
       if (failed(vectorized))
-        continue;
+        return nullptr;
       rewriter.replaceOp(target, vectorized->replacements);
-      maskedLoops.push_back(loop);
+      return loop;
+    };
+    for (linalg::LinalgOp op : masked) {
+      unsigned loops = op.getNumLoops();
+      SmallVector<int64_t> rows(loops, 1), steps(loops, 0);
+      rows.back() = loops == 1 ? kMaskedStep : 0;
+      if (loops > 1)
+        steps.back() = kMaskedStep;
+      if (Operation *loop = maskedSteps(op, rows, steps))
+        maskedLoops.push_back(loop);
     }
     // Reductions of dynamic rows: the parallel loops one step at a time on
     // threads, the reduced ones a loop nest of masked vector steps along
@@ -734,26 +744,8 @@ struct VectorizeLoopsPass
       for (unsigned i = 0; i < loops; ++i)
         (i < parallel ? rows : steps)[i] = 1;
       steps.back() = kMaskedStep;
-      Operation *target =
-          tileOp(rewriter, op, getAsIndexOpFoldResult(&getContext(), rows),
-                 /*parallel=*/true);
-      if (!target)
-        continue;
-      auto loop = target->getParentOfType<scf::ForallOp>();
-      target =
-          tileOp(rewriter, target, getAsIndexOpFoldResult(&getContext(), steps),
-                 /*parallel=*/false);
-      if (!target)
-        continue;
-      SmallVector<int64_t> vectorSizes(loops, 1);
-      vectorSizes.back() = kMaskedStep;
-      rewriter.setInsertionPoint(target);
-      FailureOr<linalg::VectorizationResult> vectorized = linalg::vectorize(
-          rewriter, target, vectorSizes, SmallVector<bool>(loops, false));
-      if (failed(vectorized))
-        continue;
-      rewriter.replaceOp(target, vectorized->replacements);
-      maskedLoops.push_back(loop);
+      if (Operation *loop = maskedSteps(op, rows, steps))
+        maskedLoops.push_back(loop);
     }
     // The masks on the transfers themselves (a masked load or store each),
     // which the patterns below and bufferization handle.
