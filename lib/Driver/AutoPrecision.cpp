@@ -2,10 +2,10 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // `--precision=auto`: which matmuls run in which narrow type is decided per
-// matmul from what each choice costs (the target's contraction cost per
-// FLOP) and what it does to accuracy (the matmul's own error, measured
-// with its f32 operands), then checked end to end on samples the
-// measurements did not use.
+// matmul from what each choice costs (the target's cost model at the
+// matmul's shape, TargetInfo::contractionTime) and what it does to
+// accuracy (the matmul's own error, measured with its f32 operands), then
+// checked end to end on samples the measurements did not use.
 //
 //===----------------------------------------------------------------------===//
 #include "AutoPrecision.h"
@@ -192,20 +192,14 @@ tessera::readPrecisionPlan(llvm::StringRef path) {
   return plan;
 }
 
-llvm::Expected<std::map<std::string, std::string>>
-tessera::searchPrecisionPlan(llvm::StringRef modelPath,
-                             mlir::MLIRContext &context,
-                             const CompileOptions &options,
-                             llvm::StringRef calibrationCache,
-                             bool raiseAttention) {
+llvm::Expected<std::map<std::string, std::string>> tessera::searchPrecisionPlan(
+    llvm::StringRef modelPath, mlir::MLIRContext &context,
+    const CompileOptions &options, llvm::StringRef calibrationCache,
+    bool raiseAttention, const TargetInfo &info) {
   auto budget = parseAccuracyBudget(options.accuracyBudget);
   if (!budget)
     return budget.takeError();
   registerAllTargets();
-  const Target *target = lookupTarget(options.target);
-  if (!target)
-    return fail("no target named '" + options.target + "'");
-  const TargetInfo &info = target->info();
 
   // The first three quarters of the samples measure, the rest verify.
   std::vector<std::string> sets = runtime::testDataSets(options.calibrate);
@@ -281,7 +275,7 @@ tessera::searchPrecisionPlan(llvm::StringRef modelPath,
   }
   struct Node {
     std::string key;
-    double flops = 0, lhsElements = 0;
+    ContractionShape shape;
     std::map<std::string, double> nrel, oneMinusCos;
   };
   std::vector<Node> nodes;
@@ -293,37 +287,51 @@ tessera::searchPrecisionPlan(llvm::StringRef modelPath,
     double depth = channels != ranges.channels.end()
                        ? double(channels->second.amax.size())
                        : 1.0;
-    node.flops = 2.0 * double(any.resultElements) * depth;
-    node.lhsElements =
-        double(any.resultElements) / double(std::max<int64_t>(any.columns, 1)) *
-        depth;
+    int64_t columns = std::max<int64_t>(any.columns, 1);
+    node.shape.rows = std::max<int64_t>(any.resultElements / columns, 1);
+    node.shape.columns = columns;
+    node.shape.depth = int64_t(depth);
+    // Calibration records the operands that are not constants.
+    node.shape.constantRhs = !ranges.amax.count(key + ":rhs");
     for (const auto &[policy, m] : byPolicy) {
       node.nrel[policy] = m.local.relativeL2();
       node.oneMinusCos[policy] = 1.0 - m.local.cosine();
     }
     nodes.push_back(std::move(node));
   }
-  // Time per node and policy, relative units: FLOPs at the target's cost
-  // per FLOP, plus converting the activation at the boundary (about 8
-  // FLOPs' worth per element; weights convert once, at compile time).
-  constexpr double kCastFlops = 8.0;
+  // Time per node and policy: the target's cost model for the
+  // contraction's shape, or, for the policies --precision-costs names,
+  // that factor times the target's f32 time. What the plan leaves "fp32"
+  // runs on the target's widest contraction type: f32, or a 16-bit
+  // format on a target without f32 contractions (the systolic array's
+  // bf16), whose measured errors it then carries.
   auto given = parsePrecisionCosts(options.precisionCosts);
   if (!given)
     return given.takeError();
-  auto perFlop = [&](const Candidate &c) {
-    auto it = given->find(c.policy);
-    return it != given->end()
-               ? it->second * info.contractionCost(ElementType::F32)
-               : info.contractionCost(c.type);
-  };
+  llvm::ArrayRef<ElementType> computed =
+      info.supportedElementTypes(OpClass::Contraction);
+  std::string basePolicy = "fp32";
+  ElementType baseType = ElementType::F32;
+  if (!llvm::is_contained(computed, ElementType::F32))
+    for (const Candidate *c : llvm::reverse(candidates))
+      if (c->type == ElementType::BF16 || c->type == ElementType::F16) {
+        basePolicy = c->policy;
+        baseType = c->type;
+        if (c->type == ElementType::BF16)
+          break;
+      }
   auto costOf = [&](const Node &node, const std::string &policy) -> double {
     if (policy == "fp32")
-      return node.flops * info.contractionCost(ElementType::F32);
-    for (const Candidate &c : kCandidates)
-      if (policy == c.policy)
-        return node.flops * perFlop(c) +
-               node.lhsElements * kCastFlops *
-                   info.contractionCost(ElementType::F32);
+      return info.contractionTime(node.shape, baseType);
+    for (const Candidate &c : kCandidates) {
+      if (policy != c.policy)
+        continue;
+      auto it = given->find(c.policy);
+      return it != given->end()
+                 ? it->second *
+                       info.contractionTime(node.shape, ElementType::F32)
+                 : info.contractionTime(node.shape, c.type);
+    }
     return INFINITY;
   };
 
@@ -335,12 +343,18 @@ tessera::searchPrecisionPlan(llvm::StringRef modelPath,
   for (const Node &node : nodes)
     choice[node.key] = "fp32";
   auto nrelOf = [&](const Node &n, const std::string &p) {
-    return p == "fp32" ? 0.0 : n.nrel.at(p);
+    const std::string &q = p == "fp32" ? basePolicy : p;
+    return q == "fp32" || !n.nrel.count(q) ? 0.0 : n.nrel.at(q);
   };
   auto cosOf = [&](const Node &n, const std::string &p) {
-    return p == "fp32" ? 0.0 : n.oneMinusCos.at(p);
+    const std::string &q = p == "fp32" ? basePolicy : p;
+    return q == "fp32" || !n.oneMinusCos.count(q) ? 0.0 : n.oneMinusCos.at(q);
   };
   double predictedNrel = 0, predictedCos = 0;
+  for (const Node &node : nodes) {
+    predictedNrel += nrelOf(node, "fp32");
+    predictedCos += cosOf(node, "fp32");
+  }
   const double nrelRoom = budget->maxRelativeL2 / 2,
                cosRoom = (1 - budget->minCosine) / 2;
   while (true) {
@@ -350,6 +364,8 @@ tessera::searchPrecisionPlan(llvm::StringRef modelPath,
     for (const Node &node : nodes) {
       const std::string &now = choice[node.key];
       for (const auto &[policy, nrel] : node.nrel) {
+        if (policy == basePolicy)
+          continue;
         double saved = costOf(node, now) - costOf(node, policy);
         double dNrel = nrel - nrelOf(node, now);
         double dCos = cosOf(node, policy) - cosOf(node, now);
@@ -374,7 +390,12 @@ tessera::searchPrecisionPlan(llvm::StringRef modelPath,
 
   // Verification on the held-out samples against the f32 program; the
   // narrowed matmul with the largest own error widens (to the next
-  // candidate with more bits, then f32) until the plan holds.
+  // candidate with more bits, then f32) until the plan holds. The planned
+  // program runs on this machine's CPU, which computes each type as the
+  // cpu and cuda targets do; a target without f32 contractions runs its
+  // own program (the systolic target's simulator), since on the CPU what
+  // the plan leaves wide would compute in f32.
+  bool onTarget = basePolicy != "fp32";
   CompileOptions wide = base;
   wide.calibrationCache.clear();
   auto reference = runSets(modelPath, context, wide, verify);
@@ -388,8 +409,15 @@ tessera::searchPrecisionPlan(llvm::StringRef modelPath,
       if (policy != "fp32")
         probe.precisionPlanNodes[key] = policy;
     Verdict verdict;
-    if (probe.precisionPlanNodes.empty())
-      return verdict;
+    if (probe.precisionPlanNodes.empty()) {
+      if (!onTarget)
+        return verdict;
+      probe.calibrationCache.clear();
+    }
+    if (onTarget) {
+      probe.target = options.target;
+      probe.targetOptions = options.targetOptions;
+    }
     auto runs = runSets(modelPath, context, probe, verify);
     if (!runs)
       return runs.takeError();
@@ -437,50 +465,72 @@ tessera::searchPrecisionPlan(llvm::StringRef modelPath,
                   llvm::toString(verdict.takeError()));
   }
 
+  if (!verdict->within(*budget))
+    mlir::emitWarning(where)
+        << "precision auto: the budget " << options.accuracyBudget
+        << " cannot be met on the " << options.target
+        << " target: with every matmul " << basePolicy
+        << " the held-out samples give cosine "
+        << llvm::formatv("{0:f6}", verdict->cosine) << " and relative L2 "
+        << llvm::formatv("{0:e2}", verdict->relativeL2)
+        << "; the plan keeps every matmul " << basePolicy;
+
+  // What runs where the plan says "fp32", as the outputs name it.
+  auto shown = [&](const std::string &policy) {
+    return policy == "fp32" ? basePolicy : policy;
+  };
   double fp32Cost = 0, planCost = 0;
   std::map<std::string, int> counts;
   for (const Node &node : nodes) {
     fp32Cost += costOf(node, "fp32");
     planCost += costOf(node, choice[node.key]);
-    ++counts[choice[node.key]];
+    ++counts[shown(choice[node.key])];
   }
   double ratio = fp32Cost > 0 ? planCost / fp32Cost : 1.0;
   std::string tally;
   for (const auto &[policy, count] : counts)
     tally += (tally.empty() ? "" : ", ") + policy + " " + std::to_string(count);
-  bool anyCheaper = llvm::any_of(candidates, [&](const Candidate *c) {
-    return perFlop(*c) < info.contractionCost(ElementType::F32);
+  bool anyCheaper = llvm::any_of(nodes, [&](const Node &node) {
+    return llvm::any_of(candidates, [&](const Candidate *c) {
+      return costOf(node, c->policy) < costOf(node, "fp32");
+    });
   });
   if (options.verbose && !anyCheaper)
     mlir::emitRemark(where)
         << "precision auto: no narrow policy computes a matmul faster than "
-           "fp32 on the "
-        << options.target
-        << " target (its contraction costs; --precision-costs gives "
-           "others), so every matmul stays fp32";
+        << basePolicy << " on the " << options.target
+        << " target (its cost model at each matmul's shape; "
+           "--precision-costs gives others), so every matmul stays "
+        << basePolicy;
   if (options.verbose)
     mlir::emitRemark(where)
         << "precision auto: " << nodes.size() << " matmuls (" << tally
-        << "), predicted time " << llvm::formatv("{0:f3}", ratio)
-        << " of f32's; on " << verify.size() << " held-out sample"
+        << "), predicted time " << llvm::formatv("{0:f3}", ratio) << " of "
+        << basePolicy << "'s; on " << verify.size() << " held-out sample"
         << (verify.size() == 1 ? "" : "s") << ": cosine "
         << llvm::formatv("{0:f6}", verdict->cosine) << ", relative L2 "
         << llvm::formatv("{0:e2}", verdict->relativeL2) << " (budget "
         << options.accuracyBudget << ")"
-        << (widened.empty() ? ""
-                            : "; widened after verification: " +
-                                  llvm::join(widened, ", "));
+        << (widened.empty()
+                ? ""
+                : "; widened after verification: " + llvm::join(widened, ", "));
 
   if (!options.precisionPlan.empty()) {
     llvm::json::Object planNodes;
     for (const Node &node : nodes) {
-      llvm::json::Object local;
+      llvm::json::Object local, time;
       for (const auto &[policy, nrel] : node.nrel)
         local[policy] = llvm::json::Object{
             {"relative_l2", nrel}, {"cosine", 1 - node.oneMinusCos.at(policy)}};
+      time[basePolicy] = costOf(node, "fp32");
+      for (const Candidate *c : candidates)
+        time[c->policy] = costOf(node, c->policy);
       planNodes[node.key] = llvm::json::Object{
-          {"precision", choice[node.key]},
-          {"flops", node.flops},
+          {"precision", shown(choice[node.key])},
+          {"shape", llvm::json::Array{node.shape.rows, node.shape.columns,
+                                      node.shape.depth}},
+          {"flops", node.shape.flops()},
+          {"predicted_time", std::move(time)},
           {"local", std::move(local)}};
     }
     llvm::json::Array widenedJSON;

@@ -4,6 +4,7 @@
 #define TESSERA_LIB_DRIVER_AUTOPRECISION_H
 
 #include "tessera/Driver/Compile.h"
+#include "tessera/Transforms/TargetInfo.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/Support/Error.h"
@@ -36,15 +37,17 @@ readPrecisionPlan(llvm::StringRef path);
 /// The automatic policy: measures each matmul's own error under every
 /// narrow policy the target computes (on the first samples of
 /// `options.calibrate`, with the ranges in `calibrationCache`), prices
-/// each choice with the target's contraction costs, picks greedily the
-/// choices that save the most time per unit of predicted error within the
-/// budget, then verifies the plan end to end on the held-out samples and
-/// widens the worst matmuls until it holds. Writes the plan to
+/// each choice with `info`'s cost model at the matmul's shape
+/// (TargetInfo::contractionTime), picks greedily the choices that save
+/// the most time per unit of predicted error within the budget, then
+/// verifies the plan end to end on the held-out samples and widens the
+/// worst matmuls until it holds. Writes the plan to
 /// `options.precisionPlan` when given; returns node -> policy.
 llvm::Expected<std::map<std::string, std::string>>
 searchPrecisionPlan(llvm::StringRef modelPath, mlir::MLIRContext &context,
                     const CompileOptions &options,
-                    llvm::StringRef calibrationCache, bool raiseAttention);
+                    llvm::StringRef calibrationCache, bool raiseAttention,
+                    const TargetInfo &info);
 
 } // namespace tessera
 

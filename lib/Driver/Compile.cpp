@@ -330,6 +330,12 @@ llvm::Expected<Plan> makePlan(const CompileOptions &options, bool toTheEnd) {
     return compilation.takeError();
   plan.compilation = std::move(*compilation);
   plan.graph.info = plan.compilation->targetInfo();
+  // The hardware configured (an accelerator's formats) may refuse what
+  // the target as a whole takes.
+  if (plan.graph.info && options.precision != "fp32")
+    if (std::optional<std::string> why =
+            plan.graph.info->rejectPrecisionPolicy(options.precision))
+      return fail(*why);
   return std::move(plan);
 }
 
@@ -386,9 +392,10 @@ llvm::Error choosePrecision(llvm::StringRef modelPath, MLIRContext &context,
                             const CompileOptions &options, Plan &plan) {
   if (options.precision != "auto")
     return llvm::Error::success();
-  auto nodes =
-      searchPrecisionPlan(modelPath, context, options,
-                          plan.graph.calibrationCache, raisesAttention(plan.graph));
+  auto nodes = searchPrecisionPlan(
+      modelPath, context, options, plan.graph.calibrationCache,
+      raisesAttention(plan.graph),
+      plan.graph.info ? *plan.graph.info : plan.target->info());
   if (!nodes)
     return nodes.takeError();
   plan.graph.precisionPlan = std::move(*nodes);

@@ -128,13 +128,12 @@ tessera::PrecisionFlags::PrecisionFlags(cl::OptionCategory &category)
           cl::value_desc("file.json"), cl::cat(category)),
       precisionCosts(
           "precision-costs",
-          cl::desc("Under --precision=auto, a matmul's time per FLOP under "
-                   "each narrow policy relative to fp32, instead of the "
-                   "target's own (the cpu target's are its kernels' "
-                   "measured ones, where narrow is slower; the cuda "
-                   "target's the H100's peak rates), e.g. "
-                   "int8:0.25,bf16:0.5 to plan for kernels with VNNI and "
-                   "vdpbf16ps"),
+          cl::desc("Under --precision=auto, a matmul's time under each "
+                   "narrow policy named, relative to its fp32 time at the "
+                   "same shape, instead of the target's cost model (cpu: "
+                   "a roofline over its kernels' measured rates; cuda: an "
+                   "H100's roofline; systolic: the array's analytical "
+                   "model), e.g. int8:0.25,bf16:0.5"),
           cl::value_desc("policy:cost,..."), cl::cat(category)) {}
 
 void tessera::PrecisionFlags::apply(CompileOptions &options) const {

@@ -50,10 +50,10 @@ struct CompileOptions {
   /// given is read and applied.
   std::string accuracyBudget = "cos:0.999,nrel:0.02";
   std::string precisionPlan;
-  /// The contraction time per FLOP of policies relative to fp32 that the
-  /// automatic policy plans with instead of the target's
-  /// (`--precision-costs`, as "int8:0.25,bf16:0.5"); empty for the
-  /// target's.
+  /// The contraction time of policies relative to fp32's at the same
+  /// shape that the automatic policy plans with instead of the target's
+  /// cost model (`--precision-costs`, as "int8:0.25,bf16:0.5"); empty for
+  /// the target's.
   std::string precisionCosts;
   /// A plan to apply as it is (node -> policy; the automatic policy sets
   /// it for the programs it measures).

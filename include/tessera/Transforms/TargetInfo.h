@@ -35,6 +35,35 @@ namespace tessera {
 /// whatever it is given.
 enum class OpClass { Contraction, Elementwise, Reduction, DataMovement };
 
+/// A contraction as the automatic precision policy prices it: `rows` x
+/// `columns` results (the rows of every batch together), each a dot
+/// product of `depth` terms; `constantRhs` when the rhs is a constant
+/// weight, converted to the narrow type at compile time.
+struct ContractionShape {
+  int64_t rows = 1, columns = 1, depth = 1;
+  bool constantRhs = true;
+  double flops() const {
+    return 2.0 * double(rows) * double(columns) * double(depth);
+  }
+  /// Bytes the contraction reads and writes: its lhs and rhs in `element`,
+  /// its f32 result.
+  double operandBytes(ElementType element) const {
+    double size = double(elementSize(element));
+    return (double(rows) + double(columns)) * double(depth) * size +
+           double(rows) * double(columns) * 4.0;
+  }
+  /// Bytes that converting its operands to `element` (narrower than f32)
+  /// at the precision boundary reads and writes: the lhs, and the rhs
+  /// unless it is a constant.
+  double conversionBytes(ElementType element) const {
+    if (element == ElementType::F32)
+      return 0.0;
+    double elements = double(rows) * double(depth) +
+                      (constantRhs ? 0.0 : double(columns) * double(depth));
+    return elements * (4.0 + double(elementSize(element)));
+  }
+};
+
 class TargetInfo {
 public:
   virtual ~TargetInfo() = default;
@@ -54,10 +83,16 @@ public:
   virtual llvm::ArrayRef<ElementType>
   supportedElementTypes(OpClass opClass) const = 0;
 
-  /// The time a contraction takes per FLOP with `element` operands,
-  /// relative to f32 (the automatic precision policy's cost model): by
-  /// default every type the same (no reason to narrow for speed).
-  virtual double contractionCost(ElementType element) const { return 1.0; }
+  /// The predicted time of `shape` computed on `element` operands (the
+  /// automatic precision policy's cost model), converting its operands at
+  /// the precision boundary included, in a unit of the target's own: only
+  /// the times of one target are compared. A type the target does not
+  /// compute contractions in is priced as what it computes instead. By
+  /// default its FLOPs, whatever the type (no reason to narrow for speed).
+  virtual double contractionTime(const ContractionShape &shape,
+                                 ElementType element) const {
+    return shape.flops();
+  }
 
   /// Why the target cannot take the precision policy `policy` (a policy
   /// other than fp32 that the precision passes would apply); nothing when

@@ -9,6 +9,8 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Operation.h"
 
+#include <algorithm>
+
 using namespace mlir;
 
 namespace {
@@ -17,31 +19,52 @@ class CPUTargetInfo : public ::tessera::TargetInfo {
 public:
   StringRef name() const override { return "cpu"; }
 
-  /// Measured on this project's own kernels (docs/Precision.md, "Speed on
-  /// this CPU"), relative to fp32, for the CPU Tessera runs on. Where it
-  /// has the dot products the CPU target uses (vdpbf16ps on AMD's Zen 4
-  /// and newer, vpdpbusd with AVX-512 VNNI; on a Zen 5 EPYC): bf16 0.52x
-  /// the time of a 1024^3 GEMM, int8 0.40x and fp8 (decoded to bf16)
-  /// 0.89x the time of the BERT-base layer. Elsewhere the tiled GEMM
-  /// widens narrow operands to fp32 (measured on an Intel Xeon): bf16
-  /// 1.7x, fp8 1.7x, int8 2.4x. fp16 is always widened: 1.3x-1.4x.
-  double contractionCost(::tessera::ElementType element) const override {
+  /// A roofline over Tessera's own kernels: the longer of computing and
+  /// moving the operands, plus converting a narrow lhs (read in f32,
+  /// written narrow) in a pass of its own.
+  /// - Computing: the FLOPs at f32's rate times the type's cost measured
+  ///   on compute-bound shapes (docs/Precision.md, "Speed on this CPU").
+  ///   Where the CPU has the dot products the CPU target uses (vdpbf16ps
+  ///   on AMD's Zen 4 and newer, vpdpbusd with AVX-512 VNNI; on a Zen 5
+  ///   EPYC): bf16 0.52x the time of a 1024^3 GEMM, int8 0.40x and fp8
+  ///   (decoded to bf16) 0.89x the time of the BERT-base layer. Elsewhere
+  ///   the tiled GEMM widens narrow operands to fp32 (measured on an Intel
+  ///   Xeon): bf16 1.7x, fp8 1.7x, int8 2.4x. fp16 is always widened:
+  ///   1.4x.
+  /// - Moving: the weights and the lhs in the operand type and the f32
+  ///   result, kFlopsPerByte f32 FLOPs' time per byte. On the 2-core Zen 5
+  ///   the 1024^3 f32 GEMM ran at about 220 GFLOP/s and a 1 x 4096 x 4096
+  ///   one streamed its f32 weights at 30-40 GB/s: 6 FLOPs per byte.
+  ///   Narrow weights are what make a GEMV faster: that one took 0.2-0.25x
+  ///   the f32 time in bf16 and 0.1x in int8.
+  double contractionTime(const ::tessera::ContractionShape &shape,
+                         ::tessera::ElementType element) const override {
     using ::tessera::ElementType;
+    constexpr double kFlopsPerByte = 6.0;
     static const ::tessera::cpu::DotProducts host =
         ::tessera::cpu::hostDotProducts();
+    double cost = 1.0;
     switch (element) {
     case ElementType::BF16:
-      return host.bf16 ? 0.52 : 1.7;
+      cost = host.bf16 ? 0.52 : 1.7;
+      break;
     case ElementType::F16:
-      return 1.4;
+      cost = 1.4;
+      break;
     case ElementType::F8E4M3FN:
     case ElementType::F8E5M2:
-      return host.bf16 ? 0.89 : 1.7;
+      cost = host.bf16 ? 0.89 : 1.7;
+      break;
     case ElementType::I8:
-      return host.int8 ? 0.40 : 2.4;
+      cost = host.int8 ? 0.40 : 2.4;
+      break;
     default:
-      return 1.0;
+      element = ElementType::F32;
+      break;
     }
+    return std::max(shape.flops() * cost,
+                    shape.operandBytes(element) * kFlopsPerByte) +
+           shape.conversionBytes(element) * kFlopsPerByte;
   }
   /// The CPU lowering computes matmuls on fp32, bf16 and fp16 operands
   /// (accumulating in fp32; fp8 operands decoded to bf16 first) and on

@@ -7,6 +7,8 @@
 
 #include "mlir/IR/BuiltinTypes.h"
 
+#include <algorithm>
+
 using namespace mlir;
 
 namespace {
@@ -21,13 +23,34 @@ public:
   StringRef name() const override { return "cuda"; }
   bool formsFusionRegions() const override { return false; }
 
-  /// Peak rates of an H100 SXM (not measured here: no GPU): bf16 and
-  /// fp16 tensor cores 989 TFLOP/s dense against fp32 FMA 67 TFLOP/s.
-  double contractionCost(::tessera::ElementType element) const override {
+  /// A roofline at an H100 SXM's peak rates (its data sheet; not measured
+  /// here: no GPU), in nanoseconds: the longer of computing (dense tensor
+  /// cores: bf16 and fp16 989 TFLOP/s, fp8 and int8 on sm_90a's wgmma
+  /// 1979; fp32 FMA 67) and moving the operands in their type and the f32
+  /// result through HBM3 at 3.35 TB/s, plus converting a narrow lhs (read
+  /// in f32, written narrow) in a pass of its own.
+  double contractionTime(const ::tessera::ContractionShape &shape,
+                         ::tessera::ElementType element) const override {
     using ::tessera::ElementType;
-    return element == ElementType::BF16 || element == ElementType::F16
-               ? 67.0 / 989.0
-               : 1.0;
+    constexpr double kBytesPerNs = 3350.0;
+    double flopsPerNs = 67e3;
+    switch (element) {
+    case ElementType::BF16:
+    case ElementType::F16:
+      flopsPerNs = 989e3;
+      break;
+    case ElementType::F8E4M3FN:
+    case ElementType::F8E5M2:
+    case ElementType::I8:
+      flopsPerNs = 1979e3;
+      break;
+    default:
+      element = ElementType::F32;
+      break;
+    }
+    return std::max(shape.flops() / flopsPerNs,
+                    shape.operandBytes(element) / kBytesPerNs) +
+           shape.conversionBytes(element) / kBytesPerNs;
   }
   ArrayRef<::tessera::ElementType>
   supportedElementTypes(::tessera::OpClass opClass) const override {
