@@ -4,7 +4,7 @@
 """Usage: bench/corpus_bench.py [NAME...] [--build build] [--threads 2]
                               [--compile-arg=--precision=bf16 ...]
                                 [--runs 10] [--rounds 3] [--corpus DIR]
-                                [--ort-dir DIR]
+                                [--ort-dir DIR] [--static-copies]
 
 For each model of bench/corpus.py (all but the largest by default; name
 them to choose; the rest of the third-party corpus of
@@ -21,9 +21,12 @@ round), and at the end the geometric mean of the ratios and, for each
 model measured both with symbolic dims and static dims, Tessera's
 symbolic / static latency, timed again alternately (`--rounds` pairs of
 runs on the static model's first input set; the spread is the lowest and
-highest ratio of one pair). Numbers are
-from one machine in one sitting: a shared machine is noisy, which the
-spread shows.
+highest ratio of one pair). With --static-copies, every named model whose
+inputs have symbolic dims is also compiled with those dims fixed to its
+first test set's sizes (model_static.onnx beside it) and timed the same
+way against it, so that any model's symbolic / static latency is
+measured. Numbers are from one machine in one sitting: a shared machine
+is noisy, which the spread shows.
 """
 import argparse
 import json
@@ -72,6 +75,46 @@ def inputs_of(folder):
     return paths, spec_path
 
 
+def static_copy(folder):
+    """model_static.onnx: the model with its inputs' symbolic dims fixed to
+    the first test set's sizes (its outputs' and intermediates' shapes
+    left to the compiler's inference), or None when nothing is symbolic."""
+    model = onnx.load(os.path.join(folder, "model.onnx"))
+    data = os.path.join(folder, "test_data_set_0")
+    sizes = {}
+    for name in sorted(os.listdir(data)):
+        if name.startswith("input_"):
+            tensor = onnx.TensorProto()
+            with open(os.path.join(data, name), "rb") as f:
+                tensor.ParseFromString(f.read())
+            sizes[tensor.name] = list(tensor.dims)
+    changed = False
+    for value in model.graph.input:
+        dims = value.type.tensor_type.shape.dim
+        for dim, size in zip(dims, sizes.get(value.name, [])):
+            if not dim.HasField("dim_value"):
+                dim.dim_value = size
+                changed = True
+    if not changed:
+        return None
+    for value in model.graph.output:
+        value.type.tensor_type.ClearField("shape")
+    del model.graph.value_info[:]
+    path = os.path.join(folder, "model_static.onnx")
+    onnx.save(model, path)
+    return path
+
+
+def time_pair(build, a_artifact, b_artifact, paths, runs, rounds):
+    """Alternate rounds of two artifacts on the same inputs: medians and
+    the per-round ratios a / b."""
+    a, b = [], []
+    for _ in range(rounds):
+        a.append(time_tessera(build, a_artifact, paths, runs))
+        b.append(time_tessera(build, b_artifact, paths, runs))
+    return a, b, [x / y for x, y in zip(a, b)]
+
+
 def time_tessera(build, artifact, paths, runs):
     """The median latency of `tessera-run --benchmark=runs`, in ms."""
     out = subprocess.run(
@@ -95,6 +138,9 @@ def main():
                         "e.g. --compile-arg=--precision=bf16")
     parser.add_argument("--ort-dir", default=os.path.join(ROOT, "build",
                                                           "ort"))
+    parser.add_argument("--static-copies", action="store_true",
+                        help="also time each model with symbolic input dims "
+                        "against a copy with them fixed")
     args = parser.parse_args()
     names = args.names or DEFAULT
     missing = [n for n in names
@@ -157,23 +203,34 @@ def main():
     geomean = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
     print(f"geometric mean of the ratios: {geomean:.2f}x "
           f"(slowest {max(ratios):.2f}x)")
-    for symbolic, static in SYMBOLIC_PAIRS:
-        if symbolic not in names or static not in names:
-            continue
-        paths, _ = inputs_of(os.path.join(args.corpus, static))
-        a, b = [], []
-        for _ in range(args.rounds):
-            for artifact, times in ((symbolic, a), (static, b)):
-                times.append(time_tessera(
-                    args.build,
-                    os.path.join(args.corpus, artifact, "model.so"), paths,
-                    args.runs))
-        pairs = [x / y for x, y in zip(a, b)]
+    def report(symbolic, a, b, pairs):
         print(f"symbolic / static dims, {symbolic}: "
               f"{statistics.median(a) / statistics.median(b):.2f}x "
               f"({min(pairs):.2f}-{max(pairs):.2f}x; "
               f"{statistics.median(a):.2f} / {statistics.median(b):.2f} ms)",
               flush=True)
+
+    for symbolic, static in SYMBOLIC_PAIRS:
+        if symbolic not in names or static not in names:
+            continue
+        paths, _ = inputs_of(os.path.join(args.corpus, static))
+        report(symbolic, *time_pair(
+            args.build, os.path.join(args.corpus, symbolic, "model.so"),
+            os.path.join(args.corpus, static, "model.so"), paths, args.runs,
+            args.rounds))
+    for name in names if args.static_copies else []:
+        folder = os.path.join(args.corpus, name)
+        static = static_copy(folder)
+        if not static:
+            continue
+        artifact = os.path.join(folder, "model_static.so")
+        subprocess.run([os.path.join(args.build, "bin", "tessera-compile"),
+                        static, f"--threads={args.threads}", "-o",
+                        artifact] + args.compile_arg, check=True)
+        paths, _ = inputs_of(folder)
+        report(name + " (static copy)", *time_pair(
+            args.build, os.path.join(folder, "model.so"), artifact, paths,
+            args.runs, args.rounds))
     return 0
 
 
