@@ -155,8 +155,9 @@ tessera::parsePrecisionCosts(llvm::StringRef text) {
     });
     if (!known || value.getAsDouble(v) || !(v > 0))
       return fail("--precision-costs takes policy:cost pairs (bf16, fp16, "
-                  "fp8 or int8, and a positive time per FLOP relative to "
-                  "fp32) separated by commas, e.g. int8:0.25,bf16:0.5; got '" +
+                  "fp8 or int8, and a positive time relative to fp32's at "
+                  "the same shape) separated by commas, e.g. "
+                  "int8:0.25,bf16:0.5; got '" +
                   part + "'");
     costs[policy.str()] = v;
   }
@@ -301,9 +302,9 @@ llvm::Expected<std::map<std::string, std::string>> tessera::searchPrecisionPlan(
   }
   // Time per node and policy: the target's cost model for the
   // contraction's shape, or, for the policies --precision-costs names,
-  // that factor times the target's f32 time. What the plan leaves "fp32"
-  // runs on the target's widest contraction type: f32, or a 16-bit
-  // format on a target without f32 contractions (the systolic array's
+  // that factor times the target's time for what the plan leaves wide. What the
+  // plan leaves "fp32" runs on the target's widest contraction type: f32, or a
+  // 16-bit format on a target without f32 contractions (the systolic array's
   // bf16), whose measured errors it then carries.
   auto given = parsePrecisionCosts(options.precisionCosts);
   if (!given)
@@ -320,6 +321,11 @@ llvm::Expected<std::map<std::string, std::string>> tessera::searchPrecisionPlan(
         if (c->type == ElementType::BF16)
           break;
       }
+  if (basePolicy != "fp32" && given->count(basePolicy))
+    return fail("--precision-costs: on the " + options.target + " target " +
+                basePolicy +
+                " is what the plan leaves wide, the time the other policies "
+                "are priced against; name only the others");
   auto costOf = [&](const Node &node, const std::string &policy) -> double {
     if (policy == "fp32")
       return info.contractionTime(node.shape, baseType);
@@ -328,8 +334,7 @@ llvm::Expected<std::map<std::string, std::string>> tessera::searchPrecisionPlan(
         continue;
       auto it = given->find(c.policy);
       return it != given->end()
-                 ? it->second *
-                       info.contractionTime(node.shape, ElementType::F32)
+                 ? it->second * info.contractionTime(node.shape, baseType)
                  : info.contractionTime(node.shape, c.type);
     }
     return INFINITY;
@@ -350,11 +355,9 @@ llvm::Expected<std::map<std::string, std::string>> tessera::searchPrecisionPlan(
     const std::string &q = p == "fp32" ? basePolicy : p;
     return q == "fp32" || !n.oneMinusCos.count(q) ? 0.0 : n.oneMinusCos.at(q);
   };
+  // The room holds what the moves add to the base's errors (a 16-bit base
+  // has its own, which verification counts).
   double predictedNrel = 0, predictedCos = 0;
-  for (const Node &node : nodes) {
-    predictedNrel += nrelOf(node, "fp32");
-    predictedCos += cosOf(node, "fp32");
-  }
   const double nrelRoom = budget->maxRelativeL2 / 2,
                cosRoom = (1 - budget->minCosine) / 2;
   while (true) {
@@ -395,6 +398,10 @@ llvm::Expected<std::map<std::string, std::string>> tessera::searchPrecisionPlan(
   // cpu and cuda targets do; a target without f32 contractions runs its
   // own program (the systolic target's simulator), since on the CPU what
   // the plan leaves wide would compute in f32.
+  // What runs where the plan says "fp32", as the outputs name it.
+  auto shown = [&](const std::string &policy) {
+    return policy == "fp32" ? basePolicy : policy;
+  };
   bool onTarget = basePolicy != "fp32";
   CompileOptions wide = base;
   wide.calibrationCache.clear();
@@ -417,6 +424,7 @@ llvm::Expected<std::map<std::string, std::string>> tessera::searchPrecisionPlan(
     if (onTarget) {
       probe.target = options.target;
       probe.targetOptions = options.targetOptions;
+      probe.dimValues = options.dimValues;
     }
     auto runs = runSets(modelPath, context, probe, verify);
     if (!runs)
@@ -435,29 +443,39 @@ llvm::Expected<std::map<std::string, std::string>> tessera::searchPrecisionPlan(
   if (!verdict)
     return fail("--precision=auto: verifying: " +
                 llvm::toString(verdict.takeError()));
+  // Where a narrowed matmul widens to: the measured policy of more bits
+  // with the least own error, the base ("fp32") among them; nothing when
+  // none has more bits (a 16-bit matmul where the base is 16 bits too).
+  auto bits = [&](const std::string &policy) {
+    return policy == "fp32" ? (basePolicy == "fp32" ? 32 : 16)
+           : policy == "int8" || policy == "fp8" ? 8
+                                                 : 16;
+  };
+  auto widerOf = [&](const Node &node) -> std::optional<std::string> {
+    const std::string &now = choice[node.key];
+    std::optional<std::string> next;
+    if (bits("fp32") > bits(now))
+      next = "fp32";
+    for (const Candidate *c : candidates)
+      if (c->policy != basePolicy && bits(c->policy) > bits(now) &&
+          node.nrel.count(c->policy) &&
+          (!next || nrelOf(node, c->policy) < nrelOf(node, *next)))
+        next = c->policy;
+    return next;
+  };
   std::vector<std::string> widened;
   while (!verdict->within(*budget)) {
     const Node *worst = nullptr;
     for (const Node &node : nodes)
-      if (choice[node.key] != "fp32" &&
-          (!worst || nrelOf(node, choice[node.key]) >
-                         nrelOf(*worst, choice[worst->key])))
+      if (choice[node.key] != "fp32" && widerOf(node) &&
+          (!worst ||
+           nrelOf(node, choice[node.key]) > nrelOf(*worst, choice[worst->key])))
         worst = &node;
     if (!worst)
       break;
-    // The measured candidate with more bits and the least own error, else
-    // f32.
     std::string &now = choice[worst->key];
-    auto bits = [](llvm::StringRef policy) {
-      return policy == "int8" || policy == "fp8" ? 8 : 16;
-    };
-    std::string next = "fp32";
-    for (const Candidate *c : candidates)
-      if (bits(c->policy) > bits(now) && worst->nrel.count(c->policy) &&
-          (next == "fp32" ||
-           worst->nrel.at(c->policy) < worst->nrel.at(next)))
-        next = c->policy;
-    widened.push_back(worst->key + " " + now + " -> " + next);
+    std::string next = *widerOf(*worst);
+    widened.push_back(worst->key + " " + shown(now) + " -> " + shown(next));
     now = next;
     verdict = verdictOf(choice);
     if (!verdict)
@@ -469,16 +487,12 @@ llvm::Expected<std::map<std::string, std::string>> tessera::searchPrecisionPlan(
     mlir::emitWarning(where)
         << "precision auto: the budget " << options.accuracyBudget
         << " cannot be met on the " << options.target
-        << " target: with every matmul " << basePolicy
-        << " the held-out samples give cosine "
+        << " target, whose widest matmuls are 16 bits: with every matmul "
+           "there the held-out samples give cosine "
         << llvm::formatv("{0:f6}", verdict->cosine) << " and relative L2 "
         << llvm::formatv("{0:e2}", verdict->relativeL2)
-        << "; the plan keeps every matmul " << basePolicy;
+        << "; the plan keeps them there";
 
-  // What runs where the plan says "fp32", as the outputs name it.
-  auto shown = [&](const std::string &policy) {
-    return policy == "fp32" ? basePolicy : policy;
-  };
   double fp32Cost = 0, planCost = 0;
   std::map<std::string, int> counts;
   for (const Node &node : nodes) {

@@ -26,7 +26,7 @@ struct AccuracyBudget {
 llvm::Expected<AccuracyBudget> parseAccuracyBudget(llvm::StringRef text);
 
 /// `--precision-costs`: "policy:cost,..." (bf16, fp16, fp8, int8; a
-/// contraction's time per FLOP relative to fp32).
+/// contraction's time relative to fp32's at the same shape).
 llvm::Expected<std::map<std::string, double>>
 parsePrecisionCosts(llvm::StringRef text);
 

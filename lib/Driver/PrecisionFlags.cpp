@@ -123,7 +123,8 @@ tessera::PrecisionFlags::PrecisionFlags(cl::OptionCategory &category)
       precisionPlan(
           "precision-plan",
           cl::desc("With --precision=auto, where to write the plan it found "
-                   "(JSON: each matmul's precision, FLOPs and measured "
+                   "(JSON: each matmul's precision, shape, FLOPs, "
+                   "predicted time under each policy and measured "
                    "errors); without, a plan to apply as it is"),
           cl::value_desc("file.json"), cl::cat(category)),
       precisionCosts(

@@ -42,6 +42,11 @@ Role roleOf(Operation *op) {
           ReciprocalOp, TanhOp, ErfOp, SigmoidOp, ReluOp, SiluOp, NotOp, GeluOp,
           CastOp, RoundOp, FloorOp, CeilOp>(op))
     return Role::Elementwise;
+  // An int8 matmul's product dequantized (scaled per column) is its
+  // epilogue's first step.
+  if (auto dequantize = dyn_cast<DequantizeOp>(op))
+    if (dequantize.getInput().getDefiningOp<MatmulOp>())
+      return Role::Elementwise;
   return Role::Other;
 }
 
@@ -230,7 +235,8 @@ private:
                       info.epilogueTakesReduction(user, resultType));
         if (!joins || !isFree(user) || !info.canFuse(user))
           break;
-        if (user->getResult(0).getType() != current.getType()) {
+        if (cast<ShapedType>(user->getResult(0).getType()).getShape() !=
+            cast<ShapedType>(current.getType()).getShape()) {
           reject(user, "epilogue", "epilogue would broadcast the result");
           break;
         }

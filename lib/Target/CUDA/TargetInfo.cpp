@@ -25,10 +25,12 @@ public:
 
   /// A roofline at an H100 SXM's peak rates (its data sheet; not measured
   /// here: no GPU), in nanoseconds: the longer of computing (dense tensor
-  /// cores: bf16 and fp16 989 TFLOP/s, fp8 and int8 on sm_90a's wgmma
-  /// 1979; fp32 FMA 67) and moving the operands in their type and the f32
-  /// result through HBM3 at 3.35 TB/s, plus converting a narrow lhs (read
-  /// in f32, written narrow) in a pass of its own.
+  /// cores: bf16 and fp16 989 TFLOP/s, fp8 and int8 1979, the rate of
+  /// sm_90a's wgmma, whatever --gpu lists; fp32 FMA 67) and moving the
+  /// operands in their type and the f32 result through HBM3 at 3.35 TB/s,
+  /// plus converting a narrow lhs (read in f32, written narrow) in a pass
+  /// of its own. On sm_80 an fp8 matmul decodes its tiles to bf16 and
+  /// runs at bf16's rate, which this does not price.
   double contractionTime(const ::tessera::ContractionShape &shape,
                          ::tessera::ElementType element) const override {
     using ::tessera::ElementType;

@@ -37,27 +37,30 @@ class SystolicTargetInfo : public TargetInfo {
 public:
   explicit SystolicTargetInfo(
       std::shared_ptr<const sim::AcceleratorConfig> config)
-      : config(std::move(config)) {}
+      : config(std::move(config)) {
+    for (ElementType type :
+         {ElementType::BF16, ElementType::F16, ElementType::F8E4M3FN,
+          ElementType::F8E5M2, ElementType::I8})
+      if (this->config->supports(type))
+        contractionTypes.push_back(type);
+  }
 
   StringRef name() const override { return "systolic"; }
   /// The lowering compiles the importer's form of a learned upsampling as
   /// one GEMM and a strided copy of its own (ConvTranspose.cpp).
   bool upsamplesByMatmul() const override { return false; }
-  /// The array multiplies bf16, f16, fp8 and int8 operands (accumulating in
-  /// fp32 or int32); the vector unit computes in fp32; data moves in any
-  /// number format of the DRAM image.
-  ArrayRef<ElementType>
-  supportedElementTypes(OpClass opClass) const override {
-    static const ElementType kContraction[] = {
-        ElementType::BF16, ElementType::F16, ElementType::F8E4M3FN,
-        ElementType::F8E5M2, ElementType::I8};
+  /// The array multiplies the bf16, f16, fp8 and int8 operands the
+  /// accelerator's configuration lists (accumulating in fp32 or int32);
+  /// the vector unit computes in fp32; data moves in any number format of
+  /// the DRAM image.
+  ArrayRef<ElementType> supportedElementTypes(OpClass opClass) const override {
     static const ElementType kVector[] = {ElementType::F32};
     static const ElementType kData[] = {
         ElementType::F32,      ElementType::BF16,   ElementType::F16,
         ElementType::F8E4M3FN, ElementType::F8E5M2, ElementType::I8};
     switch (opClass) {
     case OpClass::Contraction:
-      return kContraction;
+      return contractionTypes;
     case OpClass::Elementwise:
     case OpClass::Reduction:
       return kVector;
@@ -152,9 +155,12 @@ public:
              " matmul with transpose_a";
     return std::nullopt;
   }
-  /// Matmuls (not convolutions, whose im2col GEMM takes no epilogue yet)
-  /// and the vector unit's functions.
+  /// Matmuls (not convolutions, whose im2col GEMM takes no epilogue yet),
+  /// the dequantization of an int8 matmul's product (the drain and the
+  /// epilogue apply its scales) and the vector unit's functions.
   bool canFuse(Operation *op) const override {
+    if (auto dequantize = dyn_cast<mlir::tessera::DequantizeOp>(op))
+      return dequantize.getInput().getDefiningOp<mlir::tessera::MatmulOp>();
     return isa<mlir::tessera::MatmulOp>(op) || systolic::isVectorOp(op);
   }
   bool epilogueTakesReduction(Operation *reduction,
@@ -184,6 +190,7 @@ public:
 
 private:
   std::shared_ptr<const sim::AcceleratorConfig> config;
+  llvm::SmallVector<ElementType> contractionTypes;
 };
 
 /// The "default" preset, loaded once.
@@ -291,15 +298,18 @@ public:
   configure(const TargetOptionValues &values, bool) const override {
     systolic::LoweringOptions options;
     options.accel = optionValue(values, "accel");
-    // The array has no f32 operands: what --precision leaves f32 (all of
-    // it without a policy) is read in fp16 under fp16, else in bf16.
-    auto policy = values.find(kPrecisionOptionKey);
-    options.operandFormat =
-        policy != values.end() && policy->second == "fp16" ? "f16" : "bf16";
     auto config = systolic::loadAccelerator(options.accel);
     if (!config)
       return config.takeError();
     options.config = std::move(*config);
+    // The array has no f32 operands: what --precision leaves f32 (all of
+    // it without a policy) is read in fp16 under fp16 or on an array
+    // without bf16, else in bf16.
+    auto policy = values.find(kPrecisionOptionKey);
+    bool f16 = (policy != values.end() && policy->second == "fp16") ||
+               !options.config->supports(ElementType::BF16);
+    options.operandFormat =
+        f16 && options.config->supports(ElementType::F16) ? "f16" : "bf16";
     return std::make_unique<SystolicCompilation>(std::move(options));
   }
 
