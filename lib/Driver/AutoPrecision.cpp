@@ -295,6 +295,10 @@ llvm::Expected<std::map<std::string, std::string>> tessera::searchPrecisionPlan(
     // Calibration records the operands that are not constants.
     node.shape.constantRhs = !ranges.amax.count(key + ":rhs");
     for (const auto &[policy, m] : byPolicy) {
+      // A product of two computed values the target keeps out of 8 bits.
+      if ((policy == "int8" || policy == "fp8") && !node.shape.constantRhs &&
+          !info.quantizesComputedRhs())
+        continue;
       node.nrel[policy] = m.local.relativeL2();
       node.oneMinusCos[policy] = 1.0 - m.local.cosine();
     }

@@ -127,6 +127,12 @@ public:
   /// for tensor cores that read both 8-bit operands along K.
   virtual bool storesQuantizedWeightsKMajor() const { return false; }
 
+  /// Whether an 8-bit policy may quantize a matmul whose rhs is computed
+  /// (attention's products), not a constant weight; where not,
+  /// rejectQuantizedMatmul keeps such a matmul wider and the automatic
+  /// policy does not offer it 8 bits.
+  virtual bool quantizesComputedRhs() const { return true; }
+
   /// Whether the target computes `op` inside a fusion region at all (an
   /// accelerator's vector unit has a fixed set of functions); an op it
   /// does not stays a kernel of its own.

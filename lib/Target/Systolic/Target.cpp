@@ -155,6 +155,7 @@ public:
              " matmul with transpose_a";
     return std::nullopt;
   }
+  bool quantizesComputedRhs() const override { return false; }
   /// Matmuls (not convolutions, whose im2col GEMM takes no epilogue yet),
   /// the dequantization of an int8 matmul's product (the drain and the
   /// epilogue apply its scales) and the vector unit's functions.
