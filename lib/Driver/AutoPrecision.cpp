@@ -187,7 +187,9 @@ tessera::readPrecisionPlan(llvm::StringRef path) {
     if (!policy || !isPrecisionPolicy(*policy))
       return fail(path + ": node '" + node.str() +
                   "' has no known \"precision\"");
-    if (*policy != "fp32")
+    // What the plan's target leaves wide (its "base": bf16 on the
+    // systolic array) is what no policy gives.
+    if (*policy != "fp32" && *policy != root->getString("base").value_or(""))
       plan[node.str()] = policy->str();
   }
   return plan;
@@ -558,8 +560,9 @@ llvm::Expected<std::map<std::string, std::string>> tessera::searchPrecisionPlan(
         {"format", "tessera-precision-plan"},
         {"version", 1},
         {"target", options.target},
+        {"base", basePolicy},
         {"budget", llvm::json::Object{{"cosine", budget->minCosine},
-                                       {"relative_l2", budget->maxRelativeL2}}},
+                                      {"relative_l2", budget->maxRelativeL2}}},
         {"predicted_time_ratio", ratio},
         {"verified",
          llvm::json::Object{{"samples", static_cast<int64_t>(verify.size())},
