@@ -450,8 +450,9 @@ llvm::Expected<std::map<std::string, std::string>> tessera::searchPrecisionPlan(
     return fail("--precision=auto: verifying: " +
                 llvm::toString(verdict.takeError()));
   // Where a narrowed matmul widens to: the measured policy of more bits
-  // with the least own error, the base ("fp32") among them; nothing when
-  // none has more bits (a 16-bit matmul where the base is 16 bits too).
+  // with the least own error (a 16-bit base competes on its own measured
+  // error), else an fp32 base; nothing when none has more bits (a 16-bit
+  // matmul where the base is 16 bits too).
   auto bits = [&](const std::string &policy) {
     return policy == "fp32" ? (basePolicy == "fp32" ? 32 : 16)
            : policy == "int8" || policy == "fp8" ? 8
@@ -460,13 +461,15 @@ llvm::Expected<std::map<std::string, std::string>> tessera::searchPrecisionPlan(
   auto widerOf = [&](const Node &node) -> std::optional<std::string> {
     const std::string &now = choice[node.key];
     std::optional<std::string> next;
-    if (bits("fp32") > bits(now))
-      next = "fp32";
     for (const Candidate *c : candidates)
       if (c->policy != basePolicy && bits(c->policy) > bits(now) &&
           node.nrel.count(c->policy) &&
           (!next || nrelOf(node, c->policy) < nrelOf(node, *next)))
         next = c->policy;
+    if (bits("fp32") > bits(now) &&
+        (!next ||
+         (basePolicy != "fp32" && nrelOf(node, "fp32") < nrelOf(node, *next))))
+      next = "fp32";
     return next;
   };
   std::vector<std::string> widened;

@@ -26,7 +26,8 @@ struct AccuracyBudget {
 llvm::Expected<AccuracyBudget> parseAccuracyBudget(llvm::StringRef text);
 
 /// `--precision-costs`: "policy:cost,..." (bf16, fp16, fp8, int8; a
-/// contraction's time relative to fp32's at the same shape).
+/// contraction's time relative to its time at the same shape in what the
+/// plan leaves wide: fp32, or the systolic array's bf16).
 llvm::Expected<std::map<std::string, double>>
 parsePrecisionCosts(llvm::StringRef text);
 

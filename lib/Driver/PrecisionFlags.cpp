@@ -130,8 +130,9 @@ tessera::PrecisionFlags::PrecisionFlags(cl::OptionCategory &category)
       precisionCosts(
           "precision-costs",
           cl::desc("Under --precision=auto, a matmul's time under each "
-                   "narrow policy named, relative to its fp32 time at the "
-                   "same shape, instead of the target's cost model (cpu: "
+                   "narrow policy named, relative to its time at the same "
+                   "shape in what the plan leaves wide (fp32; bf16 on the "
+                   "systolic array), instead of the target's cost model (cpu: "
                    "a roofline over its kernels' measured rates; cuda: an "
                    "H100's roofline; systolic: the array's analytical "
                    "model), e.g. int8:0.25,bf16:0.5"),

@@ -235,15 +235,19 @@ private:
                       info.epilogueTakesReduction(user, resultType));
         if (!joins || !isFree(user) || !info.canFuse(user))
           break;
-        if (cast<ShapedType>(user->getResult(0).getType()).getShape() !=
-            cast<ShapedType>(current.getType()).getShape()) {
+        // A dequantization changes the element type, not the shape.
+        if (isa<DequantizeOp>(user)
+                ? cast<ShapedType>(user->getResult(0).getType()).getShape() !=
+                      cast<ShapedType>(current.getType()).getShape()
+                : user->getResult(0).getType() != current.getType()) {
           reject(user, "epilogue", "epilogue would broadcast the result");
           break;
         }
         std::optional<std::string> why;
         for (Value operand : user->getOperands())
           if (operand != current &&
-              (why = info.rejectEpilogueOperand(operand, resultType)))
+              (why = info.rejectEpilogueOperand(
+                   operand, cast<RankedTensorType>(current.getType()))))
             break;
         if (why) {
           reject(user, "epilogue", *why);

@@ -32,7 +32,7 @@ from onnx import TensorProto, helper, numpy_helper
 TOLERANCE = 0.05
 # The plan predicts its matmuls' time; the program's other steps (norms,
 # exponentials) take the same cycles in both programs and pull the
-# simulated ratio toward 1.
+# simulated ratio toward 1, by 2.3% on the test's model.
 PROGRAM_TOLERANCE = 0.05
 
 
