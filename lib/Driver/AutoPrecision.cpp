@@ -308,10 +308,10 @@ llvm::Expected<std::map<std::string, std::string>> tessera::searchPrecisionPlan(
   }
   // Time per node and policy: the target's cost model for the
   // contraction's shape, or, for the policies --precision-costs names,
-  // that factor times the target's time for what the plan leaves wide. What the
-  // plan leaves "fp32" runs on the target's widest contraction type: f32, or a
-  // 16-bit format on a target without f32 contractions (the systolic array's
-  // bf16), whose measured errors it then carries.
+  // that factor times the target's time for what the plan leaves wide.
+  // What the plan leaves "fp32" runs on the target's widest contraction
+  // type: f32, or a 16-bit format on a target without f32 contractions
+  // (the systolic array's bf16).
   auto given = parsePrecisionCosts(options.precisionCosts);
   if (!given)
     return given.takeError();

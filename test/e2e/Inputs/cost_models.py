@@ -16,7 +16,8 @@ against the simulator's cycles.
         The planned program against the bf16 one: fails unless it takes
         fewer cycles, or when the plan's predicted time ratio (matmuls
         only) is more than 5% from the simulated one (the whole program's).
-Prints one line per check. tessera-compile and tessera-sim come from PATH.
+Prints one line per check. tessera-compile and tessera-sim come from PATH
+(the lit test puts the build's tools first).
 """
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import json
