@@ -81,17 +81,19 @@ def static_copy(folder):
     left to the compiler's inference), or None when nothing is symbolic."""
     model = onnx.load(os.path.join(folder, "model.onnx"))
     data = os.path.join(folder, "test_data_set_0")
+    # By name, or in the inputs' order for files whose tensors have none.
     sizes = {}
-    for name in sorted(os.listdir(data)):
-        if name.startswith("input_"):
-            tensor = onnx.TensorProto()
-            with open(os.path.join(data, name), "rb") as f:
-                tensor.ParseFromString(f.read())
-            sizes[tensor.name] = list(tensor.dims)
+    files = sorted((f for f in os.listdir(data) if f.startswith("input_")),
+                   key=lambda f: int(re.sub(r"\D", "", f) or 0))
+    for index, name in enumerate(files):
+        tensor = onnx.TensorProto()
+        with open(os.path.join(data, name), "rb") as f:
+            tensor.ParseFromString(f.read())
+        sizes[tensor.name or index] = list(tensor.dims)
     changed = False
-    for value in model.graph.input:
+    for index, value in enumerate(model.graph.input):
         dims = value.type.tensor_type.shape.dim
-        for dim, size in zip(dims, sizes.get(value.name, [])):
+        for dim, size in zip(dims, sizes.get(value.name, sizes.get(index, []))):
             if not dim.HasField("dim_value"):
                 dim.dim_value = size
                 changed = True
