@@ -42,11 +42,6 @@ Role roleOf(Operation *op) {
           ReciprocalOp, TanhOp, ErfOp, SigmoidOp, ReluOp, SiluOp, NotOp, GeluOp,
           CastOp, RoundOp, FloorOp, CeilOp>(op))
     return Role::Elementwise;
-  // An int8 matmul's product dequantized (scaled per column) is its
-  // epilogue's first step.
-  if (auto dequantize = dyn_cast<DequantizeOp>(op))
-    if (dequantize.getInput().getDefiningOp<MatmulOp>())
-      return Role::Elementwise;
   return Role::Other;
 }
 
@@ -230,13 +225,17 @@ private:
           break;
         }
         Operation *user = *current.getUsers().begin();
-        bool joins = roleOf(user) == Role::Elementwise ||
+        // An int8 product's dequantization (scaled per column) starts the
+        // epilogue where the target applies it to the product.
+        bool dequantizes = chain.size() == 1 && isa<DequantizeOp>(user) &&
+                           info.epilogueTakesDequantize();
+        bool joins = dequantizes || roleOf(user) == Role::Elementwise ||
                      (roleOf(user) == Role::Reduction &&
                       info.epilogueTakesReduction(user, resultType));
-        if (!joins || !isFree(user) || !info.canFuse(user))
+        if (!joins || !isFree(user) || (!dequantizes && !info.canFuse(user)))
           break;
         // A dequantization changes the element type, not the shape.
-        if (isa<DequantizeOp>(user)
+        if (dequantizes
                 ? cast<ShapedType>(user->getResult(0).getType()).getShape() !=
                       cast<ShapedType>(current.getType()).getShape()
                 : user->getResult(0).getType() != current.getType()) {

@@ -133,6 +133,11 @@ public:
   /// policy does not offer it 8 bits.
   virtual bool quantizesComputedRhs() const { return true; }
 
+  /// Whether an int8 matmul's product, dequantized (i32 to f32, scaled per
+  /// column), may go on into an epilogue: the dequantization and the ops
+  /// after it applied to the product before it is stored.
+  virtual bool epilogueTakesDequantize() const { return false; }
+
   /// Whether the target computes `op` inside a fusion region at all (an
   /// accelerator's vector unit has a fixed set of functions); an op it
   /// does not stays a kernel of its own.

@@ -98,13 +98,6 @@ public:
   }
 
   bool fusesAttention() const override { return true; }
-  /// An int8 product's dequantization (i32 to f32) stays out of regions:
-  /// the register tiles apply epilogues of the product's own type, and a
-  /// kernel of the matmul alone is shared by identical layers whatever
-  /// their scales.
-  bool canFuse(Operation *op) const override {
-    return !isa<mlir::tessera::DequantizeOp>(op);
-  }
 
   /// Convolutions accumulate bf16 and f16 products in f32 and round their
   /// result once (convert-tessera-to-linalg). Static dense ones become

@@ -97,12 +97,6 @@ public:
   /// transpose each run.
   bool storesQuantizedWeightsKMajor() const override { return true; }
   bool fusesAttention() const override { return true; }
-  /// An int8 product's dequantization stays a kernel of its own, as it
-  /// did before the graph phase took it into epilogues for the systolic
-  /// array.
-  bool canFuse(Operation *op) const override {
-    return !isa<mlir::tessera::DequantizeOp>(op);
-  }
   std::optional<std::string>
   rejectWideAccumulation(Operation *op, Type element) const override {
     if (!isa<BFloat16Type, Float16Type>(element))

@@ -156,12 +156,11 @@ public:
     return std::nullopt;
   }
   bool quantizesComputedRhs() const override { return false; }
-  /// Matmuls (not convolutions, whose im2col GEMM takes no epilogue yet),
-  /// the dequantization of an int8 matmul's product (the drain and the
-  /// epilogue apply its scales) and the vector unit's functions.
+  /// The drain and the epilogue apply an int8 product's scales.
+  bool epilogueTakesDequantize() const override { return true; }
+  /// Matmuls (not convolutions, whose im2col GEMM takes no epilogue yet)
+  /// and the vector unit's functions.
   bool canFuse(Operation *op) const override {
-    if (auto dequantize = dyn_cast<mlir::tessera::DequantizeOp>(op))
-      return dequantize.getInput().getDefiningOp<mlir::tessera::MatmulOp>();
     return isa<mlir::tessera::MatmulOp>(op) || systolic::isVectorOp(op);
   }
   bool epilogueTakesReduction(Operation *reduction,
