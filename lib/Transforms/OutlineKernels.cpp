@@ -20,6 +20,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <limits>
+#include <utility>
 
 namespace tessera {
 #define GEN_PASS_DEF_OUTLINEKERNELSPASS
@@ -172,8 +173,35 @@ bool isOutlinableRun(const Piece &run) {
          llvm::all_of(pieceOutputs(run), crossesBoundary);
 }
 
+/// Whether `op` is a reduction region to one value that reads nothing but
+/// the results of `kernel` and constants (fp8 current scaling's amax):
+/// such a region is compiled with the kernel it reduces, so that the CPU
+/// lowering can compute it as the kernel writes its result
+/// (tessera-cpu-fuse-full-reductions).
+bool reducesToScalar(Operation *op, Operation *kernel) {
+  auto region = dyn_cast<ts::FusionOp>(op);
+  if (!region || region.getKind() != ts::FusionKind::reduction ||
+      region->getNumResults() != 1)
+    return false;
+  auto type = dyn_cast<RankedTensorType>(region->getResult(0).getType());
+  if (!type || type.getRank() != 0)
+    return false;
+  llvm::SetVector<Value> above;
+  getUsedValuesDefinedAbove(region.getBody(), above);
+  bool readsKernel = false;
+  for (Value value : above) {
+    if (value.getDefiningOp() == kernel)
+      readsKernel = true;
+    else if (!value.getDefiningOp<ts::ConstantOp>())
+      return false;
+  }
+  return readsKernel;
+}
+
 /// The kernels of `block` and the runs of other ops between them (the
-/// constants, which stay where they are, do not end a run).
+/// constants, which stay where they are, do not end a run). A reduction
+/// to one value of a kernel's result that follows it (see
+/// reducesToScalar) joins the kernel's piece.
 SmallVector<Piece> pieces(Block &block) {
   SmallVector<Piece> result;
   Piece run;
@@ -182,9 +210,12 @@ SmallVector<Piece> pieces(Block &block) {
       result.push_back(run);
     run.clear();
   };
+  // The kernel just before `op` with nothing but constants between.
+  Operation *previousKernel = nullptr;
   for (Operation &op : block) {
     if (isa<ts::ConstantOp>(op))
       continue;
+    Operation *previous = std::exchange(previousKernel, nullptr);
     if (op.hasTrait<OpTrait::IsTerminator>() || !isKernel(&op)) {
       if (!op.hasTrait<OpTrait::IsTerminator>() &&
           op.getDialect() == op.getContext()->getLoadedDialect("tessera"))
@@ -194,6 +225,12 @@ SmallVector<Piece> pieces(Block &block) {
       continue;
     }
     endRun();
+    previousKernel = &op;
+    if (previous && result.back() == Piece{previous} &&
+        reducesToScalar(&op, previous)) {
+      result.back().push_back(&op);
+      continue;
+    }
     result.push_back({&op});
   }
   endRun();

@@ -208,3 +208,60 @@ func.func @different_wiring(%x: tensor<64xf32>, %y: tensor<64xf32>, %s: tensor<6
   %u1 = tessera.sub %n1, %t1 : tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
   return %b, %u1 : tensor<64xf32>, tensor<64xf32>
 }
+
+// -----
+
+// fp8 current scaling: each layer norm's result is reduced to its largest
+// |value| right after it. The reduction to one value joins the kernel it
+// reads (one function returning both), so that the CPU lowering can
+// compute it in the normalization's row loop. A reduction with an op
+// between it and the kernel, or one that reads another value, stays a
+// kernel of its own.
+// CHECK-LABEL: func.func @amax_with_producer
+// CHECK: %[[A:.*]]:2 = call @tessera_kernel_0(%arg0, %arg1)
+// CHECK: tessera.quantize %[[A]]#0 scale(%[[A]]#1
+// CHECK: %[[B:.*]]:2 = call @tessera_kernel_0(%[[A]]#0, %arg1)
+// CHECK: tessera.quantize %[[B]]#0 scale(%[[B]]#1
+// CHECK: call @tessera_kernel_1(%[[B]]#0)
+// CHECK-LABEL: func.func private @tessera_kernel_0
+// CHECK-SAME: -> (tensor<8x32xf32>, tensor<f32>)
+// CHECK: %[[N:.*]] = tessera.layer_norm
+// CHECK: %[[S:.*]] = tessera.fusion reduction
+// CHECK: tessera.abs %[[N]]
+// CHECK: return %[[N]], %[[S]]
+// CHECK-LABEL: func.func private @tessera_kernel_1
+// CHECK-SAME: (%{{.*}}: tensor<8x32xf32>) -> tensor<f32>
+// CHECK-NOT: tessera.layer_norm
+func.func @amax_with_producer(%x: tensor<8x32xf32>, %g: tensor<32xf32>) -> (tensor<8x32xf8E4M3FN>, tensor<8x32xf8E4M3FN>, tensor<f32>, tensor<f32>) {
+  %c = tessera.constant dense<448.0> : tensor<f32>
+  %n0 = tessera.layer_norm %x scale(%g : tensor<32xf32>) {axis = -1 : i64, epsilon = 1.0e-5 : f32} : tensor<8x32xf32>
+  %s0 = tessera.fusion reduction {
+    %0 = tessera.abs %n0 : tensor<8x32xf32>
+    %1 = tessera.reduce_max %0 [0, 1] {keepdims = false} : tensor<8x32xf32> -> tensor<f32>
+    %2 = tessera.div %1, %c : tensor<f32>, tensor<f32> -> tensor<f32>
+    tessera.yield %2 : tensor<f32>
+  } : tensor<f32>
+  %q0 = tessera.quantize %n0 scale(%s0 : tensor<f32>) : tensor<8x32xf32> -> tensor<8x32xf8E4M3FN>
+  %n1 = tessera.layer_norm %n0 scale(%g : tensor<32xf32>) {axis = -1 : i64, epsilon = 1.0e-5 : f32} : tensor<8x32xf32>
+  %s1 = tessera.fusion reduction {
+    %0 = tessera.abs %n1 : tensor<8x32xf32>
+    %1 = tessera.reduce_max %0 [0, 1] {keepdims = false} : tensor<8x32xf32> -> tensor<f32>
+    %2 = tessera.div %1, %c : tensor<f32>, tensor<f32> -> tensor<f32>
+    tessera.yield %2 : tensor<f32>
+  } : tensor<f32>
+  %q1 = tessera.quantize %n1 scale(%s1 : tensor<f32>) : tensor<8x32xf32> -> tensor<8x32xf8E4M3FN>
+  %r = tessera.relu %n1 : tensor<8x32xf32>
+  %s2 = tessera.fusion reduction {
+    %0 = tessera.abs %r : tensor<8x32xf32>
+    %1 = tessera.reduce_max %0 [0, 1] {keepdims = false} : tensor<8x32xf32> -> tensor<f32>
+    %2 = tessera.div %1, %c : tensor<f32>, tensor<f32> -> tensor<f32>
+    tessera.yield %2 : tensor<f32>
+  } : tensor<f32>
+  %s3 = tessera.fusion reduction {
+    %0 = tessera.abs %n1 : tensor<8x32xf32>
+    %1 = tessera.reduce_max %0 [0, 1] {keepdims = false} : tensor<8x32xf32> -> tensor<f32>
+    %2 = tessera.div %1, %c : tensor<f32>, tensor<f32> -> tensor<f32>
+    tessera.yield %2 : tensor<f32>
+  } : tensor<f32>
+  return %q0, %q1, %s2, %s3 : tensor<8x32xf8E4M3FN>, tensor<8x32xf8E4M3FN>, tensor<f32>, tensor<f32>
+}

@@ -268,6 +268,40 @@ def TileContractionsPass
                            "::mlir::tensor::TensorDialect"];
 }
 
+def FuseFullReductionsPass
+    : Pass<"tessera-cpu-fuse-full-reductions", "::mlir::func::FuncOp"> {
+  let summary = "Reduce a tensor to its largest or smallest value as it is written";
+  let description = [{
+    For each linalg.generic that reduces one tensor to one value (every
+    loop a reduction, the result rank 0) by a maximum or a minimum (fp8
+    current scaling's amax: the largest |x|), with an element function
+    that does not read the position (no linalg.index) and other inputs
+    that are single values:
+    - when the tensor is a result of an scf.forall (a register-tiled
+      matmul's panel loop with its epilogue, a normalization's row loop),
+      directly or through elementwise ops of one tensor and single values,
+      collapses, expansions and transposes (none changes which values the
+      tensor holds), each iteration reduces the tile it inserts (the
+      elementwise ops applied to it) into its own element of a tensor of
+      partial results, a new shared output of the loop, and the reduction
+      reads those partials: the tensor is not read a second time. The
+      loops of this pipeline write every element of their results (they
+      come from tiling), which the fusion relies on; a loop that inserts
+      more than one tile into the result, or steps that are not
+      constants, is left alone.
+    - otherwise, when the tensor has two dims or more: rows first (the
+      innermost dim reduced, the others parallel, which the loop
+      vectorizer runs in vector steps on threads), then the rows' values;
+      before, the reduction was a scalar loop over every element.
+    A maximum or a minimum gives the same value in any order, so the
+    result is unchanged; sums are left as they are.
+  }];
+  let dependentDialects = ["::mlir::affine::AffineDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def VectorizeLoopsPass
     : Pass<"tessera-cpu-vectorize-loops", "::mlir::func::FuncOp"> {
   let summary = "Vectorize elementwise loops and innermost-axis reductions";

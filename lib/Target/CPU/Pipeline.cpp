@@ -125,6 +125,9 @@ void tessera::cpu::buildLLVMPipeline(OpPassManager &pm,
   tiling.bf16DotProduct = options.bf16DotProduct;
   tiling.int8DotProduct = options.int8DotProduct;
   pm.addPass(createTileContractionsPass(tiling));
+  // A tensor's largest |value| (fp8 current scaling's amax) computed by
+  // the loop that writes the tensor, tile by tile.
+  pm.addNestedPass<func::FuncOp>(createFuseFullReductionsPass());
   // Elementwise loops and row reductions in vector steps.
   pm.addNestedPass<func::FuncOp>(createVectorizeLoopsPass());
   pm.addPass(createCanonicalizerPass());
