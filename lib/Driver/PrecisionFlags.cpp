@@ -104,7 +104,9 @@ tessera::PrecisionFlags::PrecisionFlags(cl::OptionCategory &category)
                    "that --calibration-percentile of them do not exceed), "
                    "entropy (the clipping threshold whose 128-level "
                    "histogram is closest to the values' own in KL "
-                   "divergence); fp16's overflow rule always reads the "
+                   "divergence), per tensor, and per channel of the lhs "
+                   "under --smooth-quant (its factors read each channel's "
+                   "range); fp16's overflow rule always reads the "
                    "largest"),
           cl::value_desc("max|percentile|entropy"), cl::cat(category)),
       calibrationPercentile(

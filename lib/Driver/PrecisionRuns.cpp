@@ -103,9 +103,14 @@ tessera::runCalibration(llvm::StringRef modelPath, MLIRContext &context,
       auto outputs = runSample(set);
       if (!outputs)
         return outputs.takeError();
+      // Per channel only for SmoothQuant, which alone reads channel
+      // ranges (a BERT-base layer has some 7,000 channels; entropy tries
+      // 385 clips in each).
       forEachExposed(*outputs, [&](const std::string &key,
-                                   const std::vector<float> &values, int64_t) {
-        table.recordHistogram(key, values);
+                                   const std::vector<float> &values,
+                                   int64_t channels) {
+        table.recordHistogram(key, values,
+                              options.smoothQuant.empty() ? 1 : channels);
       });
     }
     table.chooseRanges();

@@ -155,10 +155,30 @@ double entropyThreshold(ArrayRef<uint64_t> histogram, double amax,
 }
 
 void CalibrationTable::recordHistogram(const std::string &key,
-                                       ArrayRef<float> values) {
+                                       ArrayRef<float> values,
+                                       int64_t channelCount) {
   auto largest = amax.find(key);
   if (largest == amax.end() || !(largest->second > 0))
     return;
+  auto stats = channels.find(key);
+  if (channelCount > 1 && stats != channels.end() &&
+      stats->second.amax.size() == static_cast<size_t>(channelCount)) {
+    Channels &perChannel = stats->second;
+    perChannel.histograms.resize(channelCount * kChannelCalibrationBins, 0);
+    std::vector<double> binsPerUnit(channelCount, 0.0);
+    for (int64_t c = 0; c < channelCount; ++c)
+      if (perChannel.amax[c] > 0)
+        binsPerUnit[c] = kChannelCalibrationBins / perChannel.amax[c];
+    for (size_t i = 0; i < values.size(); ++i) {
+      size_t channel = i % channelCount;
+      if (!std::isfinite(values[i]) || binsPerUnit[channel] == 0)
+        continue;
+      double bin = std::min(std::fabs(values[i]) * binsPerUnit[channel],
+                            static_cast<double>(kChannelCalibrationBins - 1));
+      perChannel.histograms[channel * kChannelCalibrationBins +
+                            static_cast<int64_t>(bin)] += 1;
+    }
+  }
   std::vector<uint64_t> &counts = histograms[key];
   counts.resize(kCalibrationBins, 0);
   double binsPerUnit = kCalibrationBins / largest->second;
@@ -177,11 +197,25 @@ void CalibrationTable::chooseRanges() {
   range.clear();
   if (method == CalibrationMethod::Max)
     return;
-  for (const auto &[key, counts] : histograms) {
-    double largest = amax.at(key);
-    range[key] = method == CalibrationMethod::Percentile
-                     ? percentileThreshold(counts, largest, percentile)
-                     : entropyThreshold(counts, largest);
+  auto choose = [&](ArrayRef<uint64_t> counts, double largest) {
+    return method == CalibrationMethod::Percentile
+               ? percentileThreshold(counts, largest, percentile)
+               : entropyThreshold(counts, largest);
+  };
+  for (const auto &[key, counts] : histograms)
+    range[key] = choose(counts, amax.at(key));
+  for (auto &[key, stats] : channels) {
+    stats.range.clear();
+    size_t count = stats.amax.size();
+    if (stats.histograms.size() != count * kChannelCalibrationBins)
+      continue;
+    std::vector<uint64_t> counts(kChannelCalibrationBins);
+    for (size_t c = 0; c < count; ++c) {
+      auto first = stats.histograms.begin() + c * kChannelCalibrationBins;
+      std::copy(first, first + kChannelCalibrationBins, counts.begin());
+      stats.range.push_back(stats.amax[c] > 0 ? choose(counts, stats.amax[c])
+                                              : 0.0);
+    }
   }
 }
 
@@ -215,6 +249,8 @@ std::string CalibrationTable::toJSON() const {
       entry["channel_amax"] = llvm::json::Array(stats->second.amax);
       entry["channel_mean_square"] =
           llvm::json::Array(stats->second.meanSquare());
+      if (stats->second.range.size() == stats->second.amax.size())
+        entry["channel_range"] = llvm::json::Array(stats->second.range);
     }
     tensors[key] = std::move(entry);
   }
@@ -295,6 +331,20 @@ CalibrationTable::fromJSON(StringRef json) {
                     "' has a negative or non-numeric channel statistic");
       stats.amax.push_back(*a);
       stats.sumSquares.push_back(*m);
+    }
+    if (const llvm::json::Array *channelRange =
+            fields->getArray("channel_range")) {
+      if (channelRange->size() != channelAmax->size())
+        return fail("tensor '" + key.str() +
+                    "' has a 'channel_range' whose length is not that of "
+                    "'channel_amax'");
+      for (const llvm::json::Value &element : *channelRange) {
+        std::optional<double> r = element.getAsNumber();
+        if (!r || !(*r >= 0))
+          return fail("tensor '" + key.str() +
+                      "' has a negative or non-numeric 'channel_range'");
+        stats.range.push_back(*r);
+      }
     }
   }
   return table;

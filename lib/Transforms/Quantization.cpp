@@ -78,7 +78,9 @@ private:
   };
 
   /// The SmoothQuant factors s_j = amax(x_j)^alpha / amax(W_j)^(1-alpha)
-  /// for `matmul`'s lhs channels j (its calibrated per-channel statistics)
+  /// for `matmul`'s lhs channels j (its calibrated per-channel statistics;
+  /// under the percentile or entropy method, each channel's range in
+  /// place of its amax)
   /// and the rows j of its constant 2-D weight, with `alpha` fixed by the
   /// `smooth-quant` option or, for "auto", the one of 0, 0.05, ..., 1
   /// that minimizes the expected quantization noise of the product (each
@@ -100,7 +102,9 @@ private:
     if (stats == calibrated.channels.end() ||
         static_cast<int64_t>(stats->second.amax.size()) != k)
       return std::nullopt;
-    const std::vector<double> &xAmax = stats->second.amax;
+    // Each channel's calibrated range: its amax, or the percentile's or
+    // entropy's clip of it.
+    const std::vector<double> &xAmax = stats->second.ranges();
     std::vector<double> xMeanSquare = stats->second.meanSquare();
     auto weight = [&](int64_t j, int64_t c) -> double {
       return weights[transposed ? c * k + j : j * n + c];

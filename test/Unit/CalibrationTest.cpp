@@ -142,4 +142,69 @@ TEST(Calibration, CacheRejectsAnUnknownMethodAndABadRange) {
             "'range'");
 }
 
+TEST(Calibration, PercentilePerChannel) {
+  // Two channels interleaved (the last dim): channel 0 the exponential
+  // values, channel 1 the same values halved with one far spike.
+  std::vector<float> exponential = exponentialValues();
+  std::vector<float> values;
+  for (float value : exponential) {
+    values.push_back(value);
+    values.push_back(value / 2);
+  }
+  values.back() = 1000.0f;
+  CalibrationTable table;
+  table.record("x", values, 2);
+  table.recordHistogram("x", values, 2);
+  table.method = CalibrationMethod::Percentile;
+  table.percentile = 99.9;
+  table.chooseRanges();
+  const CalibrationTable::Channels &channels = table.channels.at("x");
+  ASSERT_EQ(channels.range.size(), 2u);
+  // Each channel's 99.9th percentile, to the width of one of its bins: the
+  // exponential's is ln(1000) = 6.91; the spike makes the other's bins
+  // 1000 / 512 wide, and its percentile (3.45) lies in the second.
+  double width0 = channels.amax[0] / tessera::kChannelCalibrationBins;
+  EXPECT_NEAR(channels.range[0], std::log(1000.0), width0);
+  EXPECT_EQ(channels.amax[1], 1000.0);
+  EXPECT_EQ(channels.range[1], 2 * 1000.0 / tessera::kChannelCalibrationBins);
+  EXPECT_EQ(&channels.ranges(), &channels.range);
+
+  std::string json = table.toJSON();
+  EXPECT_NE(json.find("\"channel_range\""), std::string::npos);
+  auto back = CalibrationTable::fromJSON(json);
+  ASSERT_TRUE(static_cast<bool>(back)) << llvm::toString(back.takeError());
+  EXPECT_EQ(back->channels.at("x").range, channels.range);
+  EXPECT_EQ(back->toJSON(), json);
+
+  // Without per-channel histograms (max, or a tensor-wide pass) the
+  // channels keep their amax.
+  CalibrationTable plain;
+  plain.record("x", values, 2);
+  plain.recordHistogram("x", values);
+  plain.method = CalibrationMethod::Percentile;
+  plain.chooseRanges();
+  EXPECT_TRUE(plain.channels.at("x").range.empty());
+  EXPECT_EQ(plain.channels.at("x").ranges(), plain.channels.at("x").amax);
+  EXPECT_EQ(plain.toJSON().find("channel_range"), std::string::npos);
+}
+
+TEST(Calibration, CacheRejectsABadChannelRange) {
+  auto length = CalibrationTable::fromJSON(
+      R"({"format": "tessera-calibration", "version": 1, "method": "entropy",
+          "samples": 1, "tensors": {"x": {"amax": 2, "channel_amax": [2, 1],
+          "channel_mean_square": [1, 1], "channel_range": [1]}}})");
+  ASSERT_FALSE(static_cast<bool>(length));
+  EXPECT_EQ(llvm::toString(length.takeError()),
+            "calibration cache: tensor 'x' has a 'channel_range' whose length "
+            "is not that of 'channel_amax'");
+  auto negative = CalibrationTable::fromJSON(
+      R"({"format": "tessera-calibration", "version": 1, "method": "entropy",
+          "samples": 1, "tensors": {"x": {"amax": 2, "channel_amax": [2, 1],
+          "channel_mean_square": [1, 1], "channel_range": [1, -1]}}})");
+  ASSERT_FALSE(static_cast<bool>(negative));
+  EXPECT_EQ(llvm::toString(negative.takeError()),
+            "calibration cache: tensor 'x' has a negative or non-numeric "
+            "'channel_range'");
+}
+
 } // namespace

@@ -76,6 +76,10 @@ inline constexpr double kE5M2Max = 57344.0;
 /// The bins of the histograms of |value| over [0, amax] that percentile
 /// and entropy calibration read.
 inline constexpr int64_t kCalibrationBins = 2048;
+/// Bins of each channel's histogram of |value| (percentile and entropy per
+/// channel, which SmoothQuant reads): fewer than a tensor's, since a
+/// tensor has hundreds of channels.
+inline constexpr int64_t kChannelCalibrationBins = 512;
 
 /// The upper edge of the first bin of `histogram` (over [0, amax]) at
 /// which `percent` of its counts lie at or below.
@@ -114,7 +118,18 @@ struct CalibrationTable {
   struct Channels {
     std::vector<double> amax, sumSquares;
     int64_t rows = 0;
+    /// Each channel's histogram of |value| over [0, its amax]
+    /// (kChannelCalibrationBins bins, one channel after another), filled
+    /// with the tensor's histogram.
+    std::vector<uint32_t> histograms;
+    /// The method's range per channel (percentile, entropy), which
+    /// SmoothQuant reads in place of amax; in the JSON as "channel_range".
+    std::vector<double> range;
     std::vector<double> meanSquare() const;
+    /// The range per channel: the method's, else amax.
+    const std::vector<double> &ranges() const {
+      return range.size() == amax.size() ? range : amax;
+    }
   };
   std::map<std::string, Channels> channels;
   /// Histograms of |value| over [0, amax] (kCalibrationBins bins), filled
@@ -125,10 +140,13 @@ struct CalibrationTable {
   /// `channels` elements, into its statistics.
   void record(const std::string &key, llvm::ArrayRef<float> values,
               int64_t channels = 1);
-  /// Counts a sample's finite values of `key` into its histogram (after
+  /// Counts a sample's finite values of `key` into its histogram, and into
+  /// its channels' when its last dim has `channels` > 1 elements (after
   /// every sample has been through record()).
-  void recordHistogram(const std::string &key, llvm::ArrayRef<float> values);
-  /// Sets each histogram's range by `method`.
+  void recordHistogram(const std::string &key, llvm::ArrayRef<float> values,
+                       int64_t channels = 1);
+  /// Sets each histogram's range by `method`, the tensor's and its
+  /// channels'.
   void chooseRanges();
   /// The range an 8-bit quantizer scales `key` to: the method's range,
   /// else amax; nothing when calibration did not see `key`.

@@ -195,19 +195,28 @@ def one_gemm(out, name, node, w, draw):
     write_sets(os.path.join(out, name + "_calib"), 8, sample)
 
 
+OUTLIERS = [7, 100, 201]
+
+
+def outlier_weights(rng):
+    """A 256x256 weight whose rows OUTLIERS are a fortieth of the others,
+    meeting the outlier channels of the input."""
+    w = (rng.standard_normal((256, 256)) / 16).astype(np.float32)
+    w[OUTLIERS, :] /= 40
+    return w
+
+
 def outlier_gemm(out):
     """OUT/outlier: one 64x256x256 GEMM whose input has three outlier
     channels (40 times the others) met by small weights (a fortieth), as
     activations in large transformers are, with OUT/outlier_calib, 8
     samples."""
     rng = np.random.default_rng(4)
-    outliers = [7, 100, 201]
-    w = (rng.standard_normal((256, 256)) / 16).astype(np.float32)
-    w[outliers, :] /= 40
+    w = outlier_weights(rng)
 
     def draw():
         x = rng.standard_normal((64, 256)).astype(np.float32)
-        x[:, outliers] *= 40
+        x[:, OUTLIERS] *= 40
         return x
     one_gemm(out, "outlier", "/out/MatMul", w, draw)
 
@@ -221,6 +230,38 @@ def heavy_tail(out):
     w = (rng.standard_normal((256, 256)) / 16).astype(np.float32)
     one_gemm(out, "heavy_tail", "/tail/MatMul", w,
              lambda: rng.standard_t(3, (64, 256)))
+
+
+def outlier_spikes(out):
+    """OUT/outlier_spikes: the outlier GEMM (three channels 40 times the
+    others, met by small weights) whose other channels have rare spikes:
+    in each sample 8 values of ordinary channels are 30 times their size,
+    so each such channel's largest calibrated value says little of its
+    bulk. OUT/outlier_spikes_calib holds 8 samples."""
+    rng = np.random.default_rng(7)
+    w = outlier_weights(rng)
+    ordinary = [c for c in range(256) if c not in OUTLIERS]
+
+    def draw():
+        x = rng.standard_normal((64, 256)).astype(np.float32)
+        x[rng.integers(0, 64, 8), rng.choice(ordinary, 8)] *= 30
+        x[:, OUTLIERS] *= 40
+        return x
+    one_gemm(out, "outlier_spikes", "/spikes/MatMul", w, draw)
+
+
+def channel_ranges(cache, key):
+    """Prints how many of `key`'s channels the calibration cache clips
+    (a 'channel_range' below the channel's amax)."""
+    with open(cache) as f:
+        entry = json.load(f)["tensors"][key]
+    amax = entry["channel_amax"]
+    ranges = entry.get("channel_range")
+    if ranges is None:
+        print(f"no channel ranges ({len(amax)} channels)")
+        return
+    clipped = sum(1 for a, r in zip(amax, ranges) if r < a)
+    print(f"channels clipped {clipped} of {len(amax)}")
 
 
 def calibration_sets(model_dir, out, count, seed):
@@ -287,6 +328,9 @@ def main():
     if sys.argv[1] == "--scale-amax":
         scale_amax(sys.argv[2], sys.argv[3], float(sys.argv[4]), sys.argv[5])
         return
+    if sys.argv[1] == "--channel-ranges":
+        channel_ranges(sys.argv[2], sys.argv[3])
+        return
     if sys.argv[1] == "--calibration-sets":
         model_dir, out, count = sys.argv[2], sys.argv[3], int(sys.argv[4])
         calibration_sets(model_dir, out, count, seed=int(sys.argv[5]))
@@ -298,6 +342,7 @@ def main():
     fp8_models(out)
     outlier_gemm(out)
     heavy_tail(out)
+    outlier_spikes(out)
 
 
 if __name__ == "__main__":
