@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "TensorCoreMatmul.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
@@ -141,28 +142,94 @@ SmallVector<Value> ContractionKernel::startAccumulators(int64_t count) {
 }
 
 void ContractionKernel::storeAccumulators(ValueRange acc, bool atomicAdd) {
+  bool amax = c.amax && !atomicAdd;
+  // With the amax: this thread's largest element value so far (-inf for
+  // none: its bits are below those of every non-negative float).
+  Value running, negativeInfinity;
+  if (amax)
+    running = negativeInfinity =
+        arith::ConstantOp::create(b, loc, b.getF32FloatAttr(-INFINITY));
   for (auto [i, value] : llvm::enumerate(acc)) {
     auto [at, inside] = accumulatorAt(i);
+    if (amax) {
+      // Each element's value is computed whether or not it lies inside
+      // the result (at row and column 0 when it does not, which the guard
+      // keeps in bounds), so that the maximum takes a select, not a
+      // branch: a maximum carried through the stores' branches made ptxas
+      // spill on sm_90a.
+      at[c.m] = select(inside, at[c.m], cst(0));
+      at[c.n] = select(inside, at[c.n], cst(0));
+      Stored stored = c.epilogue
+                          ? epilogueAt(value, at)
+                          : Stored{value, c.operands[2], indicesOf(2, at)};
+      running = arith::MaximumFOp::create(
+          b, loc, running,
+          select(inside, amaxElement(stored.value), negativeInfinity));
+      auto ifInside = scf::IfOp::create(b, loc, inside, false);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifInside.thenBlock());
+      memref::StoreOp::create(b, loc, stored.value, stored.buffer,
+                              stored.indices);
+      continue;
+    }
     auto ifInside = scf::IfOp::create(b, loc, inside, false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(ifInside.thenBlock());
-    if (atomicAdd)
+    if (atomicAdd) {
       memref::AtomicRMWOp::create(b, loc,
                                   isa<IntegerType>(value.getType())
                                       ? arith::AtomicRMWKind::addi
                                       : arith::AtomicRMWKind::addf,
                                   value, c.operands[2], indicesOf(2, at));
-    else if (c.epilogue)
-      storeEpilogue(value, at);
-    else
+    } else if (c.epilogue) {
+      Stored stored = epilogueAt(value, at);
+      memref::StoreOp::create(b, loc, stored.value, stored.buffer,
+                              stored.indices);
+    } else {
       memref::StoreOp::create(b, loc, value, c.operands[2], indicesOf(2, at));
+    }
   }
+  if (amax)
+    foldWarpAmax(running);
+}
+
+Value ContractionKernel::amaxElement(Value value) {
+  Block *body = c.amax.getBlock();
+  IRMapping mapping;
+  mapping.map(body->getArgument(0), value);
+  Operation *combiner = body->getTerminator()->getOperand(0).getDefiningOp();
+  for (Operation &inner : body->without_terminator()) {
+    if (&inner == combiner)
+      break;
+    b.clone(inner, mapping);
+  }
+  BlockArgument accumulator = body->getArguments().back();
+  return mapping.lookupOrDefault(
+      combiner->getOperand(combiner->getOperand(0) == accumulator));
+}
+
+void ContractionKernel::foldWarpAmax(Value value) {
+  // Every lane of the warp reaches this point (the stores above branch
+  // per accumulator, not around it), so the shuffles see all 32.
+  for (int32_t offset : {16, 8, 4, 2, 1})
+    value = arith::MaximumFOp::create(
+        b, loc, value,
+        gpu::ShuffleOp::create(b, loc, value, offset, 32, gpu::ShuffleMode::XOR)
+            .getShuffleResult());
+  // The lane register itself, read here: a lane computed from the thread
+  // index joins the index arithmetic at the kernel's start and stays live
+  // through it (a spill on sm_90a).
+  ifLaneZero(gpu::LaneIdOp::create(b, loc, /*upperBound=*/nullptr), [&] {
+    Value bits = arith::BitcastOp::create(b, loc, b.getI32Type(), value);
+    memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::maxs, bits,
+                                c.amaxBits, ValueRange{});
+  });
 }
 
 /// The fused elementwise op on accumulator `value` at loop dims `at`: its
 /// other inputs are loaded where its maps say, its body cloned.
-void ContractionKernel::storeEpilogue(Value value,
-                                      llvm::DenseMap<unsigned, Value> at) {
+ContractionKernel::Stored
+ContractionKernel::epilogueAt(Value value, llvm::DenseMap<unsigned, Value> at) {
   // The M dims one by one (row-major) from the collapsed row.
   if (c.mDims.size() > 1) {
     Value row = at[c.m];
@@ -206,5 +273,5 @@ void ContractionKernel::storeEpilogue(Value value,
   Value computed =
       mapping.lookupOrDefault(body->getTerminator()->getOperand(0));
   OpOperand *init = e.getDpsInitOperand(0);
-  memref::StoreOp::create(b, loc, computed, init->get(), indices(*init));
+  return {computed, init->get(), indices(*init)};
 }

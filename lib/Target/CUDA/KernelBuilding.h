@@ -15,6 +15,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Builders.h"
 
@@ -53,6 +54,18 @@ public:
   }
   mlir::Value select(mlir::Value cond, mlir::Value x, mlir::Value y) {
     return mlir::arith::SelectOp::create(b, loc, cond, x, y);
+  }
+
+  /// Builds `then` for the lane whose `lane` is 0 only.
+  void ifLaneZero(mlir::Value lane, llvm::function_ref<void()> then) {
+    auto first = mlir::scf::IfOp::create(
+        b, loc,
+        mlir::arith::CmpIOp::create(b, loc, mlir::arith::CmpIPredicate::eq,
+                                    lane, cst(0)),
+        false);
+    mlir::OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(first.thenBlock());
+    then();
   }
 
   /// Accumulator tile `tile` (registers 4*tile .. 4*tile+3 of `acc`, f32,

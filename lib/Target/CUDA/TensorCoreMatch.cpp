@@ -11,6 +11,7 @@
 #include "tessera/Target/CUDA/BufferPlacement.h"
 
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
@@ -203,6 +204,79 @@ void matchEpilogue(Contraction &c) {
   c.hoisted = between;
 }
 
+/// Whether `op` may write `buffer` (or a view of it): any write whose
+/// target it cannot name counts.
+bool mayWrite(Operation *op, Value buffer) {
+  if (isMemoryEffectFree(op))
+    return false;
+  auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+  if (!effects)
+    return true;
+  SmallVector<MemoryEffects::EffectInstance> instances;
+  effects.getEffects(instances);
+  using tessera::cuda::rootOf;
+  for (MemoryEffects::EffectInstance &effect : instances) {
+    if (!isa<MemoryEffects::Write>(effect.getEffect()))
+      continue;
+    Value target = effect.getValue();
+    if (!target || rootOf(target) == rootOf(buffer))
+      return true;
+  }
+  return false;
+}
+
+/// Finds the reduction of what `c`'s kernel stores to its largest |value|
+/// (fp8 current scaling's amax), which the kernel then computes as it
+/// stores: a linalg.generic later in the block whose loops all reduce
+/// the stored buffer (its only input, read by a permutation) into one f32
+/// by a maximum, of values that a math.absf makes non-negative (so that
+/// their bits order as i32s do) and computed from the element alone;
+/// nothing between the kernel and it may write that buffer. Only for fp8
+/// operands, whose kernels (wgmma, or mma.sync on decoded tiles) never
+/// split K: a split kernel stores partial sums.
+void matchAmax(Contraction &c) {
+  if (!isFp8(c))
+    return;
+  Operation *last =
+      c.epilogue ? c.epilogue.getOperation() : c.op.getOperation();
+  Value stored =
+      c.epilogue ? c.epilogue.getDpsInits()[0] : c.op.getDpsInits()[0];
+  for (Operation *op = last->getNextNode(); op; op = op->getNextNode()) {
+    auto reduction = dyn_cast<linalg::GenericOp>(op);
+    if (!reduction || reduction.getNumDpsInputs() != 1 ||
+        reduction.getDpsInputs()[0] != stored) {
+      if (mayWrite(op, stored))
+        return;
+      continue;
+    }
+    if (!reduction.hasPureBufferSemantics() ||
+        reduction.getNumDpsInits() != 1 ||
+        reduction.getNumReductionLoops() != reduction.getNumLoops() ||
+        !reduction.getMatchingIndexingMap(reduction.getDpsInputOperand(0))
+             .isPermutation())
+      return;
+    auto result = dyn_cast<MemRefType>(reduction.getDpsInits()[0].getType());
+    Block *body = reduction.getBlock();
+    BlockArgument accumulator = body->getArguments().back();
+    Operation *combiner = body->getTerminator()->getOperand(0).getDefiningOp();
+    if (!result || result.getRank() != 0 || !result.getElementType().isF32() ||
+        !combiner || !isa<arith::MaximumFOp, arith::MaxNumFOp>(combiner) ||
+        !accumulator.hasOneUse() ||
+        accumulator.use_begin()->getOwner() != combiner)
+      return;
+    Value element =
+        combiner->getOperand(combiner->getOperand(0) == accumulator);
+    if (!element.getDefiningOp<math::AbsFOp>())
+      return;
+    for (Operation &inner : body->without_terminator())
+      if (&inner != combiner && (!isPure(&inner) || inner.getNumRegions() ||
+                                 isa<linalg::IndexOp>(inner)))
+        return;
+    c.amax = reduction;
+    return;
+  }
+}
+
 } // namespace
 
 std::optional<Contraction>
@@ -277,5 +351,6 @@ tessera::cuda::tensor_cores::match(linalg::LinalgOp op, bool allowTF32) {
     c.zeroFill = copy;
   c.zeroStart = c.zeroFill || onlyZeros(out, op);
   matchEpilogue(c);
+  matchAmax(c);
   return c;
 }

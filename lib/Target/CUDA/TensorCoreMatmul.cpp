@@ -400,6 +400,18 @@ struct TensorCoreMatmulPass
     for (Operation *op : c.hoisted)
       op->moveBefore(first);
     OpBuilder b(first);
+    if (c.amax) {
+      // The kernel's atomic maxima start from -inf's bits.
+      Location loc = c.amax.getLoc();
+      c.amaxBits =
+          memref::AllocOp::create(b, loc, MemRefType::get({}, b.getI32Type()));
+      singleThread(b, loc, "amax_start", [&](OpBuilder &inner) {
+        Value negativeInfinity = arith::ConstantOp::create(
+            inner, loc,
+            inner.getI32IntegerAttr(llvm::bit_cast<int32_t>(-INFINITY)));
+        memref::StoreOp::create(inner, loc, negativeInfinity, c.amaxBits);
+      });
+    }
     KernelBuilder kernel(c, b);
     kernel.readSizes();
     // A and the result viewed with their M dims as one (row-major buffers
@@ -453,12 +465,87 @@ struct TensorCoreMatmulPass
       b.clone(*c.op);
       if (c.epilogue)
         b.clone(*c.epilogue);
+      if (c.amax)
+        reduceIntoBits(c, b);
     }
     if (c.epilogue)
       c.epilogue->erase();
     if (c.zeroFill)
       c.zeroFill->erase();
     c.op->erase();
+    if (c.amax)
+      foldAmax(c);
+  }
+
+  /// Where the kernel cannot run: the amax reduction over the stored
+  /// buffer, as the kernel's atomics would have left it in amaxBits.
+  void reduceIntoBits(Contraction &c, OpBuilder &b) {
+    linalg::GenericOp r = c.amax;
+    Location loc = r.getLoc();
+    SmallVector<AffineMap> maps = {
+        r.getIndexingMapsArray()[0],
+        AffineMap::get(r.getNumLoops(), 0, b.getContext())};
+    linalg::GenericOp::create(
+        b, loc, r.getDpsInputs(), ValueRange{c.amaxBits}, maps,
+        r.getIteratorTypesArray(),
+        [&](OpBuilder &nested, Location, ValueRange args) {
+          Block *body = r.getBlock();
+          Operation *combiner =
+              body->getTerminator()->getOperand(0).getDefiningOp();
+          BlockArgument accumulator = body->getArguments().back();
+          IRMapping mapping;
+          mapping.map(body->getArgument(0), args[0]);
+          for (Operation &inner : body->without_terminator()) {
+            if (&inner == combiner)
+              break;
+            nested.clone(inner, mapping);
+          }
+          Value element = mapping.lookupOrDefault(
+              combiner->getOperand(combiner->getOperand(0) == accumulator));
+          Value bits = arith::BitcastOp::create(nested, loc,
+                                                nested.getI32Type(), element);
+          linalg::YieldOp::create(
+              nested, loc,
+              arith::MaxSIOp::create(nested, loc, bits, args[1]).getResult());
+        });
+  }
+
+  /// A kernel of one thread, `body` its work.
+  static void singleThread(OpBuilder &b, Location loc, StringRef name,
+                           llvm::function_ref<void(OpBuilder &)> body) {
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    auto launch = gpu::LaunchOp::create(b, loc, one, one, one, one, one, one);
+    launch->setAttr("tessera.cuda.kernel", b.getStringAttr(name));
+    OpBuilder inner = OpBuilder::atBlockBegin(&launch.getBody().front());
+    body(inner);
+    gpu::TerminatorOp::create(inner, loc);
+  }
+
+  /// In place of the amax reduction: its result folded with the maximum in
+  /// amaxBits (by the reduction's own combiner), in a kernel of one
+  /// thread.
+  void foldAmax(Contraction &c) {
+    linalg::GenericOp r = c.amax;
+    OpBuilder b(r);
+    Location loc = r.getLoc();
+    singleThread(b, loc, "amax_fold", [&](OpBuilder &inner) {
+      Block *body = r.getBlock();
+      Operation *combiner =
+          body->getTerminator()->getOperand(0).getDefiningOp();
+      BlockArgument accumulator = body->getArguments().back();
+      Value result = r.getDpsInits()[0];
+      Value running = memref::LoadOp::create(inner, loc, result);
+      Value bits = memref::LoadOp::create(inner, loc, c.amaxBits);
+      Value amax =
+          arith::BitcastOp::create(inner, loc, inner.getF32Type(), bits);
+      IRMapping mapping;
+      for (Value operand : combiner->getOperands())
+        mapping.map(operand, operand == accumulator ? running : amax);
+      memref::StoreOp::create(
+          inner, loc, inner.clone(*combiner, mapping)->getResult(0), result);
+    });
+    memref::DeallocOp::create(b, loc, c.amaxBits);
+    r->erase();
   }
 
   /// The launches for whole 16-byte rows: split-k, the sm_90a kernel or

@@ -50,6 +50,14 @@ struct Contraction {
   /// registers and stored instead of them; the result is then never
   /// written. Null when there is none to fuse.
   mlir::linalg::GenericOp epilogue;
+  /// A reduction of what the kernel stores to its largest |value| (fp8
+  /// current scaling's amax), computed by the kernel as it stores: each
+  /// warp's maximum goes by an atomic max into `amaxBits` (a memref<i32>
+  /// holding the f32's bits, which order non-negative floats as i32s
+  /// do), which the reduction's place then folds into its result. Null
+  /// when there is none.
+  mlir::linalg::GenericOp amax;
+  mlir::Value amaxBits;
   /// Allocations and constants between the contraction and its epilogue,
   /// moved before the kernel's launch.
   llvm::SmallVector<mlir::Operation *> hoisted;
@@ -141,8 +149,19 @@ protected:
   llvm::DenseMap<unsigned, mlir::Value> batchIndex;
 
 private:
-  void storeEpilogue(mlir::Value value,
-                     llvm::DenseMap<unsigned, mlir::Value> at);
+  /// A value to store and where.
+  struct Stored {
+    mlir::Value value, buffer;
+    llvm::SmallVector<mlir::Value> indices;
+  };
+  /// The fused elementwise op's value on accumulator `value` at loop dims
+  /// `at`, and where it is stored.
+  Stored epilogueAt(mlir::Value value,
+                    llvm::DenseMap<unsigned, mlir::Value> at);
+  /// The amax reduction's element value for the stored `value`.
+  mlir::Value amaxElement(mlir::Value value);
+  /// The warp's maximum of `value` folded into amaxBits by lane 0.
+  void foldWarpAmax(mlir::Value value);
 };
 
 } // namespace tessera::cuda::tensor_cores

@@ -296,15 +296,7 @@ private:
   }
 
   /// Builds `then` for lane 0 only.
-  void ifFirstLane(llvm::function_ref<void()> then) {
-    auto first = scf::IfOp::create(
-        b, loc,
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, cst(0)),
-        false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(first.thenBlock());
-    then();
-  }
+  void ifFirstLane(llvm::function_ref<void()> then) { ifLaneZero(lane, then); }
 
   /// The result at loop values `at` (its parallel loops) = combine(total,
   /// its value).

@@ -564,3 +564,122 @@ func.func @int8_not_these(%a: memref<64x64xi8>, %b: memref<64x64xi8>, %c: memref
   }
   return
 }
+
+// -----
+
+// fp8 current scaling's amax of what an fp8 product's kernel stores (its
+// ReLU epilogue's values): a one-thread kernel starts an i32 at -inf's
+// bits; the product's kernel keeps each thread's largest |value|, five
+// xor shuffles give the warp's, and lane 0 folds it in by an atomic max
+// on its bits; where the reduction was, a one-thread kernel folds the i32
+// into its result by its own maximum.
+// CHECK-LABEL: func @fp8_amax
+// CHECK: %[[BITS:.*]] = memref.alloc() : memref<i32>
+// CHECK: gpu.launch
+// CHECK: arith.constant -8388608 : i32
+// CHECK: memref.store %{{.*}}, %[[BITS]][]
+// CHECK: } {tessera.cuda.kernel = "amax_start"}
+// CHECK: gpu.launch
+// CHECK: math.absf
+// CHECK: arith.maximumf
+// CHECK-COUNT-5: gpu.shuffle  xor
+// CHECK: arith.bitcast %{{.*}} : f32 to i32
+// CHECK: memref.atomic_rmw maxs %{{.*}}, %[[BITS]][]
+// CHECK: } {tessera.cuda.kernel = "mma_sync_gemm_unaligned"}
+// CHECK: linalg.generic
+// CHECK: arith.maxsi
+// CHECK: linalg.fill
+// CHECK: gpu.launch
+// CHECK: memref.load %[[BITS]][]
+// CHECK: arith.bitcast %{{.*}} : i32 to f32
+// CHECK: arith.maximumf
+// CHECK: } {tessera.cuda.kernel = "amax_fold"}
+// CHECK: memref.dealloc %[[BITS]]
+// CHECK-NOT: iterator_types = ["reduction", "reduction"]
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#none = affine_map<(d0, d1) -> ()>
+func.func @fp8_amax(%a: memref<64x64xf8E4M3FN>, %b: memref<64x64xf8E4M3FN>, %y: memref<64x64xf32>, %amax: memref<f32>) {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %p = memref.alloc() : memref<64x64xf32>
+  linalg.fill ins(%zero : f32) outs(%p : memref<64x64xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : memref<64x64xf8E4M3FN>, memref<64x64xf8E4M3FN>) outs(%p : memref<64x64xf32>) {
+  ^bb0(%x: f8E4M3FN, %w: f8E4M3FN, %acc: f32):
+    %0 = arith.extf %x : f8E4M3FN to f32
+    %1 = arith.extf %w : f8E4M3FN to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %acc, %2 : f32
+    linalg.yield %3 : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%p : memref<64x64xf32>) outs(%y : memref<64x64xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %r = arith.maximumf %v, %zero : f32
+    linalg.yield %r : f32
+  }
+  memref.dealloc %p : memref<64x64xf32>
+  linalg.fill ins(%ninf : f32) outs(%amax : memref<f32>)
+  linalg.generic {indexing_maps = [#id, #none], iterator_types = ["reduction", "reduction"]} ins(%y : memref<64x64xf32>) outs(%amax : memref<f32>) {
+  ^bb0(%v: f32, %m: f32):
+    %0 = math.absf %v : f32
+    %1 = arith.maximumf %m, %0 : f32
+    linalg.yield %1 : f32
+  }
+  return
+}
+
+// -----
+
+// Left to the reduction kernels: a maximum of values no math.absf makes
+// non-negative (their bits would not order as integers), a sum, and the
+// amax of a bf16 product's result (a bf16 kernel may split K).
+// CHECK-LABEL: func @not_amax
+// CHECK-NOT: atomic_rmw maxs
+// CHECK-NOT: amax_fold
+// CHECK-COUNT-3: iterator_types = ["reduction", "reduction"]
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#none = affine_map<(d0, d1) -> ()>
+func.func @not_amax(%a: memref<64x64xf8E4M3FN>, %b: memref<64x64xf8E4M3FN>, %y: memref<64x64xf32>, %a16: memref<64x64xbf16>, %b16: memref<64x64xbf16>, %y16: memref<64x64xf32>, %m: memref<f32>, %s: memref<f32>, %m16: memref<f32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%y : memref<64x64xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : memref<64x64xf8E4M3FN>, memref<64x64xf8E4M3FN>) outs(%y : memref<64x64xf32>) {
+  ^bb0(%x: f8E4M3FN, %w: f8E4M3FN, %acc: f32):
+    %0 = arith.extf %x : f8E4M3FN to f32
+    %1 = arith.extf %w : f8E4M3FN to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %acc, %2 : f32
+    linalg.yield %3 : f32
+  }
+  linalg.generic {indexing_maps = [#id, #none], iterator_types = ["reduction", "reduction"]} ins(%y : memref<64x64xf32>) outs(%m : memref<f32>) {
+  ^bb0(%v: f32, %r: f32):
+    %0 = arith.maximumf %r, %v : f32
+    linalg.yield %0 : f32
+  }
+  linalg.generic {indexing_maps = [#id, #none], iterator_types = ["reduction", "reduction"]} ins(%y : memref<64x64xf32>) outs(%s : memref<f32>) {
+  ^bb0(%v: f32, %r: f32):
+    %0 = math.absf %v : f32
+    %1 = arith.addf %r, %0 : f32
+    linalg.yield %1 : f32
+  }
+  linalg.fill ins(%zero : f32) outs(%y16 : memref<64x64xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a16, %b16 : memref<64x64xbf16>, memref<64x64xbf16>) outs(%y16 : memref<64x64xf32>) {
+  ^bb0(%x: bf16, %w: bf16, %acc: f32):
+    %0 = arith.extf %x : bf16 to f32
+    %1 = arith.extf %w : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %acc, %2 : f32
+    linalg.yield %3 : f32
+  }
+  linalg.generic {indexing_maps = [#id, #none], iterator_types = ["reduction", "reduction"]} ins(%y16 : memref<64x64xf32>) outs(%m16 : memref<f32>) {
+  ^bb0(%v: f32, %r: f32):
+    %0 = math.absf %v : f32
+    %1 = arith.maximumf %r, %0 : f32
+    linalg.yield %1 : f32
+  }
+  return
+}
