@@ -416,8 +416,23 @@ private:
   /// program: max(amax(|operand|), 2^-100) / `largest` (448 for E4M3) as
   /// a 0-D tensor (the floor keeps an all-zero operand's scale finite and
   /// non-zero).
-  static Value currentScale(OpBuilder &builder, Location loc, Value operand,
+  static Value currentScale(OpBuilder &outer, Location loc, Value operand,
                             double largest) {
+    // The same values before a transpose or a reshape (attention's output
+    // before its heads are merged), reduced right after the op that
+    // computes them, so that the reduction joins that op's kernel (see
+    // tessera-outline-kernels and the CPU's
+    // tessera-cpu-fuse-full-reductions).
+    while (Operation *def = operand.getDefiningOp()) {
+      if (!isa<TransposeOp, ReshapeOp>(def))
+        break;
+      operand = def->getOperand(0);
+    }
+    OpBuilder builder(outer.getContext());
+    if (Operation *def = operand.getDefiningOp())
+      builder.setInsertionPointAfter(def);
+    else
+      builder.setInsertionPointToStart(cast<BlockArgument>(operand).getOwner());
     auto type = cast<RankedTensorType>(operand.getType());
     auto scalar = RankedTensorType::get({}, type.getElementType());
     auto splat = [&](float value) -> Value {

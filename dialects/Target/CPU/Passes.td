@@ -281,7 +281,9 @@ def FuseFullReductionsPass
       matmul's panel loop with its epilogue, a normalization's row loop),
       directly or through elementwise ops of one tensor and single values,
       collapses, expansions and transposes (none changes which values the
-      tensor holds), each iteration reduces the tile it inserts (the
+      tensor holds), or a slice of it from its first element (the tiled
+      attention's output without its padding rows: only each tile's part
+      inside the slice counts), each iteration reduces the tile it inserts (the
       elementwise ops applied to it) into its own element of a tensor of
       partial results, a new shared output of the loop, and the reduction
       reads those partials: the tensor is not read a second time. The

@@ -15,6 +15,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallBitVector.h"
 
 namespace tessera::cpu {
 #define GEN_PASS_DEF_FUSEFULLREDUCTIONSPASS
@@ -146,9 +147,13 @@ unsigned keptInnerDims(Type from, Type to) {
 /// applied first) and ops that only rearrange values. An elementwise op
 /// that reads a tensor by innermost dims (a bias) needs those dims to be
 /// the loop result's own: reshapes below it must keep them, and no
-/// transpose may come between.
-std::optional<OpResult>
-forallResult(Value value, SmallVectorImpl<linalg::GenericOp> &chain) {
+/// transpose may come between. A slice of the result from its first
+/// element (the tiled attention's output without the padding rows of its
+/// last query block) sets `bounds` to its sizes: only what lies inside
+/// them counts.
+std::optional<OpResult> forallResult(Value value,
+                                     SmallVectorImpl<linalg::GenericOp> &chain,
+                                     SmallVectorImpl<OpFoldResult> &bounds) {
   unsigned needed = 0;
   auto rearranged = [&](Value source, unsigned kept) {
     value = source;
@@ -170,7 +175,15 @@ forallResult(Value value, SmallVectorImpl<linalg::GenericOp> &chain) {
           keptInnerDims(reshape.getSource().getType(), reshape.getType()));
     else if (auto transpose = dyn_cast<linalg::TransposeOp>(def))
       ok = rearranged(transpose.getInput(), 0);
-    else if (auto generic = dyn_cast<linalg::GenericOp>(def)) {
+    else if (auto slice = dyn_cast<tensor::ExtractSliceOp>(def)) {
+      ok = slice.getSource().getDefiningOp<scf::ForallOp>() &&
+           slice.getSourceType().getRank() == slice.getType().getRank() &&
+           slice.hasUnitStride() && slice.hasZeroOffset();
+      if (ok) {
+        bounds.assign(slice.getMixedSizes());
+        value = slice.getSource();
+      }
+    } else if (auto generic = dyn_cast<linalg::GenericOp>(def)) {
       OpOperand *input = elementwiseInput(generic);
       ok = input != nullptr;
       if (ok) {
@@ -304,13 +317,64 @@ Value reduceTile(OpBuilder &b, Location loc, Value tile,
   return combine(b, loc, rows.getResult(0), reduction);
 }
 
+/// The part of the tile that `insert` inserts that lies inside `bounds`
+/// (sizes from the result's first element): in each dim of the result,
+/// min(size, max(bound - offset, 0)) elements, none when a dim the insert
+/// drops (a unit dim) lies beyond its bound.
+Value partInside(OpBuilder &b, Location loc,
+                 tensor::ParallelInsertSliceOp insert,
+                 ArrayRef<OpFoldResult> bounds) {
+  Value tile = insert.getSource();
+  SmallVector<OpFoldResult> tileSizes = tensor::getMixedSizes(b, loc, tile);
+  llvm::SmallBitVector dropped = insert.getDroppedDims();
+  ArrayRef<int64_t> full = insert.getDestType().getShape();
+  auto value = [&](OpFoldResult v) {
+    return getValueOrCreateConstantIndexOp(b, loc, v);
+  };
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value within;
+  SmallVector<OpFoldResult> inside;
+  unsigned next = 0;
+  for (auto [dim, bound, offset] :
+       llvm::enumerate(bounds, insert.getMixedOffsets())) {
+    // A dim the slice keeps whole.
+    std::optional<int64_t> limit = getConstantIntValue(bound);
+    bool whole = limit && *limit == full[dim];
+    if (dropped.test(dim)) {
+      if (whole)
+        continue;
+      Value before = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                           value(offset), value(bound));
+      within = within ? arith::AndIOp::create(b, loc, within, before) : before;
+      continue;
+    }
+    OpFoldResult size = tileSizes[next++];
+    if (whole) {
+      inside.push_back(size);
+      continue;
+    }
+    Value left = arith::MaxSIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, value(bound), value(offset)),
+        zero);
+    inside.push_back(
+        arith::MinSIOp::create(b, loc, value(size), left).getResult());
+  }
+  if (within && !inside.empty())
+    inside.front() =
+        arith::SelectOp::create(b, loc, within, value(inside.front()), zero)
+            .getResult();
+  SmallVector<OpFoldResult> zeros(inside.size(), b.getIndexAttr(0)),
+      ones(inside.size(), b.getIndexAttr(1));
+  return tensor::ExtractSliceOp::create(b, loc, tile, zeros, inside, ones);
+}
+
 /// Each iteration of `loop` reduces the tile it inserts into `result`
 /// (through `chain`) into its own element of a new shared output, and
 /// `reduction` is replaced by the reduction of those partials. False when
 /// the loop does not have that form.
 bool fuseIntoLoop(RewriterBase &rewriter, FullReduction reduction,
                   OpResult result, ArrayRef<linalg::GenericOp> chain,
-                  DominanceInfo &dominance) {
+                  ArrayRef<OpFoldResult> bounds, DominanceInfo &dominance) {
   auto loop = cast<scf::ForallOp>(result.getOwner());
   // The values the reduction reads besides the tensor must be there before
   // the loop.
@@ -353,6 +417,10 @@ bool fuseIntoLoop(RewriterBase &rewriter, FullReduction reduction,
   if (tileRank == 0 ||
       (needed != 0 && tileRank != insert.getDestType().getRank()))
     return false;
+  for (OpFoldResult bound : bounds)
+    if (auto value = dyn_cast<Value>(bound);
+        value && !dominance.properlyDominates(value, loop))
+      return false;
 
   // One partial per iteration: ceil((upper - lower) / step) in each dim.
   Location loc = reduction.op.getLoc();
@@ -379,10 +447,15 @@ bool fuseIntoLoop(RewriterBase &rewriter, FullReduction reduction,
   rewriter.mergeBlocks(loop.getBody(), body, body->getArguments().drop_back());
   scf::InParallelOp terminator = fused.getTerminator();
 
-  // The tile's value, and its place among the partials.
+  // The tile's value (of its part inside `bounds`), and its place among
+  // the partials.
   rewriter.setInsertionPoint(terminator);
-  Value tileValue = reduceTile(rewriter, loc, insert.getSource(),
-                               insert.getMixedOffsets(), chain, reduction);
+  Value tile = insert.getSource();
+  SmallVector<OpFoldResult> tileOffsets = insert.getMixedOffsets();
+  if (!bounds.empty())
+    tile = partInside(rewriter, loc, insert, bounds);
+  Value tileValue =
+      reduceTile(rewriter, loc, tile, tileOffsets, chain, reduction);
   SmallVector<OpFoldResult> offsets, ones;
   for (auto [iv, lb, step] : llvm::zip_equal(
            fused.getInductionVars(), fused.getMixedLowerBound(), *steps)) {
@@ -414,11 +487,12 @@ struct FuseFullReductionsPass
     IRRewriter rewriter(&getContext());
     for (FullReduction &reduction : reductions) {
       SmallVector<linalg::GenericOp> chain;
+      SmallVector<OpFoldResult> bounds;
       std::optional<OpResult> result =
-          forallResult(reduction.data->get(), chain);
+          forallResult(reduction.data->get(), chain, bounds);
       DominanceInfo dominance;
-      if (result &&
-          fuseIntoLoop(rewriter, reduction, *result, chain, dominance)) {
+      if (result && fuseIntoLoop(rewriter, reduction, *result, chain, bounds,
+                                 dominance)) {
         // The elementwise ops only the reduction read.
         for (linalg::GenericOp op : chain)
           if (op->use_empty())

@@ -243,3 +243,55 @@ func.func @not_into_loop(%x: tensor<64x64xf32>, %bias: tensor<64xf32>) -> (tenso
   } -> tensor<f32>
   return %m1, %m2 : tensor<f32>, tensor<f32>
 }
+
+// -----
+
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#none4 = affine_map<(d0, d1, d2, d3) -> ()>
+
+// The tiled attention's output: query blocks of 32 rows (32 x 64 tiles
+// inserted into [batch, heads, rows, 64], the unit dims dropped) written
+// into a buffer padded to whole blocks, then sliced to %b images of %s
+// rows. Each block reduces only its rows inside the slice (none of the
+// padding): min(32, max(%s - row, 0)) of them, none when its image lies
+// beyond %b.
+// CHECK-LABEL: func @padded_blocks
+// CHECK: scf.forall (%[[B:.*]], %{{.*}}, %[[Q:.*]]) = (0, 0, 0) to (%{{.*}}, 12, %{{.*}}) step (1, 1, 32) shared_outs(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (tensor<?x12x?x64xf32>, tensor<?x12x?xf32>)
+// CHECK: %[[IN:.*]] = arith.cmpi slt, %[[B]], %arg1
+// CHECK: %[[LEFT:.*]] = arith.subi %arg2, %[[Q]]
+// CHECK: %[[POSITIVE:.*]] = arith.maxsi %[[LEFT]], %c0
+// CHECK: %[[MOST:.*]] = arith.minsi %{{.*}}, %[[POSITIVE]]
+// CHECK: %[[ROWS:.*]] = arith.select %[[IN]], %[[MOST]], %c0
+// CHECK: tensor.extract_slice %{{.*}}[0, 0] [%[[ROWS]], 64] [1, 1] : tensor<32x64xf32> to tensor<?x64xf32>
+// CHECK: math.absf
+// CHECK: scf.forall.in_parallel
+// CHECK: tensor.parallel_insert_slice {{.*}} : tensor<f32> into tensor<?x12x?xf32>
+func.func @padded_blocks(%x: tensor<?x12x?x64xf32>, %b: index, %s: index) -> tensor<f32> {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %zero = arith.constant 0.0 : f32
+  %n = tensor.dim %x, %c0 : tensor<?x12x?x64xf32>
+  %m = tensor.dim %x, %c2 : tensor<?x12x?x64xf32>
+  %empty = tensor.empty(%n, %m) : tensor<?x12x?x64xf32>
+  %r = scf.forall (%i, %h, %q) = (0, 0, 0) to (%n, 12, %m) step (1, 1, 32) shared_outs(%o = %empty) -> (tensor<?x12x?x64xf32>) {
+    %in = tensor.extract_slice %x[%i, %h, %q, 0] [1, 1, 32, 64] [1, 1, 1, 1] : tensor<?x12x?x64xf32> to tensor<32x64xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %in into %o[%i, %h, %q, 0] [1, 1, 32, 64] [1, 1, 1, 1] : tensor<32x64xf32> into tensor<?x12x?x64xf32>
+    }
+  }
+  %valid = tensor.extract_slice %r[0, 0, 0, 0] [%b, 12, %s, 64] [1, 1, 1, 1] : tensor<?x12x?x64xf32> to tensor<?x12x?x64xf32>
+  %ee = tensor.empty(%b, %s) : tensor<?x12x?x64xf32>
+  %abs = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%valid : tensor<?x12x?x64xf32>) outs(%ee : tensor<?x12x?x64xf32>) {
+  ^bb0(%a: f32, %out: f32):
+    %0 = math.absf %a : f32
+    linalg.yield %0 : f32
+  } -> tensor<?x12x?x64xf32>
+  %init = tensor.empty() : tensor<f32>
+  %fill = linalg.fill ins(%zero : f32) outs(%init : tensor<f32>) -> tensor<f32>
+  %amax = linalg.generic {indexing_maps = [#id4, #none4], iterator_types = ["reduction", "reduction", "reduction", "reduction"]} ins(%abs : tensor<?x12x?x64xf32>) outs(%fill : tensor<f32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %0 = arith.maximumf %acc, %a : f32
+    linalg.yield %0 : f32
+  } -> tensor<f32>
+  return %amax : tensor<f32>
+}
