@@ -195,6 +195,8 @@ void CalibrationTable::recordHistogram(const std::string &key,
 
 void CalibrationTable::chooseRanges() {
   range.clear();
+  for (auto &entry : channels)
+    entry.second.range.clear();
   if (method == CalibrationMethod::Max)
     return;
   auto choose = [&](ArrayRef<uint64_t> counts, double largest) {

@@ -279,7 +279,9 @@ def FuseFullReductionsPass
     that are single values:
     - when the tensor is a result of an scf.forall (a register-tiled
       matmul's panel loop with its epilogue, a normalization's row loop),
-      directly or through elementwise ops of one tensor and single values,
+      directly or through elementwise ops of one tensor, single values
+      and tensors read by innermost dims alone (a bias, sliced at each
+      tile's columns),
       collapses, expansions and transposes (none changes which values the
       tensor holds), or a slice of it from its first element (the tiled
       attention's output without its padding rows: only each tile's part

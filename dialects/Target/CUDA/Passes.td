@@ -289,8 +289,9 @@ def TensorCoreMatmulPass
 
     An fp8 contraction's kernel also computes fp8 current scaling's amax of
     what it stores, when a linalg.generic later in the block reduces that
-    buffer (its only input, read by a permutation) to one f32 by a maximum
-    of values a `math.absf` makes non-negative, computed from the element
+    buffer (its only input, read by a permutation) to one f32 by
+    `arith.maximumf` (which keeps a NaN, as the integer maximum of the bits
+    does) of values a `math.absf` makes non-negative, computed from the element
     alone, and nothing between writes the buffer: each thread keeps the
     largest element value it stores, five `gpu.shuffle xor` give the
     warp's, and lane 0 folds it by `memref.atomic_rmw maxs` into an i32
@@ -298,8 +299,10 @@ def TensorCoreMatmulPass
     do). A one-thread kernel starts that i32 at -inf's bits before the
     product; in place of the reduction, another folds it into the
     reduction's result with the reduction's own combiner; where the
-    original op runs instead (empty dims), the reduction is computed into
-    the i32 after it.
+    original op runs instead (an empty dim, grids beyond CUDA's limits),
+    the reduction is computed into the i32 after it, as an i32 maximum
+    that no warp-reduction kernel takes (one thread's loop: slow, but
+    only where the tensor-core kernel cannot run at all).
   }];
   let options = [
     Option<"allowTF32", "allow-tf32", "bool", "false",

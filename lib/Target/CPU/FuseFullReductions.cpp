@@ -83,9 +83,11 @@ struct FullReduction {
 };
 
 std::optional<FullReduction> matchFullReduction(linalg::GenericOp op) {
+  auto result = dyn_cast<RankedTensorType>(op->getResult(0).getType());
   if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
-      op->getNumResults() != 1 || op.getNumLoops() == 0 ||
-      op.getNumReductionLoops() != op.getNumLoops() || !readsNoPosition(op))
+      op->getNumResults() != 1 || !result || result.getRank() != 0 ||
+      op.getNumLoops() == 0 || op.getNumReductionLoops() != op.getNumLoops() ||
+      !readsNoPosition(op))
     return std::nullopt;
   OpOperand *data = tensorInput(op);
   if (!data || !op.getMatchingIndexingMap(data).isPermutation())
@@ -405,7 +407,9 @@ bool fuseIntoLoop(RewriterBase &rewriter, FullReduction reduction,
       return false;
     insert = slice;
   }
-  if (!insert)
+  // Tiles inserted with unit strides (the slices of a bias and the part
+  // inside `bounds` are taken from the insert's offsets).
+  if (!insert || !insert.hasUnitStride())
     return false;
   // Innermost dims that the chain reads other tensors by must be the
   // tile's own (no unit dims dropped by the insert).
@@ -430,8 +434,13 @@ bool fuseIntoLoop(RewriterBase &rewriter, FullReduction reduction,
   SmallVector<OpFoldResult> counts;
   for (auto [lb, ub, step] : llvm::zip_equal(loop.getMixedLowerBound(),
                                              loop.getMixedUpperBound(), *steps))
-    counts.push_back(affine::makeComposedFoldedAffineApply(
-        rewriter, loc, (upper - lower).ceilDiv(step), {ub, lb}));
+    counts.push_back(affine::makeComposedFoldedAffineMax(
+        rewriter, loc,
+        AffineMap::get(0, 2,
+                       {(upper - lower).ceilDiv(step),
+                        getAffineConstantExpr(0, rewriter.getContext())},
+                       rewriter.getContext()),
+        {ub, lb}));
   Type element = cast<RankedTensorType>(reduction.op->getResult(0).getType())
                      .getElementType();
   Value partials = tensor::EmptyOp::create(rewriter, loc, counts, element);

@@ -142,7 +142,10 @@ SmallVector<Value> ContractionKernel::startAccumulators(int64_t count) {
 }
 
 void ContractionKernel::storeAccumulators(ValueRange acc, bool atomicAdd) {
-  bool amax = c.amax && !atomicAdd;
+  // A split K stores partial sums: fp8 products, the only ones with an
+  // amax, never split.
+  assert(!(c.amax && atomicAdd) && "an amax over partial sums");
+  bool amax = bool(c.amax);
   // With the amax: this thread's largest element value so far (-inf for
   // none: its bits are below those of every non-negative float).
   Value running, negativeInfinity;

@@ -15,6 +15,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
+#include "mlir/Transforms/RegionUtils.h"
 
 using namespace mlir;
 using namespace tessera::cuda::tensor_cores;
@@ -229,8 +230,9 @@ bool mayWrite(Operation *op, Value buffer) {
 /// (fp8 current scaling's amax), which the kernel then computes as it
 /// stores: a linalg.generic later in the block whose loops all reduce
 /// the stored buffer (its only input, read by a permutation) into one f32
-/// by a maximum, of values that a math.absf makes non-negative (so that
-/// their bits order as i32s do) and computed from the element alone;
+/// by a maximum (arith.maximumf, which keeps a NaN as the kernel's integer
+/// maximum of the bits does), of values that a math.absf makes non-negative (so
+/// that their bits order as i32s do) and computed from the element alone;
 /// nothing between the kernel and it may write that buffer. Only for fp8
 /// operands, whose kernels (wgmma, or mma.sync on decoded tiles) never
 /// split K: a split kernel stores partial sums.
@@ -260,7 +262,7 @@ void matchAmax(Contraction &c) {
     BlockArgument accumulator = body->getArguments().back();
     Operation *combiner = body->getTerminator()->getOperand(0).getDefiningOp();
     if (!result || result.getRank() != 0 || !result.getElementType().isF32() ||
-        !combiner || !isa<arith::MaximumFOp, arith::MaxNumFOp>(combiner) ||
+        !combiner || !isa<arith::MaximumFOp>(combiner) ||
         !accumulator.hasOneUse() ||
         accumulator.use_begin()->getOwner() != combiner)
       return;
@@ -271,6 +273,16 @@ void matchAmax(Contraction &c) {
     for (Operation &inner : body->without_terminator())
       if (&inner != combiner && (!isPure(&inner) || inner.getNumRegions() ||
                                  isa<linalg::IndexOp>(inner)))
+        return;
+    // The body is cloned into the kernel, before the reduction: what it
+    // reads from outside must be there before the contraction.
+    Operation *first = c.zeroFill ? c.zeroFill : c.op.getOperation();
+    llvm::SetVector<Value> captured;
+    getUsedValuesDefinedAbove(reduction.getRegion(), captured);
+    for (Value value : captured)
+      if (Operation *def = value.getDefiningOp();
+          def && def->getBlock() == first->getBlock() &&
+          !def->isBeforeInBlock(first))
         return;
     c.amax = reduction;
     return;

@@ -67,7 +67,7 @@ func.func @epilogue_amax(%x: tensor<64x384xf32>, %s: tensor<f32>, %bias: tensor<
 // read through an absolute value: one partial per row block, as many as
 // the loop's iterations.
 // CHECK-LABEL: func @row_loop_through_reshape
-// CHECK: %[[N:.*]] = affine.apply #{{.*}}()[%{{.*}}]
+// CHECK: %[[N:.*]] = affine.max #{{.*}}()[%{{.*}}]
 // CHECK: %[[P:.*]] = tensor.empty(%[[N]]) : tensor<?xf32>
 // CHECK: scf.forall (%{{.*}}) = (0) to (%{{.*}}) step (16) shared_outs(%{{.*}} = %{{.*}}, %{{.*}} = %[[P]]) -> (tensor<?x32xf32>, tensor<?xf32>)
 // CHECK: math.absf

@@ -683,3 +683,55 @@ func.func @not_amax(%a: memref<64x64xf8E4M3FN>, %b: memref<64x64xf8E4M3FN>, %y: 
   }
   return
 }
+
+// -----
+
+// Also left alone: a maximum that ignores NaNs (arith.maxnumf; the kernel's
+// integer maximum of the bits would keep one), and an amax whose buffer is
+// written between the product and the reduction.
+// CHECK-LABEL: func @not_amax_either
+// CHECK-NOT: atomic_rmw maxs
+// CHECK-NOT: amax_fold
+// CHECK: linalg.fill
+// CHECK-COUNT-2: iterator_types = ["reduction", "reduction"]
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#none = affine_map<(d0, d1) -> ()>
+func.func @not_amax_either(%a: memref<64x64xf8E4M3FN>, %b: memref<64x64xf8E4M3FN>, %y: memref<64x64xf32>, %y2: memref<64x64xf32>, %m: memref<f32>, %m2: memref<f32>) {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  linalg.fill ins(%zero : f32) outs(%y : memref<64x64xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : memref<64x64xf8E4M3FN>, memref<64x64xf8E4M3FN>) outs(%y : memref<64x64xf32>) {
+  ^bb0(%x: f8E4M3FN, %w: f8E4M3FN, %acc: f32):
+    %0 = arith.extf %x : f8E4M3FN to f32
+    %1 = arith.extf %w : f8E4M3FN to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %acc, %2 : f32
+    linalg.yield %3 : f32
+  }
+  linalg.generic {indexing_maps = [#id, #none], iterator_types = ["reduction", "reduction"]} ins(%y : memref<64x64xf32>) outs(%m : memref<f32>) {
+  ^bb0(%v: f32, %r: f32):
+    %0 = math.absf %v : f32
+    %1 = arith.maxnumf %r, %0 : f32
+    linalg.yield %1 : f32
+  }
+  linalg.fill ins(%zero : f32) outs(%y2 : memref<64x64xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : memref<64x64xf8E4M3FN>, memref<64x64xf8E4M3FN>) outs(%y2 : memref<64x64xf32>) {
+  ^bb0(%x: f8E4M3FN, %w: f8E4M3FN, %acc: f32):
+    %0 = arith.extf %x : f8E4M3FN to f32
+    %1 = arith.extf %w : f8E4M3FN to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %acc, %2 : f32
+    linalg.yield %3 : f32
+  }
+  linalg.fill ins(%one : f32) outs(%y2 : memref<64x64xf32>)
+  linalg.generic {indexing_maps = [#id, #none], iterator_types = ["reduction", "reduction"]} ins(%y2 : memref<64x64xf32>) outs(%m2 : memref<f32>) {
+  ^bb0(%v: f32, %r: f32):
+    %0 = math.absf %v : f32
+    %1 = arith.maximumf %r, %0 : f32
+    linalg.yield %1 : f32
+  }
+  return
+}
