@@ -83,9 +83,9 @@ struct FullReduction {
 };
 
 std::optional<FullReduction> matchFullReduction(linalg::GenericOp op) {
-  auto result = dyn_cast<RankedTensorType>(op->getResult(0).getType());
   if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
-      op->getNumResults() != 1 || !result || result.getRank() != 0 ||
+      op->getNumResults() != 1 ||
+      cast<RankedTensorType>(op->getResult(0).getType()).getRank() != 0 ||
       op.getNumLoops() == 0 || op.getNumReductionLoops() != op.getNumLoops() ||
       !readsNoPosition(op))
     return std::nullopt;

@@ -147,8 +147,10 @@ func.func @argument_amax(%x: tensor<?x768xf32>) -> tensor<f32> {
 
 // Left alone: a sum (the order of the additions would change its
 // rounding), a reduction to a row per row (not to one value), one whose
-// body reads the position, and a 1-D maximum (already a row).
+// body reads the position, a 1-D maximum (already a row), and one on
+// buffers.
 // CHECK-LABEL: func @not_fused
+// CHECK: iterator_types = ["reduction", "reduction"]} ins(%arg2 : memref<64x32xf32>)
 // CHECK: iterator_types = ["reduction", "reduction"]} ins(%arg0 : tensor<64x32xf32>)
 // CHECK: arith.addf
 // CHECK: iterator_types = ["parallel", "reduction"]} ins(%arg0 : tensor<64x32xf32>)
@@ -156,7 +158,12 @@ func.func @argument_amax(%x: tensor<?x768xf32>) -> tensor<f32> {
 // CHECK: linalg.index
 // CHECK: iterator_types = ["reduction"]} ins(%arg1 : tensor<32xf32>)
 // CHECK-NOT: linalg.generic
-func.func @not_fused(%x: tensor<64x32xf32>, %v: tensor<32xf32>) -> (tensor<f32>, tensor<64xf32>, tensor<f32>, tensor<f32>) {
+func.func @not_fused(%x: tensor<64x32xf32>, %v: tensor<32xf32>, %b: memref<64x32xf32>, %m: memref<f32>) -> (tensor<f32>, tensor<64xf32>, tensor<f32>, tensor<f32>) {
+  linalg.generic {indexing_maps = [#id, #none], iterator_types = ["reduction", "reduction"]} ins(%b : memref<64x32xf32>) outs(%m : memref<f32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %0 = arith.maximumf %acc, %a : f32
+    linalg.yield %0 : f32
+  }
   %zero = arith.constant 0.0 : f32
   %init = tensor.empty() : tensor<f32>
   %fill = linalg.fill ins(%zero : f32) outs(%init : tensor<f32>) -> tensor<f32>
