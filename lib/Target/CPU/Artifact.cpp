@@ -7,6 +7,8 @@
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/GlobalVariable.h"
 #include "llvm/IR/LegacyPassManager.h"
@@ -18,13 +20,19 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/ThreadPool.h"
+#include "llvm/Support/Threading.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/SubtargetFeature.h"
+#include "llvm/Transforms/Utils/SplitModule.h"
 
+#include <algorithm>
 #include <dlfcn.h>
+#include <optional>
 
 using namespace mlir;
+using tessera::cpu::CodegenOptions;
 
 static llvm::Error fail(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
@@ -143,20 +151,22 @@ tessera::cpu::createTargetMachine(const CodegenOptions &options) {
 
 llvm::Expected<std::unique_ptr<llvm::Module>>
 tessera::cpu::translateToLLVMIR(ModuleOp module, llvm::LLVMContext &context,
-                                llvm::TargetMachine &machine,
-                                const CodegenOptions &options) {
+                                llvm::TargetMachine &machine) {
   std::unique_ptr<llvm::Module> llvmModule =
       translateModuleToLLVMIR(module, context);
   if (!llvmModule)
     return fail("translation to LLVM IR failed");
   llvmModule->setTargetTriple(machine.getTargetTriple());
   llvmModule->setDataLayout(machine.createDataLayout());
+  return llvmModule;
+}
+
+llvm::Error tessera::cpu::optimizeModule(llvm::Module &module,
+                                         llvm::TargetMachine &machine,
+                                         const CodegenOptions &options) {
   auto optimize = makeOptimizingTransformer(options.optLevel,
                                             /*sizeLevel=*/0, &machine);
-  if (llvm::Error error = optimize(llvmModule.get()))
-    return std::move(error);
-  weightsAsBytes(*llvmModule);
-  return llvmModule;
+  return optimize(&module);
 }
 
 /// Appends the bytes of `c`, an array (of arrays) of numbers, to `out`;
@@ -175,17 +185,24 @@ static bool appendRawBytes(llvm::Constant *c, std::string &out) {
   return false;
 }
 
+/// The bytes of `global` when it is a constant array of 4 KiB or more
+/// (a model's weights).
+static std::optional<std::string> weightBytes(llvm::GlobalVariable &global) {
+  if (!global.hasInitializer() || !global.isConstant() ||
+      !global.getValueType()->isArrayTy())
+    return std::nullopt;
+  std::string bytes;
+  if (!appendRawBytes(global.getInitializer(), bytes) || bytes.size() < 4096)
+    return std::nullopt;
+  return bytes;
+}
+
 void tessera::cpu::weightsAsBytes(llvm::Module &module) {
   llvm::SmallVector<std::pair<llvm::GlobalVariable *, std::string>> weights;
   for (llvm::GlobalVariable &global : module.globals()) {
-    if (!global.hasInitializer() || !global.isConstant() ||
-        !global.getValueType()->isArrayTy())
-      continue;
-    std::string bytes;
-    if (appendRawBytes(global.getInitializer(), bytes) &&
-        bytes.size() >= 4096 &&
-        !global.getValueType()->getArrayElementType()->isIntegerTy(8))
-      weights.push_back({&global, std::move(bytes)});
+    std::optional<std::string> bytes = weightBytes(global);
+    if (bytes && !global.getValueType()->getArrayElementType()->isIntegerTy(8))
+      weights.push_back({&global, std::move(*bytes)});
   }
   for (auto &[global, bytes] : weights) {
     llvm::Constant *raw = llvm::ConstantDataArray::getRaw(
@@ -221,22 +238,176 @@ llvm::Error tessera::cpu::emitCode(llvm::Module &module,
   return llvm::Error::success();
 }
 
-llvm::Error tessera::cpu::writeSharedLibrary(llvm::Module &module,
-                                             llvm::TargetMachine &machine,
-                                             llvm::StringRef path,
-                                             llvm::StringRef support,
-                                             bool openmp, bool lld) {
-  llvm::SmallString<128> object;
-  if (std::error_code ec =
-          llvm::sys::fs::createTemporaryFile("tessera-model", "o", object))
-    return llvm::errorCodeToError(ec);
-  llvm::FileRemover removeObject(object);
-  if (llvm::Error err = emitCode(module, machine, object, false))
-    return err;
+namespace {
+/// A weight moved out of the module it was in: its name, bytes and
+/// alignment.
+struct Weight {
+  std::string name;
+  std::string bytes;
+  llvm::Align align;
+};
+
+/// Temporary object files, removed when this goes.
+struct TemporaryObjects {
+  llvm::SmallVector<std::string> paths;
+  ~TemporaryObjects() {
+    for (const std::string &path : paths)
+      llvm::sys::fs::remove(path);
+  }
+  llvm::Error add() {
+    llvm::SmallString<128> path;
+    if (std::error_code ec =
+            llvm::sys::fs::createTemporaryFile("tessera-model", "o", path))
+      return llvm::errorCodeToError(ec);
+    paths.push_back(std::string(path));
+    return llvm::Error::success();
+  }
+};
+} // namespace
+
+/// Moves the weights out of `module`: each becomes a declaration (hidden,
+/// so that the shared library does not export it) of a global that
+/// `emitWeights` defines.
+static std::vector<Weight> takeWeights(llvm::Module &module) {
+  std::vector<Weight> weights;
+  const llvm::DataLayout &layout = module.getDataLayout();
+  for (llvm::GlobalVariable &global : module.globals()) {
+    std::optional<std::string> bytes = weightBytes(global);
+    if (!bytes)
+      continue;
+    if (!global.hasName())
+      global.setName("tessera_weight");
+    weights.push_back({global.getName().str(), std::move(*bytes),
+                       layout.getPreferredAlign(&global)});
+    global.setAlignment(weights.back().align);
+    global.setInitializer(nullptr);
+    global.setLinkage(llvm::GlobalValue::ExternalLinkage);
+    global.setVisibility(llvm::GlobalValue::HiddenVisibility);
+    global.setDSOLocal(true);
+  }
+  return weights;
+}
+
+/// Writes the weights as i8 arrays into the object `path`.
+static llvm::Error emitWeights(const std::vector<Weight> &weights,
+                               const CodegenOptions &options,
+                               const llvm::Triple &triple,
+                               llvm::StringRef path) {
+  llvm::LLVMContext context;
+  llvm::Module module("tessera_weights", context);
+  auto machine = tessera::cpu::createTargetMachine(options);
+  if (!machine)
+    return machine.takeError();
+  module.setTargetTriple(triple);
+  module.setDataLayout((*machine)->createDataLayout());
+  for (const Weight &weight : weights) {
+    llvm::Constant *raw = llvm::ConstantDataArray::getRaw(
+        weight.bytes, weight.bytes.size(), llvm::Type::getInt8Ty(context));
+    auto *global = new llvm::GlobalVariable(
+        module, raw->getType(), /*isConstant=*/true,
+        llvm::GlobalValue::ExternalLinkage, raw, weight.name);
+    global->setAlignment(weight.align);
+    global->setVisibility(llvm::GlobalValue::HiddenVisibility);
+    global->setDSOLocal(true);
+  }
+  return tessera::cpu::emitCode(module, **machine, path, false);
+}
+
+/// Optimizes `module` and writes it as the object `path`.
+static llvm::Error compilePartition(llvm::Module &module,
+                                    const CodegenOptions &options,
+                                    llvm::StringRef path) {
+  auto machine = tessera::cpu::createTargetMachine(options);
+  if (!machine)
+    return machine.takeError();
+  if (llvm::Error error =
+          tessera::cpu::optimizeModule(module, **machine, options))
+    return error;
+  return tessera::cpu::emitCode(module, **machine, path, false);
+}
+
+/// How many partitions writeSharedLibrary splits `module` into.
+static unsigned partitionCount(const llvm::Module &module,
+                               const CodegenOptions &options) {
+  size_t instructions = 0;
+  unsigned functions = 0;
+  for (const llvm::Function &function : module) {
+    if (function.isDeclaration())
+      continue;
+    instructions += function.getInstructionCount();
+    ++functions;
+  }
+  if (options.partitions)
+    return std::clamp<unsigned>(options.partitions, 1, std::max(functions, 1u));
+  size_t count = instructions / tessera::cpu::kInstructionsPerPartition;
+  return std::clamp<size_t>(
+      count, 1, std::min<size_t>(tessera::cpu::kMaxPartitions, functions));
+}
+
+llvm::Expected<tessera::cpu::ParallelCodegen> tessera::cpu::writeSharedLibrary(
+    std::unique_ptr<llvm::Module> module, const CodegenOptions &options,
+    llvm::StringRef path, llvm::StringRef support, bool openmp, bool lld) {
+  std::vector<Weight> weights = takeWeights(*module);
+  llvm::Triple triple = module->getTargetTriple();
+  ParallelCodegen plan;
+  plan.partitions = partitionCount(*module, options);
+
+  // LLVM contexts are not shared between threads: each partition but a
+  // lone one travels to its thread as bitcode.
+  std::vector<std::string> bitcode;
+  if (plan.partitions > 1) {
+    llvm::SplitModule(
+        *module, plan.partitions,
+        [&](std::unique_ptr<llvm::Module> part) {
+          llvm::raw_string_ostream os(bitcode.emplace_back());
+          llvm::WriteBitcodeToFile(*part, os);
+        },
+        /*PreserveLocals=*/false, /*RoundRobin=*/true);
+    module.reset();
+  }
+
+  TemporaryObjects objects;
+  unsigned jobs = plan.partitions + (weights.empty() ? 0 : 1);
+  for (unsigned i = 0; i < jobs; ++i)
+    if (llvm::Error error = objects.add())
+      return std::move(error);
+  std::vector<std::string> errors(jobs);
+  auto run = [&](unsigned job) {
+    llvm::Error error = llvm::Error::success();
+    if (job == plan.partitions) {
+      error = emitWeights(weights, options, triple, objects.paths[job]);
+    } else if (module) {
+      error = compilePartition(*module, options, objects.paths[job]);
+    } else {
+      llvm::LLVMContext context;
+      auto part = llvm::parseBitcodeFile(
+          llvm::MemoryBufferRef(bitcode[job], "partition"), context);
+      error = part ? compilePartition(**part, options, objects.paths[job])
+                   : part.takeError();
+    }
+    if (error)
+      errors[job] = llvm::toString(std::move(error));
+  };
+  plan.threads = std::min(
+      jobs, llvm::heavyweight_hardware_concurrency().compute_thread_count());
+  if (plan.threads <= 1) {
+    for (unsigned job = 0; job < jobs; ++job)
+      run(job);
+  } else {
+    llvm::DefaultThreadPool pool(llvm::hardware_concurrency(plan.threads));
+    for (unsigned job = 0; job < jobs; ++job)
+      pool.async(run, job);
+    pool.wait();
+  }
+  for (const std::string &error : errors)
+    if (!error.empty())
+      return fail(error);
   // The support archives are C++: the artifact names the C++ runtime it
   // uses rather than relying on the process to have it.
-  return linkSharedLibrary(object, path, support, openmp,
-                           /*cxxRuntime=*/true, lld);
+  if (llvm::Error error = linkSharedLibrary(objects.paths, path, support,
+                                            openmp, /*cxxRuntime=*/true, lld))
+    return std::move(error);
+  return plan;
 }
 
 std::string tessera::cpu::installedLibrary(llvm::StringRef fileName) {
@@ -265,7 +436,7 @@ std::string tessera::cpu::installedLibrary(llvm::StringRef fileName) {
   return fromExecutable;
 }
 
-llvm::Error tessera::cpu::linkSharedLibrary(llvm::StringRef object,
+llvm::Error tessera::cpu::linkSharedLibrary(llvm::ArrayRef<std::string> objects,
                                             llvm::StringRef output,
                                             llvm::StringRef support,
                                             bool openmp, bool cxxRuntime,
@@ -278,9 +449,10 @@ llvm::Error tessera::cpu::linkSharedLibrary(llvm::StringRef object,
   // The support archive's symbols stay private to the artifact.
   std::string libDir = std::string("-L") + kOpenMPLibraryDir;
   std::string rpath = std::string("-Wl,-rpath,") + kOpenMPLibraryDir;
-  llvm::SmallVector<llvm::StringRef> args = {
-      *clang, "-shared", "-o", output, object, support,
-      "-Wl,--exclude-libs,ALL"};
+  llvm::SmallVector<llvm::StringRef> args = {*clang, "-shared", "-o", output};
+  for (const std::string &object : objects)
+    args.push_back(object);
+  args.append({support, "-Wl,--exclude-libs,ALL"});
   // LLVM's linker when it is there: a model's weights make objects of
   // hundreds of MB, which it links about 3x faster than the system's.
   std::string ldPath;

@@ -29,8 +29,9 @@ llvm::Error fail(const llvm::Twine &message) {
 class CPUCompilation : public TargetCompilation {
 public:
   CPUCompilation(cpu::CPUOptions options, cpu::CodegenOptions codegen,
-                 bool fuse)
-      : options(options), codegen(std::move(codegen)), fuse(fuse) {}
+                 bool fuse, bool verbose)
+      : options(options), codegen(std::move(codegen)), fuse(fuse),
+        verbose(verbose) {}
 
   void buildPipeline(OpPassManager &pm, StringRef phase) override {
     cpu::buildLinalgPipeline(pm, fuse, options);
@@ -48,13 +49,32 @@ public:
     auto machine = cpu::createTargetMachine(codegen);
     if (!machine)
       return machine.takeError();
-    TimingScope llvmTiming = timing.nest("LLVM optimization");
+    TimingScope translateTiming = timing.nest("Translation to LLVM IR");
     llvm::LLVMContext llvmContext;
-    auto llvmModule =
-        cpu::translateToLLVMIR(module, llvmContext, **machine, codegen);
-    llvmTiming.stop();
+    auto llvmModule = cpu::translateToLLVMIR(module, llvmContext, **machine);
+    translateTiming.stop();
     if (!llvmModule)
       return llvmModule.takeError();
+    if (kind.name == "lib") {
+      TimingScope codegenTiming =
+          timing.nest("LLVM optimization, code generation and linking");
+      auto plan = cpu::writeSharedLibrary(
+          std::move(*llvmModule), codegen, path,
+          cpu::installedLibrary("libTesseraArtifactSupport.a"),
+          /*openmp=*/true, /*lld=*/true);
+      if (!plan)
+        return plan.takeError();
+      if (verbose)
+        llvm::errs() << "code generation: " << plan->partitions
+                     << " partition(s) on " << plan->threads << " thread(s)\n";
+      return llvm::Error::success();
+    }
+    TimingScope llvmTiming = timing.nest("LLVM optimization");
+    if (llvm::Error error =
+            cpu::optimizeModule(**llvmModule, **machine, codegen))
+      return error;
+    cpu::weightsAsBytes(**llvmModule);
+    llvmTiming.stop();
     TimingScope codegenTiming = timing.nest("Code generation");
     if (kind.name == "llvm") {
       std::string error;
@@ -65,12 +85,7 @@ public:
       output->keep();
       return llvm::Error::success();
     }
-    if (kind.name != "lib")
-      return cpu::emitCode(**llvmModule, **machine, path, kind.name == "asm");
-    return cpu::writeSharedLibrary(
-        **llvmModule, **machine, path,
-        cpu::installedLibrary("libTesseraArtifactSupport.a"), /*openmp=*/true,
-        /*lld=*/true);
+    return cpu::emitCode(**llvmModule, **machine, path, kind.name == "asm");
   }
 
   llvm::Expected<std::unique_ptr<runtime::Executable>>
@@ -85,6 +100,8 @@ private:
   cpu::CPUOptions options;
   cpu::CodegenOptions codegen;
   bool fuse;
+  /// -v: say how code generation was divided.
+  bool verbose;
 };
 
 class CPUTarget : public Target {
@@ -103,7 +120,13 @@ public:
         {"O", "level", "LLVM optimization level, -O0 to -O3 (default 3)", "3",
          /*prefix=*/true},
         {"mcpu", "name",
-         "LLVM CPU to generate code for (default: this machine's)", ""}};
+         "LLVM CPU to generate code for (default: this machine's)", ""},
+        {"codegen-partitions", "N",
+         "Split a shared library's code into N modules, "
+         "optimized and compiled in parallel on this machine's cores "
+         "(default 0: one per 20,000 LLVM instructions, at most 8; code in "
+         "different modules is not inlined across them)",
+         "0"}};
     return kOptions;
   }
   const TargetInfo &info() const override { return *targetInfo; }
@@ -135,8 +158,13 @@ public:
         codegen.optLevel > 3)
       return fail("-O" + level + " is not a level (0-3)");
     codegen.cpu = optionValue(values, "mcpu");
-    options.reportGenericContractions = values.count(kVerboseOptionKey) != 0;
-    options.summarizeSharedKernels = options.reportGenericContractions;
+    std::string partitions = optionValue(values, "codegen-partitions");
+    if (StringRef(partitions).getAsInteger(10, codegen.partitions))
+      return fail("--codegen-partitions expects a number of modules, got '" +
+                  partitions + "'");
+    bool verbose = values.count(kVerboseOptionKey) != 0;
+    options.reportGenericContractions = verbose;
+    options.summarizeSharedKernels = verbose;
     // Register tiles for the CPU the code is for (--mcpu, else this one):
     // AVX-512's 32 wide registers, else AVX2's 16. A CPU name LLVM does
     // not know is reported when the artifact is written.
@@ -153,7 +181,8 @@ public:
     } else {
       llvm::consumeError(machine.takeError());
     }
-    return std::make_unique<CPUCompilation>(options, std::move(codegen), fuse);
+    return std::make_unique<CPUCompilation>(options, std::move(codegen), fuse,
+                                            verbose);
   }
 
 private:

@@ -55,18 +55,20 @@ public:
     auto machine = cpu::createTargetMachine(codegen);
     if (!machine)
       return machine.takeError();
-    TimingScope llvmTiming = timing.nest("LLVM optimization (host code)");
+    TimingScope translateTiming =
+        timing.nest("Translation to LLVM IR (host code)");
     llvm::LLVMContext llvmContext;
-    auto llvmModule =
-        cpu::translateToLLVMIR(module, llvmContext, **machine, codegen);
-    llvmTiming.stop();
+    auto llvmModule = cpu::translateToLLVMIR(module, llvmContext, **machine);
+    translateTiming.stop();
     if (!llvmModule)
       return llvmModule.takeError();
-    TimingScope codegenTiming = timing.nest("Code generation (host code)");
-    return cpu::writeSharedLibrary(
-        **llvmModule, **machine, path,
+    TimingScope codegenTiming = timing.nest(
+        "LLVM optimization, code generation and linking (host code)");
+    auto plan = cpu::writeSharedLibrary(
+        std::move(*llvmModule), codegen, path,
         cpu::installedLibrary("libTesseraCUDAArtifactSupport.a"),
         /*openmp=*/false);
+    return plan ? llvm::Error::success() : plan.takeError();
   }
 
   llvm::Expected<std::unique_ptr<runtime::Executable>>

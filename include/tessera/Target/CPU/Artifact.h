@@ -37,6 +37,10 @@ struct CodegenOptions {
   unsigned optLevel = 3;
   /// LLVM CPU name; empty means this machine's.
   std::string cpu;
+  /// The modules writeSharedLibrary splits the code into (at most one
+  /// per function); 0: one per kInstructionsPerPartition instructions, at
+  /// most kMaxPartitions.
+  unsigned partitions = 0;
 };
 
 /// Adds the C ABI above to a module lowered to the LLVM dialect.
@@ -47,37 +51,60 @@ mlir::LogicalResult addArtifactInterface(mlir::ModuleOp module,
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
 createTargetMachine(const CodegenOptions &options);
 
-/// Translates an LLVM-dialect module to LLVM IR and optimizes it.
+/// Translates an LLVM-dialect module to LLVM IR for `machine` (its triple
+/// and data layout), not yet optimized.
 llvm::Expected<std::unique_ptr<llvm::Module>>
 translateToLLVMIR(mlir::ModuleOp module, llvm::LLVMContext &context,
-                  llvm::TargetMachine &machine, const CodegenOptions &options);
+                  llvm::TargetMachine &machine);
 
-/// Writes `module` as an object file or assembly.
+/// Runs LLVM's optimization pipeline at `options.optLevel` on `module`.
+llvm::Error optimizeModule(llvm::Module &module, llvm::TargetMachine &machine,
+                           const CodegenOptions &options);
+
 /// Rewrites each constant array of 4 KiB or more (a model's weights) as
 /// the same bytes typed i8, which code generation writes as one block
 /// instead of element by element. Uses see only the address.
 void weightsAsBytes(llvm::Module &module);
 
+/// Writes `module` as an object file or assembly.
 llvm::Error emitCode(llvm::Module &module, llvm::TargetMachine &machine,
                      llvm::StringRef path, bool assembly);
 
-/// Links `object` into the shared library `output` with the support code
-/// compiled models call (`support`, a static archive), via clang.
-/// Links `object` and the archive `support` into the shared library
+/// Links the objects and the archive `support` into the shared library
 /// `output` (with libomp when `openmp`, with the C++ runtime when
-/// `cxxRuntime`); the archive's symbols stay private. With `lld`, through
-/// LLVM's linker when it is installed (large objects link about 3x
-/// faster).
-llvm::Error linkSharedLibrary(llvm::StringRef object, llvm::StringRef output,
-                              llvm::StringRef support, bool openmp = true,
-                              bool cxxRuntime = false, bool lld = false);
+/// `cxxRuntime`) via clang; the archive's symbols stay private. With
+/// `lld`, through LLVM's linker when it is installed (large objects link
+/// about 3x faster).
+llvm::Error linkSharedLibrary(llvm::ArrayRef<std::string> objects,
+                              llvm::StringRef output, llvm::StringRef support,
+                              bool openmp = true, bool cxxRuntime = false,
+                              bool lld = false);
 
-/// Emits `module` as an object and links it with the archive `support`
-/// into the shared library `path` (with libomp when `openmp`).
-llvm::Error writeSharedLibrary(llvm::Module &module,
-                               llvm::TargetMachine &machine,
-                               llvm::StringRef path, llvm::StringRef support,
-                               bool openmp, bool lld = false);
+/// How `writeSharedLibrary` divided the work.
+struct ParallelCodegen {
+  /// The modules the functions were split into.
+  unsigned partitions = 0;
+  /// The threads that optimized and compiled them.
+  unsigned threads = 0;
+};
+
+/// Optimizes the unoptimized `module` (from translateToLLVMIR) and
+/// links it with the archive `support` into the shared library `path`
+/// (with libomp when `openmp`). Its large constant arrays (weights) are
+/// written as bytes into an object of their own, and its functions are
+/// split into `options.partitions` partitions of about equal size (the
+/// count depends on the module and the options only, so the artifact does
+/// not depend on the machine), each optimized and compiled on a thread of
+/// its own.
+/// Functions in different partitions are not inlined into each other.
+llvm::Expected<ParallelCodegen>
+writeSharedLibrary(std::unique_ptr<llvm::Module> module,
+                   const CodegenOptions &options, llvm::StringRef path,
+                   llvm::StringRef support, bool openmp, bool lld = false);
+
+/// Instructions per partition in writeSharedLibrary, and at most how many.
+constexpr unsigned kInstructionsPerPartition = 20000;
+constexpr unsigned kMaxPartitions = 8;
 
 /// The path of `fileName` in the lib/ folder beside the running tool's bin/
 /// (where the support archives artifacts link are installed).
