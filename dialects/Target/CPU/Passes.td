@@ -293,6 +293,16 @@ def FuseFullReductionsPass
       come from tiling), which the fusion relies on; a loop that inserts
       more than one tile into the result, or steps that are not
       constants, is left alone.
+    - the same when the tensor is put together by tensor.insert_slice ops
+      from several such loops' results (a product whose rows or columns
+      the register tiles do not divide: a block of whole tiles and the
+      rest, each its own loop), slices of such and tensor.empty, all of
+      static sizes: each loop reduces its tiles (a bias read at the
+      loop's columns in the whole tensor) and the reduction combines
+      every loop's partials. The elements no loop writes are unspecified
+      (tensor.empty's); a loop result inserted over another's elements,
+      into a tensor of defined values (a fill), or cut by a slice is
+      refused.
     - otherwise, when the tensor has two dims or more: rows first (the
       innermost dim reduced, the others parallel, which the loop
       vectorizer runs in vector steps on threads), then the rows' values;

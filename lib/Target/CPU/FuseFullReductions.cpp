@@ -144,18 +144,117 @@ unsigned keptInnerDims(Type from, Type to) {
   return kept;
 }
 
-/// A result of an scf.forall that `value` is, or holds the same values
-/// as, through the elementwise ops of `chain` (appended, the last one
-/// applied first) and ops that only rearrange values. An elementwise op
-/// that reads a tensor by innermost dims (a bias) needs those dims to be
-/// the loop result's own: reshapes below it must keep them, and no
-/// transpose may come between. A slice of the result from its first
-/// element (the tiled attention's output without the padding rows of its
-/// last query block) sets `bounds` to its sizes: only what lies inside
-/// them counts.
-std::optional<OpResult> forallResult(Value value,
-                                     SmallVectorImpl<linalg::GenericOp> &chain,
-                                     SmallVectorImpl<OpFoldResult> &bounds) {
+/// A loop's result that fills a box of a tensor: at `offsets`, of the
+/// result's (static) sizes, or at offsets 0 when they are empty.
+struct Piece {
+  OpResult result;
+  SmallVector<int64_t> offsets;
+};
+
+/// Whether the box at `offsets` of `sizes` meets the box at `at` of `of`
+/// (`within`: lies inside it).
+bool boxesMeet(ArrayRef<int64_t> offsets, ArrayRef<int64_t> sizes,
+               ArrayRef<int64_t> at, ArrayRef<int64_t> of) {
+  for (auto [o, s, a, n] : llvm::zip_equal(offsets, sizes, at, of))
+    if (o + s <= a || a + n <= o)
+      return false;
+  return true;
+}
+bool boxWithin(ArrayRef<int64_t> offsets, ArrayRef<int64_t> sizes,
+               ArrayRef<int64_t> at, ArrayRef<int64_t> of) {
+  for (auto [o, s, a, n] : llvm::zip_equal(offsets, sizes, at, of))
+    if (o < a || a + n < o + s)
+      return false;
+  return true;
+}
+
+/// The static offsets and sizes of a unit-stride slice that keeps every
+/// dim, or nullopt.
+template <typename SliceOp>
+std::optional<std::pair<SmallVector<int64_t>, SmallVector<int64_t>>>
+staticBox(SliceOp slice) {
+  if (!slice.hasUnitStride() ||
+      slice.getSourceType().getRank() != slice.getResultType().getRank())
+    return std::nullopt;
+  std::optional<SmallVector<int64_t>> offsets =
+      getConstantIntValues(slice.getMixedOffsets());
+  std::optional<SmallVector<int64_t>> sizes =
+      getConstantIntValues(slice.getMixedSizes());
+  if (!offsets || !sizes)
+    return std::nullopt;
+  return std::make_pair(*offsets, *sizes);
+}
+
+/// The loop results whose values the static tensor `value` holds, each
+/// in a box of its own, when `value` is built from them by
+/// tensor.insert_slice ops (a product split into row blocks and column
+/// panels of different widths), slices of such and tensor.empty: its other
+/// elements are unspecified. A result inserted over another's box, or a
+/// slice that cuts one, is refused (nullopt), as is any other op.
+std::optional<SmallVector<Piece>> piecesOf(Value value, unsigned depth = 0) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  Operation *def = value.getDefiningOp();
+  if (!type || !type.hasStaticShape() || !def || depth > 16)
+    return std::nullopt;
+  auto sizesOf = [](const Piece &piece) {
+    return cast<RankedTensorType>(piece.result.getType()).getShape();
+  };
+  if (isa<scf::ForallOp>(def))
+    return SmallVector<Piece>{
+        {cast<OpResult>(value), SmallVector<int64_t>(type.getRank(), 0)}};
+  if (isa<tensor::EmptyOp>(def))
+    return SmallVector<Piece>{};
+  if (auto insert = dyn_cast<tensor::InsertSliceOp>(def)) {
+    auto box = staticBox(insert);
+    if (!box)
+      return std::nullopt;
+    auto inner = piecesOf(insert.getSource(), depth + 1);
+    auto outer = piecesOf(insert.getDest(), depth + 1);
+    if (!inner || !outer)
+      return std::nullopt;
+    for (const Piece &piece : *outer)
+      if (boxesMeet(piece.offsets, sizesOf(piece), box->first, box->second))
+        return std::nullopt;
+    for (Piece &piece : *inner) {
+      for (auto [offset, shift] : llvm::zip_equal(piece.offsets, box->first))
+        offset += shift;
+      outer->push_back(std::move(piece));
+    }
+    return outer;
+  }
+  if (auto slice = dyn_cast<tensor::ExtractSliceOp>(def)) {
+    auto box = staticBox(slice);
+    auto source = box ? piecesOf(slice.getSource(), depth + 1) : std::nullopt;
+    if (!source)
+      return std::nullopt;
+    SmallVector<Piece> kept;
+    for (Piece &piece : *source) {
+      if (!boxesMeet(piece.offsets, sizesOf(piece), box->first, box->second))
+        continue;
+      if (!boxWithin(piece.offsets, sizesOf(piece), box->first, box->second))
+        return std::nullopt;
+      for (auto [offset, shift] : llvm::zip_equal(piece.offsets, box->first))
+        offset -= shift;
+      kept.push_back(std::move(piece));
+    }
+    return kept;
+  }
+  return std::nullopt;
+}
+
+/// The results of scf.foralls whose values `value` holds: one that it is,
+/// or holds the same values as, through the elementwise ops of `chain`
+/// (appended, the last one applied first) and ops that only rearrange
+/// values, or several that tensor.insert_slice ops put together (see
+/// piecesOf). An elementwise op that reads a tensor by innermost dims (a
+/// bias) needs those dims to be the loop result's own: reshapes below it
+/// must keep them, and no transpose may come between. A slice of the
+/// result from its first element (the tiled attention's output without
+/// the padding rows of its last query block) sets `bounds` to its sizes:
+/// only what lies inside them counts.
+std::optional<SmallVector<Piece>>
+loopPieces(Value value, SmallVectorImpl<linalg::GenericOp> &chain,
+           SmallVectorImpl<OpFoldResult> &bounds) {
   unsigned needed = 0;
   auto rearranged = [&](Value source, unsigned kept) {
     value = source;
@@ -163,7 +262,18 @@ std::optional<OpResult> forallResult(Value value,
   };
   while (Operation *def = value.getDefiningOp()) {
     if (isa<scf::ForallOp>(def))
-      return cast<OpResult>(value);
+      return SmallVector<Piece>{{cast<OpResult>(value), {}}};
+    if (isa<tensor::InsertSliceOp>(def) && bounds.empty()) {
+      std::optional<SmallVector<Piece>> pieces = piecesOf(value);
+      if (!pieces || pieces->empty())
+        return std::nullopt;
+      // Each loop is rewritten once.
+      llvm::SmallPtrSet<Operation *, 8> loops;
+      for (const Piece &piece : *pieces)
+        if (!loops.insert(piece.result.getOwner()).second)
+          return std::nullopt;
+      return pieces;
+    }
     bool ok;
     if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(def))
       ok = rearranged(collapse.getSrc(),
@@ -212,12 +322,14 @@ Value filledLike(OpBuilder &b, Location loc, FullReduction reduction,
 }
 
 /// `values` (partial results) reduced to one value by `reduction`'s
-/// combining op alone.
-Value combine(OpBuilder &b, Location loc, Value values,
-              FullReduction reduction) {
+/// combining op alone, starting from `init` (a rank-0 tensor; by default
+/// the reduction's initial value).
+Value combine(OpBuilder &b, Location loc, Value values, FullReduction reduction,
+              Value init = nullptr) {
   MLIRContext *ctx = b.getContext();
   int64_t rank = cast<RankedTensorType>(values.getType()).getRank();
-  Value init = filledLike(b, loc, reduction, {});
+  if (!init)
+    init = filledLike(b, loc, reduction, {});
   SmallVector<AffineMap> maps = {AffineMap::getMultiDimIdentityMap(rank, ctx),
                                  AffineMap::get(rank, 0, ctx)};
   SmallVector<utils::IteratorType> iterators(rank,
@@ -370,13 +482,16 @@ Value partInside(OpBuilder &b, Location loc,
   return tensor::ExtractSliceOp::create(b, loc, tile, zeros, inside, ones);
 }
 
-/// Each iteration of `loop` reduces the tile it inserts into `result`
-/// (through `chain`) into its own element of a new shared output, and
-/// `reduction` is replaced by the reduction of those partials. False when
-/// the loop does not have that form.
-bool fuseIntoLoop(RewriterBase &rewriter, FullReduction reduction,
-                  OpResult result, ArrayRef<linalg::GenericOp> chain,
-                  ArrayRef<OpFoldResult> bounds, DominanceInfo &dominance) {
+/// The insert of `result`'s tiles in the loop that computes it, when each
+/// iteration of that loop can reduce its tile (through `chain`) for
+/// `reduction`: one unit-stride insert into the result, constant steps,
+/// and the values the chain, the reduction and `bounds` read defined
+/// before the loop. Null otherwise.
+tensor::ParallelInsertSliceOp fusibleInsert(FullReduction reduction,
+                                            OpResult result,
+                                            ArrayRef<linalg::GenericOp> chain,
+                                            ArrayRef<OpFoldResult> bounds,
+                                            DominanceInfo &dominance) {
   auto loop = cast<scf::ForallOp>(result.getOwner());
   // The values the reduction reads besides the tensor must be there before
   // the loop.
@@ -392,11 +507,11 @@ bool fuseIntoLoop(RewriterBase &rewriter, FullReduction reduction,
   };
   if (!llvm::all_of(chain, availableBefore) || !availableBefore(reduction.op) ||
       !dominance.properlyDominates(reduction.initial, loop))
-    return false;
+    return nullptr;
   std::optional<SmallVector<int64_t>> steps =
       getConstantIntValues(loop.getMixedStep());
   if (!steps || llvm::any_of(*steps, [](int64_t step) { return step <= 0; }))
-    return false;
+    return nullptr;
   BlockArgument shared = loop.getRegionIterArgs()[result.getResultNumber()];
   tensor::ParallelInsertSliceOp insert;
   for (Operation &op : loop.getTerminator().getYieldingOps()) {
@@ -404,13 +519,13 @@ bool fuseIntoLoop(RewriterBase &rewriter, FullReduction reduction,
     if (!slice || slice.getDest() != shared)
       continue;
     if (insert)
-      return false;
+      return nullptr;
     insert = slice;
   }
   // Tiles inserted with unit strides (the slices of a bias and the part
   // inside `bounds` are taken from the insert's offsets).
   if (!insert || !insert.hasUnitStride())
-    return false;
+    return nullptr;
   // Innermost dims that the chain reads other tensors by must be the
   // tile's own (no unit dims dropped by the insert).
   int64_t tileRank =
@@ -420,12 +535,23 @@ bool fuseIntoLoop(RewriterBase &rewriter, FullReduction reduction,
     needed = std::max(needed, broadcastDims(op));
   if (tileRank == 0 ||
       (needed != 0 && tileRank != insert.getDestType().getRank()))
-    return false;
+    return nullptr;
   for (OpFoldResult bound : bounds)
     if (auto value = dyn_cast<Value>(bound);
         value && !dominance.properlyDominates(value, loop))
-      return false;
+      return nullptr;
+  return insert;
+}
 
+/// Each iteration of the loop computing `piece` reduces the tile `insert`
+/// inserts (through `chain`) into its own element of a new shared output
+/// of partials, which this returns.
+Value fuseIntoLoop(RewriterBase &rewriter, FullReduction reduction,
+                   const Piece &piece, tensor::ParallelInsertSliceOp insert,
+                   ArrayRef<linalg::GenericOp> chain,
+                   ArrayRef<OpFoldResult> bounds) {
+  auto loop = cast<scf::ForallOp>(piece.result.getOwner());
+  SmallVector<int64_t> steps = *getConstantIntValues(loop.getMixedStep());
   // One partial per iteration: ceil((upper - lower) / step) in each dim.
   Location loc = reduction.op.getLoc();
   rewriter.setInsertionPoint(loop);
@@ -433,7 +559,7 @@ bool fuseIntoLoop(RewriterBase &rewriter, FullReduction reduction,
   bindSymbols(rewriter.getContext(), upper, lower);
   SmallVector<OpFoldResult> counts;
   for (auto [lb, ub, step] : llvm::zip_equal(loop.getMixedLowerBound(),
-                                             loop.getMixedUpperBound(), *steps))
+                                             loop.getMixedUpperBound(), steps))
     counts.push_back(affine::makeComposedFoldedAffineMax(
         rewriter, loc,
         AffineMap::get(0, 2,
@@ -457,17 +583,23 @@ bool fuseIntoLoop(RewriterBase &rewriter, FullReduction reduction,
   scf::InParallelOp terminator = fused.getTerminator();
 
   // The tile's value (of its part inside `bounds`), and its place among
-  // the partials.
+  // the partials. The tile lies at the insert's offsets in the loop's
+  // result, which lies at the piece's offsets in the tensor the chain
+  // reads.
   rewriter.setInsertionPoint(terminator);
   Value tile = insert.getSource();
   SmallVector<OpFoldResult> tileOffsets = insert.getMixedOffsets();
+  for (auto [offset, shift] : llvm::zip(tileOffsets, piece.offsets))
+    if (shift != 0)
+      offset = affine::makeComposedFoldedAffineApply(rewriter, loc,
+                                                     upper + shift, {offset});
   if (!bounds.empty())
     tile = partInside(rewriter, loc, insert, bounds);
   Value tileValue =
       reduceTile(rewriter, loc, tile, tileOffsets, chain, reduction);
   SmallVector<OpFoldResult> offsets, ones;
   for (auto [iv, lb, step] : llvm::zip_equal(
-           fused.getInductionVars(), fused.getMixedLowerBound(), *steps)) {
+           fused.getInductionVars(), fused.getMixedLowerBound(), steps)) {
     offsets.push_back(affine::makeComposedFoldedAffineApply(
         rewriter, loc, (upper - lower).floorDiv(step), {iv, lb}));
     ones.push_back(rewriter.getIndexAttr(1));
@@ -477,11 +609,32 @@ bool fuseIntoLoop(RewriterBase &rewriter, FullReduction reduction,
                                         body->getArguments().back(), offsets,
                                         ones, ones);
   rewriter.replaceOp(loop, fused.getResults().drop_back());
+  return fused.getResults().back();
+}
 
+/// Replaces `reduction` by the reduction of partial results that the loops
+/// computing `pieces` produce as they write them (see fuseIntoLoop); false,
+/// changing nothing, when one of those loops cannot.
+bool fuseIntoLoops(RewriterBase &rewriter, FullReduction reduction,
+                   ArrayRef<Piece> pieces, ArrayRef<linalg::GenericOp> chain,
+                   ArrayRef<OpFoldResult> bounds, DominanceInfo &dominance) {
+  SmallVector<tensor::ParallelInsertSliceOp> inserts;
+  for (const Piece &piece : pieces) {
+    inserts.push_back(
+        fusibleInsert(reduction, piece.result, chain, bounds, dominance));
+    if (!inserts.back())
+      return false;
+  }
+  SmallVector<Value> partials;
+  for (auto [piece, insert] : llvm::zip_equal(pieces, inserts))
+    partials.push_back(
+        fuseIntoLoop(rewriter, reduction, piece, insert, chain, bounds));
   rewriter.setInsertionPoint(reduction.op);
-  rewriter.replaceOp(
-      reduction.op,
-      combine(rewriter, loc, fused.getResults().back(), reduction));
+  Value result;
+  for (Value values : partials)
+    result =
+        combine(rewriter, reduction.op.getLoc(), values, reduction, result);
+  rewriter.replaceOp(reduction.op, result);
   return true;
 }
 
@@ -497,11 +650,11 @@ struct FuseFullReductionsPass
     for (FullReduction &reduction : reductions) {
       SmallVector<linalg::GenericOp> chain;
       SmallVector<OpFoldResult> bounds;
-      std::optional<OpResult> result =
-          forallResult(reduction.data->get(), chain, bounds);
+      std::optional<SmallVector<Piece>> pieces =
+          loopPieces(reduction.data->get(), chain, bounds);
       DominanceInfo dominance;
-      if (result && fuseIntoLoop(rewriter, reduction, *result, chain, bounds,
-                                 dominance)) {
+      if (pieces && fuseIntoLoops(rewriter, reduction, *pieces, chain, bounds,
+                                  dominance)) {
         // The elementwise ops only the reduction read.
         for (linalg::GenericOp op : chain)
           if (op->use_empty())

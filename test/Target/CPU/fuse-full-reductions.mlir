@@ -302,3 +302,120 @@ func.func @padded_blocks(%x: tensor<?x12x?x64xf32>, %b: index, %s: index) -> ten
   } -> tensor<f32>
   return %amax : tensor<f32>
 }
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#none = affine_map<(d0, d1) -> ()>
+#col = affine_map<(d0, d1) -> (d1)>
+
+// A product whose 72 columns are a 48-wide panel loop and a 24-wide one,
+// put together by tensor.insert_slice (the second through a slice of the
+// first's tensor, as the tiling writes it): both loops reduce their tiles,
+// the second reading the bias at its columns 48 + j, and the reduction
+// combines the two loops' partials.
+// CHECK: #[[SHIFT:.*]] = affine_map<()[s0] -> (s0 + 48)>
+// CHECK-LABEL: func @split_columns
+// CHECK: %[[A:.*]]:2 = scf.forall (%[[J:.*]]) = (0) to (48) step (48) {{.*}} -> (tensor<64x48xf32>, tensor<1xf32>)
+// CHECK: tensor.extract_slice %{{.*}}[%[[J]]] [48] [1] : tensor<72xf32> to tensor<48xf32>
+// CHECK: %[[B:.*]]:2 = scf.forall (%[[K:.*]]) = (0) to (24) step (24) {{.*}} -> (tensor<64x24xf32>, tensor<1xf32>)
+// CHECK: %[[C:.*]] = affine.apply #[[SHIFT]]()[%[[K]]]
+// CHECK: tensor.extract_slice %{{.*}}[%[[C]]] [24] [1] : tensor<72xf32> to tensor<24xf32>
+// CHECK: %[[M1:.*]] = linalg.generic {{.*}} ins(%[[A]]#1 : tensor<1xf32>) outs(%{{.*}} : tensor<f32>)
+// CHECK: %[[M2:.*]] = linalg.generic {{.*}} ins(%[[B]]#1 : tensor<1xf32>) outs(%[[M1]] : tensor<f32>)
+// CHECK-NOT: iterator_types = ["parallel", "reduction"]} ins(%{{.*}} : tensor<64x72xf32>
+// CHECK: return %{{.*}}, %[[M2]]
+func.func @split_columns(%x: tensor<64x72xf32>, %bias: tensor<72xf32>) -> (tensor<64x72xf32>, tensor<f32>) {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<64x72xf32>
+  %d1 = tensor.extract_slice %empty[0, 0] [64, 48] [1, 1] : tensor<64x72xf32> to tensor<64x48xf32>
+  %p1 = scf.forall (%j) = (0) to (48) step (48) shared_outs(%o = %d1) -> (tensor<64x48xf32>) {
+    %in = tensor.extract_slice %x[0, %j] [64, 48] [1, 1] : tensor<64x72xf32> to tensor<64x48xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %in into %o[0, %j] [64, 48] [1, 1] : tensor<64x48xf32> into tensor<64x48xf32>
+    }
+  }
+  %t1 = tensor.insert_slice %p1 into %empty[0, 0] [64, 48] [1, 1] : tensor<64x48xf32> into tensor<64x72xf32>
+  %d2 = tensor.extract_slice %t1[0, 48] [64, 24] [1, 1] : tensor<64x72xf32> to tensor<64x24xf32>
+  %p2 = scf.forall (%k) = (0) to (24) step (24) shared_outs(%o = %d2) -> (tensor<64x24xf32>) {
+    %c = affine.apply affine_map<(d0) -> (d0 + 48)>(%k)
+    %in = tensor.extract_slice %x[0, %c] [64, 24] [1, 1] : tensor<64x72xf32> to tensor<64x24xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %in into %o[0, %k] [64, 24] [1, 1] : tensor<64x24xf32> into tensor<64x24xf32>
+    }
+  }
+  %t2 = tensor.insert_slice %p2 into %t1[0, 48] [64, 24] [1, 1] : tensor<64x24xf32> into tensor<64x72xf32>
+  %e = linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]} ins(%t2, %bias : tensor<64x72xf32>, tensor<72xf32>) outs(%empty : tensor<64x72xf32>) {
+  ^bb0(%a: f32, %c: f32, %out: f32):
+    %0 = arith.addf %a, %c : f32
+    %1 = math.absf %0 : f32
+    linalg.yield %1 : f32
+  } -> tensor<64x72xf32>
+  %init = tensor.empty() : tensor<f32>
+  %fill = linalg.fill ins(%zero : f32) outs(%init : tensor<f32>) -> tensor<f32>
+  %amax = linalg.generic {indexing_maps = [#id, #none], iterator_types = ["reduction", "reduction"]} ins(%e : tensor<64x72xf32>) outs(%fill : tensor<f32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %0 = arith.maximumf %acc, %a : f32
+    linalg.yield %0 : f32
+  } -> tensor<f32>
+  return %t2, %amax : tensor<64x72xf32>, tensor<f32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#none = affine_map<(d0, d1) -> ()>
+
+// Not fused into the loops: a tile inserted into a tensor of defined values
+// (a fill, whose zeros the amax must see where no tile lands), a tile
+// inserted over another's columns (the first one's values are gone), and
+// a slice that cuts a loop's result in two. Each goes rows first.
+// CHECK-LABEL: func @split_not_fused
+// CHECK-NOT: tensor<1xf32>
+// CHECK-COUNT-3: iterator_types = ["parallel", "reduction"]} ins(%{{.*}} : tensor<64x72xf32>)
+// CHECK-NOT: tensor<1xf32>
+func.func @split_not_fused(%x: tensor<64x72xf32>) -> (tensor<f32>, tensor<f32>, tensor<f32>) {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<64x72xf32>
+  %zeros = linalg.fill ins(%zero : f32) outs(%empty : tensor<64x72xf32>) -> tensor<64x72xf32>
+  %d1 = tensor.extract_slice %empty[0, 0] [64, 48] [1, 1] : tensor<64x72xf32> to tensor<64x48xf32>
+  %p1 = scf.forall (%j) = (0) to (48) step (48) shared_outs(%o = %d1) -> (tensor<64x48xf32>) {
+    %in = tensor.extract_slice %x[0, %j] [64, 48] [1, 1] : tensor<64x72xf32> to tensor<64x48xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %in into %o[0, %j] [64, 48] [1, 1] : tensor<64x48xf32> into tensor<64x48xf32>
+    }
+  }
+  %p2 = scf.forall (%k) = (0) to (48) step (48) shared_outs(%o = %d1) -> (tensor<64x48xf32>) {
+    %in = tensor.extract_slice %x[0, %k] [64, 48] [1, 1] : tensor<64x72xf32> to tensor<64x48xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %in into %o[0, %k] [64, 48] [1, 1] : tensor<64x48xf32> into tensor<64x48xf32>
+    }
+  }
+  %init = tensor.empty() : tensor<f32>
+  %fill = linalg.fill ins(%zero : f32) outs(%init : tensor<f32>) -> tensor<f32>
+  // Into zeros.
+  %a = tensor.insert_slice %p1 into %zeros[0, 0] [64, 48] [1, 1] : tensor<64x48xf32> into tensor<64x72xf32>
+  %m1 = linalg.generic {indexing_maps = [#id, #none], iterator_types = ["reduction", "reduction"]} ins(%a : tensor<64x72xf32>) outs(%fill : tensor<f32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %0 = arith.maximumf %acc, %v : f32
+    linalg.yield %0 : f32
+  } -> tensor<f32>
+  // Over the first tile's columns 24 to 48.
+  %b1 = tensor.insert_slice %p1 into %empty[0, 0] [64, 48] [1, 1] : tensor<64x48xf32> into tensor<64x72xf32>
+  %b2 = tensor.insert_slice %p2 into %b1[0, 24] [64, 48] [1, 1] : tensor<64x48xf32> into tensor<64x72xf32>
+  %m2 = linalg.generic {indexing_maps = [#id, #none], iterator_types = ["reduction", "reduction"]} ins(%b2 : tensor<64x72xf32>) outs(%fill : tensor<f32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %0 = arith.maximumf %acc, %v : f32
+    linalg.yield %0 : f32
+  } -> tensor<f32>
+  // A slice of columns 24 to 72 of the first tile's tensor, put back.
+  %c1 = tensor.insert_slice %p1 into %empty[0, 0] [64, 48] [1, 1] : tensor<64x48xf32> into tensor<64x72xf32>
+  %cut = tensor.extract_slice %c1[0, 24] [64, 48] [1, 1] : tensor<64x72xf32> to tensor<64x48xf32>
+  %c2 = tensor.insert_slice %cut into %empty[0, 24] [64, 48] [1, 1] : tensor<64x48xf32> into tensor<64x72xf32>
+  %m3 = linalg.generic {indexing_maps = [#id, #none], iterator_types = ["reduction", "reduction"]} ins(%c2 : tensor<64x72xf32>) outs(%fill : tensor<f32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %0 = arith.maximumf %acc, %v : f32
+    linalg.yield %0 : f32
+  } -> tensor<f32>
+  return %m1, %m2, %m3 : tensor<f32>, tensor<f32>, tensor<f32>
+}
