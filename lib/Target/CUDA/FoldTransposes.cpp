@@ -3,6 +3,7 @@
 #include "tessera/Target/CUDA/Passes.h"
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/MemRef/Transforms/Transforms.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace tessera::cuda {
@@ -67,10 +68,14 @@ struct FoldTransposesPass
 /// contraction: there the producer would run once per step of the
 /// reduction (K times per element) instead of once, and a product of
 /// narrow operands would no longer be one the tensor-core kernel takes.
+/// A tensor.dim of a result (a symbolic size read for the next op's
+/// tensor.empty) is computed from the op's operands instead, so that it
+/// does not count as a second use.
 struct FuseElementwisePass
     : tessera::cuda::impl::FuseElementwisePassBase<FuseElementwisePass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
+    memref::populateResolveRankedShapedTypeResultDimsPatterns(patterns);
     linalg::ControlFusionFn control = [](OpOperand *operand) {
       Operation *producer = operand->get().getDefiningOp();
       auto consumer = dyn_cast<linalg::LinalgOp>(operand->getOwner());

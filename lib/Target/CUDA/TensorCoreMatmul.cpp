@@ -465,8 +465,11 @@ struct TensorCoreMatmulPass
       b.clone(*c.op);
       if (c.epilogue)
         b.clone(*c.epilogue);
+      // The amax as it was: a reduction of the stored buffer into the
+      // result (warps over chunks of it, tessera-cuda-warp-reductions),
+      // which amax_fold then leaves as it is (the bits stay -inf's).
       if (c.amax)
-        reduceIntoBits(c, b);
+        b.clone(*c.amax);
     }
     if (c.epilogue)
       c.epilogue->erase();
@@ -475,39 +478,6 @@ struct TensorCoreMatmulPass
     c.op->erase();
     if (c.amax)
       foldAmax(c);
-  }
-
-  /// Where the kernel cannot run: the amax reduction over the stored
-  /// buffer, as the kernel's atomics would have left it in amaxBits.
-  void reduceIntoBits(Contraction &c, OpBuilder &b) {
-    linalg::GenericOp r = c.amax;
-    Location loc = r.getLoc();
-    SmallVector<AffineMap> maps = {
-        r.getIndexingMapsArray()[0],
-        AffineMap::get(r.getNumLoops(), 0, b.getContext())};
-    linalg::GenericOp::create(
-        b, loc, r.getDpsInputs(), ValueRange{c.amaxBits}, maps,
-        r.getIteratorTypesArray(),
-        [&](OpBuilder &nested, Location, ValueRange args) {
-          Block *body = r.getBlock();
-          Operation *combiner =
-              body->getTerminator()->getOperand(0).getDefiningOp();
-          BlockArgument accumulator = body->getArguments().back();
-          IRMapping mapping;
-          mapping.map(body->getArgument(0), args[0]);
-          for (Operation &inner : body->without_terminator()) {
-            if (&inner == combiner)
-              break;
-            nested.clone(inner, mapping);
-          }
-          Value element = mapping.lookupOrDefault(
-              combiner->getOperand(combiner->getOperand(0) == accumulator));
-          Value bits = arith::BitcastOp::create(nested, loc,
-                                                nested.getI32Type(), element);
-          linalg::YieldOp::create(
-              nested, loc,
-              arith::MaxSIOp::create(nested, loc, bits, args[1]).getResult());
-        });
   }
 
   /// A kernel of one thread, `body` its work.

@@ -68,3 +68,39 @@ func.func @not_these(%x: tensor<16x32xf32>, %w: tensor<32x8xbf16>, %y: tensor<16
   } -> tensor<16x8xf32>
   return %prod, %sum, %neg : tensor<16x8xf32>, tensor<16x8xf32>, tensor<16x8xf32>
 }
+
+// -----
+
+// Symbolic rows: the next op's tensor.empty reads the producer's size with
+// tensor.dim, which is computed from the producer's own operand instead,
+// so that the producer's one real use fuses (a product's scale then its
+// ReLU, one epilogue).
+// CHECK-LABEL: func @symbolic_rows
+// CHECK: %[[D:.*]] = tensor.dim %arg0, %c0
+// CHECK: %[[E:.*]] = tensor.empty(%[[D]]) : tensor<?x8xf32>
+// CHECK: %[[R:.*]] = linalg.generic {{.*}} ins(%arg0 : tensor<?x8xf32>) outs(%[[E]] : tensor<?x8xf32>)
+// CHECK: arith.mulf
+// CHECK: arith.maximumf
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[R]]
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @symbolic_rows(%x: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %two = arith.constant 2.0 : f32
+  %d = tensor.dim %x, %c0 : tensor<?x8xf32>
+  %e = tensor.empty(%d) : tensor<?x8xf32>
+  %scaled = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<?x8xf32>) outs(%e : tensor<?x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %0 = arith.mulf %a, %two : f32
+    linalg.yield %0 : f32
+  } -> tensor<?x8xf32>
+  %d2 = tensor.dim %scaled, %c0 : tensor<?x8xf32>
+  %e2 = tensor.empty(%d2) : tensor<?x8xf32>
+  %relu = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%scaled : tensor<?x8xf32>) outs(%e2 : tensor<?x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %0 = arith.maximumf %a, %zero : f32
+    linalg.yield %0 : f32
+  } -> tensor<?x8xf32>
+  return %relu : tensor<?x8xf32>
+}

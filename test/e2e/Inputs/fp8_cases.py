@@ -105,6 +105,27 @@ def chain(out, m, k, n1, n2):
          [("A", [m, k])], [("W1", w1), ("W2", w2)], [([a], y)], [m, n2])
 
 
+def chain_rows(out, k, n1, n2, rows):
+    """chain() with a symbolic number of rows, one test set per count."""
+    rng = np.random.default_rng(k + n1 + n2)
+    w1 = np.zeros((k, n1), np.float32)
+    w1[np.arange(n1), np.arange(n1)] = 1
+    w1[k - 1, 0] = PEAK
+    w2 = weight(rng, n1, n2)
+    sets = []
+    for m in rows:
+        a = exact(rng, (m, k))
+        a[a == PEAK] = 0
+        a[rng.integers(0, m), rng.integers(0, n1)] = PEAK
+        a[:, k - 1] = 0
+        sets.append(([a], np.maximum(f64(a) @ f64(w1), 0) @ f64(w2)))
+    save(out, f"chain_rows_{k}x{n1}x{n2}",
+         [helper.make_node("MatMul", ["A", "W1"], ["H"]),
+          helper.make_node("Relu", ["H"], ["R"]),
+          helper.make_node("MatMul", ["R", "W2"], ["Y"])],
+         [("A", ["rows", k])], [("W1", w1), ("W2", w2)], sets, ["rows", n2])
+
+
 def main():
     global PEAK
     out = sys.argv[1]
@@ -128,6 +149,9 @@ def main():
     # On the CPU, 96 columns are two whole 48-column panels, whose loop
     # computes the amax.
     chain(out, 128, 112, 96, 40)
+    # Rows known only at run time: the host checks that the kernel can run
+    # them.
+    chain_rows(out, 80, 72, 40, [129, 5])
 
 
 if __name__ == "__main__":
