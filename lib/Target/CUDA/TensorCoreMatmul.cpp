@@ -411,6 +411,8 @@ struct TensorCoreMatmulPass
             inner.getI32IntegerAttr(llvm::bit_cast<int32_t>(-INFINITY)));
         memref::StoreOp::create(inner, loc, negativeInfinity, c.amaxBits);
       });
+      c.fallbackAmax =
+          memref::AllocOp::create(b, loc, MemRefType::get({}, b.getF32Type()));
     }
     KernelBuilder kernel(c, b);
     kernel.readSizes();
@@ -465,11 +467,8 @@ struct TensorCoreMatmulPass
       b.clone(*c.op);
       if (c.epilogue)
         b.clone(*c.epilogue);
-      // The amax as it was: a reduction of the stored buffer into the
-      // result (warps over chunks of it, tessera-cuda-warp-reductions),
-      // which amax_fold then leaves as it is (the bits stay -inf's).
       if (c.amax)
-        b.clone(*c.amax);
+        reduceFallbackAmax(c, b);
     }
     if (c.epilogue)
       c.epilogue->erase();
@@ -478,6 +477,26 @@ struct TensorCoreMatmulPass
     c.op->erase();
     if (c.amax)
       foldAmax(c);
+  }
+
+  /// Where the kernel cannot run: the amax reduction over the stored
+  /// buffer into fallbackAmax, from -inf (warps over chunks of it,
+  /// tessera-cuda-warp-reductions), then its bits into amaxBits, as the
+  /// kernel's atomics would have left them (the reduction's own result may
+  /// be filled only after the product).
+  void reduceFallbackAmax(Contraction &c, OpBuilder &b) {
+    Location loc = c.amax.getLoc();
+    Value negativeInfinity =
+        arith::ConstantOp::create(b, loc, b.getF32FloatAttr(-INFINITY));
+    linalg::FillOp::create(b, loc, negativeInfinity, c.fallbackAmax);
+    Operation *reduction = b.clone(*c.amax);
+    reduction->setOperand(reduction->getNumOperands() - 1, c.fallbackAmax);
+    singleThread(b, loc, "amax_bits", [&](OpBuilder &inner) {
+      Value amax = memref::LoadOp::create(inner, loc, c.fallbackAmax);
+      Value bits =
+          arith::BitcastOp::create(inner, loc, inner.getI32Type(), amax);
+      memref::StoreOp::create(inner, loc, bits, c.amaxBits);
+    });
   }
 
   /// A kernel of one thread, `body` its work.
@@ -515,6 +534,7 @@ struct TensorCoreMatmulPass
           inner, loc, inner.clone(*combiner, mapping)->getResult(0), result);
     });
     memref::DeallocOp::create(b, loc, c.amaxBits);
+    memref::DeallocOp::create(b, loc, c.fallbackAmax);
     r->erase();
   }
 

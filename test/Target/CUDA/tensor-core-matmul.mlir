@@ -572,13 +572,16 @@ func.func @int8_not_these(%a: memref<64x64xi8>, %b: memref<64x64xi8>, %c: memref
 // bits; the product's kernel keeps each thread's largest |value|, five
 // xor shuffles give the warp's, and lane 0 folds it in by an atomic max
 // on its bits; where the reduction was, a one-thread kernel folds the i32
-// into its result by its own maximum.
+// into its result by its own maximum. Where the kernel cannot run, the
+// loops' product is reduced from -inf into a buffer of its own (the
+// result's fill comes after the product) whose bits go into the i32.
 // CHECK-LABEL: func @fp8_amax
 // CHECK: %[[BITS:.*]] = memref.alloc() : memref<i32>
 // CHECK: gpu.launch
 // CHECK: arith.constant -8388608 : i32
 // CHECK: memref.store %{{.*}}, %[[BITS]][]
 // CHECK: } {tessera.cuda.kernel = "amax_start"}
+// CHECK: %[[FALLBACK:.*]] = memref.alloc() : memref<f32>
 // CHECK: gpu.launch
 // CHECK: math.absf
 // CHECK: arith.maximumf
@@ -586,15 +589,21 @@ func.func @int8_not_these(%a: memref<64x64xi8>, %b: memref<64x64xi8>, %c: memref
 // CHECK: arith.bitcast %{{.*}} : f32 to i32
 // CHECK: memref.atomic_rmw maxs %{{.*}}, %[[BITS]][]
 // CHECK: } {tessera.cuda.kernel = "mma_sync_gemm_unaligned"}
-// CHECK: linalg.generic
-// CHECK: arith.maxsi
-// CHECK: linalg.fill
+// CHECK: } else {
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%[[FALLBACK]] : memref<f32>)
+// CHECK: iterator_types = ["reduction", "reduction"]} ins(%arg2 : memref<64x64xf32>) outs(%[[FALLBACK]] : memref<f32>)
+// CHECK: gpu.launch
+// CHECK: memref.load %[[FALLBACK]][]
+// CHECK: memref.store %{{.*}}, %[[BITS]][]
+// CHECK: } {tessera.cuda.kernel = "amax_bits"}
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%arg3 : memref<f32>)
 // CHECK: gpu.launch
 // CHECK: memref.load %[[BITS]][]
 // CHECK: arith.bitcast %{{.*}} : i32 to f32
 // CHECK: arith.maximumf
 // CHECK: } {tessera.cuda.kernel = "amax_fold"}
 // CHECK: memref.dealloc %[[BITS]]
+// CHECK: memref.dealloc %[[FALLBACK]]
 // CHECK-NOT: iterator_types = ["reduction", "reduction"]
 #a = affine_map<(d0, d1, d2) -> (d0, d2)>
 #b = affine_map<(d0, d1, d2) -> (d1, d2)>
