@@ -7,6 +7,7 @@
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/IR/Constants.h"
@@ -192,7 +193,10 @@ static std::optional<std::string> weightBytes(llvm::GlobalVariable &global) {
       !global.getValueType()->isArrayTy())
     return std::nullopt;
   std::string bytes;
-  if (!appendRawBytes(global.getInitializer(), bytes) || bytes.size() < 4096)
+  // The bytes must be the array's whole layout (no padded elements).
+  if (!appendRawBytes(global.getInitializer(), bytes) || bytes.size() < 4096 ||
+      bytes.size() != global.getParent()->getDataLayout().getTypeAllocSize(
+                          global.getValueType()))
     return std::nullopt;
   return bytes;
 }
@@ -272,6 +276,12 @@ static std::vector<Weight> takeWeights(llvm::Module &module) {
   std::vector<Weight> weights;
   const llvm::DataLayout &layout = module.getDataLayout();
   for (llvm::GlobalVariable &global : module.globals()) {
+    // Unused ones stay, for the optimizer to drop; so do the ones whose
+    // placement says more than an address (a comdat, a section, a
+    // thread's own copy, another address space).
+    if (global.use_empty() || global.hasComdat() || global.hasSection() ||
+        global.isThreadLocal() || global.getAddressSpace() != 0)
+      continue;
     std::optional<std::string> bytes = weightBytes(global);
     if (!bytes)
       continue;
@@ -286,6 +296,45 @@ static std::vector<Weight> takeWeights(llvm::Module &module) {
     global.setDSOLocal(true);
   }
   return weights;
+}
+
+/// `module` split into `count` partitions of its functions (round robin by
+/// size), each as bitcode. The split makes every local symbol external
+/// (and hidden) so that partitions can reference each other's; those that
+/// no other partition references are local again, so that the optimizer
+/// still inlines, specializes and drops them as it would have.
+static std::vector<std::string> splitIntoBitcode(llvm::Module &module,
+                                                 unsigned count) {
+  llvm::StringSet<> local;
+  for (llvm::GlobalValue &value : module.global_values())
+    if (value.hasLocalLinkage() && value.hasName())
+      local.insert(value.getName());
+  std::vector<std::unique_ptr<llvm::Module>> parts;
+  llvm::SplitModule(
+      module, count,
+      [&](std::unique_ptr<llvm::Module> part) {
+        parts.push_back(std::move(part));
+      },
+      /*PreserveLocals=*/false, /*RoundRobin=*/true);
+  llvm::StringSet<> shared;
+  for (const std::unique_ptr<llvm::Module> &part : parts)
+    for (llvm::GlobalValue &value : part->global_values())
+      if (value.isDeclaration() && !value.use_empty() &&
+          local.contains(value.getName()))
+        shared.insert(value.getName());
+  std::vector<std::string> bitcode;
+  for (std::unique_ptr<llvm::Module> &part : parts) {
+    for (llvm::GlobalValue &value : part->global_values())
+      if (!value.isDeclaration() && local.contains(value.getName()) &&
+          !shared.contains(value.getName())) {
+        value.setVisibility(llvm::GlobalValue::DefaultVisibility);
+        value.setLinkage(llvm::GlobalValue::InternalLinkage);
+      }
+    llvm::raw_string_ostream os(bitcode.emplace_back());
+    llvm::WriteBitcodeToFile(*part, os);
+    part.reset();
+  }
+  return bitcode;
 }
 
 /// Writes the weights as i8 arrays into the object `path`.
@@ -337,11 +386,12 @@ static unsigned partitionCount(const llvm::Module &module,
     instructions += function.getInstructionCount();
     ++functions;
   }
+  unsigned most = std::max(functions, 1u);
   if (options.partitions)
-    return std::clamp<unsigned>(options.partitions, 1, std::max(functions, 1u));
+    return std::clamp<unsigned>(options.partitions, 1, most);
   size_t count = instructions / tessera::cpu::kInstructionsPerPartition;
   return std::clamp<size_t>(
-      count, 1, std::min<size_t>(tessera::cpu::kMaxPartitions, functions));
+      count, 1, std::min<size_t>(tessera::cpu::kMaxPartitions, most));
 }
 
 llvm::Expected<tessera::cpu::ParallelCodegen> tessera::cpu::writeSharedLibrary(
@@ -356,13 +406,7 @@ llvm::Expected<tessera::cpu::ParallelCodegen> tessera::cpu::writeSharedLibrary(
   // lone one travels to its thread as bitcode.
   std::vector<std::string> bitcode;
   if (plan.partitions > 1) {
-    llvm::SplitModule(
-        *module, plan.partitions,
-        [&](std::unique_ptr<llvm::Module> part) {
-          llvm::raw_string_ostream os(bitcode.emplace_back());
-          llvm::WriteBitcodeToFile(*part, os);
-        },
-        /*PreserveLocals=*/false, /*RoundRobin=*/true);
+    bitcode = splitIntoBitcode(*module, plan.partitions);
     module.reset();
   }
 
@@ -371,21 +415,21 @@ llvm::Expected<tessera::cpu::ParallelCodegen> tessera::cpu::writeSharedLibrary(
   for (unsigned i = 0; i < jobs; ++i)
     if (llvm::Error error = objects.add())
       return std::move(error);
+  auto compile = [&](unsigned job) -> llvm::Error {
+    if (job == plan.partitions)
+      return emitWeights(weights, options, triple, objects.paths[job]);
+    if (module)
+      return compilePartition(*module, options, objects.paths[job]);
+    llvm::LLVMContext context;
+    auto part = llvm::parseBitcodeFile(
+        llvm::MemoryBufferRef(bitcode[job], "partition"), context);
+    if (!part)
+      return part.takeError();
+    return compilePartition(**part, options, objects.paths[job]);
+  };
   std::vector<std::string> errors(jobs);
   auto run = [&](unsigned job) {
-    llvm::Error error = llvm::Error::success();
-    if (job == plan.partitions) {
-      error = emitWeights(weights, options, triple, objects.paths[job]);
-    } else if (module) {
-      error = compilePartition(*module, options, objects.paths[job]);
-    } else {
-      llvm::LLVMContext context;
-      auto part = llvm::parseBitcodeFile(
-          llvm::MemoryBufferRef(bitcode[job], "partition"), context);
-      error = part ? compilePartition(**part, options, objects.paths[job])
-                   : part.takeError();
-    }
-    if (error)
+    if (llvm::Error error = compile(job))
       errors[job] = llvm::toString(std::move(error));
   };
   plan.threads = std::min(
@@ -402,6 +446,10 @@ llvm::Expected<tessera::cpu::ParallelCodegen> tessera::cpu::writeSharedLibrary(
   for (const std::string &error : errors)
     if (!error.empty())
       return fail(error);
+  // What the objects hold is no longer needed while they link.
+  module.reset();
+  bitcode = {};
+  weights = {};
   // The support archives are C++: the artifact names the C++ runtime it
   // uses rather than relying on the process to have it.
   if (llvm::Error error = linkSharedLibrary(objects.paths, path, support,

@@ -92,11 +92,13 @@ struct ParallelCodegen {
 /// links it with the archive `support` into the shared library `path`
 /// (with libomp when `openmp`). Its large constant arrays (weights) are
 /// written as bytes into an object of their own, and its functions are
-/// split into `options.partitions` partitions of about equal size (the
+/// split into `options.partitions` partitions (the
 /// count depends on the module and the options only, so the artifact does
 /// not depend on the machine), each optimized and compiled on a thread of
-/// its own.
-/// Functions in different partitions are not inlined into each other.
+/// its own. The functions go round robin by size; symbols that only one
+/// partition uses stay local to it, but functions in different
+/// partitions are not inlined into each other and a small constant defined
+/// in another partition is not folded into loads.
 llvm::Expected<ParallelCodegen>
 writeSharedLibrary(std::unique_ptr<llvm::Module> module,
                    const CodegenOptions &options, llvm::StringRef path,
