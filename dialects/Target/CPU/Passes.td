@@ -301,8 +301,9 @@ def FuseFullReductionsPass
       loop's columns in the whole tensor) and the reduction combines
       every loop's partials. The elements no loop writes are unspecified
       (tensor.empty's); a loop result inserted over another's elements,
-      into a tensor of defined values (a fill), or cut by a slice is
-      refused.
+      into a tensor of defined values (a fill), or cut by a slice, two
+      results of one loop, and a loop that starts its result from defined
+      values are refused.
     - otherwise, when the tensor has two dims or more: rows first (the
       innermost dim reduced, the others parallel, which the loop
       vectorizer runs in vector steps on threads), then the rows' values;

@@ -144,6 +144,9 @@ unsigned keptInnerDims(Type from, Type to) {
   return kept;
 }
 
+/// At most how many ops piecesOf visits for one tensor.
+constexpr unsigned kMaxTreeOps = 256;
+
 /// A loop's result that fills a box of a tensor: at `offsets`, of the
 /// result's (static) sizes, or at offsets 0 when they are empty.
 struct Piece {
@@ -191,10 +194,12 @@ staticBox(SliceOp slice) {
 /// panels of different widths), slices of such and tensor.empty: its other
 /// elements are unspecified. A result inserted over another's box, or a
 /// slice that cuts one, is refused (nullopt), as is any other op.
-std::optional<SmallVector<Piece>> piecesOf(Value value, unsigned depth = 0) {
+std::optional<SmallVector<Piece>> piecesOf(Value value, unsigned &budget) {
   auto type = dyn_cast<RankedTensorType>(value.getType());
   Operation *def = value.getDefiningOp();
-  if (!type || !type.hasStaticShape() || !def || depth > 16)
+  // A tiled product's tree has a few dozen ops; shared subtrees are walked
+  // again, so the walk is bounded.
+  if (!type || !type.hasStaticShape() || !def || budget-- == 0)
     return std::nullopt;
   auto sizesOf = [](const Piece &piece) {
     return cast<RankedTensorType>(piece.result.getType()).getShape();
@@ -208,8 +213,8 @@ std::optional<SmallVector<Piece>> piecesOf(Value value, unsigned depth = 0) {
     auto box = staticBox(insert);
     if (!box)
       return std::nullopt;
-    auto inner = piecesOf(insert.getSource(), depth + 1);
-    auto outer = piecesOf(insert.getDest(), depth + 1);
+    auto inner = piecesOf(insert.getSource(), budget);
+    auto outer = piecesOf(insert.getDest(), budget);
     if (!inner || !outer)
       return std::nullopt;
     for (const Piece &piece : *outer)
@@ -224,7 +229,7 @@ std::optional<SmallVector<Piece>> piecesOf(Value value, unsigned depth = 0) {
   }
   if (auto slice = dyn_cast<tensor::ExtractSliceOp>(def)) {
     auto box = staticBox(slice);
-    auto source = box ? piecesOf(slice.getSource(), depth + 1) : std::nullopt;
+    auto source = box ? piecesOf(slice.getSource(), budget) : std::nullopt;
     if (!source)
       return std::nullopt;
     SmallVector<Piece> kept;
@@ -263,15 +268,25 @@ loopPieces(Value value, SmallVectorImpl<linalg::GenericOp> &chain,
   while (Operation *def = value.getDefiningOp()) {
     if (isa<scf::ForallOp>(def))
       return SmallVector<Piece>{{cast<OpResult>(value), {}}};
-    if (isa<tensor::InsertSliceOp>(def) && bounds.empty()) {
-      std::optional<SmallVector<Piece>> pieces = piecesOf(value);
+    if (isa<tensor::InsertSliceOp>(def)) {
+      unsigned budget = kMaxTreeOps;
+      std::optional<SmallVector<Piece>> pieces = piecesOf(value, budget);
       if (!pieces || pieces->empty())
         return std::nullopt;
-      // Each loop is rewritten once.
       llvm::SmallPtrSet<Operation *, 8> loops;
-      for (const Piece &piece : *pieces)
-        if (!loops.insert(piece.result.getOwner()).second)
+      for (const Piece &piece : *pieces) {
+        // Each loop is rewritten once.
+        auto loop = cast<scf::ForallOp>(piece.result.getOwner());
+        if (!loops.insert(loop).second)
           return std::nullopt;
+        // What the loop starts its result from holds no defined values
+        // (the tiles it inserts are all the result holds).
+        budget = kMaxTreeOps;
+        std::optional<SmallVector<Piece>> initial =
+            piecesOf(loop.getOutputs()[piece.result.getResultNumber()], budget);
+        if (!initial || !initial->empty())
+          return std::nullopt;
+      }
       return pieces;
     }
     bool ok;

@@ -368,13 +368,15 @@ func.func @split_columns(%x: tensor<64x72xf32>, %bias: tensor<72xf32>) -> (tenso
 
 // Not fused into the loops: a tile inserted into a tensor of defined values
 // (a fill, whose zeros the amax must see where no tile lands), a tile
-// inserted over another's columns (the first one's values are gone), and
-// a slice that cuts a loop's result in two. Each goes rows first.
+// inserted over another's columns (the first one's values are gone), a
+// slice that cuts a loop's result in two, two results of one loop (it is
+// rewritten once), and a loop that starts its result from a fill (the
+// values its tiles do not cover count). Each goes rows first.
 // CHECK-LABEL: func @split_not_fused
 // CHECK-NOT: tensor<1xf32>
-// CHECK-COUNT-3: iterator_types = ["parallel", "reduction"]} ins(%{{.*}} : tensor<64x72xf32>)
+// CHECK-COUNT-5: iterator_types = ["parallel", "reduction"]} ins(%{{.*}} : tensor<64x72xf32>)
 // CHECK-NOT: tensor<1xf32>
-func.func @split_not_fused(%x: tensor<64x72xf32>) -> (tensor<f32>, tensor<f32>, tensor<f32>) {
+func.func @split_not_fused(%x: tensor<64x72xf32>) -> (tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>) {
   %zero = arith.constant 0.0 : f32
   %empty = tensor.empty() : tensor<64x72xf32>
   %zeros = linalg.fill ins(%zero : f32) outs(%empty : tensor<64x72xf32>) -> tensor<64x72xf32>
@@ -417,5 +419,91 @@ func.func @split_not_fused(%x: tensor<64x72xf32>) -> (tensor<f32>, tensor<f32>, 
     %0 = arith.maximumf %acc, %v : f32
     linalg.yield %0 : f32
   } -> tensor<f32>
-  return %m1, %m2, %m3 : tensor<f32>, tensor<f32>, tensor<f32>
+  // Both results of one loop.
+  %h = tensor.extract_slice %empty[0, 0] [64, 36] [1, 1] : tensor<64x72xf32> to tensor<64x36xf32>
+  %two:2 = scf.forall (%j) = (0) to (36) step (36) shared_outs(%o = %h, %q = %h) -> (tensor<64x36xf32>, tensor<64x36xf32>) {
+    %in = tensor.extract_slice %x[0, %j] [64, 36] [1, 1] : tensor<64x72xf32> to tensor<64x36xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %in into %o[0, %j] [64, 36] [1, 1] : tensor<64x36xf32> into tensor<64x36xf32>
+      tensor.parallel_insert_slice %in into %q[0, %j] [64, 36] [1, 1] : tensor<64x36xf32> into tensor<64x36xf32>
+    }
+  }
+  %d1b = tensor.insert_slice %two#0 into %empty[0, 0] [64, 36] [1, 1] : tensor<64x36xf32> into tensor<64x72xf32>
+  %d2b = tensor.insert_slice %two#1 into %d1b[0, 36] [64, 36] [1, 1] : tensor<64x36xf32> into tensor<64x72xf32>
+  %m4 = linalg.generic {indexing_maps = [#id, #none], iterator_types = ["reduction", "reduction"]} ins(%d2b : tensor<64x72xf32>) outs(%fill : tensor<f32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %0 = arith.maximumf %acc, %v : f32
+    linalg.yield %0 : f32
+  } -> tensor<f32>
+  // A loop starting from zeros.
+  %z = tensor.extract_slice %zeros[0, 0] [64, 48] [1, 1] : tensor<64x72xf32> to tensor<64x48xf32>
+  %p3 = scf.forall (%j) = (0) to (48) step (48) shared_outs(%o = %z) -> (tensor<64x48xf32>) {
+    %in = tensor.extract_slice %x[0, %j] [64, 48] [1, 1] : tensor<64x72xf32> to tensor<64x48xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %in into %o[0, %j] [64, 48] [1, 1] : tensor<64x48xf32> into tensor<64x48xf32>
+    }
+  }
+  %e3 = tensor.insert_slice %p3 into %empty[0, 0] [64, 48] [1, 1] : tensor<64x48xf32> into tensor<64x72xf32>
+  %m5 = linalg.generic {indexing_maps = [#id, #none], iterator_types = ["reduction", "reduction"]} ins(%e3 : tensor<64x72xf32>) outs(%fill : tensor<f32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %0 = arith.maximumf %acc, %v : f32
+    linalg.yield %0 : f32
+  } -> tensor<f32>
+  return %m1, %m2, %m3, %m4, %m5 : tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#none = affine_map<(d0, d1) -> ()>
+#col = affine_map<(d0, d1) -> (d1)>
+
+// A loop's result inserted at column 24, sliced back from column 24 and
+// inserted at column 0: its tiles read the bias at their own columns j
+// (the slice's offset taken off the insert's), the second loop's at
+// 48 + k.
+// CHECK: #[[AT48:.*]] = affine_map<()[s0] -> (s0 + 48)>
+// CHECK-LABEL: func @split_through_slice
+// CHECK: scf.forall (%[[J:.*]]) = (0) to (48) step (48) {{.*}} -> (tensor<64x48xf32>, tensor<1xf32>)
+// CHECK: tensor.extract_slice %arg1[%[[J]]] [48] [1] : tensor<72xf32> to tensor<48xf32>
+// CHECK: scf.forall (%[[K:.*]]) = (0) to (24) step (24) {{.*}} -> (tensor<64x24xf32>, tensor<1xf32>)
+// CHECK: %[[C:.*]] = affine.apply #[[AT48]]()[%[[K]]]
+// CHECK: tensor.extract_slice %arg1[%[[C]]] [24] [1] : tensor<72xf32> to tensor<24xf32>
+// CHECK-NOT: iterator_types = ["parallel", "reduction"]} ins(%{{.*}} : tensor<64x72xf32>
+func.func @split_through_slice(%x: tensor<64x72xf32>, %bias: tensor<72xf32>) -> (tensor<64x72xf32>, tensor<f32>) {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<64x72xf32>
+  %d1 = tensor.extract_slice %empty[0, 0] [64, 48] [1, 1] : tensor<64x72xf32> to tensor<64x48xf32>
+  %p1 = scf.forall (%j) = (0) to (48) step (48) shared_outs(%o = %d1) -> (tensor<64x48xf32>) {
+    %in = tensor.extract_slice %x[0, %j] [64, 48] [1, 1] : tensor<64x72xf32> to tensor<64x48xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %in into %o[0, %j] [64, 48] [1, 1] : tensor<64x48xf32> into tensor<64x48xf32>
+    }
+  }
+  %t1 = tensor.insert_slice %p1 into %empty[0, 24] [64, 48] [1, 1] : tensor<64x48xf32> into tensor<64x72xf32>
+  %back = tensor.extract_slice %t1[0, 24] [64, 48] [1, 1] : tensor<64x72xf32> to tensor<64x48xf32>
+  %t2 = tensor.insert_slice %back into %empty[0, 0] [64, 48] [1, 1] : tensor<64x48xf32> into tensor<64x72xf32>
+  %d2 = tensor.extract_slice %t2[0, 48] [64, 24] [1, 1] : tensor<64x72xf32> to tensor<64x24xf32>
+  %p2 = scf.forall (%k) = (0) to (24) step (24) shared_outs(%o = %d2) -> (tensor<64x24xf32>) {
+    %c = affine.apply affine_map<(d0) -> (d0 + 48)>(%k)
+    %in = tensor.extract_slice %x[0, %c] [64, 24] [1, 1] : tensor<64x72xf32> to tensor<64x24xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %in into %o[0, %k] [64, 24] [1, 1] : tensor<64x24xf32> into tensor<64x24xf32>
+    }
+  }
+  %t3 = tensor.insert_slice %p2 into %t2[0, 48] [64, 24] [1, 1] : tensor<64x24xf32> into tensor<64x72xf32>
+  %e = linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]} ins(%t3, %bias : tensor<64x72xf32>, tensor<72xf32>) outs(%empty : tensor<64x72xf32>) {
+  ^bb0(%a: f32, %c: f32, %out: f32):
+    %0 = arith.addf %a, %c : f32
+    %1 = math.absf %0 : f32
+    linalg.yield %1 : f32
+  } -> tensor<64x72xf32>
+  %init = tensor.empty() : tensor<f32>
+  %fill = linalg.fill ins(%zero : f32) outs(%init : tensor<f32>) -> tensor<f32>
+  %amax = linalg.generic {indexing_maps = [#id, #none], iterator_types = ["reduction", "reduction"]} ins(%e : tensor<64x72xf32>) outs(%fill : tensor<f32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %0 = arith.maximumf %acc, %a : f32
+    linalg.yield %0 : f32
+  } -> tensor<f32>
+  return %t3, %amax : tensor<64x72xf32>, tensor<f32>
 }
