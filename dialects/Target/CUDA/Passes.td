@@ -404,7 +404,14 @@ def WarpReductionsPass
     launches: warps each reduce a contiguous chunk (at least 256 elements,
     at most 1024 chunks) of the flattened loops into a temporary buffer,
     then one warp reduces those partial results and folds their total into
-    the result.
+    the result. When the buffer it reduces is written earlier in the block
+    by an elementwise `linalg.generic` (all loops parallel, the same loops,
+    that buffer its one output written in loop order, inputs read by loops
+    and constants and the buffer itself only at the same element), with
+    nothing between that reads or writes the buffer or writes the op's
+    inputs, the first launch computes the op's value for each element from
+    its inputs, stores it and reduces it, and the op is erased (fp8 current
+    scaling's amax of a LayerNorm's output: no pass of its own over it).
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect",
                            "::mlir::memref::MemRefDialect",

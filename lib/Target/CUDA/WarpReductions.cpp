@@ -15,11 +15,16 @@
 // mean) is two launches: warps each reduce a contiguous chunk of the
 // flattened loops into a partial result (up to kMaxPartials of them, in
 // a temporary buffer), then one warp reduces the partial results and folds
-// their total into the result.
+// their total into the result. When the buffer it reduces is written by
+// an elementwise op just before (a normalization's output, whose amax fp8
+// current scaling takes), the first launch computes that op's values,
+// stores them and reduces them: the buffer is not read a second time and
+// the elementwise op's own kernel is gone.
 //
 //===----------------------------------------------------------------------===//
 #include "KernelBuilding.h"
 
+#include "tessera/Target/CUDA/BufferPlacement.h"
 #include "tessera/Target/CUDA/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -27,6 +32,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace tessera::cuda {
 #define GEN_PASS_DEF_WARPREDUCTIONSPASS
@@ -53,6 +59,10 @@ struct RowReduction {
   unsigned accumulatorOperand;
   /// Every loop is a reduction (the result is one value).
   bool full = false;
+  /// A full reduction's elementwise producer, computed in its first
+  /// launch: it writes `op`'s input `produced` (null when there is none).
+  linalg::GenericOp producer;
+  OpOperand *produced = nullptr;
 };
 
 /// The value of the combiner's kind that leaves any other unchanged.
@@ -125,6 +135,87 @@ std::optional<RowReduction> match(linalg::GenericOp op) {
   if (combiner->getOperand(1 - accumulatorOperand) == accumulator)
     return std::nullopt;
   return RowReduction{op, combiner, accumulatorOperand, full};
+}
+
+/// Whether `op` may read or write `buffer` (or a view of it), or write
+/// any of `inputs`: effects whose target it cannot name count.
+bool touches(Operation *op, Value buffer, ValueRange inputs) {
+  if (isMemoryEffectFree(op))
+    return false;
+  auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+  if (!effects)
+    return true;
+  SmallVector<MemoryEffects::EffectInstance> instances;
+  effects.getEffects(instances);
+  for (MemoryEffects::EffectInstance &effect : instances) {
+    Value target = effect.getValue();
+    if (!target ||
+        tessera::cuda::rootOf(target) == tessera::cuda::rootOf(buffer))
+      return true;
+    if (isa<MemoryEffects::Write>(effect.getEffect()) &&
+        llvm::any_of(inputs, [&](Value input) {
+          return tessera::cuda::rootOf(input) == tessera::cuda::rootOf(target);
+        }))
+      return true;
+  }
+  return false;
+}
+
+/// Sets `r.producer` when a full reduction's input is written, earlier in
+/// its block, by an elementwise op that its first launch can compute in
+/// its place: every loop parallel, the same loops as the reduction's, one
+/// output (that input) written at the loops' values in order, inputs read
+/// by loops and constants (the buffer itself only at the same element),
+/// and nothing between the two that reads or writes the buffer or writes
+/// the op's inputs.
+void matchProducer(RowReduction &r) {
+  linalg::GenericOp op = r.op;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    for (Operation *before = op->getPrevNode(); before;
+         before = before->getPrevNode()) {
+      auto producer = dyn_cast<linalg::GenericOp>(before);
+      if (!producer || producer.getNumDpsInits() != 1 ||
+          producer.getDpsInits()[0] != input->get()) {
+        if (touches(before, input->get(), {}))
+          break;
+        continue;
+      }
+      if (!producer.hasPureBufferSemantics() ||
+          producer.getNumLoops() != op.getNumLoops() ||
+          producer.getNumParallelLoops() != producer.getNumLoops() ||
+          !producer.getMatchingIndexingMap(producer.getDpsInitOperand(0))
+               .isIdentity() ||
+          !op.getMatchingIndexingMap(input).isPermutation() ||
+          producer.getStaticLoopRanges() !=
+              SmallVector<int64_t>(op.getMatchingIndexingMap(input).compose(
+                  op.getStaticLoopRanges())) ||
+          !producer.getMatchingBlockArgument(producer.getDpsInitOperand(0))
+               .use_empty())
+        break;
+      bool readable =
+          llvm::all_of(producer.getDpsInputOperands(), [&](OpOperand *operand) {
+            AffineMap map = producer.getMatchingIndexingMap(operand);
+            if (tessera::cuda::rootOf(operand->get()) ==
+                tessera::cuda::rootOf(input->get()))
+              return operand->get() == input->get() && map.isIdentity();
+            return llvm::all_of(map.getResults(), [](AffineExpr e) {
+              return isa<AffineDimExpr, AffineConstantExpr>(e);
+            });
+          });
+      if (!readable)
+        break;
+      SmallVector<Value> inputs = producer.getDpsInputs();
+      bool clear = true;
+      for (Operation *between = producer->getNextNode(); between != op;
+           between = between->getNextNode())
+        clear &= !touches(between, input->get(), inputs);
+      if (clear) {
+        r.producer = producer;
+        r.produced = input;
+      }
+      return;
+    }
+  }
 }
 
 /// Builds the launch for one row reduction.
@@ -278,7 +369,9 @@ private:
     IRMapping mapping;
     for (OpOperand *input : op.getDpsInputOperands()) {
       BlockArgument arg = body->getArgument(input->getOperandNumber());
-      if (!arg.use_empty())
+      if (input == r.produced)
+        mapping.map(arg, produce(indicesOf(*input, at)));
+      else if (!arg.use_empty())
         mapping.map(arg, memref::LoadOp::create(b, loc, input->get(),
                                                 indicesOf(*input, at)));
     }
@@ -293,6 +386,35 @@ private:
     }
     return mapping.lookupOrDefault(
         r.combiner->getOperand(1 - r.accumulatorOperand));
+  }
+
+  /// The producer's value at the element `at` of the buffer it writes
+  /// (its loops' values: it writes them in order), stored there.
+  Value produce(ArrayRef<Value> at) {
+    linalg::GenericOp producer = r.producer;
+    Block *body = producer.getBlock();
+    IRMapping mapping;
+    for (OpOperand *input : producer.getDpsInputOperands()) {
+      BlockArgument arg = producer.getMatchingBlockArgument(input);
+      if (arg.use_empty())
+        continue;
+      SmallVector<Value> indices;
+      for (AffineExpr e : producer.getMatchingIndexingMap(input).getResults())
+        indices.push_back(isa<AffineDimExpr>(e)
+                              ? at[cast<AffineDimExpr>(e).getPosition()]
+                              : cst(cast<AffineConstantExpr>(e).getValue()));
+      mapping.map(arg, memref::LoadOp::create(b, loc, input->get(), indices));
+    }
+    for (Operation &inner : body->without_terminator()) {
+      if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
+        mapping.map(index.getResult(), at[index.getDim()]);
+        continue;
+      }
+      b.clone(inner, mapping);
+    }
+    Value value = mapping.lookupOrDefault(body->getTerminator()->getOperand(0));
+    memref::StoreOp::create(b, loc, value, producer.getDpsInits()[0], at);
+    return value;
   }
 
   /// Builds `then` for lane 0 only.
@@ -371,9 +493,13 @@ struct WarpReductionsPass
         found.push_back(*r);
     });
     for (RowReduction &r : found) {
+      if (r.full)
+        matchProducer(r);
       OpBuilder b(r.op);
       WarpReductionBuilder(r, b).build();
       r.op->erase();
+      if (r.producer)
+        r.producer->erase();
     }
   }
 };

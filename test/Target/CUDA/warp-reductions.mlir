@@ -144,3 +144,84 @@ func.func @not_full(%x: memref<6x8xf32>, %s: memref<f32>, %y: memref<64x64xf32>,
   }
   return
 }
+
+// -----
+
+// The amax of what an elementwise op just wrote (a normalization's output,
+// with a fill of the result between): the reduction's first launch
+// computes the op's values from its inputs, stores them and reduces them;
+// the op's own loop nest is gone.
+// CHECK-LABEL: func @normalized_amax
+// CHECK: linalg.fill
+// CHECK: gpu.launch
+// CHECK: scf.for
+// CHECK: memref.load %arg0
+// CHECK: memref.load %arg1
+// CHECK: memref.load %arg2
+// CHECK: arith.subf
+// CHECK: arith.mulf
+// CHECK: memref.store %{{.*}}, %arg3[
+// CHECK: math.absf
+// CHECK: arith.maximumf
+// CHECK: tessera.cuda.kernel = "warp_reduction_partials"
+// CHECK: tessera.cuda.kernel = "warp_reduction_total"
+// CHECK-NOT: linalg.generic
+func.func @normalized_amax(%x: memref<?x64xf32>, %mean: memref<?xf32>, %gamma: memref<64xf32>, %y: memref<?x64xf32>, %m: memref<f32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.generic {indexing_maps = [affine_map<(a, b) -> (a, b)>, affine_map<(a, b) -> (a)>, affine_map<(a, b) -> (b)>, affine_map<(a, b) -> (a, b)>], iterator_types = ["parallel", "parallel"]} ins(%x, %mean, %gamma : memref<?x64xf32>, memref<?xf32>, memref<64xf32>) outs(%y : memref<?x64xf32>) {
+  ^bb0(%in: f32, %mu: f32, %g: f32, %out: f32):
+    %0 = arith.subf %in, %mu : f32
+    %1 = arith.mulf %0, %g : f32
+    linalg.yield %1 : f32
+  }
+  linalg.fill ins(%zero : f32) outs(%m : memref<f32>)
+  linalg.generic {indexing_maps = [affine_map<(a, b) -> (a, b)>, affine_map<(a, b) -> ()>], iterator_types = ["reduction", "reduction"]} ins(%y : memref<?x64xf32>) outs(%m : memref<f32>) {
+  ^bb0(%in: f32, %out: f32):
+    %a = math.absf %in : f32
+    %r = arith.maximumf %out, %a : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// Must not fire: an op between that reads the buffer (it needs the values
+// before the reduction), and a producer that reads the buffer at another
+// element (a transpose in place: its threads would race). Both stay loop
+// nests and the reductions load the buffer.
+// CHECK-LABEL: func @producer_kept
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel"]
+// CHECK: linalg.copy
+// CHECK: gpu.launch
+// CHECK: memref.load %arg1
+// CHECK: tessera.cuda.kernel = "warp_reduction_partials"
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel"]
+// CHECK: gpu.launch
+// CHECK: memref.load %arg4
+// CHECK: tessera.cuda.kernel = "warp_reduction_partials"
+func.func @producer_kept(%x: memref<?x64xf32>, %y: memref<?x64xf32>, %z: memref<?x64xf32>, %m: memref<f32>, %sq: memref<64x64xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(a, b) -> (a, b)>, affine_map<(a, b) -> (a, b)>], iterator_types = ["parallel", "parallel"]} ins(%x : memref<?x64xf32>) outs(%y : memref<?x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = arith.negf %in : f32
+    linalg.yield %0 : f32
+  }
+  linalg.copy ins(%y : memref<?x64xf32>) outs(%z : memref<?x64xf32>)
+  linalg.generic {indexing_maps = [affine_map<(a, b) -> (a, b)>, affine_map<(a, b) -> ()>], iterator_types = ["reduction", "reduction"]} ins(%y : memref<?x64xf32>) outs(%m : memref<f32>) {
+  ^bb0(%in: f32, %out: f32):
+    %a = math.absf %in : f32
+    %r = arith.maximumf %out, %a : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(a, b) -> (b, a)>, affine_map<(a, b) -> (a, b)>], iterator_types = ["parallel", "parallel"]} ins(%sq : memref<64x64xf32>) outs(%sq : memref<64x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(a, b) -> (a, b)>, affine_map<(a, b) -> ()>], iterator_types = ["reduction", "reduction"]} ins(%sq : memref<64x64xf32>) outs(%m : memref<f32>) {
+  ^bb0(%in: f32, %out: f32):
+    %a = math.absf %in : f32
+    %r = arith.maximumf %out, %a : f32
+    linalg.yield %r : f32
+  }
+  return
+}
