@@ -42,7 +42,10 @@ def FuseElementwisePass
     them), except into a contraction: there the producer would run once
     per step of the reduction, and a product of bf16/f16 operands would
     read f32 and truncate inside, which the tensor-core kernel does not
-    take. Runs unless the user asks for no fusion (`--no-fusion`).
+    take. A `tensor.dim` of a result (symbolic sizes: the next op's
+    `tensor.empty` reads them) is first computed from the op's operands,
+    so that it is not counted as a second use. Runs unless the user asks
+    for no fusion (`--no-fusion`).
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
@@ -406,9 +409,11 @@ def WarpReductionsPass
     then one warp reduces those partial results and folds their total into
     the result. When the buffer it reduces is written earlier in the block
     by an elementwise `linalg.generic` (all loops parallel, the same loops,
-    that buffer its one output written in loop order, inputs read by loops
-    and constants and the buffer itself only at the same element), with
-    nothing between that reads or writes the buffer or writes the op's
+    that buffer its one output written in loop order and not read through
+    it, inputs read by loops and constants and the buffer itself only at
+    the same element, a body of pure ops), the reduction reads it by a
+    permutation of its loops and through no other operand, and nothing
+    between the two reads or writes the buffer or writes or frees the op's
     inputs, the first launch computes the op's value for each element from
     its inputs, stores it and reduces it, and the op is erased (fp8 current
     scaling's amax of a LayerNorm's output: no pass of its own over it).

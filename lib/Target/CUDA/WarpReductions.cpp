@@ -137,8 +137,9 @@ std::optional<RowReduction> match(linalg::GenericOp op) {
   return RowReduction{op, combiner, accumulatorOperand, full};
 }
 
-/// Whether `op` may read or write `buffer` (or a view of it), or write
-/// any of `inputs`: effects whose target it cannot name count.
+/// Whether `op` may read or write `buffer` (or a view of it), or do
+/// anything but read any of `inputs` (write or free them): effects whose
+/// target it cannot name count.
 bool touches(Operation *op, Value buffer, ValueRange inputs) {
   if (isMemoryEffectFree(op))
     return false;
@@ -152,7 +153,7 @@ bool touches(Operation *op, Value buffer, ValueRange inputs) {
     if (!target ||
         tessera::cuda::rootOf(target) == tessera::cuda::rootOf(buffer))
       return true;
-    if (isa<MemoryEffects::Write>(effect.getEffect()) &&
+    if (!isa<MemoryEffects::Read>(effect.getEffect()) &&
         llvm::any_of(inputs, [&](Value input) {
           return tessera::cuda::rootOf(input) == tessera::cuda::rootOf(target);
         }))
@@ -166,11 +167,17 @@ bool touches(Operation *op, Value buffer, ValueRange inputs) {
 /// its place: every loop parallel, the same loops as the reduction's, one
 /// output (that input) written at the loops' values in order, inputs read
 /// by loops and constants (the buffer itself only at the same element),
-/// and nothing between the two that reads or writes the buffer or writes
-/// the op's inputs.
+/// a body of pure ops, nothing between the two that reads or writes the
+/// buffer or writes or frees the op's inputs, and no other operand of the
+/// reduction in the buffer (its elements come from other lanes).
 void matchProducer(RowReduction &r) {
   linalg::GenericOp op = r.op;
   for (OpOperand *input : op.getDpsInputOperands()) {
+    Value root = tessera::cuda::rootOf(input->get());
+    if (llvm::any_of(op->getOpOperands(), [&](OpOperand &other) {
+          return &other != input && tessera::cuda::rootOf(other.get()) == root;
+        }))
+      continue;
     for (Operation *before = op->getPrevNode(); before;
          before = before->getPrevNode()) {
       auto producer = dyn_cast<linalg::GenericOp>(before);
@@ -191,6 +198,9 @@ void matchProducer(RowReduction &r) {
                   op.getStaticLoopRanges())) ||
           !producer.getMatchingBlockArgument(producer.getDpsInitOperand(0))
                .use_empty())
+        break;
+      if (!llvm::all_of(producer.getBlock()->without_terminator(),
+                        [](Operation &inner) { return isPure(&inner); }))
         break;
       bool readable =
           llvm::all_of(producer.getDpsInputOperands(), [&](OpOperand *operand) {

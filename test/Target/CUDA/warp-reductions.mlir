@@ -152,6 +152,7 @@ func.func @not_full(%x: memref<6x8xf32>, %s: memref<f32>, %y: memref<64x64xf32>,
 // computes the op's values from its inputs, stores them and reduces them;
 // the op's own loop nest is gone.
 // CHECK-LABEL: func @normalized_amax
+// CHECK-NOT: linalg.generic
 // CHECK: linalg.fill
 // CHECK: gpu.launch
 // CHECK: scf.for
@@ -221,6 +222,64 @@ func.func @producer_kept(%x: memref<?x64xf32>, %y: memref<?x64xf32>, %z: memref<
   ^bb0(%in: f32, %out: f32):
     %a = math.absf %in : f32
     %r = arith.maximumf %out, %a : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// Must not fire either: the producer's input freed between (the launch
+// would read it after), a reduction whose other input is the same buffer
+// read transposed (its elements come from other lanes), and a row
+// reduction (only full ones take a producer).
+// CHECK-LABEL: func @producer_kept_too
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel"]
+// CHECK: memref.dealloc %arg0
+// CHECK: gpu.launch
+// CHECK: memref.load %arg1
+// CHECK: tessera.cuda.kernel = "warp_reduction_partials"
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel"]
+// CHECK: gpu.launch
+// CHECK: memref.load %arg3
+// CHECK: memref.load %arg3
+// CHECK: tessera.cuda.kernel = "warp_reduction_partials"
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel"]
+// CHECK: gpu.launch
+// CHECK: memref.load %arg1
+// CHECK: tessera.cuda.kernel = "warp_reduction"
+func.func @producer_kept_too(%x: memref<?x64xf32>, %y: memref<?x64xf32>, %m: memref<f32>, %sq: memref<64x64xf32>, %rows: memref<?xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(a, b) -> (a, b)>, affine_map<(a, b) -> (a, b)>], iterator_types = ["parallel", "parallel"]} ins(%x : memref<?x64xf32>) outs(%y : memref<?x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = arith.negf %in : f32
+    linalg.yield %0 : f32
+  }
+  memref.dealloc %x : memref<?x64xf32>
+  linalg.generic {indexing_maps = [affine_map<(a, b) -> (a, b)>, affine_map<(a, b) -> ()>], iterator_types = ["reduction", "reduction"]} ins(%y : memref<?x64xf32>) outs(%m : memref<f32>) {
+  ^bb0(%in: f32, %out: f32):
+    %a = math.absf %in : f32
+    %r = arith.maximumf %out, %a : f32
+    linalg.yield %r : f32
+  }
+  %c = arith.constant 2.0 : f32
+  linalg.generic {indexing_maps = [affine_map<(a, b) -> (a, b)>], iterator_types = ["parallel", "parallel"]} outs(%sq : memref<64x64xf32>) {
+  ^bb0(%out: f32):
+    linalg.yield %c : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(a, b) -> (a, b)>, affine_map<(a, b) -> (b, a)>, affine_map<(a, b) -> ()>], iterator_types = ["reduction", "reduction"]} ins(%sq, %sq : memref<64x64xf32>, memref<64x64xf32>) outs(%m : memref<f32>) {
+  ^bb0(%p: f32, %q: f32, %out: f32):
+    %a = arith.subf %p, %q : f32
+    %r = arith.maximumf %out, %a : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(a, b) -> (a, b)>, affine_map<(a, b) -> (a, b)>], iterator_types = ["parallel", "parallel"]} ins(%y : memref<?x64xf32>) outs(%y : memref<?x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = arith.negf %in : f32
+    linalg.yield %0 : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(a, b) -> (a, b)>, affine_map<(a, b) -> (a)>], iterator_types = ["parallel", "reduction"]} ins(%y : memref<?x64xf32>) outs(%rows : memref<?xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.maximumf %out, %in : f32
     linalg.yield %r : f32
   }
   return
