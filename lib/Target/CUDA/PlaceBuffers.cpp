@@ -123,6 +123,23 @@ Value tessera::cuda::rootOf(Value v) {
   return v;
 }
 
+bool tessera::cuda::mayAffect(
+    Operation *op, Value buffer,
+    llvm::function_ref<bool(MemoryEffects::Effect *)> counts) {
+  if (isMemoryEffectFree(op))
+    return false;
+  auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+  if (!effects)
+    return true;
+  SmallVector<MemoryEffects::EffectInstance> instances;
+  effects.getEffects(instances);
+  Value root = rootOf(buffer);
+  return llvm::any_of(instances, [&](MemoryEffects::EffectInstance &effect) {
+    Value target = effect.getValue();
+    return counts(effect.getEffect()) && (!target || rootOf(target) == root);
+  });
+}
+
 bool tessera::cuda::inKernel(Operation *op) {
   return op->getParentOfType<scf::ParallelOp>() ||
          op->getParentOfType<gpu::LaunchOp>();

@@ -208,22 +208,9 @@ void matchEpilogue(Contraction &c) {
 /// Whether `op` may write `buffer` (or a view of it): any write whose
 /// target it cannot name counts.
 bool mayWrite(Operation *op, Value buffer) {
-  if (isMemoryEffectFree(op))
-    return false;
-  auto effects = dyn_cast<MemoryEffectOpInterface>(op);
-  if (!effects)
-    return true;
-  SmallVector<MemoryEffects::EffectInstance> instances;
-  effects.getEffects(instances);
-  using tessera::cuda::rootOf;
-  for (MemoryEffects::EffectInstance &effect : instances) {
-    if (!isa<MemoryEffects::Write>(effect.getEffect()))
-      continue;
-    Value target = effect.getValue();
-    if (!target || rootOf(target) == rootOf(buffer))
-      return true;
-  }
-  return false;
+  return tessera::cuda::mayAffect(op, buffer, [](MemoryEffects::Effect *e) {
+    return isa<MemoryEffects::Write>(e);
+  });
 }
 
 /// Finds the reduction of what `c`'s kernel stores to its largest |value|

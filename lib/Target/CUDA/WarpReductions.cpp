@@ -141,25 +141,14 @@ std::optional<RowReduction> match(linalg::GenericOp op) {
 /// anything but read any of `inputs` (write or free them): effects whose
 /// target it cannot name count.
 bool touches(Operation *op, Value buffer, ValueRange inputs) {
-  if (isMemoryEffectFree(op))
-    return false;
-  auto effects = dyn_cast<MemoryEffectOpInterface>(op);
-  if (!effects)
-    return true;
-  SmallVector<MemoryEffects::EffectInstance> instances;
-  effects.getEffects(instances);
-  for (MemoryEffects::EffectInstance &effect : instances) {
-    Value target = effect.getValue();
-    if (!target ||
-        tessera::cuda::rootOf(target) == tessera::cuda::rootOf(buffer))
-      return true;
-    if (!isa<MemoryEffects::Read>(effect.getEffect()) &&
-        llvm::any_of(inputs, [&](Value input) {
-          return tessera::cuda::rootOf(input) == tessera::cuda::rootOf(target);
-        }))
-      return true;
-  }
-  return false;
+  auto any = [](MemoryEffects::Effect *) { return true; };
+  auto notRead = [](MemoryEffects::Effect *e) {
+    return !isa<MemoryEffects::Read>(e);
+  };
+  return tessera::cuda::mayAffect(op, buffer, any) ||
+         llvm::any_of(inputs, [&](Value input) {
+           return tessera::cuda::mayAffect(op, input, notRead);
+         });
 }
 
 /// Sets `r.producer` when a full reduction's input is written, earlier in

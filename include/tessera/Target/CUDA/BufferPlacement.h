@@ -4,6 +4,7 @@
 #define TESSERA_TARGET_CUDA_BUFFERPLACEMENT_H
 
 #include "mlir/IR/Value.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace tessera::cuda {
 
@@ -16,6 +17,12 @@ bool isHostBuffer(mlir::Value memref);
 
 /// The buffer a view (of views) is of.
 mlir::Value rootOf(mlir::Value view);
+
+/// Whether `op` may have an effect that `counts` accepts on `buffer` (or a
+/// view of the same buffer); such an effect whose target it cannot name,
+/// or an op that does not describe its effects, counts.
+bool mayAffect(mlir::Operation *op, mlir::Value buffer,
+               llvm::function_ref<bool(mlir::MemoryEffects::Effect *)> counts);
 
 /// Whether `op` is in code that runs on the GPU: a parallel loop nest (a
 /// future kernel) or a `gpu.launch` built by a pass.
