@@ -223,6 +223,18 @@ void tessera::cpu::weightsAsBytes(llvm::Module &module) {
   }
 }
 
+/// Writes `module` as an object file or assembly to `os`.
+static llvm::Error emitTo(llvm::Module &module, llvm::TargetMachine &machine,
+                          llvm::raw_pwrite_stream &os, bool assembly) {
+  llvm::legacy::PassManager pm;
+  if (machine.addPassesToEmitFile(pm, os, nullptr,
+                                  assembly ? llvm::CodeGenFileType::AssemblyFile
+                                           : llvm::CodeGenFileType::ObjectFile))
+    return fail("this target cannot emit that file type");
+  pm.run(module);
+  return llvm::Error::success();
+}
+
 llvm::Error tessera::cpu::emitCode(llvm::Module &module,
                                    llvm::TargetMachine &machine,
                                    llvm::StringRef path, bool assembly) {
@@ -232,14 +244,26 @@ llvm::Error tessera::cpu::emitCode(llvm::Module &module,
                                     : llvm::sys::fs::OF_None);
   if (ec)
     return fail("cannot write '" + path + "': " + ec.message());
-  llvm::legacy::PassManager pm;
-  if (machine.addPassesToEmitFile(pm, out.os(), nullptr,
-                                  assembly ? llvm::CodeGenFileType::AssemblyFile
-                                           : llvm::CodeGenFileType::ObjectFile))
-    return fail("this target cannot emit that file type");
-  pm.run(module);
+  if (llvm::Error error = emitTo(module, machine, out.os(), assembly))
+    return error;
   out.keep();
   return llvm::Error::success();
+}
+
+/// Writes `module` as the object `path`, a temporary file its caller
+/// removes. Unlike emitCode it registers no signal handler
+/// (ToolOutputFile's removal on a signal): on a worker thread, LLVM's first
+/// registration replaces that thread's alternate signal stack with one of
+/// its own, which AddressSanitizer then fails to unmap when the thread
+/// ends (a program that embeds the compiler registers none before).
+static llvm::Error emitObject(llvm::Module &module,
+                              llvm::TargetMachine &machine,
+                              llvm::StringRef path) {
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
+  if (ec)
+    return fail("cannot write '" + path + "': " + ec.message());
+  return emitTo(module, machine, os, /*assembly=*/false);
 }
 
 namespace {
@@ -359,7 +383,7 @@ static llvm::Error emitWeights(const std::vector<Weight> &weights,
     global->setVisibility(llvm::GlobalValue::HiddenVisibility);
     global->setDSOLocal(true);
   }
-  return tessera::cpu::emitCode(module, **machine, path, false);
+  return emitObject(module, **machine, path);
 }
 
 /// Optimizes `module` and writes it as the object `path`.
@@ -372,7 +396,7 @@ static llvm::Error compilePartition(llvm::Module &module,
   if (llvm::Error error =
           tessera::cpu::optimizeModule(module, **machine, options))
     return error;
-  return tessera::cpu::emitCode(module, **machine, path, false);
+  return emitObject(module, **machine, path);
 }
 
 /// How many partitions writeSharedLibrary splits `module` into.
