@@ -182,9 +182,6 @@ void matchProducer(RowReduction &r) {
           !producer.getMatchingIndexingMap(producer.getDpsInitOperand(0))
                .isIdentity() ||
           !op.getMatchingIndexingMap(input).isPermutation() ||
-          producer.getStaticLoopRanges() !=
-              SmallVector<int64_t>(op.getMatchingIndexingMap(input).compose(
-                  op.getStaticLoopRanges())) ||
           !producer.getMatchingBlockArgument(producer.getDpsInitOperand(0))
                .use_empty())
         break;
@@ -397,12 +394,8 @@ private:
       BlockArgument arg = producer.getMatchingBlockArgument(input);
       if (arg.use_empty())
         continue;
-      SmallVector<Value> indices;
-      for (AffineExpr e : producer.getMatchingIndexingMap(input).getResults())
-        indices.push_back(isa<AffineDimExpr>(e)
-                              ? at[cast<AffineDimExpr>(e).getPosition()]
-                              : cst(cast<AffineConstantExpr>(e).getValue()));
-      mapping.map(arg, memref::LoadOp::create(b, loc, input->get(), indices));
+      mapping.map(arg, memref::LoadOp::create(b, loc, input->get(),
+                                              indicesOf(*input, at)));
     }
     for (Operation &inner : body->without_terminator()) {
       if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
@@ -441,10 +434,12 @@ private:
     llvm_unreachable("every loop of a generic indexes an operand");
   }
 
-  /// The indices of `operand` at loop values `at`.
+  /// The indices of `operand` (of the reduction or its producer) at loop
+  /// values `at`.
   SmallVector<Value> indicesOf(OpOperand &operand, ArrayRef<Value> at) {
+    auto owner = cast<linalg::LinalgOp>(operand.getOwner());
     SmallVector<Value> indices;
-    for (AffineExpr e : r.op.getMatchingIndexingMap(&operand).getResults())
+    for (AffineExpr e : owner.getMatchingIndexingMap(&operand).getResults())
       indices.push_back(isa<AffineDimExpr>(e)
                             ? at[cast<AffineDimExpr>(e).getPosition()]
                             : cst(cast<AffineConstantExpr>(e).getValue()));
