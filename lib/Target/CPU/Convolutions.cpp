@@ -16,12 +16,15 @@ using tessera::cpu::channelEpilogue;
 using tessera::cpu::copyTaps;
 using tessera::cpu::copyThrough;
 using tessera::cpu::dilationsOf;
+using tessera::cpu::dynamicConvolutionToGemm;
 using tessera::cpu::epilogueOn;
 using tessera::cpu::fillAfterCollapse;
 using tessera::cpu::gemmGeneric;
 using tessera::cpu::isDynamicImageConvolution;
 using tessera::cpu::kMaxTapCopies;
 using tessera::cpu::pixelPanelsConvolution;
+using tessera::cpu::pixelRowsGemm;
+using tessera::cpu::prefersPixelRows;
 using tessera::cpu::replaceWithEpilogue;
 using tessera::cpu::stridesOf;
 
@@ -368,18 +371,25 @@ bool isStaticFloat(linalg::Conv2DNchwFchwOp conv) {
 
 /// `conv` (static) as the filters [F, C*KH*KW] times `columns`
 /// [N, C*KH*KW, OH*OW] per image, loops [batch, filters, k, pixels] as the
-/// register tiles take them, so that the result is NCHW as it is; the GEMM.
+/// register tiles take them, so that the result is NCHW as it is; or, when
+/// prefersPixelRows holds, as pixelRowsGemm with `columns` read
+/// transposed. The GEMM.
 linalg::GenericOp filtersTimesColumns(RewriterBase &rewriter, Location loc,
                                       linalg::Conv2DNchwFchwOp conv,
                                       Value columns) {
+  MLIRContext *ctx = rewriter.getContext();
+  AffineExpr n, f, k, p;
+  if (prefersPixelRows(conv)) {
+    bindDims(ctx, n, p, k, f);
+    return pixelRowsGemm(rewriter, loc, conv, columns,
+                         AffineMap::get(4, 0, {n, k, p}, ctx));
+  }
   Value filter = conv.getInputs()[1], init = conv.getOutputs()[0];
   auto initType = cast<RankedTensorType>(init.getType());
-  MLIRContext *ctx = rewriter.getContext();
   SmallVector<ReassociationIndices> pixels = {{0}, {1}, {2, 3}};
   Value weights = tensor::CollapseShapeOp::create(
       rewriter, loc, filter, SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
   Value out = tensor::CollapseShapeOp::create(rewriter, loc, init, pixels);
-  AffineExpr n, f, k, p;
   bindDims(ctx, n, f, k, p);
   SmallVector<AffineMap> maps = {AffineMap::get(4, 0, {f, k}, ctx),
                                  AffineMap::get(4, 0, {n, k, p}, ctx),
@@ -465,148 +475,6 @@ linalg::GenericOp pointwiseToGemm(RewriterBase &rewriter,
       rewriter, loc, input,
       SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
   return filtersTimesColumns(rewriter, loc, conv, images);
-}
-
-/// `epilogue` (see channelEpilogue) over the loops [n, p, f] of the GEMM's
-/// `product` [N, P, F] instead of [n, f, oh, ow], into `init` (made before
-/// the GEMM, so that the tiles can take the epilogue in): the product read
-/// in place of the convolution's result, per-channel inputs by f.
-Value epilogueOnProduct(RewriterBase &rewriter, Location loc,
-                        linalg::GenericOp epilogue, Value convResult,
-                        Value product, Value init) {
-  MLIRContext *ctx = rewriter.getContext();
-  // (n, f, oh, ow) -> (n, p, f): n -> d0, f -> d2; oh, ow unused.
-  AffineMap toProduct = AffineMap::get(
-      3, 0,
-      {getAffineDimExpr(0, ctx), getAffineDimExpr(2, ctx),
-       getAffineConstantExpr(0, ctx), getAffineConstantExpr(0, ctx)},
-      ctx);
-  return epilogueOn(rewriter, loc, epilogue, convResult, product, init,
-                    toProduct);
-}
-
-/// A float convolution over an image of dynamic height or width that
-/// pixelPanelsConvolution does not take (pointwise at stride 1, or of more
-/// than kMaxTapCopies taps) as a GEMM whose rows are the output pixels,
-/// which the register tiles take with dynamic rows: [N, P, F] = the
-/// images [N, C, P] read transposed (pointwise: no copy), or im2col's
-/// patches [N, P, C*KH*KW] written pixel-major by one generic over
-/// [n, oh, ow, c, kh, kw], times the filters transposed to [C*KH*KW, F]
-/// (a constant, so at compile time), then transposed back to [N, F, P].
-/// The GEMM, or null for another convolution.
-linalg::GenericOp dynamicConvolutionToGemm(RewriterBase &rewriter,
-                                           linalg::Conv2DNchwFchwOp conv) {
-  Value input = conv.getInputs()[0], filter = conv.getInputs()[1];
-  Value init = conv.getOutputs()[0];
-  auto filterType = cast<RankedTensorType>(filter.getType());
-  auto initType = cast<RankedTensorType>(init.getType());
-  Type element = initType.getElementType();
-  auto fill = init.getDefiningOp<linalg::FillOp>();
-  if (!isDynamicImageConvolution(conv))
-    return {};
-  SmallVector<int64_t> strides = stridesOf(conv), dilations = dilationsOf(conv);
-  int64_t filters = filterType.getDimSize(0), channels = filterType.getDimSize(1);
-  int64_t kh = filterType.getDimSize(2), kw = filterType.getDimSize(3);
-  int64_t depth = channels * kh * kw;
-  bool pointwise = kh == 1 && kw == 1 && strides[0] == 1 && strides[1] == 1;
-  rewriter.setInsertionPoint(conv);
-  Location loc = conv.getLoc();
-  MLIRContext *ctx = rewriter.getContext();
-  OpFoldResult batch = tensor::getMixedSize(rewriter, loc, init, 0);
-  OpFoldResult outH = tensor::getMixedSize(rewriter, loc, init, 2);
-  OpFoldResult outW = tensor::getMixedSize(rewriter, loc, init, 3);
-  // The lhs and how the GEMM's loops [n, p, k, f] read it.
-  Value lhs;
-  AffineExpr n, p, k, f;
-  bindDims(ctx, n, p, k, f);
-  AffineMap lhsMap;
-  if (pointwise) {
-    lhs = tensor::CollapseShapeOp::create(
-        rewriter, loc, input,
-        SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
-    lhsMap = AffineMap::get(4, 0, {n, k, p}, ctx);
-  } else {
-    // patches[n, oh, ow, c, i, j] = input[n, c, oh * sh + i * dh,
-    // ow * sw + j * dw].
-    Value empty = tensor::EmptyOp::create(
-        rewriter, loc,
-        ArrayRef<OpFoldResult>{batch, outH, outW, rewriter.getIndexAttr(channels),
-                               rewriter.getIndexAttr(kh),
-                               rewriter.getIndexAttr(kw)},
-        element);
-    AffineExpr d[6];
-    for (int i = 0; i < 6; ++i)
-      d[i] = getAffineDimExpr(i, ctx);
-    AffineMap read = AffineMap::get(
-        6, 0,
-        {d[0], d[3], d[1] * strides[0] + d[4] * dilations[0],
-         d[2] * strides[1] + d[5] * dilations[1]},
-        ctx);
-    Value patches = copyThrough(rewriter, loc, input, read, empty);
-    lhs = tensor::CollapseShapeOp::create(
-        rewriter, loc, patches,
-        SmallVector<ReassociationIndices>{{0}, {1, 2}, {3, 4, 5}});
-    lhsMap = AffineMap::get(4, 0, {n, p, k}, ctx);
-  }
-  OpFoldResult pixels = tensor::getMixedSize(
-      rewriter, loc, lhs, lhsMap.getResult(1) == p ? 1 : 2);
-  Value weights = tensor::CollapseShapeOp::create(
-      rewriter, loc, filter, SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
-  Value weightsT =
-      linalg::TransposeOp::create(
-          rewriter, loc, weights,
-          tensor::EmptyOp::create(rewriter, loc,
-                                  ArrayRef<int64_t>{depth, filters}, element),
-          ArrayRef<int64_t>{1, 0})
-          ->getResult(0);
-  Value productEmpty = tensor::EmptyOp::create(
-      rewriter, loc,
-      ArrayRef<OpFoldResult>{batch, pixels, rewriter.getIndexAttr(filters)},
-      element);
-  Value productInit =
-      linalg::FillOp::create(rewriter, loc, fill.getInputs()[0], productEmpty)
-          .getResult(0);
-  SmallVector<AffineMap> maps = {lhsMap, AffineMap::get(4, 0, {k, f}, ctx),
-                                 AffineMap::get(4, 0, {n, p, f}, ctx)};
-  linalg::GenericOp epilogue = channelEpilogue(conv);
-  Value epilogueInit =
-      epilogue ? tensor::EmptyOp::create(
-                     rewriter, loc,
-                     ArrayRef<OpFoldResult>{batch, pixels,
-                                            rewriter.getIndexAttr(filters)},
-                     element)
-                     .getResult()
-               : Value();
-  linalg::GenericOp gemm =
-      gemmGeneric(rewriter, loc, lhs, weightsT, productInit, maps);
-  // Its elementwise consumer (bias, batch norm, activation) runs on the
-  // product, before the transpose: there it is an epilogue the register
-  // tiles apply while the tile is in registers (row vectors over the
-  // filters), not one more pass over the NCHW result.
-  Value product = gemm.getResult(0);
-  if (epilogue)
-    product = epilogueOnProduct(rewriter, loc, epilogue, conv->getResult(0),
-                                product, epilogueInit);
-  Value nchw = linalg::TransposeOp::create(
-                   rewriter, loc, product,
-                   tensor::EmptyOp::create(
-                       rewriter, loc,
-                       ArrayRef<OpFoldResult>{
-                           batch, rewriter.getIndexAttr(filters), pixels},
-                       element),
-                   ArrayRef<int64_t>{0, 2, 1})
-                   ->getResult(0);
-  // Back to [N, F, OH, OW]: a reshape (memref cannot expand one dim into
-  // two dynamic ones).
-  SmallVector<Value> dims;
-  for (OpFoldResult size :
-       {batch, OpFoldResult(rewriter.getIndexAttr(filters)), outH, outW})
-    dims.push_back(getValueOrCreateConstantIndexOp(rewriter, loc, size));
-  Value shape = tensor::FromElementsOp::create(rewriter, loc, dims);
-  Value result =
-      tensor::ReshapeOp::create(rewriter, loc, initType, nchw, shape);
-  replaceWithEpilogue(rewriter, conv, epilogue, result);
-  return gemm;
 }
 
 /// A static float convolution (whyDirect holds) as im2col and a GEMM:

@@ -7,7 +7,7 @@
 // image itself for a pointwise convolution, a loop over the images for a
 // symbolic batch and over the groups for a grouped convolution; over an
 // image of symbolic size, the pixels padded to whole panels of columns
-// (PixelPanels.cpp).
+// (PixelPanels.cpp) or the pixels as the GEMM's rows (PixelRows.cpp).
 //
 //===----------------------------------------------------------------------===//
 #ifndef TESSERA_LIB_TARGET_CPU_CONVOLUTIONS_H
@@ -42,8 +42,48 @@ void convolutionsToGemms(mlir::RewriterBase &rewriter, mlir::func::FuncOp func,
 bool pixelPanelsConvolution(mlir::RewriterBase &rewriter,
                             mlir::linalg::Conv2DNchwFchwOp conv, int64_t panel);
 
-// Parts that Convolutions.cpp and PixelPanels.cpp share (defined in
-// Convolutions.cpp, where each is described).
+/// Lanes of the pixel vectors a filters-by-pixels GEMM's register tiles
+/// take (an AVX-512 vector of f32).
+constexpr int64_t kPixelVector = 16;
+
+/// The least ratio of a convolution's depth (C*KH*KW) to its pixels at
+/// which prefersPixelRows holds.
+constexpr int64_t kPixelRowsDepth = 2;
+
+/// Whether the static f32 convolution `conv` (its result a fill) is better
+/// as a GEMM whose rows are its output pixels (pixelRowsGemm): its pixels
+/// are not whole vectors (a ResNet's 7 x 7 and 14 x 14 maps), which in the
+/// filters-by-pixels GEMM would leave a partial vector of columns on one
+/// thread, and its filters are; and its depth is at least kPixelRowsDepth
+/// times its pixels, so that the partial vectors' multiply-adds (filters x
+/// depth) outweigh the transpose of the product back to NCHW (filters x
+/// pixels). Measured on 2 cores: a ResNet's 3 x 3 convolutions at 7 x 7
+/// and 14 x 14 took 0.81-0.89x the time, MobileNetV2's pointwise ones at
+/// 14 x 14 (depth 64 and 384 for 196 pixels) 1.2x.
+bool prefersPixelRows(mlir::linalg::Conv2DNchwFchwOp conv);
+
+/// `conv` (its result a fill) as the GEMM [N, P, F] of `lhs`, its patches
+/// or its image, read through `lhsMap` by the loops [n, p, k, f] (as [N, K,
+/// P] or [N, P, K]), and the filters transposed to [K, F]; its channel
+/// epilogue (see channelEpilogue) applied to the product, then transposed
+/// back to [N, F, OH, OW], which replaces `conv`. Returns the GEMM.
+mlir::linalg::GenericOp pixelRowsGemm(mlir::RewriterBase &rewriter,
+                                      mlir::Location loc,
+                                      mlir::linalg::Conv2DNchwFchwOp conv,
+                                      mlir::Value lhs, mlir::AffineMap lhsMap);
+
+/// A float convolution over an image of dynamic height or width that
+/// pixelPanelsConvolution does not take (pointwise at stride 1, or of more
+/// than kMaxTapCopies taps) as pixelRowsGemm: the images [N, C, P] read
+/// transposed (pointwise: no copy), or im2col's patches [N, P, C*KH*KW]
+/// written pixel-major by one generic over [n, oh, ow, c, kh, kw]. The
+/// GEMM, or null for another convolution (PixelRows.cpp).
+mlir::linalg::GenericOp
+dynamicConvolutionToGemm(mlir::RewriterBase &rewriter,
+                         mlir::linalg::Conv2DNchwFchwOp conv);
+
+// Parts that Convolutions.cpp, PixelPanels.cpp and PixelRows.cpp share (defined
+// in Convolutions.cpp, where each is described).
 
 /// The most taps whose im2col is one copy each (7 x 7).
 constexpr int64_t kMaxTapCopies = 49;

@@ -740,20 +740,20 @@ func.func @shared_lhs(%x: tensor<16x64xf32>, %y: tensor<16x64xf32>, %w: tensor<6
 // A static convolution (here a ViT's patch embedding: 16 x 16 kernel,
 // stride 16) becomes im2col and a GEMM of filters [F, C*KH*KW] by patches
 // [C*KH*KW, OH*OW], tiled like any contraction (64 filter rows in 8-row
-// tiles, 4 output pixels as one 4-column panel); the result is NCHW as it
-// is. With a dynamic batch (a symbolic batch dim), a loop over the images
-// runs the same static convolution on each, as im2col and a GEMM. A
-// convolution with dynamic spatial dims that accumulates into values it
+// tiles, 16 output pixels as one 16-column panel); the result is NCHW as
+// it is. With a dynamic batch (a symbolic batch dim), a loop over the
+// images runs the same static convolution on each, as im2col and a GEMM.
+// A convolution with dynamic spatial dims that accumulates into values it
 // is given (not a fill) is left alone.
 // More taps than 7 x 7 are copied by one generic over the patches
 // [N, C, KH, KW, OH, OW] (its reads affine in the loops).
 // CHECK-LABEL: func @patchify
-// CHECK: linalg.generic {{.*}} ins(%arg0 : tensor<1x3x32x32xf32>) outs(%{{.*}} : tensor<1x3x16x16x2x2xf32>)
-// CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2, 3], [4, 5]] : tensor<1x3x16x16x2x2xf32> into tensor<1x768x4xf32>
+// CHECK: linalg.generic {{.*}} ins(%arg0 : tensor<1x3x64x64xf32>) outs(%{{.*}} : tensor<1x3x16x16x4x4xf32>)
+// CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2, 3], [4, 5]] : tensor<1x3x16x16x4x4xf32> into tensor<1x768x16xf32>
 // CHECK: tensor.collapse_shape %arg1 {{\[}}[0], [1, 2, 3]] : tensor<64x3x16x16xf32> into tensor<64x768xf32>
-// CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (1, 4) step (1, 4)
-// CHECK: vector.contract {{.*}} into vector<1x8x4xf32>
-// CHECK: tensor.expand_shape %{{.*}} {{\[}}[0], [1], [2, 3]] output_shape [1, 64, 2, 2]
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (1, 16) step (1, 16)
+// CHECK: vector.contract {{.*}} into vector<1x8x16xf32>
+// CHECK: tensor.expand_shape %{{.*}} {{\[}}[0], [1], [2, 3]] output_shape [1, 64, 4, 4]
 // CHECK: %[[N:.*]] = tensor.dim %arg2, %c0
 // CHECK: scf.for %[[I:[a-z0-9]+]] = %c0 to %[[N]] step %c1 iter_args(%[[ACC:[a-z0-9_]+]] = %arg3) -> (tensor<?x64x2x2xf32>)
 // CHECK: %[[IMAGE:.*]] = tensor.extract_slice %arg2[%[[I]], 0, 0, 0] [1, 3, 32, 32] [1, 1, 1, 1] : tensor<?x3x32x32xf32> to tensor<1x3x32x32xf32>
@@ -761,14 +761,58 @@ func.func @shared_lhs(%x: tensor<16x64xf32>, %y: tensor<16x64xf32>, %w: tensor<6
 // CHECK: vector.contract {{.*}} into vector<1x8x4xf32>
 // CHECK: tensor.insert_slice %{{.*}} into %[[ACC]][%[[I]], 0, 0, 0] [1, 64, 2, 2] [1, 1, 1, 1] : tensor<1x64x2x2xf32> into tensor<?x64x2x2xf32>
 // CHECK: linalg.conv_2d_nchw_fchw {{.*}} ins(%arg4, %arg1 : tensor<1x3x?x?xf32>, tensor<64x3x16x16xf32>)
-func.func @patchify(%x: tensor<1x3x32x32xf32>, %w: tensor<64x3x16x16xf32>, %dx: tensor<?x3x32x32xf32>, %dacc: tensor<?x64x2x2xf32>, %sx: tensor<1x3x?x?xf32>, %sacc: tensor<1x64x?x?xf32>) -> (tensor<1x64x2x2xf32>, tensor<?x64x2x2xf32>, tensor<1x64x?x?xf32>) {
+func.func @patchify(%x: tensor<1x3x64x64xf32>, %w: tensor<64x3x16x16xf32>, %dx: tensor<?x3x32x32xf32>, %dacc: tensor<?x64x2x2xf32>, %sx: tensor<1x3x?x?xf32>, %sacc: tensor<1x64x?x?xf32>) -> (tensor<1x64x4x4xf32>, tensor<?x64x2x2xf32>, tensor<1x64x?x?xf32>) {
   %zero = arith.constant 0.0 : f32
-  %e = tensor.empty() : tensor<1x64x2x2xf32>
-  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<1x64x2x2xf32>) -> tensor<1x64x2x2xf32>
-  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<16> : tensor<2xi64>} ins(%x, %w : tensor<1x3x32x32xf32>, tensor<64x3x16x16xf32>) outs(%acc : tensor<1x64x2x2xf32>) -> tensor<1x64x2x2xf32>
+  %e = tensor.empty() : tensor<1x64x4x4xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<1x64x4x4xf32>) -> tensor<1x64x4x4xf32>
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<16> : tensor<2xi64>} ins(%x, %w : tensor<1x3x64x64xf32>, tensor<64x3x16x16xf32>) outs(%acc : tensor<1x64x4x4xf32>) -> tensor<1x64x4x4xf32>
   %1 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<16> : tensor<2xi64>} ins(%dx, %w : tensor<?x3x32x32xf32>, tensor<64x3x16x16xf32>) outs(%dacc : tensor<?x64x2x2xf32>) -> tensor<?x64x2x2xf32>
   %2 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<16> : tensor<2xi64>} ins(%sx, %w : tensor<1x3x?x?xf32>, tensor<64x3x16x16xf32>) outs(%sacc : tensor<1x64x?x?xf32>) -> tensor<1x64x?x?xf32>
-  return %0, %1, %2 : tensor<1x64x2x2xf32>, tensor<?x64x2x2xf32>, tensor<1x64x?x?xf32>
+  return %0, %1, %2 : tensor<1x64x4x4xf32>, tensor<?x64x2x2xf32>, tensor<1x64x?x?xf32>
+}
+
+// -----
+
+// A static convolution whose pixels are not whole vectors (here 7 x 7)
+// and whose filters are becomes the GEMM with the pixels as its rows:
+// the tap copies' patches [N, C*KH*KW, P] read transposed, times the
+// filters transposed to [C*KH*KW, F] (48 + 16 columns of whole vectors;
+// 49 rows, the last tile partial), its bias and ReLU applied to the
+// product [N, P, F] in the tiles, then transposed back to NCHW. With 24
+// filters (not whole vectors), or 8 x 8 pixels (whole vectors), the
+// filters stay the rows.
+// CHECK-LABEL: func @pixel_rows
+// CHECK: scf.forall (%{{.*}}, %{{.*}}, %{{.*}}) in (3, 3, 16)
+// CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2, 3], [4, 5]] : tensor<1x16x3x3x7x7xf32> into tensor<1x144x49xf32>
+// CHECK: linalg.transpose ins(%{{.*}} : tensor<64x144xf32>) outs(%{{.*}} : tensor<144x64xf32>) permutation = [1, 0]
+// CHECK: scf.forall {{.*}} -> (tensor<1x48x48xf32>
+// CHECK: vector.contract {{.*}} into vector<1x1x16xf32>
+// CHECK: arith.maximumf %{{.*}}, %{{.*}} : f32
+// CHECK: linalg.transpose ins(%{{.*}} : tensor<1x49x64xf32>) outs(%{{.*}} : tensor<1x64x49xf32>) permutation = [0, 2, 1]
+// CHECK: tensor.expand_shape %{{.*}} {{\[}}[0], [1], [2, 3]] output_shape [1, 64, 7, 7]
+// CHECK-NOT: linalg.transpose ins(%{{.*}} : tensor<1x49x24xf32>)
+// CHECK: vector.contract {{.*}} into vector<1x8x16xf32>
+// CHECK-NOT: linalg.transpose
+// CHECK: tensor.expand_shape %{{.*}} {{\[}}[0], [1], [2, 3]] output_shape [1, 64, 8, 8]
+// CHECK: return
+func.func @pixel_rows(%x: tensor<1x16x9x9xf32>, %w: tensor<64x16x3x3xf32>, %b: tensor<64xf32>, %w24: tensor<24x16x3x3xf32>, %x10: tensor<1x16x10x10xf32>) -> (tensor<1x64x7x7xf32>, tensor<1x24x7x7xf32>, tensor<1x64x8x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x64x7x7xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<1x64x7x7xf32>) -> tensor<1x64x7x7xf32>
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x16x9x9xf32>, tensor<64x16x3x3xf32>) outs(%acc : tensor<1x64x7x7xf32>) -> tensor<1x64x7x7xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(n, f, h, w) -> (n, f, h, w)>, affine_map<(n, f, h, w) -> (f)>, affine_map<(n, f, h, w) -> (n, f, h, w)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%0, %b : tensor<1x64x7x7xf32>, tensor<64xf32>) outs(%e : tensor<1x64x7x7xf32>) {
+  ^bb0(%v: f32, %bias: f32, %o: f32):
+    %s = arith.addf %v, %bias : f32
+    %m = arith.maximumf %s, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<1x64x7x7xf32>
+  %e24 = tensor.empty() : tensor<1x24x7x7xf32>
+  %acc24 = linalg.fill ins(%zero : f32) outs(%e24 : tensor<1x24x7x7xf32>) -> tensor<1x24x7x7xf32>
+  %1 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w24 : tensor<1x16x9x9xf32>, tensor<24x16x3x3xf32>) outs(%acc24 : tensor<1x24x7x7xf32>) -> tensor<1x24x7x7xf32>
+  %e8 = tensor.empty() : tensor<1x64x8x8xf32>
+  %acc8 = linalg.fill ins(%zero : f32) outs(%e8 : tensor<1x64x8x8xf32>) -> tensor<1x64x8x8xf32>
+  %2 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x10, %w : tensor<1x16x10x10xf32>, tensor<64x16x3x3xf32>) outs(%acc8 : tensor<1x64x8x8xf32>) -> tensor<1x64x8x8xf32>
+  return %r, %1, %2 : tensor<1x64x7x7xf32>, tensor<1x24x7x7xf32>, tensor<1x64x8x8xf32>
 }
 
 // -----

@@ -572,17 +572,31 @@ func.func @to_nhwc(%x: tensor<?x24x?x?xf32>) -> tensor<?x?x?x24xf32> {
 
 // -----
 
-// Must not fire: both block dims static (the vector steps take them), the
-// element type is not f32, the input's innermost dim is the output's too
-// (only outer dims move: rows copy as they are).
+// Static block dims of at least a block each take it too (a
+// convolution's product [N, P, F] with its pixels as rows back to NCHW).
+// CHECK-LABEL: func @static_transpose
+// CHECK: scf.forall (%{{.*}}, %{{.*}}, %{{.*}}) = (0, 0, 0) to (1, 40, 49) step (1, 16, 128)
+// CHECK: vector.transpose {{.*}} : vector<16x16xf32> to vector<16x16xf32>
+// CHECK-NOT: linalg.transpose
+func.func @static_transpose(%x: tensor<1x49x40xf32>) -> tensor<1x40x49xf32> {
+  %e = tensor.empty() : tensor<1x40x49xf32>
+  %0 = linalg.transpose ins(%x : tensor<1x49x40xf32>) outs(%e : tensor<1x40x49xf32>) permutation = [0, 2, 1]
+  return %0 : tensor<1x40x49xf32>
+}
+
+// -----
+
+// Must not fire: a static block dim narrower than a block (the vector
+// steps take it), the element type is not f32, the input's innermost dim
+// is the output's too (only outer dims move: rows copy as they are).
 // CHECK-LABEL: func @not_inner_transposes
 // CHECK-NOT: vector.transpose
-func.func @not_inner_transposes(%x: tensor<2x64x40xf32>, %h: tensor<?x?x40xf16>, %y: tensor<?x4x?xf32>) -> (tensor<2x40x64xf32>, tensor<?x40x?xf16>, tensor<4x?x?xf32>) {
+func.func @not_inner_transposes(%x: tensor<2x64x8xf32>, %h: tensor<?x?x40xf16>, %y: tensor<?x4x?xf32>) -> (tensor<2x8x64xf32>, tensor<?x40x?xf16>, tensor<4x?x?xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c2 = arith.constant 2 : index
-  %e = tensor.empty() : tensor<2x40x64xf32>
-  %0 = linalg.transpose ins(%x : tensor<2x64x40xf32>) outs(%e : tensor<2x40x64xf32>) permutation = [0, 2, 1]
+  %e = tensor.empty() : tensor<2x8x64xf32>
+  %0 = linalg.transpose ins(%x : tensor<2x64x8xf32>) outs(%e : tensor<2x8x64xf32>) permutation = [0, 2, 1]
   %n = tensor.dim %h, %c0 : tensor<?x?x40xf16>
   %p = tensor.dim %h, %c1 : tensor<?x?x40xf16>
   %eh = tensor.empty(%n, %p) : tensor<?x40x?xf16>
@@ -591,7 +605,7 @@ func.func @not_inner_transposes(%x: tensor<2x64x40xf32>, %h: tensor<?x?x40xf16>,
   %q = tensor.dim %y, %c2 : tensor<?x4x?xf32>
   %ey = tensor.empty(%m, %q) : tensor<4x?x?xf32>
   %2 = linalg.transpose ins(%y : tensor<?x4x?xf32>) outs(%ey : tensor<4x?x?xf32>) permutation = [1, 0, 2]
-  return %0, %1, %2 : tensor<2x40x64xf32>, tensor<?x40x?xf16>, tensor<4x?x?xf32>
+  return %0, %1, %2 : tensor<2x8x64xf32>, tensor<?x40x?xf16>, tensor<4x?x?xf32>
 }
 
 // -----
