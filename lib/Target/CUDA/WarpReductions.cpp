@@ -16,10 +16,11 @@
 // flattened loops into a partial result (up to kMaxPartials of them, in
 // a temporary buffer), then one warp reduces the partial results and folds
 // their total into the result. When the buffer it reduces is written by
-// an elementwise op just before (a normalization's output, whose amax fp8
+// an elementwise op or a contraction just before (a normalization's
+// output, attention's P·V product left off the tensor cores: amaxes fp8
 // current scaling takes), the first launch computes that op's values,
 // stores them and reduces them: the buffer is not read a second time and
-// the elementwise op's own kernel is gone.
+// the op's own kernel is gone.
 //
 //===----------------------------------------------------------------------===//
 #include "KernelBuilding.h"
@@ -59,8 +60,9 @@ struct RowReduction {
   unsigned accumulatorOperand;
   /// Every loop is a reduction (the result is one value).
   bool full = false;
-  /// A full reduction's elementwise producer, computed in its first
-  /// launch: it writes `op`'s input `produced` (null when there is none).
+  /// A full reduction's producer (elementwise or a contraction), computed
+  /// in its first launch: it writes `op`'s input `produced` (null when
+  /// there is none).
   linalg::GenericOp producer;
   OpOperand *produced = nullptr;
 };
@@ -151,14 +153,54 @@ bool touches(Operation *op, Value buffer, ValueRange inputs) {
          });
 }
 
+/// Whether `producer`, which writes `buffer`, computes each element of it
+/// on its own: one output (`buffer`) written by its parallel loops in
+/// order (as many as `elements`, the buffer's rank), any other loop a
+/// reduction (a contraction, whose body folds into the element's running
+/// value), inputs read by loops and constants (the buffer itself only at
+/// the same element, and never by a contraction) and a body of pure ops.
+bool computesElements(linalg::GenericOp producer, Value buffer,
+                      unsigned elements) {
+  if (!producer.hasPureBufferSemantics() ||
+      producer.getNumParallelLoops() != elements)
+    return false;
+  OpOperand *init = producer.getDpsInitOperand(0);
+  AffineMap written = producer.getMatchingIndexingMap(init);
+  SmallVector<utils::IteratorType> iterators = producer.getIteratorTypesArray();
+  for (unsigned i = 0; i < written.getNumResults(); ++i) {
+    auto dim = dyn_cast<AffineDimExpr>(written.getResult(i));
+    // The parallel loops in order: the i-th of them writes dim i.
+    if (!dim || iterators[dim.getPosition()] != utils::IteratorType::parallel ||
+        (i && cast<AffineDimExpr>(written.getResult(i - 1)).getPosition() >=
+                  dim.getPosition()))
+      return false;
+  }
+  bool contraction = producer.getNumReductionLoops() != 0;
+  if (written.getNumResults() != elements ||
+      (!contraction && !producer.getMatchingBlockArgument(init).use_empty()))
+    return false;
+  if (!llvm::all_of(producer.getBlock()->without_terminator(),
+                    [](Operation &inner) { return isPure(&inner); }))
+    return false;
+  return llvm::all_of(producer.getDpsInputOperands(), [&](OpOperand *operand) {
+    AffineMap map = producer.getMatchingIndexingMap(operand);
+    if (tessera::cuda::rootOf(operand->get()) == tessera::cuda::rootOf(buffer))
+      return !contraction && operand->get() == buffer && map.isIdentity();
+    return llvm::all_of(map.getResults(), [](AffineExpr e) {
+      return isa<AffineDimExpr, AffineConstantExpr>(e);
+    });
+  });
+}
+
 /// Sets `r.producer` when a full reduction's input is written, earlier in
-/// its block, by an elementwise op that its first launch can compute in
-/// its place: every loop parallel, the same loops as the reduction's, one
-/// output (that input) written at the loops' values in order, inputs read
-/// by loops and constants (the buffer itself only at the same element),
-/// a body of pure ops, nothing between the two that reads or writes the
-/// buffer or writes or frees the op's inputs, and no other operand of the
-/// reduction in the buffer (its elements come from other lanes).
+/// its block, by an op that its first launch can compute in its place: an
+/// elementwise op, or a contraction (attention's P·V product, whose amax
+/// fp8 current scaling takes before the output projection), computing
+/// each element on its own (see computesElements) of a buffer the
+/// reduction reads by a permutation; nothing between the two that reads
+/// or writes the buffer or writes or frees the op's inputs, and no other
+/// operand of the reduction in the buffer (its elements come from other
+/// lanes).
 void matchProducer(RowReduction &r) {
   linalg::GenericOp op = r.op;
   for (OpOperand *input : op.getDpsInputOperands()) {
@@ -176,29 +218,8 @@ void matchProducer(RowReduction &r) {
           break;
         continue;
       }
-      if (!producer.hasPureBufferSemantics() ||
-          producer.getNumLoops() != op.getNumLoops() ||
-          producer.getNumParallelLoops() != producer.getNumLoops() ||
-          !producer.getMatchingIndexingMap(producer.getDpsInitOperand(0))
-               .isIdentity() ||
-          !op.getMatchingIndexingMap(input).isPermutation() ||
-          !producer.getMatchingBlockArgument(producer.getDpsInitOperand(0))
-               .use_empty())
-        break;
-      if (!llvm::all_of(producer.getBlock()->without_terminator(),
-                        [](Operation &inner) { return isPure(&inner); }))
-        break;
-      bool readable =
-          llvm::all_of(producer.getDpsInputOperands(), [&](OpOperand *operand) {
-            AffineMap map = producer.getMatchingIndexingMap(operand);
-            if (tessera::cuda::rootOf(operand->get()) ==
-                tessera::cuda::rootOf(input->get()))
-              return operand->get() == input->get() && map.isIdentity();
-            return llvm::all_of(map.getResults(), [](AffineExpr e) {
-              return isa<AffineDimExpr, AffineConstantExpr>(e);
-            });
-          });
-      if (!readable)
+      if (!op.getMatchingIndexingMap(input).isPermutation() ||
+          !computesElements(producer, input->get(), op.getNumLoops()))
         break;
       SmallVector<Value> inputs = producer.getDpsInputs();
       bool clear = true;
@@ -385,8 +406,48 @@ private:
   }
 
   /// The producer's value at the element `at` of the buffer it writes
-  /// (its loops' values: it writes them in order), stored there.
+  /// (the values of its parallel loops, which write it in order), stored
+  /// there. A contraction's reduction loops run here in order, from the
+  /// element's value in the buffer (its fill), as the op would run them.
   Value produce(ArrayRef<Value> at) {
+    linalg::GenericOp producer = r.producer;
+    OpOperand *init = producer.getDpsInitOperand(0);
+    SmallVector<Value> loops(producer.getNumLoops());
+    AffineMap written = producer.getMatchingIndexingMap(init);
+    for (unsigned i = 0; i < written.getNumResults(); ++i)
+      loops[cast<AffineDimExpr>(written.getResult(i)).getPosition()] = at[i];
+    if (producer.getNumReductionLoops() == 0)
+      return store(bodyAt(loops, Value()), at);
+    // One scf.for per reduction loop, innermost last, carrying the value.
+    Value value = memref::LoadOp::create(b, loc, init->get(), at);
+    OpBuilder::InsertionGuard guard(b);
+    SmallVector<scf::ForOp> nest;
+    for (unsigned d = 0; d < loops.size(); ++d) {
+      if (loops[d])
+        continue;
+      auto loop = scf::ForOp::create(b, loc, cst(0), loopSizeOf(producer, d),
+                                     cst(1), ValueRange{value});
+      if (!nest.empty())
+        scf::YieldOp::create(b, loc, loop.getResult(0));
+      nest.push_back(loop);
+      b.setInsertionPointToStart(loop.getBody());
+      loops[d] = loop.getInductionVar();
+      value = loop.getRegionIterArgs().front();
+    }
+    scf::YieldOp::create(b, loc, bodyAt(loops, value));
+    b.setInsertionPointAfter(nest.front());
+    return store(nest.front().getResult(0), at);
+  }
+
+  /// `value` stored at `at` of the producer's buffer; returns it.
+  Value store(Value value, ArrayRef<Value> at) {
+    memref::StoreOp::create(b, loc, value, r.producer.getDpsInits()[0], at);
+    return value;
+  }
+
+  /// The producer's body at its loop values `loops`, its output's block
+  /// argument standing for `running` (a contraction's).
+  Value bodyAt(ArrayRef<Value> loops, Value running) {
     linalg::GenericOp producer = r.producer;
     Block *body = producer.getBlock();
     IRMapping mapping;
@@ -395,18 +456,20 @@ private:
       if (arg.use_empty())
         continue;
       mapping.map(arg, memref::LoadOp::create(b, loc, input->get(),
-                                              indicesOf(*input, at)));
+                                              indicesOf(*input, loops)));
     }
+    if (running)
+      mapping.map(
+          producer.getMatchingBlockArgument(producer.getDpsInitOperand(0)),
+          running);
     for (Operation &inner : body->without_terminator()) {
       if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
-        mapping.map(index.getResult(), at[index.getDim()]);
+        mapping.map(index.getResult(), loops[index.getDim()]);
         continue;
       }
       b.clone(inner, mapping);
     }
-    Value value = mapping.lookupOrDefault(body->getTerminator()->getOperand(0));
-    memref::StoreOp::create(b, loc, value, producer.getDpsInits()[0], at);
-    return value;
+    return mapping.lookupOrDefault(body->getTerminator()->getOperand(0));
   }
 
   /// Builds `then` for lane 0 only.
@@ -422,10 +485,13 @@ private:
                             indices);
   }
 
-  /// The size of loop `dim`, read off an operand that it indexes.
-  Value loopSize(unsigned dim) {
-    for (OpOperand &operand : r.op->getOpOperands()) {
-      AffineMap map = r.op.getMatchingIndexingMap(&operand);
+  /// The size of loop `dim` of the reduction.
+  Value loopSize(unsigned dim) { return loopSizeOf(r.op, dim); }
+
+  /// The size of loop `dim` of `op`, read off an operand that it indexes.
+  Value loopSizeOf(linalg::GenericOp op, unsigned dim) {
+    for (OpOperand &operand : op->getOpOperands()) {
+      AffineMap map = op.getMatchingIndexingMap(&operand);
       for (unsigned i = 0; i < map.getNumResults(); ++i)
         if (auto d = dyn_cast<AffineDimExpr>(map.getResult(i));
             d && d.getPosition() == dim)

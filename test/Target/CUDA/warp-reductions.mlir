@@ -284,3 +284,106 @@ func.func @producer_kept_too(%x: memref<?x64xf32>, %y: memref<?x64xf32>, %m: mem
   }
   return
 }
+
+// -----
+
+// The amax of a contraction's result (attention's P·V product, heads as a
+// batch dim, the value read transposed): the reduction's first launch
+// computes each element from the element's value in the buffer (its
+// fill), running the reduction loop in order as the contraction would,
+// stores it and reduces it; the contraction's own loop nest is gone.
+// CHECK-LABEL: func @product_amax
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%arg2 : memref<?x4x?x16xf32>)
+// CHECK-NOT: linalg.generic
+// CHECK: gpu.launch
+// CHECK: %[[START:.*]] = memref.load %arg2[
+// CHECK: %[[KEYS:.*]] = memref.dim %arg0, %{{.*}} : memref<?x4x?x?xf32>
+// CHECK: scf.for %[[J:.*]] = %{{.*}} to %[[KEYS]] step %{{.*}} iter_args(%[[SUM:.*]] = %[[START]]) -> (f32)
+// CHECK: memref.load %arg0[{{.*}}, %[[J]]]
+// CHECK: memref.load %arg1[{{.*}}, %[[J]], {{.*}}]
+// CHECK: arith.mulf
+// CHECK: %[[NEXT:.*]] = arith.addf %[[SUM]]
+// CHECK: scf.yield %[[NEXT]]
+// CHECK: memref.store %{{.*}}, %arg2[
+// CHECK: math.absf
+// CHECK: arith.maximumf
+// CHECK: tessera.cuda.kernel = "warp_reduction_partials"
+// CHECK: tessera.cuda.kernel = "warp_reduction_total"
+// CHECK-NOT: linalg.generic
+func.func @product_amax(%p: memref<?x4x?x?xf32>, %v: memref<?x?x4x16xf32>, %o: memref<?x4x?x16xf32>, %m: memref<f32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%o : memref<?x4x?x16xf32>)
+  linalg.generic {indexing_maps = [affine_map<(b, h, i, j, d) -> (b, h, i, j)>, affine_map<(b, h, i, j, d) -> (b, j, h, d)>, affine_map<(b, h, i, j, d) -> (b, h, i, d)>], iterator_types = ["parallel", "parallel", "parallel", "reduction", "parallel"]} ins(%p, %v : memref<?x4x?x?xf32>, memref<?x?x4x16xf32>) outs(%o : memref<?x4x?x16xf32>) {
+  ^bb0(%a: f32, %w: f32, %out: f32):
+    %0 = arith.mulf %a, %w : f32
+    %1 = arith.addf %out, %0 : f32
+    linalg.yield %1 : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(a, b, c, d) -> (a, b, c, d)>, affine_map<(a, b, c, d) -> ()>], iterator_types = ["reduction", "reduction", "reduction", "reduction"]} ins(%o : memref<?x4x?x16xf32>) outs(%m : memref<f32>) {
+  ^bb0(%in: f32, %out: f32):
+    %a = math.absf %in : f32
+    %r = arith.maximumf %out, %a : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// Must not fire: a contraction that reads the buffer it writes (another
+// lane's element may not be computed yet), one whose parallel loops write
+// the buffer transposed (its elements are not in its loops' order), and
+// one whose input is written between. The contractions stay loop nests
+// and the reductions load the buffer.
+// CHECK-LABEL: func @product_kept
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction", "parallel"]
+// CHECK: gpu.launch
+// CHECK: memref.load %arg1
+// CHECK: tessera.cuda.kernel = "warp_reduction_partials"
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction", "parallel"]
+// CHECK: gpu.launch
+// CHECK: memref.load %arg2
+// CHECK: tessera.cuda.kernel = "warp_reduction_partials"
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction", "parallel"]
+// CHECK: linalg.fill
+// CHECK: gpu.launch
+// CHECK: memref.load %arg2
+// CHECK: tessera.cuda.kernel = "warp_reduction_partials"
+func.func @product_kept(%a: memref<64x64xf32>, %sq: memref<64x64xf32>, %out: memref<64x64xf32>, %m: memref<f32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, k, j) -> (i, k)>, affine_map<(i, k, j) -> (k, j)>, affine_map<(i, k, j) -> (i, j)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %sq : memref<64x64xf32>, memref<64x64xf32>) outs(%sq : memref<64x64xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %0 = arith.mulf %x, %y : f32
+    %1 = arith.addf %acc, %0 : f32
+    linalg.yield %1 : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> ()>], iterator_types = ["reduction", "reduction"]} ins(%sq : memref<64x64xf32>) outs(%m : memref<f32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.maximumf %acc, %in : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, k, j) -> (i, k)>, affine_map<(i, k, j) -> (k, j)>, affine_map<(i, k, j) -> (j, i)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %a : memref<64x64xf32>, memref<64x64xf32>) outs(%out : memref<64x64xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %0 = arith.mulf %x, %y : f32
+    %1 = arith.addf %acc, %0 : f32
+    linalg.yield %1 : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> ()>], iterator_types = ["reduction", "reduction"]} ins(%out : memref<64x64xf32>) outs(%m : memref<f32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.maximumf %acc, %in : f32
+    linalg.yield %r : f32
+  }
+  %one = arith.constant 1.0 : f32
+  linalg.generic {indexing_maps = [affine_map<(i, k, j) -> (i, k)>, affine_map<(i, k, j) -> (k, j)>, affine_map<(i, k, j) -> (i, j)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %a : memref<64x64xf32>, memref<64x64xf32>) outs(%out : memref<64x64xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %0 = arith.mulf %x, %y : f32
+    %1 = arith.addf %acc, %0 : f32
+    linalg.yield %1 : f32
+  }
+  linalg.fill ins(%one : f32) outs(%a : memref<64x64xf32>)
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> ()>], iterator_types = ["reduction", "reduction"]} ins(%out : memref<64x64xf32>) outs(%m : memref<f32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.maximumf %acc, %in : f32
+    linalg.yield %r : f32
+  }
+  return
+}
