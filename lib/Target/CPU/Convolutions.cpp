@@ -348,7 +348,8 @@ std::optional<std::string> whyDirect(linalg::Conv2DNchwFchwOp conv) {
   return std::nullopt;
 }
 
-bool convolutionToGemm(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv);
+bool convolutionToGemm(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
+                       int64_t lanes);
 
 /// Whether `conv`'s input, filter and result are static floats, the input
 /// and filter of the result's type, or bf16 or f16 into an f32 result
@@ -376,10 +377,10 @@ bool isStaticFloat(linalg::Conv2DNchwFchwOp conv) {
 /// transposed. The GEMM.
 linalg::GenericOp filtersTimesColumns(RewriterBase &rewriter, Location loc,
                                       linalg::Conv2DNchwFchwOp conv,
-                                      Value columns) {
+                                      Value columns, int64_t lanes) {
   MLIRContext *ctx = rewriter.getContext();
   AffineExpr n, f, k, p;
-  if (prefersPixelRows(conv)) {
+  if (prefersPixelRows(conv, lanes)) {
     bindDims(ctx, n, p, k, f);
     return pixelRowsGemm(rewriter, loc, conv, columns,
                          AffineMap::get(4, 0, {n, k, p}, ctx));
@@ -406,8 +407,8 @@ linalg::GenericOp filtersTimesColumns(RewriterBase &rewriter, Location loc,
 /// A convolution whose batch alone is dynamic (a symbolic batch: a ViT's
 /// patch embedding; whyDirect holds) as a loop over the images, each a
 /// static convolution that then becomes im2col and a GEMM.
-void convolutionPerImage(RewriterBase &rewriter,
-                         linalg::Conv2DNchwFchwOp conv) {
+void convolutionPerImage(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
+                         int64_t lanes) {
   Value input = conv.getInputs()[0], filter = conv.getInputs()[1];
   Value init = conv.getOutputs()[0];
   auto inputType = cast<RankedTensorType>(input.getType());
@@ -448,7 +449,7 @@ void convolutionPerImage(RewriterBase &rewriter,
         scf::YieldOp::create(b, l, inserted);
       });
   rewriter.replaceOp(conv, loop.getResults());
-  convolutionToGemm(rewriter, inner);
+  convolutionToGemm(rewriter, inner, lanes);
 }
 
 /// A static float pointwise convolution (1 x 1 filter, stride 1, one
@@ -457,7 +458,8 @@ void convolutionPerImage(RewriterBase &rewriter,
 /// copy: loops [batch, filters, channels, pixels] as the register tiles
 /// take them. The GEMM, or null for another convolution.
 linalg::GenericOp pointwiseToGemm(RewriterBase &rewriter,
-                                  linalg::Conv2DNchwFchwOp conv) {
+                                  linalg::Conv2DNchwFchwOp conv,
+                                  int64_t lanes) {
   Value input = conv.getInputs()[0], filter = conv.getInputs()[1];
   Value init = conv.getOutputs()[0];
   auto inputType = cast<RankedTensorType>(input.getType());
@@ -474,7 +476,7 @@ linalg::GenericOp pointwiseToGemm(RewriterBase &rewriter,
   Value images = tensor::CollapseShapeOp::create(
       rewriter, loc, input,
       SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
-  return filtersTimesColumns(rewriter, loc, conv, images);
+  return filtersTimesColumns(rewriter, loc, conv, images, lanes);
 }
 
 /// A static float convolution (whyDirect holds) as im2col and a GEMM:
@@ -486,7 +488,8 @@ linalg::GenericOp pointwiseToGemm(RewriterBase &rewriter,
 /// them, so that the result is NCHW as it is. The GEMM, or null when the
 /// convolution is not such a one.
 linalg::GenericOp staticConvolutionToGemm(RewriterBase &rewriter,
-                                          linalg::Conv2DNchwFchwOp conv) {
+                                          linalg::Conv2DNchwFchwOp conv,
+                                          int64_t lanes) {
   if (!isStaticFloat(conv))
     return {};
   Value input = conv.getInputs()[0];
@@ -523,22 +526,23 @@ linalg::GenericOp staticConvolutionToGemm(RewriterBase &rewriter,
   Value columns = tensor::CollapseShapeOp::create(
       rewriter, loc, patches,
       SmallVector<ReassociationIndices>{{0}, {1, 2, 3}, {4, 5}});
-  return filtersTimesColumns(rewriter, loc, conv, columns);
+  return filtersTimesColumns(rewriter, loc, conv, columns, lanes);
 }
 
 /// True when `conv` was rewritten (see whyDirect for when it is not).
-bool convolutionToGemm(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv) {
+bool convolutionToGemm(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
+                       int64_t lanes) {
   if (whyDirect(conv))
     return false;
-  if (pointwiseToGemm(rewriter, conv))
+  if (pointwiseToGemm(rewriter, conv, lanes))
     return true;
   if (llvm::any_of(conv->getOperandTypes(), [](Type type) {
         return !cast<ShapedType>(type).hasStaticShape();
       })) {
-    convolutionPerImage(rewriter, conv);
+    convolutionPerImage(rewriter, conv, lanes);
     return true;
   }
-  if (staticConvolutionToGemm(rewriter, conv))
+  if (staticConvolutionToGemm(rewriter, conv, lanes))
     return true;
   rewriter.setInsertionPoint(conv);
   FailureOr<std::pair<Operation *, Operation *>> rewritten =
@@ -644,7 +648,7 @@ bool groupsAsConvolutions(RewriterBase &rewriter,
 
 void tessera::cpu::convolutionsToGemms(RewriterBase &rewriter,
                                        func::FuncOp func, int64_t panel,
-                                       bool report) {
+                                       int64_t lanes, bool report) {
   SmallVector<linalg::Conv2DNgchwGfchwOp> grouped;
   func.walk([&](linalg::Conv2DNgchwGfchwOp op) { grouped.push_back(op); });
   for (linalg::Conv2DNgchwGfchwOp conv : grouped)
@@ -660,7 +664,7 @@ void tessera::cpu::convolutionsToGemms(RewriterBase &rewriter,
       conv.emitRemark() << "convolution stays a direct loop nest (not "
                            "im2col and the register-tiled GEMM): "
                         << *why;
-    if (!why && !convolutionToGemm(rewriter, conv) && report)
+    if (!why && !convolutionToGemm(rewriter, conv, lanes) && report)
       conv.emitRemark("convolution stays a direct loop nest (not im2col "
                       "and the register-tiled GEMM): the im2col rewrite "
                       "failed");

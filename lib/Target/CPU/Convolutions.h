@@ -29,11 +29,11 @@ bool isWholeNarrowGemm(llvm::ArrayRef<int64_t> filter,
                        llvm::ArrayRef<int64_t> result);
 
 /// Rewrites the convolutions of `func` into contractions (see the file
-/// comment), `panel` the register tile's columns; with `report`, each one
-/// left a direct loop nest is named, with the reason, in a remark at its
-/// op.
+/// comment), `panel` the register tile's columns and `lanes` its vectors'
+/// lanes; with `report`, each one left a direct loop nest is named, with
+/// the reason, in a remark at its op.
 void convolutionsToGemms(mlir::RewriterBase &rewriter, mlir::func::FuncOp func,
-                         int64_t panel, bool report);
+                         int64_t panel, int64_t lanes, bool report);
 
 /// A float convolution over an image of symbolic height or width (or a
 /// static one at stride 1 with few filters) as a GEMM
@@ -42,25 +42,24 @@ void convolutionsToGemms(mlir::RewriterBase &rewriter, mlir::func::FuncOp func,
 bool pixelPanelsConvolution(mlir::RewriterBase &rewriter,
                             mlir::linalg::Conv2DNchwFchwOp conv, int64_t panel);
 
-/// Lanes of the pixel vectors a filters-by-pixels GEMM's register tiles
-/// take (an AVX-512 vector of f32).
-constexpr int64_t kPixelVector = 16;
-
 /// The least ratio of a convolution's depth (C*KH*KW) to its pixels at
 /// which prefersPixelRows holds.
 constexpr int64_t kPixelRowsDepth = 2;
 
 /// Whether the static f32 convolution `conv` (its result a fill) is better
 /// as a GEMM whose rows are its output pixels (pixelRowsGemm): its pixels
-/// are not whole vectors (a ResNet's 7 x 7 and 14 x 14 maps), which in the
-/// filters-by-pixels GEMM would leave a partial vector of columns on one
-/// thread, and its filters are; and its depth is at least kPixelRowsDepth
+/// are not whole vectors of the register tile's `lanes` (a ResNet's 7 x 7
+/// and 14 x 14 maps under AVX-512), which in the filters-by-pixels GEMM
+/// would leave a partial vector of columns on one thread, and its filters
+/// are; and its depth is at least kPixelRowsDepth
 /// times its pixels, so that the partial vectors' multiply-adds (filters x
 /// depth) outweigh the transpose of the product back to NCHW (filters x
 /// pixels). Measured on 2 cores: a ResNet's 3 x 3 convolutions at 7 x 7
 /// and 14 x 14 took 0.81-0.89x the time, MobileNetV2's pointwise ones at
-/// 14 x 14 (depth 64 and 384 for 196 pixels) 1.2x.
-bool prefersPixelRows(mlir::linalg::Conv2DNchwFchwOp conv);
+/// 14 x 14 (depth 64 and 384 for 196 pixels) 1.2x. A convolution that is
+/// one image of a symbolic batch or one group of a grouped one (its result
+/// a slice, not a fill) keeps the filters as rows.
+bool prefersPixelRows(mlir::linalg::Conv2DNchwFchwOp conv, int64_t lanes);
 
 /// `conv` (its result a fill) as the GEMM [N, P, F] of `lhs`, its patches
 /// or its image, read through `lhsMap` by the loops [n, p, k, f] (as [N, K,

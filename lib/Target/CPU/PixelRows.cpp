@@ -3,7 +3,8 @@
 //
 // A convolution as a GEMM whose rows are the output pixels and whose
 // columns are the filters ([N, P, F] = patches times the filters
-// transposed, a constant packed at compile time), transposed back to NCHW
+// transposed, packed at compile time when they are a constant), transposed
+// back to NCHW
 // afterwards. The register tiles take any number of rows (dynamic ones
 // too, a partial tile of rows is still whole vectors of filters), so this
 // serves images of symbolic size and images whose pixels would leave a
@@ -136,7 +137,8 @@ linalg::GenericOp tessera::cpu::pixelRowsGemm(RewriterBase &rewriter,
   return gemm;
 }
 
-bool tessera::cpu::prefersPixelRows(linalg::Conv2DNchwFchwOp conv) {
+bool tessera::cpu::prefersPixelRows(linalg::Conv2DNchwFchwOp conv,
+                                    int64_t lanes) {
   auto filterType = cast<RankedTensorType>(conv.getInputs()[1].getType());
   auto initType = cast<RankedTensorType>(conv.getOutputs()[0].getType());
   Type element = initType.getElementType();
@@ -147,8 +149,7 @@ bool tessera::cpu::prefersPixelRows(linalg::Conv2DNchwFchwOp conv) {
     return false;
   int64_t pixels = initType.getDimSize(2) * initType.getDimSize(3);
   int64_t depth = filterType.getNumElements() / filterType.getDimSize(0);
-  return pixels % kPixelVector != 0 &&
-         filterType.getDimSize(0) % kPixelVector == 0 &&
+  return pixels % lanes != 0 && filterType.getDimSize(0) % lanes == 0 &&
          depth >= kPixelRowsDepth * pixels;
 }
 

@@ -463,7 +463,7 @@ private:
     MLIRContext *ctx = &getContext();
     IRRewriter rewriter(ctx);
     tessera::cpu::convolutionsToGemms(rewriter, func, registers.columns,
-                                      reportGeneric);
+                                      registers.lanes, reportGeneric);
     SmallVector<linalg::GenericOp> targets;
     func.walk([&](linalg::GenericOp op) {
       if (isContraction(op))

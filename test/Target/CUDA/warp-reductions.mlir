@@ -387,3 +387,39 @@ func.func @product_kept(%a: memref<64x64xf32>, %sq: memref<64x64xf32>, %out: mem
   }
   return
 }
+
+// -----
+
+// A contraction with two reduction loops apart (k before the column loop,
+// l after it) whose body reads the index of one: its loops run nested in
+// the op's order (k outer, l inner) from the element's value, the index
+// read as l's induction variable.
+// CHECK-LABEL: func @two_reduction_loops
+// CHECK: gpu.launch
+// CHECK: memref.load %arg1[
+// CHECK: scf.for %[[K:[a-z0-9_]+]] = {{.*}} iter_args
+// CHECK: scf.for %[[L:[a-z0-9_]+]] = {{.*}} iter_args
+// CHECK: memref.load %arg0[%{{.*}}, %[[K]], %[[L]]]
+// CHECK: arith.index_cast %[[L]]
+// CHECK: scf.yield
+// CHECK: scf.yield
+// CHECK: memref.store %{{.*}}, %arg1[
+// CHECK: tessera.cuda.kernel = "warp_reduction_partials"
+// CHECK-NOT: linalg.generic
+func.func @two_reduction_loops(%x: memref<?x8x4xf32>, %o: memref<?x16xf32>, %m: memref<f32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, k, j, l) -> (i, k, l)>, affine_map<(i, k, j, l) -> (i, j)>], iterator_types = ["parallel", "reduction", "parallel", "reduction"]} ins(%x : memref<?x8x4xf32>) outs(%o : memref<?x16xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %l = linalg.index 3 : index
+    %li = arith.index_cast %l : index to i32
+    %lf = arith.sitofp %li : i32 to f32
+    %0 = arith.mulf %in, %lf : f32
+    %1 = arith.addf %acc, %0 : f32
+    linalg.yield %1 : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(a, b) -> (a, b)>, affine_map<(a, b) -> ()>], iterator_types = ["reduction", "reduction"]} ins(%o : memref<?x16xf32>) outs(%m : memref<f32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.addf %out, %in : f32
+    linalg.yield %r : f32
+  }
+  return
+}
