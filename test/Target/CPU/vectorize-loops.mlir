@@ -220,6 +220,32 @@ func.func @dynamic_rows(%x: tensor<?x?x64xf32>, %y: tensor<?x?x768xf32>, %init: 
 
 // -----
 
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#gate = affine_map<(d0, d1, d2, d3) -> (d0, d1, 0, 0)>
+
+// A dynamic batch with a broadcast operand (a squeeze-and-excitation gate
+// [N, C, 1, 1] read by (n, c, 0, 0)): the same, the gate read once per
+// row and broadcast.
+// CHECK-LABEL: func @dynamic_broadcast
+// CHECK: scf.forall (%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) = (0, 0, 0, 0) to (%{{.*}}, 24, 6, 80) step (1, 1, 1, 16)
+// CHECK: vector.transfer_read {{.*}} : tensor<1x1x1x16xf32>, vector<16xf32>
+// CHECK: vector.broadcast {{.*}} : vector<f32> to vector<16xf32>
+// CHECK: arith.mulf {{.*}} : vector<16xf32>
+// CHECK-NOT: linalg.generic
+func.func @dynamic_broadcast(%x: tensor<?x24x6x80xf32>, %g: tensor<?x24x1x1xf32>) -> tensor<?x24x6x80xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?x24x6x80xf32>
+  %e = tensor.empty(%n) : tensor<?x24x6x80xf32>
+  %0 = linalg.generic {indexing_maps = [#id4, #gate, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x, %g : tensor<?x24x6x80xf32>, tensor<?x24x1x1xf32>) outs(%e : tensor<?x24x6x80xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %r = arith.mulf %a, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<?x24x6x80xf32>
+  return %0 : tensor<?x24x6x80xf32>
+}
+
+// -----
+
 #id = affine_map<(d0, d1) -> (d0, d1)>
 
 // Must not fire: a dynamic loop nest whose body reads its indices
