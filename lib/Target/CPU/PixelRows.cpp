@@ -63,8 +63,6 @@ linalg::GenericOp tessera::cpu::pixelRowsGemm(RewriterBase &rewriter,
   int64_t filters = filterType.getDimSize(0);
   int64_t depth = filterType.getNumElements() / filters;
   OpFoldResult batch = tensor::getMixedSize(rewriter, loc, init, 0);
-  OpFoldResult outH = tensor::getMixedSize(rewriter, loc, init, 2);
-  OpFoldResult outW = tensor::getMixedSize(rewriter, loc, init, 3);
   // The pixels are the dim of `lhs` that the GEMM's loop p (d1) reads.
   AffineExpr p = getAffineDimExpr(1, ctx);
   OpFoldResult pixels = tensor::getMixedSize(rewriter, loc, lhs,
@@ -128,7 +126,9 @@ linalg::GenericOp tessera::cpu::pixelRowsGemm(RewriterBase &rewriter,
   } else {
     SmallVector<Value> dims;
     for (OpFoldResult size :
-         {batch, OpFoldResult(rewriter.getIndexAttr(filters)), outH, outW})
+         {batch, OpFoldResult(rewriter.getIndexAttr(filters)),
+          tensor::getMixedSize(rewriter, loc, init, 2),
+          tensor::getMixedSize(rewriter, loc, init, 3)})
       dims.push_back(getValueOrCreateConstantIndexOp(rewriter, loc, size));
     Value shape = tensor::FromElementsOp::create(rewriter, loc, dims);
     result = tensor::ReshapeOp::create(rewriter, loc, initType, nchw, shape);

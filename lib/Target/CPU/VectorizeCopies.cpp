@@ -164,8 +164,8 @@ bool isBlockTranspose(linalg::LinalgOp op) {
   // convolution's product with its pixels as rows, [1, 196, 384] back to
   // [1, 384, 196], took a quarter of a 64-to-384 pointwise convolution's
   // time one lane at a time on one thread).
-  int64_t a = op.getStaticLoopRanges()[loops - 1];
-  int64_t b = op.getStaticLoopRanges()[blockRowLoop(op)];
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  int64_t a = ranges[loops - 1], b = ranges[blockRowLoop(op)];
   return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) ||
          (a >= kLanes && b >= kLanes);
 }

@@ -418,15 +418,21 @@ private:
       loops[cast<AffineDimExpr>(written.getResult(i)).getPosition()] = at[i];
     if (producer.getNumReductionLoops() == 0)
       return store(bodyAt(loops, Value()), at);
-    // One scf.for per reduction loop, innermost last, carrying the value.
+    // One scf.for per reduction loop, innermost last, carrying the value;
+    // their sizes read before the nest.
+    SmallVector<unsigned> reductions;
+    SmallVector<Value> extents;
+    for (unsigned d = 0; d < loops.size(); ++d)
+      if (!loops[d]) {
+        reductions.push_back(d);
+        extents.push_back(loopSizeOf(producer, d));
+      }
     Value value = memref::LoadOp::create(b, loc, init->get(), at);
     OpBuilder::InsertionGuard guard(b);
     SmallVector<scf::ForOp> nest;
-    for (unsigned d = 0; d < loops.size(); ++d) {
-      if (loops[d])
-        continue;
-      auto loop = scf::ForOp::create(b, loc, cst(0), loopSizeOf(producer, d),
-                                     cst(1), ValueRange{value});
+    for (auto [d, extent] : llvm::zip_equal(reductions, extents)) {
+      auto loop =
+          scf::ForOp::create(b, loc, cst(0), extent, cst(1), ValueRange{value});
       if (!nest.empty())
         scf::YieldOp::create(b, loc, loop.getResult(0));
       nest.push_back(loop);

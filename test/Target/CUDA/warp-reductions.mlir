@@ -296,8 +296,8 @@ func.func @producer_kept_too(%x: memref<?x64xf32>, %y: memref<?x64xf32>, %m: mem
 // CHECK: linalg.fill ins(%{{.*}} : f32) outs(%arg2 : memref<?x4x?x16xf32>)
 // CHECK-NOT: linalg.generic
 // CHECK: gpu.launch
-// CHECK: %[[START:.*]] = memref.load %arg2[
 // CHECK: %[[KEYS:.*]] = memref.dim %arg0, %{{.*}} : memref<?x4x?x?xf32>
+// CHECK: %[[START:.*]] = memref.load %arg2[
 // CHECK: scf.for %[[J:.*]] = %{{.*}} to %[[KEYS]] step %{{.*}} iter_args(%[[SUM:.*]] = %[[START]]) -> (f32)
 // CHECK: memref.load %arg0[{{.*}}, %[[J]]]
 // CHECK: memref.load %arg1[{{.*}}, %[[J]], {{.*}}]
