@@ -42,7 +42,13 @@ def ConvertTesseraToLinalgPass
     Option<"attentionKeyBlock", "attention-key-block", "int64_t",
            /*default=*/"128",
            "Keys per block of the tiled attention with a static sequence "
-           "(half of it where only that divides the sequence)">
+           "(half of it where only that divides the sequence)">,
+    Option<"stridedWindows", "strided-windows", "bool", /*default=*/"false",
+           "Depthwise convolutions and max pools with a stride along the "
+           "rows read each tap's row at the stride, for a backend that "
+           "reads every stride-th element in vector steps (false: every "
+           "column computed at stride 1, with contiguous reads, and every "
+           "stride-th one taken afterwards)">
   ];
   let dependentDialects = [
     "::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect",

@@ -192,20 +192,24 @@ struct MatmulLowering : OpRewritePattern<ts::MatmulOp> {
 /// elementwise op over the output whose operands are, per tap, the input
 /// shifted by the tap (a strided slice, a view) and the tap's weight per
 /// channel. It vectorizes along the output's rows like any elementwise op,
-/// with no loop over the window and each output written once. A stride
-/// along the rows would make every tap's read a gather (one scalar load per
-/// lane): the columns are computed at stride 1, with contiguous reads, and
-/// every `stride`-th one taken afterwards (sw times the multiply-adds,
-/// one strided read per output instead of one per tap).
+/// with no loop over the window and each output written once. With
+/// `stridedWindows` (a target that reads every stride-th element of a row
+/// in vector steps), the taps read the rows at the stride. Otherwise a
+/// stride along the rows would make every tap's read a gather (one scalar
+/// load per lane): the columns are computed at stride 1, with contiguous
+/// reads, and every `stride`-th one taken afterwards (sw times the
+/// multiply-adds, one strided read per output instead of one per tap).
 Value depthwiseConvolution(OpBuilder &b, Location loc, Value input,
                            Value filter, RankedTensorType resultType,
                            ArrayRef<int64_t> strides,
                            ArrayRef<int64_t> dilations,
-                           ArrayRef<OpFoldResult> outSizes) {
+                           ArrayRef<OpFoldResult> outSizes,
+                           bool stridedWindows) {
   RankedTensorType finalType = resultType;
+  bool subsample = strides[1] != 1 && !stridedWindows;
   // The output's sizes, the columns at stride 1: (out - 1) * stride + 1.
   SmallVector<OpFoldResult> sizes(outSizes);
-  if (strides[1] != 1) {
+  if (subsample) {
     SmallVector<int64_t> shape(resultType.getShape());
     sizes[3] = strideOneColumns(b, loc, outSizes[3], strides[1]);
     if (!resultType.isDynamicDim(3))
@@ -226,7 +230,7 @@ Value depthwiseConvolution(OpBuilder &b, Location loc, Value input,
       SmallVector<ReassociationIndices>{{0, 1}, {2, 3}});
   SmallVector<OpFoldResult> sliceStrides = {
       b.getIndexAttr(1), b.getIndexAttr(1), b.getIndexAttr(strides[0]),
-      b.getIndexAttr(1)};
+      b.getIndexAttr(subsample ? 1 : strides[1])};
   auto tapType = RankedTensorType::get({channels}, elementType);
   SmallVector<Value> shifted, taps;
   for (int64_t i = 0; i < kh; ++i)
@@ -274,7 +278,7 @@ Value depthwiseConvolution(OpBuilder &b, Location loc, Value input,
           sum = multiplyAdd(sum, args[t], args[count + t]);
         linalg::YieldOp::create(nb, nloc, sum);
       });
-  if (strides[1] == 1)
+  if (!subsample)
     return generic.getResult(0);
   SmallVector<OpFoldResult> offsets(4, b.getIndexAttr(0));
   SmallVector<OpFoldResult> every = {b.getIndexAttr(1), b.getIndexAttr(1),
@@ -289,7 +293,8 @@ Value depthwiseConvolution(OpBuilder &b, Location loc, Value input,
 /// depthwiseConvolution; with other groups, linalg.conv_2d_ngchw_gfchw on
 /// the channels split into groups), then the bias.
 struct Conv2dLowering : OpRewritePattern<ts::Conv2dOp> {
-  using OpRewritePattern::OpRewritePattern;
+  Conv2dLowering(MLIRContext *context, bool stridedWindows)
+      : OpRewritePattern(context), stridedWindows(stridedWindows) {}
 
   LogicalResult matchAndRewrite(ts::Conv2dOp op,
                                 PatternRewriter &rewriter) const override {
@@ -392,9 +397,9 @@ struct Conv2dLowering : OpRewritePattern<ts::Conv2dOp> {
               return castScalar(b, nloc, args[0], elementType);
             });
       };
-      conv = depthwiseConvolution(rewriter, loc, widened(input),
-                                  widened(op.getFilter()), resultType,
-                                  op.getStrides(), op.getDilations(), outSizes);
+      conv = depthwiseConvolution(
+          rewriter, loc, widened(input), widened(op.getFilter()), resultType,
+          op.getStrides(), op.getDilations(), outSizes, stridedWindows);
     } else {
       // N x C x H x W -> N x G x C/G x H x W; F x C/G x KH x KW ->
       // G x F/G x C/G x KH x KW; the result's G x F/G fold back into F.
@@ -449,6 +454,8 @@ struct Conv2dLowering : OpRewritePattern<ts::Conv2dOp> {
     rewriter.replaceOp(op, conv);
     return success();
   }
+
+  bool stridedWindows;
 };
 
 /// attention as tessera ops (lowered in turn): scores = scale * q @ k^T
@@ -527,10 +534,11 @@ struct AttentionLowering : OpRewritePattern<ts::AttentionOp> {
 
 } // namespace
 
-void populateContractionPatterns(RewritePatternSet &patterns,
-                                 bool fp8Operands) {
+void populateContractionPatterns(RewritePatternSet &patterns, bool fp8Operands,
+                                 bool stridedWindows) {
   patterns.add<MatmulLowering>(patterns.getContext(), fp8Operands);
-  patterns.add<Conv2dLowering, AttentionLowering>(patterns.getContext());
+  patterns.add<Conv2dLowering>(patterns.getContext(), stridedWindows);
+  patterns.add<AttentionLowering>(patterns.getContext());
 }
 
 } // namespace tessera::to_linalg

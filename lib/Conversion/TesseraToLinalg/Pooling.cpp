@@ -82,12 +82,14 @@ constexpr int64_t kMaxPoolTaps = 49;
 /// are the input shifted by each tap (strided views), as a depthwise
 /// convolution is built: it vectorizes along the output's rows with no
 /// loop over the window (the generic over the window stayed scalar, each
-/// maximum with its NaN check: 6% of ResNet-18's run). A stride along the
-/// rows would make every tap's read a gather, so the columns are computed
-/// at stride 1 and every `stride`-th taken afterwards. Null for another
-/// pool. `dynamicSizes` are the result's dynamic sizes.
+/// maximum with its NaN check: 6% of ResNet-18's run). With
+/// `stridedWindows` the taps read the rows at the stride; otherwise a
+/// stride along the rows would make every tap's read a gather, so the
+/// columns are computed at stride 1 and every `stride`-th taken afterwards
+/// (see depthwiseConvolution). Null for another pool. `dynamicSizes` are
+/// the result's dynamic sizes.
 Value maxOverTaps(OpBuilder &b, Location loc, ts::MaxPoolOp op, Value padded,
-                  ValueRange dynamicSizes) {
+                  ValueRange dynamicSizes, bool stridedWindows) {
   RankedTensorType resultType = op.getType();
   Type element = resultType.getElementType();
   ArrayRef<int64_t> kernel = op.getKernelShape(), strides = op.getStrides(),
@@ -104,7 +106,8 @@ Value maxOverTaps(OpBuilder &b, Location loc, ts::MaxPoolOp op, Value padded,
                         : b.getIndexAttr(resultType.getDimSize(d)));
   OpFoldResult columns = sizes[3];
   SmallVector<int64_t> wideShape(resultType.getShape());
-  if (strides[1] != 1) {
+  bool subsample = strides[1] != 1 && !stridedWindows;
+  if (subsample) {
     sizes[3] = strideOneColumns(b, loc, columns, strides[1]);
     if (!resultType.isDynamicDim(3))
       wideShape[3] = *getConstantIntValue(sizes[3]);
@@ -112,7 +115,7 @@ Value maxOverTaps(OpBuilder &b, Location loc, ts::MaxPoolOp op, Value padded,
   auto wideType = RankedTensorType::get(wideShape, element);
   SmallVector<OpFoldResult> sliceStrides = {
       b.getIndexAttr(1), b.getIndexAttr(1), b.getIndexAttr(strides[0]),
-      b.getIndexAttr(1)};
+      b.getIndexAttr(subsample ? 1 : strides[1])};
   SmallVector<Value> shifted;
   for (int64_t i = 0; i < kernel[0]; ++i)
     for (int64_t j = 0; j < kernel[1]; ++j)
@@ -137,7 +140,7 @@ Value maxOverTaps(OpBuilder &b, Location loc, ts::MaxPoolOp op, Value padded,
           result = arith::MaximumFOp::create(nb, nloc, result, tap);
         linalg::YieldOp::create(nb, nloc, result);
       });
-  if (strides[1] == 1)
+  if (!subsample)
     return generic.getResult(0);
   sizes[3] = columns;
   SmallVector<OpFoldResult> every = {b.getIndexAttr(1), b.getIndexAttr(1),
@@ -160,7 +163,8 @@ Value maxOverTaps(OpBuilder &b, Location loc, ts::MaxPoolOp op, Value padded,
 /// computed here from the static spatial dims.
 template <typename OpTy>
 struct PoolLowering : OpRewritePattern<OpTy> {
-  using OpRewritePattern<OpTy>::OpRewritePattern;
+  PoolLowering(MLIRContext *context, bool stridedWindows)
+      : OpRewritePattern<OpTy>(context), stridedWindows(stridedWindows) {}
 
   LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
@@ -246,7 +250,8 @@ struct PoolLowering : OpRewritePattern<OpTy> {
                                    op.getCeilMode()));
     }
     if constexpr (isMax) {
-      if (Value taps = maxOverTaps(rewriter, loc, op, input, dynamicSizes)) {
+      if (Value taps = maxOverTaps(rewriter, loc, op, input, dynamicSizes,
+                                   stridedWindows)) {
         rewriter.replaceOp(op, taps);
         return success();
       }
@@ -322,13 +327,15 @@ struct PoolLowering : OpRewritePattern<OpTy> {
     rewriter.replaceOp(op, pooled);
     return success();
   }
+
+  bool stridedWindows;
 };
 
 } // namespace
 
-void populatePoolingPatterns(RewritePatternSet &patterns) {
+void populatePoolingPatterns(RewritePatternSet &patterns, bool stridedWindows) {
   patterns.add<PoolLowering<ts::MaxPoolOp>, PoolLowering<ts::AvgPoolOp>>(
-      patterns.getContext());
+      patterns.getContext(), stridedWindows);
 }
 
 } // namespace tessera::to_linalg

@@ -1,4 +1,5 @@
 // RUN: tessera-opt %s --split-input-file --convert-tessera-to-linalg | FileCheck %s
+// RUN: tessera-opt %s --split-input-file --convert-tessera-to-linalg="strided-windows=true" | FileCheck %s --check-prefix=STRIDED
 
 // A batched matmul with broadcast batch dims and a transposed rhs: the rhs
 // is transposed first (a linalg.transpose), then one contraction generic
@@ -152,6 +153,15 @@ func.func @depthwise_conv(%x: tensor<?x4x10x9xf32>, %w: tensor<4x1x3x2xf32>) -> 
 // CHECK: %[[FULL:.*]] = linalg.generic
 // CHECK: } -> tensor<1x2x4x7xf32>
 // CHECK: tensor.extract_slice %[[FULL]][0, 0, 0, 0] [1, 2, 4, 4] [1, 1, 1, 2] : tensor<1x2x4x7xf32> to tensor<1x2x4x4xf32>
+// With strided windows, each tap reads its row at the stride: 4 columns
+// computed for 4 outputs, nothing taken afterwards.
+// STRIDED-LABEL: func @depthwise_row_stride
+// STRIDED: tensor.extract_slice %arg0[0, 0, 0, 0] [1, 2, 4, 4] [1, 1, 1, 2] : tensor<1x2x6x9xf32> to tensor<1x2x4x4xf32>
+// STRIDED: tensor.extract_slice %arg0[0, 0, 2, 2] [1, 2, 4, 4] [1, 1, 1, 2] : tensor<1x2x6x9xf32> to tensor<1x2x4x4xf32>
+// STRIDED: %[[OUT:.*]] = linalg.generic
+// STRIDED: } -> tensor<1x2x4x4xf32>
+// STRIDED-NOT: tensor.extract_slice
+// STRIDED: return %[[OUT]]
 func.func @depthwise_row_stride(%x: tensor<1x2x6x9xf32>, %w: tensor<2x1x3x3xf32>) -> tensor<1x2x4x4xf32> {
   %0 = tessera.conv2d %x, %w {group = 2, strides = array<i64: 1, 2>} : tensor<1x2x6x9xf32>, tensor<2x1x3x3xf32> -> tensor<1x2x4x4xf32>
   return %0 : tensor<1x2x4x4xf32>
