@@ -1003,15 +1003,17 @@ func.func @pointwise(%x: tensor<1x8x6x8xf32>, %w: tensor<16x8x1x1xf32>) -> (tens
 
 // -----
 
-// A grouped convolution (2 groups) is a loop over the groups, each an
-// ungrouped convolution of its group's channels and filters as im2col and
-// a GEMM; a dilated one stays as it is.
+// A grouped convolution (2 groups) is a parallel loop over the groups,
+// each an ungrouped convolution of its group's channels and filters as
+// im2col and a GEMM (whose own loops then run on the group's thread); a
+// dilated one stays as it is.
 // CHECK-LABEL: func @grouped
-// CHECK: scf.for %[[G:.*]] = %c0 to %c2 step %c1 iter_args(%[[ACC:.*]] = %{{.*}}) -> (tensor<1x2x3x4x4xf32>)
+// CHECK: scf.forall (%[[G:.*]]) in (2) shared_outs(%[[ACC:.*]] = %arg2) -> (tensor<1x2x3x4x4xf32>)
 // CHECK-DAG: tensor.extract_slice %arg0[0, %[[G]], 0, 0, 0] [1, 1, 2, 6, 6] [1, 1, 1, 1, 1] : tensor<1x2x2x6x6xf32> to tensor<1x2x6x6xf32>
 // CHECK-DAG: tensor.extract_slice %arg1[%[[G]], 0, 0, 0, 0] [1, 3, 2, 3, 3] [1, 1, 1, 1, 1] : tensor<2x3x2x3x3xf32> to tensor<3x2x3x3xf32>
+// CHECK-DAG: tensor.extract_slice %[[ACC]][0, %[[G]], 0, 0, 0] [1, 1, 3, 4, 4] [1, 1, 1, 1, 1] : tensor<1x2x3x4x4xf32> to tensor<1x3x4x4xf32>
 // CHECK: vector.contract
-// CHECK: tensor.insert_slice %{{.*}} into %[[ACC]][0, %[[G]], 0, 0, 0] [1, 1, 3, 4, 4]
+// CHECK: tensor.parallel_insert_slice %{{.*}} into %[[ACC]][0, %[[G]], 0, 0, 0] [1, 1, 3, 4, 4]
 // CHECK: linalg.conv_2d_ngchw_gfchw {dilations = dense<2> : tensor<2xi64>
 func.func @grouped(%x: tensor<1x2x2x6x6xf32>, %w: tensor<2x3x2x3x3xf32>, %acc: tensor<1x2x3x4x4xf32>, %acc2: tensor<1x2x3x2x2xf32>) -> (tensor<1x2x3x4x4xf32>, tensor<1x2x3x2x2xf32>) {
   %0 = linalg.conv_2d_ngchw_gfchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x2x2x6x6xf32>, tensor<2x3x2x3x3xf32>) outs(%acc : tensor<1x2x3x4x4xf32>) -> tensor<1x2x3x4x4xf32>
