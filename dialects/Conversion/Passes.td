@@ -43,12 +43,13 @@ def ConvertTesseraToLinalgPass
            /*default=*/"128",
            "Keys per block of the tiled attention with a static sequence "
            "(half of it where only that divides the sequence)">,
-    Option<"stridedWindows", "strided-windows", "bool", /*default=*/"false",
-           "Depthwise convolutions and max pools with a stride along the "
-           "rows read each tap's row at the stride, for a backend that "
-           "reads every stride-th element in vector steps (false: every "
-           "column computed at stride 1, with contiguous reads, and every "
-           "stride-th one taken afterwards)">
+    Option<"maxWindowStride", "max-window-stride", "int64_t",
+           /*default=*/"1",
+           "Depthwise convolutions and max pools whose stride along the rows "
+           "is at most this read each tap's row at the stride, for a "
+           "backend that reads every stride-th element in vector steps; a "
+           "wider stride computes every column at stride 1, with "
+           "contiguous reads, and takes every stride-th one afterwards">
   ];
   let dependentDialects = [
     "::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect",

@@ -456,18 +456,23 @@ def StridedReadsPass
     : Pass<"tessera-cpu-strided-reads", "::mlir::func::FuncOp"> {
   let summary = "Vector reads of lanes a few elements apart as contiguous reads and a shuffle";
   let description = [{
-    Runs after bufferization. A 1-D `vector.transfer_read` in bounds and
-    unmasked, along the last dim of a memref whose stride there is a
-    static 2 to 4 (every other column of a depthwise convolution computed
-    at stride 1, a stride-2 convolution's taps), lowers to one scalar load
-    and one insert per lane. This pass rewrites it into a read of the
-    contiguous span of `lanes * stride` elements from the first lane's
-    on, through a 1-D `memref.reinterpret_cast` of the view's base buffer
-    that ends at the view's last element and with a mask that keeps every
-    lane inside it, and a `vector.shuffle` that keeps every stride-th
-    lane. Left alone: reads along unit or dynamic strides, strides over 4
-    (each lane a load of its own is cheaper than reading the span), masked
-    or out-of-bounds reads, multi-dim vectors and transposed reads.
+    Runs after bufferization. A 1-D `vector.transfer_read` in bounds, of
+    32- or 64-bit elements, along the last dim of a memref whose stride
+    there is a static 2 to 4 (a depthwise convolution's or max pool's taps
+    read at stride 2, a stride-2 convolution's im2col taps), lowers to one
+    scalar load and one insert per lane. This pass rewrites it into a read
+    of `lanes * stride` contiguous elements from the first lane's on,
+    through a 1-D `memref.reinterpret_cast` of the view's base buffer
+    there, masked to the `(lanes - 1) * stride + 1` elements the lanes
+    span (no element past the last lane's is read), and a
+    `vector.shuffle` that keeps every stride-th lane. A read masked by a
+    `vector.create_mask` of its first m lanes reads the
+    `(min(m, lanes) - 1) * stride + 1` elements those span. Left alone:
+    reads along unit or dynamic strides, strides over 4 (each lane a load
+    of its own is cheaper than reading the span), narrower elements (a
+    masked load of them is a load per lane without AVX-512BW), other
+    masks, reads inside `vector.mask`, out-of-bounds reads, multi-dim
+    vectors and transposed reads.
   }];
   let dependentDialects = ["::mlir::affine::AffineDialect",
                            "::mlir::memref::MemRefDialect",

@@ -31,13 +31,13 @@ namespace tessera {
 /// `attentionBlocks` (queries, keys) for static sequences; otherwise to its
 /// products and softmax. With `fp8Operands`, a matmul's fp8 operands stay
 /// fp8 in its contraction (widened by arith.extf in the body) instead of
-/// being decoded to bf16 first. With `stridedWindows`, depthwise
-/// convolutions and max pools read their windows' rows at the stride
-/// instead of computing every column and subsampling.
+/// being decoded to bf16 first. Depthwise convolutions and max pools whose
+/// stride along the rows is at most `maxWindowStride` read their windows'
+/// rows at the stride; wider ones compute every column and subsample.
 void populateTesseraToLinalgConversionPatterns(
     mlir::RewritePatternSet &patterns, bool tiledAttention = true,
     std::pair<int64_t, int64_t> attentionBlocks = {64, 128},
-    bool fp8Operands = false, bool stridedWindows = false);
+    bool fp8Operands = false, int64_t maxWindowStride = 1);
 
 /// `value` (a scalar) converted to `to` as the lowering's casts convert it:
 /// float widening and narrowing by arith, and fp8 (E4M3FN, E5M2) from and to

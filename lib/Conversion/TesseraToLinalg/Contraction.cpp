@@ -192,22 +192,23 @@ struct MatmulLowering : OpRewritePattern<ts::MatmulOp> {
 /// elementwise op over the output whose operands are, per tap, the input
 /// shifted by the tap (a strided slice, a view) and the tap's weight per
 /// channel. It vectorizes along the output's rows like any elementwise op,
-/// with no loop over the window and each output written once. With
-/// `stridedWindows` (a target that reads every stride-th element of a row
-/// in vector steps), the taps read the rows at the stride. Otherwise a
-/// stride along the rows would make every tap's read a gather (one scalar
-/// load per lane): the columns are computed at stride 1, with contiguous
-/// reads, and every `stride`-th one taken afterwards (sw times the
-/// multiply-adds, one strided read per output instead of one per tap).
+/// with no loop over the window and each output written once. A stride
+/// along the rows of at most `maxWindowStride` (what the target reads in
+/// vector steps, every stride-th element) is read at the stride by each
+/// tap. A wider one would make every tap's read a gather (one scalar load
+/// per lane): the columns are computed at stride 1, with contiguous reads,
+/// and every `stride`-th one taken afterwards (sw times the multiply-adds,
+/// one strided read per output instead of one per tap).
 Value depthwiseConvolution(OpBuilder &b, Location loc, Value input,
                            Value filter, RankedTensorType resultType,
                            ArrayRef<int64_t> strides,
                            ArrayRef<int64_t> dilations,
                            ArrayRef<OpFoldResult> outSizes,
-                           bool stridedWindows) {
+                           int64_t maxWindowStride) {
   RankedTensorType finalType = resultType;
-  bool subsample = strides[1] != 1 && !stridedWindows;
-  // The output's sizes, the columns at stride 1: (out - 1) * stride + 1.
+  bool subsample = strides[1] > maxWindowStride;
+  // The output's sizes; when subsampling, the columns at stride 1:
+  // (out - 1) * stride + 1.
   SmallVector<OpFoldResult> sizes(outSizes);
   if (subsample) {
     SmallVector<int64_t> shape(resultType.getShape());
@@ -293,8 +294,8 @@ Value depthwiseConvolution(OpBuilder &b, Location loc, Value input,
 /// depthwiseConvolution; with other groups, linalg.conv_2d_ngchw_gfchw on
 /// the channels split into groups), then the bias.
 struct Conv2dLowering : OpRewritePattern<ts::Conv2dOp> {
-  Conv2dLowering(MLIRContext *context, bool stridedWindows)
-      : OpRewritePattern(context), stridedWindows(stridedWindows) {}
+  Conv2dLowering(MLIRContext *context, int64_t maxWindowStride)
+      : OpRewritePattern(context), maxWindowStride(maxWindowStride) {}
 
   LogicalResult matchAndRewrite(ts::Conv2dOp op,
                                 PatternRewriter &rewriter) const override {
@@ -399,7 +400,7 @@ struct Conv2dLowering : OpRewritePattern<ts::Conv2dOp> {
       };
       conv = depthwiseConvolution(
           rewriter, loc, widened(input), widened(op.getFilter()), resultType,
-          op.getStrides(), op.getDilations(), outSizes, stridedWindows);
+          op.getStrides(), op.getDilations(), outSizes, maxWindowStride);
     } else {
       // N x C x H x W -> N x G x C/G x H x W; F x C/G x KH x KW ->
       // G x F/G x C/G x KH x KW; the result's G x F/G fold back into F.
@@ -455,7 +456,7 @@ struct Conv2dLowering : OpRewritePattern<ts::Conv2dOp> {
     return success();
   }
 
-  bool stridedWindows;
+  int64_t maxWindowStride;
 };
 
 /// attention as tessera ops (lowered in turn): scores = scale * q @ k^T
@@ -535,9 +536,9 @@ struct AttentionLowering : OpRewritePattern<ts::AttentionOp> {
 } // namespace
 
 void populateContractionPatterns(RewritePatternSet &patterns, bool fp8Operands,
-                                 bool stridedWindows) {
+                                 int64_t maxWindowStride) {
   patterns.add<MatmulLowering>(patterns.getContext(), fp8Operands);
-  patterns.add<Conv2dLowering>(patterns.getContext(), stridedWindows);
+  patterns.add<Conv2dLowering>(patterns.getContext(), maxWindowStride);
   patterns.add<AttentionLowering>(patterns.getContext());
 }
 

@@ -82,14 +82,14 @@ constexpr int64_t kMaxPoolTaps = 49;
 /// are the input shifted by each tap (strided views), as a depthwise
 /// convolution is built: it vectorizes along the output's rows with no
 /// loop over the window (the generic over the window stayed scalar, each
-/// maximum with its NaN check: 6% of ResNet-18's run). With
-/// `stridedWindows` the taps read the rows at the stride; otherwise a
-/// stride along the rows would make every tap's read a gather, so the
-/// columns are computed at stride 1 and every `stride`-th taken afterwards
-/// (see depthwiseConvolution). Null for another pool. `dynamicSizes` are
+/// maximum with its NaN check: 6% of ResNet-18's run). A stride along the
+/// rows of at most `maxWindowStride` is read at the stride by each tap; a
+/// wider one would make every tap's read a gather, so the columns are
+/// computed at stride 1 and every `stride`-th taken afterwards (see
+/// depthwiseConvolution). Null for another pool. `dynamicSizes` are
 /// the result's dynamic sizes.
 Value maxOverTaps(OpBuilder &b, Location loc, ts::MaxPoolOp op, Value padded,
-                  ValueRange dynamicSizes, bool stridedWindows) {
+                  ValueRange dynamicSizes, int64_t maxWindowStride) {
   RankedTensorType resultType = op.getType();
   Type element = resultType.getElementType();
   ArrayRef<int64_t> kernel = op.getKernelShape(), strides = op.getStrides(),
@@ -106,7 +106,7 @@ Value maxOverTaps(OpBuilder &b, Location loc, ts::MaxPoolOp op, Value padded,
                         : b.getIndexAttr(resultType.getDimSize(d)));
   OpFoldResult columns = sizes[3];
   SmallVector<int64_t> wideShape(resultType.getShape());
-  bool subsample = strides[1] != 1 && !stridedWindows;
+  bool subsample = strides[1] > maxWindowStride;
   if (subsample) {
     sizes[3] = strideOneColumns(b, loc, columns, strides[1]);
     if (!resultType.isDynamicDim(3))
@@ -163,8 +163,8 @@ Value maxOverTaps(OpBuilder &b, Location loc, ts::MaxPoolOp op, Value padded,
 /// computed here from the static spatial dims.
 template <typename OpTy>
 struct PoolLowering : OpRewritePattern<OpTy> {
-  PoolLowering(MLIRContext *context, bool stridedWindows)
-      : OpRewritePattern<OpTy>(context), stridedWindows(stridedWindows) {}
+  PoolLowering(MLIRContext *context, int64_t maxWindowStride)
+      : OpRewritePattern<OpTy>(context), maxWindowStride(maxWindowStride) {}
 
   LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
@@ -251,7 +251,7 @@ struct PoolLowering : OpRewritePattern<OpTy> {
     }
     if constexpr (isMax) {
       if (Value taps = maxOverTaps(rewriter, loc, op, input, dynamicSizes,
-                                   stridedWindows)) {
+                                   maxWindowStride)) {
         rewriter.replaceOp(op, taps);
         return success();
       }
@@ -328,14 +328,15 @@ struct PoolLowering : OpRewritePattern<OpTy> {
     return success();
   }
 
-  bool stridedWindows;
+  int64_t maxWindowStride;
 };
 
 } // namespace
 
-void populatePoolingPatterns(RewritePatternSet &patterns, bool stridedWindows) {
+void populatePoolingPatterns(RewritePatternSet &patterns,
+                             int64_t maxWindowStride) {
   patterns.add<PoolLowering<ts::MaxPoolOp>, PoolLowering<ts::AvgPoolOp>>(
-      patterns.getContext(), stridedWindows);
+      patterns.getContext(), maxWindowStride);
 }
 
 } // namespace tessera::to_linalg

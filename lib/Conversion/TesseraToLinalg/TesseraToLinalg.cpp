@@ -16,15 +16,15 @@ using namespace mlir;
 void ::tessera::populateTesseraToLinalgConversionPatterns(
     RewritePatternSet &patterns, bool tiledAttention,
     std::pair<int64_t, int64_t> attentionBlocks, bool fp8Operands,
-    bool stridedWindows) {
+    int64_t maxWindowStride) {
   ::tessera::to_linalg::populateElementwisePatterns(patterns);
   ::tessera::to_linalg::populateContractionPatterns(patterns, fp8Operands,
-                                                    stridedWindows);
+                                                    maxWindowStride);
   if (tiledAttention)
     ::tessera::to_linalg::populateAttentionPatterns(patterns, attentionBlocks);
   ::tessera::to_linalg::populateReductionPatterns(patterns);
   ::tessera::to_linalg::populateDataMovementPatterns(patterns);
-  ::tessera::to_linalg::populatePoolingPatterns(patterns, stridedWindows);
+  ::tessera::to_linalg::populatePoolingPatterns(patterns, maxWindowStride);
   ::tessera::to_linalg::populatePadPatterns(patterns);
   ::tessera::to_linalg::populateIndexingPatterns(patterns);
   ::tessera::to_linalg::populateResizePatterns(patterns);
@@ -159,7 +159,7 @@ struct ConvertTesseraToLinalgPass
     }
     ::tessera::populateTesseraToLinalgConversionPatterns(
         patterns, tiledAttention, {attentionQueryBlock, attentionKeyBlock},
-        fp8Operands, stridedWindows);
+        fp8Operands, maxWindowStride);
     FrozenRewritePatternSet frozen(std::move(patterns));
     // An op left over is reported at its (ONNX node) location, with why.
     if (failed(convertExplainingFailures(getOperation(), target, frozen)))

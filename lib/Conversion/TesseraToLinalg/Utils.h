@@ -88,13 +88,14 @@ OpFoldResult strideOneColumns(OpBuilder &b, Location loc, OpFoldResult columns,
 // Pattern registration, one function per op family.
 void populateElementwisePatterns(RewritePatternSet &patterns);
 void populateContractionPatterns(RewritePatternSet &patterns, bool fp8Operands,
-                                 bool stridedWindows);
+                                 int64_t maxWindowStride);
 /// `blocks`: the preferred (queries, keys) per block for static sequences.
 void populateAttentionPatterns(RewritePatternSet &patterns,
                                std::pair<int64_t, int64_t> blocks);
 void populateReductionPatterns(RewritePatternSet &patterns);
 void populateDataMovementPatterns(RewritePatternSet &patterns);
-void populatePoolingPatterns(RewritePatternSet &patterns, bool stridedWindows);
+void populatePoolingPatterns(RewritePatternSet &patterns,
+                             int64_t maxWindowStride);
 void populatePadPatterns(RewritePatternSet &patterns);
 void populateIndexingPatterns(RewritePatternSet &patterns);
 void populateResizePatterns(RewritePatternSet &patterns);

@@ -1,5 +1,5 @@
 // RUN: tessera-opt %s --split-input-file --convert-tessera-to-linalg | FileCheck %s
-// RUN: tessera-opt %s --split-input-file --convert-tessera-to-linalg="strided-windows=true" | FileCheck %s --check-prefix=STRIDED
+// RUN: tessera-opt %s --split-input-file --convert-tessera-to-linalg="max-window-stride=4" | FileCheck %s --check-prefix=STRIDED
 
 // A batched matmul with broadcast batch dims and a transposed rhs: the rhs
 // is transposed first (a linalg.transpose), then one contraction generic
@@ -153,7 +153,7 @@ func.func @depthwise_conv(%x: tensor<?x4x10x9xf32>, %w: tensor<4x1x3x2xf32>) -> 
 // CHECK: %[[FULL:.*]] = linalg.generic
 // CHECK: } -> tensor<1x2x4x7xf32>
 // CHECK: tensor.extract_slice %[[FULL]][0, 0, 0, 0] [1, 2, 4, 4] [1, 1, 1, 2] : tensor<1x2x4x7xf32> to tensor<1x2x4x4xf32>
-// With strided windows, each tap reads its row at the stride: 4 columns
+// With a stride of at most max-window-stride, each tap reads its row at the stride: 4 columns
 // computed for 4 outputs, nothing taken afterwards.
 // STRIDED-LABEL: func @depthwise_row_stride
 // STRIDED: tensor.extract_slice %arg0[0, 0, 0, 0] [1, 2, 4, 4] [1, 1, 1, 2] : tensor<1x2x6x9xf32> to tensor<1x2x4x4xf32>
@@ -164,6 +164,19 @@ func.func @depthwise_conv(%x: tensor<?x4x10x9xf32>, %w: tensor<4x1x3x2xf32>) -> 
 // STRIDED: return %[[OUT]]
 func.func @depthwise_row_stride(%x: tensor<1x2x6x9xf32>, %w: tensor<2x1x3x3xf32>) -> tensor<1x2x4x4xf32> {
   %0 = tessera.conv2d %x, %w {group = 2, strides = array<i64: 1, 2>} : tensor<1x2x6x9xf32>, tensor<2x1x3x3xf32> -> tensor<1x2x4x4xf32>
+  return %0 : tensor<1x2x4x4xf32>
+}
+
+// -----
+
+// A stride of 5 along the rows, wider than max-window-stride: the columns
+// are still computed at stride 1 (16 for 4 outputs) and every fifth taken.
+// STRIDED-LABEL: func @depthwise_wide_stride
+// STRIDED: tensor.extract_slice %arg0[0, 0, 0, 0] [1, 2, 4, 16] [1, 1, 1, 1]
+// STRIDED: %[[FULL:.*]] = linalg.generic
+// STRIDED: tensor.extract_slice %[[FULL]][0, 0, 0, 0] [1, 2, 4, 4] [1, 1, 1, 5] : tensor<1x2x4x16xf32> to tensor<1x2x4x4xf32>
+func.func @depthwise_wide_stride(%x: tensor<1x2x6x18xf32>, %w: tensor<2x1x3x3xf32>) -> tensor<1x2x4x4xf32> {
+  %0 = tessera.conv2d %x, %w {group = 2, strides = array<i64: 1, 5>} : tensor<1x2x6x18xf32>, tensor<2x1x3x3xf32> -> tensor<1x2x4x4xf32>
   return %0 : tensor<1x2x4x4xf32>
 }
 

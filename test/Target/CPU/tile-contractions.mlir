@@ -1023,6 +1023,21 @@ func.func @grouped(%x: tensor<1x2x2x6x6xf32>, %w: tensor<2x3x2x3x3xf32>, %acc: t
 
 // -----
 
+// Must not take the parallel loop: 2 groups whose GEMMs are large
+// (64 filters x 32 * 3 * 3 depth x 32 * 32 pixels each) stay a sequential
+// loop over the groups, each GEMM's own loops on the threads.
+// CHECK-LABEL: func @grouped_large
+// CHECK: scf.for %[[G:.*]] = %c0 to %c2 step %c1 iter_args(%[[ACC:.*]] = %arg2) -> (tensor<1x2x64x32x32xf32>)
+// CHECK: tensor.extract_slice %arg1[%[[G]], 0, 0, 0, 0] [1, 64, 32, 3, 3]
+// CHECK: scf.forall
+// CHECK: tensor.insert_slice %{{.*}} into %[[ACC]][0, %[[G]], 0, 0, 0] [1, 1, 64, 32, 32]
+func.func @grouped_large(%x: tensor<1x2x32x34x34xf32>, %w: tensor<2x64x32x3x3xf32>, %acc: tensor<1x2x64x32x32xf32>) -> tensor<1x2x64x32x32xf32> {
+  %0 = linalg.conv_2d_ngchw_gfchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x2x32x34x34xf32>, tensor<2x64x32x3x3xf32>) outs(%acc : tensor<1x2x64x32x32xf32>) -> tensor<1x2x64x32x32xf32>
+  return %0 : tensor<1x2x64x32x32xf32>
+}
+
+// -----
+
 // bf16 operands into an f32 accumulator (a matmul the precision passes
 // made narrow): the lhs is packed in bf16, the rhs read in bf16 where it
 // is (16 rows), and each product's

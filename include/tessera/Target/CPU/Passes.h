@@ -18,6 +18,11 @@
 
 namespace tessera::cpu {
 
+/// The widest stride along a row that tessera-cpu-strided-reads reads as
+/// contiguous vectors and a shuffle (each 16-lane load then keeps at least
+/// 4 lanes); wider ones stay a load per lane.
+inline constexpr int64_t kMaxReadStride = 4;
+
 #define GEN_PASS_DECL
 #include "tessera/Target/CPU/Passes.h.inc"
 
