@@ -290,6 +290,61 @@ func.func @ragged_epilogue(%x: tensor<13x64xf32>, %w: tensor<64x48xf32>, %bias: 
 
 // -----
 
+// A pointwise convolution's epilogue (a bias per filter and a residual
+// over [N, F, H, W]) reads the GEMM's product [N, F, H*W] through an
+// expand_shape: it runs on the product's dims instead (the residual
+// collapsed the same way), so that it splits with the product's 50 pixels
+// (48 and 2) and runs in the register tiles of each part; nothing reads
+// the whole result after the panels. Must not fire in @conv_epilogue_kept:
+// the residual is read transposed, so the epilogue stays a loop of its own.
+// CHECK-LABEL: func @conv_ragged_epilogue
+// CHECK: tensor.collapse_shape %arg3 {{\[}}[0], [1], [2, 3]] : tensor<1x16x5x10xf32> into tensor<1x16x50xf32>
+// CHECK: scf.forall {{.*}} -> (tensor<1x16x48xf32>, tensor<1x16x48xf32>)
+// CHECK: vector.contract
+// CHECK: math.tanh
+// CHECK: scf.forall {{.*}} -> (tensor<1x16x2xf32>, tensor<1x16x2xf32>)
+// CHECK: vector.contract
+// CHECK: math.tanh
+// CHECK-NOT: linalg.generic
+// CHECK-NOT: math.tanh
+// CHECK: tensor.expand_shape %{{.*}} {{\[}}[0], [1], [2, 3]] output_shape [1, 16, 5, 10]
+// CHECK: return
+// CHECK-LABEL: func @conv_epilogue_kept
+// CHECK: vector.contract
+// CHECK: tensor.expand_shape
+// CHECK: linalg.generic
+// CHECK: math.tanh
+func.func @conv_ragged_epilogue(%x: tensor<1x8x5x10xf32>, %w: tensor<16x8x1x1xf32>, %b: tensor<16xf32>, %r: tensor<1x16x5x10xf32>) -> tensor<1x16x5x10xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x16x5x10xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<1x16x5x10xf32>) -> tensor<1x16x5x10xf32>
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x8x5x10xf32>, tensor<16x8x1x1xf32>) outs(%acc : tensor<1x16x5x10xf32>) -> tensor<1x16x5x10xf32>
+  %1 = linalg.generic {indexing_maps = [affine_map<(n, f, h, w) -> (n, f, h, w)>, affine_map<(n, f, h, w) -> (f)>, affine_map<(n, f, h, w) -> (n, f, h, w)>, affine_map<(n, f, h, w) -> (n, f, h, w)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%0, %b, %r : tensor<1x16x5x10xf32>, tensor<16xf32>, tensor<1x16x5x10xf32>) outs(%e : tensor<1x16x5x10xf32>) {
+  ^bb0(%v: f32, %bias: f32, %res: f32, %o: f32):
+    %s = arith.addf %v, %bias : f32
+    %t = math.tanh %s : f32
+    %u = arith.addf %t, %res : f32
+    linalg.yield %u : f32
+  } -> tensor<1x16x5x10xf32>
+  return %1 : tensor<1x16x5x10xf32>
+}
+
+func.func @conv_epilogue_kept(%x: tensor<1x8x5x10xf32>, %w: tensor<16x8x1x1xf32>, %r: tensor<1x16x10x5xf32>) -> tensor<1x16x5x10xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x16x5x10xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<1x16x5x10xf32>) -> tensor<1x16x5x10xf32>
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x8x5x10xf32>, tensor<16x8x1x1xf32>) outs(%acc : tensor<1x16x5x10xf32>) -> tensor<1x16x5x10xf32>
+  %1 = linalg.generic {indexing_maps = [affine_map<(n, f, h, w) -> (n, f, h, w)>, affine_map<(n, f, h, w) -> (n, f, w, h)>, affine_map<(n, f, h, w) -> (n, f, h, w)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%0, %r : tensor<1x16x5x10xf32>, tensor<1x16x10x5xf32>) outs(%e : tensor<1x16x5x10xf32>) {
+  ^bb0(%v: f32, %res: f32, %o: f32):
+    %t = math.tanh %v : f32
+    %u = arith.addf %t, %res : f32
+    linalg.yield %u : f32
+  } -> tensor<1x16x5x10xf32>
+  return %1 : tensor<1x16x5x10xf32>
+}
+
+// -----
+
 #a = affine_map<(d0, d1, d2) -> (d0, d1)>
 #b = affine_map<(d0, d1, d2) -> (d1, d2)>
 #c = affine_map<(d0, d1, d2) -> (d0, d2)>
