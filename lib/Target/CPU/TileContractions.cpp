@@ -459,14 +459,17 @@ struct TileContractionsPass
 private:
   RegisterTile registers = kTile512;
 
-  /// An elementwise op that reads a contraction's product through a
-  /// tensor.expand_shape (a convolution's epilogue: its bias, activation
-  /// or residual over [N, F, H, W], the GEMM's product [N, F, H*W]) runs on
-  /// the product's dims instead, its other operands collapsed the same
-  /// way, and its result is expanded: findEpilogue then finds it, so that
-  /// it runs in the register tiles and is split with the product's columns
-  /// (at 112 x 112 pixels, 261 panels of 48 and one of 16, MobileNetV2's
-  /// bias and ReLU6 were a pass of their own over 4.8 MB).
+  /// An elementwise op that reads (as an input, by the identity) a static
+  /// contraction's product through a tensor.expand_shape (a convolution's
+  /// epilogue: its bias, activation or residual over [N, F, H, W], the
+  /// GEMM's product [N, F, H*W]) runs on the product's dims instead, its
+  /// other operands collapsed the same way, and its result is expanded:
+  /// when nothing else reads the product, findEpilogue then finds it, so
+  /// that it runs in the register tiles and is split with the product's
+  /// columns (at 112 x 112 pixels, 261 panels of 48 and one of 16,
+  /// MobileNetV2's bias and ReLU6 were a pass of their own over 4.8 MB). A
+  /// dynamic product is left alone: the folded op would size its loops by
+  /// tensor.dim of the expand_shape, a second reader of the product.
   LogicalResult epiloguesOnProducts(func::FuncOp func) {
     RewritePatternSet patterns(&getContext());
     linalg::populateFoldReshapeOpsByCollapsingPatterns(
@@ -477,6 +480,8 @@ private:
               expand ? expand.getSrc().getDefiningOp<linalg::GenericOp>()
                      : linalg::GenericOp();
           return consumer && product && isContraction(product) &&
+                 expand.getSrcType().hasStaticShape() &&
+                 consumer.isDpsInput(operand) &&
                  consumer.getNumLoops() == consumer.getNumParallelLoops() &&
                  consumer.getNumDpsInits() == 1 &&
                  consumer.getMatchingIndexingMap(operand).isIdentity();

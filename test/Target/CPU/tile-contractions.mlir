@@ -296,7 +296,9 @@ func.func @ragged_epilogue(%x: tensor<13x64xf32>, %w: tensor<64x48xf32>, %bias: 
 // collapsed the same way), so that it splits with the product's 50 pixels
 // (48 and 2) and runs in the register tiles of each part; nothing reads
 // the whole result after the panels. Must not fire in @conv_epilogue_kept:
-// the residual is read transposed, so the epilogue stays a loop of its own.
+// the residual is read transposed, so the epilogue stays a loop of its own;
+// nor in @expanded_argument, whose elementwise op reads an expand_shape of
+// an argument, not of a contraction's product (it keeps its 4-d loops).
 // CHECK-LABEL: func @conv_ragged_epilogue
 // CHECK: tensor.collapse_shape %arg3 {{\[}}[0], [1], [2, 3]] : tensor<1x16x5x10xf32> into tensor<1x16x50xf32>
 // CHECK: scf.forall {{.*}} -> (tensor<1x16x48xf32>, tensor<1x16x48xf32>)
@@ -309,6 +311,10 @@ func.func @ragged_epilogue(%x: tensor<13x64xf32>, %w: tensor<64x48xf32>, %bias: 
 // CHECK-NOT: math.tanh
 // CHECK: tensor.expand_shape %{{.*}} {{\[}}[0], [1], [2, 3]] output_shape [1, 16, 5, 10]
 // CHECK: return
+// CHECK-LABEL: func @expanded_argument
+// CHECK: %[[X:.*]] = tensor.expand_shape %arg0
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%[[X]] : tensor<1x16x5x10xf32>)
+// CHECK: math.tanh
 // CHECK-LABEL: func @conv_epilogue_kept
 // CHECK: vector.contract
 // CHECK: tensor.expand_shape
@@ -325,6 +331,17 @@ func.func @conv_ragged_epilogue(%x: tensor<1x8x5x10xf32>, %w: tensor<16x8x1x1xf3
     %t = math.tanh %s : f32
     %u = arith.addf %t, %res : f32
     linalg.yield %u : f32
+  } -> tensor<1x16x5x10xf32>
+  return %1 : tensor<1x16x5x10xf32>
+}
+
+func.func @expanded_argument(%p: tensor<1x16x50xf32>) -> tensor<1x16x5x10xf32> {
+  %e = tensor.empty() : tensor<1x16x5x10xf32>
+  %x = tensor.expand_shape %p [[0], [1], [2, 3]] output_shape [1, 16, 5, 10] : tensor<1x16x50xf32> into tensor<1x16x5x10xf32>
+  %1 = linalg.generic {indexing_maps = [affine_map<(n, f, h, w) -> (n, f, h, w)>, affine_map<(n, f, h, w) -> (n, f, h, w)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x : tensor<1x16x5x10xf32>) outs(%e : tensor<1x16x5x10xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %t = math.tanh %v : f32
+    linalg.yield %t : f32
   } -> tensor<1x16x5x10xf32>
   return %1 : tensor<1x16x5x10xf32>
 }
