@@ -28,6 +28,13 @@ namespace tessera::cpu {
 bool isWholeNarrowGemm(llvm::ArrayRef<int64_t> filter,
                        llvm::ArrayRef<int64_t> result);
 
+/// A grouped convolution (not dilated, dims other than the batch static) as
+/// a loop over its groups, each an ungrouped linalg.conv_2d_nchw_fchw
+/// (GroupedConvolutions.cpp): parallel unless the groups are few and their
+/// GEMMs large. False when `conv` stays as it is.
+bool groupsAsConvolutions(mlir::RewriterBase &rewriter,
+                          mlir::linalg::Conv2DNgchwGfchwOp conv);
+
 /// Rewrites the convolutions of `func` into contractions (see the file
 /// comment), `panel` the register tile's columns and `lanes` its vectors'
 /// lanes; with `report`, each one left a direct loop nest is named, with
