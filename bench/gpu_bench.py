@@ -120,6 +120,7 @@ def check_models(args, report, folders):
                            [r for r in ratios if r is not None],
                            default=None),
                        tessera_ms=result.get("median_ms"),
+                       tessera_device_ms=result.get("device_median_ms"),
                        tessera_runs=result.get("runs"),
                        errors=result["errors"])
         failures += row["status"] != "ok"
@@ -313,6 +314,7 @@ def main():
             prior = next((r for r in report.rows if r["name"] == s["name"]),
                          {})
             row["tessera_ms"] = prior.get("tessera_ms")
+            row["tessera_device_ms"] = prior.get("tessera_device_ms")
             row["status"] = prior.get("status", "not run")
         elif left < 15:
             row["status"] = "skipped (deadline)"
@@ -330,6 +332,7 @@ def main():
             else:
                 row["status"] = "timed"
                 row["tessera_ms"] = result.get("median_ms")
+                row["tessera_device_ms"] = result.get("device_median_ms")
                 row["tessera_runs"] = result.get("runs")
         report.add(row)
     for name, row in torch.items():
@@ -341,11 +344,13 @@ def main():
           f"({report.meta.get('gpu', args.gpu_driver)}, "
           f"torch {report.meta.get('torch', '-')})")
     print("Tessera ms: median whole tessera_model_run (host copies in and "
-          "out); torch rt: the same round trip in PyTorch; torch dev: the "
-          "op alone (CUDA events); ratio: torch rt / Tessera (1 = parity)")
+          "out); T dev: its kernels alone (CUDA events); torch rt: the same "
+          "round trip in PyTorch; torch dev: the op alone (CUDA events); "
+          "ratio: torch rt / Tessera, dev ratio: torch dev / T dev "
+          "(1 = parity)")
     head = (f"{'name':44} {'status':10} {'err ratio':>9} {'Tessera ms':>11} "
-            f"{'torch rt':>9} {'torch dev':>9} {'ratio':>6} "
-            f"{'TF/s T':>7} {'TF/s dev':>8}  torch op")
+            f"{'T dev':>9} {'torch rt':>9} {'torch dev':>9} {'ratio':>6} "
+            f"{'dev ratio':>9} {'TF/s T':>7} {'TF/s dev':>8}  torch op")
     print(head)
     print("-" * len(head))
     fmt = lambda x, f: (f % x) if isinstance(x, (int, float)) else "-"
@@ -354,9 +359,12 @@ def main():
             continue  # listed again as a bench row
         t, rt, dev = (r.get("tessera_ms"), r.get("torch_round_trip_ms"),
                       r.get("torch_device_ms"))
+        tdev = r.get("tessera_device_ms")
         flops = r.get("flops")
         ratio = rt / t if (t and rt) else None
+        dev_ratio = dev / tdev if (tdev and dev) else None
         r["ratio_torch_round_trip_over_tessera"] = ratio
+        r["ratio_torch_device_over_tessera_device"] = dev_ratio
         r["tessera_tflops"] = tflops(flops, t) if flops else None
         r["torch_device_tflops"] = tflops(flops, dev) if flops else None
         err = r.get("max_error_ratio")
@@ -366,8 +374,9 @@ def main():
             err = prior.get("max_error_ratio")
         print(f"{r['name'][:44]:44} {r.get('status', '-')[:10]:10} "
               f"{fmt(err, '%9.2g'):>9} {fmt(t, '%11.3f'):>11} "
+              f"{fmt(tdev, '%9.3f'):>9} "
               f"{fmt(rt, '%9.3f'):>9} {fmt(dev, '%9.3f'):>9} "
-              f"{fmt(ratio, '%6.3f'):>6} "
+              f"{fmt(ratio, '%6.3f'):>6} {fmt(dev_ratio, '%9.3f'):>9} "
               f"{fmt(r['tessera_tflops'], '%7.2f'):>7} "
               f"{fmt(r['torch_device_tflops'], '%8.2f'):>8}  "
               + (f"error: {r['torch_error']}" if "torch_error" in r

@@ -3,10 +3,11 @@
 /*
  * Loads any artifact Tessera writes (a CPU library from
  * `tessera-compile model.onnx -o model.so`, a systolic program from
- * `--target=systolic -o model.tsp`, which runs on the simulator) and runs
- * it on caller-owned buffers. Every shape and element type is checked
- * at this boundary; a call that fails returns non-zero (or NULL) and
- * tessera_last_error() says why.
+ * `--target=systolic -o model.tsp`, which runs on the simulator, a GPU
+ * library from `--target=cuda -o model.so`) and runs it on caller-owned
+ * buffers, in host memory or, for a GPU's model, in device memory. Every shape
+ * and element type is checked at this boundary; a call that fails returns
+ * non-zero (or NULL) and tessera_last_error() says why.
  *
  * Inputs are read where the caller keeps them (no copy). Outputs are either
  * copied into the caller's buffers (tessera_model_run) or handed over in
@@ -130,6 +131,54 @@ int tessera_model_run_nocopy(tessera_model *model,
                              int32_t num_outputs);
 /** Releases an output buffer (NULL is ignored). */
 void tessera_buffer_free(tessera_buffer *buffer);
+
+/* Tensors in device memory. A model compiled for a GPU
+ * (`tessera-compile --target=cuda`) also runs on tensors already in the
+ * GPU's memory: a framework's device pointers (CUdeviceptr values of the
+ * device's primary context, which the CUDA runtime uses too), or buffers
+ * allocated with tessera_model_device_alloc. When the model runs on the PTX
+ * emulator, device memory is the emulator's: allocate it here. Device
+ * addresses travel as uint64_t, and in a tessera_tensor's `data`; the host
+ * never dereferences them. Models that run on the host refuse these calls
+ * (1, with tessera_last_error() saying so). */
+
+/** 1 when the model's tensors live in device memory (the calls below
+ *  work), 0 otherwise. */
+int tessera_model_has_device_memory(const tessera_model *model);
+/** `bytes` of device memory for the model's device at *address (from a
+ *  pool that runs reuse), until tessera_model_device_free. */
+int tessera_model_device_alloc(tessera_model *model, size_t bytes,
+                               uint64_t *address);
+/** Frees device memory that tessera_model_device_alloc or
+ *  tessera_model_run_device handed out; other addresses (a framework's)
+ *  and 0 are ignored. */
+void tessera_model_device_free(tessera_model *model, uint64_t address);
+int tessera_model_copy_to_device(tessera_model *model, uint64_t dst,
+                                 const void *src, size_t bytes);
+int tessera_model_copy_to_host(tessera_model *model, void *dst, uint64_t src,
+                               size_t bytes);
+
+/** Runs the model on inputs in device memory (each `data` a device address,
+ *  `capacity` its bytes), checked as tessera_model_run checks host inputs.
+ *  The run is ordered after the work already issued on `stream` (a
+ *  CUstream of the device's primary context, such as a framework's current
+ *  stream; NULL: the default stream) and the call returns when its results
+ *  are complete. For each output: with `data` set, the result is copied
+ *  there (device memory of `capacity` bytes); with `data` NULL, `data`
+ *  gets the address of device memory holding the result and `capacity` its
+ *  size, to free with tessera_model_device_free. Returns 0 on success; 1
+ *  on an error (nothing is handed over then); 2 when an output's
+ *  `capacity` is too small (its shape is then filled in, and outputs the
+ *  model allocated are handed over as on success). */
+int tessera_model_run_device(tessera_model *model, const tessera_tensor *inputs,
+                             int32_t num_inputs, tessera_tensor *outputs,
+                             int32_t num_outputs, void *stream);
+
+/** The device's own measure of the model's last run, in milliseconds: a GPU's
+ * time from the run's first kernel to its last (CUDA events), without the
+ * copies of host inputs and outputs; -1 when nothing measured it (a CPU, the
+ * PTX emulator). */
+double tessera_model_last_device_ms(const tessera_model *model);
 
 /** Bytes per element of `dtype` (0 for a value that is no dtype). */
 size_t tessera_dtype_size(tessera_dtype dtype);

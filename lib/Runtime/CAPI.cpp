@@ -207,6 +207,34 @@ size_t tessera_dtype_size(tessera_dtype dtype) {
   return type ? elementSize(*type) : 0;
 }
 
+/// Input `i`'s element type, shape and byte size, checked against the
+/// bytes it declares; non-zero (with the error set) when they do not fit.
+template <typename Tensor>
+static int readInput(const tessera_tensor &in, int32_t i, Tensor &t,
+                     size_t &bytes) {
+  std::optional<ElementType> type =
+      tessera::elementTypeFromValue(dtypeValue(in.dtype));
+  if (in.rank < 0 || in.rank > TESSERA_MAX_RANK || !type)
+    return failWith("input " + std::to_string(i) +
+                    " has an invalid rank or dtype");
+  t.type = *type;
+  t.shape.assign(in.shape, in.shape + in.rank);
+  for (int64_t d : t.shape)
+    if (d < 0)
+      return failWith("input " + std::to_string(i) +
+                      " has a negative dimension");
+  std::optional<uint64_t> size = tessera::denseByteSize(t.shape, t.type);
+  if (!size)
+    return failWith("input " + std::to_string(i) +
+                    " has a shape too large for memory");
+  bytes = *size;
+  if (bytes > in.capacity || (bytes && !in.data))
+    return failWith("input " + std::to_string(i) + " needs " +
+                    std::to_string(bytes) + " bytes for its shape but " +
+                    "holds " + std::to_string(in.capacity));
+  return 0;
+}
+
 /// The caller's inputs as host tensors over the caller's bytes (no copy),
 /// checked against their declared sizes.
 static int wrapInputs(const tessera_tensor *inputs, int32_t numInputs,
@@ -218,29 +246,12 @@ static int wrapInputs(const tessera_tensor *inputs, int32_t numInputs,
   static char borrowed;
   std::shared_ptr<void> owner(&borrowed, [](void *) {});
   for (int32_t i = 0; i < numInputs; ++i) {
-    const tessera_tensor &in = inputs[i];
-    std::optional<ElementType> type =
-        tessera::elementTypeFromValue(dtypeValue(in.dtype));
-    if (in.rank < 0 || in.rank > TESSERA_MAX_RANK || !type)
-      return failWith("input " + std::to_string(i) +
-                      " has an invalid rank or dtype");
     HostTensor t;
-    t.type = *type;
-    t.shape.assign(in.shape, in.shape + in.rank);
-    for (int64_t d : t.shape)
-      if (d < 0)
-        return failWith("input " + std::to_string(i) +
-                        " has a negative dimension");
-    std::optional<uint64_t> size = tessera::denseByteSize(t.shape, t.type);
-    if (!size)
-      return failWith("input " + std::to_string(i) +
-                      " has a shape too large for memory");
-    size_t bytes = *size;
-    if (bytes > in.capacity || (bytes && !in.data))
-      return failWith("input " + std::to_string(i) + " needs " +
-                      std::to_string(bytes) + " bytes for its shape but " +
-                      "holds " + std::to_string(in.capacity));
-    t.data = TensorBuffer::adopt(static_cast<uint8_t *>(in.data), bytes, owner);
+    size_t bytes = 0;
+    if (int status = readInput(inputs[i], i, t, bytes))
+      return status;
+    t.data = TensorBuffer::adopt(static_cast<uint8_t *>(inputs[i].data), bytes,
+                                 owner);
     hostInputs.push_back(std::move(t));
   }
   return 0;
@@ -334,3 +345,122 @@ int tessera_model_run_nocopy(tessera_model *model,
 }
 
 void tessera_buffer_free(tessera_buffer *buffer) { delete buffer; }
+
+//===----------------------------------------------------------------------===//
+// Tensors in device memory
+//===----------------------------------------------------------------------===//
+
+int tessera_model_has_device_memory(const tessera_model *model) {
+  return model && model->executable->hasDeviceMemory();
+}
+
+int tessera_model_device_alloc(tessera_model *model, size_t bytes,
+                               uint64_t *address) {
+  if (!model || !address)
+    return failWith(model ? "no address to return" : "no model");
+  auto allocated = model->executable->allocateDevice(bytes);
+  if (!allocated)
+    return failWith(llvm::toString(allocated.takeError()));
+  *address = *allocated;
+  lastError.clear();
+  return 0;
+}
+
+void tessera_model_device_free(tessera_model *model, uint64_t address) {
+  if (model && address)
+    model->executable->freeDevice(address);
+}
+
+int tessera_model_copy_to_device(tessera_model *model, uint64_t dst,
+                                 const void *src, size_t bytes) {
+  if (!model)
+    return failWith("no model");
+  if (bytes && (!src || !dst))
+    return failWith("a copy of " + std::to_string(bytes) +
+                    " bytes needs a source and a destination");
+  if (llvm::Error e = model->executable->copyToDevice(dst, src, bytes))
+    return failWith(llvm::toString(std::move(e)));
+  lastError.clear();
+  return 0;
+}
+
+int tessera_model_copy_to_host(tessera_model *model, void *dst, uint64_t src,
+                               size_t bytes) {
+  if (!model)
+    return failWith("no model");
+  if (bytes && (!src || !dst))
+    return failWith("a copy of " + std::to_string(bytes) +
+                    " bytes needs a source and a destination");
+  if (llvm::Error e = model->executable->copyToHost(dst, src, bytes))
+    return failWith(llvm::toString(std::move(e)));
+  lastError.clear();
+  return 0;
+}
+
+int tessera_model_run_device(tessera_model *model, const tessera_tensor *inputs,
+                             int32_t numInputs, tessera_tensor *outputs,
+                             int32_t numOutputs, void *stream) {
+  if (!model)
+    return failWith("no model");
+  if (numOutputs > 0 && !outputs)
+    return failWith("outputs are missing for their count");
+  if ((numInputs > 0 && !inputs) || numInputs < 0)
+    return failWith("inputs are missing for their count");
+  const ModelSignature &sig = model->executable->signature();
+  if (numOutputs != static_cast<int32_t>(sig.outputs.size()))
+    return failWith("the model has " + std::to_string(sig.outputs.size()) +
+                    " outputs, got room for " + std::to_string(numOutputs));
+  std::vector<DeviceTensor> deviceInputs(numInputs);
+  for (int32_t i = 0; i < numInputs; ++i) {
+    size_t bytes = 0;
+    if (int status = readInput(inputs[i], i, deviceInputs[i], bytes))
+      return status;
+    deviceInputs[i].address = reinterpret_cast<uint64_t>(inputs[i].data);
+    deviceInputs[i].bytes = inputs[i].capacity;
+  }
+  std::vector<DeviceTensor> deviceOutputs(numOutputs);
+  for (int32_t i = 0; i < numOutputs; ++i) {
+    deviceOutputs[i].address = reinterpret_cast<uint64_t>(outputs[i].data);
+    deviceOutputs[i].bytes = outputs[i].data ? outputs[i].capacity : 0;
+  }
+  int status = 0;
+  if (llvm::Error e = model->executable->runOnDevice(
+          deviceInputs, deviceOutputs, reinterpret_cast<uint64_t>(stream))) {
+    status = e.isA<OutputTooSmall>() ? 2 : 1;
+    failWith(llvm::toString(std::move(e)));
+    if (status == 1)
+      return 1;
+  }
+  for (int32_t i = 0; i < numOutputs; ++i) {
+    const DeviceTensor &r = deviceOutputs[i];
+    if (r.shape.size() > TESSERA_MAX_RANK) {
+      // Nothing is handed over.
+      for (int32_t j = 0; j < numOutputs; ++j)
+        if (!outputs[j].data)
+          model->executable->freeDevice(deviceOutputs[j].address);
+      return failWith("output " + std::to_string(i) + " has rank " +
+                      std::to_string(r.shape.size()));
+    }
+  }
+  for (int32_t i = 0; i < numOutputs; ++i) {
+    const DeviceTensor &r = deviceOutputs[i];
+    tessera_tensor &out = outputs[i];
+    out.dtype = static_cast<tessera_dtype>(r.type);
+    out.rank = static_cast<int32_t>(r.shape.size());
+    std::copy(r.shape.begin(), r.shape.end(), out.shape);
+    if (!out.data && r.address) {
+      out.data = reinterpret_cast<void *>(r.address);
+      out.capacity = r.bytes;
+    }
+  }
+  if (status == 0)
+    lastError.clear();
+  return status;
+}
+
+double tessera_model_last_device_ms(const tessera_model *model) {
+  if (!model)
+    return -1;
+  std::optional<double> ms = model->executable->lastRunDeviceMilliseconds();
+  return ms ? *ms : -1;
+}

@@ -11,6 +11,31 @@ using namespace tessera::runtime;
 
 Executable::~Executable() = default;
 
+char OutputTooSmall::ID = 0;
+
+static llvm::Error noDeviceMemory(const Executable &e) {
+  return llvm::createStringError(
+      llvm::inconvertibleErrorCode(),
+      "this model runs on the " + e.device() +
+          ", which has no device memory: device tensors need a model that "
+          "runs on a GPU (tessera-compile --target=cuda)");
+}
+
+llvm::Expected<uint64_t> Executable::allocateDevice(uint64_t) {
+  return noDeviceMemory(*this);
+}
+llvm::Error Executable::copyToDevice(uint64_t, const void *, uint64_t) {
+  return noDeviceMemory(*this);
+}
+llvm::Error Executable::copyToHost(void *, uint64_t, uint64_t) {
+  return noDeviceMemory(*this);
+}
+llvm::Error Executable::runOnDevice(llvm::ArrayRef<DeviceTensor>,
+                                    llvm::MutableArrayRef<DeviceTensor>,
+                                    uint64_t) {
+  return noDeviceMemory(*this);
+}
+
 namespace {
 struct LoaderRegistry {
   std::mutex mutex;

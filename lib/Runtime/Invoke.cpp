@@ -28,8 +28,13 @@ tessera::runtime::descriptorFor(void *data, const std::vector<int64_t> &shape) {
   return d;
 }
 
-llvm::Error tessera::runtime::checkInputs(const ModelSignature &sig,
-                                         llvm::ArrayRef<HostTensor> inputs) {
+/// The checks of checkInputs on host or device tensors; `bytesOf` gives the
+/// bytes a tensor holds, which must be its shape's size, or at least that
+/// unless `exactSize`.
+template <typename Tensor, typename BytesOf>
+static llvm::Error checkTensors(const ModelSignature &sig,
+                                llvm::ArrayRef<Tensor> inputs, BytesOf bytesOf,
+                                bool exactSize) {
   if (inputs.size() != sig.inputs.size())
     return fail("the model takes " + Twine(sig.inputs.size()) +
                 " inputs, got " + Twine(inputs.size()));
@@ -45,9 +50,10 @@ llvm::Error tessera::runtime::checkInputs(const ModelSignature &sig,
                   Twine(tensor.shape.size()));
     std::optional<uint64_t> bytes =
         tessera::denseByteSize(tensor.shape, tensor.type);
-    if (!bytes || tensor.data.size() != *bytes)
+    if (!bytes || bytesOf(tensor) < *bytes ||
+        (exactSize && bytesOf(tensor) != *bytes))
       return fail("input '" + expected.name + "' holds " +
-                  Twine(tensor.data.size()) + " bytes for its shape");
+                  Twine(bytesOf(tensor)) + " bytes for its shape");
     for (size_t i = 0; i < tensor.shape.size(); ++i) {
       int64_t want = expected.shape[i], got = tensor.shape[i];
       if (want != kDynamic && want != got)
@@ -64,6 +70,21 @@ llvm::Error tessera::runtime::checkInputs(const ModelSignature &sig,
     }
   }
   return llvm::Error::success();
+}
+
+llvm::Error tessera::runtime::checkInputs(const ModelSignature &sig,
+                                          llvm::ArrayRef<HostTensor> inputs) {
+  return checkTensors(
+      sig, inputs,
+      [](const HostTensor &t) -> uint64_t { return t.data.size(); },
+      /*exactSize=*/true);
+}
+
+llvm::Error tessera::runtime::checkInputs(const ModelSignature &sig,
+                                          llvm::ArrayRef<DeviceTensor> inputs) {
+  return checkTensors(
+      sig, inputs, [](const DeviceTensor &t) { return t.bytes; },
+      /*exactSize=*/false);
 }
 
 llvm::Expected<std::vector<HostTensor>> tessera::runtime::invokePacked(

@@ -96,7 +96,9 @@ static cl::opt<unsigned>
 static cl::opt<unsigned>
     benchmark("benchmark", cl::init(0),
               cl::desc("Run N more times after a warm-up and print the "
-                       "minimum and median latency"),
+                       "minimum and median latency (host to host, copies "
+                       "included); on a GPU also the kernels' time by its "
+                       "own clock (CUDA events)"),
               cl::value_desc("N"), cl::cat(category));
 static cl::list<std::string>
     dims("dim",
@@ -287,13 +289,15 @@ static bool runBenchmark(Executable &model,
     consumeError(warmup.takeError());
     return false;
   }
-  std::vector<double> ms;
+  std::vector<double> ms, deviceMs;
   for (unsigned i = 0; i < benchmark; ++i) {
     auto start = std::chrono::steady_clock::now();
     auto out = model.run(inputs);
     ms.push_back(std::chrono::duration<double, std::milli>(
                      std::chrono::steady_clock::now() - start)
                      .count());
+    if (std::optional<double> device = model.lastRunDeviceMilliseconds())
+      deviceMs.push_back(*device);
     if (!out) {
       WithColor::error(errs(), "tessera-run")
           << "benchmark run " << i + 1 << ": " << toString(out.takeError())
@@ -304,6 +308,18 @@ static bool runBenchmark(Executable &model,
   llvm::sort(ms);
   outs() << format("latency over %u runs: min %.3f ms, median %.3f ms\n",
                    benchmark.getValue(), ms.front(), ms[ms.size() / 2]);
+  // The device's clock times the kernels alone (no copies to and from the
+  // host), where it has one.
+  if (deviceMs.size() == ms.size()) {
+    llvm::sort(deviceMs);
+    outs() << format("device time over %u runs: min %.3f ms, median %.3f ms "
+                     "(kernels, by the device's clock)\n",
+                     benchmark.getValue(), deviceMs.front(),
+                     deviceMs[deviceMs.size() / 2]);
+  } else if (model.hasDeviceMemory()) {
+    outs() << "device time: not measured (" << model.device()
+           << " has no clock of its own)\n";
+  }
   return true;
 }
 

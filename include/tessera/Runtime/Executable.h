@@ -21,6 +21,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,58 @@ public:
   /// What the last run measured, for people (a simulator's cycles and
   /// utilization); empty when there is nothing to say.
   virtual std::string lastRunSummary() const { return ""; }
+
+  /// The time the last run's work took on the device's own clock (a GPU's
+  /// events, from its first kernel to its last, without the copies of host
+  /// inputs and outputs), in milliseconds; std::nullopt when nothing
+  /// measured it (a CPU, the PTX emulator).
+  virtual std::optional<double> lastRunDeviceMilliseconds() const {
+    return std::nullopt;
+  }
+
+  //===--- Tensors in device memory -------------------------------------===//
+  // A model whose tensors live in a device's memory (a CUDA artifact, on a
+  // GPU or the PTX emulator) also runs on tensors already there: a
+  // framework's device pointers, or buffers allocated here. Addresses are
+  // the device's; the host never dereferences them. Other models refuse
+  // these calls with an error that says so.
+
+  /// Whether the calls below work.
+  virtual bool hasDeviceMemory() const { return false; }
+  /// `bytes` of the device's memory, until freeDevice.
+  virtual llvm::Expected<uint64_t> allocateDevice(uint64_t bytes);
+  /// Frees what allocateDevice or runOnDevice handed out; other addresses
+  /// (a framework's) are left alone.
+  virtual void freeDevice(uint64_t address) {}
+  virtual llvm::Error copyToDevice(uint64_t dst, const void *src,
+                                   uint64_t bytes);
+  virtual llvm::Error copyToHost(void *dst, uint64_t src, uint64_t bytes);
+  /// Runs the model on `inputs` in device memory (checked against the
+  /// signature as run() checks host tensors), ordered after the work
+  /// already issued on `stream` (a CUstream; 0: the default stream), and
+  /// returns once the results are complete. An output with an address gets
+  /// the result copied there, when its `bytes` hold it; one without (0)
+  /// gets the address of device memory that holds the result, which the
+  /// caller frees with freeDevice. Every output's shape is filled in; an
+  /// output too small fails the run with OutputTooSmall.
+  virtual llvm::Error runOnDevice(llvm::ArrayRef<DeviceTensor> inputs,
+                                  llvm::MutableArrayRef<DeviceTensor> outputs,
+                                  uint64_t stream);
+};
+
+/// The error runOnDevice returns when an output's buffer is too small for
+/// its result (whose shape is then filled in).
+class OutputTooSmall : public llvm::ErrorInfo<OutputTooSmall> {
+public:
+  static char ID;
+  explicit OutputTooSmall(std::string message) : message(std::move(message)) {}
+  void log(llvm::raw_ostream &os) const override { os << message; }
+  std::error_code convertToErrorCode() const override {
+    return llvm::inconvertibleErrorCode();
+  }
+
+private:
+  std::string message;
 };
 
 /// Options of a loader by name (`accel` -> `small`); each loader reads the

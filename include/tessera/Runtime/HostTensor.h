@@ -76,6 +76,17 @@ struct HostTensor {
   double at(int64_t i) const;
 };
 
+/// A dense row-major tensor in a device's memory: `address` is the
+/// device's; `bytes` is the size of the buffer there (for an output, the
+/// room the caller gave it).
+struct DeviceTensor {
+  std::string name;
+  ElementType type = ElementType::F32;
+  std::vector<int64_t> shape;
+  uint64_t address = 0;
+  uint64_t bytes = 0;
+};
+
 /// How far `actual` is from `expected`, numpy.allclose-style.
 struct Comparison {
   bool shapesMatch = true;

@@ -63,6 +63,10 @@ std::vector<int64_t> descriptorFor(void *data,
 /// byte sizes, static dims, and dims that share a symbolic name.
 llvm::Error checkInputs(const ModelSignature &signature,
                         llvm::ArrayRef<HostTensor> inputs);
+/// The same checks of tensors in device memory, whose buffers may be larger
+/// than their shapes need.
+llvm::Error checkInputs(const ModelSignature &signature,
+                        llvm::ArrayRef<DeviceTensor> inputs);
 
 /// Checks `inputs` against `signature` (checkInputs), calls `function`, and returns the
 /// outputs in the buffers the model allocated (no copy): each is released

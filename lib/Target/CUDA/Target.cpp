@@ -196,10 +196,12 @@ public:
     StringRef(list).split(gpus, ',', -1, /*KeepEmpty=*/false);
     for (StringRef gpu : gpus) {
       gpu = gpu.trim();
-      if (cuda::computeCapability(gpu) < 80)
+      if (!llvm::is_contained(
+              {"sm_80", "sm_86", "sm_87", "sm_89", "sm_90", "sm_90a"}, gpu))
         return fail("--gpu=" + list + ": '" + gpu +
                     "' is not an architecture the CUDA target supports "
-                    "(sm_80 and newer: sm_80, sm_86, sm_89, sm_90, sm_90a)");
+                    "(sm_80, sm_86, sm_87, sm_89, sm_90, sm_90a; newer GPUs "
+                    "run the sm_80 PTX every artifact for sm_80 holds)");
       options.gpus.push_back(gpu.str());
     }
     if (options.gpus.empty())

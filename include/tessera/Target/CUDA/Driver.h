@@ -20,6 +20,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 
 namespace tessera::cuda {
@@ -54,7 +55,29 @@ public:
   virtual llvm::Error launch(void *function, const uint32_t grid[3],
                              const uint32_t block[3], uint32_t sharedBytes,
                              void **params, uint64_t numParams) = 0;
+  /// Waits for everything issued on the current stream.
   virtual llvm::Error synchronize() = 0;
+
+  /// The stream that launches and copies go on from now on: a CUstream of
+  /// this driver's context (a framework's), or 0 for the default stream.
+  /// Work on one stream runs in order, so a run issues its kernels without
+  /// waiting for each and synchronizes once at its end.
+  virtual llvm::Error useStream(uint64_t stream) {
+    if (stream)
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "this device has no streams to run on");
+    return llvm::Error::success();
+  }
+  uint64_t currentStream() const { return stream; }
+
+  /// Times the work issued on the current stream between startTiming and
+  /// stopTiming with the device's own clock (CUDA events). stopTiming waits
+  /// for that work and returns milliseconds; std::nullopt from a device
+  /// without a clock (the emulator), which times nothing.
+  virtual llvm::Error startTiming() { return llvm::Error::success(); }
+  virtual llvm::Expected<std::optional<double>> stopTiming() {
+    return std::nullopt;
+  }
 
   /// What the last kernels cost, for people ("3 kernels, 1.2 M warp
   /// instructions"); empty when there is nothing to say.
@@ -67,6 +90,8 @@ public:
 
 protected:
   Driver();
+  /// Set by useStream.
+  uint64_t stream = 0;
   virtual llvm::Expected<uint64_t> allocateDevice(uint64_t bytes) = 0;
   virtual void releaseDevice(uint64_t address) = 0;
   /// Gives every block, free or live, back to the device (derived

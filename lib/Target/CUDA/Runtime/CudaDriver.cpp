@@ -4,7 +4,9 @@
 // libcuda.so.1 is opened with dlopen when a model first runs, so neither
 // Tessera nor its artifacts link it. The driver API's types are declared
 // here (opaque handles and int results), so no CUDA header is needed to
-// build. One context (the device's primary context) and the null stream.
+// build. One context (the device's primary context, which the CUDA runtime
+// and frameworks share); work goes on the default stream or on the stream
+// a caller hands over (useStream), and every copy is ordered on it.
 //
 //===----------------------------------------------------------------------===//
 #include "tessera/Target/CUDA/Driver.h"
@@ -25,6 +27,8 @@ using CUcontext = void *;
 using CUmodule = void *;
 using CUfunction = void *;
 using CUdeviceptr = unsigned long long;
+using CUstream = void *;
+using CUevent = void *;
 
 constexpr int kComputeCapabilityMajor = 75, kComputeCapabilityMinor = 76;
 constexpr int kMaxDynamicSharedBytes = 8; // CU_FUNC_ATTRIBUTE_...
@@ -41,12 +45,17 @@ struct Api {
   CUresult (*primaryCtxRetain)(CUcontext *, CUdevice);
   CUresult (*primaryCtxRelease)(CUdevice);
   CUresult (*ctxSetCurrent)(CUcontext);
-  CUresult (*ctxSynchronize)();
   CUresult (*memAlloc)(CUdeviceptr *, size_t);
   CUresult (*memFree)(CUdeviceptr);
-  CUresult (*memcpyHtoD)(CUdeviceptr, const void *, size_t);
-  CUresult (*memcpyDtoH)(void *, CUdeviceptr, size_t);
-  CUresult (*memcpyDtoD)(CUdeviceptr, CUdeviceptr, size_t);
+  CUresult (*memcpyHtoDAsync)(CUdeviceptr, const void *, size_t, CUstream);
+  CUresult (*memcpyDtoHAsync)(void *, CUdeviceptr, size_t, CUstream);
+  CUresult (*memcpyDtoDAsync)(CUdeviceptr, CUdeviceptr, size_t, CUstream);
+  CUresult (*streamSynchronize)(CUstream);
+  CUresult (*eventCreate)(CUevent *, unsigned);
+  CUresult (*eventRecord)(CUevent, CUstream);
+  CUresult (*eventSynchronize)(CUevent);
+  CUresult (*eventElapsedTime)(float *, CUevent, CUevent);
+  CUresult (*eventDestroy)(CUevent);
   CUresult (*moduleLoadData)(CUmodule *, const void *);
   CUresult (*moduleUnload)(CUmodule);
   CUresult (*moduleGetFunction)(CUfunction *, CUmodule, const char *);
@@ -70,6 +79,9 @@ public:
         name(std::move(name)), major(major), minor(minor) {}
   ~CudaDriver() override {
     current();
+    for (CUevent event : {start, stop})
+      if (event)
+        api.eventDestroy(event);
     releasePool();
     api.primaryCtxRelease(dev);
   }
@@ -113,16 +125,23 @@ public:
   llvm::Error copyToDevice(uint64_t dst, const void *src,
                            uint64_t bytes) override {
     current();
-    return check(api.memcpyHtoD(dst, src, bytes), "cuMemcpyHtoD");
+    // From pageable memory the copy has read `src` when it returns.
+    return check(api.memcpyHtoDAsync(dst, src, bytes, streamHandle()),
+                 "cuMemcpyHtoDAsync");
   }
   llvm::Error copyToHost(void *dst, uint64_t src, uint64_t bytes) override {
     current();
-    return check(api.memcpyDtoH(dst, src, bytes), "cuMemcpyDtoH");
+    if (llvm::Error e =
+            check(api.memcpyDtoHAsync(dst, src, bytes, streamHandle()),
+                  "cuMemcpyDtoHAsync"))
+      return e;
+    return synchronize();
   }
   llvm::Error copyOnDevice(uint64_t dst, uint64_t src,
                            uint64_t bytes) override {
     current();
-    return check(api.memcpyDtoD(dst, src, bytes), "cuMemcpyDtoD");
+    return check(api.memcpyDtoDAsync(dst, src, bytes, streamHandle()),
+                 "cuMemcpyDtoDAsync");
   }
   llvm::Expected<void *> loadModule(llvm::StringRef image) override {
     current();
@@ -133,11 +152,16 @@ public:
     if (!entry) {
       std::vector<std::string> archs;
       for (const KernelImageEntry &e : *entries)
-        archs.push_back(e.arch);
-      return fail(
-          llvm::formatv("the artifact has no kernels for sm_{0}{1} "
-                        "(it holds {2}); compile it with --gpu=sm_{0}{1}",
-                        major, minor, llvm::join(archs, ", ")));
+        if (!llvm::is_contained(archs, e.arch))
+          archs.push_back(e.arch);
+      // Tessera generates code up to sm_90a; a newer GPU runs sm_80's PTX.
+      std::string advice =
+          major * 10 + minor > 90
+              ? std::string("sm_80 (its PTX runs on newer GPUs)")
+              : llvm::formatv("sm_{0}{1}", major, minor).str();
+      return fail(llvm::formatv("the artifact has no kernels for sm_{0}{1} "
+                                "(it holds {2}); compile it with --gpu={3}",
+                                major, minor, llvm::join(archs, ", "), advice));
     }
     CUmodule module = nullptr;
     if (llvm::Error e = check(api.moduleLoadData(&module, entry->data.data()),
@@ -171,13 +195,38 @@ public:
                     "cuFuncSetAttribute"))
         return e;
     return check(api.launchKernel(function, grid[0], grid[1], grid[2], block[0],
-                                  block[1], block[2], sharedBytes, nullptr,
-                                  params, nullptr),
+                                  block[1], block[2], sharedBytes,
+                                  streamHandle(), params, nullptr),
                  "cuLaunchKernel");
   }
   llvm::Error synchronize() override {
     current();
-    return check(api.ctxSynchronize(), "cuCtxSynchronize");
+    return check(api.streamSynchronize(streamHandle()), "cuStreamSynchronize");
+  }
+  llvm::Error useStream(uint64_t handle) override {
+    stream = handle;
+    return llvm::Error::success();
+  }
+  llvm::Error startTiming() override {
+    current();
+    for (CUevent *event : {&start, &stop})
+      if (!*event)
+        if (llvm::Error e = check(api.eventCreate(event, 0), "cuEventCreate"))
+          return e;
+    return check(api.eventRecord(start, streamHandle()), "cuEventRecord");
+  }
+  llvm::Expected<std::optional<double>> stopTiming() override {
+    current();
+    float ms = 0;
+    if (llvm::Error e =
+            check(api.eventRecord(stop, streamHandle()), "cuEventRecord"))
+      return std::move(e);
+    if (llvm::Error e = check(api.eventSynchronize(stop), "cuEventSynchronize"))
+      return std::move(e);
+    if (llvm::Error e =
+            check(api.eventElapsedTime(&ms, start, stop), "cuEventElapsedTime"))
+      return std::move(e);
+    return std::optional<double>(ms);
   }
 
 protected:
@@ -195,6 +244,7 @@ protected:
 
 private:
   void current() { api.ctxSetCurrent(context); }
+  CUstream streamHandle() const { return reinterpret_cast<CUstream>(stream); }
   llvm::Error fail(const llvm::Twine &m) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(), m);
   }
@@ -212,6 +262,8 @@ private:
   CUcontext context;
   std::string name;
   int major, minor;
+  /// The events that time a run, created on first use.
+  CUevent start = nullptr, stop = nullptr;
 };
 
 } // namespace
@@ -243,12 +295,17 @@ tessera::cuda::openCudaDriver(int ordinal) {
   bind(api.primaryCtxRetain, "cuDevicePrimaryCtxRetain");
   bind(api.primaryCtxRelease, "cuDevicePrimaryCtxRelease_v2");
   bind(api.ctxSetCurrent, "cuCtxSetCurrent");
-  bind(api.ctxSynchronize, "cuCtxSynchronize");
   bind(api.memAlloc, "cuMemAlloc_v2");
   bind(api.memFree, "cuMemFree_v2");
-  bind(api.memcpyHtoD, "cuMemcpyHtoD_v2");
-  bind(api.memcpyDtoH, "cuMemcpyDtoH_v2");
-  bind(api.memcpyDtoD, "cuMemcpyDtoD_v2");
+  bind(api.memcpyHtoDAsync, "cuMemcpyHtoDAsync_v2");
+  bind(api.memcpyDtoHAsync, "cuMemcpyDtoHAsync_v2");
+  bind(api.memcpyDtoDAsync, "cuMemcpyDtoDAsync_v2");
+  bind(api.streamSynchronize, "cuStreamSynchronize");
+  bind(api.eventCreate, "cuEventCreate");
+  bind(api.eventRecord, "cuEventRecord");
+  bind(api.eventSynchronize, "cuEventSynchronize");
+  bind(api.eventElapsedTime, "cuEventElapsedTime");
+  bind(api.eventDestroy, "cuEventDestroy_v2");
   bind(api.moduleLoadData, "cuModuleLoadData");
   bind(api.moduleUnload, "cuModuleUnload");
   bind(api.moduleGetFunction, "cuModuleGetFunction");

@@ -203,6 +203,12 @@ public:
     return llvm::Error::success();
   }
   llvm::Error synchronize() override { return llvm::Error::success(); }
+  llvm::Error useStream(uint64_t stream) override {
+    if (stream)
+      return fail("the PTX emulator runs kernels one after the other and "
+                  "takes no stream (pass none)");
+    return llvm::Error::success();
+  }
 
   std::string summary() const override {
     return llvm::formatv("{0} kernel launches on the PTX emulator, {1} warp "

@@ -86,28 +86,24 @@ public:
     return driver ? driver->summary() : "";
   }
 
+  std::optional<double> lastRunDeviceMilliseconds() const override {
+    return kernelMilliseconds;
+  }
+
   llvm::Expected<std::vector<HostTensor>>
   run(llvm::ArrayRef<HostTensor> inputs) override {
     if (llvm::Error error = runtime::checkInputs(sig, inputs))
       return std::move(error);
     std::lock_guard<std::mutex> lock(runMutex());
-    // The GPU is opened when the model first runs, so artifacts load and
-    // are inspected on machines without one.
-    if (!driver) {
-      auto opened = driverFor(options);
-      if (!opened)
-        return opened.takeError();
-      driver = std::move(*opened);
-    }
-    bind(driver->table());
-    driver->resetSummary();
+    if (llvm::Error e = open(/*stream=*/0))
+      return std::move(e);
     // Inputs in device memory, released when the run ends.
     std::vector<uint64_t> deviceInputs;
-    auto releaseInputs = llvm::make_scope_exit([&] {
+    llvm::scope_exit releaseInputs([&] {
       for (uint64_t address : deviceInputs)
         driver->release(address);
     });
-    std::vector<std::vector<int64_t>> descriptors;
+    std::vector<uint64_t> addresses;
     for (const HostTensor &t : inputs) {
       auto address = driver->allocate(t.data.size());
       if (!address)
@@ -116,14 +112,175 @@ public:
       if (llvm::Error e =
               driver->copyToDevice(*address, t.data.data(), t.data.size()))
         return std::move(e);
-      descriptors.push_back(
-          runtime::descriptorFor(reinterpret_cast<void *>(*address), t.shape));
+      addresses.push_back(*address);
     }
+    std::vector<Result> results;
+    llvm::Error error = invoke(inputs, addresses, results);
+
+    // Results back to the host; their device buffers go back to the pool.
+    std::vector<HostTensor> outputs;
+    for (Result &r : results) {
+      HostTensor t;
+      t.name = r.name;
+      t.type = r.type;
+      t.shape = r.shape;
+      t.data.resize(r.bytes);
+      if (!error && r.bytes)
+        if (llvm::Error e =
+                driver->copyToHost(t.data.data(), r.address, r.bytes))
+          error = std::move(e);
+      outputs.push_back(std::move(t));
+    }
+    releaseResults(results);
+    if (error)
+      return std::move(error);
+    return outputs;
+  }
+
+  bool hasDeviceMemory() const override { return true; }
+  llvm::Expected<uint64_t> allocateDevice(uint64_t bytes) override {
+    std::lock_guard<std::mutex> lock(runMutex());
+    if (llvm::Error e = open(/*stream=*/0))
+      return std::move(e);
+    return driver->allocate(bytes);
+  }
+  void freeDevice(uint64_t address) override {
+    std::lock_guard<std::mutex> lock(runMutex());
+    // Only what the pool handed out goes back to it.
+    if (driver)
+      driver->release(address);
+  }
+  llvm::Error copyToDevice(uint64_t dst, const void *src,
+                           uint64_t bytes) override {
+    std::lock_guard<std::mutex> lock(runMutex());
+    if (llvm::Error e = open(/*stream=*/0))
+      return e;
+    return driver->copyToDevice(dst, src, bytes);
+  }
+  llvm::Error copyToHost(void *dst, uint64_t src, uint64_t bytes) override {
+    std::lock_guard<std::mutex> lock(runMutex());
+    if (llvm::Error e = open(/*stream=*/0))
+      return e;
+    return driver->copyToHost(dst, src, bytes);
+  }
+
+  llvm::Error runOnDevice(llvm::ArrayRef<runtime::DeviceTensor> inputs,
+                          llvm::MutableArrayRef<runtime::DeviceTensor> outputs,
+                          uint64_t stream) override {
+    if (llvm::Error error = runtime::checkInputs(sig, inputs))
+      return error;
+    if (outputs.size() != sig.outputs.size())
+      return fail("the model has " + llvm::Twine(sig.outputs.size()) +
+                  " outputs, got room for " + llvm::Twine(outputs.size()));
+    for (const runtime::DeviceTensor &t : inputs)
+      if (!t.address && t.bytes)
+        return fail("input '" + t.name + "' has no device address");
+    std::lock_guard<std::mutex> lock(runMutex());
+    if (llvm::Error e = open(stream))
+      return e;
+    // Whatever happens, later runs go on the default stream.
+    llvm::scope_exit restore([&] { llvm::consumeError(driver->useStream(0)); });
+    std::vector<uint64_t> addresses;
+    for (const runtime::DeviceTensor &t : inputs)
+      addresses.push_back(t.address);
+    std::vector<Result> results;
+    llvm::Error error = invoke(inputs, addresses, results);
+    std::string tooSmall;
+    for (size_t i = 0; i < results.size(); ++i) {
+      Result &r = results[i];
+      runtime::DeviceTensor &out = outputs[i];
+      out.name = r.name;
+      out.type = r.type;
+      out.shape = r.shape;
+      if (error)
+        continue;
+      if (!out.address) {
+        // Handed over as it is when the caller may free it as a block of
+        // the pool: it starts its buffer, which no other output shares.
+        bool own = r.address == r.buffer &&
+                   llvm::count_if(results, [&](const Result &other) {
+                     return other.buffer == r.buffer;
+                   }) == 1;
+        if (own && r.buffer) {
+          out.address = r.address;
+          out.bytes = r.bytes;
+          r.buffer = 0;
+          continue;
+        }
+        auto copy = driver->allocate(std::max<uint64_t>(r.bytes, 1));
+        if (!copy) {
+          error = copy.takeError();
+          continue;
+        }
+        out.address = *copy;
+        out.bytes = r.bytes;
+      } else if (out.bytes < r.bytes) {
+        if (tooSmall.empty())
+          tooSmall = "output '" + r.name + "' needs " +
+                     std::to_string(r.bytes) + " bytes, has " +
+                     std::to_string(out.bytes);
+        continue;
+      }
+      if (r.bytes)
+        if (llvm::Error e =
+                driver->copyOnDevice(out.address, r.address, r.bytes))
+          error = std::move(e);
+    }
+    if (!error)
+      error = driver->synchronize();
+    releaseResults(results);
+    if (error)
+      return error;
+    if (!tooSmall.empty())
+      return llvm::make_error<runtime::OutputTooSmall>(tooSmall);
+    return llvm::Error::success();
+  }
+
+private:
+  /// An output of a run in device memory: its buffer (the block the model
+  /// allocated, 0 when none) and where its elements start.
+  struct Result {
+    std::string name;
+    ElementType type;
+    std::vector<int64_t> shape;
+    uint64_t buffer = 0, address = 0, bytes = 0;
+  };
+
+  /// Opens the driver on the first call (so artifacts load and are
+  /// inspected on machines without a GPU), binds it, and issues the
+  /// following work on `stream`. Called under runMutex.
+  llvm::Error open(uint64_t stream) {
+    if (!driver) {
+      auto opened = driverFor(options);
+      if (!opened)
+        return opened.takeError();
+      driver = std::move(*opened);
+    }
+    bind(driver->table());
+    if (llvm::Error e = driver->useStream(stream))
+      return fail("cannot run on the stream given: " +
+                  llvm::toString(std::move(e)));
+    return llvm::Error::success();
+  }
+
+  /// Calls the artifact on inputs at device `addresses` and waits for it;
+  /// `results` gets every output (also when the run fails, so their
+  /// buffers can be released).
+  template <typename Tensor>
+  llvm::Error invoke(llvm::ArrayRef<Tensor> inputs,
+                     llvm::ArrayRef<uint64_t> addresses,
+                     std::vector<Result> &results) {
+    driver->resetSummary();
+    kernelMilliseconds.reset();
+    std::vector<std::vector<int64_t>> descriptors;
+    for (auto [t, address] : llvm::zip(inputs, addresses))
+      descriptors.push_back(
+          runtime::descriptorFor(reinterpret_cast<void *>(address), t.shape));
     size_t resultWords = 0;
     for (const runtime::TensorSignature &out : sig.outputs)
       resultWords += 3 + 2 * out.shape.size();
-    std::vector<int64_t> results(std::max<size_t>(resultWords, 1), 0);
-    std::vector<void *> pointers = {results.data()};
+    std::vector<int64_t> words(std::max<size_t>(resultWords, 1), 0);
+    std::vector<void *> pointers = {words.data()};
     for (auto &d : descriptors)
       pointers.push_back(d.data());
     std::vector<void *> packed;
@@ -131,42 +288,47 @@ public:
       packed.push_back(&p);
     if (sig.outputs.empty())
       packed.erase(packed.begin());
-    entry(packed.data());
-    llvm::Error error = llvm::Error::success();
-    if (const char *message = takeError())
-      error = fail(message);
-    else if (llvm::Error e = driver->synchronize())
-      error = std::move(e);
-
-    // Results back to the host; their device buffers go back to the pool.
-    std::vector<HostTensor> outputs;
-    std::vector<uint64_t> resultBuffers;
-    const int64_t *word = results.data();
+    llvm::Error error = driver->startTiming();
+    if (!error) {
+      entry(packed.data());
+      if (const char *message = takeError())
+        error = fail(message);
+      else if (auto ms = driver->stopTiming(); !ms)
+        error = ms.takeError();
+      else
+        kernelMilliseconds = *ms;
+      if (!error)
+        error = driver->synchronize();
+    }
+    const int64_t *word = words.data();
     for (const runtime::TensorSignature &out : sig.outputs) {
       size_t rank = out.shape.size();
-      HostTensor t;
-      t.name = out.name;
-      t.type = out.type;
-      t.shape.assign(word + 3, word + 3 + rank);
-      size_t bytes = t.numElements() * runtime::elementSize(t.type);
-      t.data.resize(bytes);
-      uint64_t aligned = word[1] + word[2] * runtime::elementSize(t.type);
-      if (!error && bytes)
-        if (llvm::Error e = driver->copyToHost(t.data.data(), aligned, bytes))
-          error = std::move(e);
-      if (word[0] && !llvm::is_contained(resultBuffers, uint64_t(word[0])))
-        resultBuffers.push_back(word[0]);
-      outputs.push_back(std::move(t));
+      Result r;
+      r.name = out.name;
+      r.type = out.type;
+      r.shape.assign(word + 3, word + 3 + rank);
+      int64_t count = 1;
+      for (int64_t d : r.shape)
+        count *= d;
+      r.bytes = count * runtime::elementSize(r.type);
+      r.buffer = word[0];
+      r.address = word[1] + word[2] * runtime::elementSize(r.type);
+      results.push_back(std::move(r));
       word += 3 + 2 * rank;
     }
-    for (uint64_t buffer : resultBuffers)
-      release(reinterpret_cast<void *>(buffer));
-    if (error)
-      return std::move(error);
-    return outputs;
+    return error;
   }
 
-private:
+  /// Gives the results' buffers back to the pool, each once.
+  void releaseResults(llvm::ArrayRef<Result> results) {
+    std::vector<uint64_t> released;
+    for (const Result &r : results)
+      if (r.buffer && !llvm::is_contained(released, r.buffer)) {
+        released.push_back(r.buffer);
+        release(reinterpret_cast<void *>(r.buffer));
+      }
+  }
+
   std::shared_ptr<void> library;
   runtime::LoadOptions options;
   std::shared_ptr<Driver> driver;
@@ -175,6 +337,7 @@ private:
   tessera_cuda_take_error_fn takeError = nullptr;
   runtime::PackedFunction entry = nullptr;
   runtime::FreeFunction release = nullptr;
+  std::optional<double> kernelMilliseconds;
 };
 
 } // namespace
