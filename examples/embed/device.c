@@ -66,8 +66,9 @@ int main(int argc, char **argv) {
   int32_t numInputs = tessera_model_num_inputs(model);
   int32_t numOutputs = tessera_model_num_outputs(model);
   if (numInputs > MAX_TENSORS || numOutputs > MAX_TENSORS) {
-    fprintf(stderr, "error: this example handles up to %d inputs and "
-                    "outputs\n",
+    fprintf(stderr,
+            "error: this example handles up to %d inputs and "
+            "outputs\n",
             MAX_TENSORS);
     return 1;
   }
@@ -145,11 +146,12 @@ int main(int argc, char **argv) {
   int same = 1;
   for (int32_t i = 0; i < numOutputs; ++i) {
     size_t bytes = kept[i].capacity;
-    unsigned char *a = malloc(bytes ? bytes : 1), *b = malloc(bytes ? bytes : 1);
+    unsigned char *a = malloc(bytes ? bytes : 1),
+                  *b = malloc(bytes ? bytes : 1);
     if (tessera_model_copy_to_host(model, a, (uint64_t)(uintptr_t)kept[i].data,
                                    bytes) ||
-        tessera_model_copy_to_host(model, b,
-                                   (uint64_t)(uintptr_t)given[i].data, bytes))
+        tessera_model_copy_to_host(model, b, (uint64_t)(uintptr_t)given[i].data,
+                                   bytes))
       return fail("cannot copy an output to the host");
     printf("output %s: [", tessera_model_name(model, 1, i));
     for (int32_t d = 0; d < kept[i].rank; ++d)

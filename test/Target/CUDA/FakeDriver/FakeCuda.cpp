@@ -1,4 +1,5 @@
-//===- FakeCuda.cpp - a libcuda.so.1 for tests, over the PTX emulator ------===//
+//===- FakeCuda.cpp - a libcuda.so.1 for tests, over the PTX emulator
+//------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The CUDA driver API functions Tessera's runtime calls, implemented on
@@ -91,17 +92,16 @@ struct Device {
 
   void report() const {
     if (std::getenv("TESSERA_FAKE_CUDA_STATS"))
-      std::fprintf(stderr,
-                   "fake libcuda: %llu kernels (%llu on streams other than the "
-                   "default), %llu stream synchronizations, at most %llu "
-                   "operations and %llu kernels queued on a stream, %llu "
-                   "copies to the device, %llu to the host\n",
-                   (unsigned long long)launches,
-                   (unsigned long long)launchesOnStreams,
-                   (unsigned long long)streamSyncs,
-                   (unsigned long long)deepestQueue,
-                   (unsigned long long)mostKernelsQueued,
-                   (unsigned long long)copiesIn, (unsigned long long)copiesOut);
+      std::fprintf(
+          stderr,
+          "fake libcuda: %llu kernels (%llu on streams other than the "
+          "default), %llu stream synchronizations, at most %llu "
+          "operations and %llu kernels queued on a stream, %llu "
+          "copies to the device, %llu to the host\n",
+          (unsigned long long)launches, (unsigned long long)launchesOnStreams,
+          (unsigned long long)streamSyncs, (unsigned long long)deepestQueue,
+          (unsigned long long)mostKernelsQueued, (unsigned long long)copiesIn,
+          (unsigned long long)copiesOut);
   }
 
   /// Runs the queued work of `stream`, in order.
@@ -321,7 +321,10 @@ int cuEventElapsedTime(float *ms, void *start, void *stop) {
 int cuModuleLoadData(void **module, const void *image) {
   LOCK;
   const char *text = static_cast<const char *>(image);
-  if (std::memcmp(text, "\x7f" "ELF", 4) == 0)
+  if (std::memcmp(text,
+                  "\x7f"
+                  "ELF",
+                  4) == 0)
     return kNoBinaryForGpu; // a cubin for another GPU
   auto parsed = ptx::parsePTX(text, "module.ptx");
   if (!parsed) {
@@ -366,8 +369,7 @@ int cuLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz,
   const ptx::Kernel &k = *f->kernel;
   std::vector<uint8_t> block(k.paramBytes, 0);
   for (size_t i = 0; i < k.params.size(); ++i)
-    std::memcpy(block.data() + k.params[i].offset, params[i],
-                k.params[i].size);
+    std::memcpy(block.data() + k.params[i].offset, params[i], k.params[i].size);
   ptx::LaunchConfig config;
   config.grid = {gx, gy, gz};
   config.block = {bx, by, bz};
