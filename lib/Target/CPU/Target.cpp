@@ -31,7 +31,14 @@ public:
   CPUCompilation(cpu::CPUOptions options, cpu::CodegenOptions codegen,
                  bool fuse, bool verbose)
       : options(options), codegen(std::move(codegen)), fuse(fuse),
-        verbose(verbose) {}
+        verbose(verbose),
+        info(cpu::createCPUTargetInfo(
+            cpu::DotProducts{options.bf16DotProduct, options.int8DotProduct})) {
+  }
+
+  /// Prices narrow products by the dot products of the CPU the code is
+  /// for (--mcpu), not this machine's.
+  std::shared_ptr<const TargetInfo> targetInfo() const override { return info; }
 
   void buildPipeline(OpPassManager &pm, StringRef phase) override {
     cpu::buildLinalgPipeline(pm, fuse, options);
@@ -102,6 +109,7 @@ private:
   bool fuse;
   /// -v: say how code generation was divided.
   bool verbose;
+  std::shared_ptr<const TargetInfo> info;
 };
 
 class CPUTarget : public Target {

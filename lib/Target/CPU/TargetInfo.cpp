@@ -17,6 +17,8 @@ namespace {
 
 class CPUTargetInfo : public ::tessera::TargetInfo {
 public:
+  explicit CPUTargetInfo(::tessera::cpu::DotProducts dots) : dots(dots) {}
+
   StringRef name() const override { return "cpu"; }
 
   /// A roofline over Tessera's own kernels: the longer of computing and
@@ -24,7 +26,8 @@ public:
   /// written narrow) in a pass of its own.
   /// - Computing: the FLOPs at f32's rate times the type's cost measured
   ///   on compute-bound shapes (docs/Precision.md, "Speed on this CPU").
-  ///   Where the CPU has the dot products the CPU target uses (vdpbf16ps
+  ///   Where the CPU the code is for (--mcpu, else this machine's) has
+  ///   the dot products the CPU target uses (vdpbf16ps
   ///   on AMD's Zen 4 and newer, vpdpbusd with AVX-512 VNNI; on a Zen 5
   ///   EPYC): bf16 0.52x the time of a 1024^3 GEMM, int8 0.40x and fp8
   ///   (decoded to bf16) 0.89x the time of the BERT-base layer. Elsewhere
@@ -41,22 +44,20 @@ public:
                          ::tessera::ElementType element) const override {
     using ::tessera::ElementType;
     constexpr double kFlopsPerByte = 6.0;
-    static const ::tessera::cpu::DotProducts host =
-        ::tessera::cpu::hostDotProducts();
     double cost = 1.0;
     switch (element) {
     case ElementType::BF16:
-      cost = host.bf16 ? 0.52 : 1.7;
+      cost = dots.bf16 ? 0.52 : 1.7;
       break;
     case ElementType::F16:
       cost = 1.4;
       break;
     case ElementType::F8E4M3FN:
     case ElementType::F8E5M2:
-      cost = host.bf16 ? 0.89 : 1.7;
+      cost = dots.bf16 ? 0.89 : 1.7;
       break;
     case ElementType::I8:
-      cost = host.int8 ? 0.40 : 2.4;
+      cost = dots.int8 ? 0.40 : 2.4;
       break;
     default:
       element = ElementType::F32;
@@ -184,15 +185,19 @@ public:
       return {8, 64};
     return {64};
   }
+
+private:
+  ::tessera::cpu::DotProducts dots;
 };
 
 } // namespace
 
-auto ::tessera::cpu::createCPUTargetInfo()
+auto ::tessera::cpu::createCPUTargetInfo(std::optional<DotProducts> dots)
     -> std::unique_ptr<::tessera::TargetInfo> {
-  return std::make_unique<CPUTargetInfo>();
+  static const DotProducts host = hostDotProducts();
+  return std::make_unique<CPUTargetInfo>(dots.value_or(host));
 }
 
 void ::tessera::cpu::registerCPUTargetInfo() {
-  registerTargetInfo("cpu", [] { return std::make_unique<CPUTargetInfo>(); });
+  registerTargetInfo("cpu", [] { return createCPUTargetInfo(); });
 }

@@ -8,6 +8,7 @@
 #include "mlir/Pass/PassManager.h"
 
 #include <memory>
+#include <optional>
 
 namespace tessera::cpu {
 
@@ -76,8 +77,11 @@ void buildLLVMPipeline(mlir::OpPassManager &pm, const CPUOptions &options = {});
 /// (idempotent).
 void registerCPUTargetInfo();
 
-/// The CPU backend's TargetInfo.
-std::unique_ptr<TargetInfo> createCPUTargetInfo();
+/// The CPU backend's TargetInfo, for code on a CPU with the dot-product
+/// instructions `dots` (its cost model prices narrow products by them);
+/// without `dots`, for this machine's CPU.
+std::unique_ptr<TargetInfo>
+createCPUTargetInfo(std::optional<DotProducts> dots = std::nullopt);
 
 /// Registers the CPU target (tessera/Target/Targets.def).
 void registerTarget();
