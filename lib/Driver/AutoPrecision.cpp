@@ -195,6 +195,17 @@ tessera::readPrecisionPlan(llvm::StringRef path) {
   return plan;
 }
 
+tessera::AutoSampleSplit
+tessera::splitAutoSamples(std::vector<std::string> sets) {
+  AutoSampleSplit split{sets, sets};
+  if (sets.size() >= 2) {
+    size_t held = std::max<size_t>(1, sets.size() / 4);
+    split.measure.assign(sets.begin(), sets.end() - held);
+    split.verify.assign(sets.end() - held, sets.end());
+  }
+  return split;
+}
+
 llvm::Expected<std::map<std::string, std::string>> tessera::searchPrecisionPlan(
     llvm::StringRef modelPath, mlir::MLIRContext &context,
     const CompileOptions &options, llvm::StringRef calibrationCache,
@@ -204,14 +215,8 @@ llvm::Expected<std::map<std::string, std::string>> tessera::searchPrecisionPlan(
     return budget.takeError();
   registerAllTargets();
 
-  // The first three quarters of the samples measure, the rest verify.
   std::vector<std::string> sets = runtime::testDataSets(options.calibrate);
-  std::vector<std::string> measure = sets, verify = sets;
-  if (sets.size() >= 2) {
-    size_t held = std::max<size_t>(1, sets.size() / 4);
-    measure.assign(sets.begin(), sets.end() - held);
-    verify.assign(sets.end() - held, sets.end());
-  }
+  auto [measure, verify] = splitAutoSamples(sets);
   mlir::Location where = mlir::FileLineColLoc::get(&context, modelPath, 0, 0);
   if (sets.size() < 2)
     mlir::emitWarning(where)

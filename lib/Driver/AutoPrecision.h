@@ -35,6 +35,14 @@ parsePrecisionCosts(llvm::StringRef text);
 llvm::Expected<std::map<std::string, std::string>>
 readPrecisionPlan(llvm::StringRef path);
 
+/// How --precision=auto divides the calibration samples: the first three
+/// quarters calibrate the ranges and measure each matmul's error, the rest
+/// verify the plan on data it was not fitted to (one sample does both).
+struct AutoSampleSplit {
+  std::vector<std::string> measure, verify;
+};
+AutoSampleSplit splitAutoSamples(std::vector<std::string> sets);
+
 /// The automatic policy: measures each matmul's own error under every
 /// narrow policy the target computes (on the first samples of
 /// `options.calibrate`, with the ranges in `calibrationCache`), prices

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "PrecisionRuns.h"
+#include "AutoPrecision.h"
 #include "PrecisionReportPage.h"
 #include "tessera/Runtime/TensorIO.h"
 #include "tessera/Support/Numerics.h"
@@ -43,6 +44,10 @@ tessera::runCalibration(llvm::StringRef modelPath, MLIRContext &context,
                         const CompileOptions &options, bool raiseAttention,
                         std::optional<llvm::FileRemover> &temporary) {
   std::vector<std::string> sets = runtime::testDataSets(options.calibrate);
+  // The automatic policy verifies its plan on samples the ranges have not
+  // seen.
+  if (options.precision == "auto")
+    sets = splitAutoSamples(std::move(sets)).measure;
   CompileOptions probe;
   probe.target = defaultTargetName().str();
   // No --dim: the CPU compiles once for every size, each sample's own.
