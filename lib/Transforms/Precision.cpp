@@ -170,10 +170,30 @@ public:
       keys[matmul] = key.substr(0, key.size() - StringRef(":lhs").size());
     });
     SmallVector<std::tuple<StringRef, std::string, Value>> reported;
+    // Contractions whose operands the model dequantizes itself, found
+    // before the rewrite adds dequantizations of its own.
+    llvm::DenseSet<Operation *> modelQuantized;
+    func.walk([&](Operation *op) {
+      if (::tessera::precisionClass(op) == OpClass::Contraction &&
+          readsModelDequantization(op))
+        modelQuantized.insert(op);
+    });
 
     func.walk([&](Operation *op) {
       if (::tessera::precisionClass(op) != OpClass::Contraction)
         return;
+      // A model quantized by its exporter (QuantizeLinear/DequantizeLinear
+      // around its products) keeps the precision it chose.
+      if (modelQuantized.contains(op)) {
+        if (onlyNodes.empty() ||
+            llvm::is_contained(onlyNodes, onnxNodeName(op->getLoc())))
+          op->setAttr(kPrecisionAttr,
+                      StringAttr::get(context,
+                                      "f32: the model dequantizes its operands "
+                                      "itself (DequantizeLinear): kept as "
+                                      "exported"));
+        return;
+      }
       auto matmul = dyn_cast<MatmulOp>(op);
       auto attention = dyn_cast<AttentionOp>(op);
       if (attention && (policy == "bf16" || policy == "fp16") &&
@@ -409,6 +429,24 @@ private:
   }
 
   /// Why `matmul` stays f32 under this policy, or nothing.
+  /// Whether an operand of `op` is, through data movement only, the
+  /// result of a tessera.dequantize: the model's own DequantizeLinear.
+  static bool readsModelDequantization(Operation *op) {
+    SmallVector<Value> work(op->getOperands());
+    llvm::DenseSet<Value> seen;
+    while (!work.empty()) {
+      Value v = work.pop_back_val();
+      Operation *def = v.getDefiningOp();
+      if (!def || !seen.insert(v).second)
+        continue;
+      if (isa<DequantizeOp>(def))
+        return true;
+      if (::tessera::precisionClass(def) == OpClass::DataMovement)
+        llvm::append_range(work, def->getOperands());
+    }
+    return false;
+  }
+
   std::optional<std::string>
   keepReason(MatmulOp matmul,
              ArrayRef<std::pair<std::string, llvm::Regex>> keep) const {
