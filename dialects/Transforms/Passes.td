@@ -136,15 +136,19 @@ def AssignPrecisionPass
     `fp16` when a constant operand holds a finite value beyond fp16's range
     (65504) or, with a `calibration` cache, when an operand's calibrated
     amax is. A matmul made narrow gets the policy's name in that attribute.
-    Attention and convolution stay f32 under every policy for now (their
-    results take their inputs' type, so a narrow operand would round the
-    accumulator as well). Casts and quantize/dequantize ops already in the
-    model are kept as they are, and a matmul whose operands are already
-    narrow is not touched.
+    Under `bf16` and `fp16`, attention takes narrow query, key and value
+    where the target accumulates it in f32 (its TargetInfo's
+    `rejectWideAccumulation` gives no reason; otherwise its two products
+    narrow as matmuls when the lowering computes them so), and under
+    `bf16` so does a convolution; their results are cast back to f32. Under
+    8-bit policies both stay f32. Casts and quantize/dequantize ops already
+    in the model are kept as they are; a matmul whose operands are already
+    narrow, and a contraction that reads the model's own dequantization
+    through data movement only, are not touched.
   }];
   let options = [
     Option<"policy", "policy", "std::string", "\"fp32\"",
-           "The precision policy: fp32, bf16, fp16 or int8">,
+           "The precision policy: fp32, bf16, fp16, fp8 or int8">,
     ListOption<"keepFp32", "keep-fp32", "std::string",
                "Regular expressions over ONNX node names whose matmuls stay "
                "f32">,
