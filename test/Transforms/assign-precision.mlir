@@ -151,8 +151,7 @@ func.func @attention_kept(%q: tensor<1x2x8x64xf32>) -> tensor<1x2x8x64xf32> {
 // image of dynamic size and grouped (the CPU's kernels for those take f32
 // only), depthwise (memory-bound taps), dilated (no GEMM path), kept by a
 // pattern; under fp16 every one (nothing bounds their
-// results to fp16's range); on the CUDA target (no tensor-core
-// convolution yet).
+// results to fp16's range).
 // A static dense convolution whose GEMM has whole tiles (16 filters, 4 x 4
 // pixels, depth 72) narrows on the CPU: its input and filter cast to bf16,
 // accumulated in f32 by the lowering, its bf16 result cast back.
@@ -170,8 +169,13 @@ func.func @attention_kept(%q: tensor<1x2x8x64xf32>) -> tensor<1x2x8x64xf32> {
 // KEEP-LABEL: func @convs_kept
 // KEEP-COUNT-2: tessera.conv2d {{.*}}tessera.precision = "f32: the cpu target's
 // KEEP: tessera.conv2d {{.*}}tessera.precision = "f32: kept by --keep-fp32 pattern '/other'"}
+// On the CUDA target a static, ungrouped, undilated convolution narrows
+// (an im2col and a tensor-core GEMM); the others stay f32 with the reason.
 // CUDA-LABEL: func @convs_kept
-// CUDA-COUNT-5: tessera.conv2d {{.*}}tessera.precision = "f32: the cuda target has no tensor-core convolution yet: a narrow one would run no faster"}
+// CUDA: tessera.conv2d {{.*}}tessera.precision = "f32: the cuda target's tensor-core convolutions have static shapes: a narrow one with a dynamic dim would run no faster"}
+// CUDA-COUNT-2: tessera.conv2d {{.*}}tessera.precision = "f32: the cuda target's tensor-core convolutions are ungrouped: a narrow grouped one would run no faster"}
+// CUDA: tessera.conv2d {{.*}}tessera.precision = "f32: the cuda target's tensor-core convolutions are undilated: a narrow dilated one would run no faster"}
+// CUDA: tessera.conv2d %{{.*}}, %{{.*}} {tessera.precision = "bf16"} : tensor<1x8x6x6xbf16>, tensor<16x8x3x3xbf16> -> tensor<1x16x4x4xbf16>
 func.func @convs_kept(%x: tensor<1x4x?x?xf32>, %f: tensor<4x4x3x3xf32>, %y: tensor<1x4x8x8xf32>, %g: tensor<4x2x3x3xf32>, %d: tensor<4x1x3x3xf32>, %w: tensor<1x8x6x6xf32>, %wf: tensor<16x8x3x3xf32>, %dx: tensor<1x8x8x8xf32>) -> (tensor<1x4x?x?xf32>, tensor<1x4x6x6xf32>, tensor<1x4x6x6xf32>, tensor<1x16x4x4xf32>, tensor<1x16x4x4xf32>) {
   %0 = tessera.conv2d %x, %f : tensor<1x4x?x?xf32>, tensor<4x4x3x3xf32> -> tensor<1x4x?x?xf32>
   %1 = tessera.conv2d %y, %g {group = 2} : tensor<1x4x8x8xf32>, tensor<4x2x3x3xf32> -> tensor<1x4x6x6xf32>

@@ -226,6 +226,30 @@ def KernelImagesPass : Pass<"tessera-cuda-kernel-images", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
 
+def ConvolutionGemmsPass
+    : Pass<"tessera-cuda-convolution-gemms", "::mlir::func::FuncOp"> {
+  let summary = "Narrow convolutions become an im2col and a GEMM for the "
+                "tensor cores";
+  let description = [{
+    A `linalg.conv_2d_nchw_fchw` on tensors whose input and filter are
+    bf16 or f16 and whose result is f32 (what a convolution under the bf16
+    and fp16 policies lowers to: products of the narrow operands summed in
+    f32) becomes upstream's im2col form: a gather of the input's patches
+    into an [N, C*KH*KW, OH*OW] tensor (a data movement kernel) and a
+    contraction of the filter, seen as [F, C*KH*KW], with it into
+    [N, F, OH*OW], which `tessera-cuda-tensor-core-matmul` computes on the
+    tensor cores (M the filters, N the pixels, K the taps, a batch dim the
+    images).
+
+    Left alone: f32 convolutions (no tensor core takes them without
+    tf32), and convolutions with a dynamic dim (the gather needs static
+    sizes), which stay one thread per output element.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def TensorCoreMatmulPass
     : Pass<"tessera-cuda-tensor-core-matmul", "::mlir::ModuleOp"> {
   let summary = "bf16/f16/fp8/int8 contractions become tensor-core kernels";

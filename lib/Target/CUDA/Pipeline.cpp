@@ -53,6 +53,8 @@ void tessera::cuda::buildLinalgPipeline(OpPassManager &pm, bool fuse) {
   // reads them as they are; tessera-cuda-decode-fp8 widens what remains).
   lowering.fp8Operands = true;
   pm.addNestedPass<func::FuncOp>(createConvertTesseraToLinalgPass(lowering));
+  // Narrow convolutions: an im2col gather and a tensor-core GEMM.
+  pm.addNestedPass<func::FuncOp>(createConvolutionGemmsPass());
   // Elementwise producers computed inside their consumers' loops (one
   // kernel instead of one per op).
   // Transposed operands read in place: no transpose kernel per run.

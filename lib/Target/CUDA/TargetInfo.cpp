@@ -102,9 +102,23 @@ public:
     if (!isa<BFloat16Type, Float16Type>(element))
       return op->getName().getStringRef().str() +
              " stays f32 under every policy";
-    if (isa<mlir::tessera::Conv2dOp>(op))
-      return std::string("the cuda target has no tensor-core convolution "
-                         "yet: a narrow one would run no faster");
+    if (auto conv = dyn_cast<mlir::tessera::Conv2dOp>(op)) {
+      // tessera-cuda-convolution-gemms: an im2col and a tensor-core GEMM.
+      if (conv.getGroup() != 1)
+        return std::string("the cuda target's tensor-core convolutions "
+                           "are ungrouped: a narrow grouped one would run "
+                           "no faster");
+      if (llvm::any_of(conv.getDilations(), [](int64_t d) { return d != 1; }))
+        return std::string("the cuda target's tensor-core convolutions "
+                           "are undilated: a narrow dilated one would run "
+                           "no faster");
+      if (!conv.getInput().getType().hasStaticShape() ||
+          !conv.getType().hasStaticShape())
+        return std::string("the cuda target's tensor-core convolutions "
+                           "have static shapes: a narrow one with a "
+                           "dynamic dim would run no faster");
+      return std::nullopt;
+    }
     if (std::optional<std::string> why =
             ::tessera::cuda::flash_attention::whyNot(op, element))
       return "the fused attention kernel does not take " +

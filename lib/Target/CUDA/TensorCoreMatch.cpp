@@ -286,16 +286,27 @@ tessera::cuda::tensor_cores::match(linalg::LinalgOp op, bool allowTF32) {
     return std::nullopt;
   FailureOr<linalg::ContractionDimensions> dims =
       linalg::inferContractionDims(op);
-  if (failed(dims) || dims->m.empty() || dims->n.size() != 1 ||
-      dims->k.size() != 1)
+  if (failed(dims) || dims->m.empty() || dims->n.empty() || dims->k.size() != 1)
     return std::nullopt;
   Contraction c;
   c.op = op;
   c.mDims.assign(dims->m.begin(), dims->m.end());
   c.m = c.mDims.front();
-  c.n = dims->n[0];
   c.k = dims->k[0];
   c.batch.assign(dims->batch.begin(), dims->batch.end());
+  // Of several N dims (in B and the result, not in A), the result's
+  // innermost is N; the others are batch dims along which A is read again
+  // (a convolution's im2col GEMM: the filter, A, is every image's). The
+  // layout checks below hold them outside M and N.
+  AffineMap resultMap = op.getIndexingMapsArray()[2];
+  if (resultMap.getNumResults() == 0 || !resultMap.isProjectedPermutation())
+    return std::nullopt;
+  c.n = resultMap.getDimPosition(resultMap.getNumResults() - 1);
+  if (!llvm::is_contained(dims->n, c.n))
+    return std::nullopt;
+  for (unsigned d : dims->n)
+    if (d != c.n)
+      c.batch.push_back(d);
   Value a = op.getDpsInputs()[0], b = op.getDpsInputs()[1],
         out = op.getDpsInits()[0];
   if (!isIdentityMemRef(a) || !isIdentityMemRef(b) || !isIdentityMemRef(out))

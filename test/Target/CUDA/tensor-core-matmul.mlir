@@ -110,13 +110,43 @@ func.func @f16_shared_weight(%a: memref<?x?x?xf16>, %b: memref<?x?xf16>, %c: mem
 // CHECK: scf.if
 // CHECK: %[[Z0:.*]] = arith.muli %{{.*}}, %[[B0]]
 // CHECK: %[[Z:.*]] = arith.muli %[[Z0]], %[[B1]]
-// CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %[[BZ:.*]]) in ({{.*}}, {{.*}}, {{.*}} = %[[Z]])
+// CHECK: gpu.launch blocks(%{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}, %[[BZ:[a-z0-9_]+]]) in ({{.*}}, {{.*}}, {{.*}} = %[[Z]])
 // CHECK: arith.remui %[[BZ]], %[[B1]]
 #a4 = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d4)>
 #b4 = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d4, d3)>
 #c4 = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>
 func.func @batched(%a: memref<?x4x?x?xbf16>, %b: memref<?x4x?x16xbf16>, %c: memref<?x4x?x16xf32>) {
   linalg.generic {indexing_maps = [#a4, #b4, #c4], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%a, %b : memref<?x4x?x?xbf16>, memref<?x4x?x16xbf16>) outs(%c : memref<?x4x?x16xf32>) {
+  ^bb0(%x: bf16, %y: bf16, %acc: f32):
+    %0 = arith.extf %x : bf16 to f32
+    %1 = arith.extf %y : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %acc, %2 : f32
+    linalg.yield %3 : f32
+  }
+  return
+}
+
+// -----
+
+// A convolution's im2col GEMM: the filter (A, [F, K]) has no image dim,
+// which B ([N, K, P]) and the result ([N, F, P]) have. That dim is a batch
+// dim read from the grid's z; A is read at the same place for every image.
+// (36 pixels are rows of 72 bytes: tiles copied element by element.)
+// CHECK-LABEL: func @shared_filter
+// CHECK: %[[IMAGES:.*]] = memref.dim %arg1, %c0{{.*}} : memref<?x72x36xbf16>
+// CHECK: gpu.launch blocks(%{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}, %[[BZ:[a-z0-9_]+]]) in
+// CHECK: %[[IMAGE:.*]] = arith.remui %[[BZ]], %[[IMAGES]]
+// CHECK: memref.load %arg0[%{{[0-9]+}}, %{{[0-9]+}}] : memref<16x72xbf16>
+// CHECK: memref.load %arg1[%[[IMAGE]], %{{[0-9]+}}, %{{[0-9]+}}] : memref<?x72x36xbf16>
+// CHECK: nvvm.mma.sync
+// CHECK: memref.store %{{.*}}, %arg2[%[[IMAGE]], %{{[0-9]+}}, %{{[0-9]+}}] : memref<?x16x36xf32>
+// CHECK: } {tessera.cuda.kernel = "mma_sync_gemm_unaligned"}
+#ac = affine_map<(d0, d1, d2, d3) -> (d1, d3)>
+#bc = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
+#cc = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+func.func @shared_filter(%a: memref<16x72xbf16>, %b: memref<?x72x36xbf16>, %c: memref<?x16x36xf32>) {
+  linalg.generic {indexing_maps = [#ac, #bc, #cc], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%a, %b : memref<16x72xbf16>, memref<?x72x36xbf16>) outs(%c : memref<?x16x36xf32>) {
   ^bb0(%x: bf16, %y: bf16, %acc: f32):
     %0 = arith.extf %x : bf16 to f32
     %1 = arith.extf %y : bf16 to f32

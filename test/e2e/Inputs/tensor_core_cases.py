@@ -101,6 +101,27 @@ def batched(out, batch, m, k, n):
          [([a, b], f64(a) @ f64(b))], [batch, m, n])
 
 
+def conv(out, n, c, size, f, kernel, stride=1, pad=0):
+    """Conv (with a bias) on small integers, which bf16 and fp16 hold
+    exactly, as do the sums (|y| < 256): under the policies the
+    convolution's result, rounded once to the narrow type, is still exact."""
+    import torch
+    rng = np.random.default_rng(n * 1000 + c * 100 + f)
+    x = rng.integers(-2, 3, size=(n, c, size, size)).astype(np.float32)
+    w = rng.integers(-1, 2, size=(f, c, kernel, kernel)).astype(np.float32)
+    b = rng.integers(-4, 5, size=(f,)).astype(np.float32)
+    y = torch.nn.functional.conv2d(
+        torch.from_numpy(x).double(), torch.from_numpy(w).double(),
+        torch.from_numpy(b).double(), stride=stride, padding=pad).numpy()
+    assert np.abs(y).max() < 256
+    save(out, f"conv_{n}x{c}x{size}_{f}_k{kernel}_s{stride}_p{pad}",
+         [helper.make_node("Conv", ["X", "W", "B"], ["Y"],
+                           kernel_shape=[kernel, kernel],
+                           strides=[stride, stride], pads=[pad] * 4)],
+         [("X", [n, c, size, size])], [("W", w), ("B", b)], [([x], y)],
+         list(y.shape))
+
+
 def narrow_tensor(x, dtype):
     """A TensorProto of x in float16 or bfloat16 (x holds exact values)."""
     if dtype == "float16":
@@ -169,6 +190,12 @@ def main():
     # Split-k chosen at run time: 4 parts for 1, 6 and 256 rows.
     linear(out, 1024, 128, [(1, 1), (2, 3), (4, 64)])
     scores_values(out, 2, 16, [16, 37, 64])
+    # Convolutions: an im2col GEMM whose filter (A) every image reads
+    # again (batch 2), K = 27 copied element by element, padding, stride 2,
+    # K = 144 (aligned: sm_90a's wgmma kernel) and a 1x1 convolution.
+    conv(out, 2, 3, 23, 8, 3, pad=1)
+    conv(out, 1, 16, 12, 32, 3, stride=2, pad=1)
+    conv(out, 2, 64, 8, 32, 1)
     narrow_model(out, "float16", 256, 64, [16, 70])
     narrow_model(out, "bfloat16", 256, 64, [16, 70])
 

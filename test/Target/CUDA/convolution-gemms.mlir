@@ -1,0 +1,45 @@
+// RUN: tessera-opt %s --split-input-file --tessera-cuda-convolution-gemms | FileCheck %s
+
+// The patch map: column k = (c, kh, kw) of pixel p = (oh, ow) reads
+// input[n, c, oh + kh, ow + kw].
+// CHECK: #[[PATCH_MAP:.*]] = affine_map<(d0, d1, d2) -> (d0, d1 floordiv 9, d2 floordiv 6 + (d1 mod 9) floordiv 3, d2 mod 6 + d1 mod 3)>
+
+// A bf16 convolution accumulated in f32 (what the bf16 policy lowers to):
+// a gather of the patches, [N, C*KH*KW, OH*OW] in bf16, then a contraction
+// of the filter as [F, C*KH*KW] with them into [N, F, OH*OW] f32, the
+// form the tensor-core kernel takes (the image dim in B and the result
+// only). The result is the original shape again.
+// CHECK-LABEL: func @narrow
+// CHECK: %[[F:.*]] = tensor.collapse_shape %arg1 {{\[\[}}0], [1, 2, 3]] : tensor<16x8x3x3xbf16> into tensor<16x72xbf16>
+// CHECK: %[[OUT:.*]] = tensor.collapse_shape %arg2 {{\[\[}}0], [1], [2, 3]] : tensor<2x16x6x6xf32> into tensor<2x16x36xf32>
+// CHECK: %[[COLS:.*]] = linalg.generic {indexing_maps = [#[[PATCH_MAP]], #{{.*}}], {{.*}} ins(%arg0 : tensor<2x8x8x8xbf16>) outs(%{{.*}} : tensor<2x72x36xbf16>)
+// CHECK: %[[P:.*]] = linalg.generic {indexing_maps = [#[[A:.*]], #[[B:.*]], #[[C:.*]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%[[F]], %[[COLS]] : tensor<16x72xbf16>, tensor<2x72x36xbf16>) outs(%[[OUT]] : tensor<2x16x36xf32>)
+// CHECK: arith.extf
+// CHECK: arith.extf
+// CHECK: arith.mulf
+// CHECK: arith.addf
+// CHECK: tensor.expand_shape %[[P]] {{\[\[}}0], [1], [2, 3]] output_shape [2, 16, 6, 6] : tensor<2x16x36xf32> into tensor<2x16x6x6xf32>
+// CHECK-NOT: linalg.conv_2d_nchw_fchw
+func.func @narrow(%x: tensor<2x8x8x8xbf16>, %f: tensor<16x8x3x3xbf16>, %o: tensor<2x16x6x6xf32>) -> tensor<2x16x6x6xf32> {
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %f : tensor<2x8x8x8xbf16>, tensor<16x8x3x3xbf16>) outs(%o : tensor<2x16x6x6xf32>) -> tensor<2x16x6x6xf32>
+  return %0 : tensor<2x16x6x6xf32>
+}
+
+// -----
+
+// Must not fire: an f32 convolution (no tensor core without tf32), a
+// dynamic image, narrow operands accumulated in their own type, and a
+// dilated one (no im2col form): each stays a direct convolution.
+// CHECK-LABEL: func @kept
+// CHECK-COUNT-4: linalg.conv_2d_nchw_fchw
+// CHECK-NOT: linalg.generic
+func.func @kept(%x: tensor<1x8x8x8xf32>, %f: tensor<16x8x3x3xf32>, %o: tensor<1x16x6x6xf32>,
+                %dx: tensor<1x8x?x?xbf16>, %df: tensor<16x8x3x3xbf16>, %do: tensor<1x16x?x?xf32>,
+                %nx: tensor<1x8x8x8xbf16>, %no: tensor<1x16x6x6xbf16>, %lo: tensor<1x16x4x4xf32>)
+    -> (tensor<1x16x6x6xf32>, tensor<1x16x?x?xf32>, tensor<1x16x6x6xbf16>, tensor<1x16x4x4xf32>) {
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %f : tensor<1x8x8x8xf32>, tensor<16x8x3x3xf32>) outs(%o : tensor<1x16x6x6xf32>) -> tensor<1x16x6x6xf32>
+  %1 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%dx, %df : tensor<1x8x?x?xbf16>, tensor<16x8x3x3xbf16>) outs(%do : tensor<1x16x?x?xf32>) -> tensor<1x16x?x?xf32>
+  %2 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%nx, %df : tensor<1x8x8x8xbf16>, tensor<16x8x3x3xbf16>) outs(%no : tensor<1x16x6x6xbf16>) -> tensor<1x16x6x6xbf16>
+  %3 = linalg.conv_2d_nchw_fchw {dilations = dense<2> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%nx, %df : tensor<1x8x8x8xbf16>, tensor<16x8x3x3xbf16>) outs(%lo : tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32>
+  return %0, %1, %2, %3 : tensor<1x16x6x6xf32>, tensor<1x16x?x?xf32>, tensor<1x16x6x6xbf16>, tensor<1x16x4x4xf32>
+}
