@@ -5,13 +5,16 @@
  * Opens a model compiled with `tessera-compile --target=cuda` (with
  * gpu-driver=emulator it runs on Tessera's PTX emulator, without a GPU),
  * with the loader options given; stream=N runs it on the CUstream whose
- * handle is N (a test's, not a real handle; the default is none),
- * puts inputs filled with 0, 1, 2, ... (static dims; f32 or integers) in
- * device memory, and runs the model three ways: outputs left in device
- * memory the model allocated, outputs copied into device buffers the
- * caller allocated, and outputs copied to the host (tessera_model_run).
- * Prints the first elements of each output and whether the three agree
- * bit for bit, then shows the answer to an output buffer too small.
+ * handle is N (a test's, not a real handle; the default is none).
+ * Every input needs static dims and is f32, i32 or i64.
+ *
+ * Two sets of inputs, A and B, go into device memory. The model runs on A
+ * with its outputs left in device memory it allocates, and on B with its
+ * outputs copied into device buffers the caller allocated (filled with
+ * NaNs first); then on A and on B from host memory (tessera_model_run).
+ * Each device result must equal its host result bit for bit, and A's
+ * results must differ from B's (so a stale buffer cannot pass for a
+ * result). Last, an output buffer too small is answered with status 2.
  */
 #include "tessera-c/Runtime.h"
 
@@ -31,6 +34,32 @@ static size_t byteSize(const tessera_tensor *t) {
   for (int32_t d = 0; d < t->rank; ++d)
     bytes *= (size_t)t->shape[d];
   return bytes;
+}
+
+/* Input values of set `which` (0: A, 1: B). */
+static void fill(tessera_tensor *t, int which) {
+  size_t count = t->capacity / tessera_dtype_size(t->dtype);
+  for (size_t k = 0; k < count; ++k) {
+    long long v = which ? (long long)((k * 3 + 1) % 5) : (long long)(k % 7);
+    if (t->dtype == TESSERA_F32)
+      ((float *)t->data)[k] = which ? (float)v * 0.5f - 1.0f : (float)v * 0.25f;
+    else if (t->dtype == TESSERA_I64)
+      ((long long *)t->data)[k] = v;
+    else if (t->dtype == TESSERA_I32)
+      ((int *)t->data)[k] = (int)v;
+  }
+}
+
+/* The outputs' bytes, copied from device addresses to the host. */
+static unsigned char *toHost(tessera_model *model, const tessera_tensor *t) {
+  size_t bytes = byteSize(t);
+  unsigned char *host = malloc(bytes ? bytes : 1);
+  if (tessera_model_copy_to_host(model, host, (uint64_t)(uintptr_t)t->data,
+                                 bytes)) {
+    free(host);
+    return NULL;
+  }
+  return host;
 }
 
 int main(int argc, char **argv) {
@@ -66,51 +95,44 @@ int main(int argc, char **argv) {
   int32_t numInputs = tessera_model_num_inputs(model);
   int32_t numOutputs = tessera_model_num_outputs(model);
   if (numInputs > MAX_TENSORS || numOutputs > MAX_TENSORS) {
-    fprintf(stderr,
-            "error: this example handles up to %d inputs and "
-            "outputs\n",
+    fprintf(stderr, "error: this example handles up to %d inputs and outputs\n",
             MAX_TENSORS);
     return 1;
   }
-  tessera_tensor host[MAX_TENSORS], device[MAX_TENSORS];
+  /* host[s][i]: input i of set s in host memory; device[s][i] on the
+   * device. */
+  tessera_tensor host[2][MAX_TENSORS], device[2][MAX_TENSORS];
   memset(host, 0, sizeof host);
   memset(device, 0, sizeof device);
-  for (int32_t i = 0; i < numInputs; ++i) {
-    tessera_tensor *t = &host[i];
-    t->dtype = tessera_model_dtype(model, 0, i);
-    t->rank = tessera_model_rank(model, 0, i);
-    for (int32_t d = 0; d < t->rank; ++d) {
-      t->shape[d] = tessera_model_dim(model, 0, i, d);
-      if (t->shape[d] < 0) {
-        fprintf(stderr, "error: input %d has a dynamic dim\n", i);
-        return 1;
+  for (int s = 0; s < 2; ++s) {
+    for (int32_t i = 0; i < numInputs; ++i) {
+      tessera_tensor *t = &host[s][i];
+      t->dtype = tessera_model_dtype(model, 0, i);
+      t->rank = tessera_model_rank(model, 0, i);
+      for (int32_t d = 0; d < t->rank; ++d) {
+        t->shape[d] = tessera_model_dim(model, 0, i, d);
+        if (t->shape[d] < 0) {
+          fprintf(stderr, "error: input %d has a dynamic dim\n", i);
+          return 1;
+        }
       }
+      t->capacity = byteSize(t);
+      t->data = calloc(1, t->capacity ? t->capacity : 1);
+      fill(t, s);
+      device[s][i] = *t;
+      uint64_t address = 0;
+      if (tessera_model_device_alloc(model, t->capacity, &address))
+        return fail("cannot allocate device memory");
+      if (tessera_model_copy_to_device(model, address, t->data, t->capacity))
+        return fail("cannot copy an input to the device");
+      device[s][i].data = (void *)(uintptr_t)address;
     }
-    t->capacity = byteSize(t);
-    t->data = calloc(1, t->capacity ? t->capacity : 1);
-    size_t count = t->capacity / tessera_dtype_size(t->dtype);
-    for (size_t k = 0; k < count; ++k) {
-      if (t->dtype == TESSERA_F32)
-        ((float *)t->data)[k] = (float)(k % 7) * 0.25f;
-      else if (t->dtype == TESSERA_I64)
-        ((long long *)t->data)[k] = (long long)(k % 7);
-      else if (t->dtype == TESSERA_I32)
-        ((int *)t->data)[k] = (int)(k % 7);
-    }
-    /* The same tensor in device memory. */
-    device[i] = *t;
-    uint64_t address = 0;
-    if (tessera_model_device_alloc(model, t->capacity, &address))
-      return fail("cannot allocate device memory");
-    if (tessera_model_copy_to_device(model, address, t->data, t->capacity))
-      return fail("cannot copy an input to the device");
-    device[i].data = (void *)(uintptr_t)address;
   }
 
-  /* 1. Outputs left in device memory the model allocated. */
+  /* 1. A, its outputs left in device memory the model allocated. */
   tessera_tensor kept[MAX_TENSORS];
   memset(kept, 0, sizeof kept);
-  if (tessera_model_run_device(model, device, numInputs, kept, numOutputs,
+  if (tessera_model_run_device(model, device[0], numInputs, kept, numOutputs,
                                stream))
     return fail("the run on device tensors failed");
   double ms = tessera_model_last_device_ms(model);
@@ -119,39 +141,47 @@ int main(int argc, char **argv) {
   else
     printf("device time: %.3f ms\n", ms);
 
-  /* 2. Outputs copied into device buffers the caller allocated. */
+  /* 2. B, its outputs copied into device buffers the caller allocated and
+   *    filled with NaNs. */
   tessera_tensor given[MAX_TENSORS];
   memset(given, 0, sizeof given);
   for (int32_t i = 0; i < numOutputs; ++i) {
     uint64_t address = 0;
-    if (tessera_model_device_alloc(model, kept[i].capacity, &address))
-      return fail("cannot allocate device memory");
+    size_t bytes = kept[i].capacity;
+    unsigned char *nans = malloc(bytes ? bytes : 1);
+    memset(nans, 0xff, bytes);
+    if (tessera_model_device_alloc(model, bytes, &address) ||
+        tessera_model_copy_to_device(model, address, nans, bytes))
+      return fail("cannot prepare an output buffer");
+    free(nans);
     given[i].data = (void *)(uintptr_t)address;
-    given[i].capacity = kept[i].capacity;
+    given[i].capacity = bytes;
   }
-  if (tessera_model_run_device(model, device, numInputs, given, numOutputs,
+  if (tessera_model_run_device(model, device[1], numInputs, given, numOutputs,
                                stream))
     return fail("the run into caller buffers failed");
 
-  /* 3. On host tensors, for comparison. */
-  tessera_tensor out[MAX_TENSORS];
+  /* 3. A and B from host memory, for comparison. */
+  tessera_tensor out[2][MAX_TENSORS];
   memset(out, 0, sizeof out);
-  for (int32_t i = 0; i < numOutputs; ++i) {
-    out[i].capacity = kept[i].capacity;
-    out[i].data = malloc(out[i].capacity ? out[i].capacity : 1);
+  for (int s = 0; s < 2; ++s) {
+    for (int32_t i = 0; i < numOutputs; ++i) {
+      out[s][i].capacity = kept[i].capacity;
+      out[s][i].data = malloc(out[s][i].capacity ? out[s][i].capacity : 1);
+    }
+    if (tessera_model_run(model, host[s], numInputs, out[s], numOutputs))
+      return fail("the run on host tensors failed");
   }
-  if (tessera_model_run(model, host, numInputs, out, numOutputs))
-    return fail("the run on host tensors failed");
 
-  int same = 1;
+  int same = 1, differ = 0;
   for (int32_t i = 0; i < numOutputs; ++i) {
     size_t bytes = kept[i].capacity;
-    unsigned char *a = malloc(bytes ? bytes : 1),
-                  *b = malloc(bytes ? bytes : 1);
-    if (tessera_model_copy_to_host(model, a, (uint64_t)(uintptr_t)kept[i].data,
-                                   bytes) ||
-        tessera_model_copy_to_host(model, b, (uint64_t)(uintptr_t)given[i].data,
-                                   bytes))
+    unsigned char *a = toHost(model, &kept[i]);
+    given[i].dtype = kept[i].dtype;
+    given[i].rank = kept[i].rank;
+    memcpy(given[i].shape, kept[i].shape, sizeof kept[i].shape);
+    unsigned char *b = toHost(model, &given[i]);
+    if (!a || !b)
       return fail("cannot copy an output to the host");
     printf("output %s: [", tessera_model_name(model, 1, i));
     for (int32_t d = 0; d < kept[i].rank; ++d)
@@ -161,33 +191,42 @@ int main(int argc, char **argv) {
          ++k)
       printf(" %.5g", ((float *)a)[k]);
     printf("\n");
-    same &= memcmp(a, b, bytes) == 0 && memcmp(a, out[i].data, bytes) == 0;
+    same &= memcmp(a, out[0][i].data, bytes) == 0 &&
+            memcmp(b, out[1][i].data, bytes) == 0;
+    differ |= memcmp(out[0][i].data, out[1][i].data, bytes) != 0;
     free(a);
     free(b);
   }
-  printf("device-allocated, caller-allocated and host outputs %s\n",
-         same ? "agree" : "DIFFER");
+  printf("device and host outputs %s; inputs A and B give %s outputs\n",
+         same ? "agree" : "DIFFER", differ ? "different" : "THE SAME");
 
   /* 4. A buffer too small: status 2, the shape is filled in. */
   if (numOutputs > 0) {
     tessera_tensor small[MAX_TENSORS];
     memcpy(small, given, sizeof small);
     small[0].capacity = 1;
-    int status = tessera_model_run_device(model, device, numInputs, small,
+    int status = tessera_model_run_device(model, device[0], numInputs, small,
                                           numOutputs, stream);
     printf("too small: status %d, rank %d: %s\n", status, small[0].rank,
            tessera_last_error());
+    /* Outputs the model allocated are handed over with status 2 too. */
+    for (int32_t i = 1; i < numOutputs; ++i)
+      if (small[i].data != given[i].data)
+        tessera_model_device_free(model, (uint64_t)(uintptr_t)small[i].data);
   }
 
   for (int32_t i = 0; i < numOutputs; ++i) {
     tessera_model_device_free(model, (uint64_t)(uintptr_t)kept[i].data);
     tessera_model_device_free(model, (uint64_t)(uintptr_t)given[i].data);
-    free(out[i].data);
+    free(out[0][i].data);
+    free(out[1][i].data);
   }
-  for (int32_t i = 0; i < numInputs; ++i) {
-    tessera_model_device_free(model, (uint64_t)(uintptr_t)device[i].data);
-    free(host[i].data);
-  }
+  for (int s = 0; s < 2; ++s)
+    for (int32_t i = 0; i < numInputs; ++i) {
+      tessera_model_device_free(model, (uint64_t)(uintptr_t)device[s][i].data);
+      free(host[s][i].data);
+    }
   tessera_model_free(model);
+  fflush(stdout);
   return 0;
 }

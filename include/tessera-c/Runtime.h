@@ -146,13 +146,19 @@ void tessera_buffer_free(tessera_buffer *buffer);
  *  work), 0 otherwise. */
 int tessera_model_has_device_memory(const tessera_model *model);
 /** `bytes` of device memory for the model's device at *address (from a
- *  pool that runs reuse), until tessera_model_device_free. */
+ *  pool that runs reuse), valid until tessera_model_device_free and at
+ *  most as long as the model (freeing the model may free it). */
 int tessera_model_device_alloc(tessera_model *model, size_t bytes,
                                uint64_t *address);
-/** Frees device memory that tessera_model_device_alloc or
- *  tessera_model_run_device handed out; other addresses (a framework's)
- *  and 0 are ignored. */
+/** Gives back device memory that this model's tessera_model_device_alloc
+ *  or tessera_model_run_device handed out; any other address (a
+ *  framework's, another model's) and 0 are ignored. The memory may serve
+ *  the model's next run at once: free it only when no work of the
+ *  caller's still reads it. */
 void tessera_model_device_free(tessera_model *model, uint64_t address);
+/** Copies between host memory and the model's device memory; each copy is
+ *  complete when the call returns (the host buffer may be reused, and a
+ *  run on any stream sees the bytes). */
 int tessera_model_copy_to_device(tessera_model *model, uint64_t dst,
                                  const void *src, size_t bytes);
 int tessera_model_copy_to_host(tessera_model *model, void *dst, uint64_t src,
@@ -174,10 +180,11 @@ int tessera_model_run_device(tessera_model *model, const tessera_tensor *inputs,
                              int32_t num_inputs, tessera_tensor *outputs,
                              int32_t num_outputs, void *stream);
 
-/** The device's own measure of the model's last run, in milliseconds: a GPU's
- * time from the run's first kernel to its last (CUDA events), without the
- * copies of host inputs and outputs; -1 when nothing measured it (a CPU, the
- * PTX emulator). */
+/** The device's own measure of the model's last run, in milliseconds: a
+ *  GPU's time between CUDA events recorded on the run's stream before its
+ *  first kernel and after its last, without the copies of host inputs and
+ *  outputs (a first run includes uploading the weights); -1 when nothing
+ *  measured it (a CPU, the PTX emulator). */
 double tessera_model_last_device_ms(const tessera_model *model);
 
 /** Bytes per element of `dtype` (0 for a value that is no dtype). */

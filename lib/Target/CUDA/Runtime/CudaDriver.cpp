@@ -45,6 +45,7 @@ struct Api {
   CUresult (*primaryCtxRetain)(CUcontext *, CUdevice);
   CUresult (*primaryCtxRelease)(CUdevice);
   CUresult (*ctxSetCurrent)(CUcontext);
+  CUresult (*ctxGetCurrent)(CUcontext *);
   CUresult (*memAlloc)(CUdeviceptr *, size_t);
   CUresult (*memFree)(CUdeviceptr);
   CUresult (*memcpyHtoDAsync)(CUdeviceptr, const void *, size_t, CUstream);
@@ -78,7 +79,7 @@ public:
       : library(library), api(api), dev(device), context(context),
         name(std::move(name)), major(major), minor(minor) {}
   ~CudaDriver() override {
-    current();
+    ContextScope scope(*this);
     for (CUevent event : {start, stop})
       if (event)
         api.eventDestroy(event);
@@ -94,7 +95,7 @@ public:
 
   llvm::Expected<uint64_t>
   createTensorMap(const tessera_cuda_tensor_map_fields &f) override {
-    current();
+    ContextScope scope(*this);
     if (!api.tensorMapEncodeTiled)
       return fail("this CUDA driver has no cuTensorMapEncodeTiled (sm_90a "
                   "kernels need CUDA 12 or newer)");
@@ -119,18 +120,22 @@ public:
       return address.takeError();
     if (llvm::Error e = copyToDevice(*address, map, sizeof(map)))
       return std::move(e);
+    // `map` lives on this stack frame: the copy completes before it goes
+    // (maps are built once each, so the wait is rare).
+    if (llvm::Error e = synchronize())
+      return std::move(e);
     return *address;
   }
 
   llvm::Error copyToDevice(uint64_t dst, const void *src,
                            uint64_t bytes) override {
-    current();
+    ContextScope scope(*this);
     // From pageable memory the copy has read `src` when it returns.
     return check(api.memcpyHtoDAsync(dst, src, bytes, streamHandle()),
                  "cuMemcpyHtoDAsync");
   }
   llvm::Error copyToHost(void *dst, uint64_t src, uint64_t bytes) override {
-    current();
+    ContextScope scope(*this);
     if (llvm::Error e =
             check(api.memcpyDtoHAsync(dst, src, bytes, streamHandle()),
                   "cuMemcpyDtoHAsync"))
@@ -139,12 +144,12 @@ public:
   }
   llvm::Error copyOnDevice(uint64_t dst, uint64_t src,
                            uint64_t bytes) override {
-    current();
+    ContextScope scope(*this);
     return check(api.memcpyDtoDAsync(dst, src, bytes, streamHandle()),
                  "cuMemcpyDtoDAsync");
   }
   llvm::Expected<void *> loadModule(llvm::StringRef image) override {
-    current();
+    ContextScope scope(*this);
     auto entries = readKernelImage(image);
     if (!entries)
       return entries.takeError();
@@ -170,12 +175,12 @@ public:
     return module;
   }
   void unloadModule(void *module) override {
-    current();
+    ContextScope scope(*this);
     api.moduleUnload(module);
   }
   llvm::Expected<void *> getFunction(void *module,
                                      llvm::StringRef fname) override {
-    current();
+    ContextScope scope(*this);
     CUfunction f = nullptr;
     std::string n = fname.str();
     if (llvm::Error e = check(api.moduleGetFunction(&f, module, n.c_str()),
@@ -186,7 +191,7 @@ public:
   llvm::Error launch(void *function, const uint32_t grid[3],
                      const uint32_t block[3], uint32_t sharedBytes,
                      void **params, uint64_t) override {
-    current();
+    ContextScope scope(*this);
     // Over 48 KiB of dynamic shared memory is an opt-in per kernel.
     if (sharedBytes > 48 * 1024)
       if (llvm::Error e =
@@ -200,7 +205,7 @@ public:
                  "cuLaunchKernel");
   }
   llvm::Error synchronize() override {
-    current();
+    ContextScope scope(*this);
     return check(api.streamSynchronize(streamHandle()), "cuStreamSynchronize");
   }
   llvm::Error useStream(uint64_t handle) override {
@@ -208,7 +213,7 @@ public:
     return llvm::Error::success();
   }
   llvm::Error startTiming() override {
-    current();
+    ContextScope scope(*this);
     for (CUevent *event : {&start, &stop})
       if (!*event)
         if (llvm::Error e = check(api.eventCreate(event, 0), "cuEventCreate"))
@@ -216,7 +221,7 @@ public:
     return check(api.eventRecord(start, streamHandle()), "cuEventRecord");
   }
   llvm::Expected<std::optional<double>> stopTiming() override {
-    current();
+    ContextScope scope(*this);
     float ms = 0;
     if (llvm::Error e =
             check(api.eventRecord(stop, streamHandle()), "cuEventRecord"))
@@ -231,19 +236,36 @@ public:
 
 protected:
   llvm::Expected<uint64_t> allocateDevice(uint64_t bytes) override {
-    current();
+    ContextScope scope(*this);
     CUdeviceptr p = 0;
     if (llvm::Error e = check(api.memAlloc(&p, bytes), "cuMemAlloc"))
       return std::move(e);
     return p;
   }
   void releaseDevice(uint64_t address) override {
-    current();
+    ContextScope scope(*this);
     api.memFree(address);
   }
 
 private:
-  void current() { api.ctxSetCurrent(context); }
+  /// Makes this driver's context current for one call and puts back the
+  /// calling thread's own (a framework's, maybe of another device) after.
+  class ContextScope {
+  public:
+    explicit ContextScope(CudaDriver &driver) : driver(driver) {
+      driver.api.ctxGetCurrent(&previous);
+      if (previous != driver.context)
+        driver.api.ctxSetCurrent(driver.context);
+    }
+    ~ContextScope() {
+      if (previous != driver.context)
+        driver.api.ctxSetCurrent(previous);
+    }
+
+  private:
+    CudaDriver &driver;
+    CUcontext previous = nullptr;
+  };
   CUstream streamHandle() const { return reinterpret_cast<CUstream>(stream); }
   llvm::Error fail(const llvm::Twine &m) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(), m);
@@ -281,11 +303,12 @@ tessera::cuda::openCudaDriver(int ordinal) {
                 "); run on a machine with an NVIDIA GPU and its driver, or "
                 "choose the emulator (--gpu-driver=emulator)");
   Api api{};
-  bool missing = false;
+  std::vector<std::string> missing;
   auto bind = [&](auto &slot, const char *symbol) {
     slot = reinterpret_cast<std::remove_reference_t<decltype(slot)>>(
         dlsym(library, symbol));
-    missing |= slot == nullptr;
+    if (!slot)
+      missing.push_back(symbol);
   };
   bind(api.init, "cuInit");
   bind(api.deviceGetCount, "cuDeviceGetCount");
@@ -295,6 +318,7 @@ tessera::cuda::openCudaDriver(int ordinal) {
   bind(api.primaryCtxRetain, "cuDevicePrimaryCtxRetain");
   bind(api.primaryCtxRelease, "cuDevicePrimaryCtxRelease_v2");
   bind(api.ctxSetCurrent, "cuCtxSetCurrent");
+  bind(api.ctxGetCurrent, "cuCtxGetCurrent");
   bind(api.memAlloc, "cuMemAlloc_v2");
   bind(api.memFree, "cuMemFree_v2");
   bind(api.memcpyHtoDAsync, "cuMemcpyHtoDAsync_v2");
@@ -315,9 +339,9 @@ tessera::cuda::openCudaDriver(int ordinal) {
   api.tensorMapEncodeTiled =
       reinterpret_cast<decltype(api.tensorMapEncodeTiled)>(
           dlsym(library, "cuTensorMapEncodeTiled"));
-  if (missing)
-    return fail("libcuda.so.1 lacks a driver API function Tessera needs "
-                "(a driver older than CUDA 11?)");
+  if (!missing.empty())
+    return fail("libcuda.so.1 lacks driver API functions Tessera needs (" +
+                llvm::join(missing, ", ") + "; a driver older than CUDA 11?)");
   if (int r = api.init(0))
     return fail("no CUDA device: cuInit failed (error " + llvm::Twine(r) + ")");
   int count = 0;

@@ -125,7 +125,10 @@ llvm::Expected<uint64_t> Driver::allocate(uint64_t bytes) {
   }
   auto address = allocateDevice(size);
   if (!address) {
-    // Give the pool's free blocks back and try once more.
+    // Give the pool's free blocks back and try once more, once the work
+    // issued may no longer read them (a block is freed while kernels
+    // queued before are still to run).
+    llvm::consumeError(synchronize());
     for (auto &[blockSize, block] : freeBlocks)
       releaseDevice(block);
     freeBlocks.clear();

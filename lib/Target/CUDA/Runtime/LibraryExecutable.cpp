@@ -9,6 +9,7 @@
 
 #include <dlfcn.h>
 #include <mutex>
+#include <set>
 
 using namespace tessera;
 using namespace tessera::cuda;
@@ -87,6 +88,7 @@ public:
   }
 
   std::optional<double> lastRunDeviceMilliseconds() const override {
+    std::lock_guard<std::mutex> lock(runMutex());
     return kernelMilliseconds;
   }
 
@@ -100,6 +102,8 @@ public:
     // Inputs in device memory, released when the run ends.
     std::vector<uint64_t> deviceInputs;
     llvm::scope_exit releaseInputs([&] {
+      // Copies or kernels issued before a failure may still read them.
+      llvm::consumeError(driver->synchronize());
       for (uint64_t address : deviceInputs)
         driver->release(address);
     });
@@ -142,12 +146,16 @@ public:
     std::lock_guard<std::mutex> lock(runMutex());
     if (llvm::Error e = open(/*stream=*/0))
       return std::move(e);
-    return driver->allocate(bytes);
+    auto address = driver->allocate(bytes);
+    if (address)
+      handedOut.insert(*address);
+    return address;
   }
   void freeDevice(uint64_t address) override {
     std::lock_guard<std::mutex> lock(runMutex());
-    // Only what the pool handed out goes back to it.
-    if (driver)
+    // Only what this model handed out goes back to the pool; a framework's
+    // memory, the weights and other models' blocks are left alone.
+    if (driver && handedOut.erase(address))
       driver->release(address);
   }
   llvm::Error copyToDevice(uint64_t dst, const void *src,
@@ -155,7 +163,11 @@ public:
     std::lock_guard<std::mutex> lock(runMutex());
     if (llvm::Error e = open(/*stream=*/0))
       return e;
-    return driver->copyToDevice(dst, src, bytes);
+    // Complete when the call returns: the caller may reuse `src`, and a
+    // run on a stream that does not wait for the default one reads `dst`.
+    if (llvm::Error e = driver->copyToDevice(dst, src, bytes))
+      return e;
+    return driver->synchronize();
   }
   llvm::Error copyToHost(void *dst, uint64_t src, uint64_t bytes) override {
     std::lock_guard<std::mutex> lock(runMutex());
@@ -186,6 +198,10 @@ public:
     std::vector<Result> results;
     llvm::Error error = invoke(inputs, addresses, results);
     std::string tooSmall;
+    // The outputs the caller gave no buffer: handed over on success only.
+    std::vector<bool> given;
+    for (const runtime::DeviceTensor &out : outputs)
+      given.push_back(out.address != 0);
     for (size_t i = 0; i < results.size(); ++i) {
       Result &r = results[i];
       runtime::DeviceTensor &out = outputs[i];
@@ -229,6 +245,17 @@ public:
     if (!error)
       error = driver->synchronize();
     releaseResults(results);
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      if (given[i] || !outputs[i].address)
+        continue;
+      if (error) {
+        // Nothing is handed over after a failure.
+        driver->release(outputs[i].address);
+        outputs[i].address = outputs[i].bytes = 0;
+      } else {
+        handedOut.insert(outputs[i].address);
+      }
+    }
     if (error)
       return error;
     if (!tooSmall.empty())
@@ -319,8 +346,11 @@ private:
     return error;
   }
 
-  /// Gives the results' buffers back to the pool, each once.
+  /// Gives the results' buffers back to the pool, each once, when the
+  /// work issued can no longer read them (after a failure, kernels issued
+  /// before it may still be queued).
   void releaseResults(llvm::ArrayRef<Result> results) {
+    llvm::consumeError(driver->synchronize());
     std::vector<uint64_t> released;
     for (const Result &r : results)
       if (r.buffer && !llvm::is_contained(released, r.buffer)) {
@@ -338,6 +368,9 @@ private:
   runtime::PackedFunction entry = nullptr;
   runtime::FreeFunction release = nullptr;
   std::optional<double> kernelMilliseconds;
+  /// Device memory allocateDevice and runOnDevice handed to the caller,
+  /// which freeDevice takes back.
+  std::set<uint64_t> handedOut;
 };
 
 } // namespace

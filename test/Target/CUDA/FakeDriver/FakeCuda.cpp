@@ -12,11 +12,14 @@
 //    the runtime hands it PTX (cubins are refused, as a GPU refuses another
 //    architecture's) and the artifact takes its sm_80 paths;
 //  - work on a stream is queued and runs only when something waits for it
-//    (a stream or event synchronization, a copy to pageable host memory,
-//    cuMemFree), in issue order; the default stream orders with every
-//    other stream. Host data of a copy to the device and kernel parameters
-//    are taken when the call is made. A runtime that read results before
-//    waiting, or issued dependent work on two streams, gets stale memory;
+//    (a synchronization of that stream or of an event recorded on it, a
+//    copy to pageable host memory on it, cuMemFree and cuModuleUnload,
+//    which wait for everything), in issue order. Every stream but the
+//    default one behaves as a CU_STREAM_NON_BLOCKING stream (a
+//    framework's): it is not ordered with the default stream either way.
+//    Host data of a copy to the device and kernel parameters are taken
+//    when the call is made. A runtime that read results before waiting, or
+//    issued dependent work on two streams, reads stale memory;
 //  - a kernel's failure is sticky: every later call fails;
 //  - events stamp a clock that advances 1 ms per kernel run, so a timing
 //    test knows the answer (the number of kernels between two events).
@@ -49,8 +52,8 @@ enum Result : int {
   kOutOfMemory = 2,
   kNotInitialized = 3,
   kNoBinaryForGpu = 209,
-  kInvalidHandle = 400,
   kNotFound = 500,
+  kNotReady = 600,
   kLaunchFailed = 719,
 };
 
@@ -67,6 +70,7 @@ struct Function {
 struct Event {
   double stamp = 0;
   bool recorded = false;
+  uintptr_t stream = 0;
 };
 
 /// The one device, its memory and its queues.
@@ -125,19 +129,10 @@ struct Device {
         return r;
     return sticky;
   }
-  /// Queues `work` on `stream`: the default stream waits for every other
-  /// stream's work, the others for the default stream's.
+  /// Queues `work` on `stream`, ordered after that stream's work only.
   int enqueue(uintptr_t stream, std::function<int()> work) {
     if (sticky)
       return sticky;
-    if (stream == 0) {
-      for (auto &[other, queue] : queues)
-        if (other != 0)
-          if (int r = drain(other))
-            return r;
-    } else if (int r = drain(0)) {
-      return r;
-    }
     auto &queue = queues[stream];
     queue.push_back(std::move(work));
     deepestQueue = std::max<uint64_t>(deepestQueue, queue.size());
@@ -205,7 +200,16 @@ int cuDevicePrimaryCtxRetain(void **context, int) {
   return kSuccess;
 }
 int cuDevicePrimaryCtxRelease_v2(int) { return kSuccess; }
-int cuCtxSetCurrent(void *) { return kSuccess; }
+/// The calling thread's current context (a framework's, or none).
+thread_local void *currentContext = nullptr;
+int cuCtxSetCurrent(void *context) {
+  currentContext = context;
+  return kSuccess;
+}
+int cuCtxGetCurrent(void **context) {
+  *context = currentContext;
+  return kSuccess;
+}
 
 int cuMemAlloc_v2(unsigned long long *address, size_t bytes) {
   LOCK;
@@ -281,8 +285,7 @@ int cuMemcpyDtoDAsync_v2(unsigned long long dst, unsigned long long src,
 int cuStreamSynchronize(void *stream) {
   LOCK;
   ++d.streamSyncs;
-  // The default stream waits for the others too.
-  return streamOf(stream) ? d.drain(streamOf(stream)) : d.drainAll();
+  return d.drain(streamOf(stream));
 }
 
 int cuEventCreate(void **event, unsigned) {
@@ -300,20 +303,21 @@ int cuEventRecord(void *event, void *stream) {
   LOCK;
   auto *e = static_cast<Event *>(event);
   e->recorded = false;
+  e->stream = streamOf(stream);
   return d.enqueue(streamOf(stream), [&d, e] {
     e->stamp = d.clockMs;
     e->recorded = true;
     return int(kSuccess);
   });
 }
-int cuEventSynchronize(void *) {
+int cuEventSynchronize(void *event) {
   LOCK;
-  return d.drainAll();
+  return d.drain(static_cast<Event *>(event)->stream);
 }
 int cuEventElapsedTime(float *ms, void *start, void *stop) {
   auto *a = static_cast<Event *>(start), *b = static_cast<Event *>(stop);
   if (!a->recorded || !b->recorded)
-    return kInvalidHandle; // CUDA_ERROR_NOT_READY in the driver
+    return kNotReady;
   *ms = float(b->stamp - a->stamp);
   return kSuccess;
 }
