@@ -215,7 +215,7 @@ llvm::Expected<std::map<std::string, std::string>> tessera::searchPrecisionPlan(
     return budget.takeError();
   registerAllTargets();
 
-  std::vector<std::string> sets = runtime::testDataSets(options.calibrate);
+  std::vector<std::string> sets = runtime::calibrationSamples(options.calibrate);
   auto [measure, verify] = splitAutoSamples(sets);
   mlir::Location where = mlir::FileLineColLoc::get(&context, modelPath, 0, 0);
   if (sets.size() < 2)

@@ -23,6 +23,12 @@ using namespace tessera;
 
 namespace {
 
+/// What a folder of samples holds when it holds none.
+constexpr llvm::StringLiteral kNoSamples =
+    "has no samples: test_data_set_* folders (ONNX's test layout), folders "
+    "of input_<K>.pb or .npy files, or .pb or .npy files (one sample each "
+    "of a model with one input)";
+
 /// A failure the context's diagnostic handler has already reported.
 class ReportedFailure : public llvm::ErrorInfo<ReportedFailure> {
 public:
@@ -228,9 +234,8 @@ llvm::Expected<Plan> makePlan(const CompileOptions &options, bool toTheEnd) {
     if (samples.empty())
       return fail("--precision-report runs samples: give --report-inputs=DIR "
                   "or --calibrate=DIR");
-    if (runtime::testDataSets(samples).empty())
-      return fail("--report-inputs: " + samples +
-                  " has no test_data_set_* folder");
+    if (runtime::calibrationSamples(samples).empty())
+      return fail("--report-inputs: " + samples + " " + kNoSamples);
   }
   plan.graph.calibrationCache = options.calibrationCache;
   if ((options.precision == "int8" ||
@@ -248,9 +253,8 @@ llvm::Expected<Plan> makePlan(const CompileOptions &options, bool toTheEnd) {
     return fail("--calibrate and --calibration-cache inform a --precision "
                 "other than fp32");
   if (!options.calibrate.empty() &&
-      runtime::testDataSets(options.calibrate).empty())
-    return fail("--calibrate: " + options.calibrate +
-                " has no test_data_set_* folder");
+      runtime::calibrationSamples(options.calibrate).empty())
+    return fail("--calibrate: " + options.calibrate + " " + kNoSamples);
   std::optional<CalibrationMethod> method =
       parseCalibrationMethod(options.calibrationMethod);
   if (!method) {

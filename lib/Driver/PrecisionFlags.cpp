@@ -85,11 +85,12 @@ tessera::PrecisionFlags::PrecisionFlags(cl::OptionCategory &category)
           cl::cat(category)),
       calibrate(
           "calibrate",
-          cl::desc("Calibrate --precision on the inputs of every test set "
-                   "of this folder (ONNX's test layout): the model runs in "
-                   "fp32 on this CPU and each matmul operand's range "
-                   "informs the policy (scales; fp16 refused where it "
-                   "would overflow)"),
+          cl::desc("Calibrate --precision on the samples in this folder "
+                   "(test_data_set_* folders of ONNX's test layout, folders "
+                   "of input_K.pb or .npy files, or .pb/.npy files of a "
+                   "one-input model): the model runs in fp32 on this CPU "
+                   "and each matmul operand's range informs the policy "
+                   "(scales; fp16 refused where it would overflow)"),
           cl::value_desc("dir"), cl::cat(category)),
       calibrationCache(
           "calibration-cache",

@@ -43,7 +43,7 @@ llvm::Expected<std::string>
 tessera::runCalibration(llvm::StringRef modelPath, MLIRContext &context,
                         const CompileOptions &options, bool raiseAttention,
                         std::optional<llvm::FileRemover> &temporary) {
-  std::vector<std::string> sets = runtime::testDataSets(options.calibrate);
+  std::vector<std::string> sets = runtime::calibrationSamples(options.calibrate);
   // The automatic policy verifies its plan on samples the ranges have not
   // seen.
   if (options.precision == "auto")
@@ -235,7 +235,7 @@ llvm::Error tessera::writePrecisionReport(llvm::StringRef modelPath,
   std::map<std::string, ErrorStats> local, accumulated;
   std::map<std::string, RangeStats> clipped;
   std::map<std::string, std::vector<runtime::HostTensor>> references;
-  std::vector<std::string> sets = runtime::testDataSets(
+  std::vector<std::string> sets = runtime::calibrationSamples(
       options.reportInputs.empty() ? options.calibrate : options.reportInputs);
   // The ranges the scales came from (the assign pass has read and checked
   // the same cache).

@@ -207,8 +207,46 @@ std::vector<std::string> tessera::runtime::testDataSets(llvm::StringRef dir) {
   return sets;
 }
 
+/// Whether `name` is a tensor file: .pb or .npy.
+static bool isTensorFile(llvm::StringRef name) {
+  return name.ends_with(".pb") || name.ends_with(".npy");
+}
+
+std::vector<std::string>
+tessera::runtime::calibrationSamples(llvm::StringRef dir) {
+  std::vector<std::string> sets = testDataSets(dir);
+  if (!sets.empty())
+    return sets;
+  std::vector<std::string> folders, files;
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
+       it.increment(ec)) {
+    llvm::sys::fs::file_status status;
+    if (llvm::sys::fs::status(it->path(), status))
+      continue;
+    if (llvm::sys::fs::is_directory(status)) {
+      if (!testDataFiles(it->path(), "input").empty())
+        folders.push_back(it->path());
+    } else if (isTensorFile(llvm::sys::path::filename(it->path()))) {
+      files.push_back(it->path());
+    }
+  }
+  if (folders.empty() && !testDataFiles(dir, "input").empty())
+    return {dir.str()};
+  // Loose files are inputs (a test set's outputs are not).
+  llvm::erase_if(files, [](const std::string &path) {
+    return llvm::sys::path::filename(path).starts_with("output_");
+  });
+  std::vector<std::string> &samples = folders.empty() ? files : folders;
+  llvm::sort(samples);
+  return samples;
+}
+
 std::vector<std::string>
 tessera::runtime::testDataFiles(llvm::StringRef dir, llvm::StringRef prefix) {
+  if (llvm::sys::fs::is_regular_file(dir))
+    return prefix == "input" ? std::vector<std::string>{dir.str()}
+                             : std::vector<std::string>{};
   std::vector<std::pair<int, std::string>> found;
   std::error_code ec;
   for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
@@ -216,7 +254,8 @@ tessera::runtime::testDataFiles(llvm::StringRef dir, llvm::StringRef prefix) {
     llvm::StringRef name = llvm::sys::path::filename(it->path());
     int k;
     if (name.consume_front(prefix) && name.consume_front("_") &&
-        name.consume_back(".pb") && !name.getAsInteger(10, k))
+        (name.consume_back(".pb") || name.consume_back(".npy")) &&
+        !name.getAsInteger(10, k))
       found.emplace_back(k, it->path());
   }
   llvm::sort(found);

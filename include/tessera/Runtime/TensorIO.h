@@ -23,8 +23,17 @@ readTensorFiles(llvm::ArrayRef<std::string> paths);
 /// The test_data_set_* folders of ONNX's test layout in `dir`, sorted.
 std::vector<std::string> testDataSets(llvm::StringRef dir);
 
-/// The files named `<prefix>_<K>.pb` in a test set `dir` (prefix "input"
-/// or "output"), by K.
+/// The samples a calibration reads in `dir`, in name order, each a path
+/// for testDataFiles(path, "input"): ONNX's test_data_set_* folders when
+/// there are any; else the folders holding input_<K>.pb or .npy files;
+/// else `dir` itself when it holds such files (one sample); else the .pb
+/// and .npy files in `dir` (but output_*), one sample each of a model with
+/// one input.
+std::vector<std::string> calibrationSamples(llvm::StringRef dir);
+
+/// The files named `<prefix>_<K>.pb` or `<prefix>_<K>.npy` in a test set
+/// `dir` (prefix "input" or "output"), by K; a sample that is one file
+/// (calibrationSamples) is its own one input.
 std::vector<std::string> testDataFiles(llvm::StringRef dir,
                                        llvm::StringRef prefix);
 
