@@ -183,6 +183,10 @@ def AssignPrecisionPass
            "Under 8-bit policies, keep output heads (matmuls whose results "
            "reach the function's results through elementwise ops and data "
            "movement only) f32">,
+    Option<"keepFirstLayers", "keep-first-layers", "bool", "false",
+           "Under 8-bit policies, keep first layers (matmuls whose "
+           "activation, the lhs, comes from the function's arguments "
+           "through elementwise ops and data movement only) f32">,
     Option<"report", "report", "std::string", "\"\"",
            "For the precision report: 'local' keeps the program f32 and "
            "returns each narrowed matmul's f32 result and the result of a "

@@ -229,6 +229,7 @@ llvm::Expected<std::map<std::string, std::string>> tessera::searchPrecisionPlan(
   base.raiseAttention = raiseAttention;
   base.calibrationCache = calibrationCache.str();
   base.keepHeads = false;
+  base.keepFirstLayers = false;
 
   // Each narrow policy the target computes: every matmul's own error.
   std::vector<const Candidate *> candidates;

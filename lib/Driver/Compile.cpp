@@ -192,6 +192,7 @@ llvm::Expected<Plan> makePlan(const CompileOptions &options, bool toTheEnd) {
   plan.graph.precision = automatic ? "fp32" : options.precision;
   plan.graph.keepFp32 = options.keepFp32;
   plan.graph.keepHeads = options.keepHeads;
+  plan.graph.keepFirstLayers = options.keepFirstLayers;
   plan.graph.smoothQuant = options.smoothQuant;
   if (!options.smoothQuant.empty()) {
     double alpha;

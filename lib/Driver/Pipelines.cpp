@@ -43,6 +43,7 @@ void tessera::buildGraphPipeline(OpPassManager &pm,
     assign.policy = options.precision;
     assign.target = options.target;
     assign.keepHeads = options.keepHeads;
+    assign.keepFirstLayers = options.keepFirstLayers;
     assign.remarks = options.precisionRemarks;
     assign.smoothQuant = options.smoothQuant;
     assign.fp8Scaling = options.fp8Scaling;
@@ -54,7 +55,7 @@ void tessera::buildGraphPipeline(OpPassManager &pm,
       pm.addNestedPass<func::FuncOp>(createAssignPrecisionPass(assign));
     } else {
       // A plan: the assign pass once per policy, on the matmuls it names
-      // (the plan decided the output heads too).
+      // (the plan decided the output heads and first layers too).
       std::map<std::string, std::vector<std::string>> byPolicy;
       for (const auto &[node, policy] : options.precisionPlan)
         byPolicy[policy].push_back(node);
@@ -62,6 +63,7 @@ void tessera::buildGraphPipeline(OpPassManager &pm,
         AssignPrecisionPassOptions one = assign;
         one.policy = policy;
         one.keepHeads = false;
+        one.keepFirstLayers = false;
         one.onlyNodes.assign(nodes.begin(), nodes.end());
         pm.addNestedPass<func::FuncOp>(createAssignPrecisionPass(one));
       }

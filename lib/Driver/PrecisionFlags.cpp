@@ -39,6 +39,13 @@ tessera::PrecisionFlags::PrecisionFlags(cl::OptionCategory &category)
                    "through elementwise ops only; by default they stay "
                    "fp32)"),
           cl::cat(category)),
+      keepFirstLayers(
+          "keep-first-layers", cl::init(false),
+          cl::desc("Under --precision=int8 or fp8, keep the first layers "
+                   "fp32 too (matmuls whose activation comes from the "
+                   "model's inputs through elementwise ops and data "
+                   "movement only), as output heads are"),
+          cl::cat(category)),
       allowTF32(
           "allow-tf32", cl::init(false),
           cl::desc("Let fp32 matmuls run on tensor cores as tf32 (operands "
@@ -145,6 +152,7 @@ void tessera::PrecisionFlags::apply(CompileOptions &options) const {
   options.precision = precision;
   options.keepFp32.assign(keepFp32.begin(), keepFp32.end());
   options.keepHeads = !quantizeHeads;
+  options.keepFirstLayers = keepFirstLayers;
   options.allowTF32 = allowTF32;
   if (smoothQuant.getNumOccurrences())
     options.smoothQuant =
@@ -163,7 +171,8 @@ void tessera::PrecisionFlags::apply(CompileOptions &options) const {
 
 bool tessera::PrecisionFlags::given() const {
   return precision.getNumOccurrences() || !keepFp32.empty() ||
-         quantizeHeads.getNumOccurrences() || allowTF32.getNumOccurrences() ||
+         quantizeHeads.getNumOccurrences() ||
+         keepFirstLayers.getNumOccurrences() || allowTF32.getNumOccurrences() ||
          smoothQuant.getNumOccurrences() || fp8Scaling.getNumOccurrences() ||
          fp8Format.getNumOccurrences() ||
          saturationCounts.getNumOccurrences() || !calibrate.empty() ||

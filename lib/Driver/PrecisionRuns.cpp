@@ -291,6 +291,7 @@ llvm::Error tessera::writePrecisionReport(llvm::StringRef modelPath,
     probe.precision = options.precision;
     probe.keepFp32 = options.keepFp32;
     probe.keepHeads = options.keepHeads;
+    probe.keepFirstLayers = options.keepFirstLayers;
     probe.smoothQuant = options.smoothQuant;
     probe.fp8Scaling = options.fp8Scaling;
     probe.fp8Format = options.fp8Format;

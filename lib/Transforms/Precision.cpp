@@ -162,6 +162,8 @@ public:
     quantizedWeightsKMajor = info->storesQuantizedWeightsKMajor();
     if ((policy == "int8" || policy == "fp8") && keepHeads)
       heads = outputHeads(func);
+    if ((policy == "int8" || policy == "fp8") && keepFirstLayers)
+      firstLayers = inputLayers(func);
     // Keys first: the rewrite adds matmuls (which would shift the
     // positional keys of unnamed ones).
     llvm::DenseMap<Operation *, std::string> keys;
@@ -456,6 +458,8 @@ private:
         return "kept by --keep-fp32 pattern '" + pattern + "'";
     if (heads.contains(matmul))
       return "an output head stays f32 under 8-bit policies";
+    if (firstLayers.contains(matmul))
+      return "a first layer stays f32 under 8-bit policies";
 
     if (policy != "fp16")
       return std::nullopt;
@@ -509,6 +513,35 @@ private:
     return found;
   }
 
+  /// Matmuls whose lhs (the activation) the function's arguments reach
+  /// through elementwise ops and data movement only: the model's first
+  /// layers, which 8-bit policies keep f32 by default as they do output
+  /// heads.
+  static llvm::DenseSet<Operation *> inputLayers(func::FuncOp func) {
+    llvm::DenseSet<Operation *> found;
+    llvm::DenseSet<Value> reached;
+    SmallVector<Value> worklist(func.getArguments().begin(),
+                                func.getArguments().end());
+    while (!worklist.empty()) {
+      Value value = worklist.pop_back_val();
+      if (!reached.insert(value).second)
+        continue;
+      for (OpOperand &use : value.getUses()) {
+        Operation *user = use.getOwner();
+        if (auto matmul = dyn_cast<MatmulOp>(user)) {
+          if (use.getOperandNumber() == 0)
+            found.insert(matmul);
+          continue;
+        }
+        std::optional<OpClass> opClass = ::tessera::precisionClass(user);
+        if (isa<CastOp>(user) || opClass == OpClass::Elementwise ||
+            opClass == OpClass::DataMovement)
+          llvm::append_range(worklist, user->getResults());
+      }
+    }
+    return found;
+  }
+
   /// The calibration key of operand `operand` of the matmul being
   /// rewritten (computed before the rewrite began).
   std::string operandKey(unsigned operand) const {
@@ -520,7 +553,7 @@ private:
   /// The target stores quantized (fp8, int8) weights [.., n, k].
   bool quantizedWeightsKMajor = false;
   ::tessera::CalibrationTable calibrated;
-  llvm::DenseSet<Operation *> heads;
+  llvm::DenseSet<Operation *> heads, firstLayers;
 };
 
 } // namespace

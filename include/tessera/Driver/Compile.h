@@ -61,6 +61,9 @@ struct CompileOptions {
   /// Under 8-bit policies, keep output heads f32 (`--quantize-heads`
   /// turns it off).
   bool keepHeads = true;
+  /// Under 8-bit policies, keep first layers f32 too
+  /// (`--keep-first-layers`).
+  bool keepFirstLayers = false;
   /// fp32 matmuls may run as tf32 on tensor cores (`--allow-tf32`; the
   /// target reads it as its option kAllowTF32OptionKey).
   bool allowTF32 = false;

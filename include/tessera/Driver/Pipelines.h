@@ -48,8 +48,9 @@ struct GraphOptions {
   /// policy of each narrowed matmul by ONNX node name (calibration key);
   /// matmuls it does not name stay f32. Replaces `precision` when given.
   std::map<std::string, std::string> precisionPlan;
-  /// Under 8-bit policies, keep output heads f32.
+  /// Under 8-bit policies, keep output heads and first layers f32.
   bool keepHeads = true;
+  bool keepFirstLayers = false;
   /// A remark at each matmul the precision policy considered (-v).
   bool precisionRemarks = false;
   /// Under int8, SmoothQuant: an alpha in [0, 1], "auto", or "" (off).

@@ -35,6 +35,7 @@ private:
   llvm::cl::opt<std::string> precision;
   llvm::cl::list<std::string> keepFp32;
   llvm::cl::opt<bool> quantizeHeads;
+  llvm::cl::opt<bool> keepFirstLayers;
   llvm::cl::opt<bool> allowTF32;
   llvm::cl::opt<std::string> smoothQuant;
   llvm::cl::opt<std::string> fp8Scaling;
