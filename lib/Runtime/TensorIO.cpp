@@ -222,7 +222,9 @@ tessera::runtime::calibrationSamples(llvm::StringRef dir) {
   for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
        it.increment(ec)) {
     llvm::sys::fs::file_status status;
-    if (llvm::sys::fs::status(it->path(), status))
+    // Hidden entries (an editor's or a file system's) are no samples.
+    if (llvm::sys::path::filename(it->path()).starts_with(".") ||
+        llvm::sys::fs::status(it->path(), status))
       continue;
     if (llvm::sys::fs::is_directory(status)) {
       if (!testDataFiles(it->path(), "input").empty())
@@ -258,6 +260,14 @@ tessera::runtime::testDataFiles(llvm::StringRef dir, llvm::StringRef prefix) {
         !name.getAsInteger(10, k))
       found.emplace_back(k, it->path());
   }
+  // One file per K: the .pb of ONNX's layout when a .npy copy is beside
+  // it (".npy" sorts after ".pb").
+  llvm::sort(found);
+  found.erase(std::unique(found.begin(), found.end(),
+                          [](const auto &a, const auto &b) {
+                            return a.first == b.first;
+                          }),
+              found.end());
   llvm::sort(found);
   std::vector<std::string> paths;
   for (auto &f : found)

@@ -430,9 +430,10 @@ private:
     decide(policy);
   }
 
-  /// Why `matmul` stays f32 under this policy, or nothing.
-  /// Whether an operand of `op` is, through data movement only, the
-  /// result of a tessera.dequantize: the model's own DequantizeLinear.
+  /// Whether an operand of `op` is, through data movement only (each op's
+  /// data operand, its first), the dequantization of 8-bit values: the
+  /// model's own DequantizeLinear. (What the int8 policy dequantizes is a
+  /// product's i32 accumulator.)
   static bool readsModelDequantization(Operation *op) {
     SmallVector<Value> work(op->getOperands());
     llvm::DenseSet<Value> seen;
@@ -441,13 +442,21 @@ private:
       Operation *def = v.getDefiningOp();
       if (!def || !seen.insert(v).second)
         continue;
-      if (isa<DequantizeOp>(def))
-        return true;
-      if (::tessera::precisionClass(def) == OpClass::DataMovement)
-        llvm::append_range(work, def->getOperands());
+      if (auto dequantize = dyn_cast<DequantizeOp>(def)) {
+        Type quantized =
+            getElementTypeOrSelf(dequantize->getOperand(0).getType());
+        if (quantized.getIntOrFloatBitWidth() == 8)
+          return true;
+        continue;
+      }
+      if (::tessera::precisionClass(def) == OpClass::DataMovement &&
+          def->getNumOperands() > 0)
+        work.push_back(def->getOperand(0));
     }
     return false;
   }
+
+  /// Why `matmul` stays f32 under this policy, or nothing.
 
   std::optional<std::string>
   keepReason(MatmulOp matmul,
@@ -517,11 +526,21 @@ private:
   /// through elementwise ops and data movement only: the model's first
   /// layers, which 8-bit policies keep f32 by default as they do output
   /// heads.
+  /// Only float values carry activations: a data movement op passes on its
+  /// data operand (its first; not a reshape's shape nor a gather's
+  /// indices), and an elementwise op whose every other operand is a
+  /// constant or reached as well (a residual sum with a deeper value is
+  /// not a first layer's input).
   static llvm::DenseSet<Operation *> inputLayers(func::FuncOp func) {
     llvm::DenseSet<Operation *> found;
     llvm::DenseSet<Value> reached;
-    SmallVector<Value> worklist(func.getArguments().begin(),
-                                func.getArguments().end());
+    auto isFloat = [](Value v) {
+      return isa<FloatType>(getElementTypeOrSelf(v.getType()));
+    };
+    SmallVector<Value> worklist;
+    for (BlockArgument arg : func.getArguments())
+      if (isFloat(arg))
+        worklist.push_back(arg);
     while (!worklist.empty()) {
       Value value = worklist.pop_back_val();
       if (!reached.insert(value).second)
@@ -534,9 +553,19 @@ private:
           continue;
         }
         std::optional<OpClass> opClass = ::tessera::precisionClass(user);
-        if (isa<CastOp>(user) || opClass == OpClass::Elementwise ||
-            opClass == OpClass::DataMovement)
-          llvm::append_range(worklist, user->getResults());
+        bool passes = false;
+        if (opClass == OpClass::DataMovement)
+          passes = use.getOperandNumber() == 0;
+        else if (isa<CastOp>(user) || opClass == OpClass::Elementwise)
+          passes = llvm::all_of(user->getOperands(), [&](Value operand) {
+            return reached.contains(operand) ||
+                   operand.getDefiningOp<ConstantOp>();
+          });
+        if (!passes)
+          continue;
+        for (Value result : user->getResults())
+          if (isFloat(result))
+            worklist.push_back(result);
       }
     }
     return found;

@@ -34,3 +34,25 @@ func.func @first(%x: tensor<2x2x8xf32>, %y: tensor<4x8xf32>) -> (tensor<4x8xf32>
   %d = tessera.matmul %c, %yt : tensor<4x8xf32>, tensor<8x4xf32> -> tensor<4x4xf32> loc("/rhs/MatMul")
   return %b, %d : tensor<4x8xf32>, tensor<4x4xf32>
 }
+
+// Must not fire: the input reaches these matmuls only through a shape (a
+// reshape's target shape taken from it, as exported models with dynamic
+// dims do), through a gather's indices (token ids into an embedding) and
+// through a residual sum with a deeper value.
+// CHECK-LABEL: func @not_first
+// CHECK-NOT: a first layer
+// CHECK-COUNT-4: tessera.precision = "fp8"
+func.func @not_first(%x: tensor<?x8xf32>, %ids: tensor<4xi64>) -> (tensor<?x8xf32>, tensor<4x8xf32>, tensor<?x8xf32>) {
+  %w = tessera.constant dense<0.25> : tensor<8x8xf32>
+  %table = tessera.constant dense<0.5> : tensor<16x8xf32>
+  %n = tessera.layer_norm %x : tensor<?x8xf32>
+  %deep = tessera.matmul %n, %w : tensor<?x8xf32>, tensor<8x8xf32> -> tensor<?x8xf32> loc("/deep/MatMul")
+  %s = tessera.shape %x : tensor<?x8xf32> -> tensor<2xi64>
+  %r = tessera.reshape %deep shape(%s : tensor<2xi64>) : tensor<?x8xf32> -> tensor<?x8xf32>
+  %a = tessera.matmul %r, %w : tensor<?x8xf32>, tensor<8x8xf32> -> tensor<?x8xf32> loc("/reshaped/MatMul")
+  %e = tessera.gather %table[%ids] axis 0 : tensor<16x8xf32>, tensor<4xi64> -> tensor<4x8xf32>
+  %b = tessera.matmul %e, %w : tensor<4x8xf32>, tensor<8x8xf32> -> tensor<4x8xf32> loc("/embedded/MatMul")
+  %sum = tessera.add %x, %deep : tensor<?x8xf32>, tensor<?x8xf32> -> tensor<?x8xf32>
+  %c = tessera.matmul %sum, %w : tensor<?x8xf32>, tensor<8x8xf32> -> tensor<?x8xf32> loc("/residual/MatMul")
+  return %a, %b, %c : tensor<?x8xf32>, tensor<4x8xf32>, tensor<?x8xf32>
+}

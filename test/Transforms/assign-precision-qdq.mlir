@@ -2,9 +2,9 @@
 // product) keeps the precision it chose under every policy: the pass
 // neither quantizes the dequantized operands again nor casts them, and
 // says why. The plain f32 product beside it narrows as usual.
-// RUN: tessera-opt %s --tessera-assign-precision="policy=fp8 fp8-scaling=current keep-heads=false" | FileCheck %s --check-prefix=FP8
-// RUN: tessera-opt %s --tessera-assign-precision="policy=bf16" | FileCheck %s --check-prefix=BF16
-// RUN: tessera-opt %s --tessera-assign-precision="policy=bf16 remarks" 2>&1 >/dev/null | FileCheck %s --check-prefix=REMARK
+// RUN: tessera-opt %s --split-input-file --tessera-assign-precision="policy=fp8 fp8-scaling=current keep-heads=false" | FileCheck %s --check-prefix=FP8
+// RUN: tessera-opt %s --split-input-file --tessera-assign-precision="policy=bf16" | FileCheck %s --check-prefix=BF16
+// RUN: tessera-opt %s --split-input-file --tessera-assign-precision="policy=bf16 remarks" 2>&1 >/dev/null | FileCheck %s --check-prefix=REMARK
 
 // FP8-LABEL: func @qdq
 // The activation's Q -> DQ, and the weight's DQ through a transpose.
@@ -35,5 +35,22 @@ func.func @qdq(%arg0: tensor<4x8xf32>) -> tensor<4x2xf32> {
   %y = tessera.matmul %x, %wt : tensor<4x8xf32>, tensor<8x16xf32> -> tensor<4x16xf32> loc("/fc1/MatMul")
   %w2 = tessera.constant dense<0.5> : tensor<16x2xf32>
   %r = tessera.matmul %y, %w2 : tensor<4x16xf32>, tensor<16x2xf32> -> tensor<4x2xf32> loc("/fc2/MatMul")
+  return %r : tensor<4x2xf32>
+}
+
+// -----
+
+// Must not fire: a dequantized i32 accumulator (what the int8 policy makes
+// of a product, as a plan's earlier policy may have) is no model
+// quantization, so the product reading it narrows.
+// BF16-LABEL: func @own_dequantization
+// BF16-NOT: kept as exported
+// BF16: tessera.matmul %{{.*}}, %{{.*}} {tessera.precision = "bf16"} : tensor<4x8xbf16>, tensor<8x2xbf16> -> tensor<4x2xf32>
+func.func @own_dequantization(%acc: tensor<8x4xi32>) -> tensor<4x2xf32> {
+  %s = tessera.constant dense<0.001> : tensor<f32>
+  %d = tessera.dequantize %acc scale(%s : tensor<f32>) : tensor<8x4xi32> -> tensor<8x4xf32>
+  %t = tessera.transpose %d [1, 0] : tensor<8x4xf32> -> tensor<4x8xf32>
+  %w = tessera.constant dense<0.5> : tensor<8x2xf32>
+  %r = tessera.matmul %t, %w : tensor<4x8xf32>, tensor<8x2xf32> -> tensor<4x2xf32> loc("/next/MatMul")
   return %r : tensor<4x2xf32>
 }

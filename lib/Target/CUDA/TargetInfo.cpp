@@ -113,6 +113,7 @@ public:
                            "are undilated: a narrow dilated one would run "
                            "no faster");
       if (!conv.getInput().getType().hasStaticShape() ||
+          !conv.getFilter().getType().hasStaticShape() ||
           !conv.getType().hasStaticShape())
         return std::string("the cuda target's tensor-core convolutions "
                            "have static shapes: a narrow one with a "
