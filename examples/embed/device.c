@@ -85,25 +85,35 @@ int main(int argc, char **argv) {
     names[numOptions] = argv[i];
     values[numOptions++] = equals + 1;
   }
+  /* host[s][i]: input i of set s in host memory; device[s][i] on the
+   * device. out[s]: the outputs of set s run from host memory. Every
+   * failure below frees what was allocated (goto done). */
+  tessera_tensor host[2][MAX_TENSORS], device[2][MAX_TENSORS];
+  tessera_tensor kept[MAX_TENSORS], given[MAX_TENSORS], out[2][MAX_TENSORS];
+  memset(host, 0, sizeof host);
+  memset(device, 0, sizeof device);
+  memset(kept, 0, sizeof kept);
+  memset(given, 0, sizeof given);
+  memset(out, 0, sizeof out);
+  int status = 0;
+  int32_t numInputs = 0, numOutputs = 0;
   tessera_model *model =
       tessera_model_load_with_options(argv[1], names, values, numOptions);
-  if (!model)
-    return fail("cannot load the model");
+  if (!model) {
+    status = fail("cannot load the model");
+    goto done;
+  }
   printf("device: %s\n", tessera_model_device(model));
   printf("device memory: %s\n",
          tessera_model_has_device_memory(model) ? "yes" : "no");
-  int32_t numInputs = tessera_model_num_inputs(model);
-  int32_t numOutputs = tessera_model_num_outputs(model);
+  numInputs = tessera_model_num_inputs(model);
+  numOutputs = tessera_model_num_outputs(model);
   if (numInputs > MAX_TENSORS || numOutputs > MAX_TENSORS) {
     fprintf(stderr, "error: this example handles up to %d inputs and outputs\n",
             MAX_TENSORS);
-    return 1;
+    status = 1;
+    goto done;
   }
-  /* host[s][i]: input i of set s in host memory; device[s][i] on the
-   * device. */
-  tessera_tensor host[2][MAX_TENSORS], device[2][MAX_TENSORS];
-  memset(host, 0, sizeof host);
-  memset(device, 0, sizeof device);
   for (int s = 0; s < 2; ++s) {
     for (int32_t i = 0; i < numInputs; ++i) {
       tessera_tensor *t = &host[s][i];
@@ -113,7 +123,8 @@ int main(int argc, char **argv) {
         t->shape[d] = tessera_model_dim(model, 0, i, d);
         if (t->shape[d] < 0) {
           fprintf(stderr, "error: input %d has a dynamic dim\n", i);
-          return 1;
+          status = 1;
+          goto done;
         }
       }
       t->capacity = byteSize(t);
@@ -121,20 +132,24 @@ int main(int argc, char **argv) {
       fill(t, s);
       device[s][i] = *t;
       uint64_t address = 0;
-      if (tessera_model_device_alloc(model, t->capacity, &address))
-        return fail("cannot allocate device memory");
-      if (tessera_model_copy_to_device(model, address, t->data, t->capacity))
-        return fail("cannot copy an input to the device");
+      if (tessera_model_device_alloc(model, t->capacity, &address)) {
+        status = fail("cannot allocate device memory");
+        goto done;
+      }
+      if (tessera_model_copy_to_device(model, address, t->data, t->capacity)) {
+        status = fail("cannot copy an input to the device");
+        goto done;
+      }
       device[s][i].data = (void *)(uintptr_t)address;
     }
   }
 
   /* 1. A, its outputs left in device memory the model allocated. */
-  tessera_tensor kept[MAX_TENSORS];
-  memset(kept, 0, sizeof kept);
   if (tessera_model_run_device(model, device[0], numInputs, kept, numOutputs,
-                               stream))
-    return fail("the run on device tensors failed");
+                               stream)) {
+    status = fail("the run on device tensors failed");
+    goto done;
+  }
   double ms = tessera_model_last_device_ms(model);
   if (ms < 0)
     printf("device time: not measured\n");
@@ -143,34 +158,36 @@ int main(int argc, char **argv) {
 
   /* 2. B, its outputs copied into device buffers the caller allocated and
    *    filled with NaNs. */
-  tessera_tensor given[MAX_TENSORS];
-  memset(given, 0, sizeof given);
   for (int32_t i = 0; i < numOutputs; ++i) {
     uint64_t address = 0;
     size_t bytes = kept[i].capacity;
     unsigned char *nans = malloc(bytes ? bytes : 1);
     memset(nans, 0xff, bytes);
     if (tessera_model_device_alloc(model, bytes, &address) ||
-        tessera_model_copy_to_device(model, address, nans, bytes))
-      return fail("cannot prepare an output buffer");
+        tessera_model_copy_to_device(model, address, nans, bytes)) {
+      status = fail("cannot prepare an output buffer");
+      goto done;
+    }
     free(nans);
     given[i].data = (void *)(uintptr_t)address;
     given[i].capacity = bytes;
   }
   if (tessera_model_run_device(model, device[1], numInputs, given, numOutputs,
-                               stream))
-    return fail("the run into caller buffers failed");
+                               stream)) {
+    status = fail("the run into caller buffers failed");
+    goto done;
+  }
 
   /* 3. A and B from host memory, for comparison. */
-  tessera_tensor out[2][MAX_TENSORS];
-  memset(out, 0, sizeof out);
   for (int s = 0; s < 2; ++s) {
     for (int32_t i = 0; i < numOutputs; ++i) {
       out[s][i].capacity = kept[i].capacity;
       out[s][i].data = malloc(out[s][i].capacity ? out[s][i].capacity : 1);
     }
-    if (tessera_model_run(model, host[s], numInputs, out[s], numOutputs))
-      return fail("the run on host tensors failed");
+    if (tessera_model_run(model, host[s], numInputs, out[s], numOutputs)) {
+      status = fail("the run on host tensors failed");
+      goto done;
+    }
   }
 
   int same = 1, differ = 0;
@@ -181,8 +198,12 @@ int main(int argc, char **argv) {
     given[i].rank = kept[i].rank;
     memcpy(given[i].shape, kept[i].shape, sizeof kept[i].shape);
     unsigned char *b = toHost(model, &given[i]);
-    if (!a || !b)
-      return fail("cannot copy an output to the host");
+    if (!a || !b) {
+      free(a);
+      free(b);
+      status = fail("cannot copy an output to the host");
+      goto done;
+    }
     printf("output %s: [", tessera_model_name(model, 1, i));
     for (int32_t d = 0; d < kept[i].rank; ++d)
       printf(d ? ", %lld" : "%lld", (long long)kept[i].shape[d]);
@@ -205,9 +226,9 @@ int main(int argc, char **argv) {
     tessera_tensor small[MAX_TENSORS];
     memcpy(small, given, sizeof small);
     small[0].capacity = 1;
-    int status = tessera_model_run_device(model, device[0], numInputs, small,
+    int answer = tessera_model_run_device(model, device[0], numInputs, small,
                                           numOutputs, stream);
-    printf("too small: status %d, rank %d: %s\n", status, small[0].rank,
+    printf("too small: status %d, rank %d: %s\n", answer, small[0].rank,
            tessera_last_error());
     /* Outputs the model allocated are handed over with status 2 too. */
     for (int32_t i = 1; i < numOutputs; ++i)
@@ -215,18 +236,21 @@ int main(int argc, char **argv) {
         tessera_model_device_free(model, (uint64_t)(uintptr_t)small[i].data);
   }
 
-  for (int32_t i = 0; i < numOutputs; ++i) {
+done:
+  /* Device memory goes with the model; host memory here (all NULL where
+   * nothing was allocated). */
+  for (int32_t i = 0; model && i < MAX_TENSORS; ++i) {
     tessera_model_device_free(model, (uint64_t)(uintptr_t)kept[i].data);
     tessera_model_device_free(model, (uint64_t)(uintptr_t)given[i].data);
-    free(out[0][i].data);
-    free(out[1][i].data);
+    for (int s = 0; s < 2; ++s)
+      tessera_model_device_free(model, (uint64_t)(uintptr_t)device[s][i].data);
   }
   for (int s = 0; s < 2; ++s)
-    for (int32_t i = 0; i < numInputs; ++i) {
-      tessera_model_device_free(model, (uint64_t)(uintptr_t)device[s][i].data);
+    for (int32_t i = 0; i < MAX_TENSORS; ++i) {
       free(host[s][i].data);
+      free(out[s][i].data);
     }
   tessera_model_free(model);
   fflush(stdout);
-  return 0;
+  return status;
 }
