@@ -371,30 +371,33 @@ void tessera_model_device_free(tessera_model *model, uint64_t address) {
     model->executable->freeDevice(address);
 }
 
-int tessera_model_copy_to_device(tessera_model *model, uint64_t dst,
-                                 const void *src, size_t bytes) {
+/// A copy between host and device memory: the checks both directions share,
+/// then `copy`.
+static int deviceCopy(tessera_model *model, bool hasSource, bool hasDest,
+                      size_t bytes, llvm::function_ref<llvm::Error()> copy) {
   if (!model)
     return failWith("no model");
-  if (bytes && (!src || !dst))
+  if (bytes && (!hasSource || !hasDest))
     return failWith("a copy of " + std::to_string(bytes) +
                     " bytes needs a source and a destination");
-  if (llvm::Error e = model->executable->copyToDevice(dst, src, bytes))
+  if (llvm::Error e = copy())
     return failWith(llvm::toString(std::move(e)));
   lastError.clear();
   return 0;
 }
 
+int tessera_model_copy_to_device(tessera_model *model, uint64_t dst,
+                                 const void *src, size_t bytes) {
+  return deviceCopy(model, src, dst, bytes, [&] {
+    return model->executable->copyToDevice(dst, src, bytes);
+  });
+}
+
 int tessera_model_copy_to_host(tessera_model *model, void *dst, uint64_t src,
                                size_t bytes) {
-  if (!model)
-    return failWith("no model");
-  if (bytes && (!src || !dst))
-    return failWith("a copy of " + std::to_string(bytes) +
-                    " bytes needs a source and a destination");
-  if (llvm::Error e = model->executable->copyToHost(dst, src, bytes))
-    return failWith(llvm::toString(std::move(e)));
-  lastError.clear();
-  return 0;
+  return deviceCopy(model, src, dst, bytes, [&] {
+    return model->executable->copyToHost(dst, src, bytes);
+  });
 }
 
 int tessera_model_run_device(tessera_model *model, const tessera_tensor *inputs,

@@ -101,9 +101,11 @@ public:
       return std::move(e);
     // Inputs in device memory, released when the run ends.
     std::vector<uint64_t> deviceInputs;
+    bool completed = false;
     llvm::scope_exit releaseInputs([&] {
       // Copies or kernels issued before a failure may still read them.
-      llvm::consumeError(driver->synchronize());
+      if (!completed)
+        llvm::consumeError(driver->synchronize());
       for (uint64_t address : deviceInputs)
         driver->release(address);
     });
@@ -135,7 +137,8 @@ public:
           error = std::move(e);
       outputs.push_back(std::move(t));
     }
-    releaseResults(results);
+    completed = !error;
+    releaseResults(results, /*waited=*/completed);
     if (error)
       return std::move(error);
     return outputs;
@@ -244,7 +247,7 @@ public:
     }
     if (!error)
       error = driver->synchronize();
-    releaseResults(results);
+    releaseResults(results, /*waited=*/!error);
     for (size_t i = 0; i < outputs.size(); ++i) {
       if (given[i] || !outputs[i].address)
         continue;
@@ -347,10 +350,11 @@ private:
   }
 
   /// Gives the results' buffers back to the pool, each once, when the
-  /// work issued can no longer read them (after a failure, kernels issued
-  /// before it may still be queued).
-  void releaseResults(llvm::ArrayRef<Result> results) {
-    llvm::consumeError(driver->synchronize());
+  /// work issued can no longer read them: unless the run was `waited` for
+  /// (after a failure, kernels issued before it may still be queued).
+  void releaseResults(llvm::ArrayRef<Result> results, bool waited) {
+    if (!waited)
+      llvm::consumeError(driver->synchronize());
     std::vector<uint64_t> released;
     for (const Result &r : results)
       if (r.buffer && !llvm::is_contained(released, r.buffer)) {
