@@ -103,11 +103,14 @@ def write_calibration(model_path, folder, samples=4):
 def compile_tessera(build, model, folder, precision="fp32", threads=0):
     """Compiles `model` under `precision` for `threads` OpenMP threads (0:
     OMP_NUM_THREADS at run time, else one per core); the fp8 and int8
-    policies calibrate on the timed inputs (write_calibration)."""
+    policies calibrate on the timed inputs (write_calibration) and narrow
+    the first layers too (the BERT layer stands for one in the middle of a
+    model, whose query, key and value projections are not first layers)."""
     artifact = os.path.join(folder, f"model_{precision}.so")
     calibrate = []
     if precision in ("fp8", "int8"):
-        calibrate = [f"--calibrate={write_calibration(model, folder)}"]
+        calibrate = [f"--calibrate={write_calibration(model, folder)}",
+                     "--quantize-first-layers"]
     subprocess.run([os.path.join(build, "bin", "tessera-compile"), model,
                     f"--precision={precision}", f"--threads={threads}", "-o",
                     artifact] + calibrate, check=True,

@@ -512,6 +512,7 @@ struct PrecisionArgs {
   std::string fp8Scaling = "static";
   std::string fp8Format = "e4m3";
   bool saturationCounts = false;
+  bool quantizeHeads = false, quantizeFirstLayers = false;
 };
 
 /// C options from Python's: target, target options, fusion, threads,
@@ -538,6 +539,8 @@ makeOptions(const std::string &target,
   for (const std::string &pattern : precision.keepFp32)
     tessera_compile_options_add_keep_fp32(options.get(), pattern.c_str());
   tessera_compile_options_set_allow_tf32(options.get(), precision.allowTF32);
+  tessera_compile_options_set_quantize_layers(
+      options.get(), precision.quantizeHeads, precision.quantizeFirstLayers);
   tessera_compile_options_set_calibration(
       options.get(),
       precision.calibrate.empty() ? nullptr : precision.calibrate.c_str(),
@@ -581,7 +584,8 @@ PYBIND11_MODULE(_tessera, m) {
                        std::string calibrate, std::string cache, bool allowTF32,
                        std::string method, double percentile,
                        std::string fp8Scaling, std::string fp8Format,
-                       bool saturationCounts) {
+                       bool saturationCounts, bool quantizeHeads,
+                       bool quantizeFirstLayers) {
              return PrecisionArgs{std::move(policy),
                                   std::move(keep),
                                   std::move(calibrate),
@@ -591,14 +595,18 @@ PYBIND11_MODULE(_tessera, m) {
                                   percentile,
                                   std::move(fp8Scaling),
                                   std::move(fp8Format),
-                                  saturationCounts};
+                                  saturationCounts,
+                                  quantizeHeads,
+                                  quantizeFirstLayers};
            }),
            py::arg("policy"), py::arg("keep_fp32"), py::arg("calibrate"),
            py::arg("calibration_cache"), py::arg("allow_tf32") = false,
            py::arg("calibration_method") = "max",
            py::arg("calibration_percentile") = 99.99,
            py::arg("fp8_scaling") = "static", py::arg("fp8_format") = "e4m3",
-           py::arg("saturation_counts") = false);
+           py::arg("saturation_counts") = false,
+           py::arg("quantize_heads") = false,
+           py::arg("quantize_first_layers") = false);
   py::class_<CompileResult>(m, "CompileResult")
       .def_property_readonly("ok", &CompileResult::ok)
       .def_property_readonly("artifact", &CompileResult::artifact)

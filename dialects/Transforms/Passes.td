@@ -183,7 +183,7 @@ def AssignPrecisionPass
            "Under 8-bit policies, keep output heads (matmuls whose results "
            "reach the function's results through elementwise ops and data "
            "movement only) f32">,
-    Option<"keepFirstLayers", "keep-first-layers", "bool", "false",
+    Option<"keepFirstLayers", "keep-first-layers", "bool", "true",
            "Under 8-bit policies, keep first layers (matmuls whose "
            "activation, the lhs, comes from the function's arguments "
            "through elementwise ops and data movement only) f32">,

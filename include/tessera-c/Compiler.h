@@ -71,6 +71,12 @@ void tessera_compile_options_set_precision(tessera_compile_options *options,
  *  target that has them (cuda); 0 (the default) keeps them exact fp32. */
 void tessera_compile_options_set_allow_tf32(tessera_compile_options *options,
                                             int allow);
+/** Under the fp8 and int8 policies, narrows the output heads
+ *  (--quantize-heads) and the first layers (--quantize-first-layers) too
+ *  where non-zero; 0, 0 (the default) keeps both fp32. Either non-zero
+ *  under another policy is an error when compiling. */
+void tessera_compile_options_set_quantize_layers(
+    tessera_compile_options *options, int heads, int first_layers);
 /** Keeps the ops of ONNX nodes whose names match `regex` (the whole name)
  *  in fp32 under the precision policy (--keep-fp32); may be repeated. */
 void tessera_compile_options_add_keep_fp32(tessera_compile_options *options,

@@ -193,11 +193,6 @@ llvm::Expected<Plan> makePlan(const CompileOptions &options, bool toTheEnd) {
   plan.graph.keepFp32 = options.keepFp32;
   plan.graph.keepHeads = options.keepHeads;
   plan.graph.keepFirstLayers = options.keepFirstLayers;
-  if (options.keepFirstLayers && options.precision != "int8" &&
-      options.precision != "fp8")
-    return fail("--keep-first-layers applies to --precision=int8 and fp8 "
-                "(the automatic policy and a plan choose every matmul's "
-                "precision themselves)");
   plan.graph.smoothQuant = options.smoothQuant;
   if (!options.smoothQuant.empty()) {
     double alpha;

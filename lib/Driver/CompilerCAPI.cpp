@@ -86,6 +86,14 @@ void tessera_compile_options_set_allow_tf32(tessera_compile_options *options,
     options->embed.compile.allowTF32 = allow != 0;
 }
 
+void tessera_compile_options_set_quantize_layers(
+    tessera_compile_options *options, int heads, int first_layers) {
+  if (!options)
+    return;
+  options->embed.compile.keepHeads = heads == 0;
+  options->embed.compile.keepFirstLayers = first_layers == 0;
+}
+
 void tessera_compile_options_add_keep_fp32(tessera_compile_options *options,
                                            const char *regex) {
   if (options && regex)

@@ -168,6 +168,13 @@ CompiledModel tessera::compileModel(const ModelSource &model,
   }
   result.artifactKind = kind->name;
   result.extension = kind->extension;
+  if ((!options.keepHeads || !options.keepFirstLayers) &&
+      options.precision != "int8" && options.precision != "fp8") {
+    addError(result, "quantizing output heads and first layers applies to "
+                     "the int8 and fp8 policies (precision '" +
+                         options.precision + "')");
+    return result;
+  }
 
   ScratchFolder scratch;
   if (std::error_code ec = scratch.create()) {

@@ -18,7 +18,8 @@ tessera::PrecisionFlags::PrecisionFlags(cl::OptionCategory &category)
                    "computed each run with --fp8-scaling=current); int8 "
                    "(int8 operands into int32: weights per output channel, "
                    "activations per tensor from --calibrate). Under fp8 "
-                   "and int8, output heads stay fp32. What the target "
+                   "and int8, output heads and first layers stay fp32. What "
+                   "the target "
                    "cannot compute narrow stays fp32 (the systolic array, "
                    "which has no fp32 operands, reads it in bf16, or fp16 "
                    "under fp16). auto: per matmul, "
@@ -39,12 +40,12 @@ tessera::PrecisionFlags::PrecisionFlags(cl::OptionCategory &category)
                    "through elementwise ops only; by default they stay "
                    "fp32)"),
           cl::cat(category)),
-      keepFirstLayers(
-          "keep-first-layers", cl::init(false),
-          cl::desc("Under --precision=int8 or fp8, keep the first layers "
-                   "fp32 too (matmuls whose activation comes from the "
-                   "model's inputs through elementwise ops and data "
-                   "movement only), as output heads are"),
+      quantizeFirstLayers(
+          "quantize-first-layers", cl::init(false),
+          cl::desc("Under --precision=int8 or fp8, narrow the first layers "
+                   "too (matmuls whose activation comes from the model's "
+                   "inputs through elementwise ops and data movement only; "
+                   "by default they stay fp32, as output heads do)"),
           cl::cat(category)),
       allowTF32(
           "allow-tf32", cl::init(false),
@@ -152,7 +153,7 @@ void tessera::PrecisionFlags::apply(CompileOptions &options) const {
   options.precision = precision;
   options.keepFp32.assign(keepFp32.begin(), keepFp32.end());
   options.keepHeads = !quantizeHeads;
-  options.keepFirstLayers = keepFirstLayers;
+  options.keepFirstLayers = !quantizeFirstLayers;
   options.allowTF32 = allowTF32;
   if (smoothQuant.getNumOccurrences())
     options.smoothQuant =
@@ -172,12 +173,26 @@ void tessera::PrecisionFlags::apply(CompileOptions &options) const {
 bool tessera::PrecisionFlags::given() const {
   return precision.getNumOccurrences() || !keepFp32.empty() ||
          quantizeHeads.getNumOccurrences() ||
-         keepFirstLayers.getNumOccurrences() || allowTF32.getNumOccurrences() ||
-         smoothQuant.getNumOccurrences() || fp8Scaling.getNumOccurrences() ||
-         fp8Format.getNumOccurrences() ||
+         quantizeFirstLayers.getNumOccurrences() ||
+         allowTF32.getNumOccurrences() || smoothQuant.getNumOccurrences() ||
+         fp8Scaling.getNumOccurrences() || fp8Format.getNumOccurrences() ||
          saturationCounts.getNumOccurrences() || !calibrate.empty() ||
          !calibrationCache.empty() || calibrationMethod.getNumOccurrences() ||
          calibrationPercentile.getNumOccurrences() ||
          accuracyBudget.getNumOccurrences() || !precisionPlan.empty() ||
          !precisionCosts.empty();
+}
+
+std::optional<std::string> tessera::PrecisionFlags::misuse() const {
+  if (precision == "int8" || precision == "fp8")
+    return std::nullopt;
+  for (const cl::opt<bool> *flag : {&quantizeHeads, &quantizeFirstLayers})
+    if (*flag)
+      return ("--" + flag->ArgStr +
+              " applies to --precision=int8 and fp8 (the other policies "
+              "narrow output heads and first layers as any other matmul; "
+              "the automatic policy and a plan choose every matmul's "
+              "precision themselves)")
+          .str();
+  return std::nullopt;
 }

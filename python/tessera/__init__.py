@@ -221,7 +221,8 @@ def compile(model, target="cpu", *, fusion=True, compiler_threads=0,
             keep_fp32=(), calibrate=None, calibration_cache=None,
             calibration_method="max", calibration_percentile=99.99,
             fp8_scaling="static", fp8_format="e4m3", allow_tf32=False,
-            saturation_counts=False, **target_options):
+            saturation_counts=False, quantize_heads=False,
+            quantize_first_layers=False, **target_options):
     """Compiles an ONNX model and loads it in this process.
 
     ``model`` is a path, the bytes of a serialized ONNX model, or an
@@ -244,7 +245,9 @@ def compile(model, target="cpu", *, fusion=True, compiler_threads=0,
     ``fp8_format="e5m2"`` gives fp8 operands E5M2's range instead of
     E4M3's precision. ``saturation_counts=True`` makes every run count the
     values each int8 or fp8 quantize with a fixed scale saturates
-    (``run`` returns them; see CompiledModel.run).
+    (``run`` returns them; see CompiledModel.run). Under fp8 and int8,
+    output heads and first layers stay fp32 unless ``quantize_heads=True``
+    or ``quantize_first_layers=True`` (an error under other policies).
     ``allow_tf32=True`` lets fp32 matmuls run on tensor cores as tf32
     (``target="cuda"``).
 
@@ -261,7 +264,8 @@ def compile(model, target="cpu", *, fusion=True, compiler_threads=0,
         os.fspath(calibration_cache) if calibration_cache else "",
         bool(allow_tf32), str(calibration_method),
         float(calibration_percentile), str(fp8_scaling), str(fp8_format),
-        bool(saturation_counts))
+        bool(saturation_counts), bool(quantize_heads),
+        bool(quantize_first_layers))
     common = (target, options, bool(fusion), int(compiler_threads),
               artifact or "", dims, precision_args)
     if source[0] == "path":

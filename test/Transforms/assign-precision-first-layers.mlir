@@ -1,8 +1,8 @@
-// RUN: tessera-opt %s --tessera-assign-precision="policy=fp8 fp8-scaling=current keep-heads=false keep-first-layers=true" | FileCheck %s
-// RUN: tessera-opt %s --tessera-assign-precision="policy=fp8 fp8-scaling=current keep-heads=false" | FileCheck %s --check-prefix=DEFAULT
+// RUN: tessera-opt %s --tessera-assign-precision="policy=fp8 fp8-scaling=current keep-heads=false" | FileCheck %s
+// RUN: tessera-opt %s --tessera-assign-precision="policy=fp8 fp8-scaling=current keep-heads=false keep-first-layers=false" | FileCheck %s --check-prefix=QUANTIZED
 // RUN: tessera-opt %s --tessera-assign-precision="policy=bf16 keep-first-layers=true" | FileCheck %s --check-prefix=BF16
 
-// keep-first-layers: under 8-bit policies a matmul whose lhs the
+// keep-first-layers (the default): under 8-bit policies a matmul whose lhs the
 // function's arguments reach through elementwise ops and data movement
 // only (here a scale and a reshape) stays f32, as output heads do. Not:
 // a matmul behind a norm or another matmul, nor one that reads an argument
@@ -11,10 +11,10 @@
 // CHECK: tessera.matmul {{.*}} {tessera.precision = "f32: a first layer stays f32 under 8-bit policies"} : tensor<4x8xf32>, tensor<8x8xf32>
 // CHECK-COUNT-3: tessera.matmul {{.*}}tessera.precision = "fp8"}
 // CHECK-NOT: a first layer
-// Without the option every one narrows.
-// DEFAULT-LABEL: func @first
-// DEFAULT-NOT: a first layer
-// DEFAULT-COUNT-4: tessera.precision = "fp8"
+// With keep-first-layers=false every one narrows.
+// QUANTIZED-LABEL: func @first
+// QUANTIZED-NOT: a first layer
+// QUANTIZED-COUNT-4: tessera.precision = "fp8"
 // Under 16-bit policies first layers narrow as the others do.
 // BF16-LABEL: func @first
 // BF16-NOT: a first layer

@@ -1,22 +1,22 @@
 // RUN: rm -rf %t && split-file %s %t
-// RUN: tessera-opt %t/input.mlir --tessera-assign-precision="policy=int8 calibration=%t/cache.json" | FileCheck %s
-// RUN: tessera-opt %t/input.mlir --tessera-assign-precision="policy=int8" | FileCheck %s --check-prefix=UNCALIBRATED
-// RUN: tessera-opt %t/input.mlir --tessera-assign-precision="policy=fp8 calibration=%t/cache.json" | FileCheck %s --check-prefix=FP8
-// RUN: tessera-opt %t/input.mlir --tessera-assign-precision="policy=fp8 fp8-format=e5m2 calibration=%t/cache.json" | FileCheck %s --check-prefix=E5M2
-// RUN: tessera-opt %t/input.mlir --tessera-assign-precision="policy=fp8 fp8-scaling=current" | FileCheck %s --check-prefix=CURRENT
-// RUN: tessera-opt %t/input.mlir --tessera-assign-precision="policy=fp8 fp8-scaling=current target=systolic" | FileCheck %s --check-prefix=CURRENT-SYSTOLIC
-// RUN: tessera-opt %t/input.mlir --tessera-assign-precision="policy=fp8 calibration=%t/cache.json target=cuda" | FileCheck %s --check-prefix=FP8-CUDA
-// RUN: tessera-opt %t/input.mlir --tessera-assign-precision="policy=fp8 fp8-scaling=current target=cuda" | FileCheck %s --check-prefix=CURRENT-CUDA
-// RUN: tessera-opt %t/input.mlir --tessera-assign-precision="policy=int8 calibration=%t/cache.json target=cuda" | FileCheck %s --check-prefix=INT8-CUDA
-// RUN: tessera-opt %t/input.mlir --tessera-assign-precision="policy=int8 calibration=%t/cache.json keep-heads=false" | FileCheck %s --check-prefix=HEADS
-// RUN: tessera-opt %t/input.mlir --tessera-assign-precision="policy=int8 calibration=%t/cache.json smooth-quant=0.5" | FileCheck %s --check-prefix=SMOOTH
-// RUN: tessera-opt %t/input.mlir --tessera-assign-precision="policy=int8 calibration=%t/cache.json smooth-quant=auto" | FileCheck %s --check-prefix=AUTO
+// RUN: tessera-opt %t/input.mlir --tessera-assign-precision="policy=int8 keep-first-layers=false calibration=%t/cache.json" | FileCheck %s
+// RUN: tessera-opt %t/input.mlir --tessera-assign-precision="policy=int8 keep-first-layers=false" | FileCheck %s --check-prefix=UNCALIBRATED
+// RUN: tessera-opt %t/input.mlir --tessera-assign-precision="policy=fp8 keep-first-layers=false calibration=%t/cache.json" | FileCheck %s --check-prefix=FP8
+// RUN: tessera-opt %t/input.mlir --tessera-assign-precision="policy=fp8 keep-first-layers=false fp8-format=e5m2 calibration=%t/cache.json" | FileCheck %s --check-prefix=E5M2
+// RUN: tessera-opt %t/input.mlir --tessera-assign-precision="policy=fp8 keep-first-layers=false fp8-scaling=current" | FileCheck %s --check-prefix=CURRENT
+// RUN: tessera-opt %t/input.mlir --tessera-assign-precision="policy=fp8 keep-first-layers=false fp8-scaling=current target=systolic" | FileCheck %s --check-prefix=CURRENT-SYSTOLIC
+// RUN: tessera-opt %t/input.mlir --tessera-assign-precision="policy=fp8 keep-first-layers=false calibration=%t/cache.json target=cuda" | FileCheck %s --check-prefix=FP8-CUDA
+// RUN: tessera-opt %t/input.mlir --tessera-assign-precision="policy=fp8 keep-first-layers=false fp8-scaling=current target=cuda" | FileCheck %s --check-prefix=CURRENT-CUDA
+// RUN: tessera-opt %t/input.mlir --tessera-assign-precision="policy=int8 keep-first-layers=false calibration=%t/cache.json target=cuda" | FileCheck %s --check-prefix=INT8-CUDA
+// RUN: tessera-opt %t/input.mlir --tessera-assign-precision="policy=int8 keep-first-layers=false calibration=%t/cache.json keep-heads=false" | FileCheck %s --check-prefix=HEADS
+// RUN: tessera-opt %t/input.mlir --tessera-assign-precision="policy=int8 keep-first-layers=false calibration=%t/cache.json smooth-quant=0.5" | FileCheck %s --check-prefix=SMOOTH
+// RUN: tessera-opt %t/input.mlir --tessera-assign-precision="policy=int8 keep-first-layers=false calibration=%t/cache.json smooth-quant=auto" | FileCheck %s --check-prefix=AUTO
 // A constant weight whose values the pass cannot read (here an elided
 // resource): the cuda target, which reads int8 weights stored [n][k], keeps
 // the matmul f32 and says why; the cpu target quantizes the weight on
 // each run instead (must not refuse).
-// RUN: tessera-opt %t/unreadable.mlir --tessera-assign-precision="policy=int8 calibration=%t/cache.json target=cuda keep-heads=false remarks=true" 2>&1 | FileCheck %s --check-prefix=UNREADABLE-CUDA
-// RUN: tessera-opt %t/unreadable.mlir --tessera-assign-precision="policy=int8 calibration=%t/cache.json keep-heads=false" | FileCheck %s --check-prefix=UNREADABLE-CPU
+// RUN: tessera-opt %t/unreadable.mlir --tessera-assign-precision="policy=int8 keep-first-layers=false calibration=%t/cache.json target=cuda keep-heads=false remarks=true" 2>&1 | FileCheck %s --check-prefix=UNREADABLE-CUDA
+// RUN: tessera-opt %t/unreadable.mlir --tessera-assign-precision="policy=int8 keep-first-layers=false calibration=%t/cache.json keep-heads=false" | FileCheck %s --check-prefix=UNREADABLE-CPU
 // UNREADABLE-CUDA: remark: loc("/w/MatMul"): precision int8: f32: its weight's values cannot be read at compile time to be stored [n][k], as the target reads int8 weights
 // UNREADABLE-CUDA-NOT: tessera.quantize
 // UNREADABLE-CPU: %[[W:.*]] = tessera.constant dense_resource<__elided__> : tensor<4x2xf32>

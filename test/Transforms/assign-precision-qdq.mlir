@@ -2,7 +2,7 @@
 // product) keeps the precision it chose under every policy: the pass
 // neither quantizes the dequantized operands again nor casts them, and
 // says why. The plain f32 product beside it narrows as usual.
-// RUN: tessera-opt %s --split-input-file --tessera-assign-precision="policy=fp8 fp8-scaling=current keep-heads=false" | FileCheck %s --check-prefix=FP8
+// RUN: tessera-opt %s --split-input-file --tessera-assign-precision="policy=fp8 keep-first-layers=false fp8-scaling=current keep-heads=false" | FileCheck %s --check-prefix=FP8
 // RUN: tessera-opt %s --split-input-file --tessera-assign-precision="policy=bf16" | FileCheck %s --check-prefix=BF16
 // RUN: tessera-opt %s --split-input-file --tessera-assign-precision="policy=bf16 remarks" 2>&1 >/dev/null | FileCheck %s --check-prefix=REMARK
 

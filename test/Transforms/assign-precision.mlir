@@ -7,7 +7,7 @@
 // as they are (no decision recorded).
 // RUN: tessera-opt %s --split-input-file --tessera-assign-precision="policy=bf16 only-nodes=/head/proj" | FileCheck %s --check-prefix=ONLY
 // RUN: tessera-opt %s --split-input-file --tessera-assign-precision="policy=bf16 target=cuda remarks" 2>&1 >/dev/null | FileCheck %s --check-prefix=CUDA-REMARK
-// RUN: tessera-opt %s --split-input-file --tessera-assign-precision="policy=int8 target=cuda" | FileCheck %s --check-prefix=CUDA-INT8
+// RUN: tessera-opt %s --split-input-file --tessera-assign-precision="policy=int8 keep-first-layers=false target=cuda" | FileCheck %s --check-prefix=CUDA-INT8
 // RUN: tessera-opt %s --split-input-file --tessera-assign-precision="policy=bf16 target=cuda keep-fp32=/other" | FileCheck %s --check-prefix=CUDA-KEEP
 // RUN: tessera-opt %s --split-input-file --tessera-assign-precision="policy=fp16 target=cuda" | FileCheck %s --check-prefix=CUDA-FP16
 // RUN: tessera-opt %s --split-input-file --tessera-assign-precision="policy=fp16 remarks" 2>&1 >/dev/null | FileCheck %s --check-prefix=REMARK

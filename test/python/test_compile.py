@@ -444,7 +444,8 @@ def test_precision_policies(tmp_path):
     _write_samples(tmp_path / "calib", 8)
     cache = tmp_path / "cache.json"
     int8 = tessera.compile(model, precision="int8", calibrate=tmp_path / "calib",
-                           calibration_cache=cache)(x)
+                           calibration_cache=cache,
+                           quantize_first_layers=True)(x)
     assert cache.exists()
     assert np.abs(int8 - exact).max() > 0
     cosine = float((int8 * reference).sum() /
@@ -454,13 +455,19 @@ def test_precision_policies(tmp_path):
     clipped = tessera.compile(model, precision="int8",
                               calibrate=tmp_path / "calib",
                               calibration_cache=cache,
-                              calibration_method="entropy")(x)
+                              calibration_method="entropy",
+                              quantize_first_layers=True)(x)
     table = json.loads(cache.read_text())
     assert table["method"] == "entropy"
     assert all(0 < t["range"] <= t["amax"] for t in table["tensors"].values())
     cosine = float((clipped * reference).sum() /
                    np.sqrt((clipped ** 2).sum() * (reference ** 2).sum()))
     assert cosine > 0.999
+    # By default the first layer (the matmul the input reaches directly)
+    # stays fp32 under 8-bit policies, as output heads do.
+    first = tessera.compile(model, precision="int8",
+                            calibrate=tmp_path / "calib")(x)
+    np.testing.assert_allclose(first, exact, rtol=1e-6, atol=1e-7)
     with pytest.raises(tessera.CompileError,
                        match="unknown calibration method 'mse'"):
         tessera.compile(model, precision="int8", calibrate=tmp_path / "calib",
@@ -482,9 +489,11 @@ def test_fp8_current_scaling(tmp_path):
         return float((y * reference).sum() /
                      np.sqrt((y ** 2).sum() * (reference ** 2).sum()))
 
-    current = tessera.compile(model, precision="fp8", fp8_scaling="current")(x)
+    current = tessera.compile(model, precision="fp8", fp8_scaling="current",
+                              quantize_first_layers=True)(x)
     static = tessera.compile(model, precision="fp8",
-                             calibrate=tmp_path / "calib")(x)
+                             calibrate=tmp_path / "calib",
+                             quantize_first_layers=True)(x)
     exact = tessera.compile(model)(x)
     assert np.abs(current - exact).max() > 0
     assert cosine(current) > 0.999
@@ -495,7 +504,8 @@ def test_fp8_current_scaling(tmp_path):
     cache = tmp_path / "fp8_cache.json"
     counted = tessera.compile(model, precision="fp8",
                               calibrate=tmp_path / "calib",
-                              calibration_cache=cache, saturation_counts=True)
+                              calibration_cache=cache, saturation_counts=True,
+                              quantize_first_layers=True)
     np.testing.assert_array_equal(counted(x), static)
     outputs = counted.run({counted.signature.inputs[0].name: x})
     counts = {k[len(tessera.SATURATION_PREFIX):]: v for k, v in outputs.items()
@@ -511,7 +521,7 @@ def test_fp8_current_scaling(tmp_path):
         tessera.compile(model, precision="fp8", fp8_scaling="delayed")
     # E5M2 operands: fewer mantissa bits, still close.
     wide = tessera.compile(model, precision="fp8", fp8_scaling="current",
-                           fp8_format="e5m2")(x)
+                           fp8_format="e5m2", quantize_first_layers=True)(x)
     assert np.abs(wide - current).max() > 0
     assert cosine(wide) > 0.99
 
@@ -522,6 +532,11 @@ def test_precision_errors_are_compile_errors():
         tessera.compile(model, precision="int4")
     with pytest.raises(tessera.CompileError, match="needs the ranges of the activations"):
         tessera.compile(model, precision="int8")
+    with pytest.raises(tessera.CompileError,
+                       match="quantizing output heads and first layers "
+                             "applies to the int8 and fp8 policies "
+                             r"\(precision 'bf16'\)"):
+        tessera.compile(model, precision="bf16", quantize_heads=True)
 
 
 def test_allow_tf32_on_cuda():

@@ -210,6 +210,10 @@ int main(int argc, char **argv) {
       options.targetOptions[name] = *opt;
   options.fuse = !noFusion;
   precisionFlags.apply(options);
+  if (std::optional<std::string> misuse = precisionFlags.misuse()) {
+    errs() << "tessera-compile: " << *misuse << "\n";
+    return 2;
+  }
   options.precisionReport = precisionReport;
   options.reportInputs = reportInputs;
   options.fusionReport = fusionReport;

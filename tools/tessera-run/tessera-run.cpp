@@ -505,6 +505,8 @@ int main(int argc, char **argv) {
       return usage(toString(dimValues.takeError()));
     options.dimValues = std::move(*dimValues);
     precisionFlags.apply(options);
+    if (std::optional<std::string> misuse = precisionFlags.misuse())
+      return usage(*misuse);
     // Compiles in process into `out`; the exit status on failure (2 for
     // an error in the options), else 0.
     auto compileModel = [&](const tessera::CompileOptions &compile,

@@ -62,8 +62,8 @@ struct CompileOptions {
   /// turns it off).
   bool keepHeads = true;
   /// Under 8-bit policies, keep first layers f32 too
-  /// (`--keep-first-layers`).
-  bool keepFirstLayers = false;
+  /// (`--quantize-first-layers` turns it off).
+  bool keepFirstLayers = true;
   /// fp32 matmuls may run as tf32 on tensor cores (`--allow-tf32`; the
   /// target reads it as its option kAllowTF32OptionKey).
   bool allowTF32 = false;

@@ -50,7 +50,7 @@ struct GraphOptions {
   std::map<std::string, std::string> precisionPlan;
   /// Under 8-bit policies, keep output heads and first layers f32.
   bool keepHeads = true;
-  bool keepFirstLayers = false;
+  bool keepFirstLayers = true;
   /// A remark at each matmul the precision policy considered (-v).
   bool precisionRemarks = false;
   /// Under int8, SmoothQuant: an alpha in [0, 1], "auto", or "" (off).

@@ -12,11 +12,13 @@
 
 #include "llvm/Support/CommandLine.h"
 
+#include <optional>
 #include <string>
 
 namespace tessera {
 
-/// --precision, --keep-fp32, --quantize-heads, --smooth-quant, --fp8-scaling,
+/// --precision, --keep-fp32, --quantize-heads, --quantize-first-layers,
+/// --smooth-quant, --fp8-scaling,
 /// --fp8-format, --saturation-counts,
 /// --calibrate, --calibration-cache, --calibration-method,
 /// --calibration-percentile and --allow-tf32, registered in `category` when
@@ -31,11 +33,16 @@ public:
   /// Whether any of them was given (they apply when a model is compiled).
   bool given() const;
 
+  /// What is wrong with the flags given together, if anything:
+  /// --quantize-heads and --quantize-first-layers outside the 8-bit
+  /// policies (they narrow nothing there).
+  std::optional<std::string> misuse() const;
+
 private:
   llvm::cl::opt<std::string> precision;
   llvm::cl::list<std::string> keepFp32;
   llvm::cl::opt<bool> quantizeHeads;
-  llvm::cl::opt<bool> keepFirstLayers;
+  llvm::cl::opt<bool> quantizeFirstLayers;
   llvm::cl::opt<bool> allowTF32;
   llvm::cl::opt<std::string> smoothQuant;
   llvm::cl::opt<std::string> fp8Scaling;

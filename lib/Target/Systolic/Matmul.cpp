@@ -346,11 +346,12 @@ FailureOr<sim::NumberFormat> Lowering::operandFormatOf(Operation *op) {
     return failure();
   }
   if (!config.supports(*lhs)) {
-    op->emitError() << "accelerator '" << config.name
-                    << "' has no float operand format '"
-                    << sim::formatName(*lhs)
-                    << "' (give --precision one it has: int8 and fp8 quantize "
-                       "the matmuls, --quantize-heads the output heads too)";
+    op->emitError()
+        << "accelerator '" << config.name << "' has no float operand format '"
+        << sim::formatName(*lhs)
+        << "' (give --precision one it has: int8 and fp8 quantize "
+           "the matmuls, --quantize-heads and --quantize-first-layers "
+           "the output heads and first layers too)";
     return failure();
   }
   return *lhs;

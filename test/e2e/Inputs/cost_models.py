@@ -95,8 +95,11 @@ def gemms(root):
                 program = os.path.join(folder, policy + ".tsp")
                 subprocess.run(["tessera-compile", model, "--target=systolic",
                                 f"--accel={accel}", f"--precision={policy}",
-                                "--quantize-heads", f"--calibrate={folder}",
-                                "-o", program], check=True, capture_output=True)
+                                f"--calibrate={folder}", "-o", program]
+                               + ([] if policy == "bf16" else
+                                  ["--quantize-heads",
+                                   "--quantize-first-layers"]),
+                               check=True, capture_output=True)
                 simulated = cycles(program, accel, data)
                 error = predicted[policy] / simulated - 1
                 ok = abs(error) <= TOLERANCE
