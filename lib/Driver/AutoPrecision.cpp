@@ -253,10 +253,12 @@ llvm::Expected<std::map<std::string, std::string>> tessera::searchPrecisionPlan(
     for (const std::vector<runtime::HostTensor> &outputs : *runs) {
       std::map<std::string, const runtime::HostTensor *> reference;
       for (size_t i = 0; i < outputs.size(); ++i) {
-        llvm::StringRef name = names[i];
-        if (!name.consume_front(kReportOutputPrefix))
+        // The automatic policy chooses among matmuls (the report's
+        // convolutions and attention follow the 16-bit policies).
+        std::optional<ReportOutput> out = parseReportOutputName(names[i]);
+        if (!out || out->op != "matmul")
           continue;
-        auto [role, key] = name.split(':');
+        llvm::StringRef role = out->role, key = out->key;
         if (role == "reference") {
           reference[key.str()] = &outputs[i];
           continue;

@@ -56,8 +56,9 @@ std::string tessera::precisionReportPage(const json::Object &report) {
         "local relative L2 first; bars are relative L2 against the worst "
         "("
      << formatv("{0:e3}", worst) << ").</p>\n"
-     << "<table><tr><th>#</th><th>ONNX node</th><th>precision</th>"
-        "<th>input amax</th><th>saturated %</th><th>flushed %</th>"
+     << "<table><tr><th>#</th><th>ONNX node</th><th>op</th>"
+        "<th>precision</th><th>input amax</th><th>input scale</th>"
+        "<th>saturated %</th><th>flushed %</th>"
         "<th>local rel. L2</th><th></th>"
         "<th>local cosine</th><th>worst channel rel. L2</th>"
         "<th>max abs error</th><th>accumulated rel. L2</th><th></th>"
@@ -82,12 +83,19 @@ std::string tessera::precisionReportPage(const json::Object &report) {
         std::optional<double> value = r->getNumber(field);
         return value ? formatv("{0:g3}", *value).str() : std::string("-");
       };
+      // The input's scale: a number, or "current" (computed each run).
+      std::string scale = "-";
+      if (std::optional<double> value = r->getNumber("lhs_scale"))
+        scale = formatv("{0:g4}", *value).str();
+      else if (std::optional<StringRef> text = r->getString("lhs_scale"))
+        scale = escapeHTML(*text);
       os << "<tr><td>" << ++rank << "</td><td class=\"node\">"
          << escapeHTML(r->getString("node").value_or("")) << "</td><td>"
+         << escapeHTML(r->getString("op").value_or("")) << "</td><td>"
          << escapeHTML(r->getString("precision").value_or("")) << "</td><td>"
          << (amax ? formatv("{0:g4}", *amax).str() : std::string("-"))
-         << "</td><td>" << percent("saturated_percent") << "</td><td>"
-         << percent("flushed_percent") << "</td><td>"
+         << "</td><td>" << scale << "</td><td>" << percent("saturated_percent")
+         << "</td><td>" << percent("flushed_percent") << "</td><td>"
          << formatv("{0:e3}", number(local, "relative_l2")) << "</td>"
          << bar(number(local, "relative_l2")) << "<td>"
          << formatv("{0:f6}", number(local, "cosine")) << "</td><td>"

@@ -235,6 +235,9 @@ llvm::Error tessera::writePrecisionReport(llvm::StringRef modelPath,
   std::map<std::string, ErrorStats> local, accumulated;
   std::map<std::string, RangeStats> clipped;
   std::map<std::string, std::vector<runtime::HostTensor>> references;
+  // Each region's op (matmul, conv, attention) and its operands' scales.
+  std::map<std::string, std::string> kinds;
+  std::map<std::string, std::map<std::string, std::vector<float>>> scales;
   std::vector<std::string> sets = runtime::calibrationSamples(
       options.reportInputs.empty() ? options.calibrate : options.reportInputs);
   // The ranges the scales came from (the assign pass has read and checked
@@ -258,7 +261,8 @@ llvm::Error tessera::writePrecisionReport(llvm::StringRef modelPath,
   auto countClipped = [&](llvm::StringRef key,
                           const runtime::HostTensor &tensor) {
     auto [node, side] = key.rsplit(':');
-    if (!options.smoothQuant.empty() || (side != "lhs" && side != "rhs"))
+    if (!options.smoothQuant.empty() ||
+        !llvm::is_contained({"lhs", "rhs", "query", "key", "value"}, side))
       return;
     ElementType type;
     double scale = 1, largest;
@@ -321,10 +325,19 @@ llvm::Error tessera::writePrecisionReport(llvm::StringRef modelPath,
           countClipped(name, (*outputs)[i]);
           continue;
         }
-        if (!name.consume_front(kReportOutputPrefix))
+        std::optional<ReportOutput> out = parseReportOutputName(name);
+        if (!out)
           continue;
-        auto [role, key] = name.split(':');
+        llvm::StringRef role = out->role, key = out->key;
         runtime::HostTensor &value = (*outputs)[i];
+        kinds[key.str()] = out->op.str();
+        if (role.consume_front("scale_")) {
+          std::vector<float> &chosen = scales[key.str()][role.str()];
+          chosen.clear();
+          for (int64_t e = 0; e < value.numElements(); ++e)
+            chosen.push_back(static_cast<float>(value.at(e)));
+          continue;
+        }
         std::vector<runtime::HostTensor> &refs = references[key.str()];
         if (role == "reference") {
           refs.push_back(std::move(value));
@@ -345,8 +358,34 @@ llvm::Error tessera::writePrecisionReport(llvm::StringRef modelPath,
   llvm::json::Array regions;
   for (const std::string &key : ranked) {
     llvm::json::Object region{{"node", key},
+                              {"op", kinds[key]},
                               {"precision", options.precision},
                               {"local", local[key].toJSON()}};
+    // The scales each operand was divided by (ONNX's convention): one per
+    // tensor, or per output channel as their count, least and largest;
+    // "current" where each run computes its own (fp8 current scaling).
+    bool eightBit = options.precision == "int8" || options.precision == "fp8";
+    for (llvm::StringRef side : {"lhs", "rhs"}) {
+      if (!eightBit || kinds[key] != "matmul")
+        break;
+      auto found = scales[key].find(side.str());
+      std::string field = (side + "_scale").str();
+      if (found == scales[key].end() || found->second.empty()) {
+        if (options.fp8Scaling == "current" && options.precision == "fp8")
+          region[field] = "current";
+        continue;
+      }
+      const std::vector<float> &values = found->second;
+      if (values.size() == 1) {
+        region[field] = values.front();
+        continue;
+      }
+      auto [least, largest] = std::minmax_element(values.begin(), values.end());
+      region[field] =
+          llvm::json::Object{{"channels", static_cast<int64_t>(values.size())},
+                             {"min", *least},
+                             {"max", *largest}};
+    }
     auto amax = ranges.amax.find(key + ":lhs");
     if (amax != ranges.amax.end())
       region["lhs_amax"] = amax->second;

@@ -59,6 +59,23 @@ bool isPrecisionPolicy(StringRef policy) {
   return llvm::is_contained(precisionPolicies(), policy);
 }
 
+std::string reportOutputName(StringRef role, Operation *op, StringRef key) {
+  StringRef kind = isa<AttentionOp>(op) ? "attention"
+                   : isa<Conv2dOp>(op)  ? "conv"
+                                        : "matmul";
+  return (kReportOutputPrefix + role + ":" + kind + ":" + key).str();
+}
+
+std::optional<ReportOutput> parseReportOutputName(StringRef name) {
+  if (!name.consume_front(kReportOutputPrefix))
+    return std::nullopt;
+  auto [role, rest] = name.split(':');
+  auto [op, key] = rest.split(':');
+  if (role.empty() || op.empty() || key.empty())
+    return std::nullopt;
+  return ReportOutput{role, op, key};
+}
+
 bool isNarrowingCandidate(Operation *op) {
   auto matmul = dyn_cast<MatmulOp>(op);
   if (!matmul)
@@ -166,12 +183,14 @@ public:
       firstLayers = inputLayers(func);
     // Keys first: the rewrite adds matmuls (which would shift the
     // positional keys of unnamed ones).
-    llvm::DenseMap<Operation *, std::string> keys;
-    func.walk([&](MatmulOp matmul) {
-      std::string key = ::tessera::calibrationKey(matmul, 0);
-      keys[matmul] = key.substr(0, key.size() - StringRef(":lhs").size());
+    keys.clear();
+    func.walk([&](Operation *op) {
+      if (!isa<MatmulOp, Conv2dOp, AttentionOp>(op))
+        return;
+      std::string key = ::tessera::calibrationKey(op, 0);
+      keys[op] = key.substr(0, key.rfind(':'));
     });
-    SmallVector<std::tuple<StringRef, std::string, Value>> reported;
+    reported.clear();
     // Contractions whose operands the model dequantizes itself, found
     // before the rewrite adds dequantizations of its own.
     llvm::DenseSet<Operation *> modelQuantized;
@@ -252,7 +271,8 @@ public:
                         ? cast<MatmulOp>(OpBuilder(op).clone(*op))
                         : matmul;
       std::string reason;
-      Value result = narrowMatmul(target, narrow, reason);
+      ::tessera::OperandScales scales;
+      Value result = narrowMatmul(target, narrow, reason, &scales);
       if (!result) {
         if (target != matmul)
           target.erase();
@@ -264,13 +284,14 @@ public:
           matmul.getResult().replaceAllUsesWith(result);
         target.erase();
       }
-      const std::string &key = keys.lookup(op);
-      if (report == "local") {
-        reported.emplace_back("reference", key, matmul.getResult());
-        reported.emplace_back("local", key, result);
-      } else if (report == "accumulated") {
-        reported.emplace_back("accumulated", key, result);
-      }
+      reportNarrowed(matmul, matmul.getResult(), result);
+      if (report == "local")
+        for (auto [side, values] :
+             {std::pair(StringRef("scale_lhs"), ArrayRef<float>(scales.lhs)),
+              std::pair(StringRef("scale_rhs"), ArrayRef<float>(scales.rhs))})
+          if (!values.empty())
+            reported.emplace_back(
+                side, op, scalesConstant(OpBuilder(op), op->getLoc(), values));
     });
     if (remarks)
       func.walk([&](Operation *op) {
@@ -286,11 +307,11 @@ public:
       });
     if (!reported.empty() && func.isPublic()) {
       Operation *terminator = func.getBody().back().getTerminator();
-      for (auto &[role, key, value] : reported) {
+      for (auto &[role, op, value] : reported) {
         NamedAttribute name(
             StringAttr::get(context, "tessera.name"),
-            StringAttr::get(context, ::tessera::kReportOutputPrefix +
-                                         role.str() + ":" + key));
+            StringAttr::get(context, ::tessera::reportOutputName(
+                                         role, op, keys.lookup(op))));
         if (failed(func.insertResult(func.getNumResults(), value.getType(),
                                      DictionaryAttr::get(context, {name}))))
           return signalPassFailure();
@@ -304,17 +325,18 @@ private:
   /// quantized (int8: the dequantized result is a new value, `matmul` is
   /// left for the caller to replace). Null, with `reason`, when it stays
   /// f32.
-  Value narrowMatmul(MatmulOp matmul, Type narrow, std::string &reason) {
+  Value narrowMatmul(MatmulOp matmul, Type narrow, std::string &reason,
+                     ::tessera::OperandScales *scales) {
     if (policy == "int8") {
       FailureOr<Value> result =
           ::tessera::quantizeMatmul(matmul, calibrated, currentKey, smoothQuant,
-                                    quantizedWeightsKMajor, reason);
+                                    quantizedWeightsKMajor, reason, scales);
       return succeeded(result) ? *result : Value();
     }
     if (policy == "fp8") {
       FailureOr<Value> result = ::tessera::quantizeMatmulFp8(
           matmul, narrow, calibrated, currentKey, fp8Scaling == "current",
-          quantizedWeightsKMajor, reason);
+          quantizedWeightsKMajor, reason, scales);
       return succeeded(result) ? *result : Value();
     }
     OpBuilder builder(matmul);
@@ -375,20 +397,28 @@ private:
       return decide("f32: " + *why + "; its products " + policy +
                     " when lowered as matmuls");
     }
-    narrowAccumulatingWide(attention,
-                           {&attention.getQueryMutable(),
-                            &attention.getKeyMutable(),
-                            &attention.getValueMutable()},
-                           narrow);
-    decide(policy);
+    // With report=local a narrow copy reads the same f32 operands, as a
+    // matmul's does.
+    auto target =
+        report == "local"
+            ? cast<AttentionOp>(OpBuilder(attention).clone(*attention))
+            : attention;
+    Value result = narrowAccumulatingWide(target,
+                                          {&target.getQueryMutable(),
+                                           &target.getKeyMutable(),
+                                           &target.getValueMutable()},
+                                          narrow);
+    reportNarrowed(attention, attention.getResult(), result);
+    // (Under report=local the op itself stays f32: its copy is narrow.)
+    target->setAttr(kPrecisionAttr, StringAttr::get(context, policy));
   }
 
   /// `op` (accumulating in f32 whatever its inputs, as the target computes
   /// it) on `operands` cast to `narrow`, its result of that type too and
-  /// cast back to the wide type for its users.
-  static void narrowAccumulatingWide(Operation *op,
-                                     ArrayRef<OpOperand *> operands,
-                                     Type narrow) {
+  /// cast back to the wide type for its users; returns that cast.
+  static Value narrowAccumulatingWide(Operation *op,
+                                      ArrayRef<OpOperand *> operands,
+                                      Type narrow) {
     OpBuilder builder(op);
     Location loc = op->getLoc();
     for (OpOperand *operand : operands)
@@ -401,6 +431,28 @@ private:
     result.setType(withElementType(wide, narrow));
     auto back = CastOp::create(builder, loc, wide, result);
     result.replaceAllUsesExcept(back, back);
+    return back;
+  }
+
+  /// For the precision report: `op`'s f32 result `reference` and its
+  /// narrowed result `narrowed` (report=local: a narrow copy's, beside the
+  /// f32 program), or the narrowed program's own (report=accumulated).
+  void reportNarrowed(Operation *op, Value reference, Value narrowed) {
+    if (report == "local") {
+      reported.emplace_back("reference", op, reference);
+      reported.emplace_back("local", op, narrowed);
+    } else if (report == "accumulated") {
+      reported.emplace_back("accumulated", op, narrowed);
+    }
+  }
+
+  /// `values` as a constant 1-D f32 tensor.
+  static Value scalesConstant(OpBuilder builder, Location loc,
+                              ArrayRef<float> values) {
+    auto type = RankedTensorType::get({static_cast<int64_t>(values.size())},
+                                      builder.getF32Type());
+    return ConstantOp::create(
+        builder, loc, cast<ElementsAttr>(DenseElementsAttr::get(type, values)));
   }
 
   /// A convolution under bf16: its input and filter narrow where the target
@@ -425,9 +477,13 @@ private:
     if (std::optional<std::string> why =
             info.rejectWideAccumulation(conv, narrow))
       return decide("f32: " + *why);
-    narrowAccumulatingWide(
-        conv, {&conv.getInputMutable(), &conv.getFilterMutable()}, narrow);
-    decide(policy);
+    auto target =
+        report == "local" ? cast<Conv2dOp>(OpBuilder(conv).clone(*conv)) : conv;
+    Value result = narrowAccumulatingWide(
+        target, {&target.getInputMutable(), &target.getFilterMutable()},
+        narrow);
+    reportNarrowed(conv, conv.getResult(), result);
+    target->setAttr(kPrecisionAttr, StringAttr::get(conv.getContext(), policy));
   }
 
   /// Whether an operand of `op` is, through data movement only (each op's
@@ -583,6 +639,11 @@ private:
   bool quantizedWeightsKMajor = false;
   ::tessera::CalibrationTable calibrated;
   llvm::DenseSet<Operation *> heads, firstLayers;
+  /// Each contraction's report key: its calibration key without the
+  /// operand's suffix (taken before the rewrite adds any).
+  llvm::DenseMap<Operation *, std::string> keys;
+  /// The values report=local|accumulated returns: role, op, value.
+  SmallVector<std::tuple<StringRef, Operation *, Value>> reported;
 };
 
 } // namespace

@@ -181,7 +181,8 @@ public:
   /// alpha to the i32 accumulator, whose result this returns; `matmul`
   /// itself is left as it is. Fails, with `reason`, when it stays f32.
   FailureOr<Value> quantizeMatmul(MatmulOp matmul, bool weightsKMajor,
-                                  std::string &reason) {
+                                  std::string &reason,
+                                  ::tessera::OperandScales *chosen) {
     std::optional<double> lhsRange = operandRange(matmul, 0);
     if (!lhsRange) {
       reason = "int8 needs the range of its lhs (--calibrate)";
@@ -285,6 +286,10 @@ public:
           IntegerAttr());
     }
     float lhsScale = scaleOf(*lhsRange);
+    if (chosen) {
+      chosen->lhs.assign({lhsScale});
+      chosen->rhs.assign(rhsScales.begin(), rhsScales.end());
+    }
     Value quantizedLhs = QuantizeOp::create(
         builder, loc,
         cast<RankedTensorType>(matmul.getLhs().getType()).clone(i8), lhs,
@@ -319,7 +324,8 @@ public:
   /// Returns the new matmul's result (`matmul` itself is left as it is), or
   /// fails with `reason`.
   FailureOr<Value> quantizeMatmulFp8(MatmulOp matmul, Type fp8, bool current,
-                                     bool weightsKMajor, std::string &reason) {
+                                     bool weightsKMajor, std::string &reason,
+                                     ::tessera::OperandScales *chosen) {
     bool e5m2 = isa<Float8E5M2Type>(fp8);
     double largest = e5m2 ? ::tessera::kE5M2Max : ::tessera::kE4M3Max;
     auto scaleOf = [&](double range) {
@@ -349,6 +355,8 @@ public:
       }
       float scale = scaleOf(*range);
       product *= scale;
+      if (chosen)
+        (index == 0 ? chosen->lhs : chosen->rhs).assign({scale});
       if (std::optional<SmallVector<float>> values =
               ::tessera::floatElements(operand)) {
         if (index == 1 && weightsKMajor && type.getRank() >= 2 &&
@@ -470,16 +478,18 @@ namespace tessera {
 FailureOr<Value> quantizeMatmul(MatmulOp matmul,
                                 const CalibrationTable &calibrated,
                                 StringRef key, StringRef smoothQuant,
-                                bool weightsKMajor, std::string &reason) {
+                                bool weightsKMajor, std::string &reason,
+                                OperandScales *scales) {
   return MatmulQuantizer(calibrated, key, smoothQuant)
-      .quantizeMatmul(matmul, weightsKMajor, reason);
+      .quantizeMatmul(matmul, weightsKMajor, reason, scales);
 }
 
 FailureOr<Value> quantizeMatmulFp8(MatmulOp matmul, Type fp8,
                                    const CalibrationTable &calibrated,
                                    StringRef key, bool current,
-                                   bool weightsKMajor, std::string &reason) {
+                                   bool weightsKMajor, std::string &reason,
+                                   OperandScales *scales) {
   return MatmulQuantizer(calibrated, key, /*smoothQuant=*/"")
-      .quantizeMatmulFp8(matmul, fp8, current, weightsKMajor, reason);
+      .quantizeMatmulFp8(matmul, fp8, current, weightsKMajor, reason, scales);
 }
 } // namespace tessera

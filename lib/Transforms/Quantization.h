@@ -19,6 +19,14 @@
 
 namespace tessera {
 
+/// The scales a quantized matmul's operands were given (ONNX's convention:
+/// q = x / scale), for the precision report: one per tensor or one per
+/// output channel; empty where the program computes the scale each run
+/// (fp8's current scaling).
+struct OperandScales {
+  llvm::SmallVector<float, 1> lhs, rhs;
+};
+
 /// `matmul` as quantize -> i8 x i8 -> i32 matmul -> dequantize, with
 /// scales from its constants and `calibrated` (`key` is the matmul's
 /// calibration key without ":lhs"/":rhs", taken before the rewrite began;
@@ -26,12 +34,11 @@ namespace tessera {
 /// constant weight read [.., k, n] is stored transposed and read with
 /// transpose_b). Returns the dequantized result; `matmul` itself is left as
 /// it is. Fails, with `reason`, when it stays f32.
-mlir::FailureOr<mlir::Value> quantizeMatmul(mlir::tessera::MatmulOp matmul,
-                                            const CalibrationTable &calibrated,
-                                            llvm::StringRef key,
-                                            llvm::StringRef smoothQuant,
-                                            bool weightsKMajor,
-                                            std::string &reason);
+mlir::FailureOr<mlir::Value>
+quantizeMatmul(mlir::tessera::MatmulOp matmul,
+               const CalibrationTable &calibrated, llvm::StringRef key,
+               llvm::StringRef smoothQuant, bool weightsKMajor,
+               std::string &reason, OperandScales *scales = nullptr);
 
 /// `matmul` with `fp8` (E4M3) operands: constants scaled by their own
 /// range, other operands by their calibrated one or, with `current`, by
@@ -42,7 +49,8 @@ mlir::FailureOr<mlir::Value> quantizeMatmul(mlir::tessera::MatmulOp matmul,
 mlir::FailureOr<mlir::Value>
 quantizeMatmulFp8(mlir::tessera::MatmulOp matmul, mlir::Type fp8,
                   const CalibrationTable &calibrated, llvm::StringRef key,
-                  bool current, bool weightsKMajor, std::string &reason);
+                  bool current, bool weightsKMajor, std::string &reason,
+                  OperandScales *scales = nullptr);
 
 } // namespace tessera
 

@@ -167,10 +167,22 @@ std::string calibrationKey(mlir::Operation *op, unsigned operand);
 inline constexpr char kCalibrationOutputPrefix[] = "tessera.calibration:";
 
 /// The prefix of the names of the outputs tessera-assign-precision adds
-/// with `report`: "<prefix><role>:<region key>", role `reference` (the f32
-/// result), `local` (the narrow op fed f32 inputs) or `accumulated` (the
-/// narrow program's own result).
+/// with `report`: "<prefix><role>:<op>:<region key>", role `reference`
+/// (the f32 result), `local` (the narrow op fed f32 inputs), `accumulated`
+/// (the narrow program's own result), `scale_lhs` or `scale_rhs` (the
+/// scales an int8 or fp8 matmul's operands were given, per tensor or per
+/// output channel); op `matmul`, `conv` or `attention`.
 inline constexpr char kReportOutputPrefix[] = "tessera.report:";
+
+/// The name of a report output (kReportOutputPrefix) of `op`.
+std::string reportOutputName(llvm::StringRef role, mlir::Operation *op,
+                             llvm::StringRef key);
+
+/// A report output's name taken apart; nothing for another output.
+struct ReportOutput {
+  llvm::StringRef role, op, key;
+};
+std::optional<ReportOutput> parseReportOutputName(llvm::StringRef name);
 
 } // namespace tessera
 

@@ -20,7 +20,9 @@
 # with --scale-amax CACHE KEY FACTOR OUT, copies a calibration cache with
 # one tensor's range scaled (a wrong scale); with --count-saturated INPUT.pb
 # CACHE KEY FORMAT, prints how many of the input's values a quantize to
-# FORMAT (int8, e4m3, e5m2) with KEY's calibrated scale saturates.
+# FORMAT (int8, e4m3, e5m2) with KEY's calibrated scale saturates; with
+# --report-scales REPORT CACHE MODEL, checks the int8 scales an accuracy
+# report records against the calibration cache and the model's weights.
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import json
 import os
@@ -299,6 +301,35 @@ def scale_amax(cache, key, factor, out):
         json.dump(table, f, indent=2, sort_keys=True)
 
 
+def report_scales(report, cache, model):
+    """Checks each int8 matmul region of the accuracy report `report`: its
+    lhs_scale is its input's calibrated range / 127 (CACHE), its rhs_scale
+    the least and largest of its weight's per-column amax / 127 (MODEL's
+    initializer, [K, N]). Prints how many regions it checked."""
+    with open(report) as f:
+        regions = json.load(f)["regions"]
+    with open(cache) as f:
+        tensors = json.load(f)["tensors"]
+    graph = onnx.load(model).graph
+    weights = {t.name: numpy_helper.to_array(t) for t in graph.initializer}
+    nodes = {n.name: n for n in graph.node}
+    checked = 0
+    for region in regions:
+        if region["op"] != "matmul" or region["precision"] != "int8":
+            continue
+        entry = tensors[region["node"] + ":lhs"]
+        lhs = entry.get("range", entry["amax"]) / 127
+        assert abs(region["lhs_scale"] - lhs) <= 1e-6 * lhs, (region, lhs)
+        w = weights[nodes[region["node"]].input[1]].astype(np.float64)
+        columns = np.abs(w).max(axis=0) / 127
+        rhs = region["rhs_scale"]
+        assert rhs["channels"] == columns.size, (rhs, columns.size)
+        for field, value in (("min", columns.min()), ("max", columns.max())):
+            assert abs(rhs[field] - value) <= 1e-6 * value, (rhs, field, value)
+        checked += 1
+    print(f"scales ok: {checked} regions")
+
+
 def count_saturated(input_pb, cache, key, fmt):
     """Prints how many values of the tensor in `input_pb` a quantize to
     `fmt` (int8, e4m3, e5m2) with the scale of `key` in the calibration
@@ -324,6 +355,9 @@ def count_saturated(input_pb, cache, key, fmt):
 def main():
     if sys.argv[1] == "--count-saturated":
         count_saturated(*sys.argv[2:6])
+        return
+    if sys.argv[1] == "--report-scales":
+        report_scales(*sys.argv[2:5])
         return
     if sys.argv[1] == "--scale-amax":
         scale_amax(sys.argv[2], sys.argv[3], float(sys.argv[4]), sys.argv[5])
