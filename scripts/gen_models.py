@@ -6,12 +6,14 @@
     OUT/<name>/model.onnx
     OUT/<name>/test_data_set_0/input_K.pb, output_K.pb   (PyTorch's outputs)
 
-Models: bert (encoder layer, dynamic batch and sequence), gpt (causal decoder
-with embeddings, tanh GELU and a tied head), llama (RMSNorm, rotary
-embeddings, SiLU-gated MLP), vit (conv patch embedding, class token).
+Models: bert (encoder layer, or --layers of them, dynamic batch and
+sequence), gpt (causal decoder with embeddings, tanh GELU and a tied head),
+llama (RMSNorm, rotary embeddings, SiLU-gated MLP), vit (conv patch
+embedding, class token).
 
 Usage: gen_models.py --out DIR [--only NAME ...] [--hidden H] [--ffn F]
-                     [--heads N] [--seq S]
+                     [--heads N] [--seq S] [--layers L] [--batch B]
+                     [--one-set]
 Run with Debian's /usr/bin/python3 (python3-torch, python3-onnx).
 """
 import argparse
@@ -72,6 +74,20 @@ class BertLayer(nn.Module):
         mask = (1.0 - attention_mask[:, None, None, :]) * -10000.0
         x = self.ln1(hidden + self.attn(hidden, mask))
         return self.ln2(x + self.ff2(nn.functional.gelu(self.ff1(x))))
+
+
+class BertStack(nn.Module):
+    """`layers` BertLayers one after another (a BERT encoder without its
+    embeddings)."""
+    def __init__(self, layers, hidden, heads, ffn):
+        super().__init__()
+        self.layers = nn.ModuleList(
+            [BertLayer(hidden, heads, ffn) for _ in range(layers)])
+
+    def forward(self, hidden, attention_mask):
+        for layer in self.layers:
+            hidden = layer(hidden, attention_mask)
+        return hidden
 
 
 class GPT(nn.Module):
@@ -206,6 +222,13 @@ def main():
     parser.add_argument("--heads", type=int, default=4)
     parser.add_argument("--ffn", type=int, default=256)
     parser.add_argument("--seq", type=int, default=16)
+    parser.add_argument("--layers", type=int, default=1,
+                        help="BERT's encoder layers (one: a BertLayer)")
+    parser.add_argument("--batch", type=int, default=2,
+                        help="BERT's batch in its first test set")
+    parser.add_argument("--one-set", action="store_true",
+                        help="BERT's first test set only (not also one at "
+                             "another batch and sequence)")
     args = parser.parse_args()
     h, n, f, s = args.hidden, args.heads, args.ffn, args.seq
     wanted = set(args.only or ["bert", "gpt", "llama", "vit"])
@@ -215,18 +238,20 @@ def main():
         return build()
 
     if "bert" in wanted:
-        model = seeded(lambda: BertLayer(h, n, f))
+        model = seeded(lambda: BertLayer(h, n, f) if args.layers == 1
+                       else BertStack(args.layers, h, n, f))
         def bert_inputs(batch, seq):
             mask = torch.ones(batch, seq)
             mask[-1, seq // 2:] = 0.0
             return [torch.randn(batch, seq, h), mask]
         # Traced at one size; also checked at another batch and sequence.
-        save_case(model, bert_inputs(2, s), ["hidden", "attention_mask"],
+        save_case(model, bert_inputs(args.batch, s), ["hidden", "attention_mask"],
                   ["output"], os.path.join(args.out, "bert"),
                   {"hidden": {0: "batch", 1: "seq"},
                    "attention_mask": {0: "batch", 1: "seq"},
                    "output": {0: "batch", 1: "seq"}},
-                  more_inputs=[bert_inputs(3, 2 * s + 5)])
+                  more_inputs=[] if args.one_set else
+                  [bert_inputs(args.batch + 1, 2 * s + 5)])
     if "gpt" in wanted:
         model = seeded(lambda: GPT(97, h, n, f, max_len=64))
         ids = torch.randint(0, 97, (1, s))
