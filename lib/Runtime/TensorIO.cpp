@@ -203,13 +203,28 @@ std::vector<std::string> tessera::runtime::testDataSets(llvm::StringRef dir) {
        it.increment(ec))
     if (llvm::sys::path::filename(it->path()).starts_with("test_data_set_"))
       sets.push_back(it->path());
-  llvm::sort(sets);
+  sortNumbered(sets);
   return sets;
 }
 
 /// Whether `name` is a tensor file: .pb or .npy.
 static bool isTensorFile(llvm::StringRef name) {
   return name.ends_with(".pb") || name.ends_with(".npy");
+}
+
+void tessera::runtime::sortNumbered(std::vector<std::string> &paths) {
+  // A name's trailing number ("test_data_set_12", "sample_3.npy") and
+  // the text before it.
+  auto split = [](llvm::StringRef path) {
+    llvm::StringRef name = llvm::sys::path::stem(path);
+    llvm::StringRef stem = name.rtrim("0123456789");
+    uint64_t number = 0;
+    bool numbered = !name.drop_front(stem.size()).getAsInteger(10, number);
+    return std::make_tuple(stem, !numbered, number, path);
+  };
+  llvm::sort(paths, [&](const std::string &a, const std::string &b) {
+    return split(a) < split(b);
+  });
 }
 
 std::vector<std::string>
@@ -240,7 +255,7 @@ tessera::runtime::calibrationSamples(llvm::StringRef dir) {
     return llvm::sys::path::filename(path).starts_with("output_");
   });
   std::vector<std::string> &samples = folders.empty() ? files : folders;
-  llvm::sort(samples);
+  sortNumbered(samples);
   return samples;
 }
 

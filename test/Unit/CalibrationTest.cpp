@@ -8,7 +8,11 @@
 // slices), run on the same float values.
 //
 //===----------------------------------------------------------------------===//
+#include "tessera/Runtime/TensorIO.h"
 #include "tessera/Transforms/Precision.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 
 #include <gtest/gtest.h>
 
@@ -208,3 +212,32 @@ TEST(Calibration, CacheRejectsABadChannelRange) {
 }
 
 } // namespace
+
+// Calibration samples come in number order, not text order: the 16 sets of
+// a calibration folder are 0, 1, 2, ..., 10, ..., 15 (the automatic
+// policy measures on the first three quarters of them).
+TEST(CalibrationSamples, NumberOrder) {
+  llvm::SmallString<128> dir;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("samples", dir));
+  for (const char *name : {"test_data_set_10", "test_data_set_2",
+                           "test_data_set_0", "test_data_set_1"}) {
+    llvm::SmallString<128> set(dir);
+    llvm::sys::path::append(set, name);
+    ASSERT_FALSE(llvm::sys::fs::create_directory(set));
+  }
+  std::vector<std::string> names;
+  for (const std::string &path : tessera::runtime::calibrationSamples(dir))
+    names.push_back(llvm::sys::path::filename(path).str());
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"test_data_set_0", "test_data_set_1",
+                                      "test_data_set_2", "test_data_set_10"}));
+
+  std::vector<std::string> files = {"b/x_10.npy", "b/x_9.npy", "a/y.npy",
+                                    "b/x_09.pb", "b/x.npy"};
+  tessera::runtime::sortNumbered(files);
+  // By the text before the number, then the number, then the whole path.
+  EXPECT_EQ(files,
+            (std::vector<std::string>{"b/x.npy", "b/x_09.pb", "b/x_9.npy",
+                                      "b/x_10.npy", "a/y.npy"}));
+  EXPECT_FALSE(llvm::sys::fs::remove_directories(dir));
+}

@@ -20,10 +20,17 @@ llvm::Expected<HostTensor> readTensorFile(llvm::StringRef path);
 llvm::Expected<std::vector<HostTensor>>
 readTensorFiles(llvm::ArrayRef<std::string> paths);
 
-/// The test_data_set_* folders of ONNX's test layout in `dir`, sorted.
+/// `paths` in name order with numbers read as numbers: by the file
+/// name's text before its trailing number, then that number
+/// (test_data_set_2 before test_data_set_10), then the whole path.
+void sortNumbered(std::vector<std::string> &paths);
+
+/// The test_data_set_* folders of ONNX's test layout in `dir`, in
+/// sortNumbered's order.
 std::vector<std::string> testDataSets(llvm::StringRef dir);
 
-/// The samples a calibration reads in `dir`, in name order, each a path
+/// The samples a calibration reads in `dir`, in sortNumbered's order,
+/// each a path
 /// for testDataFiles(path, "input"): ONNX's test_data_set_* folders when
 /// there are any; else the folders holding input_<K>.pb or .npy files;
 /// else `dir` itself when it holds such files (one sample); else the .pb
