@@ -11,6 +11,7 @@
 #include "BlockCache.h"
 #include "Builtins.h"
 #include "MemRefCopy.h"
+#include "WaitPolicy.h"
 
 #include <cstdlib>
 
@@ -19,21 +20,9 @@
 // still loads.
 extern "C" void kmp_set_defaults(const char *) __attribute__((weak));
 
-// OpenMP threads that wait for work spin for 1 ms and then sleep, instead
-// of spinning for 200 ms (libomp's default): on a shared machine a
-// spinning thread takes the core from another process and from this
-// model's own descheduled threads. Sleeping at once (OMP_WAIT_POLICY=
-// passive) costs a futex wake at every parallel loop: a model runs a few
-// dozen of them per inference, back to back. Measured on one 2-core
-// machine (bench/contention_bench.py, medians of 3 rounds; a torch.nn
-// encoder layer): alone 10.5 ms with 1 ms, 13.3 passive, 10.6 spinning;
-// beside one busy process 22.5, 21.3 and 24.9 ms. The user's own
-// OMP_WAIT_POLICY, KMP_BLOCKTIME or KMP_LIBRARY wins.
+// The wait policy of WaitPolicy.h, when the artifact loads.
 __attribute__((constructor)) static void chooseWaitPolicy() {
-  if (!kmp_set_defaults || std::getenv("OMP_WAIT_POLICY") ||
-      std::getenv("KMP_BLOCKTIME") || std::getenv("KMP_LIBRARY"))
-    return;
-  kmp_set_defaults("KMP_BLOCKTIME=1");
+  tessera::cpu::chooseWaitPolicy(kmp_set_defaults);
 }
 
 extern "C" void memrefCopy(int64_t elementSize,

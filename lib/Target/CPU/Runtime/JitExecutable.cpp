@@ -1,12 +1,13 @@
 //===- JitExecutable.cpp - a model compiled for the CPU in process --------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "tessera/Target/CPU/JitExecutable.h"
-#include "tessera/Runtime/Invoke.h"
-#include "tessera/Target/CPU/Pipeline.h"
-#include "tessera/Transforms/Signature.h"
 #include "BlockCache.h"
 #include "Builtins.h"
 #include "MemRefCopy.h"
+#include "WaitPolicy.h"
+#include "tessera/Runtime/Invoke.h"
+#include "tessera/Target/CPU/Pipeline.h"
+#include "tessera/Transforms/Signature.h"
 
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
@@ -18,6 +19,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <dlfcn.h>
 
 using namespace tessera::runtime;
 using tessera::cpu::JitExecutable;
@@ -52,6 +54,16 @@ JitExecutable::create(mlir::ModuleOp module) {
   auto engine = mlir::ExecutionEngine::create(module, options);
   if (!engine)
     return engine.takeError();
+  // The engine has loaded libomp: the same wait policy as an artifact's.
+  static bool waitPolicy = [&] {
+    if (void *libomp = dlopen(openmp.c_str(), RTLD_NOW | RTLD_NOLOAD)) {
+      tessera::cpu::chooseWaitPolicy(reinterpret_cast<void (*)(const char *)>(
+          dlsym(libomp, "kmp_set_defaults")));
+      dlclose(libomp);
+    }
+    return true;
+  }();
+  (void)waitPolicy;
   (*engine)->registerSymbols([](llvm::orc::MangleAndInterner interner) {
     llvm::orc::SymbolMap symbols;
     auto bind = [&](llvm::StringRef name, auto *function) {
