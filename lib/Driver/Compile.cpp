@@ -3,6 +3,7 @@
 #include "tessera/Driver/Compile.h"
 #include "AutoPrecision.h"
 #include "PrecisionRuns.h"
+#include "tessera/Driver/Diagnostics.h"
 #include "tessera/Driver/Pipelines.h"
 #include "tessera/Import/ONNX/ImportONNX.h"
 #include "tessera/Runtime/TensorIO.h"
@@ -14,6 +15,8 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Regex.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -324,6 +327,8 @@ llvm::Expected<Plan> makePlan(const CompileOptions &options, bool toTheEnd) {
   TargetOptionValues targetOptions = options.targetOptions;
   if (options.verbose)
     targetOptions[kVerboseOptionKey] = "1";
+  if (!options.fusionReport.empty())
+    targetOptions[kReportSlowPathsOptionKey] = "1";
   if (options.allowTF32)
     targetOptions[kAllowTF32OptionKey] = "1";
   if (options.precision != "fp32")
@@ -343,6 +348,55 @@ llvm::Expected<Plan> makePlan(const CompileOptions &options, bool toTheEnd) {
       return fail(*why);
   return std::move(plan);
 }
+
+/// The remarks a target's lowering makes at each op it leaves on a slow
+/// path (kReportSlowPathsOptionKey), gathered while this lives: their ONNX
+/// node, op type, path and reason. Passed on to the tool's printer only
+/// when `print` (-v).
+class SlowPaths {
+public:
+  SlowPaths(MLIRContext &context, bool print)
+      : handler(&context, [this, print](Diagnostic &diag) -> LogicalResult {
+          if (diag.getSeverity() != DiagnosticSeverity::Remark)
+            return failure();
+          std::string message = diag.str();
+          llvm::StringRef text(message);
+          if (!text.starts_with("contraction stays a ") &&
+              !text.starts_with("convolution stays a "))
+            return failure();
+          auto [path, reason] = text.split(": ");
+          auto [node, op] = onnxNodeOf(diag.getLocation());
+          // (A json::Value holds a StringRef without a copy.)
+          found.push_back(llvm::json::Object{{"node", node},
+                                             {"op", op},
+                                             {"path", path.str()},
+                                             {"reason", reason.str()}});
+          return print ? failure() : success();
+        }) {}
+
+  /// Adds them to the fusion report at `path` as "slow_paths" (empty when
+  /// every contraction took a fast kernel).
+  llvm::Error addTo(llvm::StringRef path) {
+    auto buffer = llvm::MemoryBuffer::getFile(path);
+    if (!buffer)
+      return fail("cannot read " + path + ": " + buffer.getError().message());
+    auto report = llvm::json::parse((*buffer)->getBuffer());
+    if (!report)
+      return report.takeError();
+    if (llvm::json::Object *root = report->getAsObject())
+      (*root)["slow_paths"] = std::move(found);
+    std::error_code ec;
+    llvm::raw_fd_ostream out(path, ec, llvm::sys::fs::OF_Text);
+    if (ec)
+      return fail("cannot write " + path + ": " + ec.message());
+    out << llvm::formatv("{0:2}", *report) << "\n";
+    return llvm::Error::success();
+  }
+
+private:
+  llvm::json::Array found;
+  ScopedDiagnosticHandler handler;
+};
 
 /// Imports the model and runs the planned phases on it.
 llvm::Expected<OwningOpRef<ModuleOp>> runPhases(llvm::StringRef path,
@@ -368,11 +422,19 @@ llvm::Expected<OwningOpRef<ModuleOp>> runPhases(llvm::StringRef path,
   buildGraphPipeline(pm, plan.graph);
   if (plan.stop > 1)
     plan.compilation->buildPipeline(pm, plan.phases[plan.stop]);
+  // What the target's lowering left on a slow path, for the fusion report
+  // (printed as well only with -v).
+  std::optional<SlowPaths> slowPaths;
+  if (!options.fusionReport.empty() && plan.stop > 1)
+    slowPaths.emplace(context, options.verbose);
   if (failed(pm.run(**module)))
     return llvm::make_error<ReportedFailure>(
         plan.stop > 1 ? "lowering for the " + plan.target->name().str() +
                             " target"
                       : std::string("the graph phase"));
+  if (slowPaths)
+    if (llvm::Error error = slowPaths->addTo(options.fusionReport))
+      return std::move(error);
   return std::move(*module);
 }
 

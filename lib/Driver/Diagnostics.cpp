@@ -39,6 +39,19 @@ std::string tessera::describeLocation(Location loc) {
   return text;
 }
 
+std::pair<std::string, std::string> tessera::onnxNodeOf(Location loc) {
+  StringRef kind;
+  if (auto fused = dyn_cast<FusedLoc>(loc)) {
+    if (auto tag = dyn_cast_or_null<StringAttr>(fused.getMetadata()))
+      kind = tag.getValue();
+    if (fused.getLocations().size() == 1)
+      loc = fused.getLocations().front();
+  }
+  if (auto named = dyn_cast<NameLoc>(loc))
+    return {named.getName().getValue().str(), kind.str()};
+  return {"", kind.str()};
+}
+
 static StringRef severityName(DiagnosticSeverity severity) {
   switch (severity) {
   case DiagnosticSeverity::Error:

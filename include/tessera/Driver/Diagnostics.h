@@ -7,6 +7,7 @@
 #include "mlir/IR/Location.h"
 
 #include <string>
+#include <utility>
 
 namespace tessera {
 
@@ -14,6 +15,10 @@ namespace tessera {
 /// (MatMul)" for what the importer located at an ONNX node or tensor,
 /// "file.mlir:3:8" for source positions.
 std::string describeLocation(mlir::Location loc);
+
+/// The ONNX node the importer located `loc` at and its op type ("" for
+/// what it cannot tell).
+std::pair<std::string, std::string> onnxNodeOf(mlir::Location loc);
 
 /// While alive, prints every diagnostic of `context` to `os` as
 /// "<location>: error: <message>" (notes indented below), naming the ONNX

@@ -53,6 +53,12 @@ using TargetOptionValues = std::map<std::string, std::string>;
 /// say more about what it compiled (the CPU target: each contraction left
 /// on a generic loop nest, and why).
 inline constexpr const char *kVerboseOptionKey = "verbose";
+/// Set (to "1") when the user asks for the fusion report
+/// (`--fusion-report`): a target says, as a remark at each op, what it
+/// left on a slow path (the CPU: "contraction stays a generic loop nest
+/// (...): why"), which the report lists; without -v the remarks are not
+/// printed.
+inline constexpr const char *kReportSlowPathsOptionKey = "report-slow-paths";
 /// Set (to "1") in a target's option values when fp32 matmuls may run as
 /// tf32 (`--allow-tf32`).
 inline constexpr const char *kAllowTF32OptionKey = "allow-tf32";

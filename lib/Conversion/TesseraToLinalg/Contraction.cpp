@@ -28,7 +28,10 @@ namespace ts = mlir::tessera;
 /// the body.
 struct MatmulLowering : OpRewritePattern<ts::MatmulOp> {
   MatmulLowering(MLIRContext *ctx, bool fp8Operands)
-      : OpRewritePattern(ctx), fp8Operands(fp8Operands) {}
+      : OpRewritePattern(ctx), fp8Operands(fp8Operands) {
+    // A vector lhs becomes a matmul of one row, which this lowers too.
+    setHasBoundedRewriteRecursion();
+  }
   bool fp8Operands;
 
   LogicalResult matchAndRewrite(ts::MatmulOp op,
@@ -36,6 +39,33 @@ struct MatmulLowering : OpRewritePattern<ts::MatmulOp> {
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
     RankedTensorType resultType = op.getType();
+    // A vector lhs ([K] x [.., K, N] -> [.., N]) is one row: it becomes
+    // [1, K] x [.., K, N] -> [.., 1, N] and is reshaped back, so that the
+    // backends tile it as a GEMM of one row (a vector times a matrix as one
+    // loop nest would add every product into the result in memory).
+    auto vectorType = cast<RankedTensorType>(op.getLhs().getType());
+    if (vectorType.getRank() == 1 &&
+        cast<RankedTensorType>(op.getRhs().getType()).getRank() >= 2) {
+      int64_t rank = resultType.getRank();
+      Value row = tensor::ExpandShapeOp::create(
+          rewriter, loc,
+          RankedTensorType::get({1, vectorType.getDimSize(0)},
+                                vectorType.getElementType()),
+          op.getLhs(), ArrayRef<ReassociationIndices>{{0, 1}});
+      SmallVector<int64_t> shape(resultType.getShape());
+      shape.insert(shape.end() - 1, 1);
+      auto product = cast<ts::MatmulOp>(rewriter.clone(*op));
+      product.setTransposeA(false);
+      product->setOperand(0, row);
+      product.getResult().setType(resultType.clone(shape));
+      SmallVector<ReassociationIndices> groups;
+      for (int64_t i = 0; i + 1 < rank; ++i)
+        groups.push_back({i});
+      groups.push_back({rank - 1, rank});
+      rewriter.replaceOpWithNewOp<tensor::CollapseShapeOp>(
+          op, resultType, product.getResult(), groups);
+      return success();
+    }
     // Transposed operands are transposed first (a linalg.transpose, which
     // the backend packs like any other operand: a transposed constant
     // weight is still packed at compile time), so that the contraction

@@ -171,7 +171,8 @@ public:
       return fail("--codegen-partitions expects a number of modules, got '" +
                   partitions + "'");
     bool verbose = values.count(kVerboseOptionKey) != 0;
-    options.reportGenericContractions = verbose;
+    options.reportGenericContractions =
+        verbose || values.count(kReportSlowPathsOptionKey) != 0;
     options.summarizeSharedKernels = verbose;
     // Register tiles for the CPU the code is for (--mcpu, else this one):
     // AVX-512's 32 wide registers, else AVX2's 16. A CPU name LLVM does

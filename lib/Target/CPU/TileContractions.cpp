@@ -500,6 +500,19 @@ private:
     func.walk([&](linalg::GenericOp op) {
       if (isContraction(op))
         targets.push_back(op);
+      else if (reportGeneric && op.hasPureTensorSemantics() &&
+               linalg::isaContractionOpInterface(op))
+        // A product of two operands summed over a dim, but not as rows
+        // times columns: a matrix times a vector.
+        op.emitRemark() << "contraction stays a generic loop nest (not the "
+                           "register-tiled kernel): "
+                        << (op.getNumLoops() < 3 ||
+                                    linalg::isReductionIterator(
+                                        op.getIteratorTypesArray().back())
+                                ? "it has no columns (a matrix times a "
+                                  "vector: a dot product per row)"
+                                : "its loops are not [batch..., rows, k, "
+                                  "columns]");
     });
     // Rows and columns that the register tile does not divide: split off
     // (rows after the widest multiple of 8, columns after the widest

@@ -38,6 +38,29 @@ func.func @alpha(%a: tensor<4x8xf32>, %b: tensor<8x2xf32>) -> tensor<4x2xf32> {
 
 // -----
 
+// A vector lhs is one row: [K] x [B, K, N] becomes [1, K] x [B, K, N] ->
+// [B, 1, N] (a contraction with rows, which the backends tile) and is
+// reshaped back. A vector rhs stays a product per row of the lhs (the
+// contracted dim innermost), as it was.
+// CHECK-LABEL: func @vector_lhs
+// CHECK: %[[ROW:.*]] = tensor.expand_shape %arg0 {{\[\[}}0, 1]] output_shape [1, %{{.*}}] : tensor<?xf32> into tensor<1x?xf32>
+// CHECK: %[[P:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction", "parallel"]} ins(%[[ROW]], %arg1 : tensor<1x?xf32>, tensor<3x?x5xf32>) outs(%{{.*}} : tensor<3x1x5xf32>)
+// CHECK: tensor.collapse_shape %[[P]] {{\[\[}}0], [1, 2]] : tensor<3x1x5xf32> into tensor<3x5xf32>
+func.func @vector_lhs(%x: tensor<?xf32>, %w: tensor<3x?x5xf32>) -> tensor<3x5xf32> {
+  %0 = tessera.matmul %x, %w : tensor<?xf32>, tensor<3x?x5xf32> -> tensor<3x5xf32>
+  return %0 : tensor<3x5xf32>
+}
+// CHECK-LABEL: func @vector_rhs
+// CHECK-NOT: tensor.expand_shape
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]} ins(%arg0, %arg1 : tensor<4x8xf32>, tensor<8xf32>)
+// CHECK-NOT: tensor.collapse_shape
+func.func @vector_rhs(%a: tensor<4x8xf32>, %x: tensor<8xf32>) -> tensor<4xf32> {
+  %0 = tessera.matmul %a, %x : tensor<4x8xf32>, tensor<8xf32> -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
 // A matmul with an f16 (or bf16) result accumulates in f32 and rounds once
 // at the end (after alpha): never in the narrow type. An f32 result (the
 // alpha case above) has no rounding step.

@@ -16,6 +16,8 @@
 // REPORT-NOT: remark
 // REPORT: remark: convolution stays a direct loop nest (not the register-tiled GEMM): conv_2d_ngchw_gfchw (grouped and dilated, or dynamic dims other than the batch)
 // REPORT-NOT: remark
+// REPORT: remark: contraction stays a generic loop nest (not the register-tiled kernel): it has no columns (a matrix times a vector: a dot product per row)
+// REPORT-NOT: remark
 
 #a = affine_map<(d0, d1, d2) -> (d0, d1)>
 #b = affine_map<(d0, d1, d2) -> (d1, d2)>
@@ -1676,4 +1678,28 @@ func.func @enough_panels(%x: tensor<256x576xf32>, %w: tensor<576x384xf32>, %acc:
     linalg.yield %s : f32
   } -> tensor<256x48xf32>
   return %0, %1 : tensor<256x384xf32>, tensor<256x48xf32>
+}
+
+// -----
+
+// A matrix times a vector (the contracted dim innermost, no columns) is not
+// the tiled kernel's form: it stays a loop nest of dot products, which
+// report-generic names (the last remark above). A sum of one operand is no
+// contraction: no remark.
+// CHECK-LABEL: func @matrix_vector
+// CHECK-NOT: scf.forall
+func.func @matrix_vector(%a: tensor<64x256xf32>, %x: tensor<256xf32>, %acc: tensor<64xf32>) -> (tensor<64xf32>, tensor<64xf32>) {
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%a, %x : tensor<64x256xf32>, tensor<256xf32>) outs(%acc : tensor<64xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %t = arith.mulf %p, %q : f32
+    %s = arith.addf %o, %t : f32
+    linalg.yield %s : f32
+  } -> tensor<64xf32>
+  %1 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%a : tensor<64x256xf32>) outs(%acc : tensor<64xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    %t = arith.mulf %p, %p : f32
+    %s = arith.addf %o, %t : f32
+    linalg.yield %s : f32
+  } -> tensor<64xf32>
+  return %0, %1 : tensor<64xf32>, tensor<64xf32>
 }
