@@ -267,11 +267,12 @@ static llvm::Error emitObject(llvm::Module &module,
 }
 
 namespace {
-/// A weight moved out of the module it was in: its name, bytes and
-/// alignment.
+/// A weight moved out of the module it was in: its name, bytes (an i8
+/// array of the module's context, which keeps its constants until it goes)
+/// and alignment.
 struct Weight {
   std::string name;
-  std::string bytes;
+  llvm::Constant *value;
   llvm::Align align;
 };
 
@@ -293,9 +294,34 @@ struct TemporaryObjects {
 };
 } // namespace
 
+/// The value of `global`, a constant array of 4 KiB or more (a model's
+/// weights) whose bytes are its whole layout (no padded elements), as an i8
+/// array of its context (which the object writer emits as a block of bytes,
+/// not element by element); null for any other global.
+static llvm::Constant *asBytes(llvm::GlobalVariable &global) {
+  if (!global.hasInitializer() || !global.isConstant() ||
+      !global.getValueType()->isArrayTy())
+    return nullptr;
+  llvm::Constant *value = global.getInitializer();
+  uint64_t size =
+      global.getParent()->getDataLayout().getTypeAllocSize(value->getType());
+  if (size < 4096)
+    return nullptr;
+  std::string copied;
+  llvm::StringRef bytes;
+  if (auto *data = llvm::dyn_cast<llvm::ConstantDataSequential>(value))
+    bytes = data->getRawDataValues();
+  else if (appendRawBytes(value, copied))
+    bytes = copied;
+  if (bytes.size() != size)
+    return nullptr;
+  return llvm::ConstantDataArray::getRaw(
+      bytes, bytes.size(), llvm::Type::getInt8Ty(value->getContext()));
+}
+
 /// Moves the weights out of `module`: each becomes a declaration (hidden,
 /// so that the shared library does not export it) of a global that
-/// `emitWeights` defines.
+/// `emitWeights` defines with the same value.
 static std::vector<Weight> takeWeights(llvm::Module &module) {
   std::vector<Weight> weights;
   const llvm::DataLayout &layout = module.getDataLayout();
@@ -306,13 +332,13 @@ static std::vector<Weight> takeWeights(llvm::Module &module) {
     if (global.use_empty() || global.hasComdat() || global.hasSection() ||
         global.isThreadLocal() || global.getAddressSpace() != 0)
       continue;
-    std::optional<std::string> bytes = weightBytes(global);
+    llvm::Constant *bytes = asBytes(global);
     if (!bytes)
       continue;
     if (!global.hasName())
       global.setName("tessera_weight");
-    weights.push_back({global.getName().str(), std::move(*bytes),
-                       layout.getPreferredAlign(&global)});
+    weights.push_back(
+        {global.getName().str(), bytes, layout.getPreferredAlign(&global)});
     global.setAlignment(weights.back().align);
     global.setInitializer(nullptr);
     global.setLinkage(llvm::GlobalValue::ExternalLinkage);
@@ -361,24 +387,23 @@ static std::vector<std::string> splitIntoBitcode(llvm::Module &module,
   return bitcode;
 }
 
-/// Writes the weights as i8 arrays into the object `path`.
+/// Writes the weights into the object `path`, as a module of the context
+/// their bytes are in (not copied; nothing else may use that context
+/// meanwhile).
 static llvm::Error emitWeights(const std::vector<Weight> &weights,
                                const CodegenOptions &options,
                                const llvm::Triple &triple,
                                llvm::StringRef path) {
-  llvm::LLVMContext context;
-  llvm::Module module("tessera_weights", context);
+  llvm::Module module("tessera_weights", weights.front().value->getContext());
   auto machine = tessera::cpu::createTargetMachine(options);
   if (!machine)
     return machine.takeError();
   module.setTargetTriple(triple);
   module.setDataLayout((*machine)->createDataLayout());
   for (const Weight &weight : weights) {
-    llvm::Constant *raw = llvm::ConstantDataArray::getRaw(
-        weight.bytes, weight.bytes.size(), llvm::Type::getInt8Ty(context));
     auto *global = new llvm::GlobalVariable(
-        module, raw->getType(), /*isConstant=*/true,
-        llvm::GlobalValue::ExternalLinkage, raw, weight.name);
+        module, weight.value->getType(), /*isConstant=*/true,
+        llvm::GlobalValue::ExternalLinkage, weight.value, weight.name);
     global->setAlignment(weight.align);
     global->setVisibility(llvm::GlobalValue::HiddenVisibility);
     global->setDSOLocal(true);
@@ -456,6 +481,12 @@ llvm::Expected<tessera::cpu::ParallelCodegen> tessera::cpu::writeSharedLibrary(
     if (llvm::Error error = compile(job))
       errors[job] = llvm::toString(std::move(error));
   };
+  // The weights are written from the module's own context: beside a lone
+  // partition compiled in that context, first and on this thread.
+  if (module && !weights.empty()) {
+    run(plan.partitions);
+    --jobs;
+  }
   plan.threads = std::min(
       jobs, llvm::heavyweight_hardware_concurrency().compute_thread_count());
   if (plan.threads <= 1) {
