@@ -270,6 +270,25 @@ def LegalizePrecisionPass
   ];
 }
 
+def HoistCastsPass : Pass<"tessera-hoist-casts", "::mlir::func::FuncOp"> {
+  let summary = "Move casts across reshapes and transposes to where data "
+                "is narrow";
+  let description = [{
+    A float cast commutes exactly with a reshape or a transpose (both only
+    move elements), so the data movement can run on whichever side is
+    narrower. A narrowing cast (f32 to bf16 or f16) of a reshape or
+    transpose that nothing else reads moves above it: the movement then
+    moves half the bytes, and the cast lands next to the op that computes
+    the value, whose fusion region (a matmul's epilogue, an elementwise
+    chain) it then joins, so that the producer writes the narrow type.
+    A widening cast (bf16 or f16 to f32) that only a reshape or transpose
+    reads moves below it, for the same reason. Repeated until no cast
+    moves, so a cast crosses a chain of them. Casts to or from integers or
+    fp8, and movements with other readers, stay where they are.
+  }];
+  let dependentDialects = ["::mlir::tessera::TesseraDialect"];
+}
+
 def FormFusionRegionsPass
     : Pass<"tessera-form-fusion-regions", "::mlir::ModuleOp"> {
   let summary = "Group ops into tessera.fusion regions and explain why";

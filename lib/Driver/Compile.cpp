@@ -327,7 +327,8 @@ llvm::Expected<Plan> makePlan(const CompileOptions &options, bool toTheEnd) {
   TargetOptionValues targetOptions = options.targetOptions;
   if (options.verbose)
     targetOptions[kVerboseOptionKey] = "1";
-  if (!options.fusionReport.empty())
+  if (!options.fusionReport.empty() && options.fusionReport != "-" &&
+      options.fuse)
     targetOptions[kReportSlowPathsOptionKey] = "1";
   if (options.allowTF32)
     targetOptions[kAllowTF32OptionKey] = "1";
@@ -425,7 +426,9 @@ llvm::Expected<OwningOpRef<ModuleOp>> runPhases(llvm::StringRef path,
   // What the target's lowering left on a slow path, for the fusion report
   // (printed as well only with -v).
   std::optional<SlowPaths> slowPaths;
-  if (!options.fusionReport.empty() && plan.stop > 1)
+  if (!options.fusionReport.empty() && options.fusionReport != "-" &&
+      plan.graph.fuse && plan.stop > 1 && plan.graph.info &&
+      plan.graph.info->reportsSlowPaths())
     slowPaths.emplace(context, options.verbose);
   if (failed(pm.run(**module)))
     return llvm::make_error<ReportedFailure>(

@@ -71,6 +71,9 @@ void tessera::buildGraphPipeline(OpPassManager &pm,
     LegalizePrecisionPassOptions legalize;
     legalize.target = options.target;
     pm.addNestedPass<func::FuncOp>(createLegalizePrecisionPass(legalize));
+    // Reshapes and transposes move the narrow side of their casts.
+    if (!info || info->hoistsCasts())
+      pm.addNestedPass<func::FuncOp>(createHoistCastsPass());
     // Weights convert once here (their casts fold); equal casts merge.
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());

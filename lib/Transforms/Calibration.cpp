@@ -370,8 +370,11 @@ std::string calibrationKey(Operation *op, unsigned operand) {
         ++position;
       return WalkResult::advance();
     });
-  return (attention ? "#attention" : "#") + std::to_string(position) +
-         side.str();
+  // Kinds apart: a convolution's is its precision report's key only.
+  return (attention           ? "#attention"
+          : isa<Conv2dOp>(op) ? "#conv"
+                              : "#") +
+         std::to_string(position) + side.str();
 }
 } // namespace tessera
 

@@ -279,11 +279,7 @@ public:
         op->setAttr(kPrecisionAttr, StringAttr::get(context, "f32: " + reason));
         return;
       }
-      if (result != target.getResult()) {
-        if (target == matmul)
-          matmul.getResult().replaceAllUsesWith(result);
-        target.erase();
-      }
+      // (Named now: under report=accumulated the matmul may go below.)
       reportNarrowed(matmul, matmul.getResult(), result);
       if (report == "local")
         for (auto [side, values] :
@@ -291,7 +287,13 @@ public:
               std::pair(StringRef("scale_rhs"), ArrayRef<float>(scales.rhs))})
           if (!values.empty())
             reported.emplace_back(
-                side, op, scalesConstant(OpBuilder(op), op->getLoc(), values));
+                ::tessera::reportOutputName(side, op, keys.lookup(op)),
+                scalesConstant(OpBuilder(op), op->getLoc(), values));
+      if (result != target.getResult()) {
+        if (target == matmul)
+          matmul.getResult().replaceAllUsesWith(result);
+        target.erase();
+      }
     });
     if (remarks)
       func.walk([&](Operation *op) {
@@ -307,11 +309,9 @@ public:
       });
     if (!reported.empty() && func.isPublic()) {
       Operation *terminator = func.getBody().back().getTerminator();
-      for (auto &[role, op, value] : reported) {
-        NamedAttribute name(
-            StringAttr::get(context, "tessera.name"),
-            StringAttr::get(context, ::tessera::reportOutputName(
-                                         role, op, keys.lookup(op))));
+      for (auto &[outputName, value] : reported) {
+        NamedAttribute name(StringAttr::get(context, "tessera.name"),
+                            StringAttr::get(context, outputName));
         if (failed(func.insertResult(func.getNumResults(), value.getType(),
                                      DictionaryAttr::get(context, {name}))))
           return signalPassFailure();
@@ -438,11 +438,14 @@ private:
   /// narrowed result `narrowed` (report=local: a narrow copy's, beside the
   /// f32 program), or the narrowed program's own (report=accumulated).
   void reportNarrowed(Operation *op, Value reference, Value narrowed) {
+    auto name = [&](StringRef role) {
+      return ::tessera::reportOutputName(role, op, keys.lookup(op));
+    };
     if (report == "local") {
-      reported.emplace_back("reference", op, reference);
-      reported.emplace_back("local", op, narrowed);
+      reported.emplace_back(name("reference"), reference);
+      reported.emplace_back(name("local"), narrowed);
     } else if (report == "accumulated") {
-      reported.emplace_back("accumulated", op, narrowed);
+      reported.emplace_back(name("accumulated"), narrowed);
     }
   }
 
@@ -642,8 +645,8 @@ private:
   /// Each contraction's report key: its calibration key without the
   /// operand's suffix (taken before the rewrite adds any).
   llvm::DenseMap<Operation *, std::string> keys;
-  /// The values report=local|accumulated returns: role, op, value.
-  SmallVector<std::tuple<StringRef, Operation *, Value>> reported;
+  /// The values report=local|accumulated returns, by output name.
+  SmallVector<std::pair<std::string, Value>> reported;
 };
 
 } // namespace

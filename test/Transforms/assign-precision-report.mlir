@@ -5,6 +5,7 @@
 // RUN: tessera-opt %t/ops.mlir --tessera-assign-precision="report=local" | FileCheck %s --check-prefix=PLAIN
 // RUN: tessera-opt %t/int8.mlir --tessera-assign-precision="policy=int8 keep-first-layers=false calibration=%t/cache.json report=local" | FileCheck %s --check-prefix=SCALES
 // RUN: tessera-opt %t/int8.mlir --tessera-assign-precision="policy=fp8 keep-first-layers=false fp8-scaling=current report=local" | FileCheck %s --check-prefix=CURRENT
+// RUN: tessera-opt %t/int8.mlir --tessera-assign-precision="policy=int8 keep-first-layers=false calibration=%t/cache.json report=accumulated" | FileCheck %s --check-prefix=ACC-INT8
 
 // The precision report's programs (report=local|accumulated): every op
 // the policy narrows returns extra results named
@@ -68,6 +69,13 @@ func.func @ops(%q: tensor<1x2x8x64xf32>, %q40: tensor<1x2x8x40xf32>, %img: tenso
 // CURRENT-SAME: tensor<1xf32> {tessera.name = "tessera.report:scale_rhs:matmul:/fc/MatMul"}
 // CURRENT: %[[R:.*]] = tessera.constant dense<0.00223214296> : tensor<1xf32>
 // CURRENT: return {{.*}}, %[[R]] :
+// report=accumulated narrows the matmul itself (the quantized program):
+// its dequantized result is returned, no scales.
+// ACC-INT8-LABEL: func @fc
+// ACC-INT8-SAME: -> (tensor<4x2xf32>, tensor<4x2xf32> {tessera.name = "tessera.report:accumulated:matmul:/fc/MatMul"})
+// ACC-INT8: %[[D:.*]] = tessera.dequantize
+// ACC-INT8: %[[S:.*]] = tessera.softmax %[[D]]
+// ACC-INT8: return %[[S]], %[[D]] :
 
 //--- int8.mlir
 func.func @fc(%x: tensor<4x2xf32>) -> tensor<4x2xf32> {

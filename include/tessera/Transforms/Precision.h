@@ -158,8 +158,9 @@ struct CalibrationTable {
 /// The name under which calibration records operand `operand` of a matmul
 /// (0: lhs, 1: rhs) or of an attention (0: query, 1: key, 2: value):
 /// "<ONNX node>:lhs", ":rhs", ":query", ":key" or ":value", or "#<n>:..."
-/// (matmuls) and "#attention<n>:..." with the op's position among its
-/// kind in its function when it has no node name.
+/// (matmuls), "#attention<n>:..." and "#conv<n>:..." (a convolution's
+/// input and filter, for the precision report) with the op's position
+/// among its kind in its function when it has no node name.
 std::string calibrationKey(mlir::Operation *op, unsigned operand);
 
 /// The prefix of the names of the extra outputs that

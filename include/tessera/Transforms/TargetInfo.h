@@ -72,6 +72,14 @@ public:
   /// Whether the graph phase groups ops into tessera.fusion regions for
   /// this target (false: one op per kernel, the backend schedules alone).
   virtual bool formsFusionRegions() const { return true; }
+  /// Whether the target's lowering says, as a remark at each op, which
+  /// contractions it left off its fast kernels (kReportSlowPathsOptionKey):
+  /// the fusion report's `slow_paths`.
+  virtual bool reportsSlowPaths() const { return false; }
+  /// Whether float casts move across reshapes and transposes to the
+  /// narrow side (`tessera-hoist-casts`): false for a target whose
+  /// reshapes only reinterpret what is already in memory.
+  virtual bool hoistsCasts() const { return true; }
   /// Whether a transposed convolution whose kernel is its stride becomes
   /// one matmul and a transpose in the graph phase
   /// (`tessera-upsampling-to-matmul`); a target that compiles the

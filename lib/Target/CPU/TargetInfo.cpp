@@ -21,6 +21,10 @@ public:
 
   StringRef name() const override { return "cpu"; }
 
+  /// Contractions left on a generic loop nest and convolutions left direct
+  /// (tessera-cpu-tile-contractions' report-generic).
+  bool reportsSlowPaths() const override { return true; }
+
   /// A roofline over Tessera's own kernels: the longer of computing and
   /// moving the operands, plus converting a narrow lhs (read in f32,
   /// written narrow) in a pass of its own.

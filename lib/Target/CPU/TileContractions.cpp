@@ -310,6 +310,18 @@ linalg::GenericOp collapseDims(RewriterBase &rewriter, linalg::GenericOp op,
   return dyn_cast<linalg::GenericOp>(collapsed->collapsedOp.getOperation());
 }
 
+/// Why a product of two operands summed over dims that is not in the
+/// tiled kernel's form ([batch..., rows, k, columns]) stays a loop nest.
+std::string nonTiledReason(linalg::GenericOp op) {
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(cast<linalg::LinalgOp>(op.getOperation()));
+  if (succeeded(dims) && dims->k.size() == 1 &&
+      (dims->m.empty() != dims->n.empty()))
+    return "one operand is a vector (a matrix times a vector: a dot product "
+           "per row)";
+  return "its loops are not rows, a reduced dim and columns (a product "
+         "summed over other dims)";
+}
 
 /// Why a contraction cannot take the register tiles (see
 /// isTileableContraction).
@@ -506,13 +518,7 @@ private:
         // times columns: a matrix times a vector.
         op.emitRemark() << "contraction stays a generic loop nest (not the "
                            "register-tiled kernel): "
-                        << (op.getNumLoops() < 3 ||
-                                    linalg::isReductionIterator(
-                                        op.getIteratorTypesArray().back())
-                                ? "it has no columns (a matrix times a "
-                                  "vector: a dot product per row)"
-                                : "its loops are not [batch..., rows, k, "
-                                  "columns]");
+                        << nonTiledReason(op);
     });
     // Rows and columns that the register tile does not divide: split off
     // (rows after the widest multiple of 8, columns after the widest

@@ -49,6 +49,10 @@ public:
   /// The lowering compiles the importer's form of a learned upsampling as
   /// one GEMM and a strided copy of its own (ConvTranspose.cpp).
   bool upsamplesByMatmul() const override { return false; }
+  /// A reshape here reinterprets a tensor the program has in memory (the
+  /// vector unit's casts write the unified buffer): casts stay where the
+  /// model put them.
+  bool hoistsCasts() const override { return false; }
   /// The array multiplies the bf16, f16, fp8 and int8 operands the
   /// accelerator's configuration lists (accumulating in fp32 or int32);
   /// the vector unit computes in fp32; data moves in any number format of

@@ -16,7 +16,7 @@
 // REPORT-NOT: remark
 // REPORT: remark: convolution stays a direct loop nest (not the register-tiled GEMM): conv_2d_ngchw_gfchw (grouped and dilated, or dynamic dims other than the batch)
 // REPORT-NOT: remark
-// REPORT: remark: contraction stays a generic loop nest (not the register-tiled kernel): it has no columns (a matrix times a vector: a dot product per row)
+// REPORT: remark: contraction stays a generic loop nest (not the register-tiled kernel): one operand is a vector (a matrix times a vector: a dot product per row)
 // REPORT-NOT: remark
 
 #a = affine_map<(d0, d1, d2) -> (d0, d1)>
