@@ -8,10 +8,9 @@
 
 using namespace mlir;
 
-std::string tessera::describeLocation(Location loc) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  // The importer tags a node's location with its op type (or "initializer").
+/// The op type (or "initializer") the importer tags a node's location
+/// with, `loc` replaced by the location it wraps.
+static StringRef unwrapNode(Location &loc) {
   StringRef kind;
   if (auto fused = dyn_cast<FusedLoc>(loc)) {
     if (auto tag = dyn_cast_or_null<StringAttr>(fused.getMetadata()))
@@ -19,6 +18,13 @@ std::string tessera::describeLocation(Location loc) {
     if (fused.getLocations().size() == 1)
       loc = fused.getLocations().front();
   }
+  return kind;
+}
+
+std::string tessera::describeLocation(Location loc) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  StringRef kind = unwrapNode(loc);
   if (auto named = dyn_cast<NameLoc>(loc)) {
     if (auto file = dyn_cast<FileLineColLoc>(named.getChildLoc()))
       os << file.getFilename().getValue() << ": ";
@@ -40,13 +46,7 @@ std::string tessera::describeLocation(Location loc) {
 }
 
 std::pair<std::string, std::string> tessera::onnxNodeOf(Location loc) {
-  StringRef kind;
-  if (auto fused = dyn_cast<FusedLoc>(loc)) {
-    if (auto tag = dyn_cast_or_null<StringAttr>(fused.getMetadata()))
-      kind = tag.getValue();
-    if (fused.getLocations().size() == 1)
-      loc = fused.getLocations().front();
-  }
+  StringRef kind = unwrapNode(loc);
   if (auto named = dyn_cast<NameLoc>(loc))
     return {named.getName().getValue().str(), kind.str()};
   return {"", kind.str()};
