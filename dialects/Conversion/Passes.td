@@ -31,6 +31,9 @@ def ConvertTesseraToLinalgPass
            "Lower attention to one tiled loop nest with an online softmax "
            "where its shapes allow (false: always to its products and "
            "softmax)">,
+    Option<"reportSlowPaths", "report-slow-paths", "bool", /*default=*/"false",
+           "With tiled-attention, a remark at each attention the tiled loop "
+           "nest does not take ('attention stays decomposed ...: why')">,
     Option<"fp8Operands", "fp8-operands", "bool", /*default=*/"false",
            "Keep a matmul's fp8 operands in its contraction, widened by "
            "arith.extf in the body, for a backend whose tensor cores read "

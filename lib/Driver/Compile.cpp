@@ -363,7 +363,8 @@ public:
           std::string message = diag.str();
           llvm::StringRef text(message);
           if (!text.starts_with("contraction stays a ") &&
-              !text.starts_with("convolution stays a "))
+              !text.starts_with("convolution stays a ") &&
+              !text.starts_with("attention stays decomposed"))
             return failure();
           auto [path, reason] = text.split(": ");
           auto [node, op] = onnxNodeOf(diag.getLocation());

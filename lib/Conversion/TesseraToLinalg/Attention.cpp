@@ -70,6 +70,46 @@ Value filled(OpBuilder &b, Location loc, ArrayRef<int64_t> shape, Type type,
   return linalg::FillOp::create(b, loc, value, empty).getResult(0);
 }
 
+} // namespace
+
+std::optional<std::string> whyAttentionNotTiled(ts::AttentionOp op) {
+  RankedTensorType qType = op.getQuery().getType();
+  RankedTensorType kType = op.getKey().getType();
+  RankedTensorType vType = op.getValue().getType();
+  RankedTensorType resultType = op.getType();
+  int64_t rank = qType.getRank();
+  // Sequences and leading dims may be dynamic (a symbolic batch or
+  // sequence: the blocks stay static, padding and bounds follow the sizes
+  // at run time); head dims must be static.
+  auto staticF32 = [&](RankedTensorType type) {
+    return type.getElementType().isF32() && type.getRank() == rank &&
+           rank >= 2 && !type.isDynamicDim(rank - 1);
+  };
+  if (rank < 2 || !staticF32(qType) || !staticF32(kType) || !staticF32(vType) ||
+      !staticF32(resultType))
+    return std::string("not f32 of one rank with static head dims");
+  int64_t lead = rank - 2;
+  if (qType.getShape().take_front(lead) != kType.getShape().take_front(lead) ||
+      qType.getShape().take_front(lead) != vType.getShape().take_front(lead))
+    return std::string("leading dims broadcast (keys and values shared by "
+                       "several heads or batches)");
+  if (Value mask = op.getMask()) {
+    auto maskType = cast<RankedTensorType>(mask.getType());
+    if (!maskType.getElementType().isF32() || maskType.getRank() > rank)
+      return std::string("mask shape");
+    SmallVector<int64_t> scoreShape(qType.getShape().take_front(lead));
+    scoreShape.append({qType.getDimSize(rank - 2), kType.getDimSize(rank - 2)});
+    for (int64_t i = 0; i < maskType.getRank(); ++i) {
+      int64_t dim = maskType.getDimSize(maskType.getRank() - 1 - i);
+      if (dim != 1 && dim != scoreShape[rank - 1 - i])
+        return std::string("mask shape");
+    }
+  }
+  return std::nullopt;
+}
+
+namespace {
+
 struct FlashAttentionLowering : OpRewritePattern<ts::AttentionOp> {
   FlashAttentionLowering(MLIRContext *ctx, std::pair<int64_t, int64_t> blocks)
       : OpRewritePattern(ctx, /*benefit=*/2), blocks(blocks) {}
@@ -78,27 +118,14 @@ struct FlashAttentionLowering : OpRewritePattern<ts::AttentionOp> {
 
   LogicalResult matchAndRewrite(ts::AttentionOp op,
                                 PatternRewriter &rewriter) const override {
+    if (std::optional<std::string> why = whyAttentionNotTiled(op))
+      return rewriter.notifyMatchFailure(op, *why);
     RankedTensorType qType = op.getQuery().getType();
     RankedTensorType kType = op.getKey().getType();
     RankedTensorType vType = op.getValue().getType();
     RankedTensorType resultType = op.getType();
     int64_t rank = qType.getRank();
-    // Sequences and leading dims may be dynamic (a symbolic batch or
-    // sequence: the blocks stay static, padding and bounds follow the
-    // sizes at run time); head dims must be static.
-    auto staticF32 = [&](RankedTensorType type) {
-      return type.getElementType().isF32() && type.getRank() == rank &&
-             rank >= 2 && !type.isDynamicDim(rank - 1);
-    };
-    if (rank < 2 || !staticF32(qType) || !staticF32(kType) ||
-        !staticF32(vType) || !staticF32(resultType))
-      return rewriter.notifyMatchFailure(op, "not f32 of one rank with "
-                                             "static head dims");
     int64_t lead = rank - 2;
-    if (qType.getShape().take_front(lead) !=
-            kType.getShape().take_front(lead) ||
-        qType.getShape().take_front(lead) != vType.getShape().take_front(lead))
-      return rewriter.notifyMatchFailure(op, "leading dims broadcast");
     int64_t sq = qType.getDimSize(rank - 2), d = qType.getDimSize(rank - 1);
     int64_t sk = kType.getDimSize(rank - 2), dv = vType.getDimSize(rank - 1);
     bool dynamicQueries = ShapedType::isDynamic(sq),
@@ -117,16 +144,8 @@ struct FlashAttentionLowering : OpRewritePattern<ts::AttentionOp> {
     scoreShape.append({sq, sk});
     Value mask = op.getMask();
     RankedTensorType maskType;
-    if (mask) {
+    if (mask)
       maskType = cast<RankedTensorType>(mask.getType());
-      if (!maskType.getElementType().isF32() || maskType.getRank() > rank)
-        return rewriter.notifyMatchFailure(op, "mask shape");
-      for (int64_t i = 0; i < maskType.getRank(); ++i) {
-        int64_t dim = maskType.getDimSize(maskType.getRank() - 1 - i);
-        if (dim != 1 && dim != scoreShape[rank - 1 - i])
-          return rewriter.notifyMatchFailure(op, "mask shape");
-      }
-    }
     double scale = op.getScale() ? op.getScale()->convertToDouble()
                                  : 1.0 / std::sqrt(static_cast<double>(d));
 

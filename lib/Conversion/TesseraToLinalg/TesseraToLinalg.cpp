@@ -157,6 +157,14 @@ struct ConvertTesseraToLinalgPass
           << " keys: each must be at least 2";
       return signalPassFailure();
     }
+    if (tiledAttention && reportSlowPaths)
+      getOperation().walk([](mlir::tessera::AttentionOp op) {
+        if (std::optional<std::string> why =
+                ::tessera::to_linalg::whyAttentionNotTiled(op))
+          op.emitRemark() << "attention stays decomposed (its products and "
+                             "a softmax, not the tiled attention kernel): "
+                          << *why;
+      });
     ::tessera::populateTesseraToLinalgConversionPatterns(
         patterns, tiledAttention, {attentionQueryBlock, attentionKeyBlock},
         fp8Operands, maxWindowStride);

@@ -85,6 +85,10 @@ Value windowOutputSize(OpBuilder &b, Location loc, Value input,
 OpFoldResult strideOneColumns(OpBuilder &b, Location loc, OpFoldResult columns,
                               int64_t stride);
 
+/// Why the tiled attention lowering does not take `op` (it is lowered to
+/// its two products and a softmax instead); nothing when it does.
+std::optional<std::string> whyAttentionNotTiled(mlir::tessera::AttentionOp op);
+
 // Pattern registration, one function per op family.
 void populateElementwisePatterns(RewritePatternSet &patterns);
 void populateContractionPatterns(RewritePatternSet &patterns, bool fp8Operands,

@@ -58,6 +58,7 @@ void tessera::cpu::buildLinalgPipeline(OpPassManager &pm, bool fuse,
   pm.addPass(createOutlineKernelsPass(outline));
   ::tessera::ConvertTesseraToLinalgPassOptions lowering;
   lowering.keepReductionRegions = fuse;
+  lowering.reportSlowPaths = options.reportGenericContractions;
   // Attention's blocks for the register tile (measured at sequence 512 and
   // 2048, docs/Architecture.md): with AVX2's 4 x 24 tile, larger blocks
   // (128 queries x 256 keys) spend less of the time outside it; with

@@ -21,8 +21,9 @@ public:
 
   StringRef name() const override { return "cpu"; }
 
-  /// Contractions left on a generic loop nest and convolutions left direct
-  /// (tessera-cpu-tile-contractions' report-generic).
+  /// Contractions left on a generic loop nest, convolutions left direct
+  /// (tessera-cpu-tile-contractions' report-generic) and attention left
+  /// decomposed (convert-tessera-to-linalg's report-slow-paths).
   bool reportsSlowPaths() const override { return true; }
 
   /// A roofline over Tessera's own kernels: the longer of computing and

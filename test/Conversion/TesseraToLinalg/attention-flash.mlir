@@ -1,4 +1,15 @@
 // RUN: tessera-opt %s --split-input-file --convert-tessera-to-linalg | FileCheck %s
+// With report-slow-paths, each attention the tiled loop nest does not take
+// says why (@not_flash's two, in order); the tiled ones say nothing, and
+// without the option nothing does.
+// RUN: tessera-opt %s --split-input-file --convert-tessera-to-linalg=report-slow-paths 2>&1 >/dev/null | FileCheck %s --check-prefix=REPORT
+// RUN: tessera-opt %s --split-input-file --convert-tessera-to-linalg 2>&1 >/dev/null | FileCheck %s --check-prefix=QUIET --allow-empty
+// QUIET-NOT: remark
+// REPORT-NOT: remark
+// REPORT: remark: attention stays decomposed (its products and a softmax, not the tiled attention kernel): leading dims broadcast (keys and values shared by several heads or batches)
+// REPORT-NOT: remark
+// REPORT: remark: attention stays decomposed (its products and a softmax, not the tiled attention kernel): not f32 of one rank with static head dims
+// REPORT-NOT: remark
 
 // Static attention becomes one tiled loop nest: (leading dims, query
 // blocks of 64) in parallel, key blocks of 128 in sequence carrying the row
