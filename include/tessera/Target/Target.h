@@ -56,8 +56,8 @@ inline constexpr const char *kVerboseOptionKey = "verbose";
 /// Set (to "1") when the user asks for the fusion report
 /// (`--fusion-report`): a target says, as a remark at each op, what it
 /// left on a slow path (the CPU: "contraction stays a generic loop nest
-/// (...): why"), which the report lists; without -v the remarks are not
-/// printed.
+/// (...): why", "attention stays decomposed (...): why"), which the report
+/// lists; without -v the remarks are not printed.
 inline constexpr const char *kReportSlowPathsOptionKey = "report-slow-paths";
 /// Set (to "1") in a target's option values when fp32 matmuls may run as
 /// tf32 (`--allow-tf32`).
