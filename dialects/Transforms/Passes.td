@@ -283,8 +283,14 @@ def HoistCastsPass : Pass<"tessera-hoist-casts", "::mlir::func::FuncOp"> {
     chain) it then joins, so that the producer writes the narrow type.
     A widening cast (bf16 or f16 to f32) that only a reshape or transpose
     reads moves below it, for the same reason. Repeated until no cast
-    moves, so a cast crosses a chain of them. Casts to or from integers or
-    fp8, and movements with other readers, stay where they are.
+    moves, so a cast crosses a chain of them. Casts between types of one
+    width (bf16 and f16), to or from integers or fp8, a narrowing cast of
+    a movement something else reads, a widening cast something other than
+    movements reads, and a narrowing cast of a transpose that a matmul or
+    convolution reads (a backend folds that transpose into the cast's
+    kernel) stay where they are. Targets whose data movement lacks a
+    16-bit float type, or whose reshapes reinterpret memory, do not run
+    it (TargetInfo::hoistsCasts).
   }];
   let dependentDialects = ["::mlir::tessera::TesseraDialect"];
 }

@@ -47,7 +47,11 @@ Value moveOn(PatternRewriter &rewriter, Operation *movement, Value input) {
 }
 
 /// cast(move(x)) -> move(cast(x)) for a narrowing cast, when the cast is
-/// all that reads the movement.
+/// all that reads the movement. Not a transpose whose cast a matmul or a
+/// convolution reads: a backend folds a transpose next to the cast into
+/// the cast's kernel, one next to the product into the product's operand
+/// layout, which the CUDA target's tensor cores take only for the last
+/// two dims.
 struct HoistNarrowingCast : OpRewritePattern<CastOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(CastOp op,
@@ -56,6 +60,11 @@ struct HoistNarrowingCast : OpRewritePattern<CastOp> {
     Operation *movement = op.getInput().getDefiningOp();
     if (!widths || widths->second >= widths->first || !movement ||
         !isMovement(movement) || !movement->getResult(0).hasOneUse())
+      return failure();
+    if (isa<TransposeOp>(movement) &&
+        llvm::any_of(op->getUsers(), [](Operation *user) {
+          return isa<MatmulOp, Conv2dOp>(user);
+        }))
       return failure();
     Value input = movement->getOperand(0);
     rewriter.setInsertionPoint(movement);

@@ -75,3 +75,26 @@ func.func @kept(%x: tensor<2x8xf32>, %y: tensor<2x8xbf16>) -> (tensor<8x2xbf16>,
   %10 = tessera.cast %9 : tensor<2x4xf32> to tensor<2x4xbf16>
   return %1, %0, %3, %4, %6, %8, %10 : tensor<8x2xbf16>, tensor<8x2xf32>, tensor<8x2xf32>, tensor<2x8xf32>, tensor<8x2xi32>, tensor<8x2xf8E4M3FN>, tensor<2x4xbf16>
 }
+
+// -----
+
+// A narrowing cast that a matmul reads stays below a transpose (a backend
+// folds the transpose into the cast's kernel; next to the product it
+// would change the product's operand layout); above a reshape it still
+// moves.
+// CHECK-LABEL: func @product
+// CHECK-NEXT: %[[T:.*]] = tessera.transpose %arg0 [0, 2, 1, 3] : tensor<1x8x2x4xf32> -> tensor<1x2x8x4xf32>
+// CHECK-NEXT: %[[C:.*]] = tessera.cast %[[T]] : tensor<1x2x8x4xf32> to tensor<1x2x8x4xbf16>
+// CHECK-NEXT: tessera.matmul %[[C]], %arg1
+// CHECK-NEXT: %[[N:.*]] = tessera.cast %arg2 : tensor<8x8xf32> to tensor<8x8xbf16>
+// CHECK-NEXT: %[[R:.*]] = tessera.reshape %[[N]] : tensor<8x8xbf16> -> tensor<1x2x8x4xbf16>
+// CHECK-NEXT: tessera.matmul %[[R]], %arg1
+func.func @product(%x: tensor<1x8x2x4xf32>, %w: tensor<4x4xbf16>, %y: tensor<8x8xf32>) -> (tensor<1x2x8x4xf32>, tensor<1x2x8x4xf32>) {
+  %0 = tessera.transpose %x [0, 2, 1, 3] : tensor<1x8x2x4xf32> -> tensor<1x2x8x4xf32>
+  %1 = tessera.cast %0 : tensor<1x2x8x4xf32> to tensor<1x2x8x4xbf16>
+  %2 = tessera.matmul %1, %w : tensor<1x2x8x4xbf16>, tensor<4x4xbf16> -> tensor<1x2x8x4xf32>
+  %3 = tessera.reshape %y : tensor<8x8xf32> -> tensor<1x2x8x4xf32>
+  %4 = tessera.cast %3 : tensor<1x2x8x4xf32> to tensor<1x2x8x4xbf16>
+  %5 = tessera.matmul %4, %w : tensor<1x2x8x4xbf16>, tensor<4x4xbf16> -> tensor<1x2x8x4xf32>
+  return %2, %5 : tensor<1x2x8x4xf32>, tensor<1x2x8x4xf32>
+}

@@ -77,9 +77,16 @@ public:
   /// the fusion report's `slow_paths`.
   virtual bool reportsSlowPaths() const { return false; }
   /// Whether float casts move across reshapes and transposes to the
-  /// narrow side (`tessera-hoist-casts`): false for a target whose
-  /// reshapes only reinterpret what is already in memory.
-  virtual bool hoistsCasts() const { return true; }
+  /// narrow side (`tessera-hoist-casts`): by default where data movement
+  /// takes both 16-bit float types (the pass runs after legalization);
+  /// false for a target whose reshapes only reinterpret what is already in
+  /// memory.
+  virtual bool hoistsCasts() const {
+    llvm::ArrayRef<ElementType> movement =
+        supportedElementTypes(OpClass::DataMovement);
+    return llvm::is_contained(movement, ElementType::BF16) &&
+           llvm::is_contained(movement, ElementType::F16);
+  }
   /// Whether a transposed convolution whose kernel is its stride becomes
   /// one matmul and a transpose in the graph phase
   /// (`tessera-upsampling-to-matmul`); a target that compiles the
