@@ -186,31 +186,40 @@ static bool appendRawBytes(llvm::Constant *c, std::string &out) {
   return false;
 }
 
-/// The bytes of `global` when it is a constant array of 4 KiB or more
-/// (a model's weights).
-static std::optional<std::string> weightBytes(llvm::GlobalVariable &global) {
+/// The value of `global`, a constant array of 4 KiB or more (a model's
+/// weights) whose bytes are its whole layout (no padded elements), as an i8
+/// array of its context (which the object writer emits as a block of bytes,
+/// not element by element); null for any other global.
+static llvm::Constant *asBytes(llvm::GlobalVariable &global) {
   if (!global.hasInitializer() || !global.isConstant() ||
       !global.getValueType()->isArrayTy())
-    return std::nullopt;
-  std::string bytes;
-  // The bytes must be the array's whole layout (no padded elements).
-  if (!appendRawBytes(global.getInitializer(), bytes) || bytes.size() < 4096 ||
-      bytes.size() != global.getParent()->getDataLayout().getTypeAllocSize(
-                          global.getValueType()))
-    return std::nullopt;
-  return bytes;
+    return nullptr;
+  llvm::Constant *value = global.getInitializer();
+  uint64_t size =
+      global.getParent()->getDataLayout().getTypeAllocSize(value->getType());
+  if (size < 4096)
+    return nullptr;
+  std::string copied;
+  llvm::StringRef bytes;
+  if (auto *data = llvm::dyn_cast<llvm::ConstantDataSequential>(value))
+    bytes = data->getRawDataValues();
+  else if (appendRawBytes(value, copied))
+    bytes = copied;
+  if (bytes.size() != size)
+    return nullptr;
+  return llvm::ConstantDataArray::getRaw(
+      bytes, bytes.size(), llvm::Type::getInt8Ty(value->getContext()));
 }
 
 void tessera::cpu::weightsAsBytes(llvm::Module &module) {
-  llvm::SmallVector<std::pair<llvm::GlobalVariable *, std::string>> weights;
-  for (llvm::GlobalVariable &global : module.globals()) {
-    std::optional<std::string> bytes = weightBytes(global);
-    if (bytes && !global.getValueType()->getArrayElementType()->isIntegerTy(8))
-      weights.push_back({&global, std::move(*bytes)});
-  }
-  for (auto &[global, bytes] : weights) {
-    llvm::Constant *raw = llvm::ConstantDataArray::getRaw(
-        bytes, bytes.size(), llvm::Type::getInt8Ty(module.getContext()));
+  llvm::SmallVector<std::pair<llvm::GlobalVariable *, llvm::Constant *>>
+      weights;
+  for (llvm::GlobalVariable &global : module.globals())
+    if (global.getValueType()->isArrayTy() &&
+        !global.getValueType()->getArrayElementType()->isIntegerTy(8))
+      if (llvm::Constant *bytes = asBytes(global))
+        weights.push_back({&global, bytes});
+  for (auto &[global, raw] : weights) {
     auto *replacement = new llvm::GlobalVariable(
         module, raw->getType(), /*isConstant=*/true, global->getLinkage(),
         raw, "", global, global->getThreadLocalMode(),
@@ -293,31 +302,6 @@ struct TemporaryObjects {
   }
 };
 } // namespace
-
-/// The value of `global`, a constant array of 4 KiB or more (a model's
-/// weights) whose bytes are its whole layout (no padded elements), as an i8
-/// array of its context (which the object writer emits as a block of bytes,
-/// not element by element); null for any other global.
-static llvm::Constant *asBytes(llvm::GlobalVariable &global) {
-  if (!global.hasInitializer() || !global.isConstant() ||
-      !global.getValueType()->isArrayTy())
-    return nullptr;
-  llvm::Constant *value = global.getInitializer();
-  uint64_t size =
-      global.getParent()->getDataLayout().getTypeAllocSize(value->getType());
-  if (size < 4096)
-    return nullptr;
-  std::string copied;
-  llvm::StringRef bytes;
-  if (auto *data = llvm::dyn_cast<llvm::ConstantDataSequential>(value))
-    bytes = data->getRawDataValues();
-  else if (appendRawBytes(value, copied))
-    bytes = copied;
-  if (bytes.size() != size)
-    return nullptr;
-  return llvm::ConstantDataArray::getRaw(
-      bytes, bytes.size(), llvm::Type::getInt8Ty(value->getContext()));
-}
 
 /// Moves the weights out of `module`: each becomes a declaration (hidden,
 /// so that the shared library does not export it) of a global that
