@@ -3,14 +3,18 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Usage: bench/cpu_bench.py [--build build] [--threads 2] [--runs 10]
                              [--rounds 3] [--precision fp32 bf16 ...]
-                             [--ort-dir DIR] [--cases bert gemm attention]
+                             [--ort-dir DIR]
+                             [--cases bert gemm attention gemv]
 
 Measures, in one run:
   * this CPU's fp32 FMA peak (bench/peak_fma.c, one core);
   * a BERT-base encoder layer (hidden 768, 12 heads, FFN 3072, batch 1,
     sequence 128), fp32 GEMMs 1024x1024x1024 and 128x768x3072, and
     scaled dot-product attention (12 heads of 64, sequence 512 and 2048,
-    as exporters write it: scripts/attention_model.py), each
+    as exporters write it: scripts/attention_model.py), with --cases gemv
+    a 4096 x 4096 weight times an input vector of 4096 (ONNX MatMul with a
+    rank-1 second operand: the GEMV kernel) and a row of 4096 times it (a
+    one-row GEMM, as a batch-1 decoder's linear layers), each
     compiled by `tessera-compile -o model.so` and timed with
     `tessera-run --benchmark`, and timed with ONNX Runtime (npm package
     onnxruntime-node, installed into --ort-dir with --ignore-scripts);
@@ -45,6 +49,25 @@ def gemm_model(path, m, k, n):
         [helper.make_node("MatMul", ["A", "W"], ["C"], name="gemm")], "gemm",
         [helper.make_tensor_value_info("A", TensorProto.FLOAT, [m, k])],
         [helper.make_tensor_value_info("C", TensorProto.FLOAT, [m, n])],
+        [weight])
+    onnx.save(helper.make_model(graph, opset_imports=[
+        helper.make_opsetid("", 17)]), path)
+
+
+def gemv_model(path, m, k, row):
+    """A weight [m, k] times an input vector [k] (MatMul(W, x)), or with
+    `row` an input row [1, k] times a weight [k, m]."""
+    rng = np.random.default_rng(0)
+    shape = (k, m) if row else (m, k)
+    weight = numpy_helper.from_array(
+        rng.standard_normal(shape, dtype=np.float32), "W")
+    node = ["X", "W"] if row else ["W", "X"]
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", node, ["C"], name="gemv")], "gemv",
+        [helper.make_tensor_value_info("X", TensorProto.FLOAT,
+                                       [1, k] if row else [k])],
+        [helper.make_tensor_value_info("C", TensorProto.FLOAT,
+                                       [1, m] if row else [m])],
         [weight])
     onnx.save(helper.make_model(graph, opset_imports=[
         helper.make_opsetid("", 17)]), path)
@@ -188,7 +211,7 @@ def main():
                                                           "ort"))
     parser.add_argument("--cases", nargs="+",
                         default=["bert", "gemm", "attention"],
-                        choices=["bert", "gemm", "attention"])
+                        choices=["bert", "gemm", "attention", "gemv"])
     args = parser.parse_args()
     ensure_ort(args.ort_dir)
     with tempfile.TemporaryDirectory() as tmp:
@@ -233,6 +256,13 @@ def main():
                 break
             cases.append((f"attention 12x{seq}x64",
                           attention_model(tmp, seq), 4 * 12 * seq * seq * 64))
+        for row in [False, True]:
+            if "gemv" not in args.cases:
+                break
+            path = os.path.join(tmp, f"gemv_{int(row)}.onnx")
+            gemv_model(path, 4096, 4096, row)
+            cases.append(("row x W 1x4096x4096" if row else
+                          "W x vector 4096x4096", path, 2 * 4096 * 4096))
         print(f"{'case':26} {'policy':>6} {'Tessera ms':>11} {'ORT ms':>9} "
               f"{'ratio':>6} {'(range)':>13} {'Tessera %peak':>14} "
               f"{'ORT %peak':>10}")

@@ -4,13 +4,20 @@
 # test data set computed by numpy, in ONNX's test layout.
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Usage: scripts/attention_model.py --out DIR [--batch 1] [--heads 12]
-       [--seq 128] [--kv-seq N] [--dim 64] [--causal] [--mask] [--no-data]
+       [--seq 128] [--kv-seq N] [--kv-heads N] [--dim 64] [--causal]
+       [--mask] [--no-data]
 
 Writes DIR/model.onnx (inputs Q of [batch, heads, seq, dim], K and V of
-[batch, heads, kv-seq (default seq), dim], and M, an additive padding mask
-[batch, 1, 1, kv-seq], with --mask; --causal adds a constant causal mask:
-query i sees keys j <= i + kv-seq - seq) and, unless --no-data, DIR/test_data_set_0 with
-random inputs and the numpy reference output.
+[batch, kv-heads (default heads), kv-seq (default seq), dim], and M, an
+additive padding mask [batch, 1, 1, kv-seq], with --mask; --causal adds a
+constant causal mask: query i sees keys j <= i + kv-seq - seq) and, unless
+--no-data, DIR/test_data_set_0 with random inputs and the numpy reference
+output. Keys and values shared by several heads are written as exporters
+write them: one kv head (multi-query) broadcast by the products, or
+kv-heads groups (grouped-query) with the query reshaped to [batch,
+kv-heads, heads / kv-heads, seq, dim] against keys and values unsqueezed to
+[batch, kv-heads, 1, kv-seq, dim]; query head h reads kv head
+h // (heads / kv-heads).
 """
 import argparse
 import os
@@ -25,18 +32,37 @@ def causal_mask(seq, kv_seq):
                    1 + kv_seq - seq)
 
 
-def build(batch, heads, seq, dim, causal, mask, kv_seq=None):
+def build(batch, heads, seq, dim, causal, mask, kv_seq=None, kv_heads=None):
     kv_seq = kv_seq or seq
+    kv_heads = kv_heads or heads
     shape = [batch, heads, seq, dim]
-    kv_shape = [batch, heads, kv_seq, dim]
-    nodes = [
-        helper.make_node("Transpose", ["K"], ["Kt"], perm=[0, 1, 3, 2],
-                         name="/attn/Transpose"),
-        helper.make_node("MatMul", ["Q", "Kt"], ["S"], name="/attn/MatMul"),
-        helper.make_node("Div", ["S", "scale"], ["Ss"], name="/attn/Div"),
-    ]
+    kv_shape = [batch, kv_heads, kv_seq, dim]
     inits = [numpy_helper.from_array(np.array(np.sqrt(dim), np.float32),
                                      "scale")]
+    nodes = []
+    q, k, v, perm = "Q", "K", "V", [0, 1, 3, 2]
+    grouped = kv_heads not in (1, heads)
+    if grouped:
+        inits += [numpy_helper.from_array(
+                      np.array([batch, kv_heads, heads // kv_heads, seq, dim],
+                               np.int64), "group_shape"),
+                  numpy_helper.from_array(np.array(shape, np.int64),
+                                          "out_shape"),
+                  numpy_helper.from_array(np.array([2], np.int64), "axis2")]
+        nodes += [
+            helper.make_node("Reshape", ["Q", "group_shape"], ["Qg"],
+                             name="/attn/ReshapeQ"),
+            helper.make_node("Unsqueeze", ["K", "axis2"], ["Kg"],
+                             name="/attn/UnsqueezeK"),
+            helper.make_node("Unsqueeze", ["V", "axis2"], ["Vg"],
+                             name="/attn/UnsqueezeV")]
+        q, k, v, perm = "Qg", "Kg", "Vg", [0, 1, 2, 4, 3]
+    nodes += [
+        helper.make_node("Transpose", [k], ["Kt"], perm=perm,
+                         name="/attn/Transpose"),
+        helper.make_node("MatMul", [q, "Kt"], ["S"], name="/attn/MatMul"),
+        helper.make_node("Div", ["S", "scale"], ["Ss"], name="/attn/Div"),
+    ]
     inputs = [helper.make_tensor_value_info("Q", TensorProto.FLOAT, shape)] + [
         helper.make_tensor_value_info(n, TensorProto.FLOAT, kv_shape)
         for n in "KV"]
@@ -50,13 +76,25 @@ def build(batch, heads, seq, dim, causal, mask, kv_seq=None):
     if mask:
         inputs.append(helper.make_tensor_value_info(
             "M", TensorProto.FLOAT, [batch, 1, 1, kv_seq]))
-        nodes.append(helper.make_node("Add", [last, "M"], ["Sm"],
+        m = "M"
+        if grouped:
+            # [batch, 1, 1, 1, kv-seq] against the grouped scores.
+            inits.append(numpy_helper.from_array(np.array([1], np.int64),
+                                                 "axis1"))
+            nodes.append(helper.make_node("Unsqueeze", ["M", "axis1"], ["Mg"],
+                                          name="/attn/UnsqueezeM"))
+            m = "Mg"
+        nodes.append(helper.make_node("Add", [last, m], ["Sm"],
                                       name="/attn/AddMask"))
         last = "Sm"
+    out = "Og" if grouped else "O"
     nodes += [helper.make_node("Softmax", [last], ["P"], axis=-1,
                                name="/attn/Softmax"),
-              helper.make_node("MatMul", ["P", "V"], ["O"],
+              helper.make_node("MatMul", ["P", v], [out],
                                name="/attn/MatMul_1")]
+    if grouped:
+        nodes.append(helper.make_node("Reshape", [out, "out_shape"], ["O"],
+                                      name="/attn/ReshapeO"))
     graph = helper.make_graph(
         nodes, "attention", inputs,
         [helper.make_tensor_value_info("O", TensorProto.FLOAT, shape)], inits)
@@ -65,6 +103,8 @@ def build(batch, heads, seq, dim, causal, mask, kv_seq=None):
 
 
 def reference(q, k, v, m, causal):
+    # Each kv head serves heads / kv-heads consecutive query heads.
+    k, v = (np.repeat(x, q.shape[1] // x.shape[1], axis=1) for x in (k, v))
     s = q @ k.transpose(0, 1, 3, 2) / np.sqrt(q.shape[-1])
     if causal:
         s = s + causal_mask(s.shape[-2], s.shape[-1])
@@ -81,6 +121,7 @@ def main():
     parser.add_argument("--heads", type=int, default=12)
     parser.add_argument("--seq", type=int, default=128)
     parser.add_argument("--kv-seq", type=int, default=None)
+    parser.add_argument("--kv-heads", type=int, default=None)
     parser.add_argument("--dim", type=int, default=64)
     parser.add_argument("--causal", action="store_true")
     parser.add_argument("--mask", action="store_true")
@@ -88,14 +129,17 @@ def main():
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     kv_seq = args.kv_seq or args.seq
+    kv_heads = args.kv_heads or args.heads
+    if args.heads % kv_heads:
+        parser.error("--kv-heads must divide --heads")
     onnx.save(build(args.batch, args.heads, args.seq, args.dim, args.causal,
-                    args.mask, kv_seq),
+                    args.mask, kv_seq, kv_heads),
               os.path.join(args.out, "model.onnx"))
     if args.no_data:
         return
     rng = np.random.default_rng(0)
     shape = (args.batch, args.heads, args.seq, args.dim)
-    kv_shape = (args.batch, args.heads, kv_seq, args.dim)
+    kv_shape = (args.batch, kv_heads, kv_seq, args.dim)
     q = rng.standard_normal(shape, dtype=np.float32)
     k, v = (rng.standard_normal(kv_shape, dtype=np.float32) for _ in "kv")
     m = None

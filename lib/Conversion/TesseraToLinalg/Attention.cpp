@@ -89,10 +89,18 @@ std::optional<std::string> whyAttentionNotTiled(ts::AttentionOp op) {
       !staticF32(resultType))
     return std::string("not f32 of one rank with static head dims");
   int64_t lead = rank - 2;
-  if (qType.getShape().take_front(lead) != kType.getShape().take_front(lead) ||
-      qType.getShape().take_front(lead) != vType.getShape().take_front(lead))
-    return std::string("leading dims broadcast (keys and values shared by "
-                       "several heads or batches)");
+  // Keys and values may be shared along leading dims (multi-query and
+  // grouped-query attention: a static unit dim where the query's is not);
+  // the query's leading dims are the result's.
+  for (int64_t i = 0; i < lead; ++i) {
+    int64_t extent = qType.getDimSize(i);
+    if (resultType.getDimSize(i) != extent)
+      return std::string("a query shared along a leading dim");
+    for (RankedTensorType type : {kType, vType})
+      if (type.getDimSize(i) != extent && type.getDimSize(i) != 1)
+        return std::string("leading dims that broadcast other than as a "
+                           "static unit dim of the keys and values");
+  }
   if (Value mask = op.getMask()) {
     auto maskType = cast<RankedTensorType>(mask.getType());
     if (!maskType.getElementType().isF32() || maskType.getRank() > rank)
@@ -273,11 +281,15 @@ struct FlashAttentionLowering : OpRewritePattern<ts::AttentionOp> {
     struct Placement {
       SmallVector<OpFoldResult> offsets, sizes, strides;
     };
+    // (`shared` says which leading dims the tensor broadcasts along: it
+    // holds one entry there, at 0.)
     auto placement = [&](OpBuilder &b, ValueRange ivs, OpFoldResult row,
-                         OpFoldResult col, int64_t rows, int64_t cols) {
+                         OpFoldResult col, int64_t rows, int64_t cols,
+                         ArrayRef<bool> shared = {}) {
       Placement at;
-      for (Value iv : ivs) {
-        at.offsets.push_back(iv);
+      for (auto [i, iv] : llvm::enumerate(ivs)) {
+        at.offsets.push_back(!shared.empty() && shared[i] ? zeroIndex
+                                                          : OpFoldResult(iv));
         at.sizes.push_back(one);
       }
       at.offsets.append({row, col});
@@ -289,7 +301,11 @@ struct FlashAttentionLowering : OpRewritePattern<ts::AttentionOp> {
     auto block = [&](OpBuilder &b, ValueRange ivs, Value source,
                      OpFoldResult row, OpFoldResult col, int64_t rows,
                      int64_t cols) {
-      Placement at = placement(b, ivs, row, col, rows, cols);
+      auto type = cast<RankedTensorType>(source.getType());
+      SmallVector<bool> shared;
+      for (int64_t i = 0; i < lead; ++i)
+        shared.push_back(type.getDimSize(i) == 1 && qType.getDimSize(i) != 1);
+      Placement at = placement(b, ivs, row, col, rows, cols, shared);
       return tensor::ExtractSliceOp::create(
           b, loc,
           RankedTensorType::get({rows, cols}, getElementTypeOrSelf(source)),

@@ -429,7 +429,8 @@ static unsigned partitionCount(const llvm::Module &module,
 
 llvm::Expected<tessera::cpu::ParallelCodegen> tessera::cpu::writeSharedLibrary(
     std::unique_ptr<llvm::Module> module, const CodegenOptions &options,
-    llvm::StringRef path, llvm::StringRef support, bool openmp, bool lld) {
+    llvm::StringRef path, llvm::StringRef support, bool openmp, bool lld,
+    llvm::ArrayRef<ModuleWeight> moduleWeights) {
   std::vector<Weight> weights = takeWeights(*module);
   llvm::Triple triple = module->getTargetTriple();
   ParallelCodegen plan;
@@ -444,11 +445,17 @@ llvm::Expected<tessera::cpu::ParallelCodegen> tessera::cpu::writeSharedLibrary(
   }
 
   TemporaryObjects objects;
-  unsigned jobs = plan.partitions + (weights.empty() ? 0 : 1);
+  // Jobs: the partitions, then the weights left in the module (in its
+  // context), then those taken out before translation.
+  unsigned weightsJob = plan.partitions + (weights.empty() ? 0 : 1);
+  unsigned jobs = weightsJob + (moduleWeights.empty() ? 0 : 1);
   for (unsigned i = 0; i < jobs; ++i)
     if (llvm::Error error = objects.add())
       return std::move(error);
   auto compile = [&](unsigned job) -> llvm::Error {
+    if (job == weightsJob)
+      return tessera::cpu::writeWeightsObject(moduleWeights,
+                                              objects.paths[job]);
     if (job == plan.partitions)
       return emitWeights(weights, options, triple, objects.paths[job]);
     if (module)
@@ -467,18 +474,22 @@ llvm::Expected<tessera::cpu::ParallelCodegen> tessera::cpu::writeSharedLibrary(
   };
   // The weights are written from the module's own context: beside a lone
   // partition compiled in that context, first and on this thread.
-  if (module && !weights.empty()) {
-    run(plan.partitions);
-    --jobs;
+  SmallVector<unsigned> pending;
+  for (unsigned job = 0; job < jobs; ++job) {
+    if (module && job == plan.partitions && !weights.empty())
+      run(job);
+    else
+      pending.push_back(job);
   }
-  plan.threads = std::min(
-      jobs, llvm::heavyweight_hardware_concurrency().compute_thread_count());
+  plan.threads = std::min<unsigned>(
+      pending.size(),
+      llvm::heavyweight_hardware_concurrency().compute_thread_count());
   if (plan.threads <= 1) {
-    for (unsigned job = 0; job < jobs; ++job)
+    for (unsigned job : pending)
       run(job);
   } else {
     llvm::DefaultThreadPool pool(llvm::hardware_concurrency(plan.threads));
-    for (unsigned job = 0; job < jobs; ++job)
+    for (unsigned job : pending)
       pool.async(run, job);
     pool.wait();
   }

@@ -56,6 +56,11 @@ public:
     auto machine = cpu::createTargetMachine(codegen);
     if (!machine)
       return machine.takeError();
+    // A shared library's weights go into their object from the MLIR
+    // blobs, never through LLVM constants.
+    std::vector<cpu::ModuleWeight> weights;
+    if (kind.name == "lib")
+      weights = cpu::externalizeWeights(module, (*machine)->getTargetTriple());
     TimingScope translateTiming = timing.nest("Translation to LLVM IR");
     llvm::LLVMContext llvmContext;
     auto llvmModule = cpu::translateToLLVMIR(module, llvmContext, **machine);
@@ -68,7 +73,7 @@ public:
       auto plan = cpu::writeSharedLibrary(
           std::move(*llvmModule), codegen, path,
           cpu::installedLibrary("libTesseraArtifactSupport.a"),
-          /*openmp=*/true, /*lld=*/true);
+          /*openmp=*/true, /*lld=*/true, weights);
       if (!plan)
         return plan.takeError();
       if (verbose)

@@ -4,6 +4,7 @@
 
 #include "Convolutions.h"
 #include "DotProducts.h"
+#include "MatrixVector.h"
 #include "PackConstants.h"
 #include "RowTiles.h"
 #include "SplitContractions.h"
@@ -317,8 +318,9 @@ std::string nonTiledReason(linalg::GenericOp op) {
       linalg::inferContractionDims(cast<linalg::LinalgOp>(op.getOperation()));
   if (succeeded(dims) && dims->k.size() == 1 &&
       (dims->m.empty() != dims->n.empty()))
-    return "one operand is a vector (a matrix times a vector: a dot product "
-           "per row)";
+    return "one operand is a vector (a matrix times a vector that the "
+           "GEMV kernel does not take: not f32, or the matrix not read "
+           "along k)";
   return "its loops are not rows, a reduced dim and columns (a product "
          "summed over other dims)";
 }
@@ -508,18 +510,23 @@ private:
                                       registers.lanes, reportGeneric);
     if (failed(epiloguesOnProducts(func)))
       return failure();
-    SmallVector<linalg::GenericOp> targets;
+    SmallVector<linalg::GenericOp> targets, matrixVectors;
     func.walk([&](linalg::GenericOp op) {
       if (isContraction(op))
         targets.push_back(op);
+      else if (tessera::cpu::isMatrixTimesVector(op))
+        matrixVectors.push_back(op);
       else if (reportGeneric && op.hasPureTensorSemantics() &&
                linalg::isaContractionOpInterface(op))
         // A product of two operands summed over a dim, but not as rows
-        // times columns: a matrix times a vector.
+        // times columns nor as a matrix times a vector.
         op.emitRemark() << "contraction stays a generic loop nest (not the "
                            "register-tiled kernel): "
                         << nonTiledReason(op);
     });
+    for (linalg::GenericOp op : matrixVectors)
+      tessera::cpu::lowerMatrixTimesVector(rewriter, op, registers.rows,
+                                           registers.lanes);
     // Rows and columns that the register tile does not divide: split off
     // (rows after the widest multiple of 8, columns after the widest
     // multiple of 48, then of 16) until each part is tiled by what

@@ -55,6 +55,8 @@ public:
     auto machine = cpu::createTargetMachine(codegen);
     if (!machine)
       return machine.takeError();
+    std::vector<cpu::ModuleWeight> weights =
+        cpu::externalizeWeights(module, (*machine)->getTargetTriple());
     TimingScope translateTiming =
         timing.nest("Translation to LLVM IR (host code)");
     llvm::LLVMContext llvmContext;
@@ -67,7 +69,7 @@ public:
     auto plan = cpu::writeSharedLibrary(
         std::move(*llvmModule), codegen, path,
         cpu::installedLibrary("libTesseraCUDAArtifactSupport.a"),
-        /*openmp=*/false);
+        /*openmp=*/false, /*lld=*/false, weights);
     return plan ? llvm::Error::success() : plan.takeError();
   }
 

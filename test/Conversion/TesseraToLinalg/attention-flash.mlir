@@ -6,7 +6,7 @@
 // RUN: tessera-opt %s --split-input-file --convert-tessera-to-linalg 2>&1 >/dev/null | FileCheck %s --check-prefix=QUIET --allow-empty
 // QUIET-NOT: remark
 // REPORT-NOT: remark
-// REPORT: remark: attention stays decomposed (its products and a softmax, not the tiled attention kernel): leading dims broadcast (keys and values shared by several heads or batches)
+// REPORT: remark: attention stays decomposed (its products and a softmax, not the tiled attention kernel): a query shared along a leading dim
 // REPORT-NOT: remark
 // REPORT: remark: attention stays decomposed (its products and a softmax, not the tiled attention kernel): not f32 of one rank with static head dims
 // REPORT-NOT: remark
@@ -199,16 +199,44 @@ func.func @flash_dynamic(%q: tensor<?x64xf32>, %k: tensor<?x64xf32>, %v: tensor<
 
 // -----
 
-// Not tiled: a key/value broadcast over a leading dim and a dynamic head
-// dim keep the decomposed form (scores materialized).
+// Keys and values shared by the heads (multi-query: one kv head) and by
+// groups of heads (grouped-query: the query grouped as [2, 4] heads
+// against a unit dim): each query block reads the one k^T and v block in
+// place (offset 0 along the shared dim); the query and output follow every
+// loop index.
+// CHECK-LABEL: func @flash_shared_kv
+// CHECK: %[[KT:.*]] = linalg.transpose ins(%arg1 : tensor<2x1x256x64xf32>)
+// CHECK: scf.forall (%[[B:[a-z0-9]+]], %[[H:[a-z0-9]+]], %[[QI:[a-z0-9]+]]) = (0, 0, 0) to (2, 4, 256) step (1, 1, 64)
+// CHECK: tensor.extract_slice %arg0[%[[B]], %[[H]], %[[QI]], 0] [1, 1, 64, 64]
+// CHECK: scf.for %[[KJ:[a-z0-9]+]] =
+// CHECK: tensor.extract_slice %[[KT]][%[[B]], 0, 0, %[[KJ]]] [1, 1, 64, 128]
+// CHECK: tensor.extract_slice %arg2[%[[B]], 0, %[[KJ]], 0] [1, 1, 128, 64]
+// CHECK: tensor.parallel_insert_slice %{{.*}} into %{{.*}}[%[[B]], %[[H]], %[[QI]], 0] [1, 1, 64, 64]
+// CHECK-NOT: tensor<2x4x256x256xf32>
+// CHECK: linalg.transpose ins(%arg4 : tensor<1x2x1x128x64xf32>)
+// CHECK: scf.forall (%[[GB:[a-z0-9]+]], %[[GG:[a-z0-9]+]], %[[GH:[a-z0-9]+]], %{{.*}}) = (0, 0, 0, 0) to (1, 2, 4, 128) step (1, 1, 1, 64)
+// CHECK: tensor.extract_slice %{{.*}}[%[[GB]], %[[GG]], 0, 0, %{{.*}}] [1, 1, 1, 64, 128]
+// CHECK: tensor.extract_slice %arg5[%[[GB]], %[[GG]], 0, %{{.*}}, 0] [1, 1, 1, 128, 64]
+// CHECK-NOT: tensor<1x2x4x128x128xf32>
+func.func @flash_shared_kv(%q: tensor<2x4x256x64xf32>, %k: tensor<2x1x256x64xf32>, %v: tensor<2x1x256x64xf32>, %gq: tensor<1x2x4x128x64xf32>, %gk: tensor<1x2x1x128x64xf32>, %gv: tensor<1x2x1x128x64xf32>) -> (tensor<2x4x256x64xf32>, tensor<1x2x4x128x64xf32>) {
+  %0 = tessera.attention %q, %k, %v : tensor<2x4x256x64xf32>, tensor<2x1x256x64xf32>, tensor<2x1x256x64xf32> -> tensor<2x4x256x64xf32>
+  %1 = tessera.attention %gq, %gk, %gv : tensor<1x2x4x128x64xf32>, tensor<1x2x1x128x64xf32>, tensor<1x2x1x128x64xf32> -> tensor<1x2x4x128x64xf32>
+  return %0, %1 : tensor<2x4x256x64xf32>, tensor<1x2x4x128x64xf32>
+}
+
+// -----
+
+// Not tiled: a query shared along a leading dim (the keys' heads against
+// one query head) and a dynamic head dim keep the decomposed form (scores
+// materialized).
 // CHECK-LABEL: func @not_flash
 // CHECK-NOT: scf.forall (
 // CHECK: tensor<4x128x128xf32>
 // CHECK-NOT: scf.forall (
 // CHECK: tensor<8x?xf32>
 // CHECK-NOT: scf.forall (
-func.func @not_flash(%q2: tensor<4x128x64xf32>, %k2: tensor<1x128x64xf32>, %q3: tensor<8x?xf32>) -> (tensor<4x128x64xf32>, tensor<8x?xf32>) {
-  %1 = tessera.attention %q2, %k2, %k2 : tensor<4x128x64xf32>, tensor<1x128x64xf32>, tensor<1x128x64xf32> -> tensor<4x128x64xf32>
+func.func @not_flash(%q2: tensor<1x128x64xf32>, %k2: tensor<4x128x64xf32>, %q3: tensor<8x?xf32>) -> (tensor<4x128x64xf32>, tensor<8x?xf32>) {
+  %1 = tessera.attention %q2, %k2, %k2 : tensor<1x128x64xf32>, tensor<4x128x64xf32>, tensor<4x128x64xf32> -> tensor<4x128x64xf32>
   %2 = tessera.attention %q3, %q3, %q3 {scale = 0.125 : f32} : tensor<8x?xf32>, tensor<8x?xf32>, tensor<8x?xf32> -> tensor<8x?xf32>
   return %1, %2 : tensor<4x128x64xf32>, tensor<8x?xf32>
 }

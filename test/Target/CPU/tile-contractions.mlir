@@ -16,7 +16,9 @@
 // REPORT-NOT: remark
 // REPORT: remark: convolution stays a direct loop nest (not the register-tiled GEMM): conv_2d_ngchw_gfchw (grouped and dilated, or dynamic dims other than the batch)
 // REPORT-NOT: remark
-// REPORT: remark: contraction stays a generic loop nest (not the register-tiled kernel): one operand is a vector (a matrix times a vector: a dot product per row)
+// REPORT: remark: contraction stays a generic loop nest (not the register-tiled kernel): one operand is a vector (a matrix times a vector that the GEMV kernel does not take: not f32, or the matrix not read along k)
+// REPORT-NOT: remark
+// REPORT: remark: contraction stays a generic loop nest (not the register-tiled kernel): one operand is a vector (a matrix times a vector that the GEMV kernel does not take: not f32, or the matrix not read along k)
 // REPORT-NOT: remark
 
 #a = affine_map<(d0, d1, d2) -> (d0, d1)>
@@ -1682,24 +1684,85 @@ func.func @enough_panels(%x: tensor<256x576xf32>, %w: tensor<576x384xf32>, %acc:
 
 // -----
 
-// A matrix times a vector (the contracted dim innermost, no columns) is not
-// the tiled kernel's form: it stays a loop nest of dot products, which
-// report-generic names (the last remark above). A sum of one operand is no
-// contraction: no remark.
+// A matrix times a vector (the contracted dim innermost, no columns) takes
+// the GEMV kernel: blocks of 8 rows (4 for AVX2) on threads, each a loop over
+// k in vectors of 16 (8 for AVX2) carrying one accumulator per row, the
+// vector's values loaded once per step, then a sum per row added to the
+// initial value. Rows no block fills (37 = 4 x 8 + 5) run one at a time;
+// the k values after the last whole vector (100 = 6 x 16 + 4) one at a
+// time; leading dims fold into the rows.
 // CHECK-LABEL: func @matrix_vector
+// CHECK: scf.forall (%[[I:.*]]) = (0) to (64) step (8) shared_outs(%[[O:.*]] = %arg2)
+// CHECK: scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (vector<8x16xf32>)
+// CHECK: %[[A:.*]] = vector.transfer_read %arg0[%[[I]], %[[K]]], %{{.*}} {in_bounds = [true, true]} : tensor<64x256xf32>, vector<8x16xf32>
+// CHECK: %[[X:.*]] = vector.transfer_read %arg1[%[[K]]], %{{.*}} {in_bounds = [true]} : tensor<256xf32>, vector<16xf32>
+// CHECK: %[[XS:.*]] = vector.broadcast %[[X]] : vector<16xf32> to vector<8x16xf32>
+// CHECK: vector.fma %[[A]], %[[XS]], %[[ACC]] : vector<8x16xf32>
+// CHECK-COUNT-8: vector.reduction <add>, %{{.*}} fastmath<reassoc> : vector<16xf32> into f32
+// CHECK-NOT: scf.for
+// CHECK: tensor.extract_slice %[[O]][%[[I]]] [8] [1]
+// CHECK: vector.from_elements {{.*}} : vector<8xf32>
+// CHECK: tensor.parallel_insert_slice %{{.*}} into %[[O]][%[[I]]] [8] [1]
 // CHECK-NOT: scf.forall
-func.func @matrix_vector(%a: tensor<64x256xf32>, %x: tensor<256xf32>, %acc: tensor<64xf32>) -> (tensor<64xf32>, tensor<64xf32>) {
+// AVX2-LABEL: func @matrix_vector
+// AVX2: scf.forall (%{{.*}}) = (0) to (64) step (4)
+// AVX2: vector.fma {{.*}} : vector<4x8xf32>
+// CHECK-LABEL: func @matrix_vector_tails
+// CHECK: %[[A:.*]] = tensor.collapse_shape %arg0 {{\[}}[0, 1], [2]] : tensor<3x37x100xf32> into tensor<111x100xf32>
+// CHECK: scf.forall (%{{.*}}) = (0) to (104) step (8)
+// CHECK: vector.fma {{.*}} : vector<8x16xf32>
+// CHECK: scf.for %{{.*}} = %c96 to %c100 step %c1 iter_args({{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32)
+// CHECK: scf.forall (%{{.*}}) = (104) to (111) step (1)
+// CHECK: vector.fma {{.*}} : vector<1x16xf32>
+// CHECK: tensor.expand_shape %{{.*}} {{\[}}[0, 1]] output_shape [3, 37] : tensor<111xf32> into tensor<3x37xf32>
+func.func @matrix_vector(%a: tensor<64x256xf32>, %x: tensor<256xf32>, %acc: tensor<64xf32>) -> tensor<64xf32> {
   %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%a, %x : tensor<64x256xf32>, tensor<256xf32>) outs(%acc : tensor<64xf32>) {
   ^bb0(%p: f32, %q: f32, %o: f32):
     %t = arith.mulf %p, %q : f32
     %s = arith.addf %o, %t : f32
     linalg.yield %s : f32
   } -> tensor<64xf32>
-  %1 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%a : tensor<64x256xf32>) outs(%acc : tensor<64xf32>) {
-  ^bb0(%p: f32, %o: f32):
-    %t = arith.mulf %p, %p : f32
-    %s = arith.addf %o, %t : f32
+  return %0 : tensor<64xf32>
+}
+func.func @matrix_vector_tails(%a: tensor<3x37x100xf32>, %x: tensor<100xf32>, %acc: tensor<3x37xf32>) -> tensor<3x37xf32> {
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %a : tensor<100xf32>, tensor<3x37x100xf32>) outs(%acc : tensor<3x37xf32>) {
+  ^bb0(%q: f32, %p: f32, %o: f32):
+    %t = arith.mulf %q, %p : f32
+    %s = arith.addf %t, %o : f32
+    linalg.yield %s : f32
+  } -> tensor<3x37xf32>
+  return %0 : tensor<3x37xf32>
+}
+
+// -----
+
+// Not the GEMV kernel: bf16 operands extended into f32 (it takes f32), and
+// a matrix read across k (its rows along the matrix's last dim): both stay
+// loop nests of dot products, which report-generic names (the last two
+// remarks above). A sum of one operand is no contraction: no remark.
+// CHECK-LABEL: func @matrix_vector_kept
+// CHECK-NOT: scf.forall
+// CHECK-NOT: vector.fma
+func.func @matrix_vector_kept(%a: tensor<64x256xbf16>, %x: tensor<256xbf16>, %t: tensor<256x64xf32>, %y: tensor<256xf32>, %acc: tensor<64xf32>, %fa: tensor<64x256xf32>) -> (tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) {
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%a, %x : tensor<64x256xbf16>, tensor<256xbf16>) outs(%acc : tensor<64xf32>) {
+  ^bb0(%p: bf16, %q: bf16, %o: f32):
+    %pe = arith.extf %p : bf16 to f32
+    %qe = arith.extf %q : bf16 to f32
+    %m = arith.mulf %pe, %qe : f32
+    %s = arith.addf %o, %m : f32
     linalg.yield %s : f32
   } -> tensor<64xf32>
-  return %0, %1 : tensor<64xf32>, tensor<64xf32>
+  %1 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%t, %y : tensor<256x64xf32>, tensor<256xf32>) outs(%acc : tensor<64xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %m = arith.mulf %p, %q : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<64xf32>
+  %2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%fa : tensor<64x256xf32>) outs(%acc : tensor<64xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    %m = arith.mulf %p, %p : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<64xf32>
+  return %0, %1, %2 : tensor<64xf32>, tensor<64xf32>, tensor<64xf32>
 }

@@ -4,7 +4,10 @@
 #     matrix: one row);
 #   OUT/vector_batched: x [256] times activations b [3, 256, 40];
 #   OUT/matrix_vector: activations a [64, 256] times a weight [256] (a
-#     matrix times a vector).
+#     matrix times a vector);
+#   OUT/matrix_vector_tails: a [3, 37, 100] times a weight [100] (rows no
+#     block of 8 divides, k no vector of 16 divides);
+#   OUT/weight_vector: a weight [96, 200] times x [200].
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import os
 import sys
@@ -55,6 +58,12 @@ def main():
     save(os.path.join(out, "matrix_vector"), ["a", "w"],
          [("a", rng.standard_normal((64, 256)).astype(np.float32))],
          [("w", rng.standard_normal(256).astype(np.float32))], [64])
+    save(os.path.join(out, "matrix_vector_tails"), ["a", "w"],
+         [("a", rng.standard_normal((3, 37, 100)).astype(np.float32))],
+         [("w", rng.standard_normal(100).astype(np.float32))], [3, 37])
+    save(os.path.join(out, "weight_vector"), ["w", "x"],
+         [("x", rng.standard_normal(200).astype(np.float32))],
+         [("w", rng.standard_normal((96, 200)).astype(np.float32))], [96])
     return 0
 
 

@@ -88,10 +88,36 @@ struct ParallelCodegen {
   unsigned threads = 0;
 };
 
+/// A weight that externalizeWeights took out of a module: its global's
+/// name, bytes (a resource blob of the MLIR context, alive as long as it
+/// is) and alignment.
+struct ModuleWeight {
+  std::string name;
+  llvm::ArrayRef<char> bytes;
+  uint64_t align;
+};
+
+/// Turns each used constant global of `module` (LLVM dialect) of 4 KiB or
+/// more whose value is a resource blob (a model's weights) into a hidden
+/// declaration, and returns their bytes, for writeSharedLibrary to write
+/// into an object of their own: translation then makes no LLVM constant
+/// of them and the code generator no second copy. None unless `triple` is
+/// x86-64 ELF (the object writer's format).
+std::vector<ModuleWeight> externalizeWeights(mlir::ModuleOp module,
+                                             const llvm::Triple &triple);
+
+/// Writes `weights` into the ELF relocatable object `path` for x86-64: one
+/// read-only section of them, each at its alignment under a hidden global
+/// symbol of its name, written from their bytes without copying them.
+llvm::Error writeWeightsObject(llvm::ArrayRef<ModuleWeight> weights,
+                               llvm::StringRef path);
+
 /// Optimizes the unoptimized `module` (from translateToLLVMIR) and
 /// links it with the archive `support` into the shared library `path`
 /// (with libomp when `openmp`). Its large constant arrays (weights) are
-/// written as bytes into an object of their own, and its functions are
+/// written as bytes into an object of their own (with `moduleWeights`,
+/// those externalizeWeights took out before translation), and its
+/// functions are
 /// split into `options.partitions` partitions (the
 /// count depends on the module and the options only, so the artifact does
 /// not depend on the machine), each optimized and compiled on a thread of
@@ -102,7 +128,8 @@ struct ParallelCodegen {
 llvm::Expected<ParallelCodegen>
 writeSharedLibrary(std::unique_ptr<llvm::Module> module,
                    const CodegenOptions &options, llvm::StringRef path,
-                   llvm::StringRef support, bool openmp, bool lld = false);
+                   llvm::StringRef support, bool openmp, bool lld = false,
+                   llvm::ArrayRef<ModuleWeight> moduleWeights = {});
 
 /// Instructions per partition in writeSharedLibrary, and at most how many.
 constexpr unsigned kInstructionsPerPartition = 20000;
