@@ -54,6 +54,11 @@ def encoder_stack(path, layers):
                                              batch_first=True)
     model = torch.nn.TransformerEncoder(layer, layers,
                                         enable_nested_tensor=False).eval()
+    # The layers are copies of one: give each weights of its own (the
+    # exporter writes identical tensors once).
+    with torch.no_grad():
+        for parameter in model.parameters():
+            parameter.normal_(0.0, 0.02)
     torch.onnx.export(model, (torch.randn(1, 128, 768),), path,
                       opset_version=14, input_names=["x"],
                       output_names=["y"])

@@ -481,14 +481,17 @@ llvm::Expected<tessera::cpu::ParallelCodegen> tessera::cpu::writeSharedLibrary(
     else
       pending.push_back(job);
   }
+  unsigned cores =
+      llvm::heavyweight_hardware_concurrency().compute_thread_count();
+  unsigned threads = std::min<unsigned>(pending.size(), cores);
+  // (Writing the weights' object is no compiling.)
   plan.threads = std::min<unsigned>(
-      pending.size(),
-      llvm::heavyweight_hardware_concurrency().compute_thread_count());
-  if (plan.threads <= 1) {
+      pending.size() - (moduleWeights.empty() ? 0 : 1), cores);
+  if (threads <= 1) {
     for (unsigned job : pending)
       run(job);
   } else {
-    llvm::DefaultThreadPool pool(llvm::hardware_concurrency(plan.threads));
+    llvm::DefaultThreadPool pool(llvm::hardware_concurrency(threads));
     for (unsigned job : pending)
       pool.async(run, job);
     pool.wait();

@@ -10,12 +10,12 @@
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/MC/MCSubtargetInfo.h"
-#include "llvm/Target/TargetMachine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/ToolOutputFile.h"
-
+#include "llvm/Target/TargetMachine.h"
 
 using namespace mlir;
 using namespace tessera;
@@ -56,8 +56,8 @@ public:
     auto machine = cpu::createTargetMachine(codegen);
     if (!machine)
       return machine.takeError();
-    // A shared library's weights go into their object from the MLIR
-    // blobs, never through LLVM constants.
+    // A shared library's weights (resource blobs) go into an object of
+    // their own straight from the MLIR blobs, not through LLVM constants.
     std::vector<cpu::ModuleWeight> weights;
     if (kind.name == "lib")
       weights = cpu::externalizeWeights(module, (*machine)->getTargetTriple());
@@ -76,9 +76,16 @@ public:
           /*openmp=*/true, /*lld=*/true, weights);
       if (!plan)
         return plan.takeError();
-      if (verbose)
+      if (verbose) {
         llvm::errs() << "code generation: " << plan->partitions
                      << " partition(s) on " << plan->threads << " thread(s)\n";
+        size_t bytes = 0;
+        for (const cpu::ModuleWeight &weight : weights)
+          bytes += weight.bytes.size();
+        llvm::errs() << "weights: " << weights.size() << " arrays, "
+                     << llvm::format("%.1f", bytes / 1e6)
+                     << " MB, written from the MLIR blobs\n";
+      }
       return llvm::Error::success();
     }
     TimingScope llvmTiming = timing.nest("LLVM optimization");

@@ -17,7 +17,9 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/BinaryFormat/ELF.h"
+#include "llvm/Support/SwapByteOrder.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -38,8 +40,13 @@ std::optional<ArrayRef<char>> blobBytes(Attribute value) {
     return std::nullopt;
   AsmResourceBlob *blob = resource.getRawHandle().getBlob();
   ShapedType type = resource.getType();
-  unsigned bits = type.getElementTypeBitWidth();
-  if (!blob || bits % 8 != 0 || !type.hasStaticShape() ||
+  // Integers and floats of 8, 16, 32 or 64 bits: LLVM lays them out
+  // exactly as the blob holds them.
+  Type element = type.getElementType();
+  if (!blob || !isa<IntegerType, FloatType>(element) || !type.hasStaticShape())
+    return std::nullopt;
+  unsigned bits = element.getIntOrFloatBitWidth();
+  if (!llvm::is_contained({8u, 16u, 32u, 64u}, bits) ||
       blob->getData().size() !=
           static_cast<size_t>(type.getNumElements()) * (bits / 8))
     return std::nullopt;
@@ -51,14 +58,21 @@ std::optional<ArrayRef<char>> blobBytes(Attribute value) {
 std::vector<ModuleWeight> externalizeWeights(ModuleOp module,
                                              const llvm::Triple &triple) {
   std::vector<ModuleWeight> weights;
-  if (!triple.isX86() || !triple.isArch64Bit() || !triple.isOSBinFormatELF())
+  // (The object is written as this host lays out ELF's structures.)
+  if (triple.getArch() != llvm::Triple::x86_64 || triple.isX32() ||
+      !triple.isOSBinFormatELF() || !llvm::sys::IsLittleEndianHost)
     return weights;
+  // The globals whose address something takes, in one walk.
+  llvm::DenseSet<StringAttr> used;
+  module.walk([&](LLVM::AddressOfOp address) {
+    used.insert(address.getGlobalNameAttr().getAttr());
+  });
   for (auto global : module.getOps<LLVM::GlobalOp>()) {
     // Unused ones stay, for the optimizer to drop; so do the ones whose
     // placement says more than an address.
     if (!global.getConstant() || global.getSection() || global.getComdat() ||
         global.getThreadLocal_() || global.getAddrSpace() != 0 ||
-        SymbolTable::symbolKnownUseEmpty(global, module))
+        !used.contains(global.getSymNameAttr()))
       continue;
     std::optional<ArrayRef<char>> bytes = blobBytes(global.getValueOrNull());
     if (!bytes || bytes->size() < kMinWeightBytes)
@@ -78,6 +92,10 @@ std::vector<ModuleWeight> externalizeWeights(ModuleOp module,
 llvm::Error writeWeightsObject(llvm::ArrayRef<ModuleWeight> weights,
                                llvm::StringRef path) {
   namespace elf = llvm::ELF;
+  // (The structures are written as this host lays them out.)
+  if (!llvm::sys::IsLittleEndianHost)
+    return llvm::createStringError(
+        "the weights object is written on little-endian hosts only");
   // Sections: null, .rodata (the weights), .note.GNU-stack (no executable
   // stack), .symtab, .strtab, .shstrtab.
   enum { Data = 1, Stack, Symbols, Names, SectionNames, Count };
@@ -165,8 +183,6 @@ llvm::Error writeWeightsObject(llvm::ArrayRef<ModuleWeight> weights,
                            sizeof(value));
   };
   auto padTo = [&](uint64_t at) { os.write_zeros(at - os.tell()); };
-  // (The structures are written as this little-endian host lays them out.)
-  static_assert(llvm::endianness::native == llvm::endianness::little);
   os << bytesOf(header);
   for (auto [weight, at] : llvm::zip_equal(weights, offsets)) {
     padTo(sections[Data].sh_offset + at);

@@ -91,11 +91,11 @@ func.func @conv_padded(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %b: ten
 
 // -----
 
-// Causal attention whose keys and values broadcast over the heads (the
-// tiled form in attention-flash.mlir does not apply): scaled scores, the
-// mask j > i + (Sk - Sq) to -inf, softmax, then the product with v.
+// Causal attention whose query broadcasts over the keys' heads (the tiled
+// form in attention-flash.mlir does not apply): scaled scores, the mask
+// j > i + (Sk - Sq) to -inf, softmax, then the product with v.
 // CHECK-LABEL: func @attention_causal
-func.func @attention_causal(%q: tensor<1x2x4x8xf32>, %k: tensor<1x1x6x8xf32>, %v: tensor<1x1x6x8xf32>) -> tensor<1x2x4x8xf32> {
+func.func @attention_causal(%q: tensor<1x1x4x8xf32>, %k: tensor<1x2x6x8xf32>, %v: tensor<1x2x6x8xf32>) -> tensor<1x2x4x8xf32> {
   // CHECK: linalg.generic {{.*}}"reduction"
   // CHECK: arith.constant 0.353553385 : f32
   // CHECK: linalg.index 2
@@ -105,7 +105,7 @@ func.func @attention_causal(%q: tensor<1x2x4x8xf32>, %k: tensor<1x1x6x8xf32>, %v
   // CHECK: math.exp
   // CHECK: linalg.generic {{.*}}"reduction"
   // CHECK-NOT: tessera.
-  %0 = tessera.attention %q, %k, %v {causal} : tensor<1x2x4x8xf32>, tensor<1x1x6x8xf32>, tensor<1x1x6x8xf32> -> tensor<1x2x4x8xf32>
+  %0 = tessera.attention %q, %k, %v {causal} : tensor<1x1x4x8xf32>, tensor<1x2x6x8xf32>, tensor<1x2x6x8xf32> -> tensor<1x2x4x8xf32>
   return %0 : tensor<1x2x4x8xf32>
 }
 

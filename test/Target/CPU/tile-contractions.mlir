@@ -1715,6 +1715,21 @@ func.func @enough_panels(%x: tensor<256x576xf32>, %w: tensor<576x384xf32>, %acc:
 // CHECK: scf.forall (%{{.*}}) = (104) to (111) step (1)
 // CHECK: vector.fma {{.*}} : vector<1x16xf32>
 // CHECK: tensor.expand_shape %{{.*}} {{\[}}[0, 1]] output_shape [3, 37] : tensor<111xf32> into tensor<3x37xf32>
+// With dynamic rows and k, the ends of the whole blocks are computed at
+// run time: both row loops and the k tail always exist.
+// CHECK-LABEL: func @matrix_vector_dynamic
+// CHECK: %[[DA:.*]] = tensor.collapse_shape %arg0 {{\[}}[0, 1], [2]] : tensor<2x?x?xf32> into tensor<?x?xf32>
+// CHECK: %[[M:.*]] = tensor.dim %[[DA]], %c0
+// CHECK: %[[K:.*]] = tensor.dim %[[DA]], %c1
+// CHECK: %[[MR:.*]] = arith.remui %[[M]], %c8
+// CHECK: %[[ME:.*]] = arith.subi %[[M]], %[[MR]]
+// CHECK: %[[KR:.*]] = arith.remui %[[K]], %c16
+// CHECK: %[[KE:.*]] = arith.subi %[[K]], %[[KR]]
+// CHECK: scf.forall (%{{.*}}) = (0) to (%[[ME]]) step (8)
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %[[KE]] step %c16
+// CHECK: scf.for %{{.*}} = %[[KE]] to %[[K]] step %c1
+// CHECK: scf.forall (%{{.*}}) = (%[[ME]]) to (%[[M]]) step (1)
+// CHECK: tensor.expand_shape %{{.*}} {{\[}}[0, 1]] output_shape [2, %{{.*}}] : tensor<?xf32> into tensor<2x?xf32>
 func.func @matrix_vector(%a: tensor<64x256xf32>, %x: tensor<256xf32>, %acc: tensor<64xf32>) -> tensor<64xf32> {
   %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%a, %x : tensor<64x256xf32>, tensor<256xf32>) outs(%acc : tensor<64xf32>) {
   ^bb0(%p: f32, %q: f32, %o: f32):
@@ -1732,6 +1747,15 @@ func.func @matrix_vector_tails(%a: tensor<3x37x100xf32>, %x: tensor<100xf32>, %a
     linalg.yield %s : f32
   } -> tensor<3x37xf32>
   return %0 : tensor<3x37xf32>
+}
+func.func @matrix_vector_dynamic(%a: tensor<2x?x?xf32>, %x: tensor<?xf32>, %acc: tensor<2x?xf32>) -> tensor<2x?xf32> {
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %x : tensor<2x?x?xf32>, tensor<?xf32>) outs(%acc : tensor<2x?xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %t = arith.mulf %p, %q : f32
+    %s = arith.addf %o, %t : f32
+    linalg.yield %s : f32
+  } -> tensor<2x?xf32>
+  return %0 : tensor<2x?xf32>
 }
 
 // -----

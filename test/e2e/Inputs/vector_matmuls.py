@@ -7,6 +7,8 @@
 #     matrix times a vector);
 #   OUT/matrix_vector_tails: a [3, 37, 100] times a weight [100] (rows no
 #     block of 8 divides, k no vector of 16 divides);
+#   OUT/matrix_vector_dynamic: a [batch, rows, 40] (2 x 13 in the test)
+#     times a weight [40];
 #   OUT/weight_vector: a weight [96, 200] times x [200].
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import os
@@ -17,19 +19,25 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 
-def save(folder, node, inputs, weights, output_shape):
+def save(folder, node, inputs, weights, output_shape, symbolic=None):
     """One MatMul node named /<folder's name>/MatMul of `inputs` (name,
     value) and `weights` (initializers), with its float64 product as the
-    expected output."""
+    expected output; `symbolic` names the input dims (and output dims)
+    that the model leaves symbolic: {index: name}."""
+    symbolic = symbolic or {}
     name = os.path.basename(folder)
     data = os.path.join(folder, "test_data_set_0")
     os.makedirs(data, exist_ok=True)
     graph = helper.make_graph(
         [helper.make_node("MatMul", node, ["y"], name=f"/{name}/MatMul")],
         name,
-        [helper.make_tensor_value_info(n, TensorProto.FLOAT, list(v.shape))
+        [helper.make_tensor_value_info(
+            n, TensorProto.FLOAT,
+            [symbolic.get(i, d) for i, d in enumerate(v.shape)])
          for n, v in inputs],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, output_shape)],
+        [helper.make_tensor_value_info(
+            "y", TensorProto.FLOAT,
+            [symbolic.get(i, d) for i, d in enumerate(output_shape)])],
         [numpy_helper.from_array(v, n) for n, v in weights])
     model = helper.make_model(graph,
                               opset_imports=[helper.make_opsetid("", 17)])
@@ -61,6 +69,10 @@ def main():
     save(os.path.join(out, "matrix_vector_tails"), ["a", "w"],
          [("a", rng.standard_normal((3, 37, 100)).astype(np.float32))],
          [("w", rng.standard_normal(100).astype(np.float32))], [3, 37])
+    save(os.path.join(out, "matrix_vector_dynamic"), ["a", "w"],
+         [("a", rng.standard_normal((2, 13, 40)).astype(np.float32))],
+         [("w", rng.standard_normal(40).astype(np.float32))], [2, 13],
+         symbolic={0: "batch", 1: "rows"})
     save(os.path.join(out, "weight_vector"), ["w", "x"],
          [("x", rng.standard_normal(200).astype(np.float32))],
          [("w", rng.standard_normal((96, 200)).astype(np.float32))], [96])

@@ -115,8 +115,8 @@ llvm::Error writeWeightsObject(llvm::ArrayRef<ModuleWeight> weights,
 /// Optimizes the unoptimized `module` (from translateToLLVMIR) and
 /// links it with the archive `support` into the shared library `path`
 /// (with libomp when `openmp`). Its large constant arrays (weights) are
-/// written as bytes into an object of their own (with `moduleWeights`,
-/// those externalizeWeights took out before translation), and its
+/// written as bytes into an object of their own (`moduleWeights`, those
+/// externalizeWeights took out before translation, into another), and its
 /// functions are
 /// split into `options.partitions` partitions (the
 /// count depends on the module and the options only, so the artifact does
