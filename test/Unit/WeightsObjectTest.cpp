@@ -18,6 +18,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
+#include <map>
+
 namespace {
 
 using namespace mlir;

@@ -15,9 +15,9 @@
 //
 //===----------------------------------------------------------------------===//
 #include "MatrixVector.h"
+#include "RowTiles.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -204,26 +204,14 @@ void lowerMatrixTimesVector(RewriterBase &rewriter, linalg::GenericOp op,
     result = inParallel(result, index(rewriter, 0), rowsEnd, rows);
   if (ShapedType::isDynamic(staticRows) || staticRows % rows != 0)
     result = inParallel(result, rowsEnd, m, 1);
-  if (loops > 2) {
-    auto resultType = cast<RankedTensorType>(op.getResult(0).getType());
-    SmallVector<OpFoldResult> sizes =
-        tensor::getMixedSizes(rewriter, loc, op.getDpsInits()[0]);
-    if (resultType.getNumDynamicDims() <= 1) {
-      result = tensor::ExpandShapeOp::create(rewriter, loc, resultType, result,
-                                             rowGroup, sizes);
-    } else {
-      // (MLIR 22's expand-strided-metadata fails on a memref.expand_shape
-      // into several dynamic dims: a reshape by a shape tensor instead.)
-      SmallVector<Value> dims =
-          llvm::map_to_vector(sizes, [&](OpFoldResult size) {
-            return getValueOrCreateConstantIndexOp(rewriter, loc, size);
-          });
-      Value shape = tensor::FromElementsOp::create(rewriter, loc, dims);
-      result =
-          tensor::ReshapeOp::create(rewriter, loc, resultType, result, shape);
-    }
-  }
+  Value flat = result;
+  if (loops > 2)
+    result = tensor::ExpandShapeOp::create(
+        rewriter, loc, op.getResult(0).getType(), result, rowGroup,
+        tensor::getMixedSizes(rewriter, loc, op.getDpsInits()[0]));
   rewriter.replaceOp(op, result);
+  if (loops > 2)
+    reshapeInsteadOfExpand(rewriter, flat);
 }
 
 } // namespace tessera::cpu

@@ -10,6 +10,7 @@
 #include "RowTiles.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Linalg/Utils/Utils.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
@@ -187,5 +188,29 @@ void tessera::cpu::tilePartialRows(RewriterBase &rewriter, scf::ForallOp loop,
         tileByOne(rewriter, op, op.getNumLoops() - 3));
     if (row && !llvm::any_of(row.getStaticLoopRanges(), ShapedType::isDynamic))
       vectorizeTile(rewriter, row);
+  }
+}
+
+void tessera::cpu::reshapeInsteadOfExpand(RewriterBase &rewriter, Value value) {
+  for (Operation *user : llvm::make_early_inc_range(value.getUsers())) {
+    auto expand = dyn_cast<tensor::ExpandShapeOp>(user);
+    if (!expand)
+      continue;
+    RankedTensorType type = expand.getResultType();
+    bool twoDynamic = llvm::any_of(expand.getReassociationIndices(),
+                                   [&](const ReassociationIndices &g) {
+                                     return llvm::count_if(g, [&](int64_t d) {
+                                              return type.isDynamicDim(d);
+                                            }) > 1;
+                                   });
+    if (!twoDynamic)
+      continue;
+    rewriter.setInsertionPoint(expand);
+    Location loc = expand.getLoc();
+    SmallVector<Value> dims = getValueOrCreateConstantIndexOp(
+        rewriter, loc, expand.getMixedOutputShape());
+    Value shape = tensor::FromElementsOp::create(rewriter, loc, dims);
+    rewriter.replaceOpWithNewOp<tensor::ReshapeOp>(expand, type,
+                                                   expand.getSrc(), shape);
   }
 }

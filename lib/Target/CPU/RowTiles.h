@@ -44,6 +44,13 @@ void vectorizeTile(mlir::RewriterBase &rewriter, mlir::linalg::GenericOp rows);
 void tilePartialRows(mlir::RewriterBase &rewriter, mlir::scf::ForallOp loop,
                      mlir::linalg::GenericOp rows);
 
+/// Replaces each tensor.expand_shape of `value` that splits a dim into
+/// more than one dynamic dim by a tensor.reshape to the same shape (MLIR
+/// 22's strided-metadata expansion of memref.expand_shape cannot expand
+/// into two dynamic dims; a reshape of a contiguous buffer needs no
+/// strides).
+void reshapeInsteadOfExpand(mlir::RewriterBase &rewriter, mlir::Value value);
+
 } // namespace tessera::cpu
 
 #endif // TESSERA_LIB_TARGET_CPU_ROWTILES_H

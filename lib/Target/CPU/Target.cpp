@@ -82,9 +82,10 @@ public:
         size_t bytes = 0;
         for (const cpu::ModuleWeight &weight : weights)
           bytes += weight.bytes.size();
-        llvm::errs() << "weights: " << weights.size() << " arrays, "
-                     << llvm::format("%.1f", bytes / 1e6)
-                     << " MB, written from the MLIR blobs\n";
+        if (!weights.empty())
+          llvm::errs() << "weights: " << weights.size() << " arrays, "
+                       << llvm::format("%.1f", bytes / 1e6)
+                       << " MB, written from the MLIR blobs\n";
       }
       return llvm::Error::success();
     }
@@ -119,7 +120,8 @@ private:
   cpu::CPUOptions options;
   cpu::CodegenOptions codegen;
   bool fuse;
-  /// -v: say how code generation was divided.
+  /// -v: say how code generation was divided, and how many weights went
+  /// into their object straight from the MLIR blobs.
   bool verbose;
   std::shared_ptr<const TargetInfo> info;
 };

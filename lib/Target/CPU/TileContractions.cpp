@@ -43,6 +43,7 @@ using tessera::cpu::packConstantLhs;
 using tessera::cpu::packConstantRhs;
 using tessera::cpu::PackedKey;
 using tessera::cpu::peelPartialRows;
+using tessera::cpu::reshapeInsteadOfExpand;
 using tessera::cpu::tileOp;
 using tessera::cpu::tilePartialRows;
 using tessera::cpu::vectorizeTile;
@@ -335,34 +336,6 @@ std::string genericReason(linalg::GenericOp op) {
   if (ShapedType::isDynamic(ranges[loops - 2]))
     return "its reduced dim is dynamic";
   return "it is empty";
-}
-
-/// Replaces each tensor.expand_shape of `value` that splits a dim into
-/// more than one dynamic dim by a tensor.reshape to the same shape (memref's
-/// strided-metadata expansion cannot expand into two dynamic dims; a
-/// reshape of a contiguous buffer needs no strides).
-void reshapeInsteadOfExpand(RewriterBase &rewriter, Value value) {
-  for (Operation *user : llvm::make_early_inc_range(value.getUsers())) {
-    auto expand = dyn_cast<tensor::ExpandShapeOp>(user);
-    if (!expand)
-      continue;
-    RankedTensorType type = expand.getResultType();
-    bool twoDynamic = llvm::any_of(
-        expand.getReassociationIndices(), [&](const ReassociationIndices &g) {
-          return llvm::count_if(g, [&](int64_t d) {
-                   return type.isDynamicDim(d);
-                 }) > 1;
-        });
-    if (!twoDynamic)
-      continue;
-    rewriter.setInsertionPoint(expand);
-    Location loc = expand.getLoc();
-    SmallVector<Value> dims = getValueOrCreateConstantIndexOp(
-        rewriter, loc, expand.getMixedOutputShape());
-    Value shape = tensor::FromElementsOp::create(rewriter, loc, dims);
-    rewriter.replaceOpWithNewOp<tensor::ReshapeOp>(expand, type,
-                                                   expand.getSrc(), shape);
-  }
 }
 
 /// For a contraction whose rhs reads none of its batch dims (a weight

@@ -10,6 +10,8 @@
 // REPORT-NOT: remark
 // REPORT: remark: attention stays decomposed (its products and a softmax, not the tiled attention kernel): not f32 of one rank with static head dims
 // REPORT-NOT: remark
+// REPORT: remark: attention stays decomposed (its products and a softmax, not the tiled attention kernel): leading dims that broadcast other than as a static unit dim of the keys and values
+// REPORT-NOT: remark
 
 // Static attention becomes one tiled loop nest: (leading dims, query
 // blocks of 64) in parallel, key blocks of 128 in sequence carrying the row
@@ -227,7 +229,8 @@ func.func @flash_shared_kv(%q: tensor<2x4x256x64xf32>, %k: tensor<2x1x256x64xf32
 // -----
 
 // Not tiled: a query shared along a leading dim (the keys' heads against
-// one query head) and a dynamic head dim keep the decomposed form (scores
+// one query head), a dynamic head dim and keys of a dynamic leading dim
+// against the query's static one keep the decomposed form (scores
 // materialized).
 // CHECK-LABEL: func @not_flash
 // CHECK-NOT: scf.forall (
@@ -235,10 +238,13 @@ func.func @flash_shared_kv(%q: tensor<2x4x256x64xf32>, %k: tensor<2x1x256x64xf32
 // CHECK-NOT: scf.forall (
 // CHECK: tensor<8x?xf32>
 // CHECK-NOT: scf.forall (
-func.func @not_flash(%q2: tensor<1x128x64xf32>, %k2: tensor<4x128x64xf32>, %q3: tensor<8x?xf32>) -> (tensor<4x128x64xf32>, tensor<8x?xf32>) {
+// CHECK: tensor<?x64x128xf32>
+// CHECK-NOT: scf.forall (
+func.func @not_flash(%q2: tensor<1x128x64xf32>, %k2: tensor<4x128x64xf32>, %q3: tensor<8x?xf32>, %q4: tensor<4x128x64xf32>, %k4: tensor<?x128x64xf32>) -> (tensor<4x128x64xf32>, tensor<8x?xf32>, tensor<4x128x64xf32>) {
   %1 = tessera.attention %q2, %k2, %k2 : tensor<1x128x64xf32>, tensor<4x128x64xf32>, tensor<4x128x64xf32> -> tensor<4x128x64xf32>
   %2 = tessera.attention %q3, %q3, %q3 {scale = 0.125 : f32} : tensor<8x?xf32>, tensor<8x?xf32>, tensor<8x?xf32> -> tensor<8x?xf32>
-  return %1, %2 : tensor<4x128x64xf32>, tensor<8x?xf32>
+  %3 = tessera.attention %q4, %k4, %k4 : tensor<4x128x64xf32>, tensor<?x128x64xf32>, tensor<?x128x64xf32> -> tensor<4x128x64xf32>
+  return %1, %2, %3 : tensor<4x128x64xf32>, tensor<8x?xf32>, tensor<4x128x64xf32>
 }
 
 // -----

@@ -1730,6 +1730,12 @@ func.func @enough_panels(%x: tensor<256x576xf32>, %w: tensor<576x384xf32>, %acc:
 // CHECK: scf.for %{{.*}} = %[[KE]] to %[[K]] step %c1
 // CHECK: scf.forall (%{{.*}}) = (%[[ME]]) to (%[[M]]) step (1)
 // CHECK: tensor.expand_shape %{{.*}} {{\[}}[0, 1]] output_shape [2, %{{.*}}] : tensor<?xf32> into tensor<2x?xf32>
+// Rows back into several dynamic dims: a reshape (see @batch_not_folded).
+// CHECK-LABEL: func @matrix_vector_dynamic_rows
+// CHECK: tensor.collapse_shape %arg0 {{\[}}[0, 1, 2], [3]] : tensor<?x3x?x40xf32> into tensor<?x40xf32>
+// CHECK: scf.forall
+// CHECK-NOT: tensor.expand_shape
+// CHECK: tensor.reshape %{{.*}}(%{{.*}}) : (tensor<?xf32>, tensor<3xindex>) -> tensor<?x3x?xf32>
 func.func @matrix_vector(%a: tensor<64x256xf32>, %x: tensor<256xf32>, %acc: tensor<64xf32>) -> tensor<64xf32> {
   %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%a, %x : tensor<64x256xf32>, tensor<256xf32>) outs(%acc : tensor<64xf32>) {
   ^bb0(%p: f32, %q: f32, %o: f32):
@@ -1756,6 +1762,15 @@ func.func @matrix_vector_dynamic(%a: tensor<2x?x?xf32>, %x: tensor<?xf32>, %acc:
     linalg.yield %s : f32
   } -> tensor<2x?xf32>
   return %0 : tensor<2x?xf32>
+}
+func.func @matrix_vector_dynamic_rows(%a: tensor<?x3x?x40xf32>, %x: tensor<40xf32>, %acc: tensor<?x3x?xf32>) -> tensor<?x3x?xf32> {
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%a, %x : tensor<?x3x?x40xf32>, tensor<40xf32>) outs(%acc : tensor<?x3x?xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %t = arith.mulf %p, %q : f32
+    %s = arith.addf %o, %t : f32
+    linalg.yield %s : f32
+  } -> tensor<?x3x?xf32>
+  return %0 : tensor<?x3x?xf32>
 }
 
 // -----

@@ -102,7 +102,8 @@ struct ModuleWeight {
 /// declaration, and returns their bytes, for writeSharedLibrary to write
 /// into an object of their own: translation then makes no LLVM constant
 /// of them and the code generator no second copy. None unless `triple` is
-/// x86-64 ELF (the object writer's format).
+/// x86-64 ELF and the host little-endian (the object writer's format, laid
+/// out as the host lays out its structures).
 std::vector<ModuleWeight> externalizeWeights(mlir::ModuleOp module,
                                              const llvm::Triple &triple);
 
@@ -115,8 +116,8 @@ llvm::Error writeWeightsObject(llvm::ArrayRef<ModuleWeight> weights,
 /// Optimizes the unoptimized `module` (from translateToLLVMIR) and
 /// links it with the archive `support` into the shared library `path`
 /// (with libomp when `openmp`). Its large constant arrays (weights) are
-/// written as bytes into an object of their own (`moduleWeights`, those
-/// externalizeWeights took out before translation, into another), and its
+/// written as bytes into an object of their own, and `moduleWeights` (those
+/// externalizeWeights took out before translation) into another; its
 /// functions are
 /// split into `options.partitions` partitions (the
 /// count depends on the module and the options only, so the artifact does
