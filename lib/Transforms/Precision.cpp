@@ -393,7 +393,12 @@ private:
             info.rejectWideAccumulation(attention, narrow)) {
       if (!targetHasNarrow)
         return decide("f32: " + *why);
-      attention->setAttr(::tessera::kNarrowProductsAttr, TypeAttr::get(narrow));
+      // (report=local's program is the f32 one beside the narrow copies it
+      // reports, and no copy of an attention kept f32 is reported: its
+      // products stay f32 there, so that every reference is f32.)
+      if (report != "local")
+        attention->setAttr(::tessera::kNarrowProductsAttr,
+                           TypeAttr::get(narrow));
       return decide("f32: " + *why + "; its products " + policy +
                     " when lowered as matmuls");
     }

@@ -3,6 +3,9 @@
 // RUN: tessera-opt %t/ops.mlir --tessera-assign-precision="policy=bf16 target=cuda report=accumulated" | FileCheck %s --check-prefix=ACCUMULATED
 // RUN: tessera-opt %t/ops.mlir --tessera-assign-precision="policy=bf16 target=cuda" | FileCheck %s --check-prefix=PLAIN
 // RUN: tessera-opt %t/ops.mlir --tessera-assign-precision="report=local" | FileCheck %s --check-prefix=PLAIN
+// RUN: tessera-opt %t/kept.mlir --tessera-assign-precision="policy=bf16 target=cpu report=local" | FileCheck %s --check-prefix=KEPT-LOCAL
+// RUN: tessera-opt %t/kept.mlir --tessera-assign-precision="policy=bf16 target=cpu report=accumulated" | FileCheck %s --check-prefix=KEPT
+// RUN: tessera-opt %t/kept.mlir --tessera-assign-precision="policy=bf16 target=cpu" | FileCheck %s --check-prefix=KEPT
 // RUN: tessera-opt %t/int8.mlir --tessera-assign-precision="policy=int8 keep-first-layers=false calibration=%t/cache.json report=local" | FileCheck %s --check-prefix=SCALES
 // RUN: tessera-opt %t/int8.mlir --tessera-assign-precision="policy=fp8 keep-first-layers=false fp8-scaling=current report=local" | FileCheck %s --check-prefix=CURRENT
 // RUN: tessera-opt %t/int8.mlir --tessera-assign-precision="policy=int8 keep-first-layers=false calibration=%t/cache.json report=accumulated" | FileCheck %s --check-prefix=ACC-INT8
@@ -52,6 +55,23 @@ func.func @ops(%q: tensor<1x2x8x64xf32>, %q40: tensor<1x2x8x40xf32>, %img: tenso
 #attn = loc("/attn/Attention")
 #wide = loc("/wide/Attention")
 #conv = loc("/patch/Conv")
+
+// An attention the CPU keeps f32 takes bf16 products where it is lowered
+// (tessera.narrow_products), in the compiled program and under
+// report=accumulated; report=local's program keeps them f32, so that the
+// references it compares the narrow copies with are all f32.
+// KEPT-LOCAL-LABEL: func @kept
+// KEPT-LOCAL-NOT: narrow_products
+// KEPT-LOCAL: tessera.attention {{.*}}tessera.precision = "f32: {{.*}}its products bf16 when lowered as matmuls"
+// KEPT-LOCAL-NOT: narrow_products
+// KEPT-LABEL: func @kept
+// KEPT: tessera.attention {{.*}}{tessera.narrow_products = bf16
+
+//--- kept.mlir
+func.func @kept(%q: tensor<1x2x8x64xf32>) -> tensor<1x2x8x64xf32> {
+  %0 = tessera.attention %q, %q, %q : tensor<1x2x8x64xf32>, tensor<1x2x8x64xf32>, tensor<1x2x8x64xf32> -> tensor<1x2x8x64xf32>
+  return %0 : tensor<1x2x8x64xf32>
+}
 
 // int8 and fp8 matmuls also return the scales their operands were divided
 // by (ONNX's convention): the input's per tensor (its range 2.54 / 127 =
