@@ -213,9 +213,10 @@ def TileContractionsPass
       result goes away);
     - when the only user of the result is an all-parallel linalg.generic
       reading it element for element (a bias, activation or residual add:
-      a matmul's epilogue), fuses that op into the panel loop, so that it
-      runs on each panel right after the panel's row tiles, while the
-      panel is in cache.
+      a matmul's epilogue; also one of another element type, such as an
+      8-bit consumer's quantization), fuses that op into the panel loop,
+      so that it runs on each panel right after the panel's row tiles,
+      while the panel is in cache.
     Dynamic rows are tiled by 8 and the row loop peeled: its full tiles
     get static types and are vectorized as above; the last, partial tile
     (fewer than 8 rows) runs as a loop of its own, one row at a time, each

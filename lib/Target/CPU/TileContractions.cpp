@@ -274,7 +274,8 @@ bool readPackedLhs(RewriterBase &rewriter, const RegisterTile &tile,
 
 /// The elementwise op that is the only user of `op`'s result and reads it
 /// element for element (a bias, an activation, a residual add fused by
-/// the elementwise fusion pass), or null.
+/// the elementwise fusion pass; with them an 8-bit consumer's
+/// quantization, whose result has a narrower element type), or null.
 Operation *findEpilogue(linalg::GenericOp op) {
   Value result = op->getResult(0);
   if (!result.hasOneUse())
@@ -282,7 +283,8 @@ Operation *findEpilogue(linalg::GenericOp op) {
   auto consumer = dyn_cast<linalg::GenericOp>(*result.getUsers().begin());
   if (!consumer || consumer.getNumDpsInits() != 1 ||
       consumer.getNumLoops() != consumer.getNumParallelLoops() ||
-      consumer->getResult(0).getType() != result.getType() ||
+      cast<ShapedType>(consumer->getResult(0).getType()).getShape() !=
+          cast<ShapedType>(result.getType()).getShape() ||
       !consumer.hasPureTensorSemantics())
     return nullptr;
   for (OpOperand *input : consumer.getDpsInputOperands())

@@ -142,8 +142,8 @@ SmallVector<Value> ContractionKernel::startAccumulators(int64_t count) {
 }
 
 void ContractionKernel::storeAccumulators(ValueRange acc, bool atomicAdd) {
-  // A split K stores partial sums: fp8 products, the only ones with an
-  // amax, never split.
+  // A split K stores partial sums: its launch is built without the amax
+  // (rewrite reduces the summed result).
   assert(!(c.amax && atomicAdd) && "an amax over partial sums");
   bool amax = bool(c.amax);
   // With the amax: this thread's largest element value so far (-inf for

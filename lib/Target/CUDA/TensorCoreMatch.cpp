@@ -220,12 +220,11 @@ bool mayWrite(Operation *op, Value buffer) {
 /// by a maximum (arith.maximumf, which keeps a NaN as the kernel's integer
 /// maximum of the bits does), of values that a math.absf makes non-negative (so
 /// that their bits order as i32s do) and computed from the element alone;
-/// nothing between the kernel and it may write that buffer. Only for fp8
-/// operands, whose kernels (wgmma, or mma.sync on decoded tiles) never
-/// split K: a split kernel stores partial sums.
+/// nothing between the kernel and it may write that buffer. Kernels that
+/// split K store partial sums: where the host launches one (16-bit and
+/// int8 products of few output tiles), the reduction runs after the
+/// split product and its epilogue, as where no kernel runs.
 void matchAmax(Contraction &c) {
-  if (!isFp8(c))
-    return;
   Operation *last =
       c.epilogue ? c.epilogue.getOperation() : c.op.getOperation();
   Value stored =

@@ -479,8 +479,8 @@ struct TensorCoreMatmulPass
       foldAmax(c);
   }
 
-  /// Where the kernel cannot run: the amax reduction over the stored
-  /// buffer into fallbackAmax, from -inf (warps over chunks of it,
+  /// Where the kernel cannot run or splits K: the amax reduction over the
+  /// stored buffer into fallbackAmax, from -inf (warps over chunks of it,
   /// tessera-cuda-warp-reductions), then its bits into amaxBits, as the
   /// kernel's atomics would have left them (the reduction's own result may
   /// be filled only after the product).
@@ -559,9 +559,14 @@ struct TensorCoreMatmulPass
       b.setInsertionPointToStart(splitBranch.thenBlock());
       if (c.zeroFill)
         b.clone(*c.zeroFill);
+      // Partial sums have no amax: it is reduced once they are summed.
+      linalg::GenericOp amax = std::exchange(c.amax, {});
       kernel.buildLaunch(parts);
+      c.amax = amax;
       if (c.epilogue)
         b.clone(*c.epilogue);
+      if (c.amax)
+        reduceFallbackAmax(c, b);
       b.setInsertionPointToStart(splitBranch.elseBlock());
     }
     // On an sm_90a GPU, the wgmma kernel (its guard checks the grid for

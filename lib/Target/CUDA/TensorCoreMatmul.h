@@ -58,8 +58,9 @@ struct Contraction {
   /// when there is none.
   mlir::linalg::GenericOp amax;
   mlir::Value amaxBits;
-  /// Where the kernel cannot run: the amax of the stored values, reduced
-  /// from -inf (a memref<f32>) before its bits go into amaxBits.
+  /// Where the kernel cannot run or splits K: the amax of the stored
+  /// values, reduced from -inf (a memref<f32>) before its bits go into
+  /// amaxBits.
   mlir::Value fallbackAmax;
   /// Allocations and constants between the contraction and its epilogue,
   /// moved before the kernel's launch.

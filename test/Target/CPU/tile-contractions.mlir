@@ -178,6 +178,40 @@ func.func @epilogue(%x: tensor<16x64xf32>, %w: tensor<64x96xf32>, %acc: tensor<1
 #b = affine_map<(d0, d1, d2) -> (d1, d2)>
 #c = affine_map<(d0, d1, d2) -> (d0, d2)>
 
+// An epilogue of another element type (an 8-bit consumer's requantization:
+// a scale, a rounding and the narrow result) also runs on each panel, and
+// the forall produces the narrow result: the f32 product is not read again
+// by a loop of its own.
+// CHECK-LABEL: func @requantizing_epilogue
+// CHECK: %[[F:.*]]:2 = scf.forall {{.*}} -> (tensor<16x96xf32>, tensor<16x96xbf16>)
+// CHECK: vector.contract
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<16x48xf32>, tensor<f32>) outs(%{{.*}} : tensor<16x48xbf16>)
+// CHECK: arith.truncf
+// CHECK: scf.forall.in_parallel
+// CHECK: return %[[F]]#1
+func.func @requantizing_epilogue(%x: tensor<16x64xf32>, %w: tensor<64x96xf32>, %acc: tensor<16x96xf32>, %scale: tensor<f32>) -> tensor<16x96xbf16> {
+  %0 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x, %w : tensor<16x64xf32>, tensor<64x96xf32>) outs(%acc : tensor<16x96xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %t = arith.mulf %p, %q : f32
+    %s = arith.addf %o, %t : f32
+    linalg.yield %s : f32
+  } -> tensor<16x96xf32>
+  %e = tensor.empty() : tensor<16x96xbf16>
+  %1 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%0, %scale : tensor<16x96xf32>, tensor<f32>) outs(%e : tensor<16x96xbf16>) {
+  ^bb0(%v: f32, %s: f32, %o: bf16):
+    %q = arith.divf %v, %s : f32
+    %r = arith.truncf %q : f32 to bf16
+    linalg.yield %r : bf16
+  } -> tensor<16x96xbf16>
+  return %1 : tensor<16x96xbf16>
+}
+
+// -----
+
+#a = affine_map<(d0, d1, d2) -> (d0, d1)>
+#b = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d2)>
+
 // Must not fire: an epilogue that reads the product transposed, and one
 // whose product is also returned, stay after the loops.
 // CHECK-LABEL: func @epilogue_not_fused

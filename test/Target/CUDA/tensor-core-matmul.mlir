@@ -671,19 +671,68 @@ func.func @fp8_amax(%a: memref<64x64xf8E4M3FN>, %b: memref<64x64xf8E4M3FN>, %y: 
 
 // -----
 
+// The amax of a bf16 product's result (a 16-bit activation that an fp8
+// consumer scales by its current amax), deep enough in K for the host to
+// split it when the grid is small: the split kernel stores partial sums
+// without the amax, which is reduced over the summed result after it;
+// the whole-K kernel computes it as it stores.
+// CHECK-LABEL: func @bf16_amax
+// CHECK: } {tessera.cuda.kernel = "amax_start"}
+// CHECK: scf.if
+// CHECK-NOT: atomic_rmw maxs
+// CHECK: } {tessera.cuda.kernel = "mma_sync_gemm_split_k"}
+// CHECK-NOT: gpu.launch
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%[[FALLBACK:.*]] : memref<f32>)
+// CHECK-NEXT: linalg.generic {{.*}}iterator_types = ["reduction", "reduction"]} ins(%arg2 : memref<64x64xf32>) outs(%[[FALLBACK]] : memref<f32>)
+// CHECK: } {tessera.cuda.kernel = "amax_bits"}
+// CHECK-NEXT: } else {
+// CHECK: memref.atomic_rmw maxs
+// CHECK: } {tessera.cuda.kernel = "mma_sync_gemm"}
+// CHECK: } {tessera.cuda.kernel = "amax_fold"}
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d2, d1)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#none = affine_map<(d0, d1) -> ()>
+func.func @bf16_amax(%a: memref<64x512xbf16>, %b: memref<512x64xbf16>, %y: memref<64x64xf32>, %amax: memref<f32>) {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  linalg.fill ins(%zero : f32) outs(%y : memref<64x64xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : memref<64x512xbf16>, memref<512x64xbf16>) outs(%y : memref<64x64xf32>) {
+  ^bb0(%x: bf16, %w: bf16, %acc: f32):
+    %0 = arith.extf %x : bf16 to f32
+    %1 = arith.extf %w : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %acc, %2 : f32
+    linalg.yield %3 : f32
+  }
+  linalg.fill ins(%ninf : f32) outs(%amax : memref<f32>)
+  linalg.generic {indexing_maps = [#id, #none], iterator_types = ["reduction", "reduction"]} ins(%y : memref<64x64xf32>) outs(%amax : memref<f32>) {
+  ^bb0(%v: f32, %m: f32):
+    %0 = math.absf %v : f32
+    %1 = arith.maximumf %m, %0 : f32
+    linalg.yield %1 : f32
+  }
+  return
+}
+
+// -----
+
 // Left to the reduction kernels: a maximum of values no math.absf makes
 // non-negative (their bits would not order as integers), a sum, and the
-// amax of a bf16 product's result (a bf16 kernel may split K).
+// largest |value| of each row of a bf16 product (not over every loop).
 // CHECK-LABEL: func @not_amax
 // CHECK-NOT: atomic_rmw maxs
 // CHECK-NOT: amax_fold
-// CHECK-COUNT-3: iterator_types = ["reduction", "reduction"]
+// CHECK-COUNT-2: iterator_types = ["reduction", "reduction"]
+// CHECK: iterator_types = ["parallel", "reduction"]
 #a = affine_map<(d0, d1, d2) -> (d0, d2)>
 #b = affine_map<(d0, d1, d2) -> (d1, d2)>
 #c = affine_map<(d0, d1, d2) -> (d0, d1)>
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #none = affine_map<(d0, d1) -> ()>
-func.func @not_amax(%a: memref<64x64xf8E4M3FN>, %b: memref<64x64xf8E4M3FN>, %y: memref<64x64xf32>, %a16: memref<64x64xbf16>, %b16: memref<64x64xbf16>, %y16: memref<64x64xf32>, %m: memref<f32>, %s: memref<f32>, %m16: memref<f32>) {
+#rows = affine_map<(d0, d1) -> (d0)>
+func.func @not_amax(%a: memref<64x64xf8E4M3FN>, %b: memref<64x64xf8E4M3FN>, %y: memref<64x64xf32>, %a16: memref<64x64xbf16>, %b16: memref<64x64xbf16>, %y16: memref<64x64xf32>, %m: memref<f32>, %s: memref<f32>, %m16: memref<64xf32>) {
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%y : memref<64x64xf32>)
   linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : memref<64x64xf8E4M3FN>, memref<64x64xf8E4M3FN>) outs(%y : memref<64x64xf32>) {
@@ -714,7 +763,7 @@ func.func @not_amax(%a: memref<64x64xf8E4M3FN>, %b: memref<64x64xf8E4M3FN>, %y: 
     %3 = arith.addf %acc, %2 : f32
     linalg.yield %3 : f32
   }
-  linalg.generic {indexing_maps = [#id, #none], iterator_types = ["reduction", "reduction"]} ins(%y16 : memref<64x64xf32>) outs(%m16 : memref<f32>) {
+  linalg.generic {indexing_maps = [#id, #rows], iterator_types = ["parallel", "reduction"]} ins(%y16 : memref<64x64xf32>) outs(%m16 : memref<64xf32>) {
   ^bb0(%v: f32, %r: f32):
     %0 = math.absf %v : f32
     %1 = arith.maximumf %r, %0 : f32

@@ -152,6 +152,10 @@ def main():
     # Rows known only at run time: the host checks that the kernel can run
     # them.
     chain_rows(out, 80, 72, 40, [129, 5])
+    # Three rows and K = 1024: one output tile, so the host splits K when
+    # the first product runs on tf32 tensor cores (its amax then reduces
+    # the summed result after it).
+    chain(out, 3, 1024, 64, 40)
 
 
 if __name__ == "__main__":
