@@ -189,9 +189,10 @@ def AssignPrecisionPass
            "through elementwise ops and data movement only) f32">,
     Option<"report", "report", "std::string", "\"\"",
            "For the precision report: 'local' keeps the program f32 and "
-           "returns each narrowed matmul's f32 result and the result of a "
-           "narrow copy fed the same f32 operands; 'accumulated' narrows as "
-           "usual and returns each narrowed matmul's result">
+           "returns each narrowed matmul's, convolution's or attention's "
+           "f32 result and the result of a narrow copy fed the same f32 "
+           "operands (and each one kept f32 as its own reference); "
+           "'accumulated' narrows as usual and returns each one's result">
   ];
 }
 

@@ -24,6 +24,7 @@
 
 #include <cmath>
 #include <map>
+#include <set>
 
 using namespace mlir;
 using namespace tessera;
@@ -235,8 +236,10 @@ llvm::Error tessera::writePrecisionReport(llvm::StringRef modelPath,
   std::map<std::string, ErrorStats> local, accumulated;
   std::map<std::string, RangeStats> clipped;
   std::map<std::string, std::vector<runtime::HostTensor>> references;
-  // Each region's op (matmul, conv, attention) and its operands' scales.
+  // Each region's op (matmul, conv, attention) and its operands' scales;
+  // the regions the policy kept f32.
   std::map<std::string, std::string> kinds;
+  std::set<std::string> kept;
   std::map<std::string, std::map<std::string, std::vector<float>>> scales;
   std::vector<std::string> sets = runtime::calibrationSamples(
       options.reportInputs.empty() ? options.calibrate : options.reportInputs);
@@ -342,8 +345,11 @@ llvm::Error tessera::writePrecisionReport(llvm::StringRef modelPath,
         if (role == "reference") {
           refs.push_back(std::move(value));
         } else if (s < refs.size()) {
-          (role == "local" ? local : accumulated)[key.str()].add(refs[s],
-                                                                  value);
+          // A region kept f32 is its own reference in the f32 program.
+          if (role == "kept")
+            kept.insert(key.str());
+          (role == "accumulated" ? accumulated : local)[key.str()].add(refs[s],
+                                                                       value);
         }
       }
     }
@@ -357,14 +363,16 @@ llvm::Error tessera::writePrecisionReport(llvm::StringRef modelPath,
   });
   llvm::json::Array regions;
   for (const std::string &key : ranked) {
+    bool wide = kept.count(key);
     llvm::json::Object region{{"node", key},
                               {"op", kinds[key]},
-                              {"precision", options.precision},
+                              {"precision", wide ? "fp32" : options.precision},
                               {"local", local[key].toJSON()}};
     // The scales each operand was divided by (ONNX's convention): one per
     // tensor, or per output channel as their count, least and largest;
     // "current" where each run computes its own (fp8 current scaling).
-    bool eightBit = options.precision == "int8" || options.precision == "fp8";
+    bool eightBit =
+        !wide && (options.precision == "int8" || options.precision == "fp8");
     for (llvm::StringRef side : {"lhs", "rhs"}) {
       if (!eightBit || kinds[key] != "matmul")
         break;
@@ -392,7 +400,7 @@ llvm::Error tessera::writePrecisionReport(llvm::StringRef modelPath,
     auto range = ranges.range.find(key + ":lhs");
     if (range != ranges.range.end())
       region["lhs_range"] = range->second;
-    if (auto counts = clipped.find(key); counts != clipped.end()) {
+    if (auto counts = clipped.find(key); !wide && counts != clipped.end()) {
       region["saturated_percent"] =
           counts->second.percent(counts->second.saturated);
       region["flushed_percent"] =

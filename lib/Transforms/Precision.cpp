@@ -191,6 +191,8 @@ public:
       keys[op] = key.substr(0, key.rfind(':'));
     });
     reported.clear();
+    reportedOps.clear();
+    copies.clear();
     // Contractions whose operands the model dequantizes itself, found
     // before the rewrite adds dequantizations of its own.
     llvm::DenseSet<Operation *> modelQuantized;
@@ -270,6 +272,8 @@ public:
       auto target = report == "local"
                         ? cast<MatmulOp>(OpBuilder(op).clone(*op))
                         : matmul;
+      if (target != matmul)
+        copies.insert(target);
       std::string reason;
       ::tessera::OperandScales scales;
       Value result = narrowMatmul(target, narrow, reason, &scales);
@@ -295,6 +299,17 @@ public:
         target.erase();
       }
     });
+    // The contractions kept f32 join the report too (under a plan each
+    // policy's pass reports its own narrowed matmuls only).
+    if (!report.empty() && onlyNodes.empty())
+      func.walk([&](Operation *op) {
+        if (!isa<MatmulOp, AttentionOp, Conv2dOp>(op) ||
+            reportedOps.contains(op) || copies.contains(op))
+          return;
+        auto decision = op->getAttrOfType<StringAttr>(kPrecisionAttr);
+        if (decision && decision.getValue().starts_with("f32"))
+          reportKept(op);
+      });
     if (remarks)
       func.walk([&](Operation *op) {
         if (!isa<MatmulOp, AttentionOp, Conv2dOp>(op))
@@ -393,14 +408,20 @@ private:
             info.rejectWideAccumulation(attention, narrow)) {
       if (!targetHasNarrow)
         return decide("f32: " + *why);
-      // (report=local's program is the f32 one beside the narrow copies it
-      // reports, and no copy of an attention kept f32 is reported: its
-      // products stay f32 there, so that every reference is f32.)
-      if (report != "local")
-        attention->setAttr(::tessera::kNarrowProductsAttr,
-                           TypeAttr::get(narrow));
-      return decide("f32: " + *why + "; its products " + policy +
-                    " when lowered as matmuls");
+      decide("f32: " + *why + "; its products " + policy +
+             " when lowered as matmuls");
+      // Its narrow products are reported as a narrowed op's are: under
+      // report=local a copy takes them and the op itself stays f32 (so
+      // that every reference is f32).
+      auto target =
+          report == "local"
+              ? cast<AttentionOp>(OpBuilder(attention).clone(*attention))
+              : attention;
+      if (target != attention)
+        copies.insert(target);
+      target->setAttr(::tessera::kNarrowProductsAttr, TypeAttr::get(narrow));
+      reportNarrowed(attention, attention.getResult(), target.getResult());
+      return;
     }
     // With report=local a narrow copy reads the same f32 operands, as a
     // matmul's does.
@@ -408,6 +429,8 @@ private:
         report == "local"
             ? cast<AttentionOp>(OpBuilder(attention).clone(*attention))
             : attention;
+    if (target != attention)
+      copies.insert(target);
     Value result = narrowAccumulatingWide(target,
                                           {&target.getQueryMutable(),
                                            &target.getKeyMutable(),
@@ -446,11 +469,29 @@ private:
     auto name = [&](StringRef role) {
       return ::tessera::reportOutputName(role, op, keys.lookup(op));
     };
+    reportedOps.insert(op);
     if (report == "local") {
       reported.emplace_back(name("reference"), reference);
       reported.emplace_back(name("local"), narrowed);
     } else if (report == "accumulated") {
       reported.emplace_back(name("accumulated"), narrowed);
+    }
+  }
+
+  /// For the precision report: a contraction the policy keeps f32, whose
+  /// result is reported beside the narrowed ones' (its own error is none;
+  /// under report=accumulated it shows what the narrowed ops before it
+  /// pass on): under report=local as the reference and as `kept`.
+  void reportKept(Operation *op) {
+    auto name = [&](StringRef role) {
+      return ::tessera::reportOutputName(role, op, keys.lookup(op));
+    };
+    Value result = op->getResult(0);
+    if (report == "local") {
+      reported.emplace_back(name("reference"), result);
+      reported.emplace_back(name("kept"), result);
+    } else if (report == "accumulated") {
+      reported.emplace_back(name("accumulated"), result);
     }
   }
 
@@ -487,6 +528,8 @@ private:
       return decide("f32: " + *why);
     auto target =
         report == "local" ? cast<Conv2dOp>(OpBuilder(conv).clone(*conv)) : conv;
+    if (target != conv)
+      copies.insert(target);
     Value result = narrowAccumulatingWide(
         target, {&target.getInputMutable(), &target.getFilterMutable()},
         narrow);
@@ -652,6 +695,9 @@ private:
   llvm::DenseMap<Operation *, std::string> keys;
   /// The values report=local|accumulated returns, by output name.
   SmallVector<std::pair<std::string, Value>> reported;
+  /// The ops reportNarrowed reported, and the narrow copies report=local
+  /// adds beside them.
+  llvm::DenseSet<Operation *> reportedOps, copies;
 };
 
 } // namespace

@@ -9,6 +9,9 @@
 // RUN: tessera-opt %t/int8.mlir --tessera-assign-precision="policy=int8 keep-first-layers=false calibration=%t/cache.json report=local" | FileCheck %s --check-prefix=SCALES
 // RUN: tessera-opt %t/int8.mlir --tessera-assign-precision="policy=fp8 keep-first-layers=false fp8-scaling=current report=local" | FileCheck %s --check-prefix=CURRENT
 // RUN: tessera-opt %t/int8.mlir --tessera-assign-precision="policy=int8 keep-first-layers=false calibration=%t/cache.json report=accumulated" | FileCheck %s --check-prefix=ACC-INT8
+// RUN: tessera-opt %t/int8.mlir --tessera-assign-precision="policy=int8 calibration=%t/cache.json report=local" | FileCheck %s --check-prefix=FIRST
+// RUN: tessera-opt %t/int8.mlir --tessera-assign-precision="policy=int8 calibration=%t/cache.json report=accumulated" | FileCheck %s --check-prefix=FIRST-ACC
+// RUN: tessera-opt %t/int8.mlir --tessera-assign-precision="policy=int8 calibration=%t/cache.json" | FileCheck %s --check-prefix=FIRST-PLAIN
 
 // The precision report's programs (report=local|accumulated): every op
 // the policy narrows returns extra results named
@@ -16,30 +19,37 @@
 // matmuls. report=local keeps the program f32 and adds a narrow copy fed
 // the same f32 operands: the f32 result (reference) and the copy's
 // (local). report=accumulated narrows the op itself and returns its
-// result. An attention the target keeps f32 (a head dim of 40 on cuda)
-// and the policy fp32 add nothing, nor does a compile without report.
+// result. An attention the target keeps f32 whose products it narrows (a
+// head dim of 40 on cuda: tessera.narrow_products) is reported the same
+// way, its copy taking the narrow products. The policy fp32 adds nothing,
+// nor does a compile without report.
 
 // LOCAL-LABEL: func @ops
 // LOCAL-SAME: {tessera.name = "tessera.report:reference:attention:/attn/Attention"}
 // LOCAL-SAME: {tessera.name = "tessera.report:local:attention:/attn/Attention"}
+// LOCAL-SAME: {tessera.name = "tessera.report:reference:attention:/wide/Attention"}
+// LOCAL-SAME: {tessera.name = "tessera.report:local:attention:/wide/Attention"}
 // LOCAL-SAME: {tessera.name = "tessera.report:reference:conv:/patch/Conv"}
 // LOCAL-SAME: {tessera.name = "tessera.report:local:conv:/patch/Conv"}
-// LOCAL-NOT: tessera.report:{{.*}}/wide/Attention
 // LOCAL: %[[Q:.*]] = tessera.cast %arg0 : tensor<1x2x8x64xf32> to tensor<1x2x8x64xbf16>
 // LOCAL: %[[COPY:.*]] = tessera.attention %[[Q]], {{.*}} {tessera.precision = "bf16"} : tensor<1x2x8x64xbf16>, tensor<1x2x8x64xbf16>, tensor<1x2x8x64xbf16> -> tensor<1x2x8x64xbf16>
 // LOCAL: %[[LOCAL:.*]] = tessera.cast %[[COPY]] : tensor<1x2x8x64xbf16> to tensor<1x2x8x64xf32>
 // LOCAL: %[[REF:.*]] = tessera.attention %arg0, %arg0, %arg0 : tensor<1x2x8x64xf32>, tensor<1x2x8x64xf32>, tensor<1x2x8x64xf32> -> tensor<1x2x8x64xf32>
+// LOCAL: %[[WCOPY:.*]] = tessera.attention %arg1, %arg1, %arg1 {tessera.narrow_products = bf16
+// LOCAL: %[[WREF:.*]] = tessera.attention %arg1, %arg1, %arg1 {tessera.precision = "f32: {{.*}}"}
 // LOCAL: tessera.conv2d {{.*}} : tensor<1x4x8x8xbf16>, tensor<8x4x3x3xbf16> -> tensor<1x8x6x6xbf16>
 // LOCAL: %[[CONV:.*]] = tessera.conv2d %arg2, %{{[0-9]+}} : tensor<1x4x8x8xf32>, tensor<8x4x3x3xf32> -> tensor<1x8x6x6xf32>
-// LOCAL: return %[[REF]], %{{[0-9]+}}, %[[CONV]], %[[REF]], %[[LOCAL]], %[[CONV]], %{{[0-9]+}} :
+// LOCAL: return %[[REF]], %[[WREF]], %[[CONV]], %[[REF]], %[[LOCAL]], %[[WREF]], %[[WCOPY]], %[[CONV]], %{{[0-9]+}} :
 
 // ACCUMULATED-LABEL: func @ops
 // ACCUMULATED-SAME: {tessera.name = "tessera.report:accumulated:attention:/attn/Attention"}
+// ACCUMULATED-SAME: {tessera.name = "tessera.report:accumulated:attention:/wide/Attention"}
 // ACCUMULATED-SAME: {tessera.name = "tessera.report:accumulated:conv:/patch/Conv"}
 // ACCUMULATED-NOT: tessera.report:reference
 // ACCUMULATED: %[[A:.*]] = tessera.attention {{.*}} -> tensor<1x2x8x64xbf16>
 // ACCUMULATED: %[[AF:.*]] = tessera.cast %[[A]] : tensor<1x2x8x64xbf16> to tensor<1x2x8x64xf32>
-// ACCUMULATED: return %[[AF]], {{.*}}, %[[AF]],
+// ACCUMULATED: %[[W:.*]] = tessera.attention %arg1, %arg1, %arg1 {tessera.narrow_products = bf16
+// ACCUMULATED: return %[[AF]], %[[W]], {{.*}}, %[[AF]], %[[W]],
 
 // PLAIN-LABEL: func @ops
 // PLAIN-NOT: tessera.report
@@ -58,12 +68,15 @@ func.func @ops(%q: tensor<1x2x8x64xf32>, %q40: tensor<1x2x8x40xf32>, %img: tenso
 
 // An attention the CPU keeps f32 takes bf16 products where it is lowered
 // (tessera.narrow_products), in the compiled program and under
-// report=accumulated; report=local's program keeps them f32, so that the
-// references it compares the narrow copies with are all f32.
+// report=accumulated, where it is reported as it is; report=local's
+// program keeps it f32 (so that the references it compares the narrow
+// copies with are all f32) beside a copy with the narrow products.
 // KEPT-LOCAL-LABEL: func @kept
-// KEPT-LOCAL-NOT: narrow_products
-// KEPT-LOCAL: tessera.attention {{.*}}tessera.precision = "f32: {{.*}}its products bf16 when lowered as matmuls"
-// KEPT-LOCAL-NOT: narrow_products
+// KEPT-LOCAL-SAME: {tessera.name = "tessera.report:reference:attention:#attention0"}
+// KEPT-LOCAL-SAME: {tessera.name = "tessera.report:local:attention:#attention0"}
+// KEPT-LOCAL: %[[COPY:.*]] = tessera.attention {{.*}}{tessera.narrow_products = bf16
+// KEPT-LOCAL: %[[F32:.*]] = tessera.attention {{.*}}{tessera.precision = "f32: {{.*}}its products bf16 when lowered as matmuls"}
+// KEPT-LOCAL: return %[[F32]], %[[F32]], %[[COPY]] :
 // KEPT-LABEL: func @kept
 // KEPT: tessera.attention {{.*}}{tessera.narrow_products = bf16
 
@@ -89,6 +102,21 @@ func.func @kept(%q: tensor<1x2x8x64xf32>) -> tensor<1x2x8x64xf32> {
 // CURRENT-SAME: tensor<1xf32> {tessera.name = "tessera.report:scale_rhs:matmul:/fc/MatMul"}
 // CURRENT: %[[R:.*]] = tessera.constant dense<0.00223214296> : tensor<1xf32>
 // CURRENT: return {{.*}}, %[[R]] :
+// A matmul the policy keeps f32 (here a first layer, by default under
+// 8-bit policies) is reported too: under report=local its result as the
+// reference and as "kept" (its own error is none), under
+// report=accumulated as it is, with what the narrowed ops before it pass
+// on. None without a report.
+// FIRST-LABEL: func @fc
+// FIRST-SAME: {tessera.name = "tessera.report:reference:matmul:/fc/MatMul"}
+// FIRST-SAME: {tessera.name = "tessera.report:kept:matmul:/fc/MatMul"}
+// FIRST: %[[M:.*]] = tessera.matmul {{.*}}tessera.precision = "f32: a first layer stays f32 under 8-bit policies"
+// FIRST: return %{{.*}}, %[[M]], %[[M]] :
+// FIRST-ACC-LABEL: func @fc
+// FIRST-ACC-SAME: {tessera.name = "tessera.report:accumulated:matmul:/fc/MatMul"}
+// FIRST-ACC-NOT: tessera.report:kept
+// FIRST-PLAIN-LABEL: func @fc
+// FIRST-PLAIN-NOT: tessera.report
 // report=accumulated narrows the matmul itself (the quantized program):
 // its dequantized result is returned, no scales.
 // ACC-INT8-LABEL: func @fc
