@@ -62,7 +62,8 @@ bool isPrecisionPolicy(StringRef policy) {
 std::string reportOutputName(StringRef role, Operation *op, StringRef key) {
   StringRef kind = isa<AttentionOp>(op) ? "attention"
                    : isa<Conv2dOp>(op)  ? "conv"
-                                        : "matmul";
+                   : isa<MatmulOp>(op)  ? "matmul"
+                                        : op->getName().stripDialect();
   return (kReportOutputPrefix + role + ":" + kind + ":" + key).str();
 }
 
@@ -184,11 +185,17 @@ public:
     // Keys first: the rewrite adds matmuls (which would shift the
     // positional keys of unnamed ones).
     keys.clear();
+    llvm::StringMap<unsigned> unnamed;
     func.walk([&](Operation *op) {
-      if (!isa<MatmulOp, Conv2dOp, AttentionOp>(op))
-        return;
-      std::string key = ::tessera::calibrationKey(op, 0);
-      keys[op] = key.substr(0, key.rfind(':'));
+      if (isa<MatmulOp, Conv2dOp, AttentionOp>(op)) {
+        std::string key = ::tessera::calibrationKey(op, 0);
+        keys[op] = key.substr(0, key.rfind(':'));
+      } else if (isReportedNormalization(op)) {
+        std::string node = onnxNodeName(op->getLoc());
+        StringRef kind = op->getName().stripDialect();
+        keys[op] = !node.empty() ? node
+                                 : ("#" + kind + Twine(unnamed[kind]++)).str();
+      }
     });
     reported.clear();
     reportedOps.clear();
@@ -303,11 +310,12 @@ public:
     // policy's pass reports its own narrowed matmuls only).
     if (!report.empty() && onlyNodes.empty())
       func.walk([&](Operation *op) {
-        if (!isa<MatmulOp, AttentionOp, Conv2dOp>(op) ||
-            reportedOps.contains(op) || copies.contains(op))
+        if (reportedOps.contains(op) || copies.contains(op))
           return;
         auto decision = op->getAttrOfType<StringAttr>(kPrecisionAttr);
-        if (decision && decision.getValue().starts_with("f32"))
+        if ((isa<MatmulOp, AttentionOp, Conv2dOp>(op) && decision &&
+             decision.getValue().starts_with("f32")) ||
+            isReportedNormalization(op))
           reportKept(op);
       });
     if (remarks)
@@ -493,6 +501,14 @@ private:
     } else if (report == "accumulated") {
       reported.emplace_back(name("accumulated"), result);
     }
+  }
+
+  /// The ops besides contractions that the report lists (f32 under every
+  /// policy): normalizations and softmax of f32 values, which show the
+  /// error that reaches them.
+  static bool isReportedNormalization(Operation *op) {
+    return isa<LayerNormOp, RmsNormOp, SoftmaxOp, LogSoftmaxOp>(op) &&
+           getElementTypeOrSelf(op->getResult(0).getType()).isF32();
   }
 
   /// `values` as a constant 1-D f32 tensor.

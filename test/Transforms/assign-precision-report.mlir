@@ -96,22 +96,26 @@ func.func @kept(%q: tensor<1x2x8x64xf32>) -> tensor<1x2x8x64xf32> {
 // SCALES-SAME: tensor<2xf32> {tessera.name = "tessera.report:scale_rhs:matmul:/fc/MatMul"}
 // SCALES-DAG: %[[L:.*]] = tessera.constant dense<2.000000e-02> : tensor<1xf32>
 // SCALES-DAG: %[[R:.*]] = tessera.constant dense<[0.00787401571, 0.00393700786]> : tensor<2xf32>
-// SCALES: return {{.*}}, %[[L]], %[[R]] :
+// SCALES: return {{.*}}, %[[L]], %[[R]], %{{[0-9]+}}, %{{[0-9]+}} :
 // CURRENT-LABEL: func @fc
 // CURRENT-NOT: scale_lhs
 // CURRENT-SAME: tensor<1xf32> {tessera.name = "tessera.report:scale_rhs:matmul:/fc/MatMul"}
 // CURRENT: %[[R:.*]] = tessera.constant dense<0.00223214296> : tensor<1xf32>
-// CURRENT: return {{.*}}, %[[R]] :
+// CURRENT: return {{.*}}, %[[R]], %{{[0-9]+}}, %{{[0-9]+}} :
 // A matmul the policy keeps f32 (here a first layer, by default under
 // 8-bit policies) is reported too: under report=local its result as the
 // reference and as "kept" (its own error is none), under
 // report=accumulated as it is, with what the narrowed ops before it pass
-// on. None without a report.
+// on. So are normalizations and softmax (f32 under every policy; an
+// unnamed one by its kind and position). None without a report.
 // FIRST-LABEL: func @fc
 // FIRST-SAME: {tessera.name = "tessera.report:reference:matmul:/fc/MatMul"}
 // FIRST-SAME: {tessera.name = "tessera.report:kept:matmul:/fc/MatMul"}
+// FIRST-SAME: {tessera.name = "tessera.report:reference:softmax:#softmax0"}
+// FIRST-SAME: {tessera.name = "tessera.report:kept:softmax:#softmax0"}
 // FIRST: %[[M:.*]] = tessera.matmul {{.*}}tessera.precision = "f32: a first layer stays f32 under 8-bit policies"
-// FIRST: return %{{.*}}, %[[M]], %[[M]] :
+// FIRST: %[[S:.*]] = tessera.softmax %[[M]]
+// FIRST: return %[[S]], %[[M]], %[[M]], %[[S]], %[[S]] :
 // FIRST-ACC-LABEL: func @fc
 // FIRST-ACC-SAME: {tessera.name = "tessera.report:accumulated:matmul:/fc/MatMul"}
 // FIRST-ACC-NOT: tessera.report:kept
@@ -120,10 +124,10 @@ func.func @kept(%q: tensor<1x2x8x64xf32>) -> tensor<1x2x8x64xf32> {
 // report=accumulated narrows the matmul itself (the quantized program):
 // its dequantized result is returned, no scales.
 // ACC-INT8-LABEL: func @fc
-// ACC-INT8-SAME: -> (tensor<4x2xf32>, tensor<4x2xf32> {tessera.name = "tessera.report:accumulated:matmul:/fc/MatMul"})
+// ACC-INT8-SAME: -> (tensor<4x2xf32>, tensor<4x2xf32> {tessera.name = "tessera.report:accumulated:matmul:/fc/MatMul"}, tensor<4x2xf32> {tessera.name = "tessera.report:accumulated:softmax:#softmax0"})
 // ACC-INT8: %[[D:.*]] = tessera.dequantize
 // ACC-INT8: %[[S:.*]] = tessera.softmax %[[D]]
-// ACC-INT8: return %[[S]], %[[D]] :
+// ACC-INT8: return %[[S]], %[[D]], %[[S]] :
 
 //--- int8.mlir
 func.func @fc(%x: tensor<4x2xf32>) -> tensor<4x2xf32> {

@@ -67,10 +67,11 @@ static tessera::PrecisionFlags precisionFlags(category);
 static cl::opt<std::string> precisionReport(
     "precision-report",
     cl::desc("Write the per-op accuracy report of --precision (JSON): for "
-             "each narrowed matmul, by ONNX node, its error against fp32 "
-             "on the --report-inputs samples, local (fed fp32 inputs) and "
-             "accumulated (in the narrowed program), worst first; the same as a "
-             "page to read beside it, FILE.html"),
+             "each matmul, convolution and attention (narrowed or kept "
+             "fp32) and each normalization and softmax, by ONNX node, its "
+             "error against fp32 on the --report-inputs samples, local (fed "
+             "fp32 inputs) and accumulated (in the narrowed program), worst "
+             "first; the same as a page to read beside it, FILE.html"),
     cl::value_desc("file.json"), cl::cat(category));
 static cl::opt<std::string> reportInputs(
     "report-inputs",

@@ -170,9 +170,11 @@ inline constexpr char kCalibrationOutputPrefix[] = "tessera.calibration:";
 /// The prefix of the names of the outputs tessera-assign-precision adds
 /// with `report`: "<prefix><role>:<op>:<region key>", role `reference`
 /// (the f32 result), `local` (the narrow op fed f32 inputs), `accumulated`
-/// (the narrow program's own result), `scale_lhs` or `scale_rhs` (the
-/// scales an int8 or fp8 matmul's operands were given, per tensor or per
-/// output channel); op `matmul`, `conv` or `attention`.
+/// (the narrow program's own result), `kept` (an op the policy kept f32,
+/// its own reference), `scale_lhs` or `scale_rhs` (the scales an int8 or
+/// fp8 matmul's operands were given, per tensor or per output channel); op
+/// `matmul`, `conv`, `attention`, or a normalization's or softmax's name
+/// (`layer_norm`, `rms_norm`, `softmax`, `log_softmax`).
 inline constexpr char kReportOutputPrefix[] = "tessera.report:";
 
 /// The name of a report output (kReportOutputPrefix) of `op`.
