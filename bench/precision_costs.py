@@ -33,7 +33,7 @@ sys.path.insert(0, os.path.join(ROOT, "bench"))
 from cpu_bench import time_tessera  # noqa: E402
 
 SHAPES = ((1, 4096, 4096), (128, 768, 3072), (512, 1024, 1024))
-POLICIES = ("fp32", "bf16", "fp8", "int8")
+POLICIES = ("fp32", "bf16", "fp16", "fp8", "int8")
 
 
 def write_gemm(folder, m, k, n):
@@ -63,13 +63,13 @@ def write_gemm(folder, m, k, n):
 
 def predicted(build, model, folder):
     """Each policy's predicted time for the GEMM, from --precision=auto's
-    plan (the policies the target has; its output head narrowed: the
-    plan prices the matmul whatever the accuracy)."""
+    plan, which prices every candidate the target has, whatever the
+    accuracy."""
     plan = os.path.join(folder, "plan.json")
     subprocess.run([os.path.join(build, "bin", "tessera-compile"), model,
                     "--precision=auto", f"--calibrate={folder}",
-                    "--accuracy-budget=cos:0.9,nrel:1", "--quantize-heads",
-                    "--quantize-first-layers", f"--precision-plan={plan}",
+                    "--accuracy-budget=cos:0.9,nrel:1",
+                    f"--precision-plan={plan}",
                     "-o", os.path.join(folder, "auto.so")],
                    check=True, stderr=subprocess.DEVNULL)
     with open(plan) as f:

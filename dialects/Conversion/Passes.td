@@ -37,7 +37,8 @@ def ConvertTesseraToLinalgPass
     Option<"fp8Operands", "fp8-operands", "bool", /*default=*/"false",
            "Keep a matmul's fp8 operands in its contraction, widened by "
            "arith.extf in the body, for a backend whose tensor cores read "
-           "fp8 (false: they are decoded to bf16 first, exactly)">,
+           "fp8 (false: they are decoded to bf16 first, exactly; constant "
+           "ones when compiling)">,
     Option<"attentionQueryBlock", "attention-query-block", "int64_t",
            /*default=*/"64",
            "Queries per block of the tiled attention with a static "

@@ -191,8 +191,9 @@ def AssignPrecisionPass
            "For the precision report: 'local' keeps the program f32 and "
            "returns each narrowed matmul's, convolution's or attention's "
            "f32 result and the result of a narrow copy fed the same f32 "
-           "operands (and each one kept f32 as its own reference); "
-           "'accumulated' narrows as usual and returns each one's result">
+           "operands (and each one kept f32, and each normalization and "
+           "softmax, as its own reference); 'accumulated' narrows as usual "
+           "and returns each one's result">
   ];
 }
 

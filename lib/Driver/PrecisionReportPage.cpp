@@ -50,9 +50,10 @@ std::string tessera::precisionReportPage(const json::Object &report) {
         "</style></head><body>\n"
      << "<h1>Accuracy report: " << escapeHTML(policy) << "</h1>\n<p>"
      << report.getInteger("samples").value_or(0)
-     << " samples. Each narrowed op against the fp32 program: <b>local</b>, "
-        "the op fed exact inputs (its own error); <b>accumulated</b>, in the "
-        "narrowed program (what it carries from the ops before it). Worst "
+     << " samples. Each op against the fp32 program (those kept fp32 too): "
+        "<b>local</b>, the op fed exact inputs (its own error); "
+        "<b>accumulated</b>, in the narrowed program (what it carries from "
+        "the ops before it). Worst "
         "local relative L2 first; bars are relative L2 against the worst "
         "("
      << formatv("{0:e3}", worst) << ").</p>\n"

@@ -171,6 +171,10 @@ struct ErrorStats {
     int64_t n = std::min(reference.numElements(), actual.numElements());
     for (int64_t i = 0; i < n; ++i) {
       double r = reference.at(i), a = actual.at(i), e = a - r;
+      // The same infinity (a masked logit's -inf) or NaN on both sides is
+      // no error (inf - inf would make every norm NaN).
+      if (!std::isfinite(r) && (r == a || (std::isnan(r) && std::isnan(a))))
+        continue;
       dot += r * a;
       referenceNorm += r * r;
       actualNorm += a * a;

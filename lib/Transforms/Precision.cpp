@@ -285,8 +285,10 @@ public:
       ::tessera::OperandScales scales;
       Value result = narrowMatmul(target, narrow, reason, &scales);
       if (!result) {
-        if (target != matmul)
+        if (target != matmul) {
+          copies.erase(target);
           target.erase();
+        }
         op->setAttr(kPrecisionAttr, StringAttr::get(context, "f32: " + reason));
         return;
       }
@@ -303,6 +305,9 @@ public:
       if (result != target.getResult()) {
         if (target == matmul)
           matmul.getResult().replaceAllUsesWith(result);
+        // (No erased op stays in the report's sets.)
+        copies.erase(target);
+        reportedOps.erase(target);
         target.erase();
       }
     });

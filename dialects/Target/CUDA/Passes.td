@@ -314,22 +314,24 @@ def TensorCoreMatmulPass
     16-bit elements only). With `hopper` they also get the sm_90a twin,
     with `wgmma.mma_async` m64n128k32 s8 into s32 as for fp8.
 
-    An fp8 contraction's kernel also computes fp8 current scaling's amax of
-    what it stores, when a linalg.generic later in the block reduces that
-    buffer (its only input, read by a permutation) to one f32 by
-    `arith.maximumf` (which keeps a NaN, as the integer maximum of the bits
-    does) of values a `math.absf` makes non-negative, computed from the element
-    alone, and nothing between writes the buffer: each thread keeps the
-    largest element value it stores, five `gpu.shuffle xor` give the
-    warp's, and lane 0 folds it by `memref.atomic_rmw maxs` into an i32
-    holding the f32's bits (which order non-negative floats as integers
-    do). A one-thread kernel starts that i32 at -inf's bits before the
-    product; in place of the reduction, another folds it into the
-    reduction's result with the reduction's own combiner; where the
-    original op runs instead (an empty dim, grids beyond CUDA's limits),
-    the reduction is computed into the i32 after it, as an i32 maximum
-    that no warp-reduction kernel takes (one thread's loop: slow, but
-    only where the tensor-core kernel cannot run at all).
+    A contraction's kernel (fp8, bf16, f16, int8 dequantized in its
+    epilogue, or tf32) also computes fp8 current scaling's amax of what it
+    stores, when a linalg.generic later in the block reduces that buffer
+    (its only input, read by a permutation) to one f32 by `arith.maximumf`
+    (which keeps a NaN, as the integer maximum of the bits does) of values
+    a `math.absf` makes non-negative, computed from the element alone, and
+    nothing between writes the buffer: each thread keeps the largest
+    element value it stores, five `gpu.shuffle xor` give the warp's, and
+    lane 0 folds it by `memref.atomic_rmw maxs` into an i32 holding the
+    f32's bits (which order non-negative floats as integers do). A
+    one-thread kernel starts that i32 at -inf's bits before the product;
+    in place of the reduction, another folds it into the reduction's
+    result with the reduction's own combiner. Where the host splits K (the
+    parts store partial sums, so their launch has no amax) or the original
+    op runs instead (an empty dim, grids beyond CUDA's limits), the
+    reduction runs over the stored result after the product and its
+    epilogue, into an f32 of its own (the warp reductions take it), whose
+    bits a one-thread kernel stores into the i32.
   }];
   let options = [
     Option<"allowTF32", "allow-tf32", "bool", "false",

@@ -8,6 +8,8 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/IR/AffineExpr.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/Matchers.h"
 
 namespace tessera::to_linalg {
 namespace {
@@ -23,9 +25,61 @@ namespace ts = mlir::tessera;
 /// as frameworks and tensor cores do (summing hundreds of products in
 /// 8 or 11 bits would lose most of them).
 ///
-/// fp8 operands are decoded to bf16 first, or, with `fp8Operands` (a backend
-/// whose tensor cores read fp8), stay fp8 and are widened by arith.extf in
-/// the body.
+/// The constant fp8 `operand` decoded to a bf16 constant of `type` (exact:
+/// every E4M3FN and E5M2 value is a bf16 value), so that a weight is
+/// decoded once, when compiling, and the backend packs it as any bf16
+/// weight; null when `operand` is not a constant.
+Value decodedFp8Constant(OpBuilder &b, Location loc, Value operand,
+                         RankedTensorType type) {
+  ElementsAttr attr;
+  if (!matchPattern(operand, m_Constant(&attr)))
+    return {};
+  ArrayRef<char> bytes;
+  bool splat = false;
+  std::string name = "fp8_bf16";
+  if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
+    bytes = dense.getRawData();
+    splat = dense.isSplat();
+  } else if (auto resource = dyn_cast<DenseResourceElementsAttr>(attr)) {
+    if (AsmResourceBlob *blob = resource.getRawHandle().getBlob())
+      bytes = blob->getData();
+    name = (resource.getRawHandle().getKey() + "_bf16").str();
+  }
+  int64_t elements = type.getNumElements();
+  if (bytes.empty() || (!splat && int64_t(bytes.size()) != elements))
+    return {};
+  // Each of the 256 codes' bf16 bits.
+  const llvm::fltSemantics &semantics =
+      isa<Float8E4M3FNType>(getElementTypeOrSelf(operand.getType()))
+          ? llvm::APFloat::Float8E4M3FN()
+          : llvm::APFloat::Float8E5M2();
+  uint16_t decoded[256];
+  for (unsigned code = 0; code < 256; ++code) {
+    llvm::APFloat value(semantics, llvm::APInt(8, code));
+    bool lost;
+    value.convert(llvm::APFloat::BFloat(), llvm::APFloat::rmNearestTiesToEven,
+                  &lost);
+    decoded[code] =
+        static_cast<uint16_t>(value.bitcastToAPInt().getZExtValue());
+  }
+  std::vector<uint16_t> values(splat ? 1 : elements);
+  for (size_t i = 0; i < values.size(); ++i)
+    values[i] = decoded[static_cast<uint8_t>(bytes[i])];
+  ArrayRef<char> raw(reinterpret_cast<const char *>(values.data()),
+                     values.size() * sizeof(uint16_t));
+  ElementsAttr result;
+  if (splat || elements <= 4096)
+    result = DenseElementsAttr::getFromRawBuffer(type, raw);
+  else
+    result = DenseResourceElementsAttr::get(
+        type, name,
+        HeapAsmResourceBlob::allocateAndCopyWithAlign(raw, alignof(uint16_t)));
+  return arith::ConstantOp::create(b, loc, result);
+}
+
+/// fp8 operands are decoded to bf16 first (constants when compiling), or,
+/// with `fp8Operands` (a backend whose tensor cores read fp8), stay fp8 and
+/// are widened by arith.extf in the body.
 struct MatmulLowering : OpRewritePattern<ts::MatmulOp> {
   MatmulLowering(MLIRContext *ctx, bool fp8Operands)
       : OpRewritePattern(ctx), fp8Operands(fp8Operands) {
@@ -77,11 +131,14 @@ struct MatmulLowering : OpRewritePattern<ts::MatmulOp> {
       if (!fp8Operands &&
           isa<Float8E4M3FNType, Float8E5M2Type>(type.getElementType())) {
         type = type.clone(rewriter.getBF16Type());
-        operand = buildElementwise(
-            rewriter, loc, type, {operand},
-            [&](OpBuilder &b, Location nloc, ValueRange args) -> Value {
-              return castScalar(b, nloc, args[0], b.getBF16Type());
-            });
+        if (Value constant = decodedFp8Constant(rewriter, loc, operand, type))
+          operand = constant;
+        else
+          operand = buildElementwise(
+              rewriter, loc, type, {operand},
+              [&](OpBuilder &b, Location nloc, ValueRange args) -> Value {
+                return castScalar(b, nloc, args[0], b.getBF16Type());
+              });
       }
       if (!transposed || type.getRank() < 2)
         return operand;

@@ -34,11 +34,13 @@ public:
   ///   Where the CPU the code is for (--mcpu, else this machine's) has
   ///   the dot products the CPU target uses (vdpbf16ps
   ///   on AMD's Zen 4 and newer, vpdpbusd with AVX-512 VNNI; on a Zen 5
-  ///   EPYC): bf16 0.52x the time of a 1024^3 GEMM, int8 0.40x and fp8
-  ///   (decoded to bf16) 0.89x the time of the BERT-base layer. Elsewhere
-  ///   the tiled GEMM widens narrow operands to fp32 (measured on an Intel
-  ///   Xeon): bf16 1.7x, fp8 1.7x, int8 2.4x. fp16 is always widened:
-  ///   1.4x.
+  ///   EPYC): bf16 0.52x the time of a 1024^3 GEMM, int8 0.40x the time of
+  ///   the BERT-base layer. fp8 computes as bf16 does: its operands are
+  ///   decoded to bf16 (constant weights when compiling, so they are
+  ///   moved as bf16), its activation quantized and then decoded (a pass
+  ///   more over it). Elsewhere the tiled GEMM widens narrow operands to
+  ///   fp32 (measured on an Intel Xeon): bf16 1.7x, fp8 1.7x, int8 2.4x.
+  ///   fp16 is always widened: 1.4x.
   /// - Moving: the weights and the lhs in the operand type and the f32
   ///   result, kFlopsPerByte f32 FLOPs' time per byte. On the 2-core Zen 5
   ///   the 1024^3 f32 GEMM ran at about 220 GFLOP/s and a 1 x 4096 x 4096
@@ -50,6 +52,10 @@ public:
     using ::tessera::ElementType;
     constexpr double kFlopsPerByte = 6.0;
     double cost = 1.0;
+    // What the GEMM reads its operands as, and the passes that convert
+    // them before it (fp8: quantized, then decoded to bf16).
+    ElementType moved = element;
+    double conversionPasses = 1.0;
     switch (element) {
     case ElementType::BF16:
       cost = dots.bf16 ? 0.52 : 1.7;
@@ -59,7 +65,9 @@ public:
       break;
     case ElementType::F8E4M3FN:
     case ElementType::F8E5M2:
-      cost = dots.bf16 ? 0.89 : 1.7;
+      cost = dots.bf16 ? 0.52 : 1.7;
+      moved = ElementType::BF16;
+      conversionPasses = 2.0;
       break;
     case ElementType::I8:
       cost = dots.int8 ? 0.40 : 2.4;
@@ -69,8 +77,8 @@ public:
       break;
     }
     return std::max(shape.flops() * cost,
-                    shape.operandBytes(element) * kFlopsPerByte) +
-           shape.conversionBytes(element) * kFlopsPerByte;
+                    shape.operandBytes(moved) * kFlopsPerByte) +
+           shape.conversionBytes(element) * conversionPasses * kFlopsPerByte;
   }
   /// The CPU lowering computes matmuls on fp32, bf16 and fp16 operands
   /// (accumulating in fp32; fp8 operands decoded to bf16 first) and on

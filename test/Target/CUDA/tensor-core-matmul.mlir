@@ -718,6 +718,55 @@ func.func @bf16_amax(%a: memref<64x512xbf16>, %b: memref<512x64xbf16>, %y: memre
 
 // -----
 
+// The amax of an int8 product's dequantized result (its epilogue's f32
+// values, the i32 accumulator never stored): the kernel computes it as it
+// stores them.
+// CHECK-LABEL: func @int8_amax
+// CHECK: } {tessera.cuda.kernel = "amax_start"}
+// CHECK: arith.sitofp
+// CHECK: math.absf
+// CHECK: memref.atomic_rmw maxs
+// CHECK: } {tessera.cuda.kernel = "mma_sync_gemm"}
+// CHECK: } {tessera.cuda.kernel = "amax_fold"}
+// CHECK-NOT: iterator_types = ["reduction", "reduction"]} ins(%arg3
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+#s = affine_map<(d0, d1) -> (d1)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#none = affine_map<(d0, d1) -> ()>
+func.func @int8_amax(%a: memref<128x64xi8>, %b: memref<72x64xi8>, %scale: memref<72xf32>, %y: memref<128x72xf32>, %amax: memref<f32>) {
+  %zero = arith.constant 0 : i32
+  %ninf = arith.constant 0xFF800000 : f32
+  %p = memref.alloc() : memref<128x72xi32>
+  linalg.fill ins(%zero : i32) outs(%p : memref<128x72xi32>)
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : memref<128x64xi8>, memref<72x64xi8>) outs(%p : memref<128x72xi32>) {
+  ^bb0(%x: i8, %w: i8, %acc: i32):
+    %0 = arith.extsi %x : i8 to i32
+    %1 = arith.extsi %w : i8 to i32
+    %2 = arith.muli %0, %1 : i32
+    %3 = arith.addi %acc, %2 : i32
+    linalg.yield %3 : i32
+  }
+  linalg.generic {indexing_maps = [#id, #s, #id], iterator_types = ["parallel", "parallel"]} ins(%p, %scale : memref<128x72xi32>, memref<72xf32>) outs(%y : memref<128x72xf32>) {
+  ^bb0(%v: i32, %s: f32, %o: f32):
+    %f = arith.sitofp %v : i32 to f32
+    %r = arith.mulf %f, %s : f32
+    linalg.yield %r : f32
+  }
+  memref.dealloc %p : memref<128x72xi32>
+  linalg.fill ins(%ninf : f32) outs(%amax : memref<f32>)
+  linalg.generic {indexing_maps = [#id, #none], iterator_types = ["reduction", "reduction"]} ins(%y : memref<128x72xf32>) outs(%amax : memref<f32>) {
+  ^bb0(%v: f32, %m: f32):
+    %0 = math.absf %v : f32
+    %1 = arith.maximumf %m, %0 : f32
+    linalg.yield %1 : f32
+  }
+  return
+}
+
+// -----
+
 // Left to the reduction kernels: a maximum of values no math.absf makes
 // non-negative (their bits would not order as integers), a sum, and the
 // largest |value| of each row of a bf16 product (not over every loop).
