@@ -53,6 +53,12 @@ tessera::runtime::readTensorProto(llvm::StringRef path) {
   case onnx::TensorProto::BOOL:
     t.type = ElementType::Bool;
     break;
+  case kFloat8E4M3FN:
+    t.type = ElementType::F8E4M3FN;
+    break;
+  case kFloat8E5M2:
+    t.type = ElementType::F8E5M2;
+    break;
   default:
     return fail("'" + path + "' holds element type " +
                 llvm::Twine(proto.data_type()) +

@@ -179,9 +179,14 @@ def Tessera_CastOp : Tessera_PureOp<"cast", [SameOperandsAndResultShape]> {
   let description = [{
     Converts each element to the result's element type (ONNX Cast). Floats
     round to nearest even; conversions to integers truncate toward zero;
-    conversion to `i1` tests for non-zero.
+    conversion to `i1` tests for non-zero. A conversion to an fp8 type
+    saturates (a value past the largest finite one, an infinity included,
+    becomes it) unless `saturate` is false (ONNX Cast's `saturate = 0`):
+    then such a value becomes NaN in f8E4M3FN, which has no infinity, and
+    an infinity in f8E5M2. `saturate` means nothing for other types.
   }];
-  let arguments = (ins Tessera_Tensor:$input);
+  let arguments = (ins Tessera_Tensor:$input,
+                       DefaultValuedAttr<BoolAttr, "true">:$saturate);
   let results = (outs Tessera_Tensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input) `to` type($result)";
   let hasFolder = 1;

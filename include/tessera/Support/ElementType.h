@@ -33,6 +33,18 @@ enum class ElementType : uint8_t {
   F8E5M2 = 8,
 };
 
+/// ONNX TensorProto data types newer than the ONNX library Tessera builds
+/// on (1.12), by their numbers: the fp8 formats of ONNX 1.14 (opset 19)
+/// and the 4-bit integers of 1.16.
+enum OnnxNewerDataType : int32_t {
+  kFloat8E4M3FN = 17,
+  kFloat8E4M3FNUZ = 18,
+  kFloat8E5M2 = 19,
+  kFloat8E5M2FNUZ = 20,
+  kUInt4 = 21,
+  kInt4 = 22,
+};
+
 /// Every element type, in value order.
 llvm::ArrayRef<ElementType> allElementTypes();
 

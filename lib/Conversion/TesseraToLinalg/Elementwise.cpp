@@ -283,7 +283,9 @@ Value scalarOp(Operation *op, OpBuilder &b, Location loc, ValueRange args,
           return gelu(b, loc, v, g.getApproximate());
         });
       })
-      .Case([&](ts::CastOp) { return castScalar(b, loc, x, type); })
+      .Case([&](ts::CastOp cast) {
+        return castScalar(b, loc, x, type, cast.getSaturate());
+      })
       .Default([](Operation *) { return Value(); });
 }
 

@@ -227,7 +227,7 @@ Value i32Constant(OpBuilder &b, Location loc, int64_t value) {
 /// Cast's and QuantizeLinear's default), NaN to NaN, as the numerics
 /// library's conversions with Overflow::Saturate.
 Value encodeFp8(OpBuilder &b, Location loc, Value x, Type to,
-                const Fp8Format &format) {
+                const Fp8Format &format, bool saturate) {
   Type i32 = b.getI32Type();
   Type f32 = b.getF32Type();
   auto c = [&](int64_t v) { return i32Constant(b, loc, v); };
@@ -279,6 +279,22 @@ Value encodeFp8(OpBuilder &b, Location loc, Value x, Type to,
   // The canonical quiet NaN of the format (the sign is or-ed in below).
   code = arith::SelectOp::create(b, loc, isNaN, c(format.ieee ? 0x7E : 0x7F),
                                  code);
+  if (!saturate) {
+    // Past the largest finite value once rounded (an infinity too): NaN
+    // in a format without infinities, else infinity. The bound is the tie
+    // above the largest value, which rounds to the even neighbour: the
+    // largest itself in E4M3FN (448, mantissa 110, against 480), the next
+    // power of two in E5M2 (57344, mantissa 11, against 65536).
+    double largestUlp =
+        std::ldexp(1.0, std::ilogb(format.largest) - int(format.mantissa));
+    Value tie = scalarConstant(b, loc, f32, format.largest + largestUlp / 2);
+    Value overflows = arith::CmpFOp::create(
+        b, loc,
+        format.ieee ? arith::CmpFPredicate::OGE : arith::CmpFPredicate::OGT,
+        magnitude, tie);
+    code = arith::SelectOp::create(b, loc, overflows,
+                                   c(format.ieee ? 0x7C : 0x7F), code);
+  }
   code = arith::OrIOp::create(b, loc, code, sign);
   Value byte = arith::TruncIOp::create(b, loc, b.getI8Type(), code);
   return arith::BitcastOp::create(b, loc, to, byte);
@@ -345,16 +361,17 @@ Value decodeFp8(OpBuilder &b, Location loc, Value x, const Fp8Format &format) {
 }
 } // namespace
 
-Value castScalar(OpBuilder &b, Location loc, Value value, Type to) {
+Value castScalar(OpBuilder &b, Location loc, Value value, Type to,
+                 bool saturate) {
   Type from = value.getType();
   if (from == to)
     return value;
   // fp8 goes through f32 with integer arithmetic (LLVM has no fp8 types).
   if (std::optional<Fp8Format> format = fp8Format(from))
-    return castScalar(b, loc, decodeFp8(b, loc, value, *format), to);
+    return castScalar(b, loc, decodeFp8(b, loc, value, *format), to, saturate);
   if (std::optional<Fp8Format> format = fp8Format(to))
     return encodeFp8(b, loc, castScalar(b, loc, value, b.getF32Type()), to,
-                     *format);
+                     *format, saturate);
   auto fromFloat = dyn_cast<FloatType>(from);
   auto toFloat = dyn_cast<FloatType>(to);
   if (fromFloat && toFloat) {

@@ -63,8 +63,10 @@ Value elementCount(OpBuilder &b, Location loc, Value tensor,
 Value scalarConstant(OpBuilder &b, Location loc, Type type, double value);
 
 /// Converts a scalar between int and float types (ONNX Cast semantics:
-/// floats truncate toward zero into ints, i1 is a test for non-zero).
-Value castScalar(OpBuilder &b, Location loc, Value value, Type to);
+/// floats truncate toward zero into ints, i1 is a test for non-zero; into
+/// fp8, saturating unless `saturate` is false, see tessera.cast).
+Value castScalar(OpBuilder &b, Location loc, Value value, Type to,
+                 bool saturate = true);
 
 /// Scalar arithmetic that picks the int or float arith op.
 Value addScalar(OpBuilder &b, Location loc, Value x, Value y);

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "GraphImporter.h"
 
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/Verifier.h"
 
 #include <limits>
@@ -491,7 +492,10 @@ static LogicalResult convertCast(GraphImporter &im, const onnx::NodeProto &) {
   auto type = RankedTensorType::get(tensorType(x).getShape(), target);
   if (type == x.getType())
     return im.setOutput(0, x);
-  Value result = im.create<ts::CastOp>(type, x);
+  // Opset 19's saturate (to fp8 types only): 0 makes values past the
+  // largest finite one NaN or infinity instead of that value.
+  bool saturate = im.intAttr("saturate", 1) != 0;
+  Value result = im.create<ts::CastOp>(type, x, saturate);
   // Integer shape values survive casts between integer types.
   if (isa<IntegerType>(target) && !target.isInteger(1))
     if (auto ints = im.knownInts(x); ints && isa<IntegerType>(elementType(x)))
@@ -526,6 +530,24 @@ static LogicalResult convertQuantizeLinear(GraphImporter &im,
     return im.emitError()
            << "QuantizeLinear without a zero point produces uint8, which "
               "Tessera does not support; give an int8 zero point";
+  // An fp8 zero point (opset 19) only names the type: ONNX requires it to
+  // be zero.
+  Type fp8;
+  if (zeroPoint &&
+      isa<Float8E4M3FNType, Float8E5M2Type>(elementType(zeroPoint))) {
+    fp8 = elementType(zeroPoint);
+    DenseElementsAttr zeros;
+    if (!matchPattern(zeroPoint, m_Constant(&zeros)) ||
+        !llvm::all_of(zeros.getValues<APFloat>(),
+                      [](const APFloat &v) { return v.isZero(); }))
+      return im.emitError() << "an fp8 zero point must be a constant of "
+                               "zeros (ONNX requires it)";
+    zeroPoint = nullptr;
+  }
+  if (Quantize && im.intAttr("saturate", 1) == 0)
+    return im.emitError() << "QuantizeLinear with saturate=0 is not "
+                             "supported: Tessera's fp8 quantization "
+                             "saturates";
   IntegerAttr axis;
   auto scaleType = tensorType(scale);
   if (scaleType.getRank() == 1 && scaleType.getNumElements() != 1) {
@@ -537,7 +559,9 @@ static LogicalResult convertQuantizeLinear(GraphImporter &im,
     axis = im.builder().getI64IntegerAttr(a < 0 ? a + rank : a);
   }
   ArrayRef<int64_t> shape = tensorType(x).getShape();
-  Type element = Quantize ? elementType(zeroPoint) : elementType(scale);
+  Type element = !Quantize ? elementType(scale)
+                 : fp8     ? fp8
+                           : elementType(zeroPoint);
   auto type = RankedTensorType::get(shape, element);
   Operation *op;
   if (Quantize)

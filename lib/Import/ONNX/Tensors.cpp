@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "GraphImporter.h"
+#include "tessera/Support/ElementType.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -39,12 +40,34 @@ Type convertElementType(int32_t dataType,
     return b.getI64Type();
   case onnx::TensorProto::BOOL:
     return b.getI1Type();
+  case kFloat8E4M3FN:
+    return b.getType<Float8E4M3FNType>();
+  case kFloat8E5M2:
+    return b.getType<Float8E5M2Type>();
   default:
     return {};
   }
 }
 
 StringRef dataTypeName(int32_t dataType) {
+  // Types of ONNX 1.14 and later, which the ONNX library Tessera builds on
+  // does not name.
+  switch (dataType) {
+  case kFloat8E4M3FN:
+    return "FLOAT8E4M3FN";
+  case kFloat8E4M3FNUZ:
+    return "FLOAT8E4M3FNUZ";
+  case kFloat8E5M2:
+    return "FLOAT8E5M2";
+  case kFloat8E5M2FNUZ:
+    return "FLOAT8E5M2FNUZ";
+  case kUInt4:
+    return "UINT4";
+  case kInt4:
+    return "INT4";
+  default:
+    break;
+  }
   if (!onnx::TensorProto_DataType_IsValid(dataType))
     return "an unknown data type";
   return onnx::TensorProto_DataType_Name(

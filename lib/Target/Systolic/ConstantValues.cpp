@@ -28,6 +28,9 @@ std::optional<sim::NumberFormat> castFormat(Value value) {
     return std::nullopt;
   if (cast && !cast.getInput().getType().getElementType().isF32())
     return std::nullopt;
+  // The array's conversions saturate; a non-saturating cast is not one.
+  if (cast && !cast.getSaturate())
+    return std::nullopt;
   std::optional<sim::NumberFormat> format = mlir::systolic::getNumberFormat(
       mlir::cast<ShapedType>(value.getType()).getElementType());
   if (!format || !isFloat(*format) || *format == sim::NumberFormat::F32)

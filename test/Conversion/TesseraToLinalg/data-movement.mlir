@@ -167,6 +167,57 @@ func.func @fp8_matmul(%a: tensor<4x8xf8E4M3FN>, %b: tensor<8x2xf8E4M3FN>) -> ten
 
 // -----
 
+// A cast to fp8 saturates (ONNX Cast's default); with saturate = false a
+// value past the tie above the largest finite value (464 in E4M3FN; 61440
+// and above in E5M2), an infinity too, becomes NaN (0x7F) in E4M3FN and
+// infinity (0x7C) in E5M2. Must not fire on a saturating cast.
+// CHECK-LABEL: func @fp8_cast_no_saturate
+// CHECK: linalg.generic
+// CHECK: %[[OVER:.*]] = arith.cmpf ogt, %{{.*}}, %{{.*}} : f32
+// CHECK: arith.select %[[OVER]], %c127_i32
+// CHECK: linalg.generic
+// CHECK: %[[OVER2:.*]] = arith.cmpf oge, %{{.*}}, %{{.*}} : f32
+// CHECK: arith.select %[[OVER2]], %c124_i32
+// CHECK: linalg.generic
+// CHECK-NOT: arith.cmpf og
+// CHECK: return
+func.func @fp8_cast_no_saturate(%x: tensor<4xf32>) -> (tensor<4xf8E4M3FN>, tensor<4xf8E5M2>, tensor<4xf8E4M3FN>) {
+  %a = tessera.cast %x {saturate = false} : tensor<4xf32> to tensor<4xf8E4M3FN>
+  %b = tessera.cast %x {saturate = false} : tensor<4xf32> to tensor<4xf8E5M2>
+  %c = tessera.cast %x : tensor<4xf32> to tensor<4xf8E4M3FN>
+  return %a, %b, %c : tensor<4xf8E4M3FN>, tensor<4xf8E5M2>, tensor<4xf8E4M3FN>
+}
+
+// -----
+
+// A constant fp8 operand (a quantized weight) is decoded to a bf16
+// constant when compiling, exactly (E4M3FN 0x7E is 448, 0x01 the smallest
+// subnormal 2^-9, 0x80 -0, 0x7F NaN; E5M2 0x7C is +inf), so the backend
+// packs it as any bf16 weight; the activation is still decoded at run
+// time. A splat stays a splat. Must not fire with fp8-operands.
+// CHECK-LABEL: func @fp8_constant_weight
+// CHECK: %[[W:.*]] = arith.constant dense<{{\[}}[4.480000e+02], [1.953130e-03], [-0.000000e+00], [0x7F{{[C-F][0-9A-F]}}]]> : tensor<4x1xbf16>
+// CHECK: ins(%{{.*}}, %[[W]] : tensor<2x4xbf16>, tensor<4x1xbf16>)
+// CHECK: linalg.generic {{.*}} ins(%arg1 : tensor<2x2xf8E5M2>) outs(%{{.*}} : tensor<2x2xbf16>)
+// CHECK: %[[Z:.*]] = arith.constant dense<{{\[}}[0x7F80], [-1.000000e+00]]> : tensor<2x1xbf16>
+// CHECK: ins(%{{.*}}, %[[Z]] : tensor<2x2xbf16>, tensor<2x1xbf16>)
+// CHECK: %[[S:.*]] = arith.constant dense<2.000000e+00> : tensor<4x2xbf16>
+// CHECK: ins(%{{.*}}, %[[S]] : tensor<2x4xbf16>, tensor<4x2xbf16>)
+// CHECK-NOT: ins(%cst{{.*}}f8E
+// FP8OPS-LABEL: func @fp8_constant_weight
+// FP8OPS-NOT: bf16
+func.func @fp8_constant_weight(%a: tensor<2x4xf8E4M3FN>, %a2: tensor<2x2xf8E5M2>) -> (tensor<2x1xf32>, tensor<2x1xf32>, tensor<2x2xf32>) {
+  %w8 = tessera.constant dense<"0x7E01807F"> : tensor<4x1xf8E4M3FN>
+  %y = tessera.matmul %a, %w8 : tensor<2x4xf8E4M3FN>, tensor<4x1xf8E4M3FN> -> tensor<2x1xf32>
+  %z8 = tessera.constant dense<"0x7CBC"> : tensor<2x1xf8E5M2>
+  %y2 = tessera.matmul %a2, %z8 : tensor<2x2xf8E5M2>, tensor<2x1xf8E5M2> -> tensor<2x1xf32>
+  %s = tessera.constant dense<2.0> : tensor<4x2xf8E4M3FN>
+  %y3 = tessera.matmul %a, %s : tensor<2x4xf8E4M3FN>, tensor<4x2xf8E4M3FN> -> tensor<2x2xf32>
+  return %y, %y2, %y3 : tensor<2x1xf32>, tensor<2x1xf32>, tensor<2x2xf32>
+}
+
+// -----
+
 // An fp8 result accumulates in f32 and is rounded once (encoded by integer
 // arithmetic), as bf16 and f16 results are.
 // CHECK-LABEL: func @fp8_result
