@@ -306,11 +306,20 @@ std::optional<Values> evaluateElementwise(Operation *op,
           return std::fabs(a[0]);
         },
         nullptr);
-  if (isa<CastOp>(op)) {
+  if (auto castOp = dyn_cast<CastOp>(op)) {
     Type target = type.getElementType();
+    // A saturating cast to fp8 (tessera.cast) gives a value past the
+    // largest finite one that value; the rounding below would give NaN or
+    // infinity, which only a non-saturating one does.
+    std::optional<double> largest;
+    if (isa<Float8E4M3FNType, Float8E5M2Type>(target) && castOp.getSaturate())
+      largest = APFloat::getLargest(cast<FloatType>(target).getFloatSemantics())
+                    .convertToDouble();
     return elementwise(
         type, in,
         [&](ArrayRef<double> a) -> F {
+          if (largest && std::fabs(a[0]) > *largest)
+            return std::copysign(*largest, a[0]);
           if (isa<FloatType>(target))
             return a[0];
           if (target.isInteger(1))

@@ -276,11 +276,7 @@ public:
         }
       // With report=local, a narrow copy reads the same f32 operands and
       // the program goes on in f32: the copy's error is the op's own.
-      auto target = report == "local"
-                        ? cast<MatmulOp>(OpBuilder(op).clone(*op))
-                        : matmul;
-      if (target != matmul)
-        copies.insert(target);
+      MatmulOp target = reportTarget(matmul);
       std::string reason;
       ::tessera::OperandScales scales;
       Value result = narrowMatmul(target, narrow, reason, &scales);
@@ -426,24 +422,14 @@ private:
       // Its narrow products are reported as a narrowed op's are: under
       // report=local a copy takes them and the op itself stays f32 (so
       // that every reference is f32).
-      auto target =
-          report == "local"
-              ? cast<AttentionOp>(OpBuilder(attention).clone(*attention))
-              : attention;
-      if (target != attention)
-        copies.insert(target);
+      AttentionOp target = reportTarget(attention);
       target->setAttr(::tessera::kNarrowProductsAttr, TypeAttr::get(narrow));
       reportNarrowed(attention, attention.getResult(), target.getResult());
       return;
     }
     // With report=local a narrow copy reads the same f32 operands, as a
     // matmul's does.
-    auto target =
-        report == "local"
-            ? cast<AttentionOp>(OpBuilder(attention).clone(*attention))
-            : attention;
-    if (target != attention)
-      copies.insert(target);
+    AttentionOp target = reportTarget(attention);
     Value result = narrowAccumulatingWide(target,
                                           {&target.getQueryMutable(),
                                            &target.getKeyMutable(),
@@ -473,6 +459,16 @@ private:
     auto back = CastOp::create(builder, loc, wide, result);
     result.replaceAllUsesExcept(back, back);
     return back;
+  }
+
+  /// The op to narrow: under report=local a copy of `op` beside it (the
+  /// program stays f32), else `op` itself.
+  template <typename OpTy> OpTy reportTarget(OpTy op) {
+    if (report != "local")
+      return op;
+    auto copy = cast<OpTy>(OpBuilder(op).clone(*op));
+    copies.insert(copy);
+    return copy;
   }
 
   /// For the precision report: `op`'s f32 result `reference` and its
@@ -547,10 +543,7 @@ private:
     if (std::optional<std::string> why =
             info.rejectWideAccumulation(conv, narrow))
       return decide("f32: " + *why);
-    auto target =
-        report == "local" ? cast<Conv2dOp>(OpBuilder(conv).clone(*conv)) : conv;
-    if (target != conv)
-      copies.insert(target);
+    Conv2dOp target = reportTarget(conv);
     Value result = narrowAccumulatingWide(
         target, {&target.getInputMutable(), &target.getFilterMutable()},
         narrow);

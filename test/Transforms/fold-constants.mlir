@@ -157,3 +157,22 @@ func.func @scale() -> (tensor<f32>, tensor<2xf32>, tensor<2xf32>) {
   %a = tessera.abs %y : tensor<2xf32>
   return %r, %q, %a : tensor<f32>, tensor<2xf32>, tensor<2xf32>
 }
+
+// -----
+
+// A constant cast to fp8 folds as tessera.cast computes it: saturating by
+// default (past the largest finite value, an infinity too, that value),
+// NaN (E4M3FN) or infinity (E5M2) with saturate = false; 464 ties to 448.
+// CHECK-LABEL: func @fp8_casts
+// CHECK-DAG: tessera.constant dense<[4.480000e+02, 4.480000e+02, -4.480000e+02, 0x7F, 1.000000e+00, 4.480000e+02]> : tensor<6xf8E4M3FN>
+// CHECK-DAG: tessera.constant dense<[0x7F, 0x7F, 0xFF, 0x7F, 1.000000e+00, 4.480000e+02]> : tensor<6xf8E4M3FN>
+// CHECK-DAG: tessera.constant dense<[5.734400e+04, 0x7C, 0xFC, 0x7E, 1.000000e+00, 4.480000e+02]> : tensor<6xf8E5M2>
+// CHECK-NOT: tessera.cast
+func.func @fp8_casts() -> (tensor<6xf8E4M3FN>, tensor<6xf8E4M3FN>, tensor<6xf8E5M2>) {
+  %x = tessera.constant dense<[500.0, 0x7F800000, -1.0e9, 0x7FC00000, 1.0, 464.0]> : tensor<6xf32>
+  %s = tessera.cast %x : tensor<6xf32> to tensor<6xf8E4M3FN>
+  %n = tessera.cast %x {saturate = false} : tensor<6xf32> to tensor<6xf8E4M3FN>
+  %y = tessera.constant dense<[6.0e4, 0x7F800000, -1.0e9, 0x7FC00000, 1.0, 448.0]> : tensor<6xf32>
+  %e = tessera.cast %y {saturate = false} : tensor<6xf32> to tensor<6xf8E5M2>
+  return %s, %n, %e : tensor<6xf8E4M3FN>, tensor<6xf8E4M3FN>, tensor<6xf8E5M2>
+}

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "GraphImporter.h"
 
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/Verifier.h"
 
@@ -513,7 +514,8 @@ static LogicalResult convertCastLike(GraphImporter &im,
       RankedTensorType::get(tensorType(x).getShape(), elementType(like));
   if (type == x.getType())
     return im.setOutput(0, x);
-  return im.setOutput(0, im.create<ts::CastOp>(type, x));
+  bool saturate = im.intAttr("saturate", 1) != 0;
+  return im.setOutput(0, im.create<ts::CastOp>(type, x, saturate));
 }
 
 /// QuantizeLinear and DequantizeLinear: tessera.quantize (to the zero
@@ -536,15 +538,22 @@ static LogicalResult convertQuantizeLinear(GraphImporter &im,
   if (zeroPoint &&
       isa<Float8E4M3FNType, Float8E5M2Type>(elementType(zeroPoint))) {
     fp8 = elementType(zeroPoint);
-    DenseElementsAttr zeros;
-    if (!matchPattern(zeroPoint, m_Constant(&zeros)) ||
-        !llvm::all_of(zeros.getValues<APFloat>(),
-                      [](const APFloat &v) { return v.isZero(); }))
+    // Zeros, +0 or -0, in the bytes of a dense or resource constant.
+    ElementsAttr zeros;
+    std::optional<ArrayRef<char>> bytes;
+    if (matchPattern(zeroPoint, m_Constant(&zeros))) {
+      if (auto dense = dyn_cast<DenseElementsAttr>(zeros))
+        bytes = dense.getRawData();
+      else if (auto resource = dyn_cast<DenseResourceElementsAttr>(zeros))
+        if (AsmResourceBlob *blob = resource.getRawHandle().getBlob())
+          bytes = blob->getData();
+    }
+    if (!bytes || !llvm::all_of(*bytes, [](char b) { return (b & 0x7F) == 0; }))
       return im.emitError() << "an fp8 zero point must be a constant of "
                                "zeros (ONNX requires it)";
     zeroPoint = nullptr;
   }
-  if (Quantize && im.intAttr("saturate", 1) == 0)
+  if (Quantize && fp8 && im.intAttr("saturate", 1) == 0)
     return im.emitError() << "QuantizeLinear with saturate=0 is not "
                              "supported: Tessera's fp8 quantization "
                              "saturates";

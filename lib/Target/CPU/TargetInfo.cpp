@@ -52,10 +52,10 @@ public:
     using ::tessera::ElementType;
     constexpr double kFlopsPerByte = 6.0;
     double cost = 1.0;
-    // What the GEMM reads its operands as, and the passes that convert
-    // them before it (fp8: quantized, then decoded to bf16).
-    ElementType moved = element;
+    // What the GEMM reads its operands as (fp8: bf16), and the passes that
+    // convert them before it (fp8: quantized, then decoded to bf16).
     double conversionPasses = 1.0;
+    bool movedAsBF16 = false;
     switch (element) {
     case ElementType::BF16:
       cost = dots.bf16 ? 0.52 : 1.7;
@@ -66,8 +66,9 @@ public:
     case ElementType::F8E4M3FN:
     case ElementType::F8E5M2:
       cost = dots.bf16 ? 0.52 : 1.7;
-      moved = ElementType::BF16;
-      conversionPasses = 2.0;
+      movedAsBF16 = true;
+      // Quantized (4 + 1 bytes an element), then decoded (1 + 2).
+      conversionPasses = 8.0 / 5.0;
       break;
     case ElementType::I8:
       cost = dots.int8 ? 0.40 : 2.4;
@@ -76,6 +77,7 @@ public:
       element = ElementType::F32;
       break;
     }
+    ElementType moved = movedAsBF16 ? ElementType::BF16 : element;
     return std::max(shape.flops() * cost,
                     shape.operandBytes(moved) * kFlopsPerByte) +
            shape.conversionBytes(element) * conversionPasses * kFlopsPerByte;

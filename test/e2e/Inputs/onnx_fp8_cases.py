@@ -181,6 +181,31 @@ def main():
              [tensor("x", fmt, list(range(256)), [256])],
              [float_tensor("y", [code_value(c, fmt) * scale
                                  for c in range(256)])])
+    # CastLike (its saturate too) to the type of an E4M3FN initializer.
+    like = tensor("like", E4M3FN, [0], [1])
+    save(out, "castlike_e4m3fn_no_saturate",
+         [helper.make_node("CastLike", ["x", "like"], ["y"], saturate=0)],
+         [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)],
+         [helper.make_tensor_value_info("y", E4M3FN, shape)], [like], [x],
+         [tensor("y", E4M3FN, [encode(v, E4M3FN, 0) for v in VALUES],
+                 shape)])
+    # Per channel along axis 0, 20 channels: the zero points are more than
+    # the importer keeps inline.
+    channels = 20
+    scales = [0.5 + c / 8 for c in range(channels)]
+    codes = [(c * 37 + j * 11) % 256 for c in range(channels)
+             for j in range(3)]
+    save(out, "dequantize_axis_e4m3fn",
+         [helper.make_node("DequantizeLinear", ["x", "scale", "zp"], ["y"],
+                           axis=0)],
+         [helper.make_tensor_value_info("x", E4M3FN, [channels, 3])],
+         [helper.make_tensor_value_info("y", TensorProto.FLOAT,
+                                        [channels, 3])],
+         [float_tensor("scale", scales),
+          tensor("zp", E4M3FN, [0] * channels, [channels])],
+         [tensor("x", E4M3FN, codes, [channels, 3])],
+         [float_tensor("y", [[code_value(codes[c * 3 + j], E4M3FN) * scales[c]
+                              for j in range(3)] for c in range(channels)])])
     # A weight stored in E4M3FN, dequantized per tensor, times an input.
     rng = np.random.default_rng(19)
     k, n, m = 64, 48, 5
