@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "Utils.h"
 
+#include "tessera/Support/Numerics.h"
 #include "tessera/Transforms/Precision.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -48,20 +49,13 @@ Value decodedFp8Constant(OpBuilder &b, Location loc, Value operand,
   int64_t elements = type.getNumElements();
   if (bytes.empty() || (!splat && int64_t(bytes.size()) != elements))
     return {};
-  // Each of the 256 codes' bf16 bits.
-  const llvm::fltSemantics &semantics =
-      isa<Float8E4M3FNType>(getElementTypeOrSelf(operand.getType()))
-          ? llvm::APFloat::Float8E4M3FN()
-          : llvm::APFloat::Float8E5M2();
+  // Each of the 256 codes' bf16 bits (the numerics library's decoding).
+  bool e4m3 = isa<Float8E4M3FNType>(getElementTypeOrSelf(operand.getType()));
   uint16_t decoded[256];
-  for (unsigned code = 0; code < 256; ++code) {
-    llvm::APFloat value(semantics, llvm::APInt(8, code));
-    bool lost;
-    value.convert(llvm::APFloat::BFloat(), llvm::APFloat::rmNearestTiesToEven,
-                  &lost);
-    decoded[code] =
-        static_cast<uint16_t>(value.bitcastToAPInt().getZExtValue());
-  }
+  for (unsigned code = 0; code < 256; ++code)
+    decoded[code] = ::tessera::numerics::toBF16(
+        e4m3 ? ::tessera::numerics::fromF8E4M3FN(code)
+             : ::tessera::numerics::fromF8E5M2(code));
   std::vector<uint16_t> values(splat ? 1 : elements);
   for (size_t i = 0; i < values.size(); ++i)
     values[i] = decoded[static_cast<uint8_t>(bytes[i])];
