@@ -56,22 +56,60 @@ Value ContractionKernel::aligned() {
   return c.bKMajor ? ok : both(ok, isAligned(sizeN));
 }
 
-Value ContractionKernel::splitCount(int64_t blockM, int64_t blockN,
-                                    int64_t minK) {
+Value ContractionKernel::gridBlocks(int64_t blockM, int64_t blockN) {
   auto ceilDiv = [&](Value x, Value y) {
     return arith::CeilDivUIOp::create(b, loc, x, y);
   };
   auto min = [&](Value x, Value y) {
     return arith::MinUIOp::create(b, loc, x, y);
   };
-  // The grid's blocks (at least 1 by the guard), saturated at the target
-  // so that the product cannot overflow.
+  // Saturated at the target so that the product cannot overflow.
   Value target = cst(kTargetBlocks);
   Value blocks = min(
       mul(ceilDiv(sizeM, cst(blockM)), ceilDiv(sizeN, cst(blockN))), target);
   for (Value size : batchSizes)
     blocks = min(mul(blocks, min(size, target)), target);
-  Value wanted = ceilDiv(target, blocks);
+  return blocks;
+}
+
+Value ContractionKernel::fillsWave(int64_t blockM, int64_t blockN) {
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
+                               gridBlocks(blockM, blockN), cst(kTargetBlocks));
+}
+
+std::optional<bool> ContractionKernel::staticallyFillsWave(int64_t blockM,
+                                                           int64_t blockN) {
+  SmallVector<int64_t> ranges = c.op.getStaticLoopRanges();
+  int64_t blocks = 1;
+  auto times = [&](int64_t count) {
+    blocks = std::min(blocks * std::min(count, kTargetBlocks), kTargetBlocks);
+  };
+  int64_t m = 1;
+  for (unsigned d : c.mDims) {
+    if (ShapedType::isDynamic(ranges[d]))
+      return std::nullopt;
+    m *= ranges[d];
+  }
+  if (ShapedType::isDynamic(ranges[c.n]) ||
+      llvm::any_of(c.batch, [&](unsigned d) {
+        return ShapedType::isDynamic(ranges[d]);
+      }))
+    return std::nullopt;
+  times(llvm::divideCeil(m, blockM));
+  times(llvm::divideCeil(ranges[c.n], blockN));
+  for (unsigned d : c.batch)
+    times(ranges[d]);
+  return blocks >= kTargetBlocks;
+}
+
+Value ContractionKernel::splitCount(int64_t blockM, int64_t blockN,
+                                    int64_t minK) {
+  auto min = [&](Value x, Value y) {
+    return arith::MinUIOp::create(b, loc, x, y);
+  };
+  // The grid's blocks: at least 1 by the guard.
+  Value wanted = arith::CeilDivUIOp::create(b, loc, cst(kTargetBlocks),
+                                            gridBlocks(blockM, blockN));
   Value deep = arith::DivUIOp::create(b, loc, sizeK, cst(minK));
   return arith::MaxUIOp::create(b, loc, min(min(wanted, deep), cst(kMaxSplits)),
                                 cst(1));

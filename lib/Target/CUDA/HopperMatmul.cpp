@@ -173,16 +173,7 @@ private:
   /// Host: 128-row blocks (two warpgroups) when their grid still has a
   /// wave of blocks, 64-row blocks (one) otherwise.
   Value chooseBlockRows() {
-    Value rows128 = arith::CeilDivUIOp::create(b, loc, sizeM, cst(128));
-    Value blocks =
-        mul(rows128, arith::CeilDivUIOp::create(b, loc, sizeN, cst(kBlockN)));
-    for (Value size : batchSizes)
-      blocks = arith::MinUIOp::create(
-          b, loc,
-          mul(blocks, arith::MinUIOp::create(b, loc, size, cst(kTargetBlocks))),
-          cst(kTargetBlocks));
-    Value wide = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
-                                       blocks, cst(kTargetBlocks));
+    Value wide = fillsWave(2 * kWarpgroupM, kBlockN);
     return select(wide, cst(2 * kWarpgroupM), cst(kWarpgroupM));
   }
 

@@ -6,8 +6,10 @@
 // in bf16/f16 lowers to) becomes a kernel of mma.sync m16n8k16 instructions;
 // with allow-tf32, an f32 one becomes m16n8k8 on tf32:
 //
-//   - a block of 4 warps computes a 64x64 tile of the result; each warp a
-//     32x32 quarter, as 2x4 m16n8 accumulator tiles held in registers;
+//   - a block of 8 warps computes a 128x128 tile of the result, each warp
+//     64x32 of it as 4x4 m16n8 accumulator tiles held in registers, when
+//     the grid of such tiles has a wave of blocks (128); otherwise 4 warps
+//     compute a 64x64 tile, each warp a 32x32 quarter (2x4 tiles);
 //   - K advances by 32 (16 for tf32): the next tiles of A and B are copied
 //     into shared memory with cp.async (16 bytes per copy, zero-filled past
 //     the edges) while the current ones are multiplied, three stages in
@@ -54,10 +56,29 @@ using namespace tessera::cuda::tensor_cores;
 
 namespace {
 
-constexpr int64_t kBlockM = 64, kBlockN = 64, kStages = 3;
+constexpr int64_t kStages = 3;
 /// Split-k parts are at least this deep (8 K tiles of 32).
 constexpr int64_t kSplitDepth = 256;
-constexpr int64_t kWarps = 4, kThreads = kWarps * 32;
+
+/// A block's tile of the result and how its warps share it: each warp
+/// computes (blockM / warpsM) x (blockN / warpsN) as m16n8 accumulator
+/// tiles.
+struct Tile {
+  int64_t blockM, blockN, warpsM, warpsN;
+  int64_t threads() const { return warpsM * warpsN * 32; }
+  int64_t warpRows() const { return blockM / warpsM; }
+  int64_t warpCols() const { return blockN / warpsN; }
+  /// m16 and n8 accumulator tiles per warp.
+  int64_t mTiles() const { return warpRows() / 16; }
+  int64_t nTiles() const { return warpCols() / 8; }
+  int64_t accumulators() const { return mTiles() * nTiles() * 4; }
+};
+/// 4 warps of 32x32: the tile of split-k, of small grids and of tiles
+/// copied element by element.
+constexpr Tile kSmallTile{64, 64, 2, 2};
+/// 8 warps of 64x32 (twice the mma per fragment loaded from shared
+/// memory): when the grid of these tiles still has a wave of blocks.
+constexpr Tile kLargeTile{128, 128, 2, 4};
 
 /// Builds the mma.sync kernel and its launch for one contraction.
 class KernelBuilder : public ContractionKernel {
@@ -70,11 +91,14 @@ public:
   /// Without `alignedCopies` (K, or N of a [k][n] B, not a multiple of
   /// 16 bytes), tiles are copied element by element instead of by 16-byte
   /// cp.async.
-  void buildLaunch(Value parts = {}, bool alignedCopies = true) {
+  /// `shape` is the block's tile.
+  void buildLaunch(Value parts = {}, bool alignedCopies = true,
+                   Tile shape = kSmallTile) {
     splits = parts;
     this->alignedCopies = alignedCopies;
-    Value gridX = arith::CeilDivUIOp::create(b, loc, sizeN, cst(kBlockN));
-    Value gridY = arith::CeilDivUIOp::create(b, loc, sizeM, cst(kBlockM));
+    tiling = shape;
+    Value gridX = arith::CeilDivUIOp::create(b, loc, sizeN, cst(tiling.blockN));
+    Value gridY = arith::CeilDivUIOp::create(b, loc, sizeM, cst(tiling.blockM));
     Value gridZ = splits ? splits : cst(1);
     for (Value size : batchSizes)
       gridZ = mul(gridZ, size);
@@ -82,23 +106,25 @@ public:
     auto workgroup = gpu::AddressSpaceAttr::get(
         ctx, gpu::GPUDialect::getWorkgroupAddressSpace());
     staged = isFp8(c) ? b.getBF16Type() : c.element;
-    auto tileA = MemRefType::get({kStages, kBlockM, c.blockK}, staged,
+    auto tileA = MemRefType::get({kStages, tiling.blockM, c.blockK}, staged,
                                  MemRefLayoutAttrInterface(), workgroup);
-    auto tileB = c.bKMajor
-                     ? MemRefType::get({kStages, kBlockN, c.blockK}, staged,
-                                       MemRefLayoutAttrInterface(), workgroup)
-                     : MemRefType::get({kStages, c.blockK, kBlockN}, staged,
-                                       MemRefLayoutAttrInterface(), workgroup);
+    auto tileB =
+        c.bKMajor ? MemRefType::get({kStages, tiling.blockN, c.blockK}, staged,
+                                    MemRefLayoutAttrInterface(), workgroup)
+                  : MemRefType::get({kStages, c.blockK, tiling.blockN}, staged,
+                                    MemRefLayoutAttrInterface(), workgroup);
     Value one = cst(1);
     auto launch = gpu::LaunchOp::create(
-        b, loc, gridX, gridY, gridZ, cst(kThreads), one, one,
+        b, loc, gridX, gridY, gridZ, cst(tiling.threads()), one, one,
         /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
         /*asyncDependencies=*/{}, TypeRange{tileA, tileB});
-    launch->setAttr("tessera.cuda.kernel",
-                    b.getStringAttr(splits ? "mma_sync_gemm_split_k"
-                                    : alignedCopies
-                                        ? "mma_sync_gemm"
-                                        : "mma_sync_gemm_unaligned"));
+    std::string name = splits          ? "mma_sync_gemm_split_k"
+                       : alignedCopies ? "mma_sync_gemm"
+                                       : "mma_sync_gemm_unaligned";
+    if (tiling.blockM != kSmallTile.blockM)
+      name += "_" + std::to_string(tiling.blockM) + "x" +
+              std::to_string(tiling.blockN);
+    launch->setAttr("tessera.cuda.kernel", b.getStringAttr(name));
     Block &body = launch.getBody().front();
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(&body);
@@ -110,15 +136,16 @@ public:
 
 private:
   /// The 16-byte chunk `chunk` of shared row `row` after the swizzle: rows
-  /// of 4 chunks (64 bytes) pair up, rows of 8 chunks (128 bytes) take
-  /// eight distinct positions.
+  /// of 4 chunks (64 bytes) pair up; longer rows take eight distinct
+  /// positions in each group of eight chunks, or for f32 (a tf32 B stored
+  /// [k][n], whose fragment reads rows k..k+3) four even ones.
   Value swizzled(Value row, Value chunk, int64_t chunksPerRow) {
     Value key;
     if (chunksPerRow == 4)
       key = rem(div(row, 2), 4);
-    else if (chunksPerRow == 8)
+    else if (!c.element.isF32())
       key = rem(row, 8);
-    else // 16 chunks of f32: the tf32 B fragment reads rows k..k+3.
+    else
       key = mul(rem(row, 4), cst(2));
     return mul(arith::XOrIOp::create(b, loc, chunk, key), cst(c.chunk));
   }
@@ -139,8 +166,9 @@ private:
                 TileDim col, int64_t rows, int64_t cols) {
     int64_t chunksPerRow = cols / c.chunk;
     Value zero = cst(0), chunkElements = cst(c.chunk);
-    for (int64_t i = 0; i < rows * chunksPerRow / kThreads; ++i) {
-      Value id = add(tid, cst(i * kThreads));
+    int64_t threads = tiling.threads();
+    for (int64_t i = 0; i < rows * chunksPerRow / threads; ++i) {
+      Value id = add(tid, cst(i * threads));
       Value r = div(id, chunksPerRow), chunk = rem(id, chunksPerRow);
       Value globalRow = add(row.base, r);
       Value globalCol = add(col.base, mul(chunk, chunkElements));
@@ -190,11 +218,11 @@ private:
   void loadTile(Value kTile, Value stage) {
     TileDim k{c.k, sizeK, mul(kTile, cst(c.blockK))};
     TileDim m{c.m, sizeM, m0}, n{c.n, sizeN, n0};
-    copyTile(0, smA, stage, m, k, kBlockM, c.blockK);
+    copyTile(0, smA, stage, m, k, tiling.blockM, c.blockK);
     if (c.bKMajor)
-      copyTile(1, smB, stage, n, k, kBlockN, c.blockK);
+      copyTile(1, smB, stage, n, k, tiling.blockN, c.blockK);
     else
-      copyTile(1, smB, stage, k, n, c.blockK, kBlockN);
+      copyTile(1, smB, stage, k, n, c.blockK, tiling.blockN);
   }
 
   /// One tf32 operand register: the f32 element at (row, col) of a
@@ -218,8 +246,9 @@ private:
     for (int64_t kk = 0; kk < c.blockK / 8; ++kk) {
       Value k0 = add(cst(kk * 8), t), k1 = add(k0, cst(4));
       SmallVector<SmallVector<Value>> fragA;
-      for (int64_t mi = 0; mi < 2; ++mi) {
-        Value r0 = add(add(mul(warpM, cst(32)), cst(mi * 16)), g);
+      for (int64_t mi = 0; mi < tiling.mTiles(); ++mi) {
+        Value r0 =
+            add(add(mul(warpM, cst(tiling.warpRows())), cst(mi * 16)), g);
         Value r1 = add(r0, cst(8));
         fragA.push_back({tf32At(smA, stage, r0, k0, rowChunks),
                          tf32At(smA, stage, r1, k0, rowChunks),
@@ -227,18 +256,18 @@ private:
                          tf32At(smA, stage, r1, k1, rowChunks)});
       }
       SmallVector<SmallVector<Value>> fragB;
-      for (int64_t nj = 0; nj < 4; ++nj) {
-        Value n = add(add(mul(warpN, cst(32)), cst(nj * 8)), g);
+      for (int64_t nj = 0; nj < tiling.nTiles(); ++nj) {
+        Value n = add(add(mul(warpN, cst(tiling.warpCols())), cst(nj * 8)), g);
         if (c.bKMajor)
           fragB.push_back({tf32At(smB, stage, n, k0, rowChunks),
                            tf32At(smB, stage, n, k1, rowChunks)});
         else
-          fragB.push_back({tf32At(smB, stage, k0, n, kBlockN / c.chunk),
-                           tf32At(smB, stage, k1, n, kBlockN / c.chunk)});
+          fragB.push_back({tf32At(smB, stage, k0, n, tiling.blockN / c.chunk),
+                           tf32At(smB, stage, k1, n, tiling.blockN / c.chunk)});
       }
-      for (int64_t mi = 0; mi < 2; ++mi)
-        for (int64_t nj = 0; nj < 4; ++nj)
-          mma(acc, mi * 4 + nj, fragA[mi], fragB[nj], {16, 8, 8},
+      for (int64_t mi = 0; mi < tiling.mTiles(); ++mi)
+        for (int64_t nj = 0; nj < tiling.nTiles(); ++nj)
+          mma(acc, mi * tiling.nTiles() + nj, fragA[mi], fragB[nj], {16, 8, 8},
               NVVM::MMATypes::tf32);
     }
     return acc;
@@ -254,18 +283,19 @@ private:
     // K per mma: 32 bytes (two 16-byte chunks of each row).
     int64_t depth = int8 ? 32 : 16;
     for (int64_t kk = 0; kk < c.blockK / depth; ++kk) {
-      // A: rows wm*32 + mi*16 + lane%16, chunk 2*kk + lane/16.
+      // A: rows of the warp's first + mi*16 + lane%16, chunk 2*kk + lane/16.
       SmallVector<Value> fragA;
-      for (int64_t mi = 0; mi < 2; ++mi) {
-        Value row = add(add(mul(warpM, cst(32)), cst(mi * 16)), lane16);
+      for (int64_t mi = 0; mi < tiling.mTiles(); ++mi) {
+        Value row =
+            add(add(mul(warpM, cst(tiling.warpRows())), cst(mi * 16)), lane16);
         Value col = swizzled(row, add(cst(2 * kk), half), c.blockK / c.chunk);
         fragA.push_back(ldmatrix4(smA, {stage, row, col}, staged,
                                   /*transpose=*/false));
       }
       // B: two n8 tiles per ldmatrix.x4.
       SmallVector<Value> fragB;
-      for (int64_t np = 0; np < 2; ++np) {
-        Value nBase = add(mul(warpN, cst(32)), cst(np * 16));
+      for (int64_t np = 0; np < tiling.nTiles() / 2; ++np) {
+        Value nBase = add(mul(warpN, cst(tiling.warpCols())), cst(np * 16));
         if (c.bKMajor) {
           // Matrices: (n 0-7, k 0-7), (n 0-7, k 8-15), (n 8-15, ...).
           Value group = div(lane, 8);
@@ -276,32 +306,33 @@ private:
         } else {
           // Matrices: (k 0-7, n 0-7), (k 8-15, n 0-7), (k 0-7, n 8-15), ...
           Value row = add(cst(kk * 16), lane16);
-          Value col =
-              swizzled(row, add(div(nBase, c.chunk), half), kBlockN / c.chunk);
+          Value col = swizzled(row, add(div(nBase, c.chunk), half),
+                               tiling.blockN / c.chunk);
           fragB.push_back(ldmatrix4(smB, {stage, row, col}, staged, true));
         }
       }
-      for (int64_t mi = 0; mi < 2; ++mi)
-        for (int64_t nj = 0; nj < 4; ++nj) {
+      for (int64_t mi = 0; mi < tiling.mTiles(); ++mi)
+        for (int64_t nj = 0; nj < tiling.nTiles(); ++nj) {
           SmallVector<Value> opA, opB;
           for (int64_t r = 0; r < 4; ++r)
             opA.push_back(operandRegister(fragA[mi], r, staged));
           for (int64_t r = 0; r < 2; ++r)
             opB.push_back(
                 operandRegister(fragB[nj / 2], (nj % 2) * 2 + r, staged));
-          mma(acc, mi * 4 + nj, opA, opB, {16, 8, depth}, type);
+          mma(acc, mi * tiling.nTiles() + nj, opA, opB, {16, 8, depth}, type);
         }
     }
     return acc;
   }
 
-  /// Tile (mi, nj) of a warp's 32x32 quarter: c0, c1 at row lane/4,
+  /// Tile (mi, nj) of a warp's part of the block: c0, c1 at row lane/4,
   /// columns 2*(lane%4) + {0, 1}; c2, c3 eight rows below.
   std::pair<Value, Value> fragmentPosition(int64_t index) override {
-    int64_t tile = index / 4, r = index % 4, mi = tile / 4, nj = tile % 4;
-    Value row =
-        add(mul(warpM, cst(32)), add(cst(mi * 16 + (r / 2) * 8), div(lane, 4)));
-    Value col = add(mul(warpN, cst(32)),
+    int64_t at = index / 4, r = index % 4, mi = at / tiling.nTiles(),
+            nj = at % tiling.nTiles();
+    Value row = add(mul(warpM, cst(tiling.warpRows())),
+                    add(cst(mi * 16 + (r / 2) * 8), div(lane, 4)));
+    Value col = add(mul(warpN, cst(tiling.warpCols())),
                     add(cst(nj * 8 + r % 2), mul(rem(lane, 4), cst(2))));
     return {row, col};
   }
@@ -310,10 +341,10 @@ private:
     tid = launch.getThreadIds().x;
     lane = rem(tid, 32);
     Value warp = div(tid, 32);
-    warpM = div(warp, 2);
-    warpN = rem(warp, 2);
-    m0 = mul(launch.getBlockIds().y, cst(kBlockM));
-    n0 = mul(launch.getBlockIds().x, cst(kBlockN));
+    warpM = div(warp, tiling.warpsN);
+    warpN = rem(warp, tiling.warpsN);
+    m0 = mul(launch.getBlockIds().y, cst(tiling.blockM));
+    n0 = mul(launch.getBlockIds().x, cst(tiling.blockN));
     // K tiles [first, first + count): all of them, or one part's.
     Value numK = arith::CeilDivUIOp::create(b, loc, sizeK, cst(c.blockK));
     Value first = cst(0), count = numK;
@@ -326,11 +357,11 @@ private:
           sub(arith::MinUIOp::create(b, loc, add(first, perPart), numK), first);
       Type accumulator =
           cast<MemRefType>(c.operands[2].getType()).getElementType();
-      acc.assign(32,
+      acc.assign(tiling.accumulators(),
                  arith::ConstantOp::create(b, loc, b.getZeroAttr(accumulator)));
     } else {
       readBatchIndex(launch.getBlockIds().z);
-      acc = startAccumulators(32);
+      acc = startAccumulators(tiling.accumulators());
     }
 
     // Prologue: stages 0 .. kStages-2 in flight, a group each.
@@ -361,6 +392,7 @@ private:
   }
 
   Value smA, smB, tid, lane, warpM, warpN, splits;
+  Tile tiling = kSmallTile;
   /// The element type of the shared tiles (bf16 for fp8 operands).
   Type staged;
   bool alignedCopies = true;
@@ -433,7 +465,7 @@ struct TensorCoreMatmulPass
         c.operands[i] = memref::CollapseShapeOp::create(b, c.op.getLoc(),
                                                         c.operands[i], groups);
       }
-    Value guard = kernel.guard(kBlockM);
+    Value guard = kernel.guard(kSmallTile.blockM);
     auto branch = scf::IfOp::create(b, c.op.getLoc(), guard,
                                     /*withElseRegion=*/true);
     {
@@ -550,7 +582,8 @@ struct TensorCoreMatmulPass
     int64_t staticK = c.op.getStaticLoopRanges()[c.k];
     if (ShapedType::isDynamic(staticK) || staticK >= 2 * kSplitDepth) {
       Location loc = c.op.getLoc();
-      Value parts = kernel.splitCount(kBlockM, kBlockN, kSplitDepth);
+      Value parts =
+          kernel.splitCount(kSmallTile.blockM, kSmallTile.blockN, kSplitDepth);
       Value split =
           arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, parts,
                                 arith::ConstantIndexOp::create(b, loc, 1));
@@ -572,9 +605,30 @@ struct TensorCoreMatmulPass
     // On an sm_90a GPU, the wgmma kernel (its guard checks the grid for
     // the same 64-row blocks); the mma.sync kernel elsewhere.
     if (hopper && hopperTakes(c))
-      buildHopperLaunch(c, b, getOperation(), [&] { kernel.buildLaunch(); });
+      buildHopperLaunch(c, b, getOperation(),
+                        [&] { buildTiledLaunch(c, b, kernel); });
     else
-      kernel.buildLaunch();
+      buildTiledLaunch(c, b, kernel);
+  }
+
+  /// The mma.sync kernel with 128x128 tiles when their grid has a wave of
+  /// blocks, with 64x64 tiles otherwise: chosen when compiling if the
+  /// sizes are static, by the host otherwise.
+  void buildTiledLaunch(Contraction &c, OpBuilder &b, KernelBuilder &kernel) {
+    if (std::optional<bool> large =
+            kernel.staticallyFillsWave(kLargeTile.blockM, kLargeTile.blockN)) {
+      kernel.buildLaunch({}, true, *large ? kLargeTile : kSmallTile);
+      return;
+    }
+    OpBuilder::InsertionGuard guard(b);
+    auto branch = scf::IfOp::create(
+        b, c.op.getLoc(),
+        kernel.fillsWave(kLargeTile.blockM, kLargeTile.blockN),
+        /*withElseRegion=*/true);
+    b.setInsertionPointToStart(branch.thenBlock());
+    kernel.buildLaunch({}, true, kLargeTile);
+    b.setInsertionPointToStart(branch.elseBlock());
+    kernel.buildLaunch();
   }
 };
 

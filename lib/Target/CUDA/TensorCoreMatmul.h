@@ -115,6 +115,14 @@ public:
   /// least `minK` deep and there are at most kMaxSplits.
   mlir::Value splitCount(int64_t blockM, int64_t blockN, int64_t minK);
 
+  /// Host: the blocks of a grid of `blockM` x `blockN` tiles (times the
+  /// batch), saturated at kTargetBlocks.
+  mlir::Value gridBlocks(int64_t blockM, int64_t blockN);
+  /// Host: whether that grid has a wave of blocks (kTargetBlocks).
+  mlir::Value fillsWave(int64_t blockM, int64_t blockN);
+  /// The same, known when compiling: null when a size is dynamic.
+  std::optional<bool> staticallyFillsWave(int64_t blockM, int64_t blockN);
+
   /// Split-k: blocks are wanted until about this many (a wave on the
   /// 108-132 SMs of an A100, H100 or H200), parts at most this many.
   static constexpr int64_t kTargetBlocks = 128, kMaxSplits = 16;

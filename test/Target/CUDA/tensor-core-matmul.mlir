@@ -872,3 +872,101 @@ func.func @not_amax_either(%a: memref<64x64xf8E4M3FN>, %b: memref<64x64xf8E4M3FN
   }
   return
 }
+
+// -----
+
+// Tiles chosen per shape. A grid of 128x128 tiles with a wave of blocks
+// (here 16 x 8 = 128) takes the 128x128 tile: 8 warps (256 threads) of
+// 64x32, each 4x4 m16n8 tiles (16 mma per 16-deep step, 64 accumulators),
+// stages of 128 rows of A and 128 columns of B. No other kernel is built.
+// CHECK-LABEL: func @large_tiles
+// CHECK: gpu.launch {{.*}} threads({{.*}}) in ({{.*}} = %c256{{.*}}, {{.*}}) workgroup(%[[SA:.*]] : memref<3x128x32xbf16, #gpu.address_space<workgroup>>, %[[SB:.*]] : memref<3x32x128xbf16, #gpu.address_space<workgroup>>)
+// CHECK: scf.for {{.*}} -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32) {
+// CHECK-COUNT-32: nvvm.mma.sync
+// CHECK-NOT: nvvm.mma.sync
+// CHECK: } {tessera.cuda.kernel = "mma_sync_gemm_128x128"}
+// CHECK-NOT: gpu.launch
+// CHECK: return
+//
+// One block row fewer (15 x 8 = 120 blocks, under a wave): the 64x64
+// tile, and no 128x128 kernel.
+// CHECK-LABEL: func @small_tiles
+// CHECK-NOT: mma_sync_gemm_128x128
+// CHECK: gpu.launch {{.*}} threads({{.*}}) in ({{.*}} = %c128{{.*}}, {{.*}}) workgroup({{.*}} : memref<3x64x32xbf16, #gpu.address_space<workgroup>>, {{.*}} : memref<3x32x64xbf16, #gpu.address_space<workgroup>>)
+// CHECK: } {tessera.cuda.kernel = "mma_sync_gemm"}
+// CHECK-NOT: mma_sync_gemm_128x128
+// CHECK: return
+//
+// A batch counts towards the wave: 32 products of 130x136 are 2 x 2 x 32
+// blocks of 128x128.
+// CHECK-LABEL: func @large_batched_tiles
+// CHECK: } {tessera.cuda.kernel = "mma_sync_gemm_128x128"}
+// CHECK-NOT: tessera.cuda.kernel = "mma_sync_gemm"}
+// CHECK: return
+#a = affine_map<(d0, d1, d2) -> (d0, d1)>
+#b = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d2)>
+func.func @large_tiles(%a: memref<2048x64xbf16>, %b: memref<64x1024xbf16>, %c: memref<2048x1024xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<2048x1024xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<2048x64xbf16>, memref<64x1024xbf16>) outs(%c : memref<2048x1024xf32>) {
+  ^bb0(%x: bf16, %y: bf16, %acc: f32):
+    %0 = arith.extf %x : bf16 to f32
+    %1 = arith.extf %y : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %acc, %2 : f32
+    linalg.yield %3 : f32
+  }
+  return
+}
+func.func @small_tiles(%a: memref<1920x64xbf16>, %b: memref<64x1024xbf16>, %c: memref<1920x1024xf32>) {
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<1920x64xbf16>, memref<64x1024xbf16>) outs(%c : memref<1920x1024xf32>) {
+  ^bb0(%x: bf16, %y: bf16, %acc: f32):
+    %0 = arith.extf %x : bf16 to f32
+    %1 = arith.extf %y : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %acc, %2 : f32
+    linalg.yield %3 : f32
+  }
+  return
+}
+#ab = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+#bb = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
+#cb = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+func.func @large_batched_tiles(%a: memref<32x130x320xbf16>, %b: memref<32x320x136xbf16>, %c: memref<32x130x136xf32>) {
+  linalg.generic {indexing_maps = [#ab, #bb, #cb], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%a, %b : memref<32x130x320xbf16>, memref<32x320x136xbf16>) outs(%c : memref<32x130x136xf32>) {
+  ^bb0(%x: bf16, %y: bf16, %acc: f32):
+    %0 = arith.extf %x : bf16 to f32
+    %1 = arith.extf %y : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %acc, %2 : f32
+    linalg.yield %3 : f32
+  }
+  return
+}
+
+// -----
+
+// Symbolic sizes: the host compares the grid of 128x128 tiles with a wave
+// and launches the 128x128 or the 64x64 kernel (after split-k's test).
+// CHECK-LABEL: func @tiles_chosen_at_run_time
+// CHECK: } {tessera.cuda.kernel = "mma_sync_gemm_split_k"}
+// CHECK: arith.cmpi uge, %{{.*}}, %c128
+// CHECK-NEXT: scf.if
+// CHECK: } {tessera.cuda.kernel = "mma_sync_gemm_128x128"}
+// CHECK-NEXT: } else {
+// CHECK: } {tessera.cuda.kernel = "mma_sync_gemm"}
+#a = affine_map<(d0, d1, d2) -> (d0, d1)>
+#b = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d2)>
+func.func @tiles_chosen_at_run_time(%a: memref<?x?xbf16>, %b: memref<?x?xbf16>, %c: memref<?x?xf32>) {
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<?x?xbf16>, memref<?x?xbf16>) outs(%c : memref<?x?xf32>) {
+  ^bb0(%x: bf16, %y: bf16, %acc: f32):
+    %0 = arith.extf %x : bf16 to f32
+    %1 = arith.extf %y : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %acc, %2 : f32
+    linalg.yield %3 : f32
+  }
+  return
+}

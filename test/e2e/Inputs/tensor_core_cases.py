@@ -91,14 +91,42 @@ def scores_values(out, heads, dim, seqs):
          [], sets, [1, heads, "seq", dim])
 
 
-def batched(out, batch, m, k, n):
+def batched(out, batch, m, k, n, trans_b=False):
+    """A [batch, m, k] x [batch, k, n] product; with trans_b, B comes as
+    [batch, n, k] through a Transpose and a bias follows (the kernel's
+    epilogue)."""
     rng = np.random.default_rng(batch * 100 + m)
     a = exact(rng, (batch, m, k))
-    b = exact(rng, (batch, k, n))
-    save(out, f"bmm_{batch}x{m}x{k}x{n}",
+    b = exact(rng, (batch, n, k) if trans_b else (batch, k, n))
+    if not trans_b:
+        save(out, f"bmm_{batch}x{m}x{k}x{n}",
+             [helper.make_node("MatMul", ["A", "B"], ["Y"])],
+             [("A", [batch, m, k]), ("B", [batch, k, n])], [],
+             [([a, b], f64(a) @ f64(b))], [batch, m, n])
+        return
+    bias = exact(rng, (n,))
+    save(out, f"bmm_{batch}x{m}x{k}x{n}_tb",
+         [helper.make_node("Transpose", ["B"], ["BT"], perm=[0, 2, 1]),
+          helper.make_node("MatMul", ["A", "BT"], ["P"]),
+          helper.make_node("Add", ["P", "bias"], ["Y"])],
+         [("A", [batch, m, k]), ("B", [batch, n, k])], [("bias", bias)],
+         [([a, b], f64(a) @ f64(b.transpose(0, 2, 1)) + bias)],
+         [batch, m, n])
+
+
+def batched_symbolic(out, batches, m, k, n):
+    """The product with a symbolic batch: which tile fills the GPU is
+    known only at run time."""
+    rng = np.random.default_rng(m * k + n)
+    sets = []
+    for batch in batches:
+        a = exact(rng, (batch, m, k))
+        b = exact(rng, (batch, k, n))
+        sets.append(([a, b], f64(a) @ f64(b)))
+    save(out, f"bmm_batch_{m}x{k}x{n}",
          [helper.make_node("MatMul", ["A", "B"], ["Y"])],
-         [("A", [batch, m, k]), ("B", [batch, k, n])], [],
-         [([a, b], f64(a) @ f64(b))], [batch, m, n])
+         [("A", ["batch", m, k]), ("B", ["batch", k, n])], [], sets,
+         ["batch", m, n])
 
 
 def conv(out, n, c, size, f, kernel, stride=1, pad=0):
@@ -186,6 +214,10 @@ def main():
     # 32 batches of 130 x 136: a full wave of 128-row blocks (two
     # warpgroups each on sm_90a), with partial tiles in M and N, 5 K tiles.
     batched(out, 32, 130, 320, 136)
+    # The same wave with B stored [n][k], and with a symbolic batch (32:
+    # 128x128 tiles; 2: 64x64 tiles, chosen by the host).
+    batched(out, 32, 130, 72, 136, trans_b=True)
+    batched_symbolic(out, [32, 2], 130, 72, 136)
     linear(out, 64, 72, [(2, 16), (3, 37), (1, 1)])
     # Split-k chosen at run time: 4 parts for 1, 6 and 256 rows.
     linear(out, 1024, 128, [(1, 1), (2, 3), (4, 64)])
