@@ -450,4 +450,33 @@ def WarpReductionsPass
                            "::mlir::arith::ArithDialect"];
 }
 
+def VectorizeElementwisePass
+    : Pass<"tessera-cuda-vectorize-elementwise", "::mlir::func::FuncOp"> {
+  let summary = "elementwise ops on buffers read and write 16-byte vectors";
+  let description = [{
+    A `linalg.generic` on buffers whose loops are all parallel, whose body
+    is elementwise `arith`/`math` ops (no `linalg.index`), and whose
+    innermost loop is the last, contiguous (unit-stride) dim of every
+    operand that it indexes and of every result, becomes an `scf.parallel`
+    nest whose innermost loop steps V elements at a time: V is 16 bytes
+    over the widest such operand's element (4 f32, 8 bf16/f16, 16 i8), or
+    half that when the innermost size is a static multiple of V/2 only.
+    Each iteration reads those operands with `vector.load` (their
+    alignment set: `ld.global.v4` in PTX), the others (indexed by outer
+    loops only: a bias along another dim, a scale) with one `memref.load`
+    broadcast, computes the body on vectors and writes each result with
+    `vector.store`. It first checks that every vector's address is a
+    multiple of its size (views, offsets and a caller's device pointers
+    need not be) and computes the V elements one at a time where one is
+    not. The innermost size must be static; outer ones may be symbolic.
+    Elementwise kernels with transposed operands, gathers, reductions and
+    ops inside kernels are left alone. Copies (`tessera-cuda-copies-to-
+    linalg`) are such ops.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 #endif // TESSERA_TARGET_CUDA_PASSES_TD

@@ -92,6 +92,8 @@ void tessera::cuda::buildGPUPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createDecodeFp8Pass());
   // Row reductions (softmax, norms): one warp per row.
   pm.addNestedPass<func::FuncOp>(createWarpReductionsPass());
+  // Elementwise ops and copies: 16-byte loads and stores.
+  pm.addNestedPass<func::FuncOp>(createVectorizeElementwisePass());
   pm.addPass(createForallToParallelLoopPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addPass(createCanonicalizerPass());

@@ -228,6 +228,8 @@ bool Exec::execMemory(const Instruction &I, Warp &w, uint32_t mask) {
     if ((val.kind == Operand::Vec) != (n > 1) ||
         (n > 1 && val.elems.size() != n))
       return fail(I, w, -1, "vector width does not match the operand");
+    if (I.space == Space::Global && sz * n == 16)
+      ++stats->wideGlobalAccesses;
     uint8_t buf[64];
     forLanes(mask, [&](unsigned l) {
       if (!ok)

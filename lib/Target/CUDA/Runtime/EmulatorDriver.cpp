@@ -172,7 +172,7 @@ public:
   }
 
   void resetSummary() override {
-    launches = warpInstructions = tensorCoreInstructions = 0;
+    launches = warpInstructions = tensorCoreInstructions = wideAccesses = 0;
     seconds = 0;
   }
 
@@ -199,6 +199,7 @@ public:
     ++launches;
     warpInstructions += stats->warpInstructions;
     tensorCoreInstructions += stats->tensorCoreInstructions;
+    wideAccesses += stats->wideGlobalAccesses;
     seconds += stats->seconds;
     return llvm::Error::success();
   }
@@ -212,9 +213,10 @@ public:
 
   std::string summary() const override {
     return llvm::formatv("{0} kernel launches on the PTX emulator, {1} warp "
-                         "instructions ({2} on tensor cores), {3:f3} s",
+                         "instructions ({2} on tensor cores), {3:f3} s; {4} "
+                         "16-byte global loads and stores",
                          launches, warpInstructions, tensorCoreInstructions,
-                         seconds);
+                         seconds, wideAccesses);
   }
 
 protected:
@@ -247,7 +249,8 @@ private:
   std::map<uint64_t, void *> hostOf;
   std::vector<std::unique_ptr<LoadedModule>> modules;
   std::vector<std::unique_ptr<LoadedFunction>> functions;
-  uint64_t launches = 0, warpInstructions = 0, tensorCoreInstructions = 0;
+  uint64_t launches = 0, warpInstructions = 0, tensorCoreInstructions = 0,
+           wideAccesses = 0;
   double seconds = 0;
 };
 

@@ -52,6 +52,8 @@ struct LaunchStats {
   uint64_t threadInstructions = 0; ///< Summed over active lanes.
   /// Warp-level tensor-core instructions (mma.sync and wgmma.mma_async).
   uint64_t tensorCoreInstructions = 0;
+  /// Warp-level ld/st.global of 16 bytes a lane (v4.b32, v2.b64).
+  uint64_t wideGlobalAccesses = 0;
   double seconds = 0;
 };
 
