@@ -118,9 +118,9 @@ public:
         b, loc, gridX, gridY, gridZ, cst(tiling.threads()), one, one,
         /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
         /*asyncDependencies=*/{}, TypeRange{tileA, tileB});
-    std::string name = splits          ? "mma_sync_gemm_split_k"
-                       : alignedCopies ? "mma_sync_gemm"
-                                       : "mma_sync_gemm_unaligned";
+    std::string name = splits ? "mma_sync_gemm_split_k" : "mma_sync_gemm";
+    if (!alignedCopies)
+      name += "_unaligned";
     if (tiling.blockM != kSmallTile.blockM)
       name += "_" + std::to_string(tiling.blockM) + "x" +
               std::to_string(tiling.blockN);
@@ -471,16 +471,8 @@ struct TensorCoreMatmulPass
     {
       OpBuilder::InsertionGuard insertion(b);
       b.setInsertionPointToStart(branch.thenBlock());
-      if (isFp8(c)) {
-        // fp8: wgmma on sm_90a; elsewhere the mma.sync kernel, its tiles
-        // decoded to bf16 as they are copied element by element.
-        auto decoded = [&] { kernel.buildLaunch({}, /*alignedCopies=*/false); };
-        if (hopper && hopperTakes(c))
-          buildHopperLaunch(c, b, getOperation(), decoded);
-        else
-          decoded();
-      } else if (staticallyMisaligned) {
-        kernel.buildLaunch({}, /*alignedCopies=*/false);
+      if (isFp8(c) || staticallyMisaligned) {
+        buildLaunches(c, b, kernel, /*alignedCopies=*/false);
       } else {
         if (!staticallyAligned) {
           auto alignedBranch =
@@ -490,7 +482,7 @@ struct TensorCoreMatmulPass
           kernel.buildLaunch({}, /*alignedCopies=*/false);
           b.setInsertionPointToStart(alignedBranch.thenBlock());
         }
-        buildAlignedLaunches(c, b, kernel);
+        buildLaunches(c, b, kernel, /*alignedCopies=*/true);
       }
       // The original ops run where the kernel cannot.
       b.setInsertionPointToStart(branch.elseBlock());
@@ -570,45 +562,73 @@ struct TensorCoreMatmulPass
     r->erase();
   }
 
-  /// The launches for whole 16-byte rows: split-k, the sm_90a kernel or
-  /// the mma.sync kernel, as the sizes and the device say.
-  void buildAlignedLaunches(Contraction &c, OpBuilder &b,
-                            KernelBuilder &kernel) {
-    // A grid too small for the GPU (a few rows, as in batch-1 decoding)
-    // splits K: each part's tile is added to the result atomically, into
-    // zeros when the product started from zeros, and the elementwise op
-    // that would have been fused runs after. Not when K is statically
-    // too shallow for two parts.
-    int64_t staticK = c.op.getStaticLoopRanges()[c.k];
-    if (ShapedType::isDynamic(staticK) || staticK >= 2 * kSplitDepth) {
-      Location loc = c.op.getLoc();
-      Value parts =
-          kernel.splitCount(kSmallTile.blockM, kSmallTile.blockN, kSplitDepth);
-      Value split =
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, parts,
-                                arith::ConstantIndexOp::create(b, loc, 1));
-      auto splitBranch = scf::IfOp::create(b, loc, split,
-                                           /*withElseRegion=*/true);
-      b.setInsertionPointToStart(splitBranch.thenBlock());
-      if (c.zeroFill)
-        b.clone(*c.zeroFill);
-      // Partial sums have no amax: it is reduced once they are summed.
-      linalg::GenericOp amax = std::exchange(c.amax, {});
-      kernel.buildLaunch(parts);
-      c.amax = amax;
-      if (c.epilogue)
-        b.clone(*c.epilogue);
-      if (c.amax)
-        reduceFallbackAmax(c, b);
-      b.setInsertionPointToStart(splitBranch.elseBlock());
+  /// The launches: split-k, the sm_90a kernel or the mma.sync kernel, as
+  /// the sizes and the device say. Without `alignedCopies` (rows that are
+  /// not whole 16-byte chunks, or fp8 operands, which the mma.sync kernel
+  /// decodes to bf16), the mma.sync kernels copy their tiles element by
+  /// element.
+  void buildLaunches(Contraction &c, OpBuilder &b, KernelBuilder &kernel,
+                     bool alignedCopies) {
+    if (!alignedCopies) {
+      // fp8: wgmma on sm_90a (when its copies are aligned, with no split:
+      // it reads the fp8 bytes as they are); elsewhere the mma.sync
+      // kernel, its tiles decoded to bf16 as they are copied, split or not.
+      auto elements = [&] {
+        withSplitK(c, b, kernel, /*alignedCopies=*/false,
+                   [&] { kernel.buildLaunch({}, /*alignedCopies=*/false); });
+      };
+      if (isFp8(c) && hopper && hopperTakes(c))
+        buildHopperLaunch(c, b, getOperation(), elements);
+      else
+        elements();
+      return;
     }
     // On an sm_90a GPU, the wgmma kernel (its guard checks the grid for
-    // the same 64-row blocks); the mma.sync kernel elsewhere.
-    if (hopper && hopperTakes(c))
-      buildHopperLaunch(c, b, getOperation(),
-                        [&] { buildTiledLaunch(c, b, kernel); });
-    else
-      buildTiledLaunch(c, b, kernel);
+    // the same 64-row blocks); the mma.sync kernel elsewhere. Split
+    // products run on the mma.sync kernel on every GPU.
+    withSplitK(c, b, kernel, /*alignedCopies=*/true, [&] {
+      if (hopper && hopperTakes(c))
+        buildHopperLaunch(c, b, getOperation(),
+                          [&] { buildTiledLaunch(c, b, kernel); });
+      else
+        buildTiledLaunch(c, b, kernel);
+    });
+  }
+
+  /// A grid too small for the GPU (a few rows, as in batch-1 decoding)
+  /// splits K: each part's tile is added to the result atomically, into
+  /// zeros when the product started from zeros, and the elementwise op
+  /// that would have been fused runs after. Otherwise (and always when K
+  /// is statically too shallow for two parts) what `otherwise` builds.
+  void withSplitK(Contraction &c, OpBuilder &b, KernelBuilder &kernel,
+                  bool alignedCopies, llvm::function_ref<void()> otherwise) {
+    int64_t staticK = c.op.getStaticLoopRanges()[c.k];
+    if (!ShapedType::isDynamic(staticK) && staticK < 2 * kSplitDepth) {
+      otherwise();
+      return;
+    }
+    OpBuilder::InsertionGuard guard(b);
+    Location loc = c.op.getLoc();
+    Value parts =
+        kernel.splitCount(kSmallTile.blockM, kSmallTile.blockN, kSplitDepth);
+    Value split =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, parts,
+                              arith::ConstantIndexOp::create(b, loc, 1));
+    auto splitBranch = scf::IfOp::create(b, loc, split,
+                                         /*withElseRegion=*/true);
+    b.setInsertionPointToStart(splitBranch.thenBlock());
+    if (c.zeroFill)
+      b.clone(*c.zeroFill);
+    // Partial sums have no amax: it is reduced once they are summed.
+    linalg::GenericOp amax = std::exchange(c.amax, {});
+    kernel.buildLaunch(parts, alignedCopies);
+    c.amax = amax;
+    if (c.epilogue)
+      b.clone(*c.epilogue);
+    if (c.amax)
+      reduceFallbackAmax(c, b);
+    b.setInsertionPointToStart(splitBranch.elseBlock());
+    otherwise();
   }
 
   /// The mma.sync kernel with 128x128 tiles when their grid has a wave of

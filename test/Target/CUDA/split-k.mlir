@@ -108,3 +108,52 @@ func.func @wide(%a: memref<1024x1024xbf16>, %b: memref<1024x1024xbf16>, %c: memr
   }
   return
 }
+
+// -----
+
+// fp8 operands with one row: on an sm_90a GPU the wgmma kernel (it reads
+// the fp8 bytes as they are; no split), elsewhere the mma.sync kernel
+// copying its tiles element by element, decoded to bf16, split when the
+// grid is small. K of 2056 (no multiple of 16, which the wgmma kernel's
+// host check refuses at run time) takes the split kernel on every GPU.
+// RUN: tessera-opt %s --split-input-file --tessera-cuda-tensor-core-matmul=hopper | FileCheck %s --check-prefix=FP8
+// FP8-LABEL: func @fp8_decode_step
+// FP8: "wgmma_gemm"
+// FP8-NEXT: } else {
+// FP8: arith.cmpi ugt, %{{.*}}, %c1
+// FP8-NEXT: scf.if
+// FP8-NOT: nvgpu.device_async_copy
+// FP8: arith.extf %{{.*}} : f8E4M3FN to f32
+// FP8: memref.atomic_rmw addf
+// FP8: } {tessera.cuda.kernel = "mma_sync_gemm_split_k_unaligned"}
+// FP8: } else {
+// FP8: "mma_sync_gemm_unaligned"
+// FP8-LABEL: func @fp8_misaligned_decode_step
+// FP8: "mma_sync_gemm_split_k_unaligned"
+// FP8: "mma_sync_gemm_unaligned"
+// FP8: return
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func @fp8_decode_step(%a: memref<1x2048xf8E4M3FN>, %b: memref<64x2048xf8E4M3FN>, %r: memref<1x64xf32>) {
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : memref<1x2048xf8E4M3FN>, memref<64x2048xf8E4M3FN>) outs(%r : memref<1x64xf32>) {
+  ^bb0(%x0: f8E4M3FN, %y: f8E4M3FN, %acc: f32):
+    %0 = arith.extf %x0 : f8E4M3FN to f32
+    %1 = arith.extf %y : f8E4M3FN to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %acc, %2 : f32
+    linalg.yield %3 : f32
+  }
+  return
+}
+func.func @fp8_misaligned_decode_step(%a: memref<1x2056xf8E4M3FN>, %b: memref<64x2056xf8E4M3FN>, %r: memref<1x64xf32>) {
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : memref<1x2056xf8E4M3FN>, memref<64x2056xf8E4M3FN>) outs(%r : memref<1x64xf32>) {
+  ^bb0(%x0: f8E4M3FN, %y: f8E4M3FN, %acc: f32):
+    %0 = arith.extf %x0 : f8E4M3FN to f32
+    %1 = arith.extf %y : f8E4M3FN to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %acc, %2 : f32
+    linalg.yield %3 : f32
+  }
+  return
+}
