@@ -239,7 +239,13 @@ def ConvolutionGemmsPass
     contraction of the filter, seen as [F, C*KH*KW], with it into
     [N, F, OH*OW], which `tessera-cuda-tensor-core-matmul` computes on the
     tensor cores (M the filters, N the pixels, K the taps, a batch dim the
-    images).
+    images). The contraction starts from a zero fill of its own shape,
+    placed right before it (not the convolution's result collapsed), and
+    the elementwise `linalg.generic` ops that read the result (a bias, an
+    activation, a rounding, and theirs in turn) are collapsed to
+    [N, F, OH*OW] (linalg's fold of a reshape by collapsing), reading the
+    contraction's result as it is: the tensor-core kernel takes them as
+    its epilogue. Other readers (a reduction) read the expansion.
 
     Left alone: f32 convolutions (no tensor core takes them without
     tf32), and convolutions with a dynamic dim (the gather needs static

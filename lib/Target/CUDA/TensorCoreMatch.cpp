@@ -194,10 +194,15 @@ void matchEpilogue(Contraction &c) {
     if (user == c.zeroFill || user == c.op.getOperation() ||
         user == consumer.getOperation() || isa<memref::DeallocOp>(user))
       continue;
-    if (isa<ViewLikeOpInterface>(user) || user->getBlock() != block)
+    if (user->getBlock() != block)
       return;
-    if (user->isBeforeInBlock(c.op) ||
-        (inPlace && consumer->isBeforeInBlock(user)))
+    // After an epilogue that writes in place, a view (the result expanded
+    // back to a convolution's shape) reads only the epilogue's values.
+    if (inPlace && consumer->isBeforeInBlock(user))
+      continue;
+    if (isa<ViewLikeOpInterface>(user))
+      return;
+    if (user->isBeforeInBlock(c.op))
       continue;
     return;
   }

@@ -970,3 +970,79 @@ func.func @tiles_chosen_at_run_time(%a: memref<?x?xbf16>, %b: memref<?x?xbf16>, 
   }
   return
 }
+
+// -----
+
+// A convolution's GEMM (tessera-cuda-convolution-gemms): its bias added in
+// place, and the buffer then viewed in the convolution's shape and
+// returned. The view comes after the epilogue, so it reads the values the
+// kernel stores: fused, with the zero fill as the start. Not fused when
+// the view exists before the product (what reads through it could read
+// the unbiased sums).
+// CHECK-LABEL: func @conv_bias_epilogue
+// CHECK-NOT: linalg.fill
+// CHECK: gpu.launch
+// CHECK: memref.load %arg2[
+// CHECK: arith.addf
+// CHECK: memref.store
+// CHECK: } {tessera.cuda.kernel = "mma_sync_gemm_unaligned"}
+// CHECK: } else {
+// CHECK: return
+// CHECK-LABEL: func @view_before_product
+// CHECK: gpu.launch
+// CHECK-NOT: memref.load %arg2[
+// CHECK: } {tessera.cuda.kernel = "mma_sync_gemm_unaligned"}
+// CHECK: } else {
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction"]
+// CHECK: }
+// CHECK: linalg.generic {{.*}} ins(%[[R:.*]], %arg2 : memref<2x16x36xf32>, memref<16xf32>) outs(%[[R]] : memref<2x16x36xf32>)
+// CHECK-NEXT: ^bb
+// CHECK-NEXT: arith.addf
+// CHECK-NEXT: linalg.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: return
+#fa = affine_map<(d0, d1, d2, d3) -> (d1, d3)>
+#fb = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
+#fc = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#ch = affine_map<(d0, d1, d2) -> (d1)>
+func.func @conv_bias_epilogue(%f: memref<16x72xbf16>, %cols: memref<2x72x36xbf16>, %bias: memref<16xf32>) -> memref<2x16x6x6xf32> {
+  %zero = arith.constant 0.0 : f32
+  %r = memref.alloc() : memref<2x16x36xf32>
+  linalg.fill ins(%zero : f32) outs(%r : memref<2x16x36xf32>)
+  linalg.generic {indexing_maps = [#fa, #fb, #fc], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%f, %cols : memref<16x72xbf16>, memref<2x72x36xbf16>) outs(%r : memref<2x16x36xf32>) {
+  ^bb0(%x0: bf16, %y: bf16, %acc: f32):
+    %0 = arith.extf %x0 : bf16 to f32
+    %1 = arith.extf %y : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %2, %acc : f32
+    linalg.yield %3 : f32
+  }
+  linalg.generic {indexing_maps = [#id3, #ch, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%r, %bias : memref<2x16x36xf32>, memref<16xf32>) outs(%r : memref<2x16x36xf32>) {
+  ^bb0(%x0: f32, %y: f32, %out: f32):
+    %0 = arith.addf %x0, %y : f32
+    linalg.yield %0 : f32
+  }
+  %v = memref.expand_shape %r [[0], [1], [2, 3]] output_shape [2, 16, 6, 6] : memref<2x16x36xf32> into memref<2x16x6x6xf32>
+  return %v : memref<2x16x6x6xf32>
+}
+func.func @view_before_product(%f: memref<16x72xbf16>, %cols: memref<2x72x36xbf16>, %bias: memref<16xf32>) -> memref<2x16x6x6xf32> {
+  %zero = arith.constant 0.0 : f32
+  %r = memref.alloc() : memref<2x16x36xf32>
+  %v = memref.expand_shape %r [[0], [1], [2, 3]] output_shape [2, 16, 6, 6] : memref<2x16x36xf32> into memref<2x16x6x6xf32>
+  linalg.fill ins(%zero : f32) outs(%r : memref<2x16x36xf32>)
+  linalg.generic {indexing_maps = [#fa, #fb, #fc], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%f, %cols : memref<16x72xbf16>, memref<2x72x36xbf16>) outs(%r : memref<2x16x36xf32>) {
+  ^bb0(%x0: bf16, %y: bf16, %acc: f32):
+    %0 = arith.extf %x0 : bf16 to f32
+    %1 = arith.extf %y : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %2, %acc : f32
+    linalg.yield %3 : f32
+  }
+  linalg.generic {indexing_maps = [#id3, #ch, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%r, %bias : memref<2x16x36xf32>, memref<16xf32>) outs(%r : memref<2x16x36xf32>) {
+  ^bb0(%x0: f32, %y: f32, %out: f32):
+    %0 = arith.addf %x0, %y : f32
+    linalg.yield %0 : f32
+  }
+  return %v : memref<2x16x6x6xf32>
+}
