@@ -82,8 +82,10 @@ tessera_model *tessera_model_load_from_memory(const void *data, size_t size,
                                               const char *const *values,
                                               int32_t count);
 /** 1 when runs of the model on several threads proceed in parallel (a CPU
- *  library), 0 when the runtime serializes them (a simulated program keeps
- *  state between runs). Either way concurrent calls are safe. */
+ *  library; a CUDA artifact on a GPU, each thread's runs on its own
+ *  stream), 0 when the runtime serializes them (a simulated program keeps
+ *  state between runs; the PTX emulator). Either way concurrent calls are
+ *  safe. */
 int tessera_model_concurrent_runs(const tessera_model *model);
 /** Where the model runs, in words ("host CPU", "systolic simulator
  *  'small'"); valid while the model is. */
@@ -168,7 +170,8 @@ int tessera_model_copy_to_host(tessera_model *model, void *dst, uint64_t src,
  *  `capacity` its bytes), checked as tessera_model_run checks host inputs.
  *  The run is ordered after the work already issued on `stream` (a
  *  CUstream of the device's primary context, such as a framework's current
- *  stream; NULL: the default stream) and the call returns when its results
+ *  stream; NULL: the calling thread's default stream,
+ *  CU_STREAM_PER_THREAD) and the call returns when its results
  *  are complete. For each output: with `data` set, the result is copied
  *  there (device memory of `capacity` bytes); with `data` NULL, `data`
  *  gets the address of device memory holding the result and `capacity` its

@@ -85,7 +85,8 @@ tessera_model *tessera_model_load_with_options(const char *path,
   model->device = (*executable)->device();
   model->executable = std::move(*executable);
   const ExecutableLoader *loader = findLoaderForPath(path);
-  model->concurrentRuns = loader && runsConcurrently(loader->kind);
+  model->concurrentRuns = (loader && runsConcurrently(loader->kind)) ||
+                          model->executable->concurrentRuns();
   return model;
 }
 
@@ -118,7 +119,8 @@ tessera_model *tessera_model_load_from_memory(const void *data, size_t size,
   auto *model = new tessera_model;
   model->device = (*executable)->device();
   model->executable = std::move(*executable);
-  model->concurrentRuns = loader && runsConcurrently(loader->kind);
+  model->concurrentRuns = (loader && runsConcurrently(loader->kind)) ||
+                          model->executable->concurrentRuns();
   return model;
 }
 

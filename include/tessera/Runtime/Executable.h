@@ -44,6 +44,10 @@ public:
   /// ("host CPU", "systolic simulator 'default'").
   virtual std::string device() const = 0;
 
+  /// Whether runs on several threads proceed in parallel; otherwise the
+  /// runtime runs them one at a time.
+  virtual bool concurrentRuns() const { return false; }
+
   /// What the last run measured, for people (a simulator's cycles and
   /// utilization); empty when there is nothing to say.
   virtual std::string lastRunSummary() const { return ""; }

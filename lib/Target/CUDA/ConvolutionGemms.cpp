@@ -77,8 +77,9 @@ void startFromOwnZeros(RewriterBase &rewriter, Operation *result) {
     rewriter.eraseOp(fill);
 }
 
-/// Rewrites only the convolutions it takes (no greedy driver: nothing else
-/// in the function is folded or visited again).
+/// Rewrites only the convolutions it takes and what reads their results
+/// (the greedy driver visits only those consumers: nothing else in the
+/// function is folded or visited again).
 struct ConvolutionGemmsPass
     : tessera::cuda::impl::ConvolutionGemmsPassBase<ConvolutionGemmsPass> {
   void runOnOperation() override {

@@ -97,8 +97,12 @@ std::optional<Plan> plan(linalg::GenericOp op) {
       return std::nullopt;
     bool indexed = map.isFunctionOfDim(inner);
     if (indexed) {
-      // The innermost loop must be the operand's contiguous dim.
-      if (!map.getResults().back().isFunctionOfDim(inner))
+      // The innermost loop must be the operand's contiguous dim, and only
+      // that (not a diagonal).
+      if (!map.getResults().back().isFunctionOfDim(inner) ||
+          llvm::count_if(map.getResults(), [&](AffineExpr e) {
+            return e.isFunctionOfDim(inner);
+          }) != 1)
         return std::nullopt;
       SmallVector<int64_t> strides;
       int64_t offset;

@@ -900,6 +900,7 @@ func.func @not_amax_either(%a: memref<64x64xf8E4M3FN>, %b: memref<64x64xf8E4M3FN
 // A batch counts towards the wave: 32 products of 130x136 are 2 x 2 x 32
 // blocks of 128x128.
 // CHECK-LABEL: func @large_batched_tiles
+// CHECK-NOT: tessera.cuda.kernel = "mma_sync_gemm"}
 // CHECK: } {tessera.cuda.kernel = "mma_sync_gemm_128x128"}
 // CHECK-NOT: tessera.cuda.kernel = "mma_sync_gemm"}
 // CHECK: return

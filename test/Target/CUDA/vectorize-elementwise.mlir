@@ -95,12 +95,13 @@ func.func @eight_bytes(%x: memref<?x6xf32>, %y: memref<?x6xf32>) {
 // -----
 
 // Left alone: an innermost size that no vector divides or that is
-// dynamic; an operand the innermost loop reads across rows (a transpose);
+// dynamic; an operand the innermost loop reads across rows (a transpose)
+// or along a diagonal;
 // a strided innermost dim; a body that reads its indices, calls or
 // computes on index values; a reduction; an op inside a kernel.
 // CHECK-LABEL: func @not_these
 // CHECK-NOT: vector.
-// CHECK-COUNT-8: linalg.generic
+// CHECK-COUNT-9: linalg.generic
 // CHECK-NOT: vector.
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #t = affine_map<(d0, d1) -> (d1, d0)>
@@ -116,6 +117,10 @@ func.func @not_these(%a: memref<?x7xf32>, %b: memref<?x7xf32>, %c: memref<?x?xf3
     linalg.yield %x : f32
   }
   linalg.generic {indexing_maps = [#t, #id], iterator_types = ["parallel", "parallel"]} ins(%e : memref<64x64xf32>) outs(%g : memref<64x64xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    linalg.yield %x : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d1)>, #id], iterator_types = ["parallel", "parallel"]} ins(%e : memref<64x64xf32>) outs(%g : memref<64x64xf32>) {
   ^bb0(%x: f32, %o: f32):
     linalg.yield %x : f32
   }

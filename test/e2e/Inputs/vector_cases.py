@@ -90,7 +90,8 @@ def scaled(out, rows, width):
 
 
 def half_round_trip(out, rows, width):
-    """Y = float(half(X)): f32 read 4 at a time, f16 written 4 at a time."""
+    """Y = float(half(X)), one kernel: f32 read and written 4 at a time,
+    rounded to f16 in registers."""
     rng = np.random.default_rng(rows * 7 + width)
     x = exact(rng, (rows, width))
     save(out, f"half_{rows}x{width}",

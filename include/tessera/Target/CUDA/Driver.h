@@ -8,6 +8,13 @@
 // an artifact as the C table of DriverABI.h. Device memory goes through a
 // pool: a block freed by one run is reused by the next.
 //
+// Runs: the work between beginRun and endRun on one thread. Each thread
+// issues its work on a stream of its own (the CUDA driver's per-thread
+// default stream, or the caller's), so runs on several threads proceed
+// in parallel where the driver allows it (concurrentRuns). A block a run
+// frees serves that run again at once (its work is ordered on its
+// stream) and the other runs only after endRun, when its work is done.
+//
 //===----------------------------------------------------------------------===//
 #ifndef TESSERA_TARGET_CUDA_DRIVER_H
 #define TESSERA_TARGET_CUDA_DRIVER_H
@@ -22,6 +29,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace tessera::cuda {
 
@@ -42,6 +50,16 @@ public:
   llvm::Expected<uint64_t> allocate(uint64_t bytes);
   void release(uint64_t address);
 
+  /// Whether runs on several threads may use this driver at once (the
+  /// emulator's runs are one at a time).
+  virtual bool concurrentRuns() const { return false; }
+  /// A run on the calling thread starts: the blocks it releases stay its
+  /// own until endRun.
+  void beginRun();
+  /// The run on the calling thread ends: it waits for the run's stream,
+  /// and the blocks the run released go back to the pool.
+  void endRun();
+
   virtual llvm::Error copyToDevice(uint64_t dst, const void *src,
                                    uint64_t bytes) = 0;
   virtual llvm::Error copyToHost(void *dst, uint64_t src, uint64_t bytes) = 0;
@@ -55,20 +73,24 @@ public:
   virtual llvm::Error launch(void *function, const uint32_t grid[3],
                              const uint32_t block[3], uint32_t sharedBytes,
                              void **params, uint64_t numParams) = 0;
-  /// Waits for everything issued on the current stream.
+  /// Waits for everything issued on the calling thread's stream.
   virtual llvm::Error synchronize() = 0;
+  /// Waits for everything issued on the device, on every stream.
+  virtual llvm::Error synchronizeDevice() { return synchronize(); }
 
-  /// The stream that launches and copies go on from now on: a CUstream of
-  /// this driver's context (a framework's), or 0 for the default stream.
-  /// Work on one stream runs in order, so a run issues its kernels without
-  /// waiting for each and synchronizes once at its end.
+  /// The stream that the calling thread's launches and copies go on from
+  /// now on: a CUstream of this driver's context (a framework's), or 0
+  /// for the thread's default stream. Work on one stream runs in order, so
+  /// a run issues its kernels without waiting for each and synchronizes
+  /// once at its end.
   virtual llvm::Error useStream(uint64_t stream) {
     if (stream)
       return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                      "this device has no streams to run on");
     return llvm::Error::success();
   }
-  uint64_t currentStream() const { return stream; }
+  /// The calling thread's stream (0: its default one).
+  uint64_t currentStream() const { return thisThread().stream; }
 
   /// Times the work issued on the current stream between startTiming and
   /// stopTiming with the device's own clock (CUDA events). stopTiming waits
@@ -90,8 +112,20 @@ public:
 
 protected:
   Driver();
-  /// Set by useStream.
-  uint64_t stream = 0;
+  /// What a thread holds of this driver: its stream (set by useStream),
+  /// and while it runs, the blocks its run released.
+  struct ThreadState {
+    uint64_t stream = 0;
+    bool inRun = false;
+    /// (size class, address).
+    std::vector<std::pair<uint64_t, uint64_t>> released;
+    /// The message of the thread's last failure seen through the table.
+    std::string lastError;
+  };
+  ThreadState &thisThread() const;
+  /// Tells this driver's threads' states from those of a driver that was
+  /// at the same address before.
+  const uint64_t id;
   virtual llvm::Expected<uint64_t> allocateDevice(uint64_t bytes) = 0;
   virtual void releaseDevice(uint64_t address) = 0;
   /// Gives every block, free or live, back to the device (derived
@@ -104,11 +138,8 @@ private:
   /// Free blocks by size class; live blocks' size classes.
   std::multimap<uint64_t, uint64_t> freeBlocks;
   std::map<uint64_t, uint64_t> liveBlocks;
-  friend struct DriverTable;
 
-public:
-  /// The message of the last failure seen through the table.
-  std::string lastError;
+  friend struct DriverTable;
 };
 
 /// The CUDA driver API on device `ordinal`; an error when libcuda.so.1 or

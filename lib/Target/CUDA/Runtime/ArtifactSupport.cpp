@@ -10,9 +10,10 @@
 // artifact links no GPU library and loads on machines without a GPU.
 //
 // Modules load lazily, when the first kernel of one is looked up, because
-// the constructors run before any driver is bound. After the first failure
-// every later call does nothing, and `tessera_cuda_take_error` reports the
-// failure once the run returns.
+// the constructors run before any driver is bound. After a run's first
+// failure its later calls do nothing, and `tessera_cuda_take_error` reports
+// the failure once the run returns. A run is the artifact's entry on one
+// thread, so the failure is the thread's: runs on other threads go on.
 //
 // Plain C++ with no dependencies.
 //
@@ -53,28 +54,45 @@ struct State {
   size_t loadedModules = 0;
   /// Weights uploaded once: host address -> device address.
   std::map<const void *, uint64_t> globals;
-  /// Tensor maps built once: their fields -> device address; the fields
-  /// of the one returned last.
-  std::map<std::vector<uint64_t>, uint64_t> tensorMaps;
-  std::vector<uint64_t> lastTensorMap;
+  /// Tensor maps built once: their fields -> device address, and how many
+  /// runs hold it for a launch they have not made yet.
+  struct TensorMap {
+    uint64_t device = 0;
+    int pending = 0;
+  };
+  std::map<std::vector<uint64_t>, TensorMap> tensorMaps;
+  /// The maps the calling thread's run was given for its next launch.
+  static std::vector<std::vector<uint64_t>> &pendingMaps() {
+    static thread_local std::vector<std::vector<uint64_t>> keys;
+    return keys;
+  }
   /// The bound device's compute capability, asked once (0: not yet).
   uint32_t capability = 0;
-  std::string error;
-  bool failed = false;
+
+  /// The calling thread's run's first failure.
+  struct Failure {
+    std::string error;
+    bool failed = false;
+  };
+  static Failure &failure() {
+    static thread_local Failure f;
+    return f;
+  }
 
   void fail(const std::string &what) {
-    if (failed)
+    Failure &f = failure();
+    if (f.failed)
       return;
-    failed = true;
-    error = what;
+    f.failed = true;
+    f.error = what;
     if (driver) {
       const char *why = driver->last_error(driver->self);
       if (why && *why)
-        error += ": " + std::string(why);
+        f.error += ": " + std::string(why);
     }
   }
   bool ready(const char *what) {
-    if (failed)
+    if (failure().failed)
       return false;
     if (!driver) {
       fail(std::string(what) + " before a GPU driver was bound");
@@ -134,25 +152,23 @@ void tesseraCudaBindDriver(const tessera_cuda_driver *driver) {
     }
     for (auto &[host, device] : s.globals)
       s.driver->release(s.driver->self, device);
-    for (auto &[fields, device] : s.tensorMaps)
-      s.driver->release(s.driver->self, device);
+    for (auto &[fields, map] : s.tensorMaps)
+      s.driver->release(s.driver->self, map.device);
   }
   s.globals.clear();
   s.tensorMaps.clear();
-  s.lastTensorMap.clear();
   s.capability = 0;
   s.driver = driver;
 }
 
 const char *tesseraCudaTakeError() {
-  State &s = state();
-  std::lock_guard<std::mutex> lock(s.mutex);
-  if (!s.failed)
+  State::Failure &f = State::failure();
+  if (!f.failed)
     return nullptr;
   static thread_local std::string message;
-  message = s.error;
-  s.failed = false;
-  s.error.clear();
+  message = f.error;
+  f.failed = false;
+  f.error.clear();
   return message.c_str();
 }
 
@@ -229,6 +245,12 @@ void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
                       void **params, void ** /*extra*/, size_t numParams) {
   State &s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
+  // The maps this launch reads are in its parameters (or it is not made):
+  // pruning may take them once the launch has run.
+  for (const std::vector<uint64_t> &key : State::pendingMaps())
+    if (auto it = s.tensorMaps.find(key); it != s.tensorMaps.end())
+      --it->second.pending;
+  State::pendingMaps().clear();
   if (!s.ready("a kernel was launched") || !function)
     return;
   auto *f = static_cast<Function *>(function);
@@ -294,31 +316,31 @@ uint64_t tessera_cuda_tensor_map(uint64_t address, uint32_t elementBytes,
   std::vector<uint64_t> key = {address, elementBytes, rank, d0, d1, d2,
                                d3,      d4,           s1,   s2, s3, s4,
                                b0,      b1,           b2,   b3, b4, swizzle};
+  auto give = [&](State::TensorMap &map) {
+    ++map.pending;
+    State::pendingMaps().push_back(key);
+    return map.device;
+  };
   auto it = s.tensorMaps.find(key);
-  if (it != s.tensorMaps.end()) {
-    s.lastTensorMap = key;
-    return it->second;
-  }
+  if (it != s.tensorMaps.end())
+    return give(it->second);
   // Buffers move between runs (and dynamic shapes change the dims), so the
   // maps would pile up: past a bound, once every kernel that may read one
-  // has finished, they all go.
-  // The map returned last stays: a launch asks for its maps one after the
-  // other (A's, then B's) before it runs.
+  // has finished (on every stream), they all go, but those a run was given
+  // for a launch it has not made yet: a launch asks for its maps one after
+  // the other (A's, then B's) before it runs.
   if (s.tensorMaps.size() >= maxTensorMaps()) {
     if (s.driver->synchronize(s.driver->self)) {
       s.fail("the GPU failed");
       return 0;
     }
-    for (auto &[fields, device] : s.tensorMaps)
-      if (fields != s.lastTensorMap)
-        s.driver->release(s.driver->self, device);
-    uint64_t kept = 0;
-    auto last = s.tensorMaps.find(s.lastTensorMap);
-    if (last != s.tensorMaps.end())
-      kept = last->second;
-    s.tensorMaps.clear();
-    if (kept)
-      s.tensorMaps[s.lastTensorMap] = kept;
+    for (auto map = s.tensorMaps.begin(); map != s.tensorMaps.end();)
+      if (map->second.pending == 0) {
+        s.driver->release(s.driver->self, map->second.device);
+        map = s.tensorMaps.erase(map);
+      } else {
+        ++map;
+      }
   }
   tessera_cuda_tensor_map_fields fields = {address,
                                            elementBytes,
@@ -333,9 +355,9 @@ uint64_t tessera_cuda_tensor_map(uint64_t address, uint32_t elementBytes,
     s.fail("cannot build a tensor map for a kernel's copies");
     return 0;
   }
-  s.tensorMaps[key] = device;
-  s.lastTensorMap = key;
-  return device;
+  State::TensorMap &map = s.tensorMaps[key];
+  map.device = device;
+  return give(map);
 }
 
 void *_mlir_memref_to_llvm_alloc(uint64_t bytes) {

@@ -5,8 +5,11 @@
 // Tessera nor its artifacts link it. The driver API's types are declared
 // here (opaque handles and int results), so no CUDA header is needed to
 // build. One context (the device's primary context, which the CUDA runtime
-// and frameworks share); work goes on the default stream or on the stream
-// a caller hands over (useStream), and every copy is ordered on it.
+// and frameworks share); each thread's work goes on its per-thread default
+// stream (CU_STREAM_PER_THREAD: ordered with the legacy default stream, as
+// that is with every blocking stream, but not with other threads' runs) or
+// on the stream a caller hands over (useStream), and every copy is ordered
+// on it.
 //
 //===----------------------------------------------------------------------===//
 #include "tessera/Target/CUDA/Driver.h"
@@ -16,6 +19,9 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <dlfcn.h>
+#include <map>
+#include <mutex>
+#include <vector>
 
 using namespace tessera::cuda;
 
@@ -32,6 +38,8 @@ using CUevent = void *;
 
 constexpr int kComputeCapabilityMajor = 75, kComputeCapabilityMinor = 76;
 constexpr int kMaxDynamicSharedBytes = 8; // CU_FUNC_ATTRIBUTE_...
+/// CU_STREAM_PER_THREAD: the calling thread's default stream.
+const CUstream kPerThreadStream = reinterpret_cast<CUstream>(0x2);
 /// Tensor maps: CU_TENSOR_MAP_DATA_TYPE_UINT8/16/32/64 by element size, no
 /// interleave, L2 promotion of 128 bytes, out-of-bounds elements zero.
 constexpr int kTensorMapL2Promotion128B = 2;
@@ -52,6 +60,7 @@ struct Api {
   CUresult (*memcpyDtoHAsync)(void *, CUdeviceptr, size_t, CUstream);
   CUresult (*memcpyDtoDAsync)(CUdeviceptr, CUdeviceptr, size_t, CUstream);
   CUresult (*streamSynchronize)(CUstream);
+  CUresult (*ctxSynchronize)();
   CUresult (*eventCreate)(CUevent *, unsigned);
   CUresult (*eventRecord)(CUevent, CUstream);
   CUresult (*eventSynchronize)(CUevent);
@@ -80,9 +89,8 @@ public:
         name(std::move(name)), major(major), minor(minor) {}
   ~CudaDriver() override {
     ContextScope scope(*this);
-    for (CUevent event : {start, stop})
-      if (event)
-        api.eventDestroy(event);
+    for (CUevent event : events)
+      api.eventDestroy(event);
     releasePool();
     api.primaryCtxRelease(dev);
   }
@@ -208,20 +216,30 @@ public:
     ContextScope scope(*this);
     return check(api.streamSynchronize(streamHandle()), "cuStreamSynchronize");
   }
+  llvm::Error synchronizeDevice() override {
+    ContextScope scope(*this);
+    return check(api.ctxSynchronize(), "cuCtxSynchronize");
+  }
+  bool concurrentRuns() const override { return true; }
   llvm::Error useStream(uint64_t handle) override {
-    stream = handle;
+    thisThread().stream = handle;
     return llvm::Error::success();
   }
   llvm::Error startTiming() override {
     ContextScope scope(*this);
+    auto &[start, stop] = threadEvents();
     for (CUevent *event : {&start, &stop})
-      if (!*event)
+      if (!*event) {
         if (llvm::Error e = check(api.eventCreate(event, 0), "cuEventCreate"))
           return e;
+        std::lock_guard<std::mutex> lock(eventsMutex);
+        events.push_back(*event);
+      }
     return check(api.eventRecord(start, streamHandle()), "cuEventRecord");
   }
   llvm::Expected<std::optional<double>> stopTiming() override {
     ContextScope scope(*this);
+    auto &[start, stop] = threadEvents();
     float ms = 0;
     if (llvm::Error e =
             check(api.eventRecord(stop, streamHandle()), "cuEventRecord"))
@@ -266,7 +284,17 @@ private:
     CudaDriver &driver;
     CUcontext previous = nullptr;
   };
-  CUstream streamHandle() const { return reinterpret_cast<CUstream>(stream); }
+  CUstream streamHandle() const {
+    uint64_t stream = currentStream();
+    return stream ? reinterpret_cast<CUstream>(stream) : kPerThreadStream;
+  }
+  /// The calling thread's events that time its runs, created on first
+  /// use.
+  std::pair<CUevent, CUevent> &threadEvents() {
+    static thread_local std::map<uint64_t, std::pair<CUevent, CUevent>>
+        perThread;
+    return perThread[id];
+  }
   llvm::Error fail(const llvm::Twine &m) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(), m);
   }
@@ -284,8 +312,9 @@ private:
   CUcontext context;
   std::string name;
   int major, minor;
-  /// The events that time a run, created on first use.
-  CUevent start = nullptr, stop = nullptr;
+  /// Every thread's timing events, destroyed with the driver.
+  std::mutex eventsMutex;
+  std::vector<CUevent> events;
 };
 
 } // namespace
@@ -325,6 +354,7 @@ tessera::cuda::openCudaDriver(int ordinal) {
   bind(api.memcpyDtoHAsync, "cuMemcpyDtoHAsync_v2");
   bind(api.memcpyDtoDAsync, "cuMemcpyDtoDAsync_v2");
   bind(api.streamSynchronize, "cuStreamSynchronize");
+  bind(api.ctxSynchronize, "cuCtxSynchronize");
   bind(api.eventCreate, "cuEventCreate");
   bind(api.eventRecord, "cuEventRecord");
   bind(api.eventSynchronize, "cuEventSynchronize");

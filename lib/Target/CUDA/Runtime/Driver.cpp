@@ -4,6 +4,8 @@
 
 #include "llvm/Support/MathExtras.h"
 
+#include <atomic>
+
 using namespace tessera::cuda;
 
 namespace tessera::cuda {
@@ -14,7 +16,7 @@ struct DriverTable {
   static int check(Driver &d, llvm::Error error) {
     if (!error)
       return 0;
-    d.lastError = llvm::toString(std::move(error));
+    d.thisThread().lastError = llvm::toString(std::move(error));
     return 1;
   }
   static int alloc(void *self, uint64_t bytes, uint64_t *device) {
@@ -62,8 +64,10 @@ struct DriverTable {
     return check(of(self), of(self).launch(function, grid, block, shared,
                                            params, numParams));
   }
+  /// The artifact waits before it frees what kernels of any run may
+  /// read (its tensor maps).
   static int synchronize(void *self) {
-    return check(of(self), of(self).synchronize());
+    return check(of(self), of(self).synchronizeDevice());
   }
   static int capability(void *self, uint32_t *result) {
     *result = of(self).computeCapability();
@@ -78,13 +82,18 @@ struct DriverTable {
     return 0;
   }
   static const char *lastError(void *self) {
-    return of(self).lastError.c_str();
+    return of(self).thisThread().lastError.c_str();
   }
 };
 
 } // namespace tessera::cuda
 
-Driver::Driver() {
+static uint64_t nextDriverId() {
+  static std::atomic<uint64_t> next{1};
+  return next.fetch_add(1);
+}
+
+Driver::Driver() : id(nextDriverId()) {
   abi.abi_version = TESSERA_CUDA_DRIVER_ABI_VERSION;
   abi.self = this;
   abi.alloc = DriverTable::alloc;
@@ -113,9 +122,44 @@ static uint64_t sizeClass(uint64_t bytes) {
   return llvm::alignTo(bytes, 1u << 20);
 }
 
+Driver::ThreadState &Driver::thisThread() const {
+  // Keyed by the driver's id: a thread may use several drivers, and a
+  // driver made later at the same address is another.
+  static thread_local std::map<uint64_t, ThreadState> states;
+  return states[id];
+}
+
+void Driver::beginRun() {
+  ThreadState &thread = thisThread();
+  thread.inRun = true;
+  thread.released.clear();
+}
+
+void Driver::endRun() {
+  ThreadState &thread = thisThread();
+  if (!thread.inRun)
+    return;
+  // What the run issued may still read its released blocks.
+  llvm::consumeError(synchronize());
+  std::lock_guard<std::mutex> lock(poolMutex);
+  for (auto &[size, address] : thread.released)
+    freeBlocks.emplace(size, address);
+  thread.released.clear();
+  thread.inRun = false;
+}
+
 llvm::Expected<uint64_t> Driver::allocate(uint64_t bytes) {
   uint64_t size = sizeClass(bytes);
+  ThreadState &thread = thisThread();
   std::lock_guard<std::mutex> lock(poolMutex);
+  // A block this run released: its work on the run's stream comes first.
+  for (auto it = thread.released.begin(); it != thread.released.end(); ++it)
+    if (it->first == size) {
+      uint64_t address = it->second;
+      thread.released.erase(it);
+      liveBlocks[address] = size;
+      return address;
+    }
   auto it = freeBlocks.find(size);
   if (it != freeBlocks.end()) {
     uint64_t address = it->second;
@@ -125,13 +169,16 @@ llvm::Expected<uint64_t> Driver::allocate(uint64_t bytes) {
   }
   auto address = allocateDevice(size);
   if (!address) {
-    // Give the pool's free blocks back and try once more, once the work
-    // issued may no longer read them (a block is freed while kernels
-    // queued before are still to run).
-    llvm::consumeError(synchronize());
+    // Give the pool's free blocks (and this run's) back and try once
+    // more, once the work issued may no longer read them (a block is
+    // freed while kernels queued before are still to run).
+    llvm::consumeError(synchronizeDevice());
     for (auto &[blockSize, block] : freeBlocks)
       releaseDevice(block);
     freeBlocks.clear();
+    for (auto &[blockSize, block] : thread.released)
+      releaseDevice(block);
+    thread.released.clear();
     llvm::consumeError(address.takeError());
     address = allocateDevice(size);
     if (!address)
@@ -142,11 +189,16 @@ llvm::Expected<uint64_t> Driver::allocate(uint64_t bytes) {
 }
 
 void Driver::release(uint64_t address) {
+  ThreadState &thread = thisThread();
   std::lock_guard<std::mutex> lock(poolMutex);
   auto it = liveBlocks.find(address);
   if (it == liveBlocks.end())
     return;
-  freeBlocks.emplace(it->second, address);
+  // During a run, other runs' streams may not wait for its work.
+  if (thread.inRun)
+    thread.released.emplace_back(it->second, address);
+  else
+    freeBlocks.emplace(it->second, address);
   liveBlocks.erase(it);
 }
 
@@ -156,6 +208,9 @@ void Driver::releasePool() {
     releaseDevice(block);
   for (auto &[block, size] : liveBlocks)
     releaseDevice(block);
+  for (auto &[size, block] : thisThread().released)
+    releaseDevice(block);
   freeBlocks.clear();
   liveBlocks.clear();
+  thisThread().released.clear();
 }

@@ -8,8 +8,10 @@
 #include "llvm/ADT/StringMap.h"
 
 #include <dlfcn.h>
+#include <map>
 #include <mutex>
 #include <set>
+#include <shared_mutex>
 
 using namespace tessera;
 using namespace tessera::cuda;
@@ -43,10 +45,36 @@ std::string libraryPath(llvm::StringRef path) {
   return file;
 }
 
-/// Runs are serialized: an artifact's host code keeps one error state.
-std::mutex &runMutex() {
-  static std::mutex m;
-  return m;
+/// What runs of one artifact library share, whichever model loaded it:
+/// the driver its host code is bound to. Runs hold `mutex` shared while
+/// the library is bound to their driver; binding another holds it alone.
+struct LibraryBinding {
+  std::shared_mutex mutex;
+  const tessera_cuda_driver *bound = nullptr;
+};
+
+std::shared_ptr<LibraryBinding> bindingOf(void *library) {
+  static std::mutex mutex;
+  static std::map<void *, std::weak_ptr<LibraryBinding>> bindings;
+  std::lock_guard<std::mutex> lock(mutex);
+  std::shared_ptr<LibraryBinding> binding = bindings[library].lock();
+  if (!binding) {
+    binding = std::make_shared<LibraryBinding>();
+    bindings[library] = binding;
+  }
+  return binding;
+}
+
+/// Runs of drivers that take one at a time (the emulator), and every
+/// driver's calls outside runs, one at a time per driver.
+std::mutex &serialMutex(const Driver *driver) {
+  static std::mutex mutex;
+  static std::map<const Driver *, std::unique_ptr<std::mutex>> mutexes;
+  std::lock_guard<std::mutex> lock(mutex);
+  std::unique_ptr<std::mutex> &m = mutexes[driver];
+  if (!m)
+    m = std::make_unique<std::mutex>();
+  return *m;
 }
 
 class CudaLibraryExecutable : public runtime::Executable {
@@ -54,7 +82,7 @@ public:
   CudaLibraryExecutable(std::shared_ptr<void> library,
                         runtime::LoadOptions options, ModelSignature sig)
       : library(std::move(library)), options(std::move(options)),
-        sig(std::move(sig)) {
+        sig(std::move(sig)), binding(bindingOf(this->library.get())) {
     bind = reinterpret_cast<tessera_cuda_bind_driver_fn>(
         dlsym(this->library.get(), "tessera_cuda_bind_driver"));
     takeError = reinterpret_cast<tessera_cuda_take_error_fn>(
@@ -68,10 +96,16 @@ public:
   ~CudaLibraryExecutable() override {
     // What the artifact loaded and uploaded goes back to the driver while
     // it still exists (the library may outlive it).
-    std::lock_guard<std::mutex> lock(runMutex());
-    if (driver)
+    std::unique_lock<std::shared_mutex> lock(binding->mutex);
+    if (driver && binding->bound == driver->table()) {
       bind(nullptr);
+      binding->bound = nullptr;
+    }
   }
+
+  /// On a GPU runs on several threads proceed in parallel, each on its
+  /// own stream; the emulator runs one at a time.
+  bool concurrentRuns() const override { return driverKind(options) == "cuda"; }
 
   const ModelSignature &signature() const override { return sig; }
   std::string device() const override {
@@ -88,7 +122,7 @@ public:
   }
 
   std::optional<double> lastRunDeviceMilliseconds() const override {
-    std::lock_guard<std::mutex> lock(runMutex());
+    std::lock_guard<std::mutex> lock(stateMutex);
     return kernelMilliseconds;
   }
 
@@ -96,8 +130,8 @@ public:
   run(llvm::ArrayRef<HostTensor> inputs) override {
     if (llvm::Error error = runtime::checkInputs(sig, inputs))
       return std::move(error);
-    std::lock_guard<std::mutex> lock(runMutex());
-    if (llvm::Error e = open(/*stream=*/0))
+    Session session;
+    if (llvm::Error e = enter(session, /*stream=*/0))
       return std::move(e);
     // Inputs in device memory, released when the run ends.
     std::vector<uint64_t> deviceInputs;
@@ -146,37 +180,51 @@ public:
 
   bool hasDeviceMemory() const override { return true; }
   llvm::Expected<uint64_t> allocateDevice(uint64_t bytes) override {
-    std::lock_guard<std::mutex> lock(runMutex());
-    if (llvm::Error e = open(/*stream=*/0))
-      return std::move(e);
-    auto address = driver->allocate(bytes);
-    if (address)
+    auto opened = openDriver();
+    if (!opened)
+      return opened.takeError();
+    std::lock_guard<std::mutex> serial(serialMutex(opened->get()));
+    auto address = (*opened)->allocate(bytes);
+    if (address) {
+      std::lock_guard<std::mutex> lock(stateMutex);
       handedOut.insert(*address);
+    }
     return address;
   }
   void freeDevice(uint64_t address) override {
-    std::lock_guard<std::mutex> lock(runMutex());
     // Only what this model handed out goes back to the pool; a framework's
     // memory, the weights and other models' blocks are left alone.
-    if (driver && handedOut.erase(address))
-      driver->release(address);
+    std::shared_ptr<Driver> d;
+    {
+      std::lock_guard<std::mutex> lock(stateMutex);
+      if (!driver || !handedOut.erase(address))
+        return;
+      d = driver;
+    }
+    std::lock_guard<std::mutex> serial(serialMutex(d.get()));
+    d->release(address);
   }
   llvm::Error copyToDevice(uint64_t dst, const void *src,
                            uint64_t bytes) override {
-    std::lock_guard<std::mutex> lock(runMutex());
-    if (llvm::Error e = open(/*stream=*/0))
-      return e;
+    auto opened = openDriver();
+    if (!opened)
+      return opened.takeError();
+    Driver &d = **opened;
+    std::lock_guard<std::mutex> serial(serialMutex(&d));
+    llvm::consumeError(d.useStream(0));
     // Complete when the call returns: the caller may reuse `src`, and a
-    // run on a stream that does not wait for the default one reads `dst`.
-    if (llvm::Error e = driver->copyToDevice(dst, src, bytes))
+    // run on a stream that does not wait for this thread's reads `dst`.
+    if (llvm::Error e = d.copyToDevice(dst, src, bytes))
       return e;
-    return driver->synchronize();
+    return d.synchronize();
   }
   llvm::Error copyToHost(void *dst, uint64_t src, uint64_t bytes) override {
-    std::lock_guard<std::mutex> lock(runMutex());
-    if (llvm::Error e = open(/*stream=*/0))
-      return e;
-    return driver->copyToHost(dst, src, bytes);
+    auto opened = openDriver();
+    if (!opened)
+      return opened.takeError();
+    std::lock_guard<std::mutex> serial(serialMutex(opened->get()));
+    llvm::consumeError((*opened)->useStream(0));
+    return (*opened)->copyToHost(dst, src, bytes);
   }
 
   llvm::Error runOnDevice(llvm::ArrayRef<runtime::DeviceTensor> inputs,
@@ -190,11 +238,9 @@ public:
     for (const runtime::DeviceTensor &t : inputs)
       if (!t.address && t.bytes)
         return fail("input '" + t.name + "' has no device address");
-    std::lock_guard<std::mutex> lock(runMutex());
-    if (llvm::Error e = open(stream))
+    Session session;
+    if (llvm::Error e = enter(session, stream))
       return e;
-    // Whatever happens, later runs go on the default stream.
-    llvm::scope_exit restore([&] { llvm::consumeError(driver->useStream(0)); });
     std::vector<uint64_t> addresses;
     for (const runtime::DeviceTensor &t : inputs)
       addresses.push_back(t.address);
@@ -256,6 +302,7 @@ public:
         driver->release(outputs[i].address);
         outputs[i].address = outputs[i].bytes = 0;
       } else {
+        std::lock_guard<std::mutex> lock(stateMutex);
         handedOut.insert(outputs[i].address);
       }
     }
@@ -276,20 +323,60 @@ private:
     uint64_t buffer = 0, address = 0, bytes = 0;
   };
 
-  /// Opens the driver on the first call (so artifacts load and are
-  /// inspected on machines without a GPU), binds it, and issues the
-  /// following work on `stream`. Called under runMutex.
-  llvm::Error open(uint64_t stream) {
+  /// The driver, opened on the first call (so artifacts load and are
+  /// inspected on machines without a GPU).
+  llvm::Expected<std::shared_ptr<Driver>> openDriver() {
+    std::lock_guard<std::mutex> lock(stateMutex);
     if (!driver) {
       auto opened = driverFor(options);
       if (!opened)
         return opened.takeError();
       driver = std::move(*opened);
     }
-    bind(driver->table());
-    if (llvm::Error e = driver->useStream(stream))
+    return driver;
+  }
+
+  /// What a run holds while it runs: the library bound to its driver
+  /// (shared with runs on other threads), the driver alone when its runs
+  /// go one at a time, and the run's state on its thread. Ending it waits
+  /// for the run's stream, gives the blocks the run released back to the
+  /// pool and puts the thread back on its default stream.
+  struct Session {
+    std::unique_lock<std::mutex> serial;
+    std::shared_lock<std::shared_mutex> shared;
+    Driver *driver = nullptr;
+    ~Session() {
+      if (!driver)
+        return;
+      driver->endRun();
+      llvm::consumeError(driver->useStream(0));
+    }
+  };
+
+  /// Starts a run on the calling thread whose work goes on `stream`.
+  llvm::Error enter(Session &session, uint64_t stream) {
+    auto opened = openDriver();
+    if (!opened)
+      return opened.takeError();
+    Driver &d = **opened;
+    if (!d.concurrentRuns())
+      session.serial = std::unique_lock<std::mutex>(serialMutex(&d));
+    for (;;) {
+      session.shared = std::shared_lock<std::shared_mutex>(binding->mutex);
+      if (binding->bound == d.table())
+        break;
+      session.shared.unlock();
+      std::unique_lock<std::shared_mutex> alone(binding->mutex);
+      if (binding->bound != d.table()) {
+        bind(d.table());
+        binding->bound = d.table();
+      }
+    }
+    if (llvm::Error e = d.useStream(stream))
       return fail("cannot run on the stream given: " +
                   llvm::toString(std::move(e)));
+    d.beginRun();
+    session.driver = &d;
     return llvm::Error::success();
   }
 
@@ -301,7 +388,7 @@ private:
                      llvm::ArrayRef<uint64_t> addresses,
                      std::vector<Result> &results) {
     driver->resetSummary();
-    kernelMilliseconds.reset();
+    std::optional<double> milliseconds;
     std::vector<std::vector<int64_t>> descriptors;
     for (auto [t, address] : llvm::zip(inputs, addresses))
       descriptors.push_back(
@@ -326,9 +413,13 @@ private:
       else if (auto ms = driver->stopTiming(); !ms)
         error = ms.takeError();
       else
-        kernelMilliseconds = *ms;
+        milliseconds = *ms;
       if (!error)
         error = driver->synchronize();
+    }
+    {
+      std::lock_guard<std::mutex> lock(stateMutex);
+      kernelMilliseconds = milliseconds;
     }
     const int64_t *word = words.data();
     for (const runtime::TensorSignature &out : sig.outputs) {
@@ -365,8 +456,11 @@ private:
 
   std::shared_ptr<void> library;
   runtime::LoadOptions options;
-  std::shared_ptr<Driver> driver;
   ModelSignature sig;
+  std::shared_ptr<LibraryBinding> binding;
+  /// Guards the driver's opening, kernelMilliseconds and handedOut.
+  mutable std::mutex stateMutex;
+  std::shared_ptr<Driver> driver;
   tessera_cuda_bind_driver_fn bind = nullptr;
   tessera_cuda_take_error_fn takeError = nullptr;
   runtime::PackedFunction entry = nullptr;

@@ -14,9 +14,14 @@
 //  - work on a stream is queued and runs only when something waits for it
 //    (a synchronization of that stream or of an event recorded on it, a
 //    copy to pageable host memory on it, cuMemFree and cuModuleUnload,
-//    which wait for everything), in issue order. Every stream but the
+//    which wait for everything), in issue order, the other streams'
+//    queued work interleaved with it an operation at a time. Every
+//    stream but the
 //    default one behaves as a CU_STREAM_NON_BLOCKING stream (a
 //    framework's): it is not ordered with the default stream either way.
+//    CU_STREAM_PER_THREAD (0x2) is the calling thread's own such stream,
+//    CU_STREAM_LEGACY (0x1) the default one. Calls from several threads
+//    take turns (one lock), so runs on several threads interleave;
 //    Host data of a copy to the device and kernel parameters are taken
 //    when the call is made. A runtime that read results before waiting, or
 //    issued dependent work on two streams, reads stale memory;
@@ -31,6 +36,7 @@
 
 #include "llvm/ADT/STLExtras.h"
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -39,6 +45,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -88,7 +95,9 @@ struct Device {
   double clockMs = 0;
   // Counts for TESSERA_FAKE_CUDA_STATS.
   uint64_t launches = 0, launchesOnStreams = 0, streamSyncs = 0,
-           deepestQueue = 0, copiesIn = 0, copiesOut = 0;
+           deepestQueue = 0, copiesIn = 0, copiesOut = 0, deviceSyncs = 0;
+  /// The threads' default streams that kernels ran on.
+  std::set<uintptr_t> threadStreams;
   /// Kernels queued on each stream since it last ran its queue, and the
   /// most there ever were.
   std::map<uintptr_t, uint64_t> kernelsQueued;
@@ -101,23 +110,33 @@ struct Device {
           "fake libcuda: %llu kernels (%llu on streams other than the "
           "default), %llu stream synchronizations, at most %llu "
           "operations and %llu kernels queued on a stream, %llu "
-          "copies to the device, %llu to the host\n",
+          "copies to the device, %llu to the host; kernels on %llu "
+          "threads' own streams; %llu device synchronizations\n",
           (unsigned long long)launches, (unsigned long long)launchesOnStreams,
           (unsigned long long)streamSyncs, (unsigned long long)deepestQueue,
           (unsigned long long)mostKernelsQueued, (unsigned long long)copiesIn,
-          (unsigned long long)copiesOut);
+          (unsigned long long)copiesOut,
+          (unsigned long long)threadStreams.size(),
+          (unsigned long long)deviceSyncs);
   }
 
-  /// Runs the queued work of `stream`, in order.
+  /// Runs the queued work of `stream`, in order. The other streams' work
+  /// runs in turn with it, one operation each (work of other streams may
+  /// run at any time on a GPU): a runtime that let one stream's work
+  /// depend on another's, unawaited, sees it interleaved.
   int drain(uintptr_t stream) {
     kernelsQueued[stream] = 0;
     auto &queue = queues[stream];
     while (!queue.empty() && sticky == kSuccess) {
-      std::function<int()> work = std::move(queue.front());
-      queue.pop_front();
-      if (int r = work()) {
-        sticky = r;
-        return r;
+      for (auto &[other, pending] : queues) {
+        if (pending.empty() || sticky != kSuccess)
+          continue;
+        std::function<int()> work = std::move(pending.front());
+        pending.pop_front();
+        if (int r = work()) {
+          sticky = r;
+          return r;
+        }
       }
     }
     queue.clear();
@@ -152,7 +171,22 @@ Device &device() {
   return *d;
 }
 
-uintptr_t streamOf(void *stream) { return reinterpret_cast<uintptr_t>(stream); }
+/// Queue keys of the threads' own streams (CU_STREAM_PER_THREAD), above
+/// every address.
+constexpr uintptr_t kThreadStreams = uintptr_t(1) << 62;
+
+uintptr_t streamOf(void *stream) {
+  uintptr_t handle = reinterpret_cast<uintptr_t>(stream);
+  if (handle == 0x1) // CU_STREAM_LEGACY
+    return 0;
+  if (handle == 0x2) { // CU_STREAM_PER_THREAD
+    static std::atomic<uintptr_t> threads{0};
+    static thread_local uintptr_t mine = kThreadStreams + threads++;
+    return mine;
+  }
+  return handle;
+}
+bool isThreadStream(uintptr_t key) { return key >= kThreadStreams; }
 
 } // namespace
 
@@ -282,6 +316,11 @@ int cuMemcpyDtoDAsync_v2(unsigned long long dst, unsigned long long src,
     return int(kSuccess);
   });
 }
+int cuCtxSynchronize() {
+  LOCK;
+  ++d.deviceSyncs;
+  return d.drainAll();
+}
 int cuStreamSynchronize(void *stream) {
   LOCK;
   ++d.streamSyncs;
@@ -378,7 +417,10 @@ int cuLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz,
   config.grid = {gx, gy, gz};
   config.block = {bx, by, bz};
   config.dynamicSharedBytes = shared;
-  d.launchesOnStreams += streamOf(stream) != 0;
+  uintptr_t key = streamOf(stream);
+  d.launchesOnStreams += key != 0 && !isThreadStream(key);
+  if (isThreadStream(key))
+    d.threadStreams.insert(key);
   uint64_t &queued = d.kernelsQueued[streamOf(stream)];
   d.mostKernelsQueued = std::max(d.mostKernelsQueued, ++queued);
   return d.enqueue(streamOf(stream), [&d, f, config, block] {
