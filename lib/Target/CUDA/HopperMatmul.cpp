@@ -70,7 +70,11 @@ public:
 
   /// Host: when the device is sm_90a and A and B suit TMA, builds their
   /// tensor maps and launches this kernel; otherwise runs `otherwise`.
-  void build(ModuleOp module, llvm::function_ref<void()> otherwise) {
+  /// With `parts` (split-k), each block multiplies one of that many parts
+  /// of K and adds its tile to the result atomically.
+  void build(ModuleOp module, Value parts,
+             llvm::function_ref<void()> otherwise) {
+    splits = parts;
     declareRuntime(module);
     Value capability = func::CallOp::create(b, loc, kCapabilityFn,
                                             b.getI32Type(), ValueRange{})
@@ -186,7 +190,7 @@ private:
                         : tensorMap(1, {cst(kRowBytes / 2), cst(blockK())});
     Value gridX = arith::CeilDivUIOp::create(b, loc, sizeN, cst(kBlockN));
     Value gridY = arith::CeilDivUIOp::create(b, loc, sizeM, blockM);
-    Value gridZ = cst(1);
+    Value gridZ = splits ? splits : cst(1);
     for (Value size : batchSizes)
       gridZ = mul(gridZ, size);
     Value one = cst(1);
@@ -198,7 +202,9 @@ private:
     auto launch =
         gpu::LaunchOp::create(b, loc, gridX, gridY, gridZ, threads, one, one,
                               /*dynamicSharedMemorySize=*/i32(sharedBytes));
-    launch->setAttr("tessera.cuda.kernel", b.getStringAttr("wgmma_gemm"));
+    launch->setAttr(
+        "tessera.cuda.kernel",
+        b.getStringAttr(splits ? "wgmma_gemm_split_k" : "wgmma_gemm"));
     launch->setAttr("tessera.cuda.arch", b.getStringAttr("sm_90a"));
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(&launch.getBody().front());
@@ -341,7 +347,6 @@ private:
     lane = rem(tid, 32);
     m0 = mul(launch.getBlockIds().y, blockM);
     n0 = mul(launch.getBlockIds().x, cst(kBlockN));
-    readBatchIndex(launch.getBlockIds().z);
 
     auto workgroup = gpu::AddressSpaceAttr::get(
         ctx, gpu::GPUDialect::getWorkgroupAddressSpace());
@@ -355,7 +360,18 @@ private:
 
     Value isLeader =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, cst(0));
+    // K tiles [first, first + count): all of them, or one part's.
     Value numK = arith::CeilDivUIOp::create(b, loc, sizeK, cst(blockK()));
+    Value first = cst(0), count = numK;
+    if (splits) {
+      Value part = readBatchAndSplit(launch.getBlockIds().z, splits);
+      Value perPart = arith::CeilDivUIOp::create(b, loc, numK, splits);
+      first = arith::MinUIOp::create(b, loc, mul(part, perPart), numK);
+      count =
+          sub(arith::MinUIOp::create(b, loc, add(first, perPart), numK), first);
+    } else {
+      readBatchIndex(launch.getBlockIds().z);
+    }
     {
       // Thread 0 sets up the barriers (one arrival each: its own, with
       // the bytes to expect) and starts stages 0 .. kStages-2.
@@ -379,10 +395,10 @@ private:
                                      map),
             constI32(128));
       for (int64_t s = 0; s + 1 < kStages; ++s) {
-        auto inside = scf::IfOp::create(b, loc, lt(cst(s), numK), false);
+        auto inside = scf::IfOp::create(b, loc, lt(cst(s), count), false);
         OpBuilder::InsertionGuard inner(b);
         b.setInsertionPointToStart(inside.thenBlock());
-        issueTile(cst(s), cst(s));
+        issueTile(add(first, cst(s)), cst(s));
       }
     }
     gpu::BarrierOp::create(b, loc);
@@ -392,10 +408,18 @@ private:
                  kBlockN / 2,
                  cast<MemRefType>(c.operands[2].getType()).getElementType()));
     Value acc = LLVM::UndefOp::create(b, loc, accType);
-    for (auto [i, v] : llvm::enumerate(startAccumulators(kBlockN / 2)))
+    SmallVector<Value> start;
+    if (splits)
+      start.assign(kBlockN / 2,
+                   arith::ConstantOp::create(
+                       b, loc, b.getZeroAttr(accType.getBody().front())));
+    else
+      start = startAccumulators(kBlockN / 2);
+    for (auto [i, v] : llvm::enumerate(start))
       acc = LLVM::InsertValueOp::create(b, loc, acc, v, i);
 
-    auto loop = scf::ForOp::create(b, loc, cst(0), numK, cst(1), acc);
+    // Step kt works on stage kt % kStages, which holds tile first + kt.
+    auto loop = scf::ForOp::create(b, loc, cst(0), count, cst(1), acc);
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(loop.getBody());
@@ -405,11 +429,11 @@ private:
       gpu::BarrierOp::create(b, loc);
       Value ahead = add(kt, cst(kStages - 1));
       auto refill =
-          scf::IfOp::create(b, loc, both(isLeader, lt(ahead, numK)), false);
+          scf::IfOp::create(b, loc, both(isLeader, lt(ahead, count)), false);
       {
         OpBuilder::InsertionGuard inner(b);
         b.setInsertionPointToStart(refill.thenBlock());
-        issueTile(ahead, rem(ahead, kStages));
+        issueTile(add(first, ahead), rem(ahead, kStages));
       }
       Value stage = rem(kt, kStages);
       Value parity = i32(rem(div(kt, kStages), 2));
@@ -422,11 +446,11 @@ private:
     for (int64_t i = 0; i < kBlockN / 2; ++i)
       values.push_back(
           LLVM::ExtractValueOp::create(b, loc, loop.getResult(0), i));
-    storeAccumulators(values);
+    storeAccumulators(values, /*atomicAdd=*/bool(splits));
   }
 
   std::array<Value, 2> address, tensorMaps;
-  Value blockM, tid, lane, smem;
+  Value blockM, tid, lane, smem, splits;
 };
 
 } // namespace
@@ -448,8 +472,8 @@ bool tessera::cuda::tensor_cores::hopperTakes(const Contraction &c) {
 
 void tessera::cuda::tensor_cores::buildHopperLaunch(
     Contraction &c, OpBuilder &b, ModuleOp module,
-    llvm::function_ref<void()> otherwise) {
+    llvm::function_ref<void()> otherwise, Value parts) {
   HopperKernel kernel(c, b);
   kernel.readSizes();
-  kernel.build(module, otherwise);
+  kernel.build(module, parts, otherwise);
 }

@@ -562,46 +562,41 @@ struct TensorCoreMatmulPass
     r->erase();
   }
 
-  /// The launches: split-k, the sm_90a kernel or the mma.sync kernel, as
-  /// the sizes and the device say. Without `alignedCopies` (rows that are
-  /// not whole 16-byte chunks, or fp8 operands, which the mma.sync kernel
-  /// decodes to bf16), the mma.sync kernels copy their tiles element by
-  /// element.
+  /// The launches: split-k or not, on the sm_90a kernel or the mma.sync
+  /// kernel, as the sizes and the device say. Without `alignedCopies`
+  /// (rows that are not whole 16-byte chunks, or fp8 operands, which the
+  /// mma.sync kernel decodes to bf16), the mma.sync kernels copy their
+  /// tiles element by element; the wgmma kernel takes fp8 then (its host
+  /// check refuses rows that are not whole 16-byte chunks).
   void buildLaunches(Contraction &c, OpBuilder &b, KernelBuilder &kernel,
                      bool alignedCopies) {
-    if (!alignedCopies) {
-      // fp8: wgmma on sm_90a (when its copies are aligned, with no split:
-      // it reads the fp8 bytes as they are); elsewhere the mma.sync
-      // kernel, its tiles decoded to bf16 as they are copied, split or not.
-      auto elements = [&] {
-        withSplitK(c, b, kernel, /*alignedCopies=*/false,
-                   [&] { kernel.buildLaunch({}, /*alignedCopies=*/false); });
+    bool wgmma = hopper && hopperTakes(c) && (alignedCopies || isFp8(c));
+    withSplitK(c, b, kernel, alignedCopies, wgmma, [&] {
+      auto mma = [&] {
+        if (alignedCopies)
+          buildTiledLaunch(c, b, kernel);
+        else
+          kernel.buildLaunch({}, /*alignedCopies=*/false);
       };
-      if (isFp8(c) && hopper && hopperTakes(c))
-        buildHopperLaunch(c, b, getOperation(), elements);
+      // On an sm_90a GPU, the wgmma kernel (its guard checks the grid
+      // for the same 64-row blocks); the mma.sync kernel elsewhere.
+      if (wgmma)
+        buildHopperLaunch(c, b, getOperation(), mma);
       else
-        elements();
-      return;
-    }
-    // On an sm_90a GPU, the wgmma kernel (its guard checks the grid for
-    // the same 64-row blocks); the mma.sync kernel elsewhere. Split
-    // products run on the mma.sync kernel on every GPU.
-    withSplitK(c, b, kernel, /*alignedCopies=*/true, [&] {
-      if (hopper && hopperTakes(c))
-        buildHopperLaunch(c, b, getOperation(),
-                          [&] { buildTiledLaunch(c, b, kernel); });
-      else
-        buildTiledLaunch(c, b, kernel);
+        mma();
     });
   }
 
   /// A grid too small for the GPU (a few rows, as in batch-1 decoding)
   /// splits K: each part's tile is added to the result atomically, into
   /// zeros when the product started from zeros, and the elementwise op
-  /// that would have been fused runs after. Otherwise (and always when K
-  /// is statically too shallow for two parts) what `otherwise` builds.
+  /// that would have been fused runs after; on the wgmma kernel with
+  /// `wgmma` (on an sm_90a GPU), else on the mma.sync kernel. Otherwise
+  /// (and always when K is statically too shallow for two parts) what
+  /// `otherwise` builds.
   void withSplitK(Contraction &c, OpBuilder &b, KernelBuilder &kernel,
-                  bool alignedCopies, llvm::function_ref<void()> otherwise) {
+                  bool alignedCopies, bool wgmma,
+                  llvm::function_ref<void()> otherwise) {
     int64_t staticK = c.op.getStaticLoopRanges()[c.k];
     if (!ShapedType::isDynamic(staticK) && staticK < 2 * kSplitDepth) {
       otherwise();
@@ -621,7 +616,11 @@ struct TensorCoreMatmulPass
       b.clone(*c.zeroFill);
     // Partial sums have no amax: it is reduced once they are summed.
     linalg::GenericOp amax = std::exchange(c.amax, {});
-    kernel.buildLaunch(parts, alignedCopies);
+    auto mma = [&] { kernel.buildLaunch(parts, alignedCopies); };
+    if (wgmma)
+      buildHopperLaunch(c, b, getOperation(), mma, parts);
+    else
+      mma();
     c.amax = amax;
     if (c.epilogue)
       b.clone(*c.epilogue);

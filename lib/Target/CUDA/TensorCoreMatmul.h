@@ -86,10 +86,13 @@ bool hopperTakes(const Contraction &c);
 /// Emits at `b`'s insertion point: on an sm_90a GPU, and when A and B are
 /// 16-byte aligned (and fp8 rows whole 16-byte chunks), the wgmma kernel's
 /// launch (declaring in `module` the
-/// runtime functions it calls); elsewhere what `otherwise` builds.
+/// runtime functions it calls); elsewhere what `otherwise` builds. With
+/// `parts` (split-k), each block multiplies one of that many parts of K
+/// and adds its tile to the result atomically (no epilogue, no amax).
 void buildHopperLaunch(Contraction &c, mlir::OpBuilder &b,
                        mlir::ModuleOp module,
-                       llvm::function_ref<void()> otherwise);
+                       llvm::function_ref<void()> otherwise,
+                       mlir::Value parts = {});
 
 /// What the tensor-core GEMM kernels (mma.sync, TensorCoreMatmul.cpp;
 /// wgmma, HopperMatmul.cpp) build alike: on the host, the loop dims' sizes

@@ -163,13 +163,17 @@ func.func @f32_product(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?x
 // tensor maps with boxes of 128 elements along K (128 bytes) and four
 // m64n128k32 wgmmas a stage, both operands K-major (layoutB col). Elsewhere
 // the mma.sync kernel stages the tiles decoded to bf16, element by element
-// (tessera-cuda-decode-fp8 expands the widening).
+// (tessera-cuda-decode-fp8 expands the widening). K is symbolic, so a
+// split-k branch comes first (the same two kernels, split).
 // CHECK-LABEL: func @fp8_linear
 // CHECK: scf.if
+// CHECK: "wgmma_gemm_split_k"}
+// CHECK: "mma_sync_gemm_split_k_unaligned"}
+// CHECK: } else {
 // CHECK: %[[K:.*]] = memref.dim %arg0, %c1
 // CHECK: %[[CC:.*]] = func.call @tessera_cuda_compute_capability() : () -> i32
 // CHECK: %[[HOPPER:.*]] = arith.cmpi eq, %[[CC]], %c90_i32
-// CHECK: %[[K16:.*]] = arith.remui %[[K]], %c16 : index
+// CHECK: %[[K16:.*]] = arith.remui %[[K]], %c16{{(_[0-9]+)?}} : index
 // CHECK: arith.cmpi eq, %[[K16]], %c0
 // CHECK: func.call @tessera_cuda_tensor_map({{.*}}, %c1_i32{{.*}}, %c2_i32{{.*}}, {{.*}}, %c128_i32{{.*}}, %{{.*}}, %c1_i32{{.*}}, %c1_i32{{.*}}, %c1_i32{{.*}}, %c3_i32{{.*}})
 // CHECK: func.call @tessera_cuda_tensor_map({{.*}}, %c1_i32{{.*}}, %c2_i32{{.*}}, {{.*}}, %c128_i32{{.*}}, %c128_i32{{.*}}, %c1_i32{{.*}}, %c1_i32{{.*}}, %c1_i32{{.*}}, %c3_i32{{.*}})

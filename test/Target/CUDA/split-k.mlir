@@ -27,6 +27,25 @@
 // CHECK-NOT: memref.atomic_rmw
 // CHECK: arith.truncf
 // CHECK: } {tessera.cuda.kernel = "mma_sync_gemm"}
+// With hopper, the split product runs on the wgmma kernel on an sm_90a
+// GPU (grid z the parts, its tile added atomically, no epilogue), on the
+// mma.sync kernel elsewhere; the bias add after either.
+// HOPPER-LABEL: func @decode_step
+// HOPPER: %[[PARTS:.*]] = arith.maxui %{{.*}}, %c1
+// HOPPER: scf.if
+// HOPPER-NEXT: linalg.fill
+// HOPPER: gpu.launch blocks({{.*}}) in ({{.*}}, {{.*}}, {{.*}} = %[[PARTS]])
+// HOPPER: nvvm.wgmma.mma_async
+// HOPPER-NOT: arith.truncf
+// HOPPER: memref.atomic_rmw addf
+// HOPPER: "wgmma_gemm_split_k"}
+// HOPPER-NEXT: } else {
+// HOPPER: "mma_sync_gemm_split_k"}
+// HOPPER: }
+// HOPPER-NEXT: linalg.generic
+// HOPPER: } else {
+// HOPPER: "wgmma_gemm"}
+// HOPPER: "mma_sync_gemm"}
 // The parts are known here: 8.
 // FOLDED-LABEL: func @decode_step
 // FOLDED: gpu.launch blocks({{.*}}) in ({{.*}} = %c1{{.*}}, {{.*}} = %c1{{.*}}, {{.*}} = %c8{{.*}})
@@ -111,27 +130,34 @@ func.func @wide(%a: memref<1024x1024xbf16>, %b: memref<1024x1024xbf16>, %c: memr
 
 // -----
 
-// fp8 operands with one row: on an sm_90a GPU the wgmma kernel (it reads
-// the fp8 bytes as they are; no split), elsewhere the mma.sync kernel
-// copying its tiles element by element, decoded to bf16, split when the
-// grid is small. K of 2056 (no multiple of 16, which the wgmma kernel's
-// host check refuses at run time) takes the split kernel on every GPU.
-// RUN: tessera-opt %s --split-input-file --tessera-cuda-tensor-core-matmul=hopper | FileCheck %s --check-prefix=FP8
-// FP8-LABEL: func @fp8_decode_step
-// FP8: "wgmma_gemm"
-// FP8-NEXT: } else {
-// FP8: arith.cmpi ugt, %{{.*}}, %c1
-// FP8-NEXT: scf.if
-// FP8-NOT: nvgpu.device_async_copy
-// FP8: arith.extf %{{.*}} : f8E4M3FN to f32
-// FP8: memref.atomic_rmw addf
-// FP8: } {tessera.cuda.kernel = "mma_sync_gemm_split_k_unaligned"}
-// FP8: } else {
-// FP8: "mma_sync_gemm_unaligned"
-// FP8-LABEL: func @fp8_misaligned_decode_step
-// FP8: "mma_sync_gemm_split_k_unaligned"
-// FP8: "mma_sync_gemm_unaligned"
-// FP8: return
+// fp8 operands with one row split K: on an sm_90a GPU on the wgmma
+// kernel (which reads the fp8 bytes as they are), elsewhere on the
+// mma.sync kernel copying its tiles element by element, decoded to bf16;
+// unsplit, the same two. K of 2056 (no multiple of 16) gets the same
+// kernels, and the wgmma kernel's host check refuses it at run time.
+// RUN: tessera-opt %s --split-input-file --tessera-cuda-tensor-core-matmul=hopper | FileCheck %s --check-prefix=HOPPER
+// HOPPER-LABEL: func @fp8_decode_step
+// HOPPER: %[[PARTS:.*]] = arith.maxui %{{.*}}, %c1
+// HOPPER: arith.cmpi ugt, %[[PARTS]], %c1
+// HOPPER-NEXT: scf.if
+// HOPPER: gpu.launch blocks({{.*}}) in ({{.*}}, {{.*}}, {{.*}} = %[[PARTS]])
+// HOPPER: nvvm.wgmma.mma_async
+// HOPPER: memref.atomic_rmw addf
+// HOPPER: "wgmma_gemm_split_k"}
+// HOPPER-NEXT: } else {
+// HOPPER-NOT: nvgpu.device_async_copy
+// HOPPER: arith.extf %{{.*}} : f8E4M3FN to f32
+// HOPPER: memref.atomic_rmw addf
+// HOPPER: } {tessera.cuda.kernel = "mma_sync_gemm_split_k_unaligned"}
+// HOPPER: } else {
+// HOPPER: "wgmma_gemm"}
+// HOPPER: "mma_sync_gemm_unaligned"
+// HOPPER-LABEL: func @fp8_misaligned_decode_step
+// HOPPER: "wgmma_gemm_split_k"
+// HOPPER: "mma_sync_gemm_split_k_unaligned"
+// HOPPER: "wgmma_gemm"
+// HOPPER: "mma_sync_gemm_unaligned"
+// HOPPER: return
 #a = affine_map<(d0, d1, d2) -> (d0, d2)>
 #b = affine_map<(d0, d1, d2) -> (d1, d2)>
 #c = affine_map<(d0, d1, d2) -> (d0, d1)>
