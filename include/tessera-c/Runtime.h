@@ -171,7 +171,9 @@ int tessera_model_copy_to_host(tessera_model *model, void *dst, uint64_t src,
  *  The run is ordered after the work already issued on `stream` (a
  *  CUstream of the device's primary context, such as a framework's current
  *  stream; NULL: the calling thread's default stream,
- *  CU_STREAM_PER_THREAD) and the call returns when its results
+ *  CU_STREAM_PER_THREAD, which waits for the legacy default stream's work
+ *  but not for other streams': pass the stream your inputs were made on)
+ *  and the call returns when its results
  *  are complete. For each output: with `data` set, the result is copied
  *  there (device memory of `capacity` bytes); with `data` NULL, `data`
  *  gets the address of device memory holding the result and `capacity` its
@@ -187,7 +189,9 @@ int tessera_model_run_device(tessera_model *model, const tessera_tensor *inputs,
  *  GPU's time between CUDA events recorded on the run's stream before its
  *  first kernel and after its last, without the copies of host inputs and
  *  outputs (a first run includes uploading the weights); -1 when nothing
- *  measured it (a CPU, the PTX emulator). */
+ *  measured it (a CPU, the PTX emulator). With runs on several threads at
+ *  once, the run that finished last, whose interval includes the other
+ *  runs' kernels that ran meanwhile. */
 double tessera_model_last_device_ms(const tessera_model *model);
 
 /** Bytes per element of `dtype` (0 for a value that is no dtype). */

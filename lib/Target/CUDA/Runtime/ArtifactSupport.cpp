@@ -273,8 +273,12 @@ uint64_t tessera_cuda_device_global(const void *host, uint64_t bytes) {
   if (it != s.globals.end())
     return it->second;
   uint64_t device = 0;
+  // Runs on other threads' streams use the weight as soon as it is
+  // cached: the upload completes first (once per weight, in the first
+  // run).
   if (s.driver->alloc(s.driver->self, bytes ? bytes : 1, &device) ||
-      s.driver->copy_to_device(s.driver->self, device, host, bytes)) {
+      s.driver->copy_to_device(s.driver->self, device, host, bytes) ||
+      s.driver->synchronize(s.driver->self)) {
     s.fail("cannot upload a weight of " + std::to_string(bytes) + " bytes");
     return 0;
   }

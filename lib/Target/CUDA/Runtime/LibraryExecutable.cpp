@@ -50,7 +50,7 @@ std::string libraryPath(llvm::StringRef path) {
 /// the library is bound to their driver; binding another holds it alone.
 struct LibraryBinding {
   std::shared_mutex mutex;
-  const tessera_cuda_driver *bound = nullptr;
+  std::shared_ptr<Driver> bound;
 };
 
 std::shared_ptr<LibraryBinding> bindingOf(void *library) {
@@ -65,16 +65,19 @@ std::shared_ptr<LibraryBinding> bindingOf(void *library) {
   return binding;
 }
 
-/// Runs of drivers that take one at a time (the emulator), and every
-/// driver's calls outside runs, one at a time per driver.
-std::mutex &serialMutex(const Driver *driver) {
+/// Every call on drivers that take one run at a time (the emulators, which
+/// share nothing thread-safe), one at a time; taken before a library's
+/// binding.
+std::mutex &serialMutex() {
   static std::mutex mutex;
-  static std::map<const Driver *, std::unique_ptr<std::mutex>> mutexes;
-  std::lock_guard<std::mutex> lock(mutex);
-  std::unique_ptr<std::mutex> &m = mutexes[driver];
-  if (!m)
-    m = std::make_unique<std::mutex>();
-  return *m;
+  return mutex;
+}
+
+/// serialMutex, held when `driver` (if any) takes one run at a time.
+std::unique_lock<std::mutex> serialFor(const Driver *driver) {
+  if (driver && !driver->concurrentRuns())
+    return std::unique_lock<std::mutex>(serialMutex());
+  return std::unique_lock<std::mutex>();
 }
 
 class CudaLibraryExecutable : public runtime::Executable {
@@ -96,8 +99,9 @@ public:
   ~CudaLibraryExecutable() override {
     // What the artifact loaded and uploaded goes back to the driver while
     // it still exists (the library may outlive it).
+    std::unique_lock<std::mutex> serial = serialFor(driver.get());
     std::unique_lock<std::shared_mutex> lock(binding->mutex);
-    if (driver && binding->bound == driver->table()) {
+    if (driver && binding->bound == driver) {
       bind(nullptr);
       binding->bound = nullptr;
     }
@@ -109,6 +113,7 @@ public:
 
   const ModelSignature &signature() const override { return sig; }
   std::string device() const override {
+    std::lock_guard<std::mutex> lock(stateMutex);
     if (driver)
       return driver->device();
     if (driverKind(options) == "emulator")
@@ -118,7 +123,13 @@ public:
            " through the CUDA driver (opened on the first run)";
   }
   std::string lastRunSummary() const override {
-    return driver ? driver->summary() : "";
+    std::shared_ptr<Driver> d;
+    {
+      std::lock_guard<std::mutex> lock(stateMutex);
+      d = driver;
+    }
+    std::unique_lock<std::mutex> serial = serialFor(d.get());
+    return d ? d->summary() : "";
   }
 
   std::optional<double> lastRunDeviceMilliseconds() const override {
@@ -183,7 +194,7 @@ public:
     auto opened = openDriver();
     if (!opened)
       return opened.takeError();
-    std::lock_guard<std::mutex> serial(serialMutex(opened->get()));
+    std::unique_lock<std::mutex> serial = serialFor(opened->get());
     auto address = (*opened)->allocate(bytes);
     if (address) {
       std::lock_guard<std::mutex> lock(stateMutex);
@@ -201,7 +212,7 @@ public:
         return;
       d = driver;
     }
-    std::lock_guard<std::mutex> serial(serialMutex(d.get()));
+    std::unique_lock<std::mutex> serial = serialFor(d.get());
     d->release(address);
   }
   llvm::Error copyToDevice(uint64_t dst, const void *src,
@@ -210,7 +221,7 @@ public:
     if (!opened)
       return opened.takeError();
     Driver &d = **opened;
-    std::lock_guard<std::mutex> serial(serialMutex(&d));
+    std::unique_lock<std::mutex> serial = serialFor(&d);
     llvm::consumeError(d.useStream(0));
     // Complete when the call returns: the caller may reuse `src`, and a
     // run on a stream that does not wait for this thread's reads `dst`.
@@ -222,7 +233,7 @@ public:
     auto opened = openDriver();
     if (!opened)
       return opened.takeError();
-    std::lock_guard<std::mutex> serial(serialMutex(opened->get()));
+    std::unique_lock<std::mutex> serial = serialFor(opened->get());
     llvm::consumeError((*opened)->useStream(0));
     return (*opened)->copyToHost(dst, src, bytes);
   }
@@ -359,17 +370,21 @@ private:
     if (!opened)
       return opened.takeError();
     Driver &d = **opened;
-    if (!d.concurrentRuns())
-      session.serial = std::unique_lock<std::mutex>(serialMutex(&d));
+    session.serial = serialFor(&d);
     for (;;) {
       session.shared = std::shared_lock<std::shared_mutex>(binding->mutex);
-      if (binding->bound == d.table())
+      if (binding->bound == *opened)
         break;
       session.shared.unlock();
+      // Binding anew unloads what the library loaded on the driver it was
+      // bound to, which may be one that takes one call at a time.
+      std::unique_lock<std::mutex> serial;
+      if (!session.serial.owns_lock())
+        serial = std::unique_lock<std::mutex>(serialMutex());
       std::unique_lock<std::shared_mutex> alone(binding->mutex);
-      if (binding->bound != d.table()) {
+      if (binding->bound != *opened) {
         bind(d.table());
-        binding->bound = d.table();
+        binding->bound = *opened;
       }
     }
     if (llvm::Error e = d.useStream(stream))
