@@ -120,6 +120,20 @@ Value ContractionKernel::readBatchAndSplit(Value z, Value splits) {
   return arith::RemUIOp::create(b, loc, z, splits);
 }
 
+std::pair<Value, Value> ContractionKernel::kTiles(Value z, Value splits,
+                                                  Value numK) {
+  if (!splits) {
+    readBatchIndex(z);
+    return {cst(0), numK};
+  }
+  Value part = readBatchAndSplit(z, splits);
+  Value perPart = arith::CeilDivUIOp::create(b, loc, numK, splits);
+  Value first = arith::MinUIOp::create(b, loc, mul(part, perPart), numK);
+  Value count =
+      sub(arith::MinUIOp::create(b, loc, add(first, perPart), numK), first);
+  return {first, count};
+}
+
 void ContractionKernel::readSizes() {
   for (unsigned d : c.mDims)
     mSizes.push_back(loopSize(d));

@@ -362,16 +362,7 @@ private:
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, cst(0));
     // K tiles [first, first + count): all of them, or one part's.
     Value numK = arith::CeilDivUIOp::create(b, loc, sizeK, cst(blockK()));
-    Value first = cst(0), count = numK;
-    if (splits) {
-      Value part = readBatchAndSplit(launch.getBlockIds().z, splits);
-      Value perPart = arith::CeilDivUIOp::create(b, loc, numK, splits);
-      first = arith::MinUIOp::create(b, loc, mul(part, perPart), numK);
-      count =
-          sub(arith::MinUIOp::create(b, loc, add(first, perPart), numK), first);
-    } else {
-      readBatchIndex(launch.getBlockIds().z);
-    }
+    auto [first, count] = kTiles(launch.getBlockIds().z, splits, numK);
     {
       // Thread 0 sets up the barriers (one arrival each: its own, with
       // the bytes to expect) and starts stages 0 .. kStages-2.

@@ -347,20 +347,14 @@ private:
     n0 = mul(launch.getBlockIds().x, cst(tiling.blockN));
     // K tiles [first, first + count): all of them, or one part's.
     Value numK = arith::CeilDivUIOp::create(b, loc, sizeK, cst(c.blockK));
-    Value first = cst(0), count = numK;
+    auto [first, count] = kTiles(launch.getBlockIds().z, splits, numK);
     SmallVector<Value> acc;
     if (splits) {
-      Value part = readBatchAndSplit(launch.getBlockIds().z, splits);
-      Value perPart = arith::CeilDivUIOp::create(b, loc, numK, splits);
-      first = arith::MinUIOp::create(b, loc, mul(part, perPart), numK);
-      count =
-          sub(arith::MinUIOp::create(b, loc, add(first, perPart), numK), first);
       Type accumulator =
           cast<MemRefType>(c.operands[2].getType()).getElementType();
       acc.assign(tiling.accumulators(),
                  arith::ConstantOp::create(b, loc, b.getZeroAttr(accumulator)));
     } else {
-      readBatchIndex(launch.getBlockIds().z);
       acc = startAccumulators(tiling.accumulators());
     }
 

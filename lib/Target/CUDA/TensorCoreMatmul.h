@@ -142,6 +142,11 @@ protected:
   /// Kernel: with `splits` parts of K, block z is part z % splits of
   /// batch z / splits; sets the batch indices, returns the part.
   mlir::Value readBatchAndSplit(mlir::Value z, mlir::Value splits);
+  /// Kernel: the K tiles of block z, [first, first + count) of `numK`:
+  /// all of them, or with `splits` (may be null) its part's; sets the
+  /// batch indices.
+  std::pair<mlir::Value, mlir::Value> kTiles(mlir::Value z, mlir::Value splits,
+                                             mlir::Value numK);
   /// Kernel: where accumulator `index` of this thread lies in the block's
   /// tile (row, column).
   virtual std::pair<mlir::Value, mlir::Value>

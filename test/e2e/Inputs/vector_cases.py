@@ -3,39 +3,13 @@
 # with values whose sums and products f32 holds exactly (multiples of 1/16
 # up to 2), so the outputs must match to the last bit.
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-import os
 import sys
 
 import numpy as np
-import onnx
-from onnx import TensorProto, helper, numpy_helper
+from onnx import TensorProto, helper
 
-
-def exact(rng, shape):
-    return (rng.integers(-32, 33, size=shape) / 16).astype(np.float32)
-
-
-def save(out, name, nodes, inputs, inits, sets, output_shape):
-    """`inputs`: (name, declared shape); `sets`: lists of (arrays, y)."""
-    folder = os.path.join(out, name)
-    graph = helper.make_graph(
-        nodes, name,
-        [helper.make_tensor_value_info(n, TensorProto.FLOAT, s)
-         for n, s in inputs],
-        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, output_shape)],
-        [numpy_helper.from_array(x, n) for n, x in inits])
-    os.makedirs(folder, exist_ok=True)
-    onnx.save(helper.make_model(graph, opset_imports=[
-        helper.make_opsetid("", 17)]), os.path.join(folder, "model.onnx"))
-    for t, (arrays, y) in enumerate(sets):
-        data = os.path.join(folder, f"test_data_set_{t}")
-        os.makedirs(data, exist_ok=True)
-        for i, x in enumerate(arrays):
-            with open(os.path.join(data, f"input_{i}.pb"), "wb") as f:
-                f.write(numpy_helper.from_array(x).SerializeToString())
-        with open(os.path.join(data, "output_0.pb"), "wb") as f:
-            f.write(numpy_helper.from_array(
-                y.astype(np.float32)).SerializeToString())
+# The exact values and the test layout of the tensor-core cases.
+from tensor_core_cases import exact, save
 
 
 def residual(out, hidden, sizes):
