@@ -266,8 +266,11 @@ def TensorCoreMatmulPass
     and adds into an f32 result (what the bf16 and fp16 precision policies
     produce) becomes a `gpu.launch` of a tensor-core kernel:
 
-    - a block of 4 warps computes a 64x64 tile of the result, each warp
-      2x4 `mma.sync.m16n8k16` accumulator tiles (f32) in registers;
+    - a block of 8 warps computes a 128x128 tile of the result, each warp
+      4x4 `mma.sync.m16n8k16` accumulator tiles (f32) in registers, when
+      the grid of such tiles (times the batch) has at least 128 blocks;
+      otherwise a block of 4 warps a 64x64 tile, each warp 2x4 tiles
+      (chosen when compiling for static sizes, by the host otherwise);
     - K advances by 32 through a three-stage `cp.async` pipeline into
       shared memory (16-byte copies, zero-filled past the matrices' edges);
     - fragments are read with `ldmatrix` (`.trans` for B stored [k][n])
@@ -294,6 +297,10 @@ def TensorCoreMatmulPass
     the grid's z holds batch x parts, each block multiplies its part's K
     tiles and adds its tile to the result with atomic adds, the fused zero
     fill runs before and the fused epilogue after, as ops of their own.
+    With `hopper` the split product runs on the sm_90a twin below
+    (`wgmma_gemm_split_k`) where it would run, else on the mma.sync
+    kernel (`mma_sync_gemm_split_k`, `_unaligned` when it copies element
+    by element).
 
     With `hopper`, each bf16/f16 kernel also gets an sm_90a twin, launched
     instead when the device reports compute capability 9.0 (the host asks
@@ -306,8 +313,8 @@ def TensorCoreMatmulPass
 
     fp8 (f8E4M3FN, f8E5M2) contractions: the mma.sync kernel (which has no
     fp8 form) copies their tiles element by element, widened to bf16
-    (exact; tessera-cuda-decode-fp8 expands the `arith.extf`), and never
-    splits K. With `hopper` and B stored with K contiguous (fp8 wgmma reads
+    (exact; tessera-cuda-decode-fp8 expands the `arith.extf`), split or
+    not. With `hopper` and B stored with K contiguous (fp8 wgmma reads
     both operands K-major), the sm_90a twin reads the fp8 bytes through TMA
     (128 elements of K per stage) with `wgmma.mma_async` m64n128k32
     e4m3/e5m2, when K is also a multiple of 16 (checked on the host).

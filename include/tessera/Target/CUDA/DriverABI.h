@@ -21,7 +21,7 @@
 extern "C" {
 #endif
 
-#define TESSERA_CUDA_DRIVER_ABI_VERSION 2
+#define TESSERA_CUDA_DRIVER_ABI_VERSION 3
 
 /* A TMA tensor map, as cuTensorMapEncodeTiled takes it: dim 0 is the
  * innermost (contiguous) one; strides are in bytes, of dims 1 .. rank-1
@@ -57,6 +57,7 @@ typedef struct tessera_cuda_driver {
                 uint32_t grid_z, uint32_t block_x, uint32_t block_y,
                 uint32_t block_z, uint32_t shared_bytes, void **params,
                 uint64_t num_params);
+  /* Waits for the work the calling thread issued (its stream). */
   int (*synchronize)(void *self);
   const char *(*last_error)(void *self);
   /* The device's compute capability as 10 * major + minor (90: sm_90). */
@@ -65,6 +66,9 @@ typedef struct tessera_cuda_driver {
    * kernels' cp.async.bulk.tensor copies. */
   int (*tensor_map)(void *self, const tessera_cuda_tensor_map_fields *fields,
                     uint64_t *device);
+  /* Version 3: waits for all the device's work, on every stream (runs on
+   * other threads included). */
+  int (*synchronize_device)(void *self);
 } tessera_cuda_driver;
 
 /* Exported by every CUDA artifact. */

@@ -274,8 +274,8 @@ uint64_t tessera_cuda_device_global(const void *host, uint64_t bytes) {
     return it->second;
   uint64_t device = 0;
   // Runs on other threads' streams use the weight as soon as it is
-  // cached: the upload completes first (once per weight, in the first
-  // run).
+  // cached: the upload (on this thread's stream) completes first, once
+  // per weight, in the first run.
   if (s.driver->alloc(s.driver->self, bytes ? bytes : 1, &device) ||
       s.driver->copy_to_device(s.driver->self, device, host, bytes) ||
       s.driver->synchronize(s.driver->self)) {
@@ -334,7 +334,9 @@ uint64_t tessera_cuda_tensor_map(uint64_t address, uint32_t elementBytes,
   // for a launch it has not made yet: a launch asks for its maps one after
   // the other (A's, then B's) before it runs.
   if (s.tensorMaps.size() >= maxTensorMaps()) {
-    if (s.driver->synchronize(s.driver->self)) {
+    if ((s.driver->abi_version >= 3
+             ? s.driver->synchronize_device(s.driver->self)
+             : s.driver->synchronize(s.driver->self))) {
       s.fail("the GPU failed");
       return 0;
     }

@@ -64,9 +64,12 @@ struct DriverTable {
     return check(of(self), of(self).launch(function, grid, block, shared,
                                            params, numParams));
   }
-  /// The artifact waits before it frees what kernels of any run may
-  /// read (its tensor maps).
   static int synchronize(void *self) {
+    return check(of(self), of(self).synchronize());
+  }
+  /// The artifact waits so before it frees what kernels of any run may
+  /// read (its tensor maps).
+  static int synchronizeDevice(void *self) {
     return check(of(self), of(self).synchronizeDevice());
   }
   static int capability(void *self, uint32_t *result) {
@@ -109,6 +112,7 @@ Driver::Driver() : id(nextDriverId()) {
   abi.last_error = DriverTable::lastError;
   abi.compute_capability = DriverTable::capability;
   abi.tensor_map = DriverTable::tensorMap;
+  abi.synchronize_device = DriverTable::synchronizeDevice;
 }
 
 Driver::~Driver() = default;

@@ -15,7 +15,8 @@
 //    (a synchronization of that stream or of an event recorded on it, a
 //    copy to pageable host memory on it, cuMemFree and cuModuleUnload,
 //    which wait for everything), in issue order, the other streams'
-//    queued work interleaved with it an operation at a time. Every
+//    queued work interleaved with it an operation at a time (a stream
+//    whose next operation is a copy from the host waits). Every
 //    stream but the
 //    default one behaves as a CU_STREAM_NON_BLOCKING stream (a
 //    framework's): it is not ordered with the default stream either way.
@@ -89,7 +90,12 @@ struct Device {
   std::vector<std::unique_ptr<Module>> modules;
   std::vector<std::unique_ptr<Function>> functions;
   /// Queued work by stream (0: the default stream).
-  std::map<uintptr_t, std::deque<std::function<int()>>> queues;
+  /// A queued operation; copies from the host are told apart.
+  struct Op {
+    std::function<int()> work;
+    bool copyIn = false;
+  };
+  std::map<uintptr_t, std::deque<Op>> queues;
   int sticky = kSuccess;
   std::string stickyMessage;
   double clockMs = 0;
@@ -121,17 +127,20 @@ struct Device {
   }
 
   /// Runs the queued work of `stream`, in order. The other streams' work
-  /// runs in turn with it, one operation each (work of other streams may
-  /// run at any time on a GPU): a runtime that let one stream's work
-  /// depend on another's, unawaited, sees it interleaved.
+  /// runs in turn with it, one operation each, but a stream whose next
+  /// operation is a copy from the host waits (work of other streams may
+  /// run at any time on a GPU, or late): a runtime that let one stream's
+  /// work depend on another's, unawaited, sees it interleaved or before
+  /// the other stream's copies.
   int drain(uintptr_t stream) {
     kernelsQueued[stream] = 0;
     auto &queue = queues[stream];
     while (!queue.empty() && sticky == kSuccess) {
       for (auto &[other, pending] : queues) {
-        if (pending.empty() || sticky != kSuccess)
+        if (pending.empty() || sticky != kSuccess ||
+            (other != stream && pending.front().copyIn))
           continue;
-        std::function<int()> work = std::move(pending.front());
+        std::function<int()> work = std::move(pending.front().work);
         pending.pop_front();
         if (int r = work()) {
           sticky = r;
@@ -149,11 +158,12 @@ struct Device {
     return sticky;
   }
   /// Queues `work` on `stream`, ordered after that stream's work only.
-  int enqueue(uintptr_t stream, std::function<int()> work) {
+  int enqueue(uintptr_t stream, std::function<int()> work,
+              bool copyIn = false) {
     if (sticky)
       return sticky;
     auto &queue = queues[stream];
-    queue.push_back(std::move(work));
+    queue.push_back({std::move(work), copyIn});
     deepestQueue = std::max<uint64_t>(deepestQueue, queue.size());
     return kSuccess;
   }
@@ -281,13 +291,16 @@ int cuMemcpyHtoDAsync_v2(unsigned long long dst, const void *src, size_t bytes,
       static_cast<const uint8_t *>(src),
       static_cast<const uint8_t *>(src) + bytes);
   ++d.copiesIn;
-  return d.enqueue(streamOf(stream), [&d, dst, staged] {
-    uint8_t *to = d.at(dst, staged->size());
-    if (!to)
-      return int(kInvalidValue);
-    std::memcpy(to, staged->data(), staged->size());
-    return int(kSuccess);
-  });
+  return d.enqueue(
+      streamOf(stream),
+      [&d, dst, staged] {
+        uint8_t *to = d.at(dst, staged->size());
+        if (!to)
+          return int(kInvalidValue);
+        std::memcpy(to, staged->data(), staged->size());
+        return int(kSuccess);
+      },
+      /*copyIn=*/true);
 }
 int cuMemcpyDtoHAsync_v2(void *dst, unsigned long long src, size_t bytes,
                          void *stream) {
